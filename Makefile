@@ -1,0 +1,100 @@
+# hcasim — one non-recursive Makefile.
+#
+# Shared flags and the user-facing targets live here; each directory adds its
+# sources, binaries and checks in its own fragment (DIR/DIR.mk), included
+# below in dependency order. Everything built goes under build/.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+.SUFFIXES:
+MAKEFLAGS += --no-builtin-rules
+
+BUILD := build
+OBJ   := $(BUILD)/obj
+BIN   := $(BUILD)/bin
+LIB   := $(BUILD)/lib
+PYTHON ?= python3
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+
+CC  := gcc
+CXX := g++
+INCLUDES := -Iabi/gen -Isim -Imodel -Idriver
+WARN := -Wall -Wextra -Werror
+CFLAGS ?= -O2 -g
+CXXFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=c11 -D_DEFAULT_SOURCE $(WARN) $(INCLUDES) -MMD -MP $(CFLAGS)
+ALL_CXXFLAGS := -std=c++17 $(WARN) $(INCLUDES) -MMD -MP $(CXXFLAGS)
+LDLIBS := -lelf -lz -lpthread -lm
+GTEST_LIBS := -lgtest_main -lgtest
+
+# Debian packages `make deps` installs when one is missing (ARCHITECTURE.md).
+DEB_PKGS := make gcc g++ python3 verilator iverilog yosys gcc-riscv64-unknown-elf \
+            libelf-dev zlib1g-dev libgtest-dev libsystemc-dev z3 gtkwave
+
+# Filled in by the fragments.
+HCASIM_SRCS :=   # C/C++ sources of libhcasim.a (harness, engines, driver)
+HCASIM_LINK :=   # archives linked after libhcasim.a (the Verilated RTL)
+GTEST_BINS  :=   # GoogleTest binaries that `make test` runs
+CHECKS      :=   # make targets that `make test` runs as one check each
+BENCHES     :=   # make targets that `make bench` runs, in order
+ALL_TARGETS :=   # what `make all` builds
+RUN_CMD     :=   # what `make run` runs after building
+
+LIBHCASIM := $(LIB)/libhcasim.a
+
+# link_bin: link $@ from its objects, libhcasim and the Verilated RTL; $(1) = extra libs.
+define link_bin
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $(filter %.o,$^) $(LIBHCASIM) $(HCASIM_LINK) $(LDLIBS) $(1)
+endef
+
+# Fragments, one or more per directory, in dependency order (rtl/ first: it
+# defines HCASIM_LINK, which binaries elsewhere link).
+include $(foreach d,abi rtl sim model firmware driver testbench vectors,$(sort $(wildcard $(d)/*.mk)))
+
+HCASIM_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(HCASIM_SRCS)))
+
+$(LIBHCASIM): $(HCASIM_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(OBJ)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OBJ)/%.o: %.cc
+	@mkdir -p $(@D)
+	$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
+
+$(OBJ)/%.o: %.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+
+.PHONY: all deps run test bench clean lint synth abi
+all: $(ALL_TARGETS)
+
+# Installs the Debian packages above only when one is missing; a no-op otherwise.
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -z "$$missing" ]; then echo "deps: all $(words $(DEB_PKGS)) packages present"; \
+	else echo "deps: installing" $$missing; apt-get update && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; fi
+
+run: all
+	$(RUN_CMD)
+
+# Every GoogleTest case counts as one test, every check as one; the last line
+# of the output is "N passed, N failed".
+test: all $(GTEST_BINS)
+	@$(PYTHON) testbench/run_tests.py --jobs $(NPROC) --make "$(MAKE) --no-print-directory -s" \
+	    $(addprefix --gtest ,$(GTEST_BINS)) $(addprefix --check ,$(CHECKS))
+
+bench: all
+	@for b in $(BENCHES); do $(MAKE) --no-print-directory -s $$b || exit 1; done
+
+clean:
+	rm -rf $(BUILD)

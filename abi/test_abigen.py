@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""abigen refuses a broken ABI source and names the item at fault."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOOD = open(os.path.join(HERE, "hca.toml")).read()
+
+
+def run(src_text):
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "abi.toml")
+        with open(src, "w") as f:
+            f.write(src_text)
+        p = subprocess.run([sys.executable, os.path.join(HERE, "abigen.py"), "--src", src, "--out", d],
+                           capture_output=True, text=True)
+        outs = {n: open(os.path.join(d, n)).read() for n in ("hca_abi.h", "hca_abi.svh", "hca_abi.py")
+                if os.path.exists(os.path.join(d, n))}
+        return p.returncode, p.stderr, outs
+
+
+class Refusals(unittest.TestCase):
+    def refused(self, text, needle):
+        rc, err, outs = run(text)
+        self.assertEqual(rc, 2, f"expected exit 2, got {rc}; stderr: {err}")
+        self.assertIn(needle, err)
+        self.assertEqual(outs, {}, "nothing may be written from a refused source")
+
+    def test_good_source_generates_all_three(self):
+        rc, err, outs = run(GOOD)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(sorted(outs), ["hca_abi.h", "hca_abi.py", "hca_abi.svh"])
+
+    def test_duplicate_const(self):
+        self.refused(GOOD + '\n[[const]]\nname = "KEY_BITS"\nvalue = 1\n', "KEY_BITS is defined twice")
+
+    def test_enum_value_too_wide(self):
+        self.refused(GOOD + '\n[[enum]]\nname = "tiny"\nwidth = 1\nvalues = [["A", 2, ""]]\n',
+                     "A=2 does not fit 1 bits")
+
+    def test_struct_overlap(self):
+        bad = GOOD.replace('{ name = "pd", offset = 8,', '{ name = "pd", offset = 4,')
+        self.refused(bad, "mpt_entry")
+
+    def test_struct_misaligned(self):
+        bad = GOOD.replace('{ name = "iova", offset = 16,', '{ name = "iova", offset = 12,')
+        self.refused(bad, "iova: offset 12 not aligned")
+
+    def test_bitfield_overlap(self):
+        bad = GOOD.replace('{ name = "mode", lsb = 4,', '{ name = "mode", lsb = 3,')
+        self.refused(bad, "mode: overlaps")
+
+    def test_unknown_enum_reference(self):
+        bad = GOOD.replace('enum = "mkey_kind"', 'enum = "no_such_enum"')
+        self.refused(bad, "unknown enum no_such_enum")
+
+    def test_register_overlap(self):
+        bad = GOOD.replace('{ name = "CMD", offset = 0x30,', '{ name = "CMD", offset = 0x24,')
+        self.refused(bad, "misaligned or overlapping")
+
+    def test_not_toml(self):
+        self.refused("this is [not toml", "abi.toml")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
