@@ -48,6 +48,22 @@ extern "C" {
 #define HCA_FWP_BASE 0x40000000u
 /* debug console (regs console) */
 #define HCA_CONSOLE_BASE 0x4000f000u
+/* host BAR0 offset of the HCR block */
+#define HCA_HOST_HCR_OFFSET 0u
+/* the HCR block as the firmware core sees it */
+#define HCA_FW_HCR_BASE 0x40001000u
+/* firmware DMA engine (regs fdma) */
+#define HCA_FDMA_BASE 0x40002000u
+/* firmware interface version reported by QUERY_DEVICE (major << 16 | minor) */
+#define HCA_FW_VERSION 0x10000u
+/* protection domains the firmware hands out (numbers 1..MAX_PD-1) */
+#define HCA_MAX_PD 1024u
+/* longest page list of a FAST_REG_MR (one 4 KiB page of u64 addresses) */
+#define HCA_MAX_FAST_REG_PAGE_LIST_LEN 512u
+/* longest page list of a regular CREATE_MKEY */
+#define HCA_MAX_REG_PAGES 16384u
+/* longest single firmware DMA transfer in bytes */
+#define HCA_FDMA_MAX_LEN 4096u
 
 /* mkey_state: MR state (SEMANTICS.md: Keys and states) */
 enum hca_mkey_state {
@@ -240,6 +256,62 @@ static inline const char *hca_fwp_result_name(unsigned v)
     }
 }
 
+/* cmd_op: mailbox commands (regs hcr, CTRL.op) */
+enum hca_cmd_op {
+    HCA_CMD_OP_NOP = 0, /* completes with OK */
+    HCA_CMD_OP_QUERY_DEVICE = 1, /* out mailbox <- query_device_out */
+    HCA_CMD_OP_ALLOC_PD = 2, /* OUT_IMM <- a new PD number */
+    HCA_CMD_OP_DEALLOC_PD = 3, /* IN_MOD = PD; refused (BUSY) while an MR uses it */
+    HCA_CMD_OP_CREATE_MKEY = 4, /* in mailbox = create_mkey_in; OUT_IMM <- the new key */
+    HCA_CMD_OP_DESTROY_MKEY = 5, /* IN_MOD = key: invalidate-and-fence, then free the slot */
+    HCA_CMD_OP_QUERY_MKEY = 6, /* IN_MOD = MPT index; out mailbox <- the device's mpt_entry (debug) */
+};
+#define HCA_CMD_OP_WIDTH 8u
+#define HCA_CMD_OP_MAX 6u
+/** Name of a cmd_op value, or NULL when it has none. */
+static inline const char *hca_cmd_op_name(unsigned v)
+{
+    switch (v) {
+    case 0: return "NOP";
+    case 1: return "QUERY_DEVICE";
+    case 2: return "ALLOC_PD";
+    case 3: return "DEALLOC_PD";
+    case 4: return "CREATE_MKEY";
+    case 5: return "DESTROY_MKEY";
+    case 6: return "QUERY_MKEY";
+    default: return NULL;
+    }
+}
+
+/* cmd_status: mailbox command status (regs hcr, STATUS.status) */
+enum hca_cmd_status {
+    HCA_CMD_STATUS_OK = 0,
+    HCA_CMD_STATUS_BAD_OP = 1, /* unknown command */
+    HCA_CMD_STATUS_BAD_PARAM = 2, /* an argument is invalid (named on the firmware console) */
+    HCA_CMD_STATUS_NO_RESOURCES = 3, /* no free MPT slot, MTT space or PD */
+    HCA_CMD_STATUS_BUSY = 4, /* the object is still in use */
+    HCA_CMD_STATUS_BAD_INDEX = 5, /* no such PD or key */
+    HCA_CMD_STATUS_DMA_ERR = 6, /* a mailbox or page list in host memory could not be reached */
+    HCA_CMD_STATUS_INTERNAL = 7, /* the translation unit refused a table command */
+};
+#define HCA_CMD_STATUS_WIDTH 8u
+#define HCA_CMD_STATUS_MAX 7u
+/** Name of a cmd_status value, or NULL when it has none. */
+static inline const char *hca_cmd_status_name(unsigned v)
+{
+    switch (v) {
+    case 0: return "OK";
+    case 1: return "BAD_OP";
+    case 2: return "BAD_PARAM";
+    case 3: return "NO_RESOURCES";
+    case 4: return "BUSY";
+    case 5: return "BAD_INDEX";
+    case 6: return "DMA_ERR";
+    case 7: return "INTERNAL";
+    default: return NULL;
+    }
+}
+
 /* access: MR access rights; also the rights a translation request needs. Local read is always allowed. */
 #define HCA_ACCESS_LOCAL_WRITE (1u << 0)
 #define HCA_ACCESS_REMOTE_READ (1u << 1)
@@ -255,6 +327,27 @@ static inline const char *hca_access_bit_name(unsigned b)
     case 1: return "REMOTE_READ";
     case 2: return "REMOTE_WRITE";
     case 3: return "REMOTE_ATOMIC";
+    default: return NULL;
+    }
+}
+
+/* dev_cap: device capability flags (query_device_out.caps) */
+#define HCA_DEV_CAP_MEM_MGT_EXTENSIONS (1u << 0) /* fast registration, local and remote invalidation */
+#define HCA_DEV_CAP_RESERVED_LKEY (1u << 1) /* reserved_lkey is valid */
+#define HCA_DEV_CAP_READ_WITH_INV (1u << 2) /* RDMA_READ_WITH_INV */
+#define HCA_DEV_CAP_INDIR_REG (1u << 3) /* indirect (KLM) registration */
+#define HCA_DEV_CAP_PEER_MEMORY (1u << 4) /* MRs over peer memory with invalidation */
+#define HCA_DEV_CAP_ALL 31u
+#define HCA_DEV_CAP_WIDTH 8u
+/** Name of dev_cap bit number b, or NULL. */
+static inline const char *hca_dev_cap_bit_name(unsigned b)
+{
+    switch (b) {
+    case 0: return "MEM_MGT_EXTENSIONS";
+    case 1: return "RESERVED_LKEY";
+    case 2: return "READ_WITH_INV";
+    case 3: return "INDIR_REG";
+    case 4: return "PEER_MEMORY";
     default: return NULL;
     }
 }
@@ -367,6 +460,78 @@ static inline void hca_mtt_entry_set_pfn(hca_mtt_entry_t *s, uint64_t v)
     s->word = (s->word & ~((uint64_t)0xfffffffffffffULL << 12)) | ((v & 0xfffffffffffffULL) << 12);
 }
 
+/* query_device_out: QUERY_DEVICE output mailbox (48 bytes) */
+typedef struct hca_query_device_out {
+    uint32_t fw_version;
+    uint32_t caps; /* dev_cap flags */
+    uint32_t reserved_lkey;
+    uint32_t max_fast_reg_page_list_len;
+    uint32_t max_indir_reg_list_len;
+    uint32_t max_indirection;
+    uint32_t page_shifts; /* bit s set: page size 2^s supported */
+    uint32_t max_mr; /* MPT slots (index 0 is never an MR) */
+    uint32_t max_mtt;
+    uint32_t max_pd;
+    uint32_t max_reg_pages;
+    uint32_t reserved;
+} hca_query_device_out_t;
+HCA_STATIC_ASSERT(sizeof(hca_query_device_out_t) == 48, "hca_query_device_out_t size");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, fw_version) == 0, "query_device_out.fw_version offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, caps) == 4, "query_device_out.caps offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, reserved_lkey) == 8, "query_device_out.reserved_lkey offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, max_fast_reg_page_list_len) == 12, "query_device_out.max_fast_reg_page_list_len offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, max_indir_reg_list_len) == 16, "query_device_out.max_indir_reg_list_len offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, max_indirection) == 20, "query_device_out.max_indirection offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, page_shifts) == 24, "query_device_out.page_shifts offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, max_mr) == 28, "query_device_out.max_mr offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, max_mtt) == 32, "query_device_out.max_mtt offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, max_pd) == 36, "query_device_out.max_pd offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, max_reg_pages) == 40, "query_device_out.max_reg_pages offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, reserved) == 44, "query_device_out.reserved offset");
+
+/* create_mkey_in: CREATE_MKEY input mailbox (40 bytes) */
+typedef struct hca_create_mkey_in {
+    uint32_t pd;
+    uint32_t flags;
+    uint64_t iova; /* regular MRs */
+    uint64_t length; /* regular MRs */
+    uint64_t page_list; /* regular MRs: bus address of npages u64 page addresses */
+    uint32_t npages; /* regular: page list length; fast_reg/indirect: max list length */
+    uint32_t reserved;
+} hca_create_mkey_in_t;
+HCA_STATIC_ASSERT(sizeof(hca_create_mkey_in_t) == 40, "hca_create_mkey_in_t size");
+HCA_STATIC_ASSERT(offsetof(hca_create_mkey_in_t, pd) == 0, "create_mkey_in.pd offset");
+HCA_STATIC_ASSERT(offsetof(hca_create_mkey_in_t, flags) == 4, "create_mkey_in.flags offset");
+HCA_STATIC_ASSERT(offsetof(hca_create_mkey_in_t, iova) == 8, "create_mkey_in.iova offset");
+HCA_STATIC_ASSERT(offsetof(hca_create_mkey_in_t, length) == 16, "create_mkey_in.length offset");
+HCA_STATIC_ASSERT(offsetof(hca_create_mkey_in_t, page_list) == 24, "create_mkey_in.page_list offset");
+HCA_STATIC_ASSERT(offsetof(hca_create_mkey_in_t, npages) == 32, "create_mkey_in.npages offset");
+HCA_STATIC_ASSERT(offsetof(hca_create_mkey_in_t, reserved) == 36, "create_mkey_in.reserved offset");
+/* create_mkey_in.kind: bits 0..1 of flags. */
+#define HCA_CREATE_MKEY_IN_KIND_LSB 0u
+#define HCA_CREATE_MKEY_IN_KIND_WIDTH 2u
+static inline uint32_t hca_create_mkey_in_get_kind(const hca_create_mkey_in_t *s) { return (s->flags >> 0) & 3u; }
+static inline void hca_create_mkey_in_set_kind(hca_create_mkey_in_t *s, uint32_t v)
+{
+    s->flags = (s->flags & ~((uint32_t)3u << 0)) | ((v & 3u) << 0);
+}
+/* create_mkey_in.access: bits 8..11 of flags. */
+#define HCA_CREATE_MKEY_IN_ACCESS_LSB 8u
+#define HCA_CREATE_MKEY_IN_ACCESS_WIDTH 4u
+static inline uint32_t hca_create_mkey_in_get_access(const hca_create_mkey_in_t *s) { return (s->flags >> 8) & 15u; }
+static inline void hca_create_mkey_in_set_access(hca_create_mkey_in_t *s, uint32_t v)
+{
+    s->flags = (s->flags & ~((uint32_t)15u << 8)) | ((v & 15u) << 8);
+}
+/* create_mkey_in.page_shift: bits 16..20 of flags. regular MRs: page size of page_list */
+#define HCA_CREATE_MKEY_IN_PAGE_SHIFT_LSB 16u
+#define HCA_CREATE_MKEY_IN_PAGE_SHIFT_WIDTH 5u
+static inline uint32_t hca_create_mkey_in_get_page_shift(const hca_create_mkey_in_t *s) { return (s->flags >> 16) & 31u; }
+static inline void hca_create_mkey_in_set_page_shift(hca_create_mkey_in_t *s, uint32_t v)
+{
+    s->flags = (s->flags & ~((uint32_t)31u << 16)) | ((v & 31u) << 16);
+}
+
 /* register block fwp: translation unit firmware port: stage an entry, then write CMD; poll STATUS.busy */
 #define HCA_FWP_MPT_DATA 0x0u /* MPT entry staging, word i = bytes 4i..4i+3 of mpt_entry */
 #define HCA_FWP_MPT_DATA_COUNT 10u
@@ -404,6 +569,48 @@ static inline void hca_mtt_entry_set_pfn(hca_mtt_entry_t *s, uint64_t v)
 /* register block console: debug console of the firmware core */
 #define HCA_CONSOLE_TX 0x0u /* write: one byte to the console */
 #define HCA_CONSOLE_EXIT 0x4u /* write: stop the core with this exit code */
+
+/* register block hcr: host command register (the mailbox) */
+#define HCA_HCR_IN_PARAM_LO 0x0u /* input mailbox bus address, low */
+#define HCA_HCR_IN_PARAM_HI 0x4u
+#define HCA_HCR_OUT_PARAM_LO 0x8u /* output mailbox bus address, low */
+#define HCA_HCR_OUT_PARAM_HI 0xcu
+#define HCA_HCR_IN_MOD 0x10u /* input modifier (index, key, PD) */
+#define HCA_HCR_CTRL 0x14u
+#define HCA_HCR_CTRL_OP_LSB 0u
+#define HCA_HCR_CTRL_OP_WIDTH 8u
+#define HCA_HCR_CTRL_OP_GET(r) (((uint32_t)(r) >> 0) & 255u)
+#define HCA_HCR_CTRL_OP_PUT(v) (((uint32_t)(v) & 255u) << 0)
+#define HCA_HCR_CTRL_GO_LSB 31u
+#define HCA_HCR_CTRL_GO_WIDTH 1u
+#define HCA_HCR_CTRL_GO_GET(r) (((uint32_t)(r) >> 31) & 1u)
+#define HCA_HCR_CTRL_GO_PUT(v) (((uint32_t)(v) & 1u) << 31)
+#define HCA_HCR_STATUS 0x18u
+#define HCA_HCR_STATUS_STATUS_LSB 0u
+#define HCA_HCR_STATUS_STATUS_WIDTH 8u
+#define HCA_HCR_STATUS_STATUS_GET(r) (((uint32_t)(r) >> 0) & 255u)
+#define HCA_HCR_STATUS_STATUS_PUT(v) (((uint32_t)(v) & 255u) << 0)
+#define HCA_HCR_OUT_IMM 0x1cu /* immediate output (PD number, key) */
+
+/* register block fdma: firmware DMA engine: copies between host memory and firmware RAM */
+#define HCA_FDMA_HOST_LO 0x0u
+#define HCA_FDMA_HOST_HI 0x4u
+#define HCA_FDMA_LOCAL 0x8u /* firmware RAM address */
+#define HCA_FDMA_LEN 0xcu /* bytes, 1..FDMA_MAX_LEN */
+#define HCA_FDMA_CTRL 0x10u /* writing starts a transfer */
+#define HCA_FDMA_CTRL_WRITE_LSB 0u
+#define HCA_FDMA_CTRL_WRITE_WIDTH 1u
+#define HCA_FDMA_CTRL_WRITE_GET(r) (((uint32_t)(r) >> 0) & 1u)
+#define HCA_FDMA_CTRL_WRITE_PUT(v) (((uint32_t)(v) & 1u) << 0)
+#define HCA_FDMA_STATUS 0x14u
+#define HCA_FDMA_STATUS_BUSY_LSB 0u
+#define HCA_FDMA_STATUS_BUSY_WIDTH 1u
+#define HCA_FDMA_STATUS_BUSY_GET(r) (((uint32_t)(r) >> 0) & 1u)
+#define HCA_FDMA_STATUS_BUSY_PUT(v) (((uint32_t)(v) & 1u) << 0)
+#define HCA_FDMA_STATUS_ERROR_LSB 1u
+#define HCA_FDMA_STATUS_ERROR_WIDTH 1u
+#define HCA_FDMA_STATUS_ERROR_GET(r) (((uint32_t)(r) >> 1) & 1u)
+#define HCA_FDMA_STATUS_ERROR_PUT(v) (((uint32_t)(v) & 1u) << 1)
 
 #undef HCA_STATIC_ASSERT
 #ifdef __cplusplus

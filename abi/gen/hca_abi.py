@@ -21,6 +21,14 @@ DEVREG_BASE = 0x40000000  # device registers seen by the firmware core
 DEVREG_SIZE = 0x10000
 FWP_BASE = 0x40000000  # firmware port of the translation unit (regs fwp)
 CONSOLE_BASE = 0x4000f000  # debug console (regs console)
+HOST_HCR_OFFSET = 0x0  # host BAR0 offset of the HCR block
+FW_HCR_BASE = 0x40001000  # the HCR block as the firmware core sees it
+FDMA_BASE = 0x40002000  # firmware DMA engine (regs fdma)
+FW_VERSION = 0x10000  # firmware interface version reported by QUERY_DEVICE (major << 16 | minor)
+MAX_PD = 0x400  # protection domains the firmware hands out (numbers 1..MAX_PD-1)
+MAX_FAST_REG_PAGE_LIST_LEN = 0x200  # longest page list of a FAST_REG_MR (one 4 KiB page of u64 addresses)
+MAX_REG_PAGES = 0x4000  # longest page list of a regular CREATE_MKEY
+FDMA_MAX_LEN = 0x1000  # longest single firmware DMA transfer in bytes
 
 # mkey_state: MR state (SEMANTICS.md: Keys and states)
 MKEY_STATE = {
@@ -150,12 +158,59 @@ FWP_RESULT_BAD_INDEX = 1
 FWP_RESULT_BAD_OP = 2
 FWP_RESULT_BUSY = 3
 
+# cmd_op: mailbox commands (regs hcr, CTRL.op)
+CMD_OP = {
+    "NOP": 0,
+    "QUERY_DEVICE": 1,
+    "ALLOC_PD": 2,
+    "DEALLOC_PD": 3,
+    "CREATE_MKEY": 4,
+    "DESTROY_MKEY": 5,
+    "QUERY_MKEY": 6,
+}
+CMD_OP_NOP = 0
+CMD_OP_QUERY_DEVICE = 1
+CMD_OP_ALLOC_PD = 2
+CMD_OP_DEALLOC_PD = 3
+CMD_OP_CREATE_MKEY = 4
+CMD_OP_DESTROY_MKEY = 5
+CMD_OP_QUERY_MKEY = 6
+
+# cmd_status: mailbox command status (regs hcr, STATUS.status)
+CMD_STATUS = {
+    "OK": 0,
+    "BAD_OP": 1,
+    "BAD_PARAM": 2,
+    "NO_RESOURCES": 3,
+    "BUSY": 4,
+    "BAD_INDEX": 5,
+    "DMA_ERR": 6,
+    "INTERNAL": 7,
+}
+CMD_STATUS_OK = 0
+CMD_STATUS_BAD_OP = 1
+CMD_STATUS_BAD_PARAM = 2
+CMD_STATUS_NO_RESOURCES = 3
+CMD_STATUS_BUSY = 4
+CMD_STATUS_BAD_INDEX = 5
+CMD_STATUS_DMA_ERR = 6
+CMD_STATUS_INTERNAL = 7
+
 # access: MR access rights; also the rights a translation request needs. Local read is always allowed. (masks)
 ACCESS = {
     "LOCAL_WRITE": 0x1,
     "REMOTE_READ": 0x2,
     "REMOTE_WRITE": 0x4,
     "REMOTE_ATOMIC": 0x8,
+}
+
+# dev_cap: device capability flags (query_device_out.caps) (masks)
+DEV_CAP = {
+    "MEM_MGT_EXTENSIONS": 0x1,
+    "RESERVED_LKEY": 0x2,
+    "READ_WITH_INV": 0x4,
+    "INDIR_REG": 0x8,
+    "PEER_MEMORY": 0x10,
 }
 
 # mpt_entry: memory protection table entry, as staged in the firmware port
@@ -189,6 +244,40 @@ MTT_ENTRY_FIELDS = {
     "pfn": (12, 52),
 }
 
+# query_device_out: QUERY_DEVICE output mailbox
+QUERY_DEVICE_OUT_SIZE = 48
+# field -> (bit offset from byte 0 bit 0, width)
+QUERY_DEVICE_OUT_FIELDS = {
+    "fw_version": (0, 32),
+    "caps": (32, 32),
+    "reserved_lkey": (64, 32),
+    "max_fast_reg_page_list_len": (96, 32),
+    "max_indir_reg_list_len": (128, 32),
+    "max_indirection": (160, 32),
+    "page_shifts": (192, 32),
+    "max_mr": (224, 32),
+    "max_mtt": (256, 32),
+    "max_pd": (288, 32),
+    "max_reg_pages": (320, 32),
+    "reserved": (352, 32),
+}
+
+# create_mkey_in: CREATE_MKEY input mailbox
+CREATE_MKEY_IN_SIZE = 40
+# field -> (bit offset from byte 0 bit 0, width)
+CREATE_MKEY_IN_FIELDS = {
+    "pd": (0, 32),
+    "flags": (32, 32),
+    "kind": (32, 2),
+    "access": (40, 4),
+    "page_shift": (48, 5),
+    "iova": (64, 64),
+    "length": (128, 64),
+    "page_list": (192, 64),
+    "npages": (256, 32),
+    "reserved": (288, 32),
+}
+
 # register block fwp: translation unit firmware port: stage an entry, then write CMD; poll STATUS.busy
 FWP_MPT_DATA = 0x0
 FWP_MTT_DATA = 0x28
@@ -206,6 +295,30 @@ FWP_SIZES_MTT_LOG2 = (8, 8)  # (lsb, width)
 # register block console: debug console of the firmware core
 CONSOLE_TX = 0x0
 CONSOLE_EXIT = 0x4
+
+# register block hcr: host command register (the mailbox)
+HCR_IN_PARAM_LO = 0x0
+HCR_IN_PARAM_HI = 0x4
+HCR_OUT_PARAM_LO = 0x8
+HCR_OUT_PARAM_HI = 0xc
+HCR_IN_MOD = 0x10
+HCR_CTRL = 0x14
+HCR_CTRL_OP = (0, 8)  # (lsb, width)
+HCR_CTRL_GO = (31, 1)  # (lsb, width)
+HCR_STATUS = 0x18
+HCR_STATUS_STATUS = (0, 8)  # (lsb, width)
+HCR_OUT_IMM = 0x1c
+
+# register block fdma: firmware DMA engine: copies between host memory and firmware RAM
+FDMA_HOST_LO = 0x0
+FDMA_HOST_HI = 0x4
+FDMA_LOCAL = 0x8
+FDMA_LEN = 0xc
+FDMA_CTRL = 0x10
+FDMA_CTRL_WRITE = (0, 1)  # (lsb, width)
+FDMA_STATUS = 0x14
+FDMA_STATUS_BUSY = (0, 1)  # (lsb, width)
+FDMA_STATUS_ERROR = (1, 1)  # (lsb, width)
 
 
 def pack(fields, size, **values):

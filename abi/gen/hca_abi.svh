@@ -39,6 +39,22 @@
 `define HCA_FWP_BASE 1073741824
 // debug console (regs console)
 `define HCA_CONSOLE_BASE 1073803264
+// host BAR0 offset of the HCR block
+`define HCA_HOST_HCR_OFFSET 0
+// the HCR block as the firmware core sees it
+`define HCA_FW_HCR_BASE 1073745920
+// firmware DMA engine (regs fdma)
+`define HCA_FDMA_BASE 1073750016
+// firmware interface version reported by QUERY_DEVICE (major << 16 | minor)
+`define HCA_FW_VERSION 65536
+// protection domains the firmware hands out (numbers 1..MAX_PD-1)
+`define HCA_MAX_PD 1024
+// longest page list of a FAST_REG_MR (one 4 KiB page of u64 addresses)
+`define HCA_MAX_FAST_REG_PAGE_LIST_LEN 512
+// longest page list of a regular CREATE_MKEY
+`define HCA_MAX_REG_PAGES 16384
+// longest single firmware DMA transfer in bytes
+`define HCA_FDMA_MAX_LEN 4096
 
 // mkey_state: MR state (SEMANTICS.md: Keys and states)
 `define HCA_MKEY_STATE_W 1
@@ -111,12 +127,41 @@
 `define HCA_FWP_RESULT_BAD_OP 4'd2
 `define HCA_FWP_RESULT_BUSY 4'd3
 
+// cmd_op: mailbox commands (regs hcr, CTRL.op)
+`define HCA_CMD_OP_W 8
+`define HCA_CMD_OP_NOP 8'd0
+`define HCA_CMD_OP_QUERY_DEVICE 8'd1
+`define HCA_CMD_OP_ALLOC_PD 8'd2
+`define HCA_CMD_OP_DEALLOC_PD 8'd3
+`define HCA_CMD_OP_CREATE_MKEY 8'd4
+`define HCA_CMD_OP_DESTROY_MKEY 8'd5
+`define HCA_CMD_OP_QUERY_MKEY 8'd6
+
+// cmd_status: mailbox command status (regs hcr, STATUS.status)
+`define HCA_CMD_STATUS_W 8
+`define HCA_CMD_STATUS_OK 8'd0
+`define HCA_CMD_STATUS_BAD_OP 8'd1
+`define HCA_CMD_STATUS_BAD_PARAM 8'd2
+`define HCA_CMD_STATUS_NO_RESOURCES 8'd3
+`define HCA_CMD_STATUS_BUSY 8'd4
+`define HCA_CMD_STATUS_BAD_INDEX 8'd5
+`define HCA_CMD_STATUS_DMA_ERR 8'd6
+`define HCA_CMD_STATUS_INTERNAL 8'd7
+
 // access: MR access rights; also the rights a translation request needs. Local read is always allowed.
 `define HCA_ACCESS_W 4
 `define HCA_ACCESS_LOCAL_WRITE_BIT 0
 `define HCA_ACCESS_REMOTE_READ_BIT 1
 `define HCA_ACCESS_REMOTE_WRITE_BIT 2
 `define HCA_ACCESS_REMOTE_ATOMIC_BIT 3
+
+// dev_cap: device capability flags (query_device_out.caps)
+`define HCA_DEV_CAP_W 8
+`define HCA_DEV_CAP_MEM_MGT_EXTENSIONS_BIT 0
+`define HCA_DEV_CAP_RESERVED_LKEY_BIT 1
+`define HCA_DEV_CAP_READ_WITH_INV_BIT 2
+`define HCA_DEV_CAP_INDIR_REG_BIT 3
+`define HCA_DEV_CAP_PEER_MEMORY_BIT 4
 
 // mpt_entry: memory protection table entry, as staged in the firmware port. `HCA_MPT_ENTRY_<FIELD>(v) selects a field of a 320-bit vector v.
 `define HCA_MPT_ENTRY_W 320
@@ -181,6 +226,78 @@
 `define HCA_MTT_ENTRY_PFN_W 52
 `define HCA_MTT_ENTRY_PFN(v) v[12 +: 52]
 
+// query_device_out: QUERY_DEVICE output mailbox. `HCA_QUERY_DEVICE_OUT_<FIELD>(v) selects a field of a 384-bit vector v.
+`define HCA_QUERY_DEVICE_OUT_W 384
+`define HCA_QUERY_DEVICE_OUT_FW_VERSION_LSB 0
+`define HCA_QUERY_DEVICE_OUT_FW_VERSION_W 32
+`define HCA_QUERY_DEVICE_OUT_FW_VERSION(v) v[0 +: 32]
+`define HCA_QUERY_DEVICE_OUT_CAPS_LSB 32
+`define HCA_QUERY_DEVICE_OUT_CAPS_W 32
+`define HCA_QUERY_DEVICE_OUT_CAPS(v) v[32 +: 32]
+`define HCA_QUERY_DEVICE_OUT_RESERVED_LKEY_LSB 64
+`define HCA_QUERY_DEVICE_OUT_RESERVED_LKEY_W 32
+`define HCA_QUERY_DEVICE_OUT_RESERVED_LKEY(v) v[64 +: 32]
+`define HCA_QUERY_DEVICE_OUT_MAX_FAST_REG_PAGE_LIST_LEN_LSB 96
+`define HCA_QUERY_DEVICE_OUT_MAX_FAST_REG_PAGE_LIST_LEN_W 32
+`define HCA_QUERY_DEVICE_OUT_MAX_FAST_REG_PAGE_LIST_LEN(v) v[96 +: 32]
+`define HCA_QUERY_DEVICE_OUT_MAX_INDIR_REG_LIST_LEN_LSB 128
+`define HCA_QUERY_DEVICE_OUT_MAX_INDIR_REG_LIST_LEN_W 32
+`define HCA_QUERY_DEVICE_OUT_MAX_INDIR_REG_LIST_LEN(v) v[128 +: 32]
+`define HCA_QUERY_DEVICE_OUT_MAX_INDIRECTION_LSB 160
+`define HCA_QUERY_DEVICE_OUT_MAX_INDIRECTION_W 32
+`define HCA_QUERY_DEVICE_OUT_MAX_INDIRECTION(v) v[160 +: 32]
+`define HCA_QUERY_DEVICE_OUT_PAGE_SHIFTS_LSB 192
+`define HCA_QUERY_DEVICE_OUT_PAGE_SHIFTS_W 32
+`define HCA_QUERY_DEVICE_OUT_PAGE_SHIFTS(v) v[192 +: 32]
+`define HCA_QUERY_DEVICE_OUT_MAX_MR_LSB 224
+`define HCA_QUERY_DEVICE_OUT_MAX_MR_W 32
+`define HCA_QUERY_DEVICE_OUT_MAX_MR(v) v[224 +: 32]
+`define HCA_QUERY_DEVICE_OUT_MAX_MTT_LSB 256
+`define HCA_QUERY_DEVICE_OUT_MAX_MTT_W 32
+`define HCA_QUERY_DEVICE_OUT_MAX_MTT(v) v[256 +: 32]
+`define HCA_QUERY_DEVICE_OUT_MAX_PD_LSB 288
+`define HCA_QUERY_DEVICE_OUT_MAX_PD_W 32
+`define HCA_QUERY_DEVICE_OUT_MAX_PD(v) v[288 +: 32]
+`define HCA_QUERY_DEVICE_OUT_MAX_REG_PAGES_LSB 320
+`define HCA_QUERY_DEVICE_OUT_MAX_REG_PAGES_W 32
+`define HCA_QUERY_DEVICE_OUT_MAX_REG_PAGES(v) v[320 +: 32]
+`define HCA_QUERY_DEVICE_OUT_RESERVED_LSB 352
+`define HCA_QUERY_DEVICE_OUT_RESERVED_W 32
+`define HCA_QUERY_DEVICE_OUT_RESERVED(v) v[352 +: 32]
+
+// create_mkey_in: CREATE_MKEY input mailbox. `HCA_CREATE_MKEY_IN_<FIELD>(v) selects a field of a 320-bit vector v.
+`define HCA_CREATE_MKEY_IN_W 320
+`define HCA_CREATE_MKEY_IN_PD_LSB 0
+`define HCA_CREATE_MKEY_IN_PD_W 32
+`define HCA_CREATE_MKEY_IN_PD(v) v[0 +: 32]
+`define HCA_CREATE_MKEY_IN_FLAGS_LSB 32
+`define HCA_CREATE_MKEY_IN_FLAGS_W 32
+`define HCA_CREATE_MKEY_IN_FLAGS(v) v[32 +: 32]
+`define HCA_CREATE_MKEY_IN_KIND_LSB 32
+`define HCA_CREATE_MKEY_IN_KIND_W 2
+`define HCA_CREATE_MKEY_IN_KIND(v) v[32 +: 2]
+`define HCA_CREATE_MKEY_IN_ACCESS_LSB 40
+`define HCA_CREATE_MKEY_IN_ACCESS_W 4
+`define HCA_CREATE_MKEY_IN_ACCESS(v) v[40 +: 4]
+`define HCA_CREATE_MKEY_IN_PAGE_SHIFT_LSB 48
+`define HCA_CREATE_MKEY_IN_PAGE_SHIFT_W 5
+`define HCA_CREATE_MKEY_IN_PAGE_SHIFT(v) v[48 +: 5]
+`define HCA_CREATE_MKEY_IN_IOVA_LSB 64
+`define HCA_CREATE_MKEY_IN_IOVA_W 64
+`define HCA_CREATE_MKEY_IN_IOVA(v) v[64 +: 64]
+`define HCA_CREATE_MKEY_IN_LENGTH_LSB 128
+`define HCA_CREATE_MKEY_IN_LENGTH_W 64
+`define HCA_CREATE_MKEY_IN_LENGTH(v) v[128 +: 64]
+`define HCA_CREATE_MKEY_IN_PAGE_LIST_LSB 192
+`define HCA_CREATE_MKEY_IN_PAGE_LIST_W 64
+`define HCA_CREATE_MKEY_IN_PAGE_LIST(v) v[192 +: 64]
+`define HCA_CREATE_MKEY_IN_NPAGES_LSB 256
+`define HCA_CREATE_MKEY_IN_NPAGES_W 32
+`define HCA_CREATE_MKEY_IN_NPAGES(v) v[256 +: 32]
+`define HCA_CREATE_MKEY_IN_RESERVED_LSB 288
+`define HCA_CREATE_MKEY_IN_RESERVED_W 32
+`define HCA_CREATE_MKEY_IN_RESERVED(v) v[288 +: 32]
+
 // register block fwp: translation unit firmware port: stage an entry, then write CMD; poll STATUS.busy
 `define HCA_FWP_MPT_DATA 0
 `define HCA_FWP_MPT_DATA_COUNT 10
@@ -206,5 +323,35 @@
 // register block console: debug console of the firmware core
 `define HCA_CONSOLE_TX 0
 `define HCA_CONSOLE_EXIT 4
+
+// register block hcr: host command register (the mailbox)
+`define HCA_HCR_IN_PARAM_LO 0
+`define HCA_HCR_IN_PARAM_HI 4
+`define HCA_HCR_OUT_PARAM_LO 8
+`define HCA_HCR_OUT_PARAM_HI 12
+`define HCA_HCR_IN_MOD 16
+`define HCA_HCR_CTRL 20
+`define HCA_HCR_CTRL_OP_LSB 0
+`define HCA_HCR_CTRL_OP_W 8
+`define HCA_HCR_CTRL_GO_LSB 31
+`define HCA_HCR_CTRL_GO_W 1
+`define HCA_HCR_STATUS 24
+`define HCA_HCR_STATUS_STATUS_LSB 0
+`define HCA_HCR_STATUS_STATUS_W 8
+`define HCA_HCR_OUT_IMM 28
+
+// register block fdma: firmware DMA engine: copies between host memory and firmware RAM
+`define HCA_FDMA_HOST_LO 0
+`define HCA_FDMA_HOST_HI 4
+`define HCA_FDMA_LOCAL 8
+`define HCA_FDMA_LEN 12
+`define HCA_FDMA_CTRL 16
+`define HCA_FDMA_CTRL_WRITE_LSB 0
+`define HCA_FDMA_CTRL_WRITE_W 1
+`define HCA_FDMA_STATUS 20
+`define HCA_FDMA_STATUS_BUSY_LSB 0
+`define HCA_FDMA_STATUS_BUSY_W 1
+`define HCA_FDMA_STATUS_ERROR_LSB 1
+`define HCA_FDMA_STATUS_ERROR_W 1
 
 `endif // HCA_ABI_SVH
