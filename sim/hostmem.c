@@ -1,0 +1,211 @@
+/* hostmem.c — sparse host memory: an open-addressing hash of 4 KiB pages. */
+#include "hostmem.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct page_slot {
+    uint64_t pfn;  /* page number + 1; 0 marks an empty slot */
+    uint8_t *data; /* NULL with pfn != 0: a tombstone left by unmap */
+} page_slot_t;
+
+struct hostmem {
+    page_slot_t *slots;
+    size_t cap;  /* power of two */
+    size_t used; /* live pages + tombstones */
+    uint64_t next_alloc;
+};
+
+hostmem_timing_t hostmem_default_timing(void)
+{
+    return (hostmem_timing_t){.read_latency = 250, .write_cost = 20, .bytes_per_cycle = 16};
+}
+
+uint64_t hostmem_transfer_cycles(const hostmem_timing_t *t, int write, uint64_t len)
+{
+    uint64_t bpc = t->bytes_per_cycle ? t->bytes_per_cycle : 1;
+    return (write ? t->write_cost : t->read_latency) + (len + bpc - 1) / bpc;
+}
+
+static size_t hash_pfn(uint64_t pfn, size_t cap)
+{
+    pfn *= 0x9e3779b97f4a7c15ull; /* Fibonacci hashing spreads consecutive pages */
+    return (size_t)(pfn >> 17) & (cap - 1);
+}
+
+/* Slot holding pfn, or NULL. */
+static page_slot_t *find(const hostmem_t *m, uint64_t pfn)
+{
+    for (size_t i = hash_pfn(pfn, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        page_slot_t *s = &m->slots[i];
+        if (s->pfn == 0)
+            return NULL;
+        if (s->pfn == pfn + 1)
+            return s->data ? s : NULL;
+    }
+}
+
+static int grow(hostmem_t *m)
+{
+    size_t ncap = m->cap * 2;
+    page_slot_t *ns = calloc(ncap, sizeof *ns);
+    if (!ns)
+        return -ENOMEM;
+    size_t used = 0;
+    for (size_t i = 0; i < m->cap; i++) {
+        page_slot_t *s = &m->slots[i];
+        if (!s->data)
+            continue; /* tombstones are dropped */
+        size_t j = hash_pfn(s->pfn - 1, ncap);
+        while (ns[j].pfn)
+            j = (j + 1) & (ncap - 1);
+        ns[j] = *s;
+        used++;
+    }
+    free(m->slots);
+    m->slots = ns;
+    m->cap = ncap;
+    m->used = used;
+    return 0;
+}
+
+int hostmem_create(hostmem_t **out)
+{
+    hostmem_t *m = calloc(1, sizeof *m);
+    if (!m)
+        return -ENOMEM;
+    m->cap = 1024;
+    m->slots = calloc(m->cap, sizeof *m->slots);
+    if (!m->slots) {
+        free(m);
+        return -ENOMEM;
+    }
+    m->next_alloc = HOSTMEM_ALLOC_BASE;
+    *out = m;
+    return 0;
+}
+
+void hostmem_destroy(hostmem_t *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->slots[i].data);
+    free(m->slots);
+    free(m);
+}
+
+static int map_page(hostmem_t *m, uint64_t pfn)
+{
+    if (find(m, pfn))
+        return 0;
+    if ((m->used + 1) * 4 > m->cap * 3) {
+        int rc = grow(m);
+        if (rc)
+            return rc;
+    }
+    uint8_t *data = calloc(1, HOSTMEM_PAGE_SIZE);
+    if (!data)
+        return -ENOMEM;
+    size_t i = hash_pfn(pfn, m->cap);
+    while (m->slots[i].pfn && m->slots[i].pfn != pfn + 1)
+        i = (i + 1) & (m->cap - 1);
+    if (!m->slots[i].pfn)
+        m->used++;
+    m->slots[i] = (page_slot_t){.pfn = pfn + 1, .data = data};
+    return 0;
+}
+
+int hostmem_map(hostmem_t *m, uint64_t addr, uint64_t len)
+{
+    if (!m || (len && addr + len - 1 < addr))
+        return -EINVAL;
+    if (!len)
+        return 0;
+    for (uint64_t pfn = addr >> HOSTMEM_PAGE_SHIFT; pfn <= (addr + len - 1) >> HOSTMEM_PAGE_SHIFT; pfn++) {
+        int rc = map_page(m, pfn);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int hostmem_unmap(hostmem_t *m, uint64_t addr, uint64_t len)
+{
+    if (!m || (len && addr + len - 1 < addr))
+        return -EINVAL;
+    if (!len)
+        return 0;
+    for (uint64_t pfn = addr >> HOSTMEM_PAGE_SHIFT; pfn <= (addr + len - 1) >> HOSTMEM_PAGE_SHIFT; pfn++) {
+        page_slot_t *s = find(m, pfn);
+        if (s) {
+            free(s->data);
+            s->data = NULL; /* tombstone keeps probe chains intact */
+        }
+    }
+    return 0;
+}
+
+int hostmem_alloc(hostmem_t *m, uint64_t size, uint64_t align, uint64_t *addr)
+{
+    if (!m || !addr || !size || !align || (align & (align - 1)))
+        return -EINVAL;
+    uint64_t a = (m->next_alloc + align - 1) & ~(align - 1);
+    if (a < m->next_alloc || a + size < a)
+        return -ENOMEM;
+    int rc = hostmem_map(m, a, size);
+    if (rc)
+        return rc;
+    /* Leave an unmapped guard page after every buffer: overruns become bus errors. */
+    m->next_alloc = ((a + size + HOSTMEM_PAGE_SIZE - 1) & ~(uint64_t)(HOSTMEM_PAGE_SIZE - 1)) + HOSTMEM_PAGE_SIZE;
+    *addr = a;
+    return 0;
+}
+
+int hostmem_backed(const hostmem_t *m, uint64_t addr, uint64_t len)
+{
+    if (!m || (len && addr + len - 1 < addr))
+        return 0;
+    if (!len)
+        return 1;
+    for (uint64_t pfn = addr >> HOSTMEM_PAGE_SHIFT; pfn <= (addr + len - 1) >> HOSTMEM_PAGE_SHIFT; pfn++)
+        if (!find(m, pfn))
+            return 0;
+    return 1;
+}
+
+/* Copy between buf and [addr, addr+len), page by page; the range is known backed. */
+static void copy(const hostmem_t *m, uint64_t addr, void *buf, const void *src, size_t len)
+{
+    size_t done = 0;
+    while (done < len) {
+        uint64_t a = addr + done;
+        size_t off = (size_t)(a & (HOSTMEM_PAGE_SIZE - 1));
+        size_t n = HOSTMEM_PAGE_SIZE - off;
+        if (n > len - done)
+            n = len - done;
+        uint8_t *page = find(m, a >> HOSTMEM_PAGE_SHIFT)->data;
+        if (buf)
+            memcpy((uint8_t *)buf + done, page + off, n);
+        else
+            memcpy(page + off, (const uint8_t *)src + done, n);
+        done += n;
+    }
+}
+
+int hostmem_read(const hostmem_t *m, uint64_t addr, void *buf, size_t len)
+{
+    if (!hostmem_backed(m, addr, len) || (len && !buf))
+        return -EFAULT;
+    copy(m, addr, buf, NULL, len);
+    return 0;
+}
+
+int hostmem_write(hostmem_t *m, uint64_t addr, const void *buf, size_t len)
+{
+    if (!hostmem_backed(m, addr, len) || (len && !buf))
+        return -EFAULT;
+    copy(m, addr, NULL, buf, len);
+    return 0;
+}

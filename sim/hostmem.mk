@@ -1,0 +1,5 @@
+# sim/hostmem — sparse host memory model.
+HCASIM_SRCS += sim/hostmem.c
+GTEST_BINS += $(BIN)/test_hostmem
+$(BIN)/test_hostmem: $(OBJ)/testbench/test_hostmem.o $(LIBHCASIM)
+	$(call link_bin,$(GTEST_LIBS))
