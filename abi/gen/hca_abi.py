@@ -27,6 +27,8 @@ FDMA_BASE = 0x40002000  # firmware DMA engine (regs fdma)
 FW_VERSION = 0x10000  # firmware interface version reported by QUERY_DEVICE (major << 16 | minor)
 MAX_PD = 0x400  # protection domains the firmware hands out (numbers 1..MAX_PD-1)
 MAX_FAST_REG_PAGE_LIST_LEN = 0x200  # longest page list of a FAST_REG_MR (one 4 KiB page of u64 addresses)
+MAX_INDIR_REG_LIST_LEN = 0x100  # longest KLM list of an indirect MR
+MAX_INDIRECTION = 0x4  # deepest chain of indirect MRs a KLM walk follows (the outermost is 1)
 MAX_REG_PAGES = 0x4000  # longest page list of a regular CREATE_MKEY
 FDMA_MAX_LEN = 0x1000  # longest single firmware DMA transfer in bytes
 

@@ -51,6 +51,10 @@
 `define HCA_MAX_PD 1024
 // longest page list of a FAST_REG_MR (one 4 KiB page of u64 addresses)
 `define HCA_MAX_FAST_REG_PAGE_LIST_LEN 512
+// longest KLM list of an indirect MR
+`define HCA_MAX_INDIR_REG_LIST_LEN 256
+// deepest chain of indirect MRs a KLM walk follows (the outermost is 1)
+`define HCA_MAX_INDIRECTION 4
 // longest page list of a regular CREATE_MKEY
 `define HCA_MAX_REG_PAGES 16384
 // longest single firmware DMA transfer in bytes

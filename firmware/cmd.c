@@ -1,0 +1,70 @@
+/* cmd.c — the command mailbox: read the HCR, run the command, answer. */
+#include "cmd.h"
+#include "dev.h"
+
+#define HCR(off) (HCA_FW_HCR_BASE + (off))
+
+void cmd_init(void)
+{
+    mkey_init();
+}
+
+/* Capabilities are what this firmware and device actually serve, nothing more. */
+static unsigned query_device(uint64_t out_addr)
+{
+    hca_query_device_out_t q = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    q.fw_version = HCA_FW_VERSION;
+    q.caps = HCA_DEV_CAP_RESERVED_LKEY;
+    q.reserved_lkey = HCA_RESERVED_LKEY;
+    q.max_fast_reg_page_list_len = HCA_MAX_FAST_REG_PAGE_LIST_LEN;
+    q.max_indir_reg_list_len = HCA_MAX_INDIR_REG_LIST_LEN;
+    q.max_indirection = HCA_MAX_INDIRECTION;
+    for (unsigned s = HCA_PAGE_SHIFT_MIN; s <= HCA_PAGE_SHIFT_MAX; s++)
+        q.page_shifts |= 1u << s;
+    q.max_mr = (1u << fwp_mpt_log2()) - 1; /* index 0 is never an MR */
+    q.max_mtt = 1u << fwp_mtt_log2();
+    q.max_pd = HCA_MAX_PD - 1;
+    q.max_reg_pages = HCA_MAX_REG_PAGES;
+    return fdma_copy(out_addr, &q, sizeof q, 1) ? HCA_CMD_STATUS_DMA_ERR : HCA_CMD_STATUS_OK;
+}
+
+void cmd_dispatch(void)
+{
+    uint32_t ctrl = reg_read(HCR(HCA_HCR_CTRL));
+    if (!HCA_HCR_CTRL_GO_GET(ctrl))
+        return;
+    uint64_t in = reg_read(HCR(HCA_HCR_IN_PARAM_LO)) | (uint64_t)reg_read(HCR(HCA_HCR_IN_PARAM_HI)) << 32;
+    uint64_t out = reg_read(HCR(HCA_HCR_OUT_PARAM_LO)) | (uint64_t)reg_read(HCR(HCA_HCR_OUT_PARAM_HI)) << 32;
+    uint32_t in_mod = reg_read(HCR(HCA_HCR_IN_MOD));
+    uint32_t imm = 0;
+    unsigned st;
+    switch (HCA_HCR_CTRL_OP_GET(ctrl)) {
+    case HCA_CMD_OP_NOP:
+        st = HCA_CMD_STATUS_OK;
+        break;
+    case HCA_CMD_OP_QUERY_DEVICE:
+        st = query_device(out);
+        break;
+    case HCA_CMD_OP_ALLOC_PD:
+        st = pd_alloc(&imm);
+        break;
+    case HCA_CMD_OP_DEALLOC_PD:
+        st = pd_dealloc(in_mod);
+        break;
+    case HCA_CMD_OP_CREATE_MKEY:
+        st = mkey_create(in, &imm);
+        break;
+    case HCA_CMD_OP_DESTROY_MKEY:
+        st = mkey_destroy(in_mod);
+        break;
+    case HCA_CMD_OP_QUERY_MKEY:
+        st = mkey_query(in_mod, out);
+        break;
+    default:
+        st = HCA_CMD_STATUS_BAD_OP;
+        break;
+    }
+    reg_write(HCR(HCA_HCR_STATUS), HCA_HCR_STATUS_STATUS_PUT(st));
+    reg_write(HCR(HCA_HCR_OUT_IMM), imm);
+    reg_write(HCR(HCA_HCR_CTRL), 0); /* clears go: the answer is complete */
+}

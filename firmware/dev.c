@@ -1,0 +1,81 @@
+/* dev.c — firmware port, firmware DMA and console access. */
+#include "dev.h"
+
+#define FWP(off) (HCA_FWP_BASE + (off))
+#define FDMA(off) (HCA_FDMA_BASE + (off))
+
+unsigned fwp_run(unsigned op, uint32_t index)
+{
+    reg_write(FWP(HCA_FWP_CMD), HCA_FWP_CMD_OP_PUT(op) | HCA_FWP_CMD_INDEX_PUT(index));
+    uint32_t st;
+    do
+        st = reg_read(FWP(HCA_FWP_STATUS));
+    while (HCA_FWP_STATUS_BUSY_GET(st));
+    return HCA_FWP_STATUS_RESULT_GET(st);
+}
+
+void fwp_stage_mpt(const hca_mpt_entry_t *e)
+{
+    const uint32_t *w = (const uint32_t *)e;
+    for (unsigned i = 0; i < HCA_FWP_MPT_DATA_COUNT; i++)
+        reg_write(FWP(HCA_FWP_MPT_DATA + 4 * i), w[i]);
+}
+
+void fwp_fetch_mpt(hca_mpt_entry_t *e)
+{
+    uint32_t *w = (uint32_t *)e;
+    for (unsigned i = 0; i < HCA_FWP_MPT_DATA_COUNT; i++)
+        w[i] = reg_read(FWP(HCA_FWP_MPT_DATA + 4 * i));
+}
+
+unsigned fwp_write_page(uint32_t index, uint64_t addr)
+{
+    hca_mtt_entry_t m = {0};
+    hca_mtt_entry_set_present(&m, 1);
+    hca_mtt_entry_set_pfn(&m, addr >> 12);
+    reg_write(FWP(HCA_FWP_MTT_DATA), (uint32_t)m.word);
+    reg_write(FWP(HCA_FWP_MTT_DATA + 4), (uint32_t)(m.word >> 32));
+    return fwp_run(HCA_FWP_OP_WRITE_MTT, index);
+}
+
+unsigned fwp_mpt_log2(void)
+{
+    return HCA_FWP_SIZES_MPT_LOG2_GET(reg_read(FWP(HCA_FWP_SIZES)));
+}
+
+unsigned fwp_mtt_log2(void)
+{
+    return HCA_FWP_SIZES_MTT_LOG2_GET(reg_read(FWP(HCA_FWP_SIZES)));
+}
+
+int fdma_copy(uint64_t host, void *local, uint32_t len, int write)
+{
+    if (len == 0 || len > HCA_FDMA_MAX_LEN)
+        return -1;
+    reg_write(FDMA(HCA_FDMA_HOST_LO), (uint32_t)host);
+    reg_write(FDMA(HCA_FDMA_HOST_HI), (uint32_t)(host >> 32));
+    reg_write(FDMA(HCA_FDMA_LOCAL), (uint32_t)(uintptr_t)local);
+    reg_write(FDMA(HCA_FDMA_LEN), len);
+    reg_write(FDMA(HCA_FDMA_CTRL), HCA_FDMA_CTRL_WRITE_PUT(write != 0));
+    uint32_t st;
+    do
+        st = reg_read(FDMA(HCA_FDMA_STATUS));
+    while (HCA_FDMA_STATUS_BUSY_GET(st));
+    return HCA_FDMA_STATUS_ERROR_GET(st) ? -1 : 0;
+}
+
+void log_str(const char *s)
+{
+    while (*s)
+        reg_write(HCA_CONSOLE_BASE + HCA_CONSOLE_TX, (uint8_t)*s++);
+}
+
+void log_hex(uint32_t v)
+{
+    static const char digits[] = "0123456789abcdef";
+    char buf[11] = "0x";
+    for (int i = 0; i < 8; i++)
+        buf[2 + i] = digits[(v >> (28 - 4 * i)) & 0xf];
+    buf[10] = 0;
+    log_str(buf);
+}

@@ -1,0 +1,45 @@
+/* dev.h — the firmware's view of the device: register access, the translation
+ * unit's firmware port, the firmware DMA engine and the command mailbox.
+ * Every address and field comes from the ABI (hca_abi.h). */
+#ifndef FW_DEV_H
+#define FW_DEV_H
+
+#include <stdint.h>
+
+#include "hca_abi.h"
+
+static inline uint32_t reg_read(uint32_t addr)
+{
+    return *(volatile uint32_t *)(uintptr_t)addr;
+}
+
+static inline void reg_write(uint32_t addr, uint32_t val)
+{
+    *(volatile uint32_t *)(uintptr_t)addr = val;
+}
+
+/* ---- translation unit firmware port (regs fwp) ---- */
+
+/** Run one table command and wait for it; returns its fwp_result. */
+unsigned fwp_run(unsigned op, uint32_t index);
+/** Stage an MPT entry for WRITE_MPT / read the staging after READ_MPT. */
+void fwp_stage_mpt(const hca_mpt_entry_t *e);
+void fwp_fetch_mpt(hca_mpt_entry_t *e);
+/** MTT[index] <- one present page at bus address addr (aligned to 4 KiB at least). */
+unsigned fwp_write_page(uint32_t index, uint64_t addr);
+/** log2 of the table sizes the unit was built with. */
+unsigned fwp_mpt_log2(void);
+unsigned fwp_mtt_log2(void);
+
+/* ---- firmware DMA (regs fdma) ---- */
+
+/** Copy len bytes (1..FDMA_MAX_LEN) host[addr] -> local (write = 0) or local -> host (write = 1).
+ *  0, or -1 on a bus error or bad arguments. */
+int fdma_copy(uint64_t host, void *local, uint32_t len, int write);
+
+/* ---- debug console (regs console) ---- */
+
+void log_str(const char *s);
+void log_hex(uint32_t v);
+
+#endif /* FW_DEV_H */
