@@ -1,0 +1,7 @@
+# sim/elf.mk — the firmware ELF loader and the firmware core harness.
+HCASIM_SRCS += sim/elf_load.c
+
+GTEST_BINS += $(BIN)/test_elf
+
+$(BIN)/test_elf: $(OBJ)/testbench/test_elf.o $(LIBHCASIM)
+	$(call link_bin,$(GTEST_LIBS))
