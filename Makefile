@@ -73,7 +73,7 @@ $(OBJ)/%.o: %.cpp
 
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
-.PHONY: all deps run test bench clean lint synth abi
+.PHONY: all deps run test bench clean lint synth abi check-abi check-abi-errors
 all: $(ALL_TARGETS)
 
 # Installs the Debian packages above only when one is missing; a no-op otherwise.
@@ -84,12 +84,15 @@ deps:
 	else echo "deps: installing" $$missing; apt-get update && \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; fi
 
-run: all
+# run and test first install what is missing, then build in parallel.
+run: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all
 	$(RUN_CMD)
 
 # Every GoogleTest case counts as one test, every check as one; the last line
 # of the output is "N passed, N failed".
-test: all $(GTEST_BINS)
+test: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(GTEST_BINS)
 	@$(PYTHON) testbench/run_tests.py --jobs $(NPROC) --make "$(MAKE) --no-print-directory -s" \
 	    $(addprefix --gtest ,$(GTEST_BINS)) $(addprefix --check ,$(CHECKS))
 
