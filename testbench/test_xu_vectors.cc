@@ -222,6 +222,12 @@ struct Param {
     unsigned req_gap_pct, rsp_stall_pct;
 };
 
+void PrintTo(const Param &p, std::ostream *os)
+{
+    *os << (p.kind == XU_ENGINE_RTL ? "rtl " : "model ") << p.file << " req_gap " << p.req_gap_pct << "% rsp_stall "
+        << p.rsp_stall_pct << "%";
+}
+
 std::string vec_dir()
 {
     if (const char *e = getenv("XU_VEC_DIR"))
@@ -456,7 +462,7 @@ TEST(XuVectorsParse, WellFormedFile)
     EXPECT_EQ(1u, vf.recs[3].req.remote);
     EXPECT_EQ(3u, vf.recs[5].of_req);
     EXPECT_EQ(1u, vf.recs[6].beat);
-    EXPECT_EQ(6u, vf.recs[6].line);
+    EXPECT_EQ(8u, vf.recs[6].line);
     EXPECT_EQ(4u, vf.recs[7].of_req);
 }
 

@@ -592,7 +592,7 @@ class RandomTables:
                     va = seam - 1
                 elif iova <= seam - length // 2 and seam - length // 2 + length <= iova + n:
                     va = seam - length // 2
-            return va, length
+            return va % TWO64, length  # an empty range may sit at 2^64 itself: wraps to 0
         r = rng.random()  # outside, by a little or a lot
         if r < 0.3:
             va = iova - rng.randint(1, 0x100)
