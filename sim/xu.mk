@@ -1,0 +1,2 @@
+# sim/xu.mk — the translation-unit harness (sim/xu.h), shared by both engines.
+HCASIM_SRCS += sim/xu.c
