@@ -570,21 +570,24 @@ rv32_stop_t rv32_run(rv32_t *cpu, uint64_t cycle_budget)
         const uint32_t f3 = (insn >> 12) & 7;
         int bus = 0;
         x[0] = 0;
+        if (UNLIKELY((insn & 3) != 3)) /* a 16-bit (C) encoding: no C extension */
+            goto illegal;
 
-        switch (insn & 0x7f) {
-        case 0x37: /* LUI */
+        /* switch on opcode[6:2]: a dense 32-entry table */
+        switch ((insn >> 2) & 31) {
+        case 0x0d: /* LUI 0x37 */
             x[rd] = insn & 0xfffff000u;
             pc += 4;
             cyc += c_alu;
             break;
 
-        case 0x17: /* AUIPC */
+        case 0x05: /* AUIPC 0x17 */
             x[rd] = pc + (insn & 0xfffff000u);
             pc += 4;
             cyc += c_alu;
             break;
 
-        case 0x6f: { /* JAL */
+        case 0x1b: { /* JAL 0x6f */
             uint32_t t = pc + imm_j(insn);
             if (UNLIKELY(t & 3))
                 EXC(RV32_CAUSE_MISALIGNED_FETCH, t);
@@ -594,7 +597,7 @@ rv32_stop_t rv32_run(rv32_t *cpu, uint64_t cycle_budget)
             break;
         }
 
-        case 0x67: { /* JALR */
+        case 0x19: { /* JALR 0x67 */
             if (UNLIKELY(f3 != 0))
                 goto illegal;
             uint32_t t = (x[rs1] + imm_i(insn)) & ~1u; /* before writing rd: rd may be rs1 */
@@ -606,7 +609,7 @@ rv32_stop_t rv32_run(rv32_t *cpu, uint64_t cycle_budget)
             break;
         }
 
-        case 0x63: { /* BRANCH */
+        case 0x18: { /* BRANCH 0x63 */
             uint32_t a = x[rs1], b = x[rs2];
             int taken;
             switch (f3) {
@@ -631,7 +634,7 @@ rv32_stop_t rv32_run(rv32_t *cpu, uint64_t cycle_budget)
             break;
         }
 
-        case 0x03: { /* LOAD */
+        case 0x00: { /* LOAD 0x03 */
             uint32_t addr = x[rs1] + imm_i(insn);
             uint32_t moff = addr - base;
             uint32_t v;
@@ -671,7 +674,7 @@ rv32_stop_t rv32_run(rv32_t *cpu, uint64_t cycle_budget)
             break;
         }
 
-        case 0x23: { /* STORE */
+        case 0x08: { /* STORE 0x23 */
             uint32_t addr = x[rs1] + imm_s(insn);
             uint32_t moff = addr - base;
             uint32_t v = x[rs2];
@@ -710,7 +713,7 @@ rv32_stop_t rv32_run(rv32_t *cpu, uint64_t cycle_budget)
             break;
         }
 
-        case 0x13: { /* OP-IMM */
+        case 0x04: { /* OP-IMM 0x13 */
             uint32_t a = x[rs1], imm = imm_i(insn);
             switch (f3) {
             case 0: x[rd] = a + imm; break;                           /* addi */
@@ -738,7 +741,7 @@ rv32_stop_t rv32_run(rv32_t *cpu, uint64_t cycle_budget)
             break;
         }
 
-        case 0x33: { /* OP */
+        case 0x0c: { /* OP 0x33 */
             uint32_t a = x[rs1], b = x[rs2];
             uint32_t f7 = insn >> 25;
             if (LIKELY(f7 == 0)) {
@@ -797,14 +800,14 @@ rv32_stop_t rv32_run(rv32_t *cpu, uint64_t cycle_budget)
             break;
         }
 
-        case 0x0f: /* MISC-MEM: fence, fence.i (no caches, one hart: nothing to order) */
+        case 0x03: /* MISC-MEM 0x0f: fence, fence.i (no caches, one hart: nothing to order) */
             if (UNLIKELY(f3 > 1))
                 goto illegal;
             pc += 4;
             cyc += c_alu;
             break;
 
-        case 0x73: /* SYSTEM */
+        case 0x1c: /* SYSTEM 0x73 */
             if (f3 == 0) {
                 switch (insn) {
                 case 0x00000073: /* ecall */

@@ -41,6 +41,17 @@
  * When rv32_run() returns RV32_STOP_WFI the core sleeps until an enabled
  * interrupt is pending; the harness may skip the device ahead to its next
  * event. While asleep, rv32_run() consumes its whole budget as idle cycles.
+ *
+ * Traps (machine mode only, P 3.1.15-3.1.17): mepc = the trapping
+ * instruction (for an interrupt, the next one to execute); mtval = the
+ * instruction bits for an illegal instruction, the address for misaligned
+ * and access-fault loads/stores, the target for a misaligned jump/branch
+ * (reported on the jump), the fetch address for a fetch fault, the ebreak's
+ * own address for a breakpoint (as Spike), 0 for ecall and interrupts. No
+ * misaligned access is emulated. A trapping instruction does not retire and
+ * is charged only the trap entry (costs.jump). With mtvec's base 0 no trap is
+ * taken: rv32_run() returns RV32_STOP_TRAP with pc, registers and CSRs as
+ * before the trapping instruction, and rv32_last_trap() tells why.
  */
 #ifndef RV32_H
 #define RV32_H
@@ -182,7 +193,8 @@ void rv32_reset(rv32_t *cpu, uint32_t pc);
  *  0 executes nothing. While halted, returns RV32_STOP_HALT at once; while
  *  asleep in WFI with no enabled interrupt pending, consumes the whole budget
  *  as idle cycles and returns RV32_STOP_WFI. Pending enabled interrupts are
- *  taken between instructions. */
+ *  taken between instructions. Every cost is >= 1 cycle, so a budget of 1
+ *  executes exactly one instruction (or one trap entry): a single step. */
 rv32_stop_t rv32_run(rv32_t *cpu, uint64_t cycle_budget);
 
 /** Charge n idle cycles (core cycles) in which the core did not execute, e.g.
