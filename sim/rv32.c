@@ -485,8 +485,6 @@ rv32_stop_t rv32_run(rv32_t *cpu, uint64_t cycle_budget)
         return RV32_STOP_HALT;
     uint64_t cyc = cpu->cycles;
     const uint64_t end = cycle_budget > UINT64_MAX - cyc ? UINT64_MAX : cyc + cycle_budget;
-    if (cycle_budget == 0)
-        return RV32_STOP_BUDGET;
     if (cpu->sleeping) {
         if (!wake_pending(cpu)) {
             cpu->cycles = end;
@@ -494,6 +492,8 @@ rv32_stop_t rv32_run(rv32_t *cpu, uint64_t cycle_budget)
         }
         cpu->sleeping = 0;
     }
+    if (cycle_budget == 0)
+        return RV32_STOP_BUDGET;
 
     uint32_t pc = cpu->pc;
     uint64_t ret = cpu->instret;

@@ -199,7 +199,7 @@ rv32_stop_t rv32_run(rv32_t *cpu, uint64_t cycle_budget);
 
 /** Charge n idle cycles (core cycles) in which the core did not execute, e.g.
  *  while a bus access stalled or while the harness skipped ahead in WFI.
- *  mcycle counts them. */
+ *  mcycle counts them. Not from a bus callback (rv32_run() owns the count then). */
 void rv32_add_cycles(rv32_t *cpu, uint64_t n);
 
 /** Stop the core: the current instruction completes, then rv32_run() returns

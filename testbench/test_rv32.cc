@@ -1225,6 +1225,20 @@ TEST_F(Rv32, ExternalInterruptMasked)
     EXPECT_EQ(2u, X(6)) << "mie.MEIE = 0 masks";
 }
 
+TEST_F(Rv32, ExternalInterruptWithoutHandlerStops)
+{
+    ASSERT_EQ(0, rv32_csr_write(cpu, RV32_CSR_MIE, RV32_MIX_MEI));
+    ASSERT_EQ(0, rv32_csr_write(cpu, RV32_CSR_MSTATUS, RV32_MSTATUS_MIE));
+    p.Emit(rv_addi(6, 0, 1));
+    p.Emit(rv_addi(6, 0, 2));
+    Load();
+    ASSERT_EQ(RV32_STOP_BUDGET, rv32_run(cpu, 1));
+    rv32_set_irq(cpu, 1);
+    ExpectUnhandledTrap(rv32_run(cpu, 100), RV32_CAUSE_MEI, kBase + 4, 0);
+    EXPECT_EQ(1u, X(6));
+    EXPECT_EQ(RV32_MSTATUS_MIE, Csr(RV32_CSR_MSTATUS) & RV32_MSTATUS_MIE) << "not taken: MIE unchanged";
+}
+
 TEST_F(Rv32, InterruptHandlerClearsSourceAndReturns)
 {
     // handler: x20++; clear the line; mret
@@ -1264,6 +1278,8 @@ TEST_F(Rv32, WfiSleepsIdlesAndWakesIntoInterrupt)
     EXPECT_EQ(1u, c0) << "wfi costs alu, nothing more";
     // asleep: a run consumes its budget as idle cycles
     EXPECT_EQ(RV32_STOP_WFI, rv32_run(cpu, 100));
+    EXPECT_EQ(c0 + 100, rv32_cycles(cpu));
+    EXPECT_EQ(RV32_STOP_WFI, rv32_run(cpu, 0)) << "still asleep";
     EXPECT_EQ(c0 + 100, rv32_cycles(cpu));
     EXPECT_EQ(1u, rv32_instret(cpu));
     rv32_add_cycles(cpu, 50);
