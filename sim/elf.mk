@@ -1,7 +1,7 @@
 # sim/elf.mk — the firmware ELF loader and the firmware core harness.
-HCASIM_SRCS += sim/elf_load.c
+HCASIM_SRCS += sim/elf_load.c sim/fwcore.c
 
 GTEST_BINS += $(BIN)/test_elf
 
-$(BIN)/test_elf: $(OBJ)/testbench/test_elf.o $(LIBHCASIM)
+$(BIN)/test_elf: $(OBJ)/testbench/test_elf.o $(LIBHCASIM) $(filter %.a,$(HCASIM_LINK))
 	$(call link_bin,$(GTEST_LIBS))

@@ -116,6 +116,23 @@ inline Image reference(uint32_t base)
     return im;
 }
 
+// A one-segment program: the words as text (R+X) at base, entry at base,
+// followed by a RW segment of bss_size zeroed bytes at base + 0x1000 (when
+// non-zero).
+inline Image program(uint32_t base, const std::vector<uint32_t> &words, uint32_t bss_size = 0)
+{
+    Image im;
+    im.eh = rv32_ehdr(base);
+    std::vector<uint8_t> text(words.size() * 4);
+    std::memcpy(text.data(), words.data(), text.size());
+    im.ph.push_back(load_phdr(kTextOff, base, uint32_t(text.size()), uint32_t(text.size()), PF_R | PF_X));
+    if (bss_size)
+        im.ph.push_back(load_phdr(kTextOff, base + kDataDelta, 0, bss_size, PF_R | PF_W));
+    im.eh.e_phnum = static_cast<Elf32_Half>(im.ph.size());
+    im.blobs.push_back({ kTextOff, text });
+    return im;
+}
+
 } // namespace elfb
 
 #endif // ELF_BUILD_H
