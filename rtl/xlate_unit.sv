@@ -1,0 +1,378 @@
+`default_nettype none
+`include "hca_abi.svh"
+
+// xlate_unit — the translation unit: key check (SEMANTICS.md "The key
+// check"), MPT and MTT, page-split translation, and the firmware port that
+// writes the tables. Ports map one to one onto xu_pins_t (sim/xu_engine.h).
+//
+// Pipeline of one request whose handshake is in cycle c (uncontended):
+//   c    handshake; the MPT entry at the key's index and its alloc bit are
+//        read (synchronous RAM, registered at the edge ending c).
+//   c+1  S1: xu_key_check runs the rules on the registered entry; the outcome
+//        loads the walker at the edge ending c+1. If the walker is still busy
+//        S1 holds, req_ready_o is 0 and the RAM output holds with it (its read
+//        enable is the handshake), so the request keeps the entry it was
+//        accepted with.
+//   c+2  S2: xu_walker issues the first beat, only when the output buffer has
+//        room for it (credits: FIFO level + S3 < FIFO depth). A page walk
+//        checks the page against the MR's page count and the MTT size and
+//        reads MTT[mtt_base + page]; later pages issue one per cycle.
+//   c+3  S3: the beat is completed from the MTT entry (pa = pfn << 12 +
+//        offset; an absent entry makes it the request's last beat, ERR_MTT,
+//        and aborts the walk) and written into the output FIFO.
+//   c+4  the beat is at the FIFO head: rsp_valid_o. Beats leave straight
+//        from registers and hold until rsp_ready_i.
+// Single-beat requests flow at one per cycle with rsp_ready_i high: the
+// walker loads a request in the cycle it issues the previous one's last beat,
+// and the 4-deep FIFO covers the two-cycle credit loop. No output depends
+// combinationally on an input.
+//
+// Table writes from the firmware port use the RAMs' second port; a request
+// accepted in the cycle of a write reads the old entry (see xu_fw_port for
+// INVALIDATE and FENCE, which count such requests).
+module xlate_unit #(
+  parameter int MPT_ENTRIES = `HCA_MPT_ENTRIES_DEFAULT,
+  parameter int MTT_ENTRIES = `HCA_MTT_ENTRIES_DEFAULT
+) (
+  input  logic                           clk_i,
+  input  logic                           rst_ni,
+
+  // request: one key-checked access
+  input  logic                           req_valid_i,
+  output logic                           req_ready_o,
+  input  logic [`HCA_XU_TAG_BITS-1:0]    req_tag_i,
+  input  logic [`HCA_ACCESS_W-1:0]       req_rights_i,
+  input  logic                           req_remote_i,
+  input  logic [`HCA_KEY_BITS-1:0]       req_key_i,
+  input  logic [`HCA_PD_BITS-1:0]        req_pd_i,
+  input  logic [`HCA_XU_LEN_BITS-1:0]    req_len_i,
+  input  logic [63:0]                    req_va_i,
+
+  // response: one beat per physical segment
+  output logic                           rsp_valid_o,
+  input  logic                           rsp_ready_i,
+  output logic [`HCA_XU_TAG_BITS-1:0]    rsp_tag_o,
+  output logic [`HCA_XLATE_STATUS_W-1:0] rsp_status_o,
+  output logic                           rsp_last_o,
+  output logic [`HCA_XU_LEN_BITS-1:0]    rsp_len_o,
+  output logic [63:0]                    rsp_pa_o,
+
+  // firmware port: register block fwp
+  input  logic                           fw_valid_i,
+  output logic                           fw_ready_o,
+  input  logic                           fw_write_i,
+  input  logic [15:0]                    fw_addr_i,
+  input  logic [31:0]                    fw_wdata_i,
+  output logic                           fw_rvalid_o,
+  output logic [31:0]                    fw_rdata_o
+);
+
+  localparam int MPT_AW     = $clog2(MPT_ENTRIES);
+  localparam int MTT_AW     = $clog2(MTT_ENTRIES);
+  localparam int TAG_W      = `HCA_XU_TAG_BITS;
+  localparam int ST_W       = `HCA_XLATE_STATUS_W;
+  localparam int LEN_W      = `HCA_XU_LEN_BITS;
+  localparam int FIFO_DEPTH = 4;
+  localparam int LVL_W      = $clog2(FIFO_DEPTH + 1);
+  localparam int BEAT_W     = TAG_W + ST_W + 1 + LEN_W + 64;
+
+  // ---------------------------------------------------------------- parameters
+  localparam int MAX_ENTRIES = 1 << `HCA_TABLE_INDEX_BITS;
+  localparam bit MPT_BAD = MPT_ENTRIES < 2 || MPT_ENTRIES > MAX_ENTRIES ||
+                           (MPT_ENTRIES & (MPT_ENTRIES - 1)) != 0;
+  localparam bit MTT_BAD = MTT_ENTRIES < 2 || MTT_ENTRIES > MAX_ENTRIES ||
+                           (MTT_ENTRIES & (MTT_ENTRIES - 1)) != 0;
+
+  generate if (MPT_BAD) begin : g_bad_mpt
+`ifdef __ICARUS__
+    initial $fatal(1, "xlate_unit: MPT_ENTRIES=%0d must be a power of two in [2, 2^24]", MPT_ENTRIES);
+`else
+    $error("xlate_unit: MPT_ENTRIES must be a power of two in [2, 2^24]");
+`endif
+  end endgenerate
+
+  generate if (MTT_BAD) begin : g_bad_mtt
+`ifdef __ICARUS__
+    initial $fatal(1, "xlate_unit: MTT_ENTRIES=%0d must be a power of two in [2, 2^24]", MTT_ENTRIES);
+`else
+    $error("xlate_unit: MTT_ENTRIES must be a power of two in [2, 2^24]");
+`endif
+  end endgenerate
+
+  // ---------------------------------------------------------------- c: accept, MPT read
+  logic req_fire;
+  logic wk_ld_ready;
+  logic s1_valid_q;
+
+  assign req_ready_o = !s1_valid_q || wk_ld_ready;
+  assign req_fire    = req_valid_i && req_ready_o;
+
+  logic [`HCA_MPT_ENTRY_W-1:0] mpt_a_rdata;
+  logic                        mpt_a_alloc;
+
+  logic                        fwp_mpt_re, fwp_mpt_we, fwp_mpt_vwe, fwp_mpt_wvalid, fwp_mpt_rvalid;
+  logic [MPT_AW-1:0]           fwp_mpt_addr;
+  logic [`HCA_MPT_ENTRY_W-1:0] fwp_mpt_wdata, fwp_mpt_rdata;
+
+  xu_table #(
+    .DEPTH (MPT_ENTRIES),
+    .WIDTH (`HCA_MPT_ENTRY_W)
+  ) u_mpt (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .a_re_i     (req_fire),
+    .a_addr_i   (req_key_i[`HCA_KEY_INDEX_SHIFT +: MPT_AW]),
+    .a_rdata_o  (mpt_a_rdata),
+    .a_rvalid_o (mpt_a_alloc),
+    .b_re_i     (fwp_mpt_re),
+    .b_we_i     (fwp_mpt_we),
+    .b_vwe_i    (fwp_mpt_vwe),
+    .b_addr_i   (fwp_mpt_addr),
+    .b_wdata_i  (fwp_mpt_wdata),
+    .b_wvalid_i (fwp_mpt_wvalid),
+    .b_rdata_o  (fwp_mpt_rdata),
+    .b_rvalid_o (fwp_mpt_rvalid)
+  );
+
+  // ---------------------------------------------------------------- c+1: S1, key check
+  logic [TAG_W-1:0]          s1_tag_q;
+  logic [`HCA_ACCESS_W-1:0]  s1_rights_q;
+  logic                      s1_remote_q;
+  logic [`HCA_KEY_BITS-1:0]  s1_key_q;
+  logic [`HCA_PD_BITS-1:0]   s1_pd_q;
+  logic [LEN_W-1:0]          s1_len_q;
+  logic [63:0]               s1_va_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      s1_valid_q <= 1'b0;
+    end else if (req_ready_o) begin
+      s1_valid_q <= req_valid_i;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (req_fire) begin
+      s1_tag_q    <= req_tag_i;
+      s1_rights_q <= req_rights_i;
+      s1_remote_q <= req_remote_i;
+      s1_key_q    <= req_key_i;
+      s1_pd_q     <= req_pd_i;
+      s1_len_q    <= req_len_i;
+      s1_va_q     <= req_va_i;
+    end
+  end
+
+  logic [ST_W-1:0]  kc_status;
+  logic             kc_walk;
+  logic [63:0]      kc_pa;
+  logic [LEN_W-1:0] kc_len;
+
+  xu_key_check #(
+    .MPT_ENTRIES (MPT_ENTRIES)
+  ) u_key_check (
+    .rights_i (s1_rights_q),
+    .remote_i (s1_remote_q),
+    .key_i    (s1_key_q),
+    .pd_i     (s1_pd_q),
+    .len_i    (s1_len_q),
+    .va_i     (s1_va_q),
+    .entry_i  (mpt_a_rdata),
+    .alloc_i  (mpt_a_alloc),
+    .status_o (kc_status),
+    .walk_o   (kc_walk),
+    .pa_o     (kc_pa),
+    .len_o    (kc_len)
+  );
+
+  // ---------------------------------------------------------------- c+2: S2, walker
+  logic              wk_iss_valid, wk_iss_ready, wk_iss_mtt, wk_iss_last;
+  logic [TAG_W-1:0]  wk_iss_tag;
+  logic [ST_W-1:0]   wk_iss_status;
+  logic [63:0]       wk_iss_pa;
+  logic [LEN_W-1:0]  wk_iss_len;
+  logic              wk_abort;
+  logic              mtt_a_re;
+  logic [MTT_AW-1:0] mtt_a_addr;
+
+  xu_walker #(
+    .MTT_ENTRIES (MTT_ENTRIES)
+  ) u_walker (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .ld_valid_i      (s1_valid_q),
+    .ld_ready_o      (wk_ld_ready),
+    .ld_tag_i        (s1_tag_q),
+    .ld_status_i     (kc_status),
+    .ld_walk_i       (kc_walk),
+    .ld_pa_i         (kc_pa),
+    .ld_len_i        (kc_len),
+    .ld_va_i         (s1_va_q),
+    .ld_iova_i       (`HCA_MPT_ENTRY_IOVA(mpt_a_rdata)),
+    .ld_page_shift_i (`HCA_MPT_ENTRY_PAGE_SHIFT(mpt_a_rdata)),
+    .ld_mtt_base_i   (`HCA_MPT_ENTRY_MTT_BASE(mpt_a_rdata)),
+    .ld_mtt_count_i  (`HCA_MPT_ENTRY_MTT_COUNT(mpt_a_rdata)),
+    .iss_valid_o     (wk_iss_valid),
+    .iss_ready_i     (wk_iss_ready),
+    .iss_tag_o       (wk_iss_tag),
+    .iss_status_o    (wk_iss_status),
+    .iss_mtt_o       (wk_iss_mtt),
+    .iss_pa_o        (wk_iss_pa),
+    .iss_len_o       (wk_iss_len),
+    .iss_last_o      (wk_iss_last),
+    .abort_i         (wk_abort),
+    .mtt_re_o        (mtt_a_re),
+    .mtt_addr_o      (mtt_a_addr)
+  );
+
+  logic [`HCA_MTT_ENTRY_W-1:0] mtt_a_rdata;
+  logic                        mtt_a_present;
+
+  logic                        fwp_mtt_re, fwp_mtt_we, fwp_mtt_vwe, fwp_mtt_wvalid, fwp_mtt_rvalid;
+  logic [MTT_AW-1:0]           fwp_mtt_addr;
+  logic [`HCA_MTT_ENTRY_W-1:0] fwp_mtt_wdata, fwp_mtt_rdata;
+
+  xu_table #(
+    .DEPTH (MTT_ENTRIES),
+    .WIDTH (`HCA_MTT_ENTRY_W)
+  ) u_mtt (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .a_re_i     (mtt_a_re),
+    .a_addr_i   (mtt_a_addr),
+    .a_rdata_o  (mtt_a_rdata),
+    .a_rvalid_o (mtt_a_present),
+    .b_re_i     (fwp_mtt_re),
+    .b_we_i     (fwp_mtt_we),
+    .b_vwe_i    (fwp_mtt_vwe),
+    .b_addr_i   (fwp_mtt_addr),
+    .b_wdata_i  (fwp_mtt_wdata),
+    .b_wvalid_i (fwp_mtt_wvalid),
+    .b_rdata_o  (fwp_mtt_rdata),
+    .b_rvalid_o (fwp_mtt_rvalid)
+  );
+
+  // ---------------------------------------------------------------- c+3: S3, beat
+  logic             s3_valid_q;
+  logic [TAG_W-1:0] s3_tag_q;
+  logic [ST_W-1:0]  s3_status_q;
+  logic             s3_mtt_q, s3_last_q;
+  logic [63:0]      s3_pa_q;
+  logic [LEN_W-1:0] s3_len_q;
+  logic             wk_iss_fire;
+
+  assign wk_iss_fire = wk_iss_valid && wk_iss_ready;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      s3_valid_q <= 1'b0;
+    end else begin
+      s3_valid_q <= wk_iss_fire;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (wk_iss_fire) begin
+      s3_tag_q    <= wk_iss_tag;
+      s3_status_q <= wk_iss_status;
+      s3_mtt_q    <= wk_iss_mtt;
+      s3_pa_q     <= wk_iss_pa;
+      s3_len_q    <= wk_iss_len;
+      s3_last_q   <= wk_iss_last;
+    end
+  end
+
+  // The MTT entry's page address; the other bits (present: from the valid
+  // vector; peer and reserved bits) play no part in the address.
+  logic [63:0] mtt_page_pa;
+  logic        unused_mtt;
+  assign mtt_page_pa = {`HCA_MTT_ENTRY_PFN(mtt_a_rdata), `HCA_MTT_ENTRY_PFN_LSB'(0)};
+  assign unused_mtt  = ^mtt_a_rdata[`HCA_MTT_ENTRY_PFN_LSB-1:0];
+
+  logic             s3_absent;
+  logic [ST_W-1:0]  beat_status;
+  logic [63:0]      beat_pa;
+  logic [LEN_W-1:0] beat_len;
+  logic             beat_last;
+
+  assign s3_absent = s3_mtt_q && !mtt_a_present;
+
+  always_comb begin
+    beat_status = s3_status_q;
+    beat_pa     = s3_pa_q;
+    beat_len    = s3_len_q;
+    beat_last   = s3_last_q;
+    if (s3_mtt_q) begin
+      if (s3_absent) begin
+        beat_status = `HCA_XLATE_STATUS_ERR_MTT;
+        beat_pa     = 64'd0;
+        beat_len    = '0;
+        beat_last   = 1'b1;
+      end else begin
+        beat_pa     = mtt_page_pa + s3_pa_q;
+      end
+    end
+  end
+
+  // An absent page ends its request here; the walker must not issue the next.
+  assign wk_abort = s3_valid_q && s3_absent && !s3_last_q;
+
+  // ---------------------------------------------------------------- c+4: output FIFO
+  logic [LVL_W-1:0]  fifo_level;
+  logic [BEAT_W-1:0] rsp_beat;
+
+  // Credits: a beat may issue only if the FIFO will have room for it when it
+  // leaves S3, whatever rsp_ready_i does meanwhile.
+  assign wk_iss_ready = (fifo_level + LVL_W'(s3_valid_q)) < LVL_W'(FIFO_DEPTH);
+
+  xu_fifo #(
+    .WIDTH (BEAT_W),
+    .DEPTH (FIFO_DEPTH)
+  ) u_rsp_fifo (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  (s3_valid_q),
+    .in_data_i   ({s3_tag_q, beat_status, beat_last, beat_len, beat_pa}),
+    .out_valid_o (rsp_valid_o),
+    .out_ready_i (rsp_ready_i),
+    .out_data_o  (rsp_beat),
+    .level_o     (fifo_level)
+  );
+
+  assign {rsp_tag_o, rsp_status_o, rsp_last_o, rsp_len_o, rsp_pa_o} = rsp_beat;
+
+  // ---------------------------------------------------------------- firmware port
+  xu_fw_port #(
+    .MPT_ENTRIES (MPT_ENTRIES),
+    .MTT_ENTRIES (MTT_ENTRIES)
+  ) u_fw_port (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .fw_valid_i   (fw_valid_i),
+    .fw_ready_o   (fw_ready_o),
+    .fw_write_i   (fw_write_i),
+    .fw_addr_i    (fw_addr_i),
+    .fw_wdata_i   (fw_wdata_i),
+    .fw_rvalid_o  (fw_rvalid_o),
+    .fw_rdata_o   (fw_rdata_o),
+    .req_accept_i (req_fire),
+    .req_done_i   (rsp_valid_o && rsp_ready_i && rsp_last_o),
+    .mpt_re_o     (fwp_mpt_re),
+    .mpt_we_o     (fwp_mpt_we),
+    .mpt_vwe_o    (fwp_mpt_vwe),
+    .mpt_addr_o   (fwp_mpt_addr),
+    .mpt_wdata_o  (fwp_mpt_wdata),
+    .mpt_wvalid_o (fwp_mpt_wvalid),
+    .mpt_rdata_i  (fwp_mpt_rdata),
+    .mpt_rvalid_i (fwp_mpt_rvalid),
+    .mtt_re_o     (fwp_mtt_re),
+    .mtt_we_o     (fwp_mtt_we),
+    .mtt_vwe_o    (fwp_mtt_vwe),
+    .mtt_addr_o   (fwp_mtt_addr),
+    .mtt_wdata_o  (fwp_mtt_wdata),
+    .mtt_wvalid_o (fwp_mtt_wvalid),
+    .mtt_rdata_i  (fwp_mtt_rdata),
+    .mtt_rvalid_i (fwp_mtt_rvalid)
+  );
+
+endmodule

@@ -1,0 +1,390 @@
+`default_nettype none
+`include "hca_abi.svh"
+
+// xu_fw_port — the firmware port (register block fwp of abi/hca.toml): entry
+// staging, table commands, and the request count that makes INVALIDATE and
+// FENCE exact.
+//
+// Every accepted access (fw_ready_o is always 1) answers with fw_rvalid_o one
+// cycle later: read data for a read, 0 for a write. Offsets outside the block
+// (or not 4-byte aligned) read 0 and ignore writes.
+//
+// Commands (CMD write in cycle w; the tables are written through port B):
+//   NOP, WRITE_MPT, WRITE_MTT  complete at once; the table write happens at
+//                              the edge ending w, so a request accepted in w
+//                              still saw the old entry.
+//   READ_MPT, READ_MTT         read in w, staging loaded at the end of w+1
+//                              (busy for one cycle). The alloc/present bit
+//                              comes from the table's valid vector.
+//   INVALIDATE                 read in w; at the edge ending w+1 write the
+//                              entry back with state FREE and load the fence
+//                              count with every request accepted up to and
+//                              including w+1 (those read the old entry) and
+//                              not yet finished; busy until they finish.
+//   FENCE                      the same count at the edge ending w.
+// Requests finish in order, so counting down last beats handed over is an
+// exact fence. A CMD written while busy is dropped with result BUSY; the
+// running command goes on and sets its own result when it completes (if both
+// happen at one edge, BUSY is what STATUS shows: the later event for the
+// firmware).
+module xu_fw_port #(
+  parameter int MPT_ENTRIES = `HCA_MPT_ENTRIES_DEFAULT,
+  parameter int MTT_ENTRIES = `HCA_MTT_ENTRIES_DEFAULT
+) (
+  input  logic                           clk_i,
+  input  logic                           rst_ni,
+
+  // register access
+  input  logic                           fw_valid_i,
+  output logic                           fw_ready_o,
+  input  logic                           fw_write_i,
+  input  logic [15:0]                    fw_addr_i,
+  input  logic [31:0]                    fw_wdata_i,
+  output logic                           fw_rvalid_o,
+  output logic [31:0]                    fw_rdata_o,
+
+  // request accounting
+  input  logic                           req_accept_i,  // request handshake this cycle
+  input  logic                           req_done_i,    // a last beat handed over this cycle
+
+  // MPT, port B
+  output logic                           mpt_re_o,
+  output logic                           mpt_we_o,
+  output logic                           mpt_vwe_o,
+  output logic [$clog2(MPT_ENTRIES)-1:0] mpt_addr_o,
+  output logic [`HCA_MPT_ENTRY_W-1:0]    mpt_wdata_o,
+  output logic                           mpt_wvalid_o,
+  input  logic [`HCA_MPT_ENTRY_W-1:0]    mpt_rdata_i,
+  input  logic                           mpt_rvalid_i,
+
+  // MTT, port B
+  output logic                           mtt_re_o,
+  output logic                           mtt_we_o,
+  output logic                           mtt_vwe_o,
+  output logic [$clog2(MTT_ENTRIES)-1:0] mtt_addr_o,
+  output logic [`HCA_MTT_ENTRY_W-1:0]    mtt_wdata_o,
+  output logic                           mtt_wvalid_o,
+  input  logic [`HCA_MTT_ENTRY_W-1:0]    mtt_rdata_i,
+  input  logic                           mtt_rvalid_i
+);
+
+  localparam int MPT_AW    = $clog2(MPT_ENTRIES);
+  localparam int MTT_AW    = $clog2(MTT_ENTRIES);
+  localparam int IDX_W     = `HCA_FWP_CMD_INDEX_W;
+  localparam int MPT_WORDS = `HCA_FWP_MPT_DATA_COUNT;
+  localparam int MTT_WORDS = `HCA_FWP_MTT_DATA_COUNT;
+  localparam int MPT_SEL_W = $clog2(MPT_WORDS);
+  localparam int MTT_SEL_W = (MTT_WORDS > 1) ? $clog2(MTT_WORDS) : 1;
+  // At most 1 request in S1, 1 in the walker, 1 in S3 and 4 in the output
+  // FIFO are in flight: 8 bits is ample.
+  localparam int INFL_W    = 8;
+  localparam logic [IDX_W:0] MPT_LIMIT = MPT_ENTRIES[IDX_W:0];
+  localparam logic [IDX_W:0] MTT_LIMIT = MTT_ENTRIES[IDX_W:0];
+
+  // The staging registers are the entries' bytes in address order.
+  generate if (32 * MPT_WORDS != `HCA_MPT_ENTRY_W || 32 * MTT_WORDS != `HCA_MTT_ENTRY_W)
+  begin : g_bad_staging
+`ifdef __ICARUS__
+    initial $fatal(1, "xu_fw_port: MPT_DATA/MTT_DATA staging does not match the entry sizes");
+`else
+    $error("xu_fw_port: MPT_DATA/MTT_DATA staging does not match the entry sizes");
+`endif
+  end endgenerate
+
+  typedef enum logic [2:0] {
+    ST_IDLE,      // no command running
+    ST_READ_MPT,  // port B read data arrives: load the MPT staging
+    ST_READ_MTT,  // ... the MTT staging
+    ST_INV_WB,    // write the entry back as FREE, start the fence
+    ST_FENCE      // wait for fence_q more requests to finish
+  } state_e;
+
+  state_e                         state_q, state_d;
+  logic [IDX_W-1:0]               idx_q, idx_d;
+  logic [`HCA_FWP_RESULT_W-1:0]   result_q, result_d;
+  logic [INFL_W-1:0]              inflight_q, inflight_d;
+  logic [INFL_W-1:0]              fence_q, fence_d;
+  // Staging: the entries' bytes in address order (word i = bytes 4i..4i+3).
+  logic [`HCA_MPT_ENTRY_W-1:0]    mpt_stage_q, mpt_stage_d;
+  logic [`HCA_MTT_ENTRY_W-1:0]    mtt_stage_q, mtt_stage_d;
+  logic                           rvalid_q;
+  logic [31:0]                    rdata_q, rdata_d;
+
+  // ---------------------------------------------------------------- decode
+  logic                   aligned, hit_mpt, hit_mtt, hit_cmd, hit_status, hit_inflight, hit_sizes;
+  logic [15:0]            mpt_off, mtt_off;
+  logic [MPT_SEL_W-1:0]   mpt_sel;
+  logic [MTT_SEL_W-1:0]   mtt_sel;
+  logic                   wr, rd, cmd_write, busy;
+  logic [`HCA_FWP_OP_W-1:0] cmd_op;
+  logic [IDX_W-1:0]       cmd_idx;
+  logic                   cmd_mpt_ok, cmd_mtt_ok;
+  logic [MPT_AW-1:0]      cmd_mpt_addr, idx_mpt_addr;
+  logic [MTT_AW-1:0]      cmd_mtt_addr;
+
+  assign aligned      = fw_addr_i[1:0] == 2'b00;
+  assign mpt_off      = fw_addr_i - 16'(`HCA_FWP_MPT_DATA);
+  assign mtt_off      = fw_addr_i - 16'(`HCA_FWP_MTT_DATA);
+  assign hit_mpt      = aligned && (mpt_off < 16'(4 * MPT_WORDS));
+  assign hit_mtt      = aligned && (mtt_off < 16'(4 * MTT_WORDS));
+  assign mpt_sel      = mpt_off[2 +: MPT_SEL_W];
+  assign mtt_sel      = mtt_off[2 +: MTT_SEL_W];
+  assign hit_cmd      = fw_addr_i == 16'(`HCA_FWP_CMD);
+  assign hit_status   = fw_addr_i == 16'(`HCA_FWP_STATUS);
+  assign hit_inflight = fw_addr_i == 16'(`HCA_FWP_INFLIGHT);
+  assign hit_sizes    = fw_addr_i == 16'(`HCA_FWP_SIZES);
+
+  assign wr           = fw_valid_i && fw_write_i;
+  assign rd           = fw_valid_i && !fw_write_i;
+  assign cmd_write    = wr && hit_cmd;
+  assign cmd_op       = fw_wdata_i[`HCA_FWP_CMD_OP_LSB +: `HCA_FWP_CMD_OP_W];
+  assign cmd_idx      = fw_wdata_i[`HCA_FWP_CMD_INDEX_LSB +: IDX_W];
+  assign cmd_mpt_ok   = {1'b0, cmd_idx} < MPT_LIMIT;
+  assign cmd_mtt_ok   = {1'b0, cmd_idx} < MTT_LIMIT;
+  assign cmd_mpt_addr = cmd_idx[MPT_AW-1:0];
+  assign cmd_mtt_addr = cmd_idx[MTT_AW-1:0];
+  assign idx_mpt_addr = idx_q[MPT_AW-1:0];
+  assign busy         = state_q != ST_IDLE;
+
+  // CMD bits above op are reserved; idx_q keeps the full index for waves.
+  logic unused_fw;
+  assign unused_fw = ^{fw_wdata_i[31:`HCA_FWP_CMD_OP_LSB + `HCA_FWP_CMD_OP_W], idx_q};
+
+  // Requests accepted and not finished, as it will be after this edge: a
+  // fence loaded from it counts a request accepted in this very cycle.
+  assign inflight_d = inflight_q + INFL_W'(req_accept_i) - INFL_W'(req_done_i);
+
+  // ---------------------------------------------------------------- entries
+  // The bit edits the commands make to an entry read through port B.
+  localparam logic [`HCA_MPT_ENTRY_W-1:0] MPT_ALLOC_MASK =
+      `HCA_MPT_ENTRY_W'(1) << `HCA_MPT_ENTRY_ALLOC_LSB;
+  localparam logic [`HCA_MPT_ENTRY_W-1:0] MPT_STATE_MASK =
+      `HCA_MPT_ENTRY_W'(1) << `HCA_MPT_ENTRY_STATE_LSB;
+  localparam logic [`HCA_MTT_ENTRY_W-1:0] MTT_PRESENT_MASK =
+      `HCA_MTT_ENTRY_W'(1) << `HCA_MTT_ENTRY_PRESENT_LSB;
+
+  logic [`HCA_MPT_ENTRY_W-1:0] mpt_loaded, mpt_freed;
+  logic [`HCA_MTT_ENTRY_W-1:0] mtt_loaded;
+
+  // READ_*: the alloc/present bit comes from the valid vector, not the RAM.
+  assign mpt_loaded = (mpt_rdata_i & ~MPT_ALLOC_MASK) |
+                      (`HCA_MPT_ENTRY_W'(mpt_rvalid_i) << `HCA_MPT_ENTRY_ALLOC_LSB);
+  assign mtt_loaded = (mtt_rdata_i & ~MTT_PRESENT_MASK) |
+                      (`HCA_MTT_ENTRY_W'(mtt_rvalid_i) << `HCA_MTT_ENTRY_PRESENT_LSB);
+  // INVALIDATE: only the state changes, to FREE; alloc (the vector) stays.
+  assign mpt_freed  = (mpt_rdata_i & ~MPT_STATE_MASK) |
+                      (`HCA_MPT_ENTRY_W'(`HCA_MKEY_STATE_FREE) << `HCA_MPT_ENTRY_STATE_LSB);
+
+  // Staging words: a firmware write, else the entry a READ_* brought back,
+  // else unchanged. A write in the cycle a READ_* loads is the later event
+  // for the firmware and wins for its word.
+  logic load_mpt, load_mtt;
+  assign load_mpt = state_q == ST_READ_MPT;
+  assign load_mtt = state_q == ST_READ_MTT;
+
+  for (genvar w = 0; w < MPT_WORDS; w++) begin : g_mpt_stage
+    assign mpt_stage_d[32 * w +: 32] =
+        (wr && hit_mpt && mpt_sel == MPT_SEL_W'(w)) ? fw_wdata_i :
+        load_mpt ? mpt_loaded[32 * w +: 32] : mpt_stage_q[32 * w +: 32];
+  end
+  for (genvar w = 0; w < MTT_WORDS; w++) begin : g_mtt_stage
+    assign mtt_stage_d[32 * w +: 32] =
+        (wr && hit_mtt && mtt_sel == MTT_SEL_W'(w)) ? fw_wdata_i :
+        load_mtt ? mtt_loaded[32 * w +: 32] : mtt_stage_q[32 * w +: 32];
+  end
+
+  // Read data of the staging words: word sel of the flat entry.
+  logic [31:0] mpt_rd_word, mtt_rd_word;
+  assign mpt_rd_word = 32'(mpt_stage_q >> {mpt_sel, 5'd0});
+  assign mtt_rd_word = 32'(mtt_stage_q >> {mtt_sel, 5'd0});
+
+  // ---------------------------------------------------------------- commands
+  always_comb begin
+    state_d      = state_q;
+    idx_d        = idx_q;
+    result_d     = result_q;
+    fence_d      = fence_q;
+
+    mpt_re_o     = 1'b0;
+    mpt_we_o     = 1'b0;
+    mpt_vwe_o    = 1'b0;
+    mpt_addr_o   = cmd_mpt_addr;
+    mpt_wdata_o  = mpt_stage_q;
+    mtt_re_o     = 1'b0;
+    mtt_we_o     = 1'b0;
+    mtt_vwe_o    = 1'b0;
+    mtt_addr_o   = cmd_mtt_addr;
+
+    case (state_q)
+      ST_IDLE: begin
+        if (cmd_write) begin
+          idx_d = cmd_idx;
+          case (cmd_op)
+            `HCA_FWP_OP_NOP: begin
+              result_d = `HCA_FWP_RESULT_OK;
+            end
+            `HCA_FWP_OP_WRITE_MPT: begin
+              if (cmd_mpt_ok) begin
+                mpt_we_o  = 1'b1;
+                mpt_vwe_o = 1'b1;
+                result_d  = `HCA_FWP_RESULT_OK;
+              end else begin
+                result_d  = `HCA_FWP_RESULT_BAD_INDEX;
+              end
+            end
+            `HCA_FWP_OP_WRITE_MTT: begin
+              if (cmd_mtt_ok) begin
+                mtt_we_o  = 1'b1;
+                mtt_vwe_o = 1'b1;
+                result_d  = `HCA_FWP_RESULT_OK;
+              end else begin
+                result_d  = `HCA_FWP_RESULT_BAD_INDEX;
+              end
+            end
+            `HCA_FWP_OP_INVALIDATE: begin
+              if (cmd_mpt_ok) begin
+                mpt_re_o = 1'b1;
+                state_d  = ST_INV_WB;
+              end else begin
+                result_d = `HCA_FWP_RESULT_BAD_INDEX;
+              end
+            end
+            `HCA_FWP_OP_READ_MPT: begin
+              if (cmd_mpt_ok) begin
+                mpt_re_o = 1'b1;
+                state_d  = ST_READ_MPT;
+              end else begin
+                result_d = `HCA_FWP_RESULT_BAD_INDEX;
+              end
+            end
+            `HCA_FWP_OP_READ_MTT: begin
+              if (cmd_mtt_ok) begin
+                mtt_re_o = 1'b1;
+                state_d  = ST_READ_MTT;
+              end else begin
+                result_d = `HCA_FWP_RESULT_BAD_INDEX;
+              end
+            end
+            `HCA_FWP_OP_FENCE: begin
+              if (inflight_d == '0) begin
+                result_d = `HCA_FWP_RESULT_OK;
+              end else begin
+                fence_d  = inflight_d;
+                state_d  = ST_FENCE;
+              end
+            end
+            default: begin
+              result_d = `HCA_FWP_RESULT_BAD_OP;
+            end
+          endcase
+        end
+      end
+
+      ST_READ_MPT: begin
+        result_d    = `HCA_FWP_RESULT_OK;
+        state_d     = ST_IDLE;
+      end
+
+      ST_READ_MTT: begin
+        result_d    = `HCA_FWP_RESULT_OK;
+        state_d     = ST_IDLE;
+      end
+
+      ST_INV_WB: begin
+        // The state change: requests accepted up to this cycle read the old
+        // entry and are counted; later ones read FREE.
+        mpt_we_o    = 1'b1;
+        mpt_addr_o  = idx_mpt_addr;
+        mpt_wdata_o = mpt_freed;
+        if (inflight_d == '0) begin
+          result_d = `HCA_FWP_RESULT_OK;
+          state_d  = ST_IDLE;
+        end else begin
+          fence_d  = inflight_d;
+          state_d  = ST_FENCE;
+        end
+      end
+
+      ST_FENCE: begin
+        if (req_done_i) begin
+          fence_d = fence_q - INFL_W'(1);
+          if (fence_q == INFL_W'(1)) begin
+            result_d = `HCA_FWP_RESULT_OK;
+            state_d  = ST_IDLE;
+          end
+        end
+      end
+
+      default: begin
+        state_d = ST_IDLE;
+      end
+    endcase
+
+    if (cmd_write && busy) begin
+      result_d = `HCA_FWP_RESULT_BUSY;
+    end
+  end
+
+  assign mpt_wvalid_o = mpt_stage_q[`HCA_MPT_ENTRY_ALLOC_LSB];
+  assign mtt_wdata_o  = mtt_stage_q;
+  assign mtt_wvalid_o = mtt_stage_q[`HCA_MTT_ENTRY_PRESENT_LSB];
+
+  // ---------------------------------------------------------------- read data
+  logic [31:0] status_word, inflight_word;
+  localparam logic [31:0] SIZES_WORD =
+      (32'(MPT_AW) << `HCA_FWP_SIZES_MPT_LOG2_LSB) | (32'(MTT_AW) << `HCA_FWP_SIZES_MTT_LOG2_LSB);
+  assign status_word   = (32'(busy) << `HCA_FWP_STATUS_BUSY_LSB) |
+                         (32'(result_q) << `HCA_FWP_STATUS_RESULT_LSB);
+  assign inflight_word = 32'(inflight_q);
+
+  always_comb begin
+    rdata_d = 32'd0;
+    if (rd) begin
+      if (hit_mpt) begin
+        rdata_d = mpt_rd_word;
+      end
+      if (hit_mtt) begin
+        rdata_d = mtt_rd_word;
+      end
+      if (hit_status) begin
+        rdata_d = status_word;
+      end
+      if (hit_inflight) begin
+        rdata_d = inflight_word;
+      end
+      if (hit_sizes) begin
+        rdata_d = SIZES_WORD;
+      end
+    end
+  end
+
+  assign fw_ready_o  = 1'b1;
+  assign fw_rvalid_o = rvalid_q;
+  assign fw_rdata_o  = rdata_q;
+
+  // Everything here is control or a software-visible register: all reset.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q     <= ST_IDLE;
+      idx_q       <= '0;
+      result_q    <= `HCA_FWP_RESULT_OK;
+      inflight_q  <= '0;
+      fence_q     <= '0;
+      mpt_stage_q <= '0;
+      mtt_stage_q <= '0;
+      rvalid_q    <= 1'b0;
+      rdata_q     <= '0;
+    end else begin
+      state_q     <= state_d;
+      idx_q       <= idx_d;
+      result_q    <= result_d;
+      inflight_q  <= inflight_d;
+      fence_q     <= fence_d;
+      mpt_stage_q <= mpt_stage_d;
+      mtt_stage_q <= mtt_stage_d;
+      rvalid_q    <= fw_valid_i;
+      rdata_q     <= rdata_d;
+    end
+  end
+
+endmodule

@@ -1,0 +1,80 @@
+`default_nettype none
+
+// xu_table — one translation table (the MPT or the MTT): a synchronous-read
+// RAM of WIDTH-bit entries plus one reset-cleared valid bit per entry.
+//
+// The RAM keeps its contents over reset (data, not control). The valid
+// vector is what makes every entry read "unallocated"/"absent" right after
+// reset without a clearing sweep over DEPTH entries.
+//
+// Port A only reads (the request pipeline); port B reads or writes (the
+// firmware port): a true dual-port RAM in FPGA terms. Read data is registered
+// and holds while its port's read enable is low, so a stalled pipeline stage
+// keeps the entry it read without reading again (and without seeing a later
+// write). A read and a write of the same entry in one cycle return the old
+// entry: a request accepted in the cycle of a table write saw the old entry.
+module xu_table #(
+  parameter int DEPTH = 16,
+  parameter int WIDTH = 64
+) (
+  input  logic                     clk_i,
+  input  logic                     rst_ni,
+
+  // port A: read
+  input  logic                     a_re_i,
+  input  logic [$clog2(DEPTH)-1:0] a_addr_i,
+  output logic [WIDTH-1:0]         a_rdata_o,
+  output logic                     a_rvalid_o,   // the entry's valid bit
+
+  // port B: read, or write the entry and/or its valid bit
+  input  logic                     b_re_i,
+  input  logic                     b_we_i,       // write the RAM entry
+  input  logic                     b_vwe_i,      // write the valid bit
+  input  logic [$clog2(DEPTH)-1:0] b_addr_i,
+  input  logic [WIDTH-1:0]         b_wdata_i,
+  input  logic                     b_wvalid_i,
+  output logic [WIDTH-1:0]         b_rdata_o,
+  output logic                     b_rvalid_o
+);
+
+  // The reset value of the valid vector is built from chunks of at most 4096
+  // bits: one flat replication of up to 2^24 bits trips Verilator's
+  // WIDTHCONCAT sanity check.
+  localparam int ZERO_CHUNK = (DEPTH > 4096) ? 4096 : DEPTH;
+
+  logic [WIDTH-1:0] mem_q [DEPTH];
+  logic [DEPTH-1:0] valid_q;
+  logic [WIDTH-1:0] a_rdata_q, b_rdata_q;
+  logic             a_rvalid_q, b_rvalid_q;
+
+  // Valid bits: control state, cleared by reset.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      valid_q <= {(DEPTH / ZERO_CHUNK){{ZERO_CHUNK{1'b0}}}};
+    end else if (b_vwe_i) begin
+      valid_q[b_addr_i] <= b_wvalid_i;
+    end
+  end
+
+  // RAM and read registers: data, never reset. The valid-bit read registers
+  // are sampled together with the entry they describe.
+  always_ff @(posedge clk_i) begin
+    if (b_we_i) begin
+      mem_q[b_addr_i] <= b_wdata_i;
+    end
+    if (a_re_i) begin
+      a_rdata_q  <= mem_q[a_addr_i];
+      a_rvalid_q <= valid_q[a_addr_i];
+    end
+    if (b_re_i) begin
+      b_rdata_q  <= mem_q[b_addr_i];
+      b_rvalid_q <= valid_q[b_addr_i];
+    end
+  end
+
+  assign a_rdata_o  = a_rdata_q;
+  assign a_rvalid_o = a_rvalid_q;
+  assign b_rdata_o  = b_rdata_q;
+  assign b_rvalid_o = b_rvalid_q;
+
+endmodule

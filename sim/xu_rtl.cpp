@@ -1,0 +1,202 @@
+/* xu_rtl.cpp — the Verilated translation unit (rtl/xlate_unit.sv) behind
+ * xu_engine_ops_t (sim/xu_engine.h). The only C++ in the simulator core.
+ *
+ * One engine = one VerilatedContext + one model, so engines are independent.
+ * Per cycle: inputs are driven while the clock is low (the falling edge never
+ * samples them), the model settles, the outputs of that cycle are read back,
+ * then the rising edge is taken. Waves (FST) put cycle `now` at time now ns:
+ * clock low at now*10, rising edge at now*10+5, in units of 100 ps.
+ */
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <new>
+
+#include "Vxlate_unit.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+#include "xu_engine.h"
+
+namespace {
+
+/* Trace time units per cycle, and where in it the rising edge lies. */
+constexpr uint64_t kTicksPerCycle = 10;
+constexpr uint64_t kEdgeTick = 5;
+/* Clock cycles reset() holds rst_ni low. */
+constexpr int kResetCycles = 4;
+
+struct XuRtl {
+    std::unique_ptr<VerilatedContext> ctx;
+    std::unique_ptr<Vxlate_unit> top;
+    std::unique_ptr<VerilatedFstC> fst;
+};
+
+bool size_ok(uint32_t n)
+{
+    return n >= 2 && n <= (1u << HCA_TABLE_INDEX_BITS) && (n & (n - 1)) == 0;
+}
+
+/* Inputs to their idle values (clock low). */
+void idle_inputs(Vxlate_unit &t)
+{
+    t.clk_i = 0;
+    t.req_valid_i = 0;
+    t.req_tag_i = 0;
+    t.req_rights_i = 0;
+    t.req_remote_i = 0;
+    t.req_key_i = 0;
+    t.req_pd_i = 0;
+    t.req_len_i = 0;
+    t.req_va_i = 0;
+    t.rsp_ready_i = 0;
+    t.fw_valid_i = 0;
+    t.fw_write_i = 0;
+    t.fw_addr_i = 0;
+    t.fw_wdata_i = 0;
+}
+
+void rtl_reset(void *eng)
+{
+    Vxlate_unit &t = *static_cast<XuRtl *>(eng)->top;
+    idle_inputs(t);
+    t.rst_ni = 0; /* asynchronous: the unit is in reset from this eval on */
+    t.eval();
+    for (int i = 0; i < kResetCycles; ++i) {
+        t.clk_i = 1;
+        t.eval();
+        t.clk_i = 0;
+        t.eval();
+    }
+    t.rst_ni = 1; /* released while the clock is low */
+    t.eval();
+}
+
+int rtl_create(void **eng, const xu_params_t *params)
+{
+    if (!eng)
+        return -EINVAL;
+    *eng = nullptr;
+    const uint32_t mpt = params ? params->mpt_entries : HCA_MPT_ENTRIES_DEFAULT;
+    const uint32_t mtt = params ? params->mtt_entries : HCA_MTT_ENTRIES_DEFAULT;
+    if (!size_ok(mpt) || !size_ok(mtt))
+        return -EINVAL;
+    /* The model is Verilated once, with the default table sizes. */
+    if (mpt != HCA_MPT_ENTRIES_DEFAULT || mtt != HCA_MTT_ENTRIES_DEFAULT)
+        return -ENOTSUP;
+    try {
+        std::unique_ptr<XuRtl> x(new XuRtl);
+        x->ctx.reset(new VerilatedContext);
+        x->ctx->traceEverOn(true); /* must precede the model's construction */
+        x->top.reset(new Vxlate_unit(x->ctx.get(), "xlate_unit"));
+        *eng = x.release();
+    } catch (const std::bad_alloc &) {
+        return -ENOMEM;
+    }
+    rtl_reset(*eng);
+    return 0;
+}
+
+void rtl_trace_close(void *eng)
+{
+    XuRtl *x = static_cast<XuRtl *>(eng);
+    if (x->fst) {
+        x->fst->close();
+        x->fst.reset();
+    }
+}
+
+void rtl_destroy(void *eng)
+{
+    if (!eng)
+        return;
+    XuRtl *x = static_cast<XuRtl *>(eng);
+    rtl_trace_close(x);
+    x->top->final();
+    delete x;
+}
+
+void rtl_cycle(void *eng, xu_pins_t *p, uint64_t now)
+{
+    XuRtl *x = static_cast<XuRtl *>(eng);
+    Vxlate_unit &t = *x->top;
+
+    /* The clock is low (lowered at the end of the previous cycle): drive the
+     * inputs, masked to their port widths (Verilator assumes clean upper bits). */
+    t.req_valid_i = p->req_valid & 1u;
+    t.req_tag_i = p->req_tag;
+    t.req_rights_i = p->req_rights & 0xfu;
+    t.req_remote_i = p->req_remote & 1u;
+    t.req_key_i = p->req_key;
+    t.req_pd_i = p->req_pd & ((1u << HCA_PD_BITS) - 1u);
+    t.req_len_i = p->req_len;
+    t.req_va_i = p->req_va;
+    t.rsp_ready_i = p->rsp_ready & 1u;
+    t.fw_valid_i = p->fw_valid & 1u;
+    t.fw_write_i = p->fw_write & 1u;
+    t.fw_addr_i = p->fw_addr;
+    t.fw_wdata_i = p->fw_wdata;
+    t.eval();
+    if (x->fst)
+        x->fst->dump(now * kTicksPerCycle);
+
+    /* The outputs during this cycle: the handshakes are judged from them. */
+    p->req_ready = t.req_ready_o;
+    p->rsp_valid = t.rsp_valid_o;
+    p->rsp_tag = t.rsp_tag_o;
+    p->rsp_status = t.rsp_status_o;
+    p->rsp_last = t.rsp_last_o;
+    p->rsp_len = t.rsp_len_o;
+    p->rsp_pa = t.rsp_pa_o;
+    p->fw_ready = t.fw_ready_o;
+    p->fw_rvalid = t.fw_rvalid_o;
+    p->fw_rdata = t.fw_rdata_o;
+
+    /* The rising edge that ends the cycle. */
+    t.clk_i = 1;
+    t.eval();
+    if (x->fst)
+        x->fst->dump(now * kTicksPerCycle + kEdgeTick);
+    /* Lowered now, evaluated with the next cycle's inputs: no logic is
+     * sensitive to the falling edge. */
+    t.clk_i = 0;
+}
+
+int rtl_trace_open(void *eng, const char *path)
+{
+    XuRtl *x = static_cast<XuRtl *>(eng);
+    if (!path)
+        return -EINVAL;
+    rtl_trace_close(x);
+    /* The FST writer has no error path of its own: check the file first. */
+    FILE *f = std::fopen(path, "wb");
+    if (!f)
+        return errno ? -errno : -EIO;
+    std::fclose(f);
+    try {
+        x->fst.reset(new VerilatedFstC);
+    } catch (const std::bad_alloc &) {
+        return -ENOMEM;
+    }
+    x->top->trace(x->fst.get(), 99);
+    x->fst->set_time_unit("1ns");
+    x->fst->set_time_resolution("100ps");
+    x->fst->open(path);
+    if (!x->fst->isOpen()) {
+        x->fst.reset();
+        return -EIO;
+    }
+    return 0;
+}
+
+} // namespace
+
+extern "C" const xu_engine_ops_t xu_rtl_ops = {
+    "rtl",
+    rtl_create,
+    rtl_destroy,
+    rtl_reset,
+    rtl_cycle,
+    rtl_trace_open,
+    rtl_trace_close,
+};
