@@ -63,19 +63,3 @@ int fdma_copy(uint64_t host, void *local, uint32_t len, int write)
     while (HCA_FDMA_STATUS_BUSY_GET(st));
     return HCA_FDMA_STATUS_ERROR_GET(st) ? -1 : 0;
 }
-
-void log_str(const char *s)
-{
-    while (*s)
-        reg_write(HCA_CONSOLE_BASE + HCA_CONSOLE_TX, (uint8_t)*s++);
-}
-
-void log_hex(uint32_t v)
-{
-    static const char digits[] = "0123456789abcdef";
-    char buf[11] = "0x";
-    for (int i = 0; i < 8; i++)
-        buf[2 + i] = digits[(v >> (28 - 4 * i)) & 0xf];
-    buf[10] = 0;
-    log_str(buf);
-}

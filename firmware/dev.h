@@ -37,9 +37,4 @@ unsigned fwp_mtt_log2(void);
  *  0, or -1 on a bus error or bad arguments. */
 int fdma_copy(uint64_t host, void *local, uint32_t len, int write);
 
-/* ---- debug console (regs console) ---- */
-
-void log_str(const char *s);
-void log_hex(uint32_t v);
-
 #endif /* FW_DEV_H */

@@ -6,6 +6,7 @@
  * before its MPT entry, so a failed CREATE_MKEY leaves no usable key behind.
  */
 #include "cmd.h"
+#include "console.h"
 #include "dev.h"
 
 #define MKEY_SLOTS HCA_MPT_ENTRIES_DEFAULT /* bookkeeping capacity (slots beyond are not used) */
@@ -113,9 +114,9 @@ static int access_valid(uint32_t access)
 
 static unsigned bad_param(const char *why)
 {
-    log_str("CREATE_MKEY: ");
-    log_str(why);
-    log_str("\n");
+    con_puts("hcafw: CREATE_MKEY: ");
+    con_puts(why);
+    con_putc('\n');
     return HCA_CMD_STATUS_BAD_PARAM;
 }
 
