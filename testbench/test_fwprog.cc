@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -23,6 +24,7 @@
 
 #include "../firmware/start.h" // FW_EXIT_TRAP & co. (plain macros here)
 #include "elf_build.h"
+#include "elf_load.h"
 #include "fwcore.h"
 #include "hca_abi.h"
 
@@ -242,6 +244,42 @@ TEST(FwImage, LayoutMatchesTheLinkerScript)
         elf_end(e);
         close(fd);
     }
+}
+
+// The real image cut at every length: refused (with RAM untouched) exactly
+// while some PT_LOAD's file bytes are missing; accepted once they are all
+// there (the section headers and debug info at the end are not needed).
+TEST(FwImage, EveryTruncationOfTheRealImageRefusedUntilItsSegmentsAreWhole)
+{
+    const std::string path = fw_dir() + "/hcafw.elf";
+    std::ifstream f(path, std::ios::binary);
+    ASSERT_TRUE(f) << path;
+    const std::vector<uint8_t> full((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    ASSERT_GE(full.size(), sizeof(Elf32_Ehdr));
+    Elf32_Ehdr eh;
+    std::memcpy(&eh, full.data(), sizeof(eh));
+    size_t needed = size_t(eh.e_phoff) + size_t(eh.e_phnum) * sizeof(Elf32_Phdr);
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        Elf32_Phdr p;
+        std::memcpy(&p, full.data() + eh.e_phoff + i * sizeof(p), sizeof(p));
+        if (p.p_type == PT_LOAD && p.p_filesz)
+            needed = std::max(needed, size_t(p.p_offset) + p.p_filesz);
+    }
+    ASSERT_LE(needed, full.size());
+    std::vector<uint8_t> ram(HCA_FW_RAM_SIZE, 0xa5);
+    const elf_ram_t region{ HCA_FW_RAM_BASE, HCA_FW_RAM_SIZE, ram.data(), "firmware RAM" };
+    const elf_window_t win{ HCA_DEVREG_BASE, HCA_DEVREG_SIZE, "device registers" };
+    const elf_memmap_t map{ &region, 1, &win, 1, ELF_LOAD_RV32IM_REJECT_EFLAGS };
+    char err[512];
+    for (size_t n = 0; n < needed; n++) {
+        ASSERT_EQ(elf_load_mem(full.data(), n, "hcafw.elf", &map, nullptr, err, sizeof(err)), -ENOEXEC)
+            << "accepted when cut to " << n << " of " << full.size() << " bytes";
+        ASSERT_TRUE(std::all_of(ram.begin(), ram.end(), [](uint8_t b) { return b == 0xa5; }))
+            << "cut to " << n << " bytes: refused but RAM written";
+    }
+    for (size_t n : { needed, (needed + full.size()) / 2, full.size() })
+        EXPECT_EQ(elf_load_mem(full.data(), n, "hcafw.elf", &map, nullptr, err, sizeof(err)), 0)
+            << n << " bytes: " << err;
 }
 
 // ---------------------------------------------------------------- fwcore itself
