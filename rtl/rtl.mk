@@ -110,9 +110,12 @@ $(RTL_TB_VVP): $(RTL_TB) $(RTL_SRCS) $(RTL_INC)
 	@mkdir -p $(@D)
 	$(IVERILOG) -g2012 -Iabi/gen -s xlate_unit_tb -o $@ $(RTL_TB) $(RTL_SRCS)
 
+# Two back-pressure mixes per vector: moderate stalls; heavy stalls plus idle
+# request cycles.
+RTL_TB_RUNS := "+seed=1 +stall=30 +gap=0" "+seed=2 +stall=75 +gap=25"
 icarus-rtl: $(RTL_TB_VVP)
-	@set -o pipefail; for v in $(RTL_VECS); do \
-	    $(VVP) -n $(RTL_TB_VVP) +vec=$$v +seed=1 +stall=30 | tail -n 3 || exit 1; \
-	done
+	@set -o pipefail; for v in $(RTL_VECS); do for r in $(RTL_TB_RUNS); do \
+	    $(VVP) -n $(RTL_TB_VVP) +vec=$$v $$r | tail -n 3 || exit 1; \
+	done; done
 
 CHECKS += lint-rtl iverilog-rtl synth-rtl icarus-rtl param-check-rtl

@@ -67,8 +67,10 @@ module xlate_unit #(
   output logic [31:0]                    fw_rdata_o
 );
 
-  localparam int MPT_AW     = $clog2(MPT_ENTRIES);
-  localparam int MTT_AW     = $clog2(MTT_ENTRIES);
+  // Address widths of at least one bit, so that a bad size still elaborates
+  // as far as the check below that names it.
+  localparam int MPT_AW     = $clog2(MPT_ENTRIES > 1 ? MPT_ENTRIES : 2);
+  localparam int MTT_AW     = $clog2(MTT_ENTRIES > 1 ? MTT_ENTRIES : 2);
   localparam int TAG_W      = `HCA_XU_TAG_BITS;
   localparam int ST_W       = `HCA_XLATE_STATUS_W;
   localparam int LEN_W      = `HCA_XU_LEN_BITS;

@@ -51,7 +51,7 @@ module xu_fw_port #(
   output logic                           mpt_re_o,
   output logic                           mpt_we_o,
   output logic                           mpt_vwe_o,
-  output logic [$clog2(MPT_ENTRIES)-1:0] mpt_addr_o,
+  output logic [$clog2(MPT_ENTRIES > 1 ? MPT_ENTRIES : 2)-1:0] mpt_addr_o,
   output logic [`HCA_MPT_ENTRY_W-1:0]    mpt_wdata_o,
   output logic                           mpt_wvalid_o,
   input  logic [`HCA_MPT_ENTRY_W-1:0]    mpt_rdata_i,
@@ -61,15 +61,15 @@ module xu_fw_port #(
   output logic                           mtt_re_o,
   output logic                           mtt_we_o,
   output logic                           mtt_vwe_o,
-  output logic [$clog2(MTT_ENTRIES)-1:0] mtt_addr_o,
+  output logic [$clog2(MTT_ENTRIES > 1 ? MTT_ENTRIES : 2)-1:0] mtt_addr_o,
   output logic [`HCA_MTT_ENTRY_W-1:0]    mtt_wdata_o,
   output logic                           mtt_wvalid_o,
   input  logic [`HCA_MTT_ENTRY_W-1:0]    mtt_rdata_i,
   input  logic                           mtt_rvalid_i
 );
 
-  localparam int MPT_AW    = $clog2(MPT_ENTRIES);
-  localparam int MTT_AW    = $clog2(MTT_ENTRIES);
+  localparam int MPT_AW    = $clog2(MPT_ENTRIES > 1 ? MPT_ENTRIES : 2);
+  localparam int MTT_AW    = $clog2(MTT_ENTRIES > 1 ? MTT_ENTRIES : 2);
   localparam int IDX_W     = `HCA_FWP_CMD_INDEX_W;
   localparam int MPT_WORDS = `HCA_FWP_MPT_DATA_COUNT;
   localparam int MTT_WORDS = `HCA_FWP_MTT_DATA_COUNT;

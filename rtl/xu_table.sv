@@ -22,7 +22,7 @@ module xu_table #(
 
   // port A: read
   input  logic                     a_re_i,
-  input  logic [$clog2(DEPTH)-1:0] a_addr_i,
+  input  logic [$clog2(DEPTH > 1 ? DEPTH : 2)-1:0] a_addr_i,
   output logic [WIDTH-1:0]         a_rdata_o,
   output logic                     a_rvalid_o,   // the entry's valid bit
 
@@ -30,7 +30,7 @@ module xu_table #(
   input  logic                     b_re_i,
   input  logic                     b_we_i,       // write the RAM entry
   input  logic                     b_vwe_i,      // write the valid bit
-  input  logic [$clog2(DEPTH)-1:0] b_addr_i,
+  input  logic [$clog2(DEPTH > 1 ? DEPTH : 2)-1:0] b_addr_i,
   input  logic [WIDTH-1:0]         b_wdata_i,
   input  logic                     b_wvalid_i,
   output logic [WIDTH-1:0]         b_rdata_o,

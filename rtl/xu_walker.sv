@@ -47,10 +47,10 @@ module xu_walker #(
 
   // MTT read, port A (the entry is registered by the table for S3)
   output logic                           mtt_re_o,
-  output logic [$clog2(MTT_ENTRIES)-1:0] mtt_addr_o
+  output logic [$clog2(MTT_ENTRIES > 1 ? MTT_ENTRIES : 2)-1:0] mtt_addr_o
 );
 
-  localparam int MTT_AW    = $clog2(MTT_ENTRIES);
+  localparam int MTT_AW    = $clog2(MTT_ENTRIES > 1 ? MTT_ENTRIES : 2);
   localparam int PS_W      = `HCA_MPT_ENTRY_PAGE_SHIFT_W;
   localparam int LEN_W     = `HCA_XU_LEN_BITS;
   localparam int CNT_W     = `HCA_MPT_ENTRY_MTT_COUNT_W;
