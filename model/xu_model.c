@@ -39,11 +39,22 @@
 #include "xu_engine.h"
 
 /** Requests held at once (accepted, last beat not handed over). */
-#define XU_MODEL_DEPTH (HCA_XU_LATENCY + 1u)
+#define XU_MODEL_DEPTH 6u
 /** Request ring size: a power of two >= XU_MODEL_DEPTH. */
 #define XU_MODEL_RING 8u
 _Static_assert(XU_MODEL_RING >= XU_MODEL_DEPTH, "request ring too small");
+/* Beat timing (see "Timing" above): the RTL issues beats from its page walker
+ * into a read stage and an output FIFO; a beat issued in cycle t is shown from
+ * t + XM_ISSUE_TO_SHOW, and the walker issues only while the beats in the read
+ * stage and the FIFO number fewer than XM_CREDITS. */
+#define XM_ISSUE_TO_SHOW 2u
+#define XM_CREDITS 4u
+/** Cycles lost after a walk ends on an absent MTT entry with pages still to go:
+ *  the walker learns of the absence a cycle after issuing the page and spends
+ *  that cycle aborting. */
+#define XM_ABORT_BUBBLE 1u
 _Static_assert((XU_MODEL_RING & (XU_MODEL_RING - 1)) == 0, "request ring not a power of two");
+_Static_assert((XM_CREDITS & (XM_CREDITS - 1)) == 0, "XM_CREDITS not a power of two");
 
 #define XM_PD_MASK ((1u << HCA_PD_BITS) - 1u)
 #define XM_REMOTE_ANY (HCA_ACCESS_REMOTE_READ | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_ATOMIC)
@@ -51,13 +62,15 @@ _Static_assert((XU_MODEL_RING & (XU_MODEL_RING - 1)) == 0, "request ring not a p
 
 /** One accepted request: its current beat and what the next beat needs. */
 typedef struct xm_req {
-    uint64_t ready;     /**< first cycle the current beat may be presented */
+    uint64_t ready;     /**< first cycle the current beat may be shown (first beat:
+                             until it is the head, accept cycle + HCA_XU_LATENCY) */
     uint64_t pa;        /**< current beat */
     uint32_t len;       /**< current beat */
     uint8_t status;     /**< current beat */
     uint8_t last;       /**< current beat */
     uint8_t tag;        /**< the request's tag */
     uint8_t ps;         /**< page shift of the MR (MTT walk) */
+    uint8_t abort;      /**< current beat: ERR_MTT from an absent entry before the last page */
     uint32_t remaining; /**< bytes after the current beat (MTT walk) */
     uint32_t mtt_base;  /**< of the MR, as checked */
     uint32_t mtt_count; /**< of the MR, as checked */
@@ -74,6 +87,10 @@ typedef struct xu_model {
 
     xm_req_t ring[XU_MODEL_RING];
     unsigned head, count;
+    uint64_t prev_ready;          /**< ready of the last beat handed over */
+    uint8_t prev_abort;           /**< that beat ended its walk on an absent entry */
+    unsigned hs_i;                /**< oldest of hs[] */
+    uint64_t hs[XM_CREDITS];      /**< cycles of the last XM_CREDITS beat handshakes */
     uint64_t accepted, finished; /**< requests since reset */
 
     /* firmware port */
@@ -107,9 +124,10 @@ static inline int xm_wraps(uint64_t va, uint32_t len) { return len != 0 && va + 
  *  MTT or absent, else a segment up to the end of the page or the request. */
 static inline void xm_page_beat(const xu_model_t *m, xm_req_t *r, uint64_t page, uint64_t off)
 {
-    uint64_t mi = (uint64_t)r->mtt_base + page;
+    const uint64_t mi = (uint64_t)r->mtt_base + page;
+    const uint64_t room = ((uint64_t)1 << r->ps) - off;
     r->page = page;
-    if (page >= r->mtt_count || mi >= m->mtt_entries || !xm_bit(m->present, mi)) {
+    if (page >= r->mtt_count || mi >= m->mtt_entries) {
         r->status = HCA_XLATE_STATUS_ERR_MTT;
         r->pa = 0;
         r->len = 0;
@@ -117,7 +135,17 @@ static inline void xm_page_beat(const xu_model_t *m, xm_req_t *r, uint64_t page,
         r->remaining = 0;
         return;
     }
-    uint64_t room = ((uint64_t)1 << r->ps) - off;
+    if (!xm_bit(m->present, mi)) {
+        /* found only once the entry is read: the RTL has already started the
+         * next page, which costs a cycle (see XM_ABORT_BUBBLE) */
+        r->abort = r->remaining > room;
+        r->status = HCA_XLATE_STATUS_ERR_MTT;
+        r->pa = 0;
+        r->len = 0;
+        r->last = 1;
+        r->remaining = 0;
+        return;
+    }
     uint32_t len = (uint64_t)r->remaining < room ? r->remaining : (uint32_t)room;
     r->status = HCA_XLATE_STATUS_OK;
     r->pa = (m->mtt[mi] & ~(uint64_t)0xfff) + off; /* (pfn << 12) + off */
@@ -140,6 +168,7 @@ static void xm_check(const xu_model_t *m, const xu_pins_t *p, xm_req_t *r)
     r->len = 0;
     r->last = 1;
     r->remaining = 0;
+    r->abort = 0;
 
     if (key == HCA_RESERVED_LKEY) { /* no MPT access, every PD, no translation */
         if (remote)
@@ -219,6 +248,21 @@ static void xm_check(const xu_model_t *m, const xu_pins_t *p, xm_req_t *r)
     r->mtt_count = e->mtt_count;
     r->remaining = len;
     xm_page_beat(m, r, rel >> ps, rel & mask);
+}
+
+/** When r's current beat, next in line to be shown, may be shown at the
+ *  earliest: not before `first` (its request's accept cycle + latency), one
+ *  cycle after the beat before it (two after an aborted walk), and not before
+ *  the RTL's walker would have had a credit to issue it. */
+static inline void xm_beat_ready(xu_model_t *m, xm_req_t *r, uint64_t first)
+{
+    uint64_t t = m->prev_ready + 1 + (m->prev_abort ? XM_ABORT_BUBBLE : 0);
+    const uint64_t credit = m->hs[m->hs_i] + 1 + XM_ISSUE_TO_SHOW;
+    if (t < first)
+        t = first;
+    if (t < credit)
+        t = credit;
+    r->ready = t;
 }
 
 /* ---------------------------------------------------------------- firmware port */
@@ -339,6 +383,10 @@ static void xm_reset(void *eng)
     memset(m->alloc, 0, ((m->mpt_entries + 63) / 64) * sizeof(uint64_t));
     memset(m->present, 0, ((m->mtt_entries + 63) / 64) * sizeof(uint64_t));
     m->head = m->count = 0;
+    m->prev_ready = 0;
+    m->prev_abort = 0;
+    m->hs_i = 0;
+    memset(m->hs, 0, sizeof m->hs);
     m->accepted = m->finished = 0;
     memset(m->stage_mpt, 0, sizeof m->stage_mpt);
     memset(m->stage_mtt, 0, sizeof m->stage_mtt);
@@ -413,19 +461,31 @@ static void xm_cycle(void *eng, xu_pins_t *p, uint64_t now)
     m->rvalid = 0;
     m->rdata = 0;
     if (rsp_valid && p->rsp_ready) {
+        m->prev_ready = h->ready;
+        m->prev_abort = h->abort;
+        m->hs[m->hs_i] = now;
+        m->hs_i = (m->hs_i + 1) & (XM_CREDITS - 1);
         if (h->last) {
             m->head = (m->head + 1) & (XU_MODEL_RING - 1);
             m->count--;
             m->finished++;
+            if (m->count) { /* the next request's first beat is next in line */
+                xm_req_t *n = &m->ring[m->head];
+                xm_beat_ready(m, n, n->ready);
+            }
         } else { /* next page of the walk, offset 0 */
             xm_page_beat(m, h, h->page + 1, 0);
+            xm_beat_ready(m, h, 0);
         }
     }
     if (req_ready && p->req_valid) {
         xm_req_t *r = &m->ring[(m->head + m->count) & (XU_MODEL_RING - 1)];
         r->tag = p->req_tag;
-        r->ready = now + HCA_XU_LATENCY;
         xm_check(m, p, r);
+        if (m->count)
+            r->ready = now + HCA_XU_LATENCY; /* the rest when it is the head */
+        else
+            xm_beat_ready(m, r, now + HCA_XU_LATENCY);
         m->count++;
         m->accepted++;
     }

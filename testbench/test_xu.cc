@@ -1314,22 +1314,40 @@ TEST(XuDiff, RandomRequestsRtlVsModelVsReference)
     ::testing::Test::RecordProperty("requests", (int)all.size());
 }
 
-/** Same stream on both engines without back-pressure: the beats and their
- *  cycles (relative to the first request's presentation) must be identical. */
-TEST(XuDiff, UncontendedTimingIdentical)
+/** The same streams on both engines. Without back-pressure the model must
+ *  give every beat in the same cycle as the RTL:
+ *   A  single-beat requests back to back: accept and beat cycles identical,
+ *      latency exactly HCA_XU_LATENCY (requests whose walk the RTL aborts on
+ *      an absent MTT entry are left out: the abort costs the RTL a cycle in
+ *      which it accepts nothing, so the next acceptance differs; phase C
+ *      covers them);
+ *   B  any requests, spaced 64 cycles: accept and beat cycles identical;
+ *   C  any requests back to back: beat cycles identical (the model accepts
+ *      into a deeper buffer, so accept cycles may differ);
+ *   D  any requests back to back, rsp_ready withheld at random in the same
+ *      cycles on both engines: beats identical; how many beats come in
+ *      another cycle is measured and printed (the model's timing error);
+ *   E  as D plus random request gaps, a seed per engine: beats identical. */
+TEST(XuDiff, TimingRtlVsModel)
 {
     Stimulus st(99);
     Ref ref;
     Stimulus::Epoch ep = st.Make(ref, 3000);
-    // A: single-beat requests only, back to back; B: any request, spaced.
-    std::vector<xu_req_t> single, spaced;
+    std::vector<xu_req_t> phase_reqs[5];
     for (const xu_req_t &r : ep.reqs) {
-        if (ref.Translate(r).size() == 1)
-            single.push_back(r);
-        else if (spaced.size() < 300)
-            spaced.push_back(r);
+        bool aborts = false;
+        const size_t n = ref.Translate(r, &aborts).size();
+        if (n == 1 && !aborts)
+            phase_reqs[0].push_back(r);
+        if (phase_reqs[1].size() < 400 && (n > 1 || aborts || phase_reqs[1].size() % 4 == 0))
+            phase_reqs[1].push_back(r);
     }
-    std::vector<xu_seg_t> segs[2][2];
+    phase_reqs[2] = ep.reqs;
+    phase_reqs[3] = ep.reqs;
+    phase_reqs[4] = ep.reqs;
+    // per engine, per phase: beats grouped per request, cycles relative to the phase start
+    std::vector<std::vector<xu_seg_t>> got[2][5];
+    std::vector<uint64_t> acc[2][5];
     for (int k = 0; k < 2; k++) {
         xu_t *xu = nullptr;
         ASSERT_EQ(0, xu_create(&xu, k ? XU_ENGINE_MODEL : XU_ENGINE_RTL, nullptr));
@@ -1342,37 +1360,82 @@ TEST(XuDiff, UncontendedTimingIdentical)
         for (uint32_t idx : ep.invalidate)
             ASSERT_EQ(0, xu_invalidate(xu, idx));
         xu_step(xu, 10);
-        uint64_t t0 = xu_cycle(xu);
-        for (const xu_req_t &r : single)
-            ASSERT_EQ(0, xu_submit(xu, &r));
-        xu_step(xu, single.size() + 50);
-        CollectAll(xu, &segs[k][0]);
-        for (xu_seg_t &s : segs[k][0])
-            s.cycle -= t0;
-        t0 = xu_cycle(xu);
-        for (const xu_req_t &r : spaced) {
-            ASSERT_EQ(0, xu_submit(xu, &r));
-            xu_step(xu, 64);
+        uint64_t n = 0;
+        while (xu_accept_cycle(xu, n) != UINT64_MAX)
+            n++;
+        for (int p = 0; p < 5; p++) {
+            if (p == 3) { // the same rsp_ready pattern, cycle by cycle, on both engines
+                ASSERT_EQ(0, xu_set_backpressure(xu, 0, 40, 1000));
+            }
+            if (p == 4) { // request gaps too, and a seed per engine
+                ASSERT_EQ(0, xu_set_backpressure(xu, 25, 40, 2000));
+            }
+            const uint64_t t0 = xu_cycle(xu);
+            std::vector<xu_seg_t> segs;
+            for (const xu_req_t &r : phase_reqs[p]) {
+                ASSERT_EQ(0, xu_submit(xu, &r));
+                if (p == 1)
+                    xu_step(xu, 64);
+            }
+            for (uint64_t c = 0; CountLast(segs) < phase_reqs[p].size(); c++) {
+                ASSERT_LT(c, kWait) << KindName(k ? XU_ENGINE_MODEL : XU_ENGINE_RTL) << " phase " << p;
+                xu_step(xu, 64);
+                CollectAll(xu, &segs);
+            }
+            for (xu_seg_t &s : segs)
+                s.cycle -= t0;
+            got[k][p] = GroupByRequest(segs);
+            for (size_t i = 0; i < phase_reqs[p].size(); i++)
+                acc[k][p].push_back(xu_accept_cycle(xu, n++) - t0);
         }
-        xu_step(xu, 64);
-        CollectAll(xu, &segs[k][1]);
-        for (xu_seg_t &s : segs[k][1])
-            s.cycle -= t0;
         xu_destroy(xu);
     }
-    const char *phase[2] = {"back-to-back single-beat", "spaced multi-beat"};
-    for (int p = 0; p < 2; p++) {
-        ASSERT_EQ(segs[0][p].size(), segs[1][p].size()) << phase[p];
+    const char *phase[5] = {"A back-to-back single-beat", "B spaced", "C back-to-back",
+                            "D response back-pressure", "E random back-pressure"};
+    for (int p = 0; p < 5; p++) {
+        ASSERT_EQ(phase_reqs[p].size(), got[0][p].size()) << "rtl, " << phase[p];
+        ASSERT_EQ(phase_reqs[p].size(), got[1][p].size()) << "model, " << phase[p];
         int bad = 0;
-        for (size_t i = 0; i < segs[0][p].size() && bad < 10; i++)
-            if (ToBeat(segs[0][p][i]) != ToBeat(segs[1][p][i]) || segs[0][p][i].cycle != segs[1][p][i].cycle) {
-                bad++;
-                ADD_FAILURE() << phase[p] << " beat " << i << ": rtl " << FmtSeg(segs[0][p][i]) << ", model "
-                              << FmtSeg(segs[1][p][i]);
+        uint64_t beats = 0, off_beats = 0, sum_abs = 0, max_abs = 0;
+        for (size_t i = 0; i < phase_reqs[p].size(); i++) {
+            const auto &R = got[0][p][i], &M = got[1][p][i];
+            bool same_beats = ToBeats(R) == ToBeats(M), same_cycles = same_beats;
+            for (size_t j = 0; same_beats && j < R.size(); j++) {
+                const uint64_t d = R[j].cycle > M[j].cycle ? R[j].cycle - M[j].cycle : M[j].cycle - R[j].cycle;
+                same_cycles &= d == 0;
+                beats++;
+                off_beats += d != 0;
+                sum_abs += d;
+                max_abs = std::max(max_abs, d);
             }
+            const bool same_acc = acc[0][p][i] == acc[1][p][i];
+            const bool ok = p >= 3 ? same_beats : p == 2 ? same_cycles : same_cycles && same_acc;
+            if (!ok && bad++ < 10) {
+                std::string r, m, prev;
+                for (const xu_seg_t &s : R)
+                    r += FmtSeg(s) + " ";
+                for (const xu_seg_t &s : M)
+                    m += FmtSeg(s) + " ";
+                if (i > 0)
+                    prev = "\n  after " + FmtReq(phase_reqs[p][i - 1]) + " -> " +
+                           FmtBeats(ToBeats(got[1][p][i - 1])) + " accepted @" + std::to_string(acc[1][p][i - 1]);
+                ADD_FAILURE() << phase[p] << ", request " << i << " " << FmtReq(phase_reqs[p][i])
+                              << "\n  rtl   accepted @" << acc[0][p][i] << ": " << r << "\n  model accepted @"
+                              << acc[1][p][i] << ": " << m << prev;
+            }
+            if (p == 0 && ok) {
+                EXPECT_EQ(acc[0][p][i] + HCA_XU_LATENCY, R[0].cycle) << phase[p] << " " << FmtReq(phase_reqs[p][i]);
+            }
+        }
+        EXPECT_EQ(0, bad) << phase[p] << ": requests that differ";
+        printf("[   info   ] %s: %zu requests, %llu beats, %llu in another cycle (mean |d| %.3f, max %llu), "
+               "last beat rtl @%llu model @%llu\n",
+               phase[p], phase_reqs[p].size(), (unsigned long long)beats, (unsigned long long)off_beats,
+               beats ? (double)sum_abs / beats : 0.0, (unsigned long long)max_abs,
+               (unsigned long long)got[0][p].back().back().cycle, (unsigned long long)got[1][p].back().back().cycle);
     }
-    EXPECT_GT(single.size(), 1000u);
-    EXPECT_GT(spaced.size(), 100u);
+    EXPECT_GT(phase_reqs[0].size(), 1000u);
+    EXPECT_GT(phase_reqs[1].size(), 100u);
 }
 
 // ---------------------------------------------------------------- model only

@@ -189,9 +189,13 @@ struct Ref {
         return HCA_XLATE_STATUS_OK;
     }
 
-    /** Every beat of one request, in order. */
-    std::vector<Beat> Translate(const xu_req_t &r) const
+    /** Every beat of one request, in order. *aborts (when given) tells whether
+     *  the walk ends on an absent MTT entry with bytes left for later pages:
+     *  the case where the RTL's walker spends an extra cycle. */
+    std::vector<Beat> Translate(const xu_req_t &r, bool *aborts = nullptr) const
     {
+        if (aborts)
+            *aborts = false;
         const uint8_t st = Check(r);
         if (st != HCA_XLATE_STATUS_OK)
             return {Beat{r.tag, st, 0, 0, 1}};
@@ -213,6 +217,8 @@ struct Ref {
         while (remaining) {
             const u128 mi = e.mtt_base + page;
             if (page >= e.mtt_count || mi >= mtt_entries || !(mtt[(size_t)mi] & 1)) {
+                if (aborts)
+                    *aborts = page < e.mtt_count && mi < mtt_entries && remaining > psize - off;
                 out.push_back(Beat{r.tag, HCA_XLATE_STATUS_ERR_MTT, 0, 0, 1});
                 return out;
             }
