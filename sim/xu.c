@@ -57,6 +57,10 @@ struct xu {
     uint64_t trace_from, trace_to;
     int trace_pending, trace_on;
     char *trace_path;
+
+    /* the one firmware-port access in flight (xu_fw_post/xu_fw_poll) */
+    enum { FW_IDLE, FW_REQ, FW_WAIT, FW_DONE } fw_state;
+    uint32_t fw_rdata;
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -156,6 +160,16 @@ static inline void xu_tick(xu_t *xu)
     }
     if (p->rsp_valid && p->rsp_ready)
         xu_push_beat(xu, p);
+    if (__builtin_expect(xu->fw_state != FW_IDLE, 0)) {
+        if (xu->fw_state == FW_REQ && p->fw_ready) {
+            p->fw_valid = 0;
+            p->fw_write = 0;
+            xu->fw_state = FW_WAIT; /* the answer comes on a later cycle */
+        } else if (xu->fw_state == FW_WAIT && p->fw_rvalid) {
+            xu->fw_rdata = p->fw_rdata;
+            xu->fw_state = FW_DONE;
+        }
+    }
     xu->now++;
 }
 _Static_assert((XU_QUEUE_DEPTH & (XU_QUEUE_DEPTH - 1)) == 0, "XU_QUEUE_DEPTH must be a power of two");
@@ -229,6 +243,7 @@ static void xu_clear(xu_t *xu)
     p->rsp_ready = 0;
     p->fw_valid = 0;
     p->fw_write = 0;
+    xu->fw_state = FW_IDLE;
     xu->rq_head = xu->rq_count = 0;
     xu->bq_head = xu->bq_count = 0;
     xu->acc_n = 0;
@@ -361,38 +376,49 @@ int xu_set_backpressure(xu_t *xu, unsigned req_gap_pct, unsigned rsp_stall_pct, 
 
 /* ---------------------------------------------------------------- firmware port */
 
-/** One register access: drive it until accepted, then wait for fw_rvalid. */
-static int xu_fw_access(xu_t *xu, int write, uint32_t offset, uint32_t wdata, uint32_t *rdata)
+int xu_fw_post(xu_t *xu, int write, uint32_t offset, uint32_t wdata)
 {
     if (!xu || (offset & 3u) || offset > HCA_FWP_SIZES)
         return -EINVAL;
+    if (xu->fw_state != FW_IDLE)
+        return -EBUSY;
     xu_pins_t *p = &xu->pins;
-    const uint64_t deadline = xu->now + XU_FW_TIMEOUT;
     p->fw_valid = 1;
-    p->fw_write = (uint8_t)write;
+    p->fw_write = (uint8_t)(write != 0);
     p->fw_addr = (uint16_t)offset;
     p->fw_wdata = write ? wdata : 0;
-    for (;;) {
-        xu_tick(xu);
-        if (p->fw_ready)
-            break;
+    xu->fw_state = FW_REQ;
+    return 0;
+}
+
+int xu_fw_poll(xu_t *xu, uint32_t *rdata)
+{
+    if (!xu || xu->fw_state == FW_IDLE)
+        return -ENOENT;
+    if (xu->fw_state != FW_DONE)
+        return 0;
+    if (rdata)
+        *rdata = xu->fw_rdata;
+    xu->fw_state = FW_IDLE;
+    return 1;
+}
+
+/** One register access, blocking: post it, then tick until it is answered. */
+static int xu_fw_access(xu_t *xu, int write, uint32_t offset, uint32_t wdata, uint32_t *rdata)
+{
+    int rc = xu_fw_post(xu, write, offset, wdata);
+    if (rc)
+        return rc;
+    const uint64_t deadline = xu->now + XU_FW_TIMEOUT;
+    while ((rc = xu_fw_poll(xu, rdata)) == 0) {
         if (xu->now >= deadline) {
-            p->fw_valid = 0;
+            xu->pins.fw_valid = 0;
+            xu->fw_state = FW_IDLE;
             return -ETIMEDOUT;
         }
-    }
-    p->fw_valid = 0;
-    p->fw_write = 0;
-    for (;;) {
         xu_tick(xu);
-        if (p->fw_rvalid)
-            break;
-        if (xu->now >= deadline)
-            return -ETIMEDOUT;
     }
-    if (rdata)
-        *rdata = p->fw_rdata;
-    return 0;
+    return rc < 0 ? rc : 0;
 }
 
 int xu_fw_read(xu_t *xu, uint32_t offset, uint32_t *val)

@@ -82,6 +82,13 @@ int xu_set_backpressure(xu_t *xu, unsigned req_gap_pct, unsigned rsp_stall_pct, 
 /** One firmware-port register access (blocking). */
 int xu_fw_read(xu_t *xu, uint32_t offset, uint32_t *val);
 int xu_fw_write(xu_t *xu, uint32_t offset, uint32_t val);
+/** Start one firmware-port register access without waiting: it is driven on
+ *  the following cycles (xu_step) while requests keep flowing. 0, -EINVAL
+ *  (offset outside the fwp block or unaligned), -EBUSY (one is in flight). */
+int xu_fw_post(xu_t *xu, int write, uint32_t offset, uint32_t wdata);
+/** 1 and *rdata (may be NULL; 0 for a write) once the posted access has been
+ *  answered, which also ends it; 0 while it is in flight; -ENOENT when none was posted. */
+int xu_fw_poll(xu_t *xu, uint32_t *rdata);
 /** Write CMD = {op, index} without waiting. */
 int xu_cmd_start(xu_t *xu, unsigned op, uint32_t index);
 /** 1 while a command runs, 0 when idle, or a negative errno. */
