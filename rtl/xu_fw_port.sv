@@ -105,8 +105,8 @@ module xu_fw_port #(
   logic [INFL_W-1:0]              inflight_q, inflight_d;
   logic [INFL_W-1:0]              fence_q, fence_d;
   // Staging: the entries' bytes in address order (word i = bytes 4i..4i+3).
-  logic [`HCA_MPT_ENTRY_W-1:0]    mpt_stage_q, mpt_stage_d;
-  logic [`HCA_MTT_ENTRY_W-1:0]    mtt_stage_q, mtt_stage_d;
+  logic [`HCA_MPT_ENTRY_W-1:0]    mpt_stage_q;
+  logic [`HCA_MTT_ENTRY_W-1:0]    mtt_stage_q;
   logic                           rvalid_q;
   logic [31:0]                    rdata_q, rdata_d;
 
@@ -175,23 +175,11 @@ module xu_fw_port #(
   assign mpt_freed  = (mpt_rdata_i & ~MPT_STATE_MASK) |
                       (`HCA_MPT_ENTRY_W'(`HCA_MKEY_STATE_FREE) << `HCA_MPT_ENTRY_STATE_LSB);
 
-  // Staging words: a firmware write, else the entry a READ_* brought back,
-  // else unchanged. A write in the cycle a READ_* loads is the later event
-  // for the firmware and wins for its word.
+  // Staging loads: a READ_* brings the entry back in the cycle after its
+  // command.
   logic load_mpt, load_mtt;
   assign load_mpt = state_q == ST_READ_MPT;
   assign load_mtt = state_q == ST_READ_MTT;
-
-  for (genvar w = 0; w < MPT_WORDS; w++) begin : g_mpt_stage
-    assign mpt_stage_d[32 * w +: 32] =
-        (wr && hit_mpt && mpt_sel == MPT_SEL_W'(w)) ? fw_wdata_i :
-        load_mpt ? mpt_loaded[32 * w +: 32] : mpt_stage_q[32 * w +: 32];
-  end
-  for (genvar w = 0; w < MTT_WORDS; w++) begin : g_mtt_stage
-    assign mtt_stage_d[32 * w +: 32] =
-        (wr && hit_mtt && mtt_sel == MTT_SEL_W'(w)) ? fw_wdata_i :
-        load_mtt ? mtt_loaded[32 * w +: 32] : mtt_stage_q[32 * w +: 32];
-  end
 
   // Read data of the staging words: word sel of the flat entry.
   logic [31:0] mpt_rd_word, mtt_rd_word;
@@ -362,7 +350,34 @@ module xu_fw_port #(
   assign fw_rvalid_o = rvalid_q;
   assign fw_rdata_o  = rdata_q;
 
-  // Everything here is control or a software-visible register: all reset.
+  // Staging registers, written word by word (software-visible: reset). A
+  // firmware write in the cycle a READ_* loads is the later event for the
+  // firmware and wins for its word (the later nonblocking assignment).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      mpt_stage_q <= '0;
+      mtt_stage_q <= '0;
+    end else begin
+      if (load_mpt) begin
+        mpt_stage_q <= mpt_loaded;
+      end
+      if (load_mtt) begin
+        mtt_stage_q <= mtt_loaded;
+      end
+      for (int w = 0; w < MPT_WORDS; w++) begin
+        if (wr && hit_mpt && mpt_sel == MPT_SEL_W'(w)) begin
+          mpt_stage_q[32 * w +: 32] <= fw_wdata_i;
+        end
+      end
+      for (int w = 0; w < MTT_WORDS; w++) begin
+        if (wr && hit_mtt && mtt_sel == MTT_SEL_W'(w)) begin
+          mtt_stage_q[32 * w +: 32] <= fw_wdata_i;
+        end
+      end
+    end
+  end
+
+  // Everything else here is control or a software-visible register: all reset.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q     <= ST_IDLE;
@@ -370,8 +385,6 @@ module xu_fw_port #(
       result_q    <= `HCA_FWP_RESULT_OK;
       inflight_q  <= '0;
       fence_q     <= '0;
-      mpt_stage_q <= '0;
-      mtt_stage_q <= '0;
       rvalid_q    <= 1'b0;
       rdata_q     <= '0;
     end else begin
@@ -380,8 +393,6 @@ module xu_fw_port #(
       result_q    <= result_d;
       inflight_q  <= inflight_d;
       fence_q     <= fence_d;
-      mpt_stage_q <= mpt_stage_d;
-      mtt_stage_q <= mtt_stage_d;
       rvalid_q    <= fw_valid_i;
       rdata_q     <= rdata_d;
     end
