@@ -1,23 +1,37 @@
 /* xu_model.c — the C model of the translation unit (key checker + MPT + MTT).
  *
- * A transaction-level twin of rtl/xlate_unit.sv behind the same pins
- * (sim/xu_engine.h). On a request handshake in cycle c the whole key check
- * (SEMANTICS.md "The key check", rules 1-6, then mode) runs at once against
- * the tables as they are in cycle c, and the first beat is computed; it is
- * presented from cycle c + HCA_XU_LATENCY on. Later beats of a multi-page
- * request follow one per cycle: each is computed (one MTT read) when the
- * previous one is handed over, so a request of any length costs O(1) memory.
+ * The twin of rtl/xlate_unit.sv behind the same pins (sim/xu_engine.h), at
+ * the level of requests and beats rather than signals: the key check is one
+ * function run on the request handshake, beats are values, the tables are
+ * arrays. Plain C11, a few branches per cycle.
  *
- * Timing:
- *  - uncontended: first beat in cycle c + HCA_XU_LATENCY exactly, later beats
- *    one per cycle, one request accepted per cycle (as the RTL);
- *  - buffering is bounded: at most XU_MODEL_DEPTH requests are held (accepted,
- *    last beat not yet handed over). req_ready is low in a cycle that starts
- *    with XU_MODEL_DEPTH requests held, so under response back-pressure or
- *    behind a long request the model stops accepting after XU_MODEL_DEPTH
- *    requests. XU_MODEL_DEPTH = HCA_XU_LATENCY + 1 is the least depth that
- *    sustains one request per cycle. The RTL may accept a request or two more
- *    or fewer under contention; beats and their order never differ.
+ * Function. On the request handshake in cycle c the key check (SEMANTICS.md
+ * "The key check", rules 1-6, then the mode) runs against the MPT as it is in
+ * cycle c and decides the request: one beat (a failed check, zero length, the
+ * reserved L_Key, a DMA MR) or a page walk. A walk produces one beat per page
+ * touched, each from one MTT read when the beat is issued, so a request of any
+ * length costs O(1) memory.
+ *
+ * Timing: the beats move through the same four places as in the RTL, with
+ * the same rules, so the model gives every beat and every acceptance in the
+ * cycle the RTL does (test_xu's XuDiff.TimingRtlVsModel checks this with and
+ * without back-pressure):
+ *   S1      the request accepted in cycle c waits here from c+1 until the
+ *           walker takes it; req_ready is low while S1 is full and the walker
+ *           cannot take it this cycle;
+ *   walker  holds one request and issues its beats, one per cycle, while the
+ *           beats issued and not handed over number fewer than XM_CREDITS
+ *           (the RTL's read stage + 4-deep output FIFO); it takes the next
+ *           request in the cycle it issues the last beat. A walk that meets an
+ *           absent MTT entry before its last page learns it a cycle later in
+ *           the RTL (the entry is read in the next stage) and spends that
+ *           cycle aborting: no beat, next request a cycle later;
+ *   queue   beats issued and not handed over, at most XM_CREDITS; a beat
+ *           issued in cycle t is shown from t + XM_ISSUE_TO_SHOW (read stage,
+ *           then FIFO) and held until rsp_ready.
+ * Uncontended: handshake in c, first beat in c + 4 = HCA_XU_LATENCY, then one
+ * per cycle; single-beat requests at one per cycle. Buffering is bounded: one
+ * request in S1, one in the walker, XM_CREDITS beats.
  *
  * Firmware port (regs fwp): every access is accepted at once (fw_ready = 1)
  * and answered with fw_rvalid in the next cycle. A command written in cycle c
@@ -26,7 +40,9 @@
  * judged before the firmware access in the same cycle). INVALIDATE and FENCE
  * then stay busy until every request accepted up to and including cycle c has
  * handed over its last beat; requests finish in acceptance order, so one
- * counter pair (accepted, finished) is the whole fence.
+ * counter pair (accepted, finished) is the whole fence. An MTT entry rewritten
+ * while a walk that uses it is under way is read as it is when its beat is
+ * issued (as in the RTL); firmware fences before it rewrites a page list.
  *
  * Tables: any power-of-two sizes in [2, 2^24]. Reset clears the MPT allocated
  * bitmap and the MTT present bitmap only; entry storage keeps its data (as the
@@ -38,44 +54,38 @@
 
 #include "xu_engine.h"
 
-/** Requests held at once (accepted, last beat not handed over). */
-#define XU_MODEL_DEPTH 6u
-/** Request ring size: a power of two >= XU_MODEL_DEPTH. */
-#define XU_MODEL_RING 8u
-_Static_assert(XU_MODEL_RING >= XU_MODEL_DEPTH, "request ring too small");
-/* Beat timing (see "Timing" above): the RTL issues beats from its page walker
- * into a read stage and an output FIFO; a beat issued in cycle t is shown from
- * t + XM_ISSUE_TO_SHOW, and the walker issues only while the beats in the read
- * stage and the FIFO number fewer than XM_CREDITS. */
-#define XM_ISSUE_TO_SHOW 2u
+/** Beats issued and not yet handed over, at most (the RTL's read stage + output FIFO). */
 #define XM_CREDITS 4u
-/** Cycles lost after a walk ends on an absent MTT entry with pages still to go:
- *  the walker learns of the absence a cycle after issuing the page and spends
- *  that cycle aborting. */
-#define XM_ABORT_BUBBLE 1u
-_Static_assert((XU_MODEL_RING & (XU_MODEL_RING - 1)) == 0, "request ring not a power of two");
+/** Cycles from a beat's issue to the first cycle it is shown. */
+#define XM_ISSUE_TO_SHOW 2u
+_Static_assert(HCA_XU_LATENCY == 2 + XM_ISSUE_TO_SHOW, "handshake -> S1 -> walker -> shown");
 _Static_assert((XM_CREDITS & (XM_CREDITS - 1)) == 0, "XM_CREDITS not a power of two");
 
 #define XM_PD_MASK ((1u << HCA_PD_BITS) - 1u)
 #define XM_REMOTE_ANY (HCA_ACCESS_REMOTE_READ | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_ATOMIC)
 #define XM_STATE_BIT (1u << HCA_MPT_ENTRY_STATE_LSB)
 
-/** One accepted request: its current beat and what the next beat needs. */
+/** A checked request: in S1 or in the walker. */
 typedef struct xm_req {
-    uint64_t ready;     /**< first cycle the current beat may be shown (first beat:
-                             until it is the head, accept cycle + HCA_XU_LATENCY) */
-    uint64_t pa;        /**< current beat */
-    uint32_t len;       /**< current beat */
-    uint8_t status;     /**< current beat */
-    uint8_t last;       /**< current beat */
-    uint8_t tag;        /**< the request's tag */
-    uint8_t ps;         /**< page shift of the MR (MTT walk) */
-    uint8_t abort;      /**< current beat: ERR_MTT from an absent entry before the last page */
-    uint32_t remaining; /**< bytes after the current beat (MTT walk) */
-    uint32_t mtt_base;  /**< of the MR, as checked */
-    uint32_t mtt_count; /**< of the MR, as checked */
-    uint64_t page;      /**< page index of the current beat within the MR */
+    uint8_t tag;
+    uint8_t status;     /**< of the check; OK for a walk */
+    uint8_t walk;       /**< 1: an MTT walk; 0: the single beat {status, pa, len} */
+    uint8_t ps;         /**< walk: page shift */
+    uint32_t len;       /**< single beat: its length; walk: bytes not yet issued */
+    uint64_t pa;        /**< single beat: its address */
+    uint64_t page;      /**< walk: page of the MR of the next beat */
+    uint64_t off;       /**< walk: offset of the next beat in its page */
+    uint32_t mtt_base;  /**< walk: of the MR, as checked */
+    uint32_t mtt_count; /**< walk: of the MR, as checked */
 } xm_req_t;
+
+/** A beat issued by the walker and not yet handed over. */
+typedef struct xm_beat {
+    uint64_t pa;
+    uint64_t show; /**< first cycle it may be shown */
+    uint32_t len;
+    uint8_t tag, status, last;
+} xm_beat_t;
 
 typedef struct xu_model {
     uint32_t mpt_entries, mtt_entries;
@@ -85,12 +95,13 @@ typedef struct xu_model {
     uint64_t *alloc;      /**< MPT allocated bitmap (rule 1), cleared by reset */
     uint64_t *present;    /**< MTT present bitmap, cleared by reset */
 
-    xm_req_t ring[XU_MODEL_RING];
-    unsigned head, count;
-    uint64_t prev_ready;          /**< ready of the last beat handed over */
-    uint8_t prev_abort;           /**< that beat ended its walk on an absent entry */
-    unsigned hs_i;                /**< oldest of hs[] */
-    uint64_t hs[XM_CREDITS];      /**< cycles of the last XM_CREDITS beat handshakes */
+    xm_req_t s1;       /**< accepted, waiting for the walker */
+    xm_req_t wk;       /**< in the walker */
+    uint8_t s1_valid;  /**< s1 holds a request */
+    uint8_t wk_busy;   /**< wk holds a request with beats to issue */
+    uint8_t wk_abort;  /**< this cycle the walker aborts (absent entry issued last cycle) */
+    unsigned q_head, q_count;
+    xm_beat_t q[XM_CREDITS]; /**< issued, not handed over; oldest at q_head */
     uint64_t accepted, finished; /**< requests since reset */
 
     /* firmware port */
@@ -119,43 +130,45 @@ static int xm_size_ok(uint32_t v) { return v >= 2 && v <= (1u << 24) && (v & (v 
 /** True when [va, va+len) goes past 2^64 (written so it cannot overflow). */
 static inline int xm_wraps(uint64_t va, uint32_t len) { return len != 0 && va + (uint64_t)(len - 1) < va; }
 
-/** Make r's current beat the one at page `page`, offset `off` within it:
- *  an ERR_MTT beat when the page is outside the MR's page list, outside the
- *  MTT or absent, else a segment up to the end of the page or the request. */
-static inline void xm_page_beat(const xu_model_t *m, xm_req_t *r, uint64_t page, uint64_t off)
+/** The beat the walker issues for r this cycle (one MTT read for a walk).
+ *  *done: the walker is done with r after it; *abort: r's walk met an absent
+ *  entry before its last page, which the walker acts on next cycle. */
+static inline void xm_issue(const xu_model_t *m, const xm_req_t *r, xm_beat_t *b, int *done, int *abort)
 {
-    const uint64_t mi = (uint64_t)r->mtt_base + page;
-    const uint64_t room = ((uint64_t)1 << r->ps) - off;
-    r->page = page;
-    if (page >= r->mtt_count || mi >= m->mtt_entries) {
-        r->status = HCA_XLATE_STATUS_ERR_MTT;
-        r->pa = 0;
-        r->len = 0;
-        r->last = 1;
-        r->remaining = 0;
+    b->tag = r->tag;
+    *abort = 0;
+    if (!r->walk) {
+        b->status = r->status;
+        b->pa = r->pa;
+        b->len = r->len;
+        b->last = 1;
+        *done = 1;
         return;
     }
-    if (!xm_bit(m->present, mi)) {
-        /* found only once the entry is read: the RTL has already started the
-         * next page, which costs a cycle (see XM_ABORT_BUBBLE) */
-        r->abort = r->remaining > room;
-        r->status = HCA_XLATE_STATUS_ERR_MTT;
-        r->pa = 0;
-        r->len = 0;
-        r->last = 1;
-        r->remaining = 0;
+    const uint64_t mi = (uint64_t)r->mtt_base + r->page;
+    const uint64_t room = ((uint64_t)1 << r->ps) - r->off;
+    const int seg_last = r->len <= room;
+    *done = 1;
+    b->status = HCA_XLATE_STATUS_ERR_MTT; /* ends the request: pa = len = 0 */
+    b->pa = 0;
+    b->len = 0;
+    b->last = 1;
+    if (r->page >= r->mtt_count || mi >= m->mtt_entries) /* beyond the page list or the MTT */
+        return;
+    if (!xm_bit(m->present, mi)) { /* absent: seen a cycle later */
+        *done = seg_last;
+        *abort = !seg_last;
         return;
     }
-    uint32_t len = (uint64_t)r->remaining < room ? r->remaining : (uint32_t)room;
-    r->status = HCA_XLATE_STATUS_OK;
-    r->pa = (m->mtt[mi] & ~(uint64_t)0xfff) + off; /* (pfn << 12) + off */
-    r->len = len;
-    r->remaining -= len;
-    r->last = r->remaining == 0;
+    b->status = HCA_XLATE_STATUS_OK;
+    b->pa = (m->mtt[mi] & ~(uint64_t)0xfff) + r->off; /* (pfn << 12) + off */
+    b->len = seg_last ? r->len : (uint32_t)room;
+    b->last = (uint8_t)seg_last;
+    *done = seg_last;
 }
 
-/** The key check, SEMANTICS.md "The key check" rules 1-6 then mode, and the
- *  first beat of the translation. Fills r's current beat and walk state. */
+/** The key check, SEMANTICS.md "The key check" rules 1-6 then mode: decides
+ *  r as one beat {status, pa, len} or a walk from its first page. */
 static void xm_check(const xu_model_t *m, const xu_pins_t *p, xm_req_t *r)
 {
     const uint32_t key = p->req_key;
@@ -164,11 +177,10 @@ static void xm_check(const xu_model_t *m, const xu_pins_t *p, xm_req_t *r)
     const unsigned rights = p->req_rights & HCA_ACCESS_ALL;
     const unsigned remote = p->req_remote & 1u;
 
+    r->tag = p->req_tag;
+    r->walk = 0;
     r->pa = 0;
     r->len = 0;
-    r->last = 1;
-    r->remaining = 0;
-    r->abort = 0;
 
     if (key == HCA_RESERVED_LKEY) { /* no MPT access, every PD, no translation */
         if (remote)
@@ -243,26 +255,13 @@ static void xm_check(const xu_model_t *m, const xu_pins_t *p, xm_req_t *r)
     /* rel = fbo + (va - iova) = va - (iova rounded down to its page): va >= iova
      * (rule 6), so it cannot wrap */
     const uint64_t rel = va - (e->iova & ~mask);
+    r->walk = 1;
     r->ps = (uint8_t)ps;
+    r->len = len;
+    r->page = rel >> ps;
+    r->off = rel & mask;
     r->mtt_base = e->mtt_base;
     r->mtt_count = e->mtt_count;
-    r->remaining = len;
-    xm_page_beat(m, r, rel >> ps, rel & mask);
-}
-
-/** When r's current beat, next in line to be shown, may be shown at the
- *  earliest: not before `first` (its request's accept cycle + latency), one
- *  cycle after the beat before it (two after an aborted walk), and not before
- *  the RTL's walker would have had a credit to issue it. */
-static inline void xm_beat_ready(xu_model_t *m, xm_req_t *r, uint64_t first)
-{
-    uint64_t t = m->prev_ready + 1 + (m->prev_abort ? XM_ABORT_BUBBLE : 0);
-    const uint64_t credit = m->hs[m->hs_i] + 1 + XM_ISSUE_TO_SHOW;
-    if (t < first)
-        t = first;
-    if (t < credit)
-        t = credit;
-    r->ready = t;
 }
 
 /* ---------------------------------------------------------------- firmware port */
@@ -382,11 +381,10 @@ static void xm_reset(void *eng)
     xu_model_t *m = eng;
     memset(m->alloc, 0, ((m->mpt_entries + 63) / 64) * sizeof(uint64_t));
     memset(m->present, 0, ((m->mtt_entries + 63) / 64) * sizeof(uint64_t));
-    m->head = m->count = 0;
-    m->prev_ready = 0;
-    m->prev_abort = 0;
-    m->hs_i = 0;
-    memset(m->hs, 0, sizeof m->hs);
+    m->s1_valid = 0;
+    m->wk_busy = 0;
+    m->wk_abort = 0;
+    m->q_head = m->q_count = 0;
     m->accepted = m->finished = 0;
     memset(m->stage_mpt, 0, sizeof m->stage_mpt);
     memset(m->stage_mtt, 0, sizeof m->stage_mtt);
@@ -440,10 +438,23 @@ static void xm_cycle(void *eng, xu_pins_t *p, uint64_t now)
 {
     xu_model_t *m = eng;
 
-    /* outputs of this cycle, from the state at its start */
-    const int req_ready = m->count < XU_MODEL_DEPTH;
-    xm_req_t *h = &m->ring[m->head];
-    const int rsp_valid = m->count != 0 && h->ready <= now;
+    /* The walker this cycle, from the state at its start. */
+    xm_beat_t b;
+    int issue = 0, done = 0, abort = 0;
+    if (m->wk_busy) {
+        if (m->wk_abort) {
+            done = 1; /* the aborting cycle: no beat */
+        } else if (m->q_count < XM_CREDITS) {
+            issue = 1;
+            xm_issue(m, &m->wk, &b, &done, &abort);
+        }
+    }
+    const int ld_ready = !m->wk_busy || done;
+
+    /* Outputs of this cycle. */
+    const int req_ready = !m->s1_valid || ld_ready;
+    const xm_beat_t *h = &m->q[m->q_head];
+    const int rsp_valid = m->q_count != 0 && h->show <= now;
     p->req_ready = (uint8_t)req_ready;
     p->rsp_valid = (uint8_t)rsp_valid;
     if (rsp_valid) {
@@ -457,38 +468,37 @@ static void xm_cycle(void *eng, xu_pins_t *p, uint64_t now)
     p->fw_rvalid = m->rvalid;
     p->fw_rdata = m->rdata;
 
-    /* the edge ending the cycle */
-    m->rvalid = 0;
-    m->rdata = 0;
+    /* The edge ending the cycle. */
     if (rsp_valid && p->rsp_ready) {
-        m->prev_ready = h->ready;
-        m->prev_abort = h->abort;
-        m->hs[m->hs_i] = now;
-        m->hs_i = (m->hs_i + 1) & (XM_CREDITS - 1);
-        if (h->last) {
-            m->head = (m->head + 1) & (XU_MODEL_RING - 1);
-            m->count--;
-            m->finished++;
-            if (m->count) { /* the next request's first beat is next in line */
-                xm_req_t *n = &m->ring[m->head];
-                xm_beat_ready(m, n, n->ready);
-            }
-        } else { /* next page of the walk, offset 0 */
-            xm_page_beat(m, h, h->page + 1, 0);
-            xm_beat_ready(m, h, 0);
+        m->finished += h->last;
+        m->q_head = (m->q_head + 1) & (XM_CREDITS - 1);
+        m->q_count--;
+    }
+    if (issue) {
+        b.show = now + XM_ISSUE_TO_SHOW;
+        m->q[(m->q_head + m->q_count) & (XM_CREDITS - 1)] = b;
+        m->q_count++;
+        if (!done && !abort) { /* next page, from its first byte */
+            m->wk.len -= b.len;
+            m->wk.page++;
+            m->wk.off = 0;
         }
     }
+    m->wk_abort = (uint8_t)abort;
+    if (done)
+        m->wk_busy = 0;
+    if (m->s1_valid && ld_ready) {
+        m->wk = m->s1;
+        m->wk_busy = 1;
+        m->s1_valid = 0;
+    }
     if (req_ready && p->req_valid) {
-        xm_req_t *r = &m->ring[(m->head + m->count) & (XU_MODEL_RING - 1)];
-        r->tag = p->req_tag;
-        xm_check(m, p, r);
-        if (m->count)
-            r->ready = now + HCA_XU_LATENCY; /* the rest when it is the head */
-        else
-            xm_beat_ready(m, r, now + HCA_XU_LATENCY);
-        m->count++;
+        xm_check(m, p, &m->s1);
+        m->s1_valid = 1;
         m->accepted++;
     }
+    m->rvalid = 0;
+    m->rdata = 0;
     if (p->fw_valid) { /* after the request: a request of this cycle saw the old tables */
         m->rvalid = 1;
         if (p->fw_write)
