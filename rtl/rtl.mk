@@ -2,8 +2,8 @@
 # simulator links, and checked by a second simulator (Icarus), a linter
 # (Verilator -Wall) and a synthesizer (Yosys).
 #
-# The Verilated model is rebuilt only when rtl/*.sv, the ABI include or this
-# file change; its objects live in their own folder (build/verilated/...).
+# The Verilated model is rebuilt only when rtl/*.sv, the ABI include or the
+# flags below change; its objects live in their own folder (build/verilated/).
 
 RTL_SRCS   := $(sort $(wildcard rtl/*.sv))
 RTL_TOP    := xlate_unit
@@ -26,9 +26,17 @@ VL_FLAGS   := --cc -Wall -O3 --x-assign fast --x-initial fast --trace-fst \
 # C++ optimization of the Verilated code (the RTL speed benchmark runs it).
 VL_OPT     := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 
+# The Verilator and C++ flags live in a file rewritten only when they
+# change, so editing this makefile rebuilds the model only if it changed how.
+VL_FLAGS_TXT := $(VL_DIR)/flags.txt
+ifneq ($(file < $(VL_FLAGS_TXT)),$(VL_FLAGS) $(VL_OPT))
+$(shell mkdir -p $(VL_DIR))
+$(file > $(VL_FLAGS_TXT),$(VL_FLAGS) $(VL_OPT))
+endif
+
 # --no-skip-identical: when make asks, Verilator rewrites its output (so the
 # timestamps move and the archives follow) even if it thinks nothing changed.
-$(VL_MK) $(VL_HDR) &: $(RTL_SRCS) $(RTL_INC) rtl/rtl.mk
+$(VL_MK) $(VL_HDR) &: $(RTL_SRCS) $(RTL_INC) $(VL_FLAGS_TXT)
 	@mkdir -p $(VL_DIR)
 	$(VERILATOR) $(VL_FLAGS) --no-skip-identical --Mdir $(VL_DIR) $(RTL_SRCS)
 
@@ -66,7 +74,7 @@ lint-rtl:
 # Icarus (-g2012) compiles every file, warnings are failures.
 iverilog-rtl:
 	@mkdir -p $(RTL_CHK)
-	$(IVERILOG) -g2012 -Wall -Iabi/gen -s $(RTL_TOP) -o $(RTL_CHK)/$(RTL_TOP).vvp \
+	@set -o pipefail; $(IVERILOG) -g2012 -Wall -Iabi/gen -s $(RTL_TOP) -o $(RTL_CHK)/$(RTL_TOP).vvp \
 	    $(RTL_SRCS) 2>&1 | tee $(RTL_CHK)/iverilog.log
 	@! grep -q . $(RTL_CHK)/iverilog.log || { echo "iverilog-rtl: warnings above"; exit 1; }
 	@echo "iverilog-rtl: $(words $(RTL_SRCS)) files compile"
@@ -114,8 +122,10 @@ $(RTL_TB_VVP): $(RTL_TB) $(RTL_SRCS) $(RTL_INC)
 # request cycles.
 RTL_TB_RUNS := "+seed=1 +stall=30 +gap=0" "+seed=2 +stall=75 +gap=25"
 icarus-rtl: $(RTL_TB_VVP)
-	@set -o pipefail; for v in $(RTL_VECS); do for r in $(RTL_TB_RUNS); do \
-	    $(VVP) -n $(RTL_TB_VVP) +vec=$$v $$r | tail -n 3 || exit 1; \
+	@for v in $(RTL_VECS); do for r in $(RTL_TB_RUNS); do \
+	    out=$$($(VVP) -n $(RTL_TB_VVP) +vec=$$v $$r 2>&1); rc=$$?; \
+	    echo "$$out" | tail -n 3; \
+	    [ $$rc = 0 ] && echo "$$out" | grep -q '^xlate_unit_tb: PASS' || exit 1; \
 	done; done
 
 CHECKS += lint-rtl iverilog-rtl synth-rtl icarus-rtl param-check-rtl
