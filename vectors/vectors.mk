@@ -1,13 +1,15 @@
 # vectors/ — the translation unit's Python reference model and its golden vectors.
 #
-#   vectors-ref    unit tests of the reference model itself
-#   vectors-fresh  the committed vectors/xlate/*.vec are what the generator writes
+#   vectors-ref      unit tests of the reference model itself
+#   vectors-fresh    the committed vectors/xlate/*.vec are what the generator writes
 #   test_xu_vectors  replays every .vec on both C engines (RTL and model)
+#   vectors-soak     (not part of `make test`) the replay over fresh random seeds:
+#                    make vectors-soak SOAK_SEEDS="2 3 4" SOAK_COUNT=6000
 # Regenerate after changing the reference or the generator:
 #   python3 vectors/gen_xlate_vectors.py   (then commit vectors/xlate/)
 XLATE_VEC_DIR := vectors/xlate
 
-.PHONY: vectors-ref vectors-fresh
+.PHONY: vectors-ref vectors-fresh vectors-soak
 vectors-ref:
 	$(PYTHON) vectors/test_xlate_ref.py
 
@@ -16,4 +18,18 @@ vectors-fresh:
 
 CHECKS += vectors-ref vectors-fresh
 
-# test_xu_vectors (testbench/test_xu_vectors.cc) joins GTEST_BINS once the RTL engine links.
+# The replay finds the .vec files under the repo root it was built in
+# (overridable at run time with XU_VEC_DIR).
+$(OBJ)/testbench/test_xu_vectors.o: ALL_CXXFLAGS += -DXU_VEC_DIR_DEFAULT='"$(CURDIR)/$(XLATE_VEC_DIR)"'
+
+GTEST_BINS += $(BIN)/test_xu_vectors
+$(BIN)/test_xu_vectors: $(OBJ)/testbench/test_xu_vectors.o $(LIBHCASIM)
+	$(call link_bin,$(GTEST_LIBS))
+
+SOAK_SEEDS ?= 2 3 4 5 6 7 8 9
+SOAK_COUNT ?= 6000
+vectors-soak: $(BIN)/test_xu_vectors
+	@for s in $(SOAK_SEEDS); do d=$(BUILD)/vectors-soak/seed$$s; \
+	    $(PYTHON) vectors/gen_xlate_vectors.py --seed $$s --count $(SOAK_COUNT) --out $$d >/dev/null && \
+	    XU_VEC_DIR=$$d $(BIN)/test_xu_vectors --gtest_filter='Golden/*' --gtest_brief=1 || \
+	    { echo "vectors-soak: seed $$s failed (vectors in $$d)"; exit 1; }; done
