@@ -357,6 +357,30 @@ def directed():
     w.req(key(18), P, m18["iova"] + 0x2000, 0x10, want="ERR_MTT")
     w.req(key(19), P, m19["iova"], 0x10, want="ERR_MTT")
     w.req(key(19), P, m19["iova"] + 0x1000, 0x10, want="ERR_MTT")
+    w.comment("a page index past 16 and past 32 bits must not alias a low MTT entry")
+    setup(14, iova=0x1000, length=1 << 50, mtt_base=0x10, mtt_count=0xffff_ffff)
+    w.req(key(14), P, 0x1000, 0x10, want="OK")  # page 0 = MTT 0x10
+    w.req(key(14), P, 0x1000 + ((MTT_N - 0x10) << 12), 0x10, want="ERR_MTT")  # MTT index = MTT entries
+    w.req(key(14), P, 0x1000 + (1 << 44), 0x10, want="ERR_MTT")  # page 2^32 >= mtt_count
+    w.req(key(14), P, 0x1000 + (1 << 44) - 0x1008, 0x10, want="ERR_MTT")  # page 2^32 - 2: index past the MTT
+
+    w.comment("---- every page size 12..30: a request across one seam, first-byte offset 0x18")
+    for ps in range(abi.PAGE_SHIFT_MIN, abi.PAGE_SHIFT_MAX + 1):
+        page = 1 << ps
+        base = 0x300 + 2 * (ps - abi.PAGE_SHIFT_MIN)
+        iova = (ps << 40) + 3 * page + 0x18
+        setup(35, byte=ps, page_shift=ps, iova=iova, length=2 * page, mtt_base=base, mtt_count=3,
+              pfns=[(0x5a5 << ps) >> 12, (0x3c3 << ps) >> 12])
+        w.req(key(35), P, iova + page - 0x18 - 3, 6, want="OK")
+        w.req(key(35), P, iova, page, want="OK")
+    w.comment("pa = (pfn << 12) + offset: largest pfn; 1G page with a pfn not 1G-aligned (carry)")
+    setup(36, iova=0x1ff0, length=0x10, mtt_base=0x340, mtt_count=1, pfns=[(1 << PFN_BITS) - 1])
+    w.req(key(36), P, 0x1fff, 1, want="OK")
+    w.req(key(36), P, 0x1ff0, 0x10, want="OK")
+    setup(36, page_shift=30, iova=0x3fff_fff0, length=0x20, mtt_base=0x340, mtt_count=2,
+          pfns=[(7 << 18) + 0x3ffff, (9 << 18) + 1])
+    w.req(key(36), P, 0x3fff_fff0, 0x20, want="OK")
+
     w.comment("an MTT entry rewritten, absent, present again")
     w.mtt(0x21, 1, 0x777)
     w.req(key(2), P, m2["iova"] + 0xff8, 0x10, want="OK")
