@@ -410,11 +410,14 @@ TEST_P(XuVectors, EveryBeatMatchesTheReference)
     EXPECT_EQ(vf.beats, rp.matched());
 }
 
+// Per engine and file: streaming, moderate and heavy back-pressure.
 const Param kParams[] = {
-    {XU_ENGINE_RTL, "directed.vec", 0, 0},     {XU_ENGINE_RTL, "directed.vec", 30, 40},
-    {XU_ENGINE_RTL, "random.vec", 0, 0},       {XU_ENGINE_RTL, "random.vec", 25, 30},
-    {XU_ENGINE_MODEL, "directed.vec", 0, 0},   {XU_ENGINE_MODEL, "directed.vec", 30, 40},
-    {XU_ENGINE_MODEL, "random.vec", 0, 0},     {XU_ENGINE_MODEL, "random.vec", 25, 30},
+    {XU_ENGINE_RTL, "directed.vec", 0, 0},   {XU_ENGINE_RTL, "directed.vec", 30, 40},
+    {XU_ENGINE_RTL, "directed.vec", 50, 75}, {XU_ENGINE_RTL, "random.vec", 0, 0},
+    {XU_ENGINE_RTL, "random.vec", 25, 30},   {XU_ENGINE_RTL, "random.vec", 50, 75},
+    {XU_ENGINE_MODEL, "directed.vec", 0, 0}, {XU_ENGINE_MODEL, "directed.vec", 30, 40},
+    {XU_ENGINE_MODEL, "directed.vec", 50, 75}, {XU_ENGINE_MODEL, "random.vec", 0, 0},
+    {XU_ENGINE_MODEL, "random.vec", 25, 30}, {XU_ENGINE_MODEL, "random.vec", 50, 75},
 };
 
 std::string param_name(const ::testing::TestParamInfo<Param> &info)
@@ -422,8 +425,10 @@ std::string param_name(const ::testing::TestParamInfo<Param> &info)
     const Param &p = info.param;
     std::string f = p.file;
     f = f.substr(0, f.find('.'));
-    return std::string(p.kind == XU_ENGINE_RTL ? "rtl" : "model") + "_" + f +
-           (p.req_gap_pct || p.rsp_stall_pct ? "_backpressure" : "_streaming");
+    const char *bp = p.req_gap_pct == 0 && p.rsp_stall_pct == 0 ? "_streaming"
+                     : p.rsp_stall_pct >= 50                     ? "_heavy_backpressure"
+                                                                  : "_backpressure";
+    return std::string(p.kind == XU_ENGINE_RTL ? "rtl" : "model") + "_" + f + bp;
 }
 
 INSTANTIATE_TEST_SUITE_P(Golden, XuVectors, ::testing::ValuesIn(kParams), param_name);
