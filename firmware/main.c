@@ -1,11 +1,15 @@
-/* main.c — the firmware image's entry after start-up: say hello on the
- * console, then sleep in wfi. The command mailbox and event handling hook in
- * here (cmd.h). */
+/* main.c — the firmware image: announce itself, then serve the command
+ * mailbox. The core sleeps in wfi until the HCR go bit raises the machine
+ * external interrupt; interrupts stay globally masked (mstatus.MIE = 0), so
+ * wfi only wakes the core and the work is done here, not in a handler. */
 #include <stdint.h>
 
+#include "cmd.h"
 #include "console.h"
 #include "hca_abi.h"
 #include "start.h"
+
+#define MIE_MEIE (1u << 11)
 
 int main(void)
 {
@@ -20,7 +24,11 @@ int main(void)
     con_puts(", image ");
     con_putudec((uint32_t)(__bss_end - __text_start));
     con_puts(" bytes\n");
+    cmd_init();
+    __asm__ volatile("csrs mie, %0" ::"r"(MIE_MEIE));
     con_puts("hcafw: idle\n");
-    for (;;)
+    for (;;) {
         __asm__ volatile("wfi");
+        cmd_dispatch();
+    }
 }

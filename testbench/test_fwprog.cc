@@ -1,8 +1,8 @@
 // test_fwprog.cc — cross-compiled firmware on the ISS, through fwcore:
 // every self-checking program in build/firmware/tests/ exits with its
 // expected code and prints its expected console text; the default image
-// hcafw.elf is laid out as link.ld promises, boots, prints its banner and
-// sleeps in wfi; and fwcore itself (loader refusals, MMIO hooks, stalls,
+// hcafw.elf is laid out as link.ld promises (booting it is test_dev's); and
+// fwcore itself (loader refusals, MMIO hooks, stalls,
 // console) behaves as fwcore.h says.
 #include <gtest/gtest.h>
 
@@ -178,33 +178,10 @@ TEST(FwProgram, EveryRegisteredSpecialProgramWasBuilt)
 
 // ---------------------------------------------------------------- the default image
 
-TEST(FwImage, BootsPrintsBannerAndSleepsInWfi)
-{
-    Core core;
-    const std::string path = fw_dir() + "/hcafw.elf";
-    char err[512] = "";
-    ASSERT_EQ(fwcore_load(core.fc, path.c_str(), err, sizeof(err)), 0) << err;
-    EXPECT_EQ(fwcore_entry(core.fc), HCA_FW_RAM_BASE);
-    rv32_stop_t stop = fwcore_run(core.fc, 1000000);
-    SCOPED_TRACE(core.describe(stop) + "\n--- console ---\n" + core.console() + "--- end ---");
-    ASSERT_EQ(stop, RV32_STOP_WFI);
-    EXPECT_FALSE(fwcore_halted(core.fc));
-    const std::string con = core.console();
-    EXPECT_EQ(con.rfind("hcafw: firmware core up, fw_version " + std::to_string(HCA_FW_VERSION >> 16) + "." +
-                            std::to_string(HCA_FW_VERSION & 0xffff) + ", RAM " + hex(HCA_FW_RAM_BASE) + "+" +
-                            hex(HCA_FW_RAM_SIZE),
-                        0),
-              0u);
-    EXPECT_NE(con.find("hcafw: idle\n"), std::string::npos);
-    EXPECT_EQ(rv32_last_trap(fwcore_cpu(core.fc), nullptr, nullptr, nullptr), 0) << "the image trapped";
-    // Asleep: more time changes nothing.
-    const uint64_t ret = rv32_instret(fwcore_cpu(core.fc));
-    EXPECT_EQ(fwcore_run(core.fc, 100000), RV32_STOP_WFI);
-    EXPECT_EQ(rv32_instret(fwcore_cpu(core.fc)), ret);
-    EXPECT_EQ(core.console(), con);
-}
+// Booting the default image needs the device around it (its firmware port,
+// mailbox and DMA): that test is Device.BootsPrintsItsBannerAndIdlesWithoutTrapping
+// in test_dev.cc.
 
-// link.ld's promises, read back from the ELF with libelf.
 TEST(FwImage, LayoutMatchesTheLinkerScript)
 {
     for (const std::string &path : { fw_dir() + "/hcafw.elf", fw_dir() + "/tests/traps.elf" }) {

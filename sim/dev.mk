@@ -1,0 +1,14 @@
+# sim/hca_dev — the whole device (translation unit + firmware core + mailbox +
+# firmware DMA) and the hcasim command line.
+HCASIM_SRCS += sim/hca_dev.c
+
+# The device boots the image `make` builds unless told otherwise.
+$(OBJ)/sim/hca_dev.o: ALL_CFLAGS += -DHCASIM_FIRMWARE_DEFAULT='"$(abspath $(BUILD))/firmware/hcafw.elf"'
+
+# hcasim.c holds main(): linked into the command, never into libhcasim.
+HCASIM_BIN := $(BIN)/hcasim
+ALL_TARGETS += $(HCASIM_BIN)
+$(HCASIM_BIN): $(OBJ)/sim/hcasim.o $(LIBHCASIM) $(filter %.a,$(HCASIM_LINK))
+	$(call link_bin,)
+
+RUN_CMD := $(HCASIM_BIN) demo

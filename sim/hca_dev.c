@@ -1,0 +1,355 @@
+/* hca_dev.c — the device: firmware core + translation unit + mailbox + firmware DMA.
+ *
+ * One device cycle (dev_tick):
+ *   1. the firmware core catches up to this cycle (it runs whole instructions;
+ *      an MMIO access to the translation unit stalls it until the unit's
+ *      firmware port answers, so register timing is exact);
+ *   2. the translation unit takes its clock edge (requests, beats, the
+ *      firmware-port access in flight);
+ *   3. a firmware DMA transfer due this cycle completes;
+ *   4. the firmware's interrupt line follows HCR.CTRL.go.
+ */
+#include "hca_dev.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fwcore.h"
+
+#ifndef HCASIM_FIRMWARE_DEFAULT
+#define HCASIM_FIRMWARE_DEFAULT "build/firmware/hcafw.elf"
+#endif
+
+typedef struct fdma_state {
+    uint32_t host_lo, host_hi, local, len, ctrl;
+    int busy, error;
+    uint64_t done_at; /* cycle the running transfer completes */
+} fdma_state_t;
+
+typedef struct hcr_state {
+    uint32_t in_lo, in_hi, out_lo, out_hi, in_mod, ctrl, status, out_imm;
+} hcr_state_t;
+
+struct hca_dev {
+    fwcore_t *fc;
+    rv32_t *cpu;
+    xu_t *xu;
+    hostmem_t *mem;
+    hostmem_timing_t host;
+    hcr_state_t hcr;
+    fdma_state_t fdma;
+    int fwp_posted;    /* an access to the unit's firmware port is in flight */
+    uint64_t now;      /* the cycle the next tick runs */
+    uint64_t fw_sleep; /* core cycles spent asleep in WFI */
+    rv32_stop_t fw_stop;
+};
+
+const char *hca_dev_default_firmware(void)
+{
+    return HCASIM_FIRMWARE_DEFAULT;
+}
+
+/* ---------------------------------------------------------------- register blocks */
+
+static uint32_t *hcr_reg(hcr_state_t *h, uint32_t off)
+{
+    switch (off) {
+    case HCA_HCR_IN_PARAM_LO: return &h->in_lo;
+    case HCA_HCR_IN_PARAM_HI: return &h->in_hi;
+    case HCA_HCR_OUT_PARAM_LO: return &h->out_lo;
+    case HCA_HCR_OUT_PARAM_HI: return &h->out_hi;
+    case HCA_HCR_IN_MOD: return &h->in_mod;
+    case HCA_HCR_CTRL: return &h->ctrl;
+    case HCA_HCR_STATUS: return &h->status;
+    case HCA_HCR_OUT_IMM: return &h->out_imm;
+    default: return NULL;
+    }
+}
+
+/* The firmware sees the same HCR registers the host does. */
+static int fw_hcr_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
+{
+    uint32_t *r = size == 4 ? hcr_reg(&((hca_dev_t *)ctx)->hcr, off) : NULL;
+    if (!r)
+        return RV32_BUS_FAULT;
+    *val = *r;
+    return RV32_BUS_OK;
+}
+
+static int fw_hcr_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
+{
+    uint32_t *r = size == 4 ? hcr_reg(&((hca_dev_t *)ctx)->hcr, off) : NULL;
+    if (!r)
+        return RV32_BUS_FAULT;
+    *r = val;
+    return RV32_BUS_OK;
+}
+
+/* The translation unit's firmware port: the access goes over the unit's pins
+ * and the core stalls until the unit answers. */
+static int fw_fwp_access(hca_dev_t *d, int write, uint32_t off, unsigned size, uint32_t wdata, uint32_t *rdata)
+{
+    if (size != 4)
+        return RV32_BUS_FAULT;
+    if (!d->fwp_posted) {
+        if (xu_fw_post(d->xu, write, off, wdata))
+            return RV32_BUS_FAULT; /* offset outside the block */
+        d->fwp_posted = 1;
+        return RV32_BUS_STALL;
+    }
+    uint32_t v = 0;
+    if (xu_fw_poll(d->xu, &v) != 1)
+        return RV32_BUS_STALL;
+    d->fwp_posted = 0;
+    if (rdata)
+        *rdata = v;
+    return RV32_BUS_OK;
+}
+
+static int fw_fwp_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
+{
+    return fw_fwp_access(ctx, 0, off, size, 0, val);
+}
+
+static int fw_fwp_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
+{
+    return fw_fwp_access(ctx, 1, off, size, val, NULL);
+}
+
+static void fdma_start(hca_dev_t *d)
+{
+    fdma_state_t *f = &d->fdma;
+    int write = HCA_FDMA_CTRL_WRITE_GET(f->ctrl);
+    uint64_t local_end = (uint64_t)f->local + f->len;
+    f->error = 0;
+    if (f->len == 0 || f->len > HCA_FDMA_MAX_LEN || f->local < HCA_FW_RAM_BASE ||
+        local_end > (uint64_t)HCA_FW_RAM_BASE + HCA_FW_RAM_SIZE) {
+        f->error = 1; /* refused at once: no bus traffic */
+        return;
+    }
+    f->busy = 1;
+    f->done_at = d->now + hostmem_transfer_cycles(&d->host, write, f->len);
+}
+
+/* The copy happens when the transfer completes, as a bus master would see it. */
+static void fdma_finish(hca_dev_t *d)
+{
+    fdma_state_t *f = &d->fdma;
+    uint64_t host = (uint64_t)f->host_hi << 32 | f->host_lo;
+    uint8_t *ram = fwcore_ram(d->fc) + (f->local - HCA_FW_RAM_BASE);
+    int rc = HCA_FDMA_CTRL_WRITE_GET(f->ctrl) ? hostmem_write(d->mem, host, ram, f->len)
+                                              : hostmem_read(d->mem, host, ram, f->len);
+    f->error = rc != 0;
+    f->busy = 0;
+}
+
+static uint32_t *fdma_reg(fdma_state_t *f, uint32_t off)
+{
+    switch (off) {
+    case HCA_FDMA_HOST_LO: return &f->host_lo;
+    case HCA_FDMA_HOST_HI: return &f->host_hi;
+    case HCA_FDMA_LOCAL: return &f->local;
+    case HCA_FDMA_LEN: return &f->len;
+    case HCA_FDMA_CTRL: return &f->ctrl;
+    default: return NULL;
+    }
+}
+
+static int fw_fdma_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
+{
+    fdma_state_t *f = &((hca_dev_t *)ctx)->fdma;
+    if (size != 4)
+        return RV32_BUS_FAULT;
+    if (off == HCA_FDMA_STATUS) {
+        *val = HCA_FDMA_STATUS_BUSY_PUT(f->busy) | HCA_FDMA_STATUS_ERROR_PUT(f->error);
+        return RV32_BUS_OK;
+    }
+    uint32_t *r = fdma_reg(f, off);
+    if (!r)
+        return RV32_BUS_FAULT;
+    *val = *r;
+    return RV32_BUS_OK;
+}
+
+static int fw_fdma_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
+{
+    hca_dev_t *d = ctx;
+    uint32_t *r = size == 4 ? fdma_reg(&d->fdma, off) : NULL;
+    if (!r)
+        return RV32_BUS_FAULT;
+    if (d->fdma.busy)
+        return RV32_BUS_OK; /* registers are frozen while a transfer runs */
+    *r = val;
+    if (off == HCA_FDMA_CTRL)
+        fdma_start(d);
+    return RV32_BUS_OK;
+}
+
+/* ---------------------------------------------------------------- the clock */
+
+/* Let the core run up to the end of this cycle. */
+static void fw_catch_up(hca_dev_t *d)
+{
+    uint64_t target = d->now + 1;
+    while (rv32_cycles(d->cpu) < target) {
+        uint64_t before = rv32_cycles(d->cpu);
+        rv32_stop_t s = fwcore_run(d->fc, target - before);
+        d->fw_stop = s;
+        if (s == RV32_STOP_STALL) {
+            rv32_add_cycles(d->cpu, target - rv32_cycles(d->cpu)); /* waits for the device */
+            break;
+        }
+        if (s == RV32_STOP_WFI) {
+            d->fw_sleep += rv32_cycles(d->cpu) - before;
+            break;
+        }
+        if (s == RV32_STOP_HALT || s == RV32_STOP_TRAP)
+            break;
+    }
+}
+
+static void dev_tick(hca_dev_t *d)
+{
+    if (d->fw_stop != RV32_STOP_HALT && d->fw_stop != RV32_STOP_TRAP)
+        fw_catch_up(d);
+    xu_step(d->xu, 1);
+    if (d->fdma.busy && d->fdma.done_at <= d->now)
+        fdma_finish(d);
+    rv32_set_irq(d->cpu, HCA_HCR_CTRL_GO_GET(d->hcr.ctrl));
+    d->now++;
+}
+
+void hca_dev_step(hca_dev_t *d, uint64_t n)
+{
+    if (!d)
+        return;
+    for (uint64_t i = 0; i < n; i++)
+        dev_tick(d);
+}
+
+uint64_t hca_dev_cycle(const hca_dev_t *d)
+{
+    return d ? d->now : 0;
+}
+
+/* ---------------------------------------------------------------- life cycle */
+
+int hca_dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *mem, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = 0;
+    if (!out || !cfg || !mem)
+        return -EINVAL;
+    hca_dev_t *d = calloc(1, sizeof *d);
+    if (!d)
+        return -ENOMEM;
+    d->mem = mem;
+    d->host = cfg->host.bytes_per_cycle ? cfg->host : hostmem_default_timing();
+    const xu_params_t *tables = cfg->tables.mpt_entries ? &cfg->tables : NULL;
+    fwcore_config_t fcfg;
+    memset(&fcfg, 0, sizeof fcfg);
+    fcfg.costs = cfg->core;
+    int rc = xu_create(&d->xu, cfg->engine, tables);
+    if (rc) {
+        if (err)
+            snprintf(err, errlen, "translation unit (%s engine): %s",
+                     cfg->engine == XU_ENGINE_RTL ? "rtl" : "model", strerror(-rc));
+        free(d);
+        return rc;
+    }
+    const fwcore_mmio_t blocks[] = {
+        {"fwp", HCA_FWP_BASE, HCA_FWP_SIZES + 4, d, fw_fwp_load, fw_fwp_store},
+        {"hcr", HCA_FW_HCR_BASE, HCA_HCR_OUT_IMM + 4, d, fw_hcr_load, fw_hcr_store},
+        {"fdma", HCA_FDMA_BASE, HCA_FDMA_STATUS + 4, d, fw_fdma_load, fw_fdma_store},
+    };
+    rc = fwcore_create(&d->fc, &fcfg);
+    for (size_t i = 0; !rc && i < sizeof blocks / sizeof blocks[0]; i++)
+        rc = fwcore_map_mmio(d->fc, &blocks[i]);
+    if (rc) {
+        if (err)
+            snprintf(err, errlen, "firmware core: %s", strerror(-rc));
+        hca_dev_destroy(d);
+        return rc;
+    }
+    const char *fw = cfg->firmware ? cfg->firmware : hca_dev_default_firmware();
+    rc = fwcore_load(d->fc, fw, err, errlen);
+    if (rc) {
+        hca_dev_destroy(d);
+        return rc;
+    }
+    d->cpu = fwcore_cpu(d->fc);
+    *out = d;
+    return 0;
+}
+
+void hca_dev_destroy(hca_dev_t *d)
+{
+    if (!d)
+        return;
+    fwcore_destroy(d->fc);
+    xu_destroy(d->xu);
+    free(d);
+}
+
+/* ---------------------------------------------------------------- host side */
+
+/* The BAR0 register at offset, or NULL. Unsigned wrap-around makes offsets
+ * below the block fail the range check too. */
+static uint32_t *bar0_reg(hca_dev_t *d, uint32_t offset)
+{
+    uint32_t rel = offset - HCA_HOST_HCR_OFFSET;
+    return rel <= HCA_HCR_OUT_IMM ? hcr_reg(&d->hcr, rel) : NULL;
+}
+
+int hca_dev_mmio_read(hca_dev_t *d, uint32_t offset, uint32_t *val)
+{
+    if (!d || !val)
+        return -EINVAL;
+    uint32_t *r = bar0_reg(d, offset);
+    *val = r ? *r : 0;
+    return r ? 0 : -EINVAL;
+}
+
+int hca_dev_mmio_write(hca_dev_t *d, uint32_t offset, uint32_t val)
+{
+    if (!d)
+        return -EINVAL;
+    uint32_t *r = bar0_reg(d, offset);
+    if (!r)
+        return -EINVAL;
+    *r = val;
+    return 0;
+}
+
+xu_t *hca_dev_xu(hca_dev_t *d)
+{
+    return d ? d->xu : NULL;
+}
+
+const char *hca_dev_console(const hca_dev_t *d)
+{
+    return d ? fwcore_console(d->fc) : "";
+}
+
+int hca_dev_fw_health(const hca_dev_t *d, char *why, size_t len)
+{
+    if (!d)
+        return -EINVAL;
+    if (d->fw_stop != RV32_STOP_HALT && d->fw_stop != RV32_STOP_TRAP)
+        return 0;
+    if (why && len)
+        fwcore_describe(d->fc, d->fw_stop, why, len);
+    return -EFAULT;
+}
+
+uint64_t hca_dev_fw_instret(const hca_dev_t *d)
+{
+    return d ? rv32_instret(d->cpu) : 0;
+}
+
+uint64_t hca_dev_fw_busy_cycles(const hca_dev_t *d)
+{
+    return d ? rv32_cycles(d->cpu) - d->fw_sleep : 0;
+}

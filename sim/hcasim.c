@@ -1,0 +1,429 @@
+/* hcasim — the command-line front end.
+ *
+ *   hcasim demo       [--engine rtl|model] [--firmware ELF] [--trace OUT.fst [--trace-from C] [--trace-to C]]
+ *   hcasim xlate-demo [--engine rtl|model] [--trace OUT.fst [--trace-from C] [--trace-to C]]
+ *
+ * Exit codes: 0 success, 1 a check failed, 2 bad usage or the run could not start.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hcadrv.h"
+#include "xu.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: hcasim COMMAND [OPTIONS]\n"
+          "\n"
+          "commands:\n"
+          "  demo         boot the device (firmware on its RV32IM core + translation\n"
+          "               unit), drive its command mailbox through the reference\n"
+          "               driver: query, PD, register host memory, translate through\n"
+          "               it, allocate a fast-reg MR, destroy, show the stale key fail\n"
+          "  xlate-demo   drive the translation unit (key checker + MPT + MTT) through a\n"
+          "               set of requests and print each request, its response beats\n"
+          "               and its latency in cycles\n"
+          "  help         this text\n"
+          "\n"
+          "options:\n"
+          "  --engine rtl|model   Verilated RTL (default) or the C model\n"
+          "  --firmware ELF       firmware image (default: the one make builds)\n"
+          "  --trace OUT.fst      dump waves (RTL only)\n"
+          "  --trace-from C       first traced cycle (default 0)\n"
+          "  --trace-to C         first cycle no longer traced (default: end of run)\n",
+          f);
+}
+
+typedef struct cli_opts {
+    xu_engine_kind_t engine;
+    const char *firmware;
+    const char *trace;
+    uint64_t trace_from, trace_to;
+} cli_opts_t;
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s || *end || s[0] == '-')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Parses argv[first..]; returns 0 or prints the reason and returns 2. */
+static int parse_opts(int argc, char **argv, int first, cli_opts_t *o)
+{
+    o->engine = XU_ENGINE_RTL;
+    o->firmware = NULL;
+    o->trace = NULL;
+    o->trace_from = 0;
+    o->trace_to = UINT64_MAX;
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--engine") && v) {
+            if (!strcmp(v, "rtl"))
+                o->engine = XU_ENGINE_RTL;
+            else if (!strcmp(v, "model"))
+                o->engine = XU_ENGINE_MODEL;
+            else {
+                fprintf(stderr, "hcasim: --engine %s: expected rtl or model\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--firmware") && v) {
+            o->firmware = v;
+        } else if (!strcmp(a, "--trace") && v) {
+            o->trace = v;
+        } else if (!strcmp(a, "--trace-from") && v) {
+            if (parse_u64(v, &o->trace_from)) {
+                fprintf(stderr, "hcasim: --trace-from %s: expected a cycle number\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--trace-to") && v) {
+            if (parse_u64(v, &o->trace_to)) {
+                fprintf(stderr, "hcasim: --trace-to %s: expected a cycle number\n", v);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "hcasim: unexpected argument '%s'%s\n", a, v ? "" : " (missing value?)");
+            return 2;
+        }
+        i++;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ xlate-demo */
+
+enum { DEMO_PD = 5, DEMO_OTHER_PD = 6 };
+
+static hca_mpt_entry_t demo_mr(uint32_t index, uint8_t key_byte, unsigned kind, unsigned state,
+                               unsigned access, uint64_t iova, uint64_t length, unsigned page_shift,
+                               uint32_t mtt_base, uint32_t mtt_count)
+{
+    hca_mpt_entry_t e;
+    memset(&e, 0, sizeof e);
+    hca_mpt_entry_set_alloc(&e, 1);
+    hca_mpt_entry_set_state(&e, state);
+    hca_mpt_entry_set_kind(&e, kind);
+    hca_mpt_entry_set_mode(&e, HCA_MKEY_MODE_MTT);
+    hca_mpt_entry_set_access(&e, access);
+    hca_mpt_entry_set_page_shift(&e, page_shift);
+    e.key = (index << HCA_KEY_INDEX_SHIFT) | key_byte;
+    e.pd = DEMO_PD;
+    e.iova = iova;
+    e.length = length;
+    e.mtt_base = mtt_base;
+    e.mtt_count = mtt_count;
+    return e;
+}
+
+typedef struct demo_case {
+    const char *what;
+    xu_req_t req;
+    unsigned expect; /* expected status of the last beat */
+} demo_case_t;
+
+static void format_rights(char *buf, size_t n, unsigned rights)
+{
+    buf[0] = 0;
+    for (unsigned b = 0; b < HCA_ACCESS_WIDTH; b++)
+        if (rights & (1u << b))
+            snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", buf[0] ? "|" : "", hca_access_bit_name(b));
+    if (!buf[0])
+        snprintf(buf, n, "LOCAL_READ");
+}
+
+static int cmd_xlate_demo(const cli_opts_t *o)
+{
+    xu_t *xu = NULL;
+    int rc = xu_create(&xu, o->engine, NULL);
+    if (rc) {
+        fprintf(stderr, "hcasim: cannot create the %s engine: %s\n",
+                o->engine == XU_ENGINE_RTL ? "rtl" : "model", strerror(-rc));
+        return 2;
+    }
+    if (o->trace && (rc = xu_trace_open(xu, o->trace, o->trace_from, o->trace_to))) {
+        fprintf(stderr, "hcasim: --trace %s: %s\n", o->trace, strerror(-rc));
+        xu_destroy(xu);
+        return 2;
+    }
+    const uint32_t A = HCA_ACCESS_ALL;
+    /* MR 1: regular, 4 pages of 4 KiB at iova 0x7000_0000_0800 (first-byte offset 0x800).
+     * MR 2: fast-reg, FREE (allocated, never registered).
+     * MR 3: regular, local only, 2 MiB pages. MR 4: DMA kind (no translation). */
+    hca_mpt_entry_t mrs[] = {
+        demo_mr(1, 0x2a, HCA_MKEY_KIND_REGULAR, HCA_MKEY_STATE_VALID, A, 0x700000000800ull, 0x3800, 12, 0, 4),
+        demo_mr(2, 0x07, HCA_MKEY_KIND_FAST_REG, HCA_MKEY_STATE_FREE, 0, 0, 0, 12, 4, 16),
+        demo_mr(3, 0x99, HCA_MKEY_KIND_REGULAR, HCA_MKEY_STATE_VALID, HCA_ACCESS_LOCAL_WRITE, 0x40000000ull,
+                4u << 21, 21, 20, 4),
+        demo_mr(4, 0x01, HCA_MKEY_KIND_DMA, HCA_MKEY_STATE_VALID, HCA_ACCESS_LOCAL_WRITE, 0, 0, 12, 0, 0),
+    };
+    const uint32_t idx[] = {1, 2, 3, 4};
+    for (unsigned i = 0; i < sizeof mrs / sizeof mrs[0] && !rc; i++)
+        rc = xu_write_mpt(xu, idx[i], &mrs[i]);
+    for (uint32_t p = 0; p < 4 && !rc; p++) { /* MR 1 pages, deliberately not contiguous */
+        hca_mtt_entry_t m = {0};
+        hca_mtt_entry_set_present(&m, 1);
+        hca_mtt_entry_set_pfn(&m, 0x12340 + 7 * p);
+        rc = xu_write_mtt(xu, p, &m);
+    }
+    for (uint32_t p = 0; p < 4 && !rc; p++) { /* MR 3 pages: 2 MiB each */
+        hca_mtt_entry_t m = {0};
+        hca_mtt_entry_set_present(&m, 1);
+        hca_mtt_entry_set_pfn(&m, (0x200000000ull + ((uint64_t)p << 21)) >> 12);
+        rc = xu_write_mtt(xu, 20 + p, &m);
+    }
+    if (rc) {
+        fprintf(stderr, "hcasim: table setup failed: %s\n", strerror(-rc));
+        xu_destroy(xu);
+        return 2;
+    }
+    const uint32_t K1 = mrs[0].key, K2 = mrs[1].key, K3 = mrs[2].key, K4 = mrs[3].key;
+    const uint64_t V1 = mrs[0].iova;
+    demo_case_t cases[] = {
+        {"MR1 local read inside page 0", {0, 0, 0, K1, DEMO_PD, 256, V1 + 16}, HCA_XLATE_STATUS_OK},
+        {"MR1 write across all 4 pages", {1, HCA_ACCESS_LOCAL_WRITE, 0, K1, DEMO_PD, 0x3800, V1}, HCA_XLATE_STATUS_OK},
+        {"MR1 remote read, page seam", {2, HCA_ACCESS_REMOTE_READ, 1, K1, DEMO_PD, 0x100, V1 + 0x780}, HCA_XLATE_STATUS_OK},
+        {"MR1 stale key byte", {3, 0, 0, K1 ^ 0x01, DEMO_PD, 64, V1}, HCA_XLATE_STATUS_ERR_KEY},
+        {"MR1 from another PD", {4, 0, 0, K1, DEMO_OTHER_PD, 64, V1}, HCA_XLATE_STATUS_ERR_PD},
+        {"MR1 one byte past the end", {5, 0, 0, K1, DEMO_PD, 2, V1 + 0x37ff}, HCA_XLATE_STATUS_ERR_BOUNDS},
+        {"MR2 fast-reg, still FREE", {6, 0, 0, K2, DEMO_PD, 8, 0}, HCA_XLATE_STATUS_ERR_STATE},
+        {"MR3 remote write, local-only MR", {7, HCA_ACCESS_REMOTE_WRITE, 1, K3, DEMO_PD, 8, 0x40000000ull},
+         HCA_XLATE_STATUS_ERR_KEY},
+        {"MR3 write across a 2 MiB seam", {8, HCA_ACCESS_LOCAL_WRITE, 0, K3, DEMO_PD, 0x2000, 0x401ff000ull},
+         HCA_XLATE_STATUS_OK},
+        {"MR4 DMA MR, bus address", {9, HCA_ACCESS_LOCAL_WRITE, 0, K4, DEMO_PD, 4096, 0xfee00000ull},
+         HCA_XLATE_STATUS_OK},
+        {"reserved L_Key, any PD", {10, HCA_ACCESS_LOCAL_WRITE, 0, HCA_RESERVED_LKEY, 99, 100, 0x1000},
+         HCA_XLATE_STATUS_OK},
+        {"reserved L_Key used remotely", {11, HCA_ACCESS_REMOTE_READ, 1, HCA_RESERVED_LKEY, 99, 100, 0x1000},
+         HCA_XLATE_STATUS_ERR_KEY},
+        {"unallocated slot 77", {12, 0, 0, (77u << 8) | 1, DEMO_PD, 8, 0}, HCA_XLATE_STATUS_ERR_SLOT},
+        {"zero length on MR1", {13, 0, 0, K1, DEMO_PD, 0, V1}, HCA_XLATE_STATUS_OK},
+    };
+    const unsigned n = sizeof cases / sizeof cases[0];
+    printf("hcasim xlate-demo: engine %s, MPT %u entries, MTT %u entries, latency %u cycles\n\n",
+           xu_engine_name(xu), HCA_MPT_ENTRIES_DEFAULT, HCA_MTT_ENTRIES_DEFAULT, HCA_XU_LATENCY);
+    unsigned failed = 0;
+    for (unsigned i = 0; i < n; i++) {
+        /* One at a time so each latency is the uncontended one. */
+        const xu_req_t *q = &cases[i].req;
+        uint64_t first_accept_idx = i;
+        char rights[64];
+        format_rights(rights, sizeof rights, q->rights);
+        printf("req %-2u %-34s key %08" PRIx32 " pd %-2" PRIu32 " va %016" PRIx64 " len %-6" PRIu32 " %s%s\n",
+               q->tag, cases[i].what, q->key, q->pd, q->va, q->len, rights, q->remote ? " remote" : "");
+        if (xu_submit(xu, q)) {
+            fprintf(stderr, "hcasim: submit failed\n");
+            xu_destroy(xu);
+            return 2;
+        }
+        xu_seg_t s;
+        unsigned last_status = 0;
+        for (int guard = 0; guard < 1000; guard++) {
+            xu_step(xu, 1);
+            int got = 0;
+            while (xu_collect(xu, &s)) {
+                got = 1;
+                printf("       -> %-10s pa %016" PRIx64 " len %-6" PRIu32 "%s  (cycle +%" PRIu64 ")\n",
+                       xu_status_name(s.status), s.pa, s.len, s.last ? " last" : "",
+                       s.cycle - xu_accept_cycle(xu, first_accept_idx));
+                last_status = s.status;
+                if (s.last)
+                    break;
+            }
+            if (got && s.last)
+                break;
+        }
+        if (last_status != cases[i].expect) {
+            printf("       !! expected %s\n", xu_status_name(cases[i].expect));
+            failed++;
+        }
+    }
+    /* Invalidate MR1 and show that its key now fails. */
+    printf("\nINVALIDATE MPT[1] through the firmware port (invalidate-and-fence)\n");
+    uint64_t c0 = xu_cycle(xu);
+    rc = xu_invalidate(xu, 1);
+    printf("       fence acknowledged after %" PRIu64 " cycles\n", xu_cycle(xu) - c0);
+    xu_req_t after = {14, 0, 0, K1, DEMO_PD, 64, V1};
+    xu_submit(xu, &after);
+    xu_seg_t s = {0};
+    for (int guard = 0; guard < 1000 && !xu_collect(xu, &s); guard++)
+        xu_step(xu, 1);
+    printf("req 14 %-34s -> %s\n", "MR1 after invalidation", xu_status_name(s.status));
+    if (rc || s.status != HCA_XLATE_STATUS_ERR_STATE)
+        failed++;
+    uint64_t cycles = xu_cycle(xu);
+    xu_trace_close(xu);
+    xu_destroy(xu);
+    printf("\n%u requests, %u unexpected results, %" PRIu64 " cycles\n", n + 1, failed, cycles);
+    return failed ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------ demo */
+
+/* Submit one request to the device's translation unit and print its beats. */
+static unsigned demo_translate(hca_dev_t *dev, uint64_t *accepted, const char *what, uint32_t key, uint32_t pd,
+                               uint64_t va, uint32_t len, unsigned rights)
+{
+    xu_t *xu = hca_dev_xu(dev);
+    xu_req_t q = {(uint8_t)*accepted, (uint8_t)rights, 0, key, pd, len, va};
+    printf("  xlate %-28s key %08" PRIx32 " va %016" PRIx64 " len %" PRIu32 "\n", what, key, va, len);
+    xu_submit(xu, &q);
+    xu_seg_t s;
+    unsigned last = HCA_XLATE_STATUS_OK;
+    for (int guard = 0; guard < 100000; guard++) {
+        hca_dev_step(dev, 1);
+        int done = 0;
+        while (xu_collect(xu, &s)) {
+            printf("      -> %-10s pa %016" PRIx64 " len %-6" PRIu32 "%s  (+%" PRIu64 " cycles)\n",
+                   xu_status_name(s.status), s.pa, s.len, s.last ? " last" : "",
+                   s.cycle - xu_accept_cycle(xu, *accepted));
+            last = s.status;
+            done = s.last;
+        }
+        if (done)
+            break;
+    }
+    (*accepted)++;
+    return last;
+}
+
+/* One mailbox command's cost, from the firmware's counters. */
+static void demo_cost(hca_dev_t *dev, hcadrv_t *drv, uint64_t instret0, int rc)
+{
+    printf("      %s, %" PRIu64 " cycles post to answer, %" PRIu64 " firmware instructions\n",
+           rc ? strerror(-rc) : "ok", hcadrv_last_cmd_cycles(drv), hca_dev_fw_instret(dev) - instret0);
+}
+
+static int cmd_demo(const cli_opts_t *o)
+{
+    hostmem_t *mem = NULL;
+    hca_dev_t *dev = NULL;
+    hcadrv_t *drv = NULL;
+    char err[512] = "";
+    hca_dev_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.engine = o->engine;
+    cfg.firmware = o->firmware;
+    int rc = hostmem_create(&mem);
+    if (!rc && (rc = hca_dev_create(&dev, &cfg, mem, err, sizeof err)))
+        fprintf(stderr, "hcasim: cannot start the device: %s\n", err[0] ? err : strerror(-rc));
+    if (!rc && (rc = hcadrv_open(&drv, dev, mem)))
+        fprintf(stderr, "hcasim: driver: %s\n", strerror(-rc));
+    if (!rc && o->trace && (rc = xu_trace_open(hca_dev_xu(dev), o->trace, o->trace_from, o->trace_to)))
+        fprintf(stderr, "hcasim: --trace %s: %s\n", o->trace, strerror(-rc));
+    if (rc) {
+        hcadrv_close(drv);
+        hca_dev_destroy(dev);
+        hostmem_destroy(mem);
+        return 2;
+    }
+    unsigned bad = 0;
+    uint64_t accepted = 0, n0;
+    printf("hcasim demo: engine %s, firmware %s\n\n", o->engine == XU_ENGINE_RTL ? "rtl" : "model",
+           o->firmware ? o->firmware : hca_dev_default_firmware());
+
+    hcadrv_device_attr_t a;
+    n0 = hca_dev_fw_instret(dev);
+    rc = hcadrv_query_device(drv, &a);
+    printf("QUERY_DEVICE (waits for the firmware to finish booting)\n");
+    demo_cost(dev, drv, n0, rc);
+    bad += rc != 0;
+    if (!rc)
+        printf("      fw %u.%u  max_mr %u  max_mtt %u  max_pd %u  reserved_lkey %08x  "
+               "max_fast_reg_page_list_len %u  page sizes 2^%d..2^%d\n"
+               "      mem_mgt_extensions %d  read_with_inv %d  indir_reg %d  peer_memory %d\n",
+               a.fw_version >> 16, a.fw_version & 0xffff, a.max_mr, a.max_mtt, a.max_pd, a.reserved_lkey,
+               a.max_fast_reg_page_list_len, __builtin_ctz(a.page_shifts), 31 - __builtin_clz(a.page_shifts),
+               a.mem_mgt_extensions, a.read_with_inv, a.indir_reg, a.peer_memory);
+
+    uint32_t pd = 0;
+    n0 = hca_dev_fw_instret(dev);
+    rc = hcadrv_alloc_pd(drv, &pd);
+    printf("ALLOC_PD -> pd %u\n", pd);
+    demo_cost(dev, drv, n0, rc);
+    bad += rc != 0;
+
+    uint64_t buf = 0;
+    hostmem_alloc(mem, 4 * 4096, 4096, &buf);
+    const uint64_t iova = 0x7f5500000000ull + 0x200, len = 3 * 4096 - 0x200;
+    hcadrv_mr_t mr;
+    memset(&mr, 0, sizeof mr);
+    n0 = hca_dev_fw_instret(dev);
+    rc = hcadrv_reg_mr(drv, pd, buf + 0x200, len, iova, HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_READ, 12, &mr);
+    printf("CREATE_MKEY regular: %" PRIu64 " bytes of host memory at %016" PRIx64 " as iova %016" PRIx64
+           " -> lkey %08x rkey %08x\n", len, buf + 0x200, iova, mr.lkey, mr.rkey);
+    demo_cost(dev, drv, n0, rc);
+    bad += rc != 0;
+    bad += demo_translate(dev, &accepted, "write, whole MR", mr.lkey, pd, iova, (uint32_t)len,
+                          HCA_ACCESS_LOCAL_WRITE) != HCA_XLATE_STATUS_OK;
+    bad += demo_translate(dev, &accepted, "from another PD", mr.lkey, pd + 1, iova, 64, 0) !=
+           HCA_XLATE_STATUS_ERR_PD;
+
+    hcadrv_mr_t f;
+    memset(&f, 0, sizeof f);
+    n0 = hca_dev_fw_instret(dev);
+    rc = hcadrv_alloc_mr(drv, pd, HCA_MKEY_KIND_FAST_REG, 16, &f);
+    printf("CREATE_MKEY fast_reg, max_page_list_len 16 -> key %08x (FREE until a FAST_REG_MR)\n", f.lkey);
+    demo_cost(dev, drv, n0, rc);
+    bad += rc != 0;
+    bad += demo_translate(dev, &accepted, "fast-reg MR, still FREE", f.lkey, pd, 0, 64, 0) !=
+           HCA_XLATE_STATUS_ERR_STATE;
+
+    n0 = hca_dev_fw_instret(dev);
+    rc = hcadrv_dereg_mr(drv, &mr);
+    printf("DESTROY_MKEY %08x (invalidate-and-fence, then free the slot)\n", mr.lkey);
+    demo_cost(dev, drv, n0, rc);
+    bad += rc != 0;
+    bad += demo_translate(dev, &accepted, "stale key after destroy", mr.lkey, pd, iova, 64, 0) !=
+           HCA_XLATE_STATUS_ERR_SLOT;
+    bad += demo_translate(dev, &accepted, "reserved L_Key, bus address", HCA_RESERVED_LKEY, 77, buf, 4096,
+                          HCA_ACCESS_LOCAL_WRITE) != HCA_XLATE_STATUS_OK;
+
+    char why[256] = "";
+    if (hca_dev_fw_health(dev, why, sizeof why)) {
+        printf("firmware stopped: %s\n", why);
+        bad++;
+    }
+    printf("\nfirmware console:\n");
+    for (const char *p = hca_dev_console(dev); *p;) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        printf("  | %.*s\n", n, p);
+        p += n + (nl != NULL);
+    }
+    printf("\n%" PRIu64 " device cycles, %" PRIu64 " firmware instructions (%" PRIu64 " busy core cycles); %s\n",
+           hca_dev_cycle(dev), hca_dev_fw_instret(dev), hca_dev_fw_busy_cycles(dev),
+           bad ? "UNEXPECTED RESULTS" : "every result as expected");
+    xu_trace_close(hca_dev_xu(dev));
+    hcadrv_close(drv);
+    hca_dev_destroy(dev);
+    hostmem_destroy(mem);
+    return bad ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    cli_opts_t o;
+    if (!strcmp(argv[1], "demo")) {
+        int rc = parse_opts(argc, argv, 2, &o);
+        return rc ? rc : cmd_demo(&o);
+    }
+    if (!strcmp(argv[1], "xlate-demo")) {
+        int rc = parse_opts(argc, argv, 2, &o);
+        return rc ? rc : cmd_xlate_demo(&o);
+    }
+    fprintf(stderr, "hcasim: unknown command '%s' (try 'hcasim help')\n", argv[1]);
+    return 2;
+}

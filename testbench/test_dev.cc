@@ -1,0 +1,402 @@
+// The device end to end: firmware booted from its ELF on the RV32IM core,
+// driven through the HCR mailbox by the reference driver, changing the
+// translation unit's tables through its firmware port — on both engines.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "hcadrv.h"
+
+namespace {
+
+std::string engine_name(xu_engine_kind_t k)
+{
+    return k == XU_ENGINE_RTL ? "rtl" : "model";
+}
+
+// One device with its host memory and driver.
+struct Dev {
+    hostmem_t *mem = nullptr;
+    hca_dev_t *dev = nullptr;
+    hcadrv_t *drv = nullptr;
+    char err[512] = "";
+
+    explicit Dev(xu_engine_kind_t engine, uint32_t mpt_entries = 0, const char *firmware = nullptr)
+    {
+        hca_dev_config_t cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.engine = engine;
+        cfg.firmware = firmware;
+        if (mpt_entries) {
+            cfg.tables.mpt_entries = mpt_entries;
+            cfg.tables.mtt_entries = HCA_MTT_ENTRIES_DEFAULT;
+        }
+        if (hostmem_create(&mem))
+            return;
+        if (hca_dev_create(&dev, &cfg, mem, err, sizeof err))
+            return;
+        hcadrv_open(&drv, dev, mem);
+    }
+    ~Dev()
+    {
+        hcadrv_close(drv);
+        hca_dev_destroy(dev);
+        hostmem_destroy(mem);
+    }
+    bool ok() const { return dev && drv; }
+    std::string console() const { return dev ? hca_dev_console(dev) : ""; }
+    std::string health() const
+    {
+        char why[256] = "";
+        return dev && hca_dev_fw_health(dev, why, sizeof why) ? why : "running";
+    }
+
+    // Translate one request through the device's unit; returns the beats.
+    std::vector<xu_seg_t> translate(uint32_t key, uint32_t pd, uint64_t va, uint32_t len, uint8_t rights = 0,
+                                    uint8_t remote = 0)
+    {
+        xu_t *xu = hca_dev_xu(dev);
+        xu_seg_t s;
+        while (xu_collect(xu, &s)) {
+        }
+        xu_req_t q = {0x5a, rights, remote, key, pd, len, va};
+        EXPECT_EQ(0, xu_submit(xu, &q));
+        std::vector<xu_seg_t> beats;
+        for (int i = 0; i < 10000; i++) {
+            hca_dev_step(dev, 1);
+            while (xu_collect(xu, &s)) {
+                beats.push_back(s);
+                if (s.last)
+                    return beats;
+            }
+        }
+        ADD_FAILURE() << "no last beat for key " << std::hex << key;
+        return beats;
+    }
+};
+
+#define ASSERT_DEV_OK(d) ASSERT_TRUE((d).ok()) << "device did not come up: " << (d).err << "\n" << (d).console()
+
+class Device : public ::testing::TestWithParam<xu_engine_kind_t> {
+};
+
+TEST_P(Device, BootsPrintsItsBannerAndIdlesWithoutTrapping)
+{
+    Dev d(GetParam());
+    ASSERT_DEV_OK(d);
+    // Boot zeroes ~100 KiB of bookkeeping tables: give it up to 1M cycles.
+    for (int i = 0; i < 100 && d.console().find("hcafw: idle\n") == std::string::npos; i++)
+        hca_dev_step(d.dev, 10000);
+    const std::string con = d.console();
+    RecordProperty("boot_cycles", std::to_string(hca_dev_cycle(d.dev)));
+    EXPECT_EQ(0u, con.rfind("hcafw: firmware core up, fw_version 1.0", 0)) << con;
+    EXPECT_NE(std::string::npos, con.find("hcafw: idle\n")) << con;
+    EXPECT_EQ("running", d.health());
+    // Asleep in wfi: more time, no more instructions.
+    uint64_t n = hca_dev_fw_instret(d.dev);
+    hca_dev_step(d.dev, 5000);
+    EXPECT_EQ(n, hca_dev_fw_instret(d.dev)) << "the idle firmware should sleep, not spin";
+}
+
+TEST_P(Device, QueryDeviceReportsWhatTheDeviceServes)
+{
+    Dev d(GetParam());
+    ASSERT_DEV_OK(d);
+    hcadrv_device_attr_t a;
+    ASSERT_EQ(0, hcadrv_query_device(d.drv, &a)) << d.console();
+    EXPECT_EQ(HCA_FW_VERSION, a.fw_version);
+    EXPECT_TRUE(a.reserved_lkey_valid);
+    EXPECT_EQ(HCA_RESERVED_LKEY, a.reserved_lkey);
+    // Not served yet by this firmware: it must not claim them.
+    EXPECT_FALSE(a.mem_mgt_extensions);
+    EXPECT_FALSE(a.read_with_inv);
+    EXPECT_FALSE(a.indir_reg);
+    EXPECT_FALSE(a.peer_memory);
+    EXPECT_EQ(HCA_MAX_FAST_REG_PAGE_LIST_LEN, a.max_fast_reg_page_list_len);
+    EXPECT_EQ(HCA_MPT_ENTRIES_DEFAULT - 1, a.max_mr) << "index 0 is never an MR";
+    EXPECT_EQ(HCA_MTT_ENTRIES_DEFAULT, a.max_mtt);
+    for (unsigned s = 0; s < 32; s++)
+        EXPECT_EQ(s >= HCA_PAGE_SHIFT_MIN && s <= HCA_PAGE_SHIFT_MAX, !!(a.page_shifts & (1u << s))) << "shift " << s;
+}
+
+TEST_P(Device, ProtectionDomainsAreUniqueAndCannotBeFreedWhileUsed)
+{
+    Dev d(GetParam());
+    ASSERT_DEV_OK(d);
+    uint32_t a = 0, b = 0;
+    ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &a));
+    ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &b));
+    EXPECT_NE(a, b);
+    EXPECT_NE(0u, a);
+    hcadrv_mr_t mr;
+    ASSERT_EQ(0, hcadrv_alloc_mr(d.drv, a, HCA_MKEY_KIND_FAST_REG, 4, &mr));
+    EXPECT_EQ(-EBUSY, hcadrv_dealloc_pd(d.drv, a)) << "an MR still uses the PD";
+    EXPECT_EQ(HCA_CMD_STATUS_BUSY, hcadrv_last_status(d.drv));
+    ASSERT_EQ(0, hcadrv_dereg_mr(d.drv, &mr));
+    EXPECT_EQ(0, hcadrv_dealloc_pd(d.drv, a));
+    EXPECT_EQ(-ENOENT, hcadrv_dealloc_pd(d.drv, a)) << "freed twice";
+    EXPECT_EQ(-ENOENT, hcadrv_dealloc_pd(d.drv, 0));
+    EXPECT_EQ(-ENOENT, hcadrv_dealloc_pd(d.drv, 0xffffff));
+    hcadrv_mr_t m2;
+    EXPECT_EQ(-ENOENT, hcadrv_alloc_mr(d.drv, a, HCA_MKEY_KIND_FAST_REG, 4, &m2)) << "MR in a freed PD";
+}
+
+TEST_P(Device, RegularRegistrationTranslatesToTheHostPages)
+{
+    Dev d(GetParam());
+    ASSERT_DEV_OK(d);
+    uint32_t pd = 0;
+    ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &pd));
+    uint64_t buf = 0;
+    ASSERT_EQ(0, hostmem_alloc(d.mem, 3 * 4096, 4096, &buf));
+    const uint64_t iova = 0x7f0000001000ull + 0x100, addr = buf + 0x100, len = 2 * 4096 + 0x80;
+    hcadrv_mr_t mr;
+    ASSERT_EQ(0, hcadrv_reg_mr(d.drv, pd, addr, len, iova, HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_READ, 12, &mr))
+        << d.console();
+    EXPECT_EQ(mr.lkey, mr.rkey);
+
+    hca_mpt_entry_t e;
+    ASSERT_EQ(0, hcadrv_query_mkey(d.drv, mr.lkey >> 8, &e));
+    EXPECT_EQ(1u, hca_mpt_entry_get_alloc(&e));
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, hca_mpt_entry_get_state(&e));
+    EXPECT_EQ((unsigned)HCA_MKEY_KIND_REGULAR, hca_mpt_entry_get_kind(&e));
+    EXPECT_EQ(mr.lkey, e.key);
+    EXPECT_EQ(pd, e.pd);
+    EXPECT_EQ(iova, e.iova);
+    EXPECT_EQ(len, e.length);
+    EXPECT_EQ(3u, e.mtt_count);
+    EXPECT_EQ(12u, hca_mpt_entry_get_page_shift(&e));
+
+    // A write over the whole MR lands on the three host pages in order.
+    std::vector<xu_seg_t> s = d.translate(mr.lkey, pd, iova, (uint32_t)len, HCA_ACCESS_LOCAL_WRITE);
+    ASSERT_EQ(3u, s.size());
+    EXPECT_EQ(addr, s[0].pa);
+    EXPECT_EQ(4096u - 0x100, s[0].len);
+    EXPECT_EQ(buf + 4096, s[1].pa);
+    EXPECT_EQ(4096u, s[1].len);
+    EXPECT_EQ(buf + 8192, s[2].pa);
+    EXPECT_EQ(0x180u, s[2].len);
+    for (const xu_seg_t &b : s)
+        EXPECT_EQ(HCA_XLATE_STATUS_OK, b.status);
+    // The rights it was given, and only those.
+    EXPECT_EQ(HCA_XLATE_STATUS_OK, d.translate(mr.rkey, pd, iova, 8, HCA_ACCESS_REMOTE_READ, 1).back().status);
+    EXPECT_EQ(HCA_XLATE_STATUS_ERR_RIGHTS,
+              d.translate(mr.rkey, pd, iova, 8, HCA_ACCESS_REMOTE_WRITE, 1).back().status);
+}
+
+TEST_P(Device, FastRegAndIndirectMrsStartFreeWithTheirListSpace)
+{
+    Dev d(GetParam());
+    ASSERT_DEV_OK(d);
+    uint32_t pd = 0;
+    ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &pd));
+    hcadrv_mr_t f, ind;
+    ASSERT_EQ(0, hcadrv_alloc_mr(d.drv, pd, HCA_MKEY_KIND_FAST_REG, 16, &f));
+    ASSERT_EQ(0, hcadrv_alloc_mr(d.drv, pd, HCA_MKEY_KIND_INDIRECT, 8, &ind));
+    hca_mpt_entry_t e;
+    ASSERT_EQ(0, hcadrv_query_mkey(d.drv, f.lkey >> 8, &e));
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, hca_mpt_entry_get_state(&e));
+    EXPECT_EQ((unsigned)HCA_MKEY_KIND_FAST_REG, hca_mpt_entry_get_kind(&e));
+    EXPECT_EQ(16u, e.mtt_count);
+    ASSERT_EQ(0, hcadrv_query_mkey(d.drv, ind.lkey >> 8, &e));
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, hca_mpt_entry_get_state(&e));
+    EXPECT_EQ((unsigned)HCA_MKEY_MODE_KLM, hca_mpt_entry_get_mode(&e));
+    EXPECT_EQ(16u, e.mtt_count) << "8 KLM entries take two MTT words each";
+    EXPECT_EQ(HCA_XLATE_STATUS_ERR_STATE, d.translate(f.lkey, pd, 0, 8).back().status) << "FREE until registered";
+    hcadrv_mr_t bad;
+    EXPECT_EQ(0, hcadrv_cmd(d.drv, HCA_CMD_OP_NOP, 0, 0, 0, nullptr));
+    uint32_t too_many = HCA_MAX_FAST_REG_PAGE_LIST_LEN + 1;
+    EXPECT_EQ(-EINVAL, hcadrv_alloc_mr(d.drv, pd, HCA_MKEY_KIND_FAST_REG, too_many, &bad));
+    EXPECT_EQ(HCA_CMD_STATUS_BAD_PARAM, hcadrv_last_status(d.drv)) << "the firmware refused it, not the driver";
+    EXPECT_EQ(-EINVAL, hcadrv_alloc_mr(d.drv, pd, HCA_MKEY_KIND_INDIRECT, HCA_MAX_INDIR_REG_LIST_LEN + 1, &bad));
+}
+
+// Raw CREATE_MKEY commands with one bad argument each: refused with the
+// right status, and no slot left allocated behind.
+TEST_P(Device, BadCreateMkeyArgumentsAreRefusedAndLeaveNothingBehind)
+{
+    Dev d(GetParam());
+    ASSERT_DEV_OK(d);
+    uint32_t pd = 0;
+    ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &pd));
+    uint64_t in = 0, pages = 0, buf = 0;
+    ASSERT_EQ(0, hostmem_alloc(d.mem, 4096, 4096, &in));
+    ASSERT_EQ(0, hostmem_alloc(d.mem, 4096, 4096, &pages));
+    ASSERT_EQ(0, hostmem_alloc(d.mem, 4 * 4096, 4096, &buf));
+    for (uint64_t i = 0; i < 4; i++) {
+        uint64_t p = buf + i * 4096;
+        ASSERT_EQ(0, hostmem_write(d.mem, pages + 8 * i, &p, 8));
+    }
+    auto good = [&]() {
+        hca_create_mkey_in_t c;
+        memset(&c, 0, sizeof c);
+        c.pd = pd;
+        hca_create_mkey_in_set_kind(&c, HCA_MKEY_KIND_REGULAR);
+        hca_create_mkey_in_set_access(&c, HCA_ACCESS_LOCAL_WRITE);
+        hca_create_mkey_in_set_page_shift(&c, 12);
+        c.iova = 0x10000;
+        c.length = 4 * 4096;
+        c.page_list = pages;
+        c.npages = 4;
+        return c;
+    };
+    struct Case {
+        const char *what;
+        void (*mutate)(hca_create_mkey_in_t &, uint64_t);
+        int rc;
+        unsigned status;
+    };
+    const Case cases[] = {
+        {"remote write without local write",
+         [](hca_create_mkey_in_t &c, uint64_t) { hca_create_mkey_in_set_access(&c, HCA_ACCESS_REMOTE_WRITE); },
+         -EINVAL, HCA_CMD_STATUS_BAD_PARAM},
+        {"page shift 11", [](hca_create_mkey_in_t &c, uint64_t) { hca_create_mkey_in_set_page_shift(&c, 11); },
+         -EINVAL, HCA_CMD_STATUS_BAD_PARAM},
+        {"page shift 31", [](hca_create_mkey_in_t &c, uint64_t) { hca_create_mkey_in_set_page_shift(&c, 31); },
+         -EINVAL, HCA_CMD_STATUS_BAD_PARAM},
+        {"zero length", [](hca_create_mkey_in_t &c, uint64_t) { c.length = 0; }, -EINVAL,
+         HCA_CMD_STATUS_BAD_PARAM},
+        {"length past the page list", [](hca_create_mkey_in_t &c, uint64_t) { c.length = 4 * 4096 + 1; }, -EINVAL,
+         HCA_CMD_STATUS_BAD_PARAM},
+        {"first-byte offset pushes past the list",
+         [](hca_create_mkey_in_t &c, uint64_t) { c.iova = 0x10001; }, -EINVAL, HCA_CMD_STATUS_BAD_PARAM},
+        {"iova + length wraps 2^64", [](hca_create_mkey_in_t &c, uint64_t) { c.iova = ~0ull - 100; }, -EINVAL,
+         HCA_CMD_STATUS_BAD_PARAM},
+        {"no pages", [](hca_create_mkey_in_t &c, uint64_t) { c.npages = 0; }, -EINVAL, HCA_CMD_STATUS_BAD_PARAM},
+        {"page list in unbacked memory", [](hca_create_mkey_in_t &c, uint64_t) { c.page_list = 0xdead0000ull; },
+         -EFAULT, HCA_CMD_STATUS_DMA_ERR},
+        {"no such PD", [](hca_create_mkey_in_t &c, uint64_t) { c.pd = 999; }, -ENOENT, HCA_CMD_STATUS_BAD_INDEX},
+        {"misaligned page address",
+         [](hca_create_mkey_in_t &c, uint64_t pl) { (void)c, (void)pl; }, -EINVAL, HCA_CMD_STATUS_BAD_PARAM},
+    };
+    for (const Case &k : cases) {
+        SCOPED_TRACE(k.what);
+        hca_create_mkey_in_t c = good();
+        k.mutate(c, pages);
+        if (!strcmp(k.what, "misaligned page address")) {
+            uint64_t odd = buf + 4096 + 8; // third entry not page aligned
+            ASSERT_EQ(0, hostmem_write(d.mem, pages + 16, &odd, 8));
+        }
+        ASSERT_EQ(0, hostmem_write(d.mem, in, &c, sizeof c));
+        uint32_t key = 0;
+        EXPECT_EQ(k.rc, hcadrv_cmd(d.drv, HCA_CMD_OP_CREATE_MKEY, in, 0, 0, &key));
+        EXPECT_EQ(k.status, hcadrv_last_status(d.drv));
+    }
+    EXPECT_EQ(-EFAULT, hcadrv_cmd(d.drv, HCA_CMD_OP_CREATE_MKEY, 0xbad000ull, 0, 0, nullptr))
+        << "input mailbox in unbacked memory";
+    EXPECT_EQ(-EOPNOTSUPP, hcadrv_cmd(d.drv, 0x77, 0, 0, 0, nullptr));
+    // Nothing was allocated by the refusals: every slot the firmware could
+    // have picked is still unallocated.
+    for (uint32_t idx = 1; idx < 16; idx++) {
+        hca_mpt_entry_t e;
+        ASSERT_EQ(0, hcadrv_query_mkey(d.drv, idx, &e));
+        EXPECT_EQ(0u, hca_mpt_entry_get_alloc(&e)) << "slot " << idx;
+    }
+    EXPECT_EQ(-EINVAL, hcadrv_query_mkey(d.drv, 1, nullptr)) << "the driver refuses a NULL output";
+    hca_mpt_entry_t e;
+    EXPECT_EQ(-ENOENT, hcadrv_query_mkey(d.drv, HCA_MPT_ENTRIES_DEFAULT, &e)) << "index beyond the MPT";
+    EXPECT_EQ("running", d.health()) << d.console();
+}
+
+TEST_P(Device, DestroyFencesFreesTheSlotAndStaleKeysFail)
+{
+    Dev d(GetParam());
+    ASSERT_DEV_OK(d);
+    uint32_t pd = 0;
+    ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &pd));
+    uint64_t buf = 0;
+    ASSERT_EQ(0, hostmem_alloc(d.mem, 8 * 4096, 4096, &buf));
+    hcadrv_mr_t mr;
+    ASSERT_EQ(0, hcadrv_reg_mr(d.drv, pd, buf, 8 * 4096, buf, HCA_ACCESS_LOCAL_WRITE, 12, &mr));
+
+    // Keep the unit busy with multi-page requests on this key while the
+    // firmware destroys the MR. Heavy response back-pressure makes the old
+    // requests drain slower than the firmware finishes its command, so only
+    // the invalidate-and-fence keeps their segments from appearing after it.
+    xu_t *xu = hca_dev_xu(d.dev);
+    ASSERT_EQ(0, xu_set_backpressure(xu, 0, 95, 7));
+    for (int i = 0; i < 400; i++) {
+        xu_req_t q = {(uint8_t)i, HCA_ACCESS_LOCAL_WRITE, 0, mr.lkey, pd, 3 * 4096, buf + (uint64_t)(i % 5) * 4096};
+        ASSERT_EQ(0, xu_submit(xu, &q));
+    }
+    hca_dev_step(d.dev, 200); // some requests are in flight when the command lands
+    ASSERT_EQ(0, hcadrv_dereg_mr(d.drv, &mr)) << d.console();
+    const uint64_t done = hca_dev_cycle(d.dev);
+    hca_dev_step(d.dev, 200000);
+    uint64_t ok_before = 0, ok_after = 0, failed = 0;
+    xu_seg_t s;
+    while (xu_collect(xu, &s)) {
+        if (s.status == HCA_XLATE_STATUS_OK)
+            (s.cycle < done ? ok_before : ok_after)++;
+        else
+            failed++;
+    }
+    EXPECT_GT(ok_before, 0u) << "the race was not exercised: no request translated before the destroy";
+    EXPECT_GT(failed, 0u) << "the race was not exercised: no request came after the destroy";
+    EXPECT_EQ(0u, ok_after) << "a segment was produced through a destroyed key after DESTROY_MKEY completed";
+    ASSERT_EQ(0, xu_set_backpressure(xu, 0, 0, 0));
+
+    EXPECT_EQ(HCA_XLATE_STATUS_ERR_SLOT, d.translate(mr.lkey, pd, buf, 8).back().status);
+    hca_mpt_entry_t e;
+    ASSERT_EQ(0, hcadrv_query_mkey(d.drv, mr.lkey >> 8, &e));
+    EXPECT_EQ(0u, hca_mpt_entry_get_alloc(&e));
+    EXPECT_EQ(-ENOENT, hcadrv_dereg_mr(d.drv, &mr)) << "destroyed twice";
+    hcadrv_mr_t wrong = mr;
+    wrong.lkey ^= 1;
+    EXPECT_EQ(-ENOENT, hcadrv_dereg_mr(d.drv, &wrong));
+}
+
+// With a 16-slot MPT (model engine only: the RTL is built with the default
+// size) every slot is used, one is freed and taken again: same index, new key.
+TEST(DeviceSmallMpt, ReusedIndexGetsANewKeyByteAndTheTableRunsOut)
+{
+    Dev d(XU_ENGINE_MODEL, 16);
+    ASSERT_DEV_OK(d);
+    uint32_t pd = 0;
+    ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &pd));
+    std::vector<hcadrv_mr_t> mrs(15);
+    for (auto &m : mrs)
+        ASSERT_EQ(0, hcadrv_alloc_mr(d.drv, pd, HCA_MKEY_KIND_FAST_REG, 1, &m));
+    hcadrv_mr_t extra;
+    EXPECT_EQ(-ENOMEM, hcadrv_alloc_mr(d.drv, pd, HCA_MKEY_KIND_FAST_REG, 1, &extra)) << "15 slots + index 0";
+    const uint32_t old = mrs[6].lkey;
+    ASSERT_EQ(0, hcadrv_dereg_mr(d.drv, &mrs[6]));
+    ASSERT_EQ(0, hcadrv_alloc_mr(d.drv, pd, HCA_MKEY_KIND_FAST_REG, 1, &extra));
+    EXPECT_EQ(old >> 8, extra.lkey >> 8) << "the only free index";
+    EXPECT_NE(old & 0xff, extra.lkey & 0xff) << "a new life needs a new key byte";
+    EXPECT_EQ(-ENOENT, hcadrv_dereg_mr(d.drv, &mrs[6])) << "the stale key no longer names the MR";
+}
+
+TEST(DeviceFirmware, ABadImageIsRefusedWithTheSegmentAtFault)
+{
+    // A text file is no ELF; a test program is an ELF but no device firmware
+    // is required to be refused: only the loader's checks apply. Use a
+    // truncated copy of the real image.
+    const char *path = "build/test-results/truncated_hcafw.elf";
+    FILE *in = fopen(hca_dev_default_firmware(), "rb");
+    ASSERT_NE(nullptr, in);
+    std::vector<char> img(1 << 20);
+    size_t n = fread(img.data(), 1, img.size(), in);
+    fclose(in);
+    ASSERT_GT(n, 1000u);
+    FILE *out = fopen(path, "wb");
+    ASSERT_NE(nullptr, out);
+    fwrite(img.data(), 1, 600, out); // header and program headers, no segment data
+    fclose(out);
+    Dev d(XU_ENGINE_MODEL, 0, path);
+    EXPECT_EQ(nullptr, d.dev);
+    EXPECT_NE(std::string::npos, std::string(d.err).find("segment")) << d.err;
+    EXPECT_NE(std::string::npos, std::string(d.err).find("truncated")) << d.err;
+    Dev missing(XU_ENGINE_MODEL, 0, "/nonexistent/fw.elf");
+    EXPECT_EQ(nullptr, missing.dev);
+    EXPECT_NE(std::string::npos, std::string(missing.err).find("/nonexistent/fw.elf")) << missing.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, Device, ::testing::Values(XU_ENGINE_RTL, XU_ENGINE_MODEL),
+                         [](const ::testing::TestParamInfo<xu_engine_kind_t> &i) { return engine_name(i.param); });
+
+} // namespace
