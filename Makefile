@@ -42,6 +42,9 @@ ALL_TARGETS :=   # what `make all` builds
 RUN_CMD     :=   # what `make run` runs after building
 
 LIBHCASIM := $(LIB)/libhcasim.a
+# What a binary linking the simulator depends on (expanded where used, after
+# rtl/ has defined HCASIM_LINK).
+HCASIM_LIBS = $(LIBHCASIM) $(filter %.a,$(HCASIM_LINK))
 
 # link_bin: link $@ from its objects, libhcasim and the Verilated RTL; $(1) = extra libs.
 define link_bin

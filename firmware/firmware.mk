@@ -89,7 +89,7 @@ firmware-tests: $(FW_TEST_ELFS)
 # The self-checking programs, run on the ISS through fwcore (sim/fwcore.c).
 GTEST_BINS += $(BIN)/test_fwprog
 $(OBJ)/testbench/test_fwprog.o: ALL_CXXFLAGS += -DFW_BUILD_DIR='"$(FW_BUILD)"'
-$(BIN)/test_fwprog: $(OBJ)/testbench/test_fwprog.o $(LIBHCASIM) $(filter %.a,$(HCASIM_LINK)) $(FW_IMAGE) $(FW_TEST_ELFS)
+$(BIN)/test_fwprog: $(OBJ)/testbench/test_fwprog.o $(HCASIM_LIBS) $(FW_IMAGE) $(FW_TEST_ELFS)
 	$(call link_bin,$(GTEST_LIBS))
 
 -include $(shell find $(FW_OBJ) -name '*.d' 2>/dev/null)

@@ -8,7 +8,7 @@ $(OBJ)/sim/hca_dev.o: ALL_CFLAGS += -DHCASIM_FIRMWARE_DEFAULT='"$(abspath $(BUIL
 # hcasim.c holds main(): linked into the command, never into libhcasim.
 HCASIM_BIN := $(BIN)/hcasim
 ALL_TARGETS += $(HCASIM_BIN)
-$(HCASIM_BIN): $(OBJ)/sim/hcasim.o $(LIBHCASIM) $(filter %.a,$(HCASIM_LINK))
+$(HCASIM_BIN): $(OBJ)/sim/hcasim.o $(HCASIM_LIBS)
 	$(call link_bin,)
 
 RUN_CMD := $(HCASIM_BIN) demo

@@ -3,5 +3,5 @@ HCASIM_SRCS += sim/elf_load.c sim/fwcore.c
 
 GTEST_BINS += $(BIN)/test_elf
 
-$(BIN)/test_elf: $(OBJ)/testbench/test_elf.o $(LIBHCASIM) $(filter %.a,$(HCASIM_LINK))
+$(BIN)/test_elf: $(OBJ)/testbench/test_elf.o $(HCASIM_LIBS)
 	$(call link_bin,$(GTEST_LIBS))

@@ -2,12 +2,12 @@
 HCASIM_SRCS += sim/rv32.c
 
 GTEST_BINS += $(BIN)/test_rv32
-$(BIN)/test_rv32: $(OBJ)/testbench/test_rv32.o $(LIBHCASIM) $(filter %.a,$(HCASIM_LINK)) ; $(call link_bin,$(GTEST_LIBS))
+$(BIN)/test_rv32: $(OBJ)/testbench/test_rv32.o $(HCASIM_LIBS) ; $(call link_bin,$(GTEST_LIBS))
 
 # bench-rv32: MIPS of tight loops, free-running and in small cycle quanta.
 ALL_TARGETS += $(BIN)/bench_rv32
 BENCHES += bench-rv32
-$(BIN)/bench_rv32: $(OBJ)/testbench/rv32_bench.o $(LIBHCASIM) $(filter %.a,$(HCASIM_LINK)) ; $(call link_bin,)
+$(BIN)/bench_rv32: $(OBJ)/testbench/rv32_bench.o $(HCASIM_LIBS) ; $(call link_bin,)
 .PHONY: bench-rv32
 bench-rv32: $(BIN)/bench_rv32
 	$(BIN)/bench_rv32

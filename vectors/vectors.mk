@@ -23,7 +23,7 @@ CHECKS += vectors-ref vectors-fresh
 $(OBJ)/testbench/test_xu_vectors.o: ALL_CXXFLAGS += -DXU_VEC_DIR_DEFAULT='"$(CURDIR)/$(XLATE_VEC_DIR)"'
 
 GTEST_BINS += $(BIN)/test_xu_vectors
-$(BIN)/test_xu_vectors: $(OBJ)/testbench/test_xu_vectors.o $(LIBHCASIM)
+$(BIN)/test_xu_vectors: $(OBJ)/testbench/test_xu_vectors.o $(HCASIM_LIBS)
 	$(call link_bin,$(GTEST_LIBS))
 
 SOAK_SEEDS ?= 2 3 4 5 6 7 8 9

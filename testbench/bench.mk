@@ -1,0 +1,16 @@
+# testbench/bench — `make bench` figures, each measured in one run.
+BENCH_BINS := $(BIN)/bench_xu $(BIN)/bench_dev
+ALL_TARGETS += $(BENCH_BINS)
+BENCHES += bench-xu bench-dev
+
+$(BIN)/bench_xu: $(OBJ)/testbench/bench_xu.o $(HCASIM_LIBS)
+	$(call link_bin,)
+$(BIN)/bench_dev: $(OBJ)/testbench/bench_dev.o $(HCASIM_LIBS)
+	$(call link_bin,)
+
+.PHONY: bench-xu bench-dev
+bench-xu: $(BIN)/bench_xu
+	@mkdir -p $(BUILD)/bench
+	$(BIN)/bench_xu 400000 $(BUILD)/bench/xu_trace.fst
+bench-dev: $(BIN)/bench_dev
+	$(BIN)/bench_dev
