@@ -73,7 +73,8 @@ int xu_submit(xu_t *xu, const xu_req_t *req);
 size_t xu_pending(const xu_t *xu);
 /** Pop the oldest collected beat: 1 and *seg filled, or 0 when there is none. */
 int xu_collect(xu_t *xu, xu_seg_t *seg);
-/** Cycle in which the n-th accepted request (0-based, since reset) was accepted, or UINT64_MAX. */
+/** Cycle in which the n-th accepted request (0-based, since reset) was accepted, or UINT64_MAX.
+ *  The newest 2^20 accept cycles are kept; older ones read UINT64_MAX. */
 uint64_t xu_accept_cycle(const xu_t *xu, uint64_t n);
 /** Random back-pressure: idle the request port for a cycle between requests with
  *  probability req_gap_pct/100, drop rsp_ready with probability rsp_stall_pct/100. */
