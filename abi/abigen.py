@@ -101,15 +101,25 @@ def validate(abi):
             if "flags" in b and b["flags"] not in flags:
                 raise AbiError(f"{owner}.{b['name']}: unknown flags {b['flags']}")
 
+    structs = {}
     for s in abi["struct"]:
         claim(up(s["name"]), "struct")
         used = 0
         names = set()
         for f in s["fields"]:
-            bits = TYPE_BITS.get(f["type"])
-            if bits is None:
+            if f["type"] in structs:  # an array of an earlier struct
+                if f.get("bits"):
+                    raise AbiError(f"struct {s['name']}.{f['name']}: a struct-typed field has no bit fields")
+                bits = structs[f["type"]]["size"] * 8 * f.get("count", 1)
+                align = 8
+            elif f["type"] in TYPE_BITS:
+                if f.get("count", 1) != 1 and f.get("bits"):
+                    raise AbiError(f"struct {s['name']}.{f['name']}: an array field has no bit fields")
+                bits = TYPE_BITS[f["type"]] * f.get("count", 1)
+                align = TYPE_BITS[f["type"]] // 8
+            else:
                 raise AbiError(f"struct {s['name']}.{f['name']}: unknown type {f['type']}")
-            if f["offset"] % (bits // 8):
+            if f["offset"] % align:
                 raise AbiError(f"struct {s['name']}.{f['name']}: offset {f['offset']} not aligned to {f['type']}")
             if f["offset"] + bits // 8 > s["size"]:
                 raise AbiError(f"struct {s['name']}.{f['name']}: ends past size {s['size']}")
@@ -124,6 +134,7 @@ def validate(abi):
             check_bits(f"struct {s['name']}.{f['name']}", bits, f.get("bits", []))
         if used != mask(s["size"]):
             raise AbiError(f"struct {s['name']}: bytes not covered by any field (name them 'reserved')")
+        structs[s["name"]] = s
     for r in abi["regs"]:
         claim(up(r["name"]), "regs")
         end = 0
@@ -185,13 +196,21 @@ def gen_c(abi):
         o.append(c_comment(f"{n}: {s.get('doc', '')} ({s['size']} bytes)"))
         o.append(f"typedef struct hca_{n} {{\n")
         for f in sorted(s["fields"], key=lambda f: f["offset"]):
-            o.append(f"    {C_TYPE[f['type']]} {f['name']};{' /* ' + f['doc'] + ' */' if f.get('doc') else ''}\n")
+            doc = ' /* ' + f['doc'] + ' */' if f.get('doc') else ''
+            if f["type"] in C_TYPE and f.get("count", 1) == 1:
+                o.append(f"    {C_TYPE[f['type']]} {f['name']};{doc}\n")
+            elif f["type"] in C_TYPE:
+                o.append(f"    {C_TYPE[f['type']]} {f['name']}[{f['count']}];{doc}\n")
+            else:
+                o.append(f"    hca_{f['type']}_t {f['name']}[{f.get('count', 1)}];{doc}\n")
         o.append(f"}} hca_{n}_t;\n")
         o.append(f"HCA_STATIC_ASSERT(sizeof(hca_{n}_t) == {s['size']}, \"hca_{n}_t size\");\n")
         for f in s["fields"]:
             o.append(f"HCA_STATIC_ASSERT(offsetof(hca_{n}_t, {f['name']}) == {f['offset']}, \"{n}.{f['name']} offset\");\n")
         for f in s["fields"]:
-            t = C_TYPE[f["type"]]
+            t = C_TYPE.get(f["type"])
+            if t is None or f.get("count", 1) != 1:
+                o.append(f"#define HCA_{up(n)}_{up(f['name'])}_COUNT {f.get('count', 1)}u\n")
             for b in f.get("bits", []):
                 bn, lsb, w = b["name"], b["lsb"], b["width"]
                 m = c_int(mask(w)) if f["type"] != "u64" else f"{mask(w):#x}ULL"
@@ -228,6 +247,7 @@ def v_int(v, width=None):
 
 
 def gen_sv(abi):
+    sizes = {s["name"]: s["size"] for s in abi["struct"]}
     o = [f"// {BANNER}\n// Constants as `defines: the subset that Verilator, Yosys 0.23 and Icarus 11 all accept.\n"
          "`ifndef HCA_ABI_SVH\n`define HCA_ABI_SVH\n\n"]
     for c in abi["const"]:
@@ -252,7 +272,14 @@ def gen_sv(abi):
         o.append(f"// {s['name']}: {s.get('doc', '')}. `HCA_{n}_<FIELD>(v) selects a field of a {s['size'] * 8}-bit vector v.\n")
         o.append(f"`define HCA_{n}_W {s['size'] * 8}\n")
         for f in s["fields"]:
-            lsb, w = f["offset"] * 8, TYPE_BITS[f["type"]]
+            lsb = f["offset"] * 8
+            if f["type"] not in TYPE_BITS or f.get("count", 1) != 1:  # an array: select element i
+                w = sizes[f["type"]] * 8 if f["type"] not in TYPE_BITS else TYPE_BITS[f["type"]]
+                fn = f"HCA_{n}_{up(f['name'])}"
+                o.append(f"`define {fn}_LSB {lsb}\n`define {fn}_W {w}\n`define {fn}_COUNT {f.get('count', 1)}\n")
+                o.append(f"`define {fn}(v, i) v[{lsb} + (i) * {w} +: {w}]\n")
+                continue
+            w = TYPE_BITS[f["type"]]
             o.append(f"`define HCA_{n}_{up(f['name'])}_LSB {lsb}\n`define HCA_{n}_{up(f['name'])}_W {w}\n")
             o.append(f"`define HCA_{n}_{up(f['name'])}(v) v[{lsb} +: {w}]\n")
             for b in f.get("bits", []):
@@ -279,6 +306,7 @@ def gen_sv(abi):
 # ---------------------------------------------------------------- Python
 
 def gen_py(abi):
+    sizes = {s["name"]: s["size"] for s in abi["struct"]}
     o = [f'"""{BANNER}\n\nConstants, enums, flags, struct layouts and register offsets of the hcasim device ABI."""\n\n']
     for c in abi["const"]:
         o.append(f"{up(c['name'])} = {c['value']:#x}{'  # ' + c['doc'] if c.get('doc') else ''}\n")
@@ -304,6 +332,11 @@ def gen_py(abi):
         o.append(f"# field -> (bit offset from byte 0 bit 0, width)\n{n}_FIELDS = {{\n")
         for f in s["fields"]:
             lsb = f["offset"] * 8
+            if f["type"] not in TYPE_BITS or f.get("count", 1) != 1:  # an array: one entry per element
+                w = sizes[f["type"]] * 8 if f["type"] not in TYPE_BITS else TYPE_BITS[f["type"]]
+                for i in range(f.get("count", 1)):
+                    o.append(f"    \"{f['name']}[{i}]\": ({lsb + i * w}, {w}),\n")
+                continue
             o.append(f"    \"{f['name']}\": ({lsb}, {TYPE_BITS[f['type']]}),\n")
             for b in f.get("bits", []):
                 o.append(f"    \"{b['name']}\": ({lsb + b['lsb']}, {b['width']}),\n")

@@ -78,6 +78,98 @@ int hcadrv_dereg_mr(hcadrv_t *drv, hcadrv_mr_t *mr);
 /** Debug read of the device's MPT entry for an index. */
 int hcadrv_query_mkey(hcadrv_t *drv, uint32_t index, hca_mpt_entry_t *entry);
 
+/* ---------------------------------------------------------------- queues and work requests
+ * (docs/engine.md). The rings live in host memory the driver allocates; the
+ * device reads WQEs and writes CQEs there by DMA. */
+
+/** A completion queue as the driver holds it. */
+typedef struct hcadrv_cq {
+    uint32_t cqn;
+    uint64_t base;      /**< bus address of the CQE ring */
+    unsigned log_depth; /**< 2^log_depth CQEs */
+    uint32_t ci;        /**< consumer index (free-running) */
+} hcadrv_cq_t;
+
+/** Create a CQ of at least depth entries (rounded up to a power of two, at most 2^QUEUE_LOG_MAX). */
+int hcadrv_create_cq(hcadrv_t *drv, uint32_t depth, hcadrv_cq_t *cq);
+/** -EBUSY while a QP uses it. */
+int hcadrv_destroy_cq(hcadrv_t *drv, hcadrv_cq_t *cq);
+
+typedef struct hcadrv_qp_attr {
+    uint32_t pd;
+    hcadrv_cq_t *send_cq, *recv_cq;
+    uint32_t sq_depth, rq_depth; /**< rounded up to powers of two */
+    unsigned rnr_retry;          /**< 0..7, 7 = forever */
+    uint32_t rnr_timer;          /**< cycles between RNR retries */
+    uint32_t mtu;                /**< 256..4096, a power of two; 0: MTU_DEFAULT */
+} hcadrv_qp_attr_t;
+
+/** A QP as the driver holds it. */
+typedef struct hcadrv_qp {
+    uint32_t qpn;
+    uint32_t pd;
+    uint64_t sq_base, rq_base;
+    unsigned sq_log, rq_log;
+    uint32_t sq_pi, rq_pi;     /**< producer indices (free-running) */
+    uint32_t sq_done, rq_done; /**< indices up to which the device has completed WQEs */
+    int connected;
+    uint32_t send_cqn, recv_cqn;
+} hcadrv_qp_t;
+
+/** Create a QP (state RESET). */
+int hcadrv_create_qp(hcadrv_t *drv, const hcadrv_qp_attr_t *attr, hcadrv_qp_t *qp);
+/** Connect a and b over the device's loopback link: both go to RTS, each the other's peer. */
+int hcadrv_connect(hcadrv_t *drv, hcadrv_qp_t *a, hcadrv_qp_t *b);
+int hcadrv_destroy_qp(hcadrv_t *drv, hcadrv_qp_t *qp);
+/** The QP's state as the device holds it (enum hca_qp_state). */
+int hcadrv_query_qp(hcadrv_t *drv, const hcadrv_qp_t *qp, unsigned *state);
+
+/** A send work request. Fields beyond the opcode's are ignored. */
+typedef struct hcadrv_send_wr {
+    uint64_t wr_id;
+    unsigned opcode; /**< enum hca_wr_opcode */
+    unsigned flags;  /**< HCA_SEND_FLAGS_* */
+    unsigned num_sge;
+    hca_sge_t sge[HCA_MAX_SEND_SGE];
+    uint64_t remote_addr; /**< RDMA READ/WRITE */
+    uint32_t rkey;
+    uint32_t inv_key;     /**< SEND_WITH_INV, RDMA_READ_WITH_INV, LOCAL_INV */
+    /* FAST_REG_MR / REG_INDIR_MR */
+    uint64_t fr_iova, fr_length, fr_list;
+    uint32_t fr_key;
+    unsigned fr_page_shift, fr_access, fr_list_len;
+} hcadrv_send_wr_t;
+
+/** Write the WQE into the SQ and ring the doorbell. -EINVAL (num_sge above
+ *  MAX_SEND_SGE, unknown opcode), -ENOMEM (SQ full), -ENOTCONN (QP not connected). */
+int hcadrv_post_send(hcadrv_t *drv, hcadrv_qp_t *qp, const hcadrv_send_wr_t *wr);
+/** Write 128 raw bytes as the next SQ WQE and ring the doorbell (malformed-WQE tests). */
+int hcadrv_post_send_raw(hcadrv_t *drv, hcadrv_qp_t *qp, const void *wqe, size_t len);
+
+typedef struct hcadrv_recv_wr {
+    uint64_t wr_id;
+    unsigned num_sge;
+    hca_sge_t sge[HCA_MAX_RECV_SGE];
+} hcadrv_recv_wr_t;
+
+/** -EINVAL (num_sge above MAX_RECV_SGE), -ENOMEM (RQ full). */
+int hcadrv_post_recv(hcadrv_t *drv, hcadrv_qp_t *qp, const hcadrv_recv_wr_t *wr);
+
+/** One completion. */
+typedef struct hcadrv_wc {
+    uint64_t wr_id;
+    unsigned status;   /**< enum hca_wc_status */
+    unsigned opcode;   /**< enum hca_wc_opcode */
+    unsigned wc_flags; /**< HCA_WC_FLAGS_* */
+    uint32_t byte_len, qpn, invalidate_rkey;
+    uint32_t wqe_counter;
+} hcadrv_wc_t;
+
+/** Take up to max new CQEs from the ring (no device time passes): returns how
+ *  many, or -EIO when the device reports the CQ overflowed. Gives the space
+ *  back with the CQ doorbell and advances the QPs' sq_done/rq_done. */
+int hcadrv_poll_cq(hcadrv_t *drv, hcadrv_cq_t *cq, hcadrv_wc_t *wc, int max);
+
 #ifdef __cplusplus
 }
 #endif

@@ -68,6 +68,23 @@ extern "C" {
 #define HCA_MAX_REG_PAGES 16384u
 /* longest single firmware DMA transfer in bytes */
 #define HCA_FDMA_MAX_LEN 4096u
+/* QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP) */
+#define HCA_MAX_QP 64u
+/* CQ contexts; CQ numbers 1..MAX_CQ-1 */
+#define HCA_MAX_CQ 64u
+#define HCA_MAX_SEND_SGE 4u
+#define HCA_MAX_RECV_SGE 3u
+/* largest queue: 2^12 entries */
+#define HCA_QUEUE_LOG_MAX 12u
+/* link MTU in bytes unless a QP asks for less */
+#define HCA_MTU_DEFAULT 4096u
+/* packet buffers of PKT_BUF_SIZE bytes the engine owns (data in flight) */
+#define HCA_PKT_BUFS 16u
+#define HCA_PKT_BUF_SIZE 4096u
+/* host BAR0 offset of the doorbell block (regs db) */
+#define HCA_HOST_DB_OFFSET 4096u
+/* the engine's QP/CQ context port as the firmware core sees it (regs ctx) */
+#define HCA_FW_CTX_BASE 0x40000400u
 
 /* mkey_state: MR state (SEMANTICS.md: Keys and states) */
 enum hca_mkey_state {
@@ -269,9 +286,15 @@ enum hca_cmd_op {
     HCA_CMD_OP_CREATE_MKEY = 4, /* in mailbox = create_mkey_in; OUT_IMM <- the new key */
     HCA_CMD_OP_DESTROY_MKEY = 5, /* IN_MOD = key: invalidate-and-fence, then free the slot */
     HCA_CMD_OP_QUERY_MKEY = 6, /* IN_MOD = MPT index; out mailbox <- the device's mpt_entry (debug) */
+    HCA_CMD_OP_CREATE_CQ = 7, /* in mailbox = create_cq_in; OUT_IMM <- CQ number */
+    HCA_CMD_OP_DESTROY_CQ = 8, /* IN_MOD = CQ number; refused (BUSY) while a QP uses it */
+    HCA_CMD_OP_CREATE_QP = 9, /* in mailbox = create_qp_in; OUT_IMM <- QP number (state RESET) */
+    HCA_CMD_OP_CONNECT_QP = 10, /* IN_MOD = qpn | remote qpn << 16: both go to RTS, each the other's peer */
+    HCA_CMD_OP_DESTROY_QP = 11, /* IN_MOD = QP number */
+    HCA_CMD_OP_QUERY_QP = 12, /* IN_MOD = QP number; out mailbox <- qp_ctx as the engine holds it */
 };
 #define HCA_CMD_OP_WIDTH 8u
-#define HCA_CMD_OP_MAX 6u
+#define HCA_CMD_OP_MAX 12u
 /** Name of a cmd_op value, or NULL when it has none. */
 static inline const char *hca_cmd_op_name(unsigned v)
 {
@@ -283,6 +306,12 @@ static inline const char *hca_cmd_op_name(unsigned v)
     case 4: return "CREATE_MKEY";
     case 5: return "DESTROY_MKEY";
     case 6: return "QUERY_MKEY";
+    case 7: return "CREATE_CQ";
+    case 8: return "DESTROY_CQ";
+    case 9: return "CREATE_QP";
+    case 10: return "CONNECT_QP";
+    case 11: return "DESTROY_QP";
+    case 12: return "QUERY_QP";
     default: return NULL;
     }
 }
@@ -312,6 +341,162 @@ static inline const char *hca_cmd_status_name(unsigned v)
     case 5: return "BAD_INDEX";
     case 6: return "DMA_ERR";
     case 7: return "INTERNAL";
+    default: return NULL;
+    }
+}
+
+/* wr_opcode: send work request opcodes (sq_wqe.ctrl.opcode); anything else is a malformed WQE */
+enum hca_wr_opcode {
+    HCA_WR_OPCODE_SEND = 0,
+    HCA_WR_OPCODE_SEND_WITH_INV = 1, /* SEND that invalidates inv_key at the responder */
+    HCA_WR_OPCODE_RDMA_WRITE = 2,
+    HCA_WR_OPCODE_RDMA_READ = 3,
+    HCA_WR_OPCODE_RDMA_READ_WITH_INV = 4, /* RDMA READ, then invalidate inv_key locally */
+    HCA_WR_OPCODE_LOCAL_INV = 5, /* invalidate inv_key */
+    HCA_WR_OPCODE_FAST_REG_MR = 6, /* register fr_key over a page list */
+    HCA_WR_OPCODE_REG_INDIR_MR = 7, /* register fr_key over a KLM list */
+};
+#define HCA_WR_OPCODE_WIDTH 8u
+#define HCA_WR_OPCODE_MAX 7u
+/** Name of a wr_opcode value, or NULL when it has none. */
+static inline const char *hca_wr_opcode_name(unsigned v)
+{
+    switch (v) {
+    case 0: return "SEND";
+    case 1: return "SEND_WITH_INV";
+    case 2: return "RDMA_WRITE";
+    case 3: return "RDMA_READ";
+    case 4: return "RDMA_READ_WITH_INV";
+    case 5: return "LOCAL_INV";
+    case 6: return "FAST_REG_MR";
+    case 7: return "REG_INDIR_MR";
+    default: return NULL;
+    }
+}
+
+/* wc_opcode: completion opcodes (Linux ib_wc_opcode numbering of the seed patch; RECV = 1 << 7) */
+enum hca_wc_opcode {
+    HCA_WC_OPCODE_SEND = 0,
+    HCA_WC_OPCODE_RDMA_WRITE = 1,
+    HCA_WC_OPCODE_RDMA_READ = 2,
+    HCA_WC_OPCODE_COMP_SWAP = 3,
+    HCA_WC_OPCODE_FETCH_ADD = 4,
+    HCA_WC_OPCODE_BIND_MW = 5,
+    HCA_WC_OPCODE_LSO = 6,
+    HCA_WC_OPCODE_LOCAL_INV = 7,
+    HCA_WC_OPCODE_FAST_REG_MR = 8,
+    HCA_WC_OPCODE_REG_INDIR_MR = 9,
+    HCA_WC_OPCODE_RECV = 128,
+};
+#define HCA_WC_OPCODE_WIDTH 8u
+#define HCA_WC_OPCODE_MAX 128u
+/** Name of a wc_opcode value, or NULL when it has none. */
+static inline const char *hca_wc_opcode_name(unsigned v)
+{
+    switch (v) {
+    case 0: return "SEND";
+    case 1: return "RDMA_WRITE";
+    case 2: return "RDMA_READ";
+    case 3: return "COMP_SWAP";
+    case 4: return "FETCH_ADD";
+    case 5: return "BIND_MW";
+    case 6: return "LSO";
+    case 7: return "LOCAL_INV";
+    case 8: return "FAST_REG_MR";
+    case 9: return "REG_INDIR_MR";
+    case 128: return "RECV";
+    default: return NULL;
+    }
+}
+
+/* qp_state: QP state */
+enum hca_qp_state {
+    HCA_QP_STATE_RESET = 0, /* not usable; doorbells are ignored */
+    HCA_QP_STATE_RTS = 1, /* connected: sends and receives */
+    HCA_QP_STATE_ERROR = 2, /* every outstanding and later WR completes WR_FLUSH_ERR */
+};
+#define HCA_QP_STATE_WIDTH 2u
+#define HCA_QP_STATE_MAX 2u
+/** Name of a qp_state value, or NULL when it has none. */
+static inline const char *hca_qp_state_name(unsigned v)
+{
+    switch (v) {
+    case 0: return "RESET";
+    case 1: return "RTS";
+    case 2: return "ERROR";
+    default: return NULL;
+    }
+}
+
+/* ctx_op: ctx port commands */
+enum hca_ctx_op {
+    HCA_CTX_OP_NOP = 0,
+    HCA_CTX_OP_WRITE_QPC = 1, /* QP context[index] <- DATA (a QP set to RESET or RTS also resets its indices) */
+    HCA_CTX_OP_READ_QPC = 2, /* DATA <- QP context[index] */
+    HCA_CTX_OP_WRITE_CQC = 3, /* CQ context[index] <- DATA */
+    HCA_CTX_OP_READ_CQC = 4, /* DATA <- CQ context[index] */
+};
+#define HCA_CTX_OP_WIDTH 4u
+#define HCA_CTX_OP_MAX 4u
+/** Name of a ctx_op value, or NULL when it has none. */
+static inline const char *hca_ctx_op_name(unsigned v)
+{
+    switch (v) {
+    case 0: return "NOP";
+    case 1: return "WRITE_QPC";
+    case 2: return "READ_QPC";
+    case 3: return "WRITE_CQC";
+    case 4: return "READ_CQC";
+    default: return NULL;
+    }
+}
+
+/* dma_op: DMA request kinds */
+enum hca_dma_op {
+    HCA_DMA_OP_READ_DATA = 0, /* host[addr, len<=128] -> dma_rsp.data (WQE fetch) */
+    HCA_DMA_OP_WRITE_DATA = 1, /* dma_req.data[0, len<=32] -> host[addr] (CQE write) */
+    HCA_DMA_OP_HOST_TO_BUF = 2, /* host[addr, len] -> packet buffer buf at buf_off (gather) */
+    HCA_DMA_OP_BUF_TO_HOST = 3, /* packet buffer buf at buf_off -> host[addr, len] (scatter) */
+};
+#define HCA_DMA_OP_WIDTH 4u
+#define HCA_DMA_OP_MAX 3u
+/** Name of a dma_op value, or NULL when it has none. */
+static inline const char *hca_dma_op_name(unsigned v)
+{
+    switch (v) {
+    case 0: return "READ_DATA";
+    case 1: return "WRITE_DATA";
+    case 2: return "HOST_TO_BUF";
+    case 3: return "BUF_TO_HOST";
+    default: return NULL;
+    }
+}
+
+/* pkt_op: link packet kinds (RC transport, simplified) */
+enum hca_pkt_op {
+    HCA_PKT_OP_SEND = 0, /* payload into the responder's next receive WQE */
+    HCA_PKT_OP_SEND_INV = 1, /* SEND, then invalidate inv_key at the responder (last packet) */
+    HCA_PKT_OP_WRITE = 2, /* payload to raddr through rkey */
+    HCA_PKT_OP_READ_REQ = 3, /* ask for msg_len bytes at raddr through rkey */
+    HCA_PKT_OP_READ_RESP = 4, /* payload of a READ response */
+    HCA_PKT_OP_ACK = 5, /* message psn completed at the responder */
+    HCA_PKT_OP_NAK = 6, /* message psn failed: syndrome is the requester's completion status */
+    HCA_PKT_OP_RNR_NAK = 7, /* no receive WQE: retry later */
+};
+#define HCA_PKT_OP_WIDTH 4u
+#define HCA_PKT_OP_MAX 7u
+/** Name of a pkt_op value, or NULL when it has none. */
+static inline const char *hca_pkt_op_name(unsigned v)
+{
+    switch (v) {
+    case 0: return "SEND";
+    case 1: return "SEND_INV";
+    case 2: return "WRITE";
+    case 3: return "READ_REQ";
+    case 4: return "READ_RESP";
+    case 5: return "ACK";
+    case 6: return "NAK";
+    case 7: return "RNR_NAK";
     default: return NULL;
     }
 }
@@ -352,6 +537,38 @@ static inline const char *hca_dev_cap_bit_name(unsigned b)
     case 2: return "READ_WITH_INV";
     case 3: return "INDIR_REG";
     case 4: return "PEER_MEMORY";
+    default: return NULL;
+    }
+}
+
+/* wc_flags: completion flags (seed patch: IB_WC_*) */
+#define HCA_WC_FLAGS_GRH (1u << 0)
+#define HCA_WC_FLAGS_WITH_IMM (1u << 1)
+#define HCA_WC_FLAGS_WITH_INVALIDATE (1u << 2) /* a SEND_WITH_INV invalidated cqe.invalidate_rkey */
+#define HCA_WC_FLAGS_ALL 7u
+#define HCA_WC_FLAGS_WIDTH 8u
+/** Name of wc_flags bit number b, or NULL. */
+static inline const char *hca_wc_flags_bit_name(unsigned b)
+{
+    switch (b) {
+    case 0: return "GRH";
+    case 1: return "WITH_IMM";
+    case 2: return "WITH_INVALIDATE";
+    default: return NULL;
+    }
+}
+
+/* send_flags: send WQE flags (sq_wqe.ctrl.flags); the other bits are reserved (must be 0) */
+#define HCA_SEND_FLAGS_SIGNALED (1u << 0) /* write a CQE on success (errors always complete) */
+#define HCA_SEND_FLAGS_FENCE (1u << 1) /* start only after every earlier RDMA READ of this QP completed */
+#define HCA_SEND_FLAGS_ALL 3u
+#define HCA_SEND_FLAGS_WIDTH 8u
+/** Name of send_flags bit number b, or NULL. */
+static inline const char *hca_send_flags_bit_name(unsigned b)
+{
+    switch (b) {
+    case 0: return "SIGNALED";
+    case 1: return "FENCE";
     default: return NULL;
     }
 }
@@ -536,6 +753,527 @@ static inline void hca_create_mkey_in_set_page_shift(hca_create_mkey_in_t *s, ui
     s->flags = (s->flags & ~((uint32_t)31u << 16)) | ((v & 31u) << 16);
 }
 
+/* sge: scatter/gather element (16 bytes) */
+typedef struct hca_sge {
+    uint64_t addr;
+    uint32_t length;
+    uint32_t lkey;
+} hca_sge_t;
+HCA_STATIC_ASSERT(sizeof(hca_sge_t) == 16, "hca_sge_t size");
+HCA_STATIC_ASSERT(offsetof(hca_sge_t, addr) == 0, "sge.addr offset");
+HCA_STATIC_ASSERT(offsetof(hca_sge_t, length) == 8, "sge.length offset");
+HCA_STATIC_ASSERT(offsetof(hca_sge_t, lkey) == 12, "sge.lkey offset");
+
+/* sq_wqe: send queue entry (128 bytes) */
+typedef struct hca_sq_wqe {
+    uint32_t ctrl;
+    uint32_t inv_key; /* SEND_WITH_INV, RDMA_READ_WITH_INV, LOCAL_INV */
+    uint64_t wr_id;
+    uint64_t remote_addr; /* RDMA READ/WRITE */
+    uint32_t rkey; /* RDMA READ/WRITE */
+    uint32_t rsvd0; /* reserved: must be 0 */
+    uint64_t fr_iova; /* FAST_REG_MR / REG_INDIR_MR */
+    uint64_t fr_length;
+    uint64_t fr_list; /* bus address of the page list / KLM list */
+    uint32_t fr_key; /* the key the registration carries */
+    uint32_t fr_params;
+    hca_sge_t sge[4];
+} hca_sq_wqe_t;
+HCA_STATIC_ASSERT(sizeof(hca_sq_wqe_t) == 128, "hca_sq_wqe_t size");
+HCA_STATIC_ASSERT(offsetof(hca_sq_wqe_t, ctrl) == 0, "sq_wqe.ctrl offset");
+HCA_STATIC_ASSERT(offsetof(hca_sq_wqe_t, inv_key) == 4, "sq_wqe.inv_key offset");
+HCA_STATIC_ASSERT(offsetof(hca_sq_wqe_t, wr_id) == 8, "sq_wqe.wr_id offset");
+HCA_STATIC_ASSERT(offsetof(hca_sq_wqe_t, remote_addr) == 16, "sq_wqe.remote_addr offset");
+HCA_STATIC_ASSERT(offsetof(hca_sq_wqe_t, rkey) == 24, "sq_wqe.rkey offset");
+HCA_STATIC_ASSERT(offsetof(hca_sq_wqe_t, rsvd0) == 28, "sq_wqe.rsvd0 offset");
+HCA_STATIC_ASSERT(offsetof(hca_sq_wqe_t, fr_iova) == 32, "sq_wqe.fr_iova offset");
+HCA_STATIC_ASSERT(offsetof(hca_sq_wqe_t, fr_length) == 40, "sq_wqe.fr_length offset");
+HCA_STATIC_ASSERT(offsetof(hca_sq_wqe_t, fr_list) == 48, "sq_wqe.fr_list offset");
+HCA_STATIC_ASSERT(offsetof(hca_sq_wqe_t, fr_key) == 56, "sq_wqe.fr_key offset");
+HCA_STATIC_ASSERT(offsetof(hca_sq_wqe_t, fr_params) == 60, "sq_wqe.fr_params offset");
+HCA_STATIC_ASSERT(offsetof(hca_sq_wqe_t, sge) == 64, "sq_wqe.sge offset");
+/* sq_wqe.opcode: bits 0..7 of ctrl. */
+#define HCA_SQ_WQE_OPCODE_LSB 0u
+#define HCA_SQ_WQE_OPCODE_WIDTH 8u
+static inline uint32_t hca_sq_wqe_get_opcode(const hca_sq_wqe_t *s) { return (s->ctrl >> 0) & 255u; }
+static inline void hca_sq_wqe_set_opcode(hca_sq_wqe_t *s, uint32_t v)
+{
+    s->ctrl = (s->ctrl & ~((uint32_t)255u << 0)) | ((v & 255u) << 0);
+}
+/* sq_wqe.flags: bits 8..15 of ctrl. */
+#define HCA_SQ_WQE_FLAGS_LSB 8u
+#define HCA_SQ_WQE_FLAGS_WIDTH 8u
+static inline uint32_t hca_sq_wqe_get_flags(const hca_sq_wqe_t *s) { return (s->ctrl >> 8) & 255u; }
+static inline void hca_sq_wqe_set_flags(hca_sq_wqe_t *s, uint32_t v)
+{
+    s->ctrl = (s->ctrl & ~((uint32_t)255u << 8)) | ((v & 255u) << 8);
+}
+/* sq_wqe.num_sge: bits 16..19 of ctrl. 0..MAX_SEND_SGE */
+#define HCA_SQ_WQE_NUM_SGE_LSB 16u
+#define HCA_SQ_WQE_NUM_SGE_WIDTH 4u
+static inline uint32_t hca_sq_wqe_get_num_sge(const hca_sq_wqe_t *s) { return (s->ctrl >> 16) & 15u; }
+static inline void hca_sq_wqe_set_num_sge(hca_sq_wqe_t *s, uint32_t v)
+{
+    s->ctrl = (s->ctrl & ~((uint32_t)15u << 16)) | ((v & 15u) << 16);
+}
+/* sq_wqe.ctrl_rsvd: bits 20..31 of ctrl. reserved: must be 0 */
+#define HCA_SQ_WQE_CTRL_RSVD_LSB 20u
+#define HCA_SQ_WQE_CTRL_RSVD_WIDTH 12u
+static inline uint32_t hca_sq_wqe_get_ctrl_rsvd(const hca_sq_wqe_t *s) { return (s->ctrl >> 20) & 4095u; }
+static inline void hca_sq_wqe_set_ctrl_rsvd(hca_sq_wqe_t *s, uint32_t v)
+{
+    s->ctrl = (s->ctrl & ~((uint32_t)4095u << 20)) | ((v & 4095u) << 20);
+}
+/* sq_wqe.fr_page_shift: bits 0..4 of fr_params. */
+#define HCA_SQ_WQE_FR_PAGE_SHIFT_LSB 0u
+#define HCA_SQ_WQE_FR_PAGE_SHIFT_WIDTH 5u
+static inline uint32_t hca_sq_wqe_get_fr_page_shift(const hca_sq_wqe_t *s) { return (s->fr_params >> 0) & 31u; }
+static inline void hca_sq_wqe_set_fr_page_shift(hca_sq_wqe_t *s, uint32_t v)
+{
+    s->fr_params = (s->fr_params & ~((uint32_t)31u << 0)) | ((v & 31u) << 0);
+}
+/* sq_wqe.fr_access: bits 8..11 of fr_params. */
+#define HCA_SQ_WQE_FR_ACCESS_LSB 8u
+#define HCA_SQ_WQE_FR_ACCESS_WIDTH 4u
+static inline uint32_t hca_sq_wqe_get_fr_access(const hca_sq_wqe_t *s) { return (s->fr_params >> 8) & 15u; }
+static inline void hca_sq_wqe_set_fr_access(hca_sq_wqe_t *s, uint32_t v)
+{
+    s->fr_params = (s->fr_params & ~((uint32_t)15u << 8)) | ((v & 15u) << 8);
+}
+/* sq_wqe.fr_list_len: bits 16..31 of fr_params. */
+#define HCA_SQ_WQE_FR_LIST_LEN_LSB 16u
+#define HCA_SQ_WQE_FR_LIST_LEN_WIDTH 16u
+static inline uint32_t hca_sq_wqe_get_fr_list_len(const hca_sq_wqe_t *s) { return (s->fr_params >> 16) & 65535u; }
+static inline void hca_sq_wqe_set_fr_list_len(hca_sq_wqe_t *s, uint32_t v)
+{
+    s->fr_params = (s->fr_params & ~((uint32_t)65535u << 16)) | ((v & 65535u) << 16);
+}
+#define HCA_SQ_WQE_SGE_COUNT 4u
+
+/* rq_wqe: receive queue entry (64 bytes) */
+typedef struct hca_rq_wqe {
+    uint64_t wr_id;
+    uint32_t ctrl;
+    uint32_t rsvd;
+    hca_sge_t sge[3];
+} hca_rq_wqe_t;
+HCA_STATIC_ASSERT(sizeof(hca_rq_wqe_t) == 64, "hca_rq_wqe_t size");
+HCA_STATIC_ASSERT(offsetof(hca_rq_wqe_t, wr_id) == 0, "rq_wqe.wr_id offset");
+HCA_STATIC_ASSERT(offsetof(hca_rq_wqe_t, ctrl) == 8, "rq_wqe.ctrl offset");
+HCA_STATIC_ASSERT(offsetof(hca_rq_wqe_t, rsvd) == 12, "rq_wqe.rsvd offset");
+HCA_STATIC_ASSERT(offsetof(hca_rq_wqe_t, sge) == 16, "rq_wqe.sge offset");
+/* rq_wqe.num_sge: bits 0..3 of ctrl. 0..MAX_RECV_SGE */
+#define HCA_RQ_WQE_NUM_SGE_LSB 0u
+#define HCA_RQ_WQE_NUM_SGE_WIDTH 4u
+static inline uint32_t hca_rq_wqe_get_num_sge(const hca_rq_wqe_t *s) { return (s->ctrl >> 0) & 15u; }
+static inline void hca_rq_wqe_set_num_sge(hca_rq_wqe_t *s, uint32_t v)
+{
+    s->ctrl = (s->ctrl & ~((uint32_t)15u << 0)) | ((v & 15u) << 0);
+}
+/* rq_wqe.rq_rsvd: bits 4..31 of ctrl. reserved: must be 0 */
+#define HCA_RQ_WQE_RQ_RSVD_LSB 4u
+#define HCA_RQ_WQE_RQ_RSVD_WIDTH 28u
+static inline uint32_t hca_rq_wqe_get_rq_rsvd(const hca_rq_wqe_t *s) { return (s->ctrl >> 4) & 0xfffffffu; }
+static inline void hca_rq_wqe_set_rq_rsvd(hca_rq_wqe_t *s, uint32_t v)
+{
+    s->ctrl = (s->ctrl & ~((uint32_t)0xfffffffu << 4)) | ((v & 0xfffffffu) << 4);
+}
+#define HCA_RQ_WQE_SGE_COUNT 3u
+
+/* cqe: completion queue entry (32 bytes) */
+typedef struct hca_cqe {
+    uint64_t wr_id;
+    uint32_t byte_len; /* bytes received (RECV) or transferred */
+    uint32_t qpn;
+    uint32_t invalidate_rkey; /* valid with WITH_INVALIDATE */
+    uint32_t info;
+    uint32_t wqe_counter; /* SQ/RQ index of the completed WQE (low 16 bits): the driver reclaims queue space up to it */
+    uint32_t rsvd;
+} hca_cqe_t;
+HCA_STATIC_ASSERT(sizeof(hca_cqe_t) == 32, "hca_cqe_t size");
+HCA_STATIC_ASSERT(offsetof(hca_cqe_t, wr_id) == 0, "cqe.wr_id offset");
+HCA_STATIC_ASSERT(offsetof(hca_cqe_t, byte_len) == 8, "cqe.byte_len offset");
+HCA_STATIC_ASSERT(offsetof(hca_cqe_t, qpn) == 12, "cqe.qpn offset");
+HCA_STATIC_ASSERT(offsetof(hca_cqe_t, invalidate_rkey) == 16, "cqe.invalidate_rkey offset");
+HCA_STATIC_ASSERT(offsetof(hca_cqe_t, info) == 20, "cqe.info offset");
+HCA_STATIC_ASSERT(offsetof(hca_cqe_t, wqe_counter) == 24, "cqe.wqe_counter offset");
+HCA_STATIC_ASSERT(offsetof(hca_cqe_t, rsvd) == 28, "cqe.rsvd offset");
+/* cqe.status: bits 0..7 of info. */
+#define HCA_CQE_STATUS_LSB 0u
+#define HCA_CQE_STATUS_WIDTH 8u
+static inline uint32_t hca_cqe_get_status(const hca_cqe_t *s) { return (s->info >> 0) & 255u; }
+static inline void hca_cqe_set_status(hca_cqe_t *s, uint32_t v)
+{
+    s->info = (s->info & ~((uint32_t)255u << 0)) | ((v & 255u) << 0);
+}
+/* cqe.opcode: bits 8..15 of info. */
+#define HCA_CQE_OPCODE_LSB 8u
+#define HCA_CQE_OPCODE_WIDTH 8u
+static inline uint32_t hca_cqe_get_opcode(const hca_cqe_t *s) { return (s->info >> 8) & 255u; }
+static inline void hca_cqe_set_opcode(hca_cqe_t *s, uint32_t v)
+{
+    s->info = (s->info & ~((uint32_t)255u << 8)) | ((v & 255u) << 8);
+}
+/* cqe.wc_flags: bits 16..23 of info. */
+#define HCA_CQE_WC_FLAGS_LSB 16u
+#define HCA_CQE_WC_FLAGS_WIDTH 8u
+static inline uint32_t hca_cqe_get_wc_flags(const hca_cqe_t *s) { return (s->info >> 16) & 255u; }
+static inline void hca_cqe_set_wc_flags(hca_cqe_t *s, uint32_t v)
+{
+    s->info = (s->info & ~((uint32_t)255u << 16)) | ((v & 255u) << 16);
+}
+/* cqe.owner: bits 31..31 of info. 1 on the first pass over the ring, 0 on the second...: new when owner == ((ci >> log_depth) & 1) ^ 1 */
+#define HCA_CQE_OWNER_LSB 31u
+#define HCA_CQE_OWNER_WIDTH 1u
+static inline uint32_t hca_cqe_get_owner(const hca_cqe_t *s) { return (s->info >> 31) & 1u; }
+static inline void hca_cqe_set_owner(hca_cqe_t *s, uint32_t v)
+{
+    s->info = (s->info & ~((uint32_t)1u << 31)) | ((v & 1u) << 31);
+}
+
+/* qp_ctx: QP context, written by the firmware through the ctx port (64 bytes) */
+typedef struct hca_qp_ctx {
+    uint32_t state_word;
+    uint32_t pd;
+    uint64_t sq_base; /* bus address of the SQ ring */
+    uint64_t rq_base;
+    uint32_t cqns;
+    uint32_t remote_qpn;
+    uint32_t rnr_timer; /* cycles between RNR retries */
+    uint32_t rsvd0;
+    uint64_t rsvd1;
+    uint64_t rsvd2;
+    uint64_t rsvd3;
+} hca_qp_ctx_t;
+HCA_STATIC_ASSERT(sizeof(hca_qp_ctx_t) == 64, "hca_qp_ctx_t size");
+HCA_STATIC_ASSERT(offsetof(hca_qp_ctx_t, state_word) == 0, "qp_ctx.state_word offset");
+HCA_STATIC_ASSERT(offsetof(hca_qp_ctx_t, pd) == 4, "qp_ctx.pd offset");
+HCA_STATIC_ASSERT(offsetof(hca_qp_ctx_t, sq_base) == 8, "qp_ctx.sq_base offset");
+HCA_STATIC_ASSERT(offsetof(hca_qp_ctx_t, rq_base) == 16, "qp_ctx.rq_base offset");
+HCA_STATIC_ASSERT(offsetof(hca_qp_ctx_t, cqns) == 24, "qp_ctx.cqns offset");
+HCA_STATIC_ASSERT(offsetof(hca_qp_ctx_t, remote_qpn) == 28, "qp_ctx.remote_qpn offset");
+HCA_STATIC_ASSERT(offsetof(hca_qp_ctx_t, rnr_timer) == 32, "qp_ctx.rnr_timer offset");
+HCA_STATIC_ASSERT(offsetof(hca_qp_ctx_t, rsvd0) == 36, "qp_ctx.rsvd0 offset");
+HCA_STATIC_ASSERT(offsetof(hca_qp_ctx_t, rsvd1) == 40, "qp_ctx.rsvd1 offset");
+HCA_STATIC_ASSERT(offsetof(hca_qp_ctx_t, rsvd2) == 48, "qp_ctx.rsvd2 offset");
+HCA_STATIC_ASSERT(offsetof(hca_qp_ctx_t, rsvd3) == 56, "qp_ctx.rsvd3 offset");
+/* qp_ctx.state: bits 0..1 of state_word. */
+#define HCA_QP_CTX_STATE_LSB 0u
+#define HCA_QP_CTX_STATE_WIDTH 2u
+static inline uint32_t hca_qp_ctx_get_state(const hca_qp_ctx_t *s) { return (s->state_word >> 0) & 3u; }
+static inline void hca_qp_ctx_set_state(hca_qp_ctx_t *s, uint32_t v)
+{
+    s->state_word = (s->state_word & ~((uint32_t)3u << 0)) | ((v & 3u) << 0);
+}
+/* qp_ctx.mtu_log2: bits 8..11 of state_word. 8..12: MTU 256..4096 */
+#define HCA_QP_CTX_MTU_LOG2_LSB 8u
+#define HCA_QP_CTX_MTU_LOG2_WIDTH 4u
+static inline uint32_t hca_qp_ctx_get_mtu_log2(const hca_qp_ctx_t *s) { return (s->state_word >> 8) & 15u; }
+static inline void hca_qp_ctx_set_mtu_log2(hca_qp_ctx_t *s, uint32_t v)
+{
+    s->state_word = (s->state_word & ~((uint32_t)15u << 8)) | ((v & 15u) << 8);
+}
+/* qp_ctx.rnr_retry: bits 16..18 of state_word. 7 = retry forever */
+#define HCA_QP_CTX_RNR_RETRY_LSB 16u
+#define HCA_QP_CTX_RNR_RETRY_WIDTH 3u
+static inline uint32_t hca_qp_ctx_get_rnr_retry(const hca_qp_ctx_t *s) { return (s->state_word >> 16) & 7u; }
+static inline void hca_qp_ctx_set_rnr_retry(hca_qp_ctx_t *s, uint32_t v)
+{
+    s->state_word = (s->state_word & ~((uint32_t)7u << 16)) | ((v & 7u) << 16);
+}
+/* qp_ctx.sq_log: bits 20..23 of state_word. SQ entries = 2^sq_log */
+#define HCA_QP_CTX_SQ_LOG_LSB 20u
+#define HCA_QP_CTX_SQ_LOG_WIDTH 4u
+static inline uint32_t hca_qp_ctx_get_sq_log(const hca_qp_ctx_t *s) { return (s->state_word >> 20) & 15u; }
+static inline void hca_qp_ctx_set_sq_log(hca_qp_ctx_t *s, uint32_t v)
+{
+    s->state_word = (s->state_word & ~((uint32_t)15u << 20)) | ((v & 15u) << 20);
+}
+/* qp_ctx.rq_log: bits 24..27 of state_word. */
+#define HCA_QP_CTX_RQ_LOG_LSB 24u
+#define HCA_QP_CTX_RQ_LOG_WIDTH 4u
+static inline uint32_t hca_qp_ctx_get_rq_log(const hca_qp_ctx_t *s) { return (s->state_word >> 24) & 15u; }
+static inline void hca_qp_ctx_set_rq_log(hca_qp_ctx_t *s, uint32_t v)
+{
+    s->state_word = (s->state_word & ~((uint32_t)15u << 24)) | ((v & 15u) << 24);
+}
+/* qp_ctx.send_cqn: bits 0..15 of cqns. */
+#define HCA_QP_CTX_SEND_CQN_LSB 0u
+#define HCA_QP_CTX_SEND_CQN_WIDTH 16u
+static inline uint32_t hca_qp_ctx_get_send_cqn(const hca_qp_ctx_t *s) { return (s->cqns >> 0) & 65535u; }
+static inline void hca_qp_ctx_set_send_cqn(hca_qp_ctx_t *s, uint32_t v)
+{
+    s->cqns = (s->cqns & ~((uint32_t)65535u << 0)) | ((v & 65535u) << 0);
+}
+/* qp_ctx.recv_cqn: bits 16..31 of cqns. */
+#define HCA_QP_CTX_RECV_CQN_LSB 16u
+#define HCA_QP_CTX_RECV_CQN_WIDTH 16u
+static inline uint32_t hca_qp_ctx_get_recv_cqn(const hca_qp_ctx_t *s) { return (s->cqns >> 16) & 65535u; }
+static inline void hca_qp_ctx_set_recv_cqn(hca_qp_ctx_t *s, uint32_t v)
+{
+    s->cqns = (s->cqns & ~((uint32_t)65535u << 16)) | ((v & 65535u) << 16);
+}
+
+/* cq_ctx: CQ context, written by the firmware through the ctx port (16 bytes) */
+typedef struct hca_cq_ctx {
+    uint64_t base; /* bus address of the CQE ring */
+    uint32_t cfg;
+    uint32_t rsvd;
+} hca_cq_ctx_t;
+HCA_STATIC_ASSERT(sizeof(hca_cq_ctx_t) == 16, "hca_cq_ctx_t size");
+HCA_STATIC_ASSERT(offsetof(hca_cq_ctx_t, base) == 0, "cq_ctx.base offset");
+HCA_STATIC_ASSERT(offsetof(hca_cq_ctx_t, cfg) == 8, "cq_ctx.cfg offset");
+HCA_STATIC_ASSERT(offsetof(hca_cq_ctx_t, rsvd) == 12, "cq_ctx.rsvd offset");
+/* cq_ctx.log_depth: bits 0..4 of cfg. */
+#define HCA_CQ_CTX_LOG_DEPTH_LSB 0u
+#define HCA_CQ_CTX_LOG_DEPTH_WIDTH 5u
+static inline uint32_t hca_cq_ctx_get_log_depth(const hca_cq_ctx_t *s) { return (s->cfg >> 0) & 31u; }
+static inline void hca_cq_ctx_set_log_depth(hca_cq_ctx_t *s, uint32_t v)
+{
+    s->cfg = (s->cfg & ~((uint32_t)31u << 0)) | ((v & 31u) << 0);
+}
+/* cq_ctx.cq_valid: bits 8..8 of cfg. */
+#define HCA_CQ_CTX_CQ_VALID_LSB 8u
+#define HCA_CQ_CTX_CQ_VALID_WIDTH 1u
+static inline uint32_t hca_cq_ctx_get_cq_valid(const hca_cq_ctx_t *s) { return (s->cfg >> 8) & 1u; }
+static inline void hca_cq_ctx_set_cq_valid(hca_cq_ctx_t *s, uint32_t v)
+{
+    s->cfg = (s->cfg & ~((uint32_t)1u << 8)) | ((v & 1u) << 8);
+}
+
+/* dma_req: a DMA request from the engine; every one is answered by a dma_rsp with its tag (64 bytes) */
+typedef struct hca_dma_req {
+    uint32_t hdr;
+    uint32_t len;
+    uint64_t addr; /* host bus address */
+    uint32_t buf_off;
+    uint32_t key; /* the key this access goes through (0: a queue ring); for the protection checker */
+    uint64_t rsvd;
+    uint64_t data[4]; /* WRITE_DATA payload */
+} hca_dma_req_t;
+HCA_STATIC_ASSERT(sizeof(hca_dma_req_t) == 64, "hca_dma_req_t size");
+HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, hdr) == 0, "dma_req.hdr offset");
+HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, len) == 4, "dma_req.len offset");
+HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, addr) == 8, "dma_req.addr offset");
+HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, buf_off) == 16, "dma_req.buf_off offset");
+HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, key) == 20, "dma_req.key offset");
+HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, rsvd) == 24, "dma_req.rsvd offset");
+HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, data) == 32, "dma_req.data offset");
+/* dma_req.op: bits 0..3 of hdr. */
+#define HCA_DMA_REQ_OP_LSB 0u
+#define HCA_DMA_REQ_OP_WIDTH 4u
+static inline uint32_t hca_dma_req_get_op(const hca_dma_req_t *s) { return (s->hdr >> 0) & 15u; }
+static inline void hca_dma_req_set_op(hca_dma_req_t *s, uint32_t v)
+{
+    s->hdr = (s->hdr & ~((uint32_t)15u << 0)) | ((v & 15u) << 0);
+}
+/* dma_req.tag: bits 8..15 of hdr. */
+#define HCA_DMA_REQ_TAG_LSB 8u
+#define HCA_DMA_REQ_TAG_WIDTH 8u
+static inline uint32_t hca_dma_req_get_tag(const hca_dma_req_t *s) { return (s->hdr >> 8) & 255u; }
+static inline void hca_dma_req_set_tag(hca_dma_req_t *s, uint32_t v)
+{
+    s->hdr = (s->hdr & ~((uint32_t)255u << 8)) | ((v & 255u) << 8);
+}
+/* dma_req.buf: bits 16..23 of hdr. */
+#define HCA_DMA_REQ_BUF_LSB 16u
+#define HCA_DMA_REQ_BUF_WIDTH 8u
+static inline uint32_t hca_dma_req_get_buf(const hca_dma_req_t *s) { return (s->hdr >> 16) & 255u; }
+static inline void hca_dma_req_set_buf(hca_dma_req_t *s, uint32_t v)
+{
+    s->hdr = (s->hdr & ~((uint32_t)255u << 16)) | ((v & 255u) << 16);
+}
+#define HCA_DMA_REQ_DATA_COUNT 4u
+
+/* dma_rsp: the answer to a dma_req (136 bytes) */
+typedef struct hca_dma_rsp {
+    uint32_t hdr;
+    uint32_t rsvd;
+    uint64_t rdata[16]; /* READ_DATA payload (a WQE) */
+} hca_dma_rsp_t;
+HCA_STATIC_ASSERT(sizeof(hca_dma_rsp_t) == 136, "hca_dma_rsp_t size");
+HCA_STATIC_ASSERT(offsetof(hca_dma_rsp_t, hdr) == 0, "dma_rsp.hdr offset");
+HCA_STATIC_ASSERT(offsetof(hca_dma_rsp_t, rsvd) == 4, "dma_rsp.rsvd offset");
+HCA_STATIC_ASSERT(offsetof(hca_dma_rsp_t, rdata) == 8, "dma_rsp.rdata offset");
+/* dma_rsp.rtag: bits 0..7 of hdr. */
+#define HCA_DMA_RSP_RTAG_LSB 0u
+#define HCA_DMA_RSP_RTAG_WIDTH 8u
+static inline uint32_t hca_dma_rsp_get_rtag(const hca_dma_rsp_t *s) { return (s->hdr >> 0) & 255u; }
+static inline void hca_dma_rsp_set_rtag(hca_dma_rsp_t *s, uint32_t v)
+{
+    s->hdr = (s->hdr & ~((uint32_t)255u << 0)) | ((v & 255u) << 0);
+}
+/* dma_rsp.err: bits 8..8 of hdr. bus error: some byte is not backed (nothing transferred) */
+#define HCA_DMA_RSP_ERR_LSB 8u
+#define HCA_DMA_RSP_ERR_WIDTH 1u
+static inline uint32_t hca_dma_rsp_get_err(const hca_dma_rsp_t *s) { return (s->hdr >> 8) & 1u; }
+static inline void hca_dma_rsp_set_err(hca_dma_rsp_t *s, uint32_t v)
+{
+    s->hdr = (s->hdr & ~((uint32_t)1u << 8)) | ((v & 1u) << 8);
+}
+#define HCA_DMA_RSP_RDATA_COUNT 16u
+
+/* pkt: a link packet header; payload (len bytes) travels in packet buffer buf (48 bytes) */
+typedef struct hca_pkt {
+    uint32_t hdr;
+    uint32_t qpns;
+    uint32_t psn; /* message sequence number (one per WR) of the sending QP */
+    uint32_t rkey;
+    uint64_t raddr; /* remote address of this packet's first byte */
+    uint32_t len; /* payload bytes in this packet */
+    uint32_t msg_len; /* first packet / READ_REQ: the whole message length */
+    uint32_t inv_key;
+    uint32_t offset; /* byte offset of this packet in its message */
+    uint64_t rsvd;
+} hca_pkt_t;
+HCA_STATIC_ASSERT(sizeof(hca_pkt_t) == 48, "hca_pkt_t size");
+HCA_STATIC_ASSERT(offsetof(hca_pkt_t, hdr) == 0, "pkt.hdr offset");
+HCA_STATIC_ASSERT(offsetof(hca_pkt_t, qpns) == 4, "pkt.qpns offset");
+HCA_STATIC_ASSERT(offsetof(hca_pkt_t, psn) == 8, "pkt.psn offset");
+HCA_STATIC_ASSERT(offsetof(hca_pkt_t, rkey) == 12, "pkt.rkey offset");
+HCA_STATIC_ASSERT(offsetof(hca_pkt_t, raddr) == 16, "pkt.raddr offset");
+HCA_STATIC_ASSERT(offsetof(hca_pkt_t, len) == 24, "pkt.len offset");
+HCA_STATIC_ASSERT(offsetof(hca_pkt_t, msg_len) == 28, "pkt.msg_len offset");
+HCA_STATIC_ASSERT(offsetof(hca_pkt_t, inv_key) == 32, "pkt.inv_key offset");
+HCA_STATIC_ASSERT(offsetof(hca_pkt_t, offset) == 36, "pkt.offset offset");
+HCA_STATIC_ASSERT(offsetof(hca_pkt_t, rsvd) == 40, "pkt.rsvd offset");
+/* pkt.op: bits 0..3 of hdr. */
+#define HCA_PKT_OP_LSB 0u
+#define HCA_PKT_OP_WIDTH 4u
+static inline uint32_t hca_pkt_get_op(const hca_pkt_t *s) { return (s->hdr >> 0) & 15u; }
+static inline void hca_pkt_set_op(hca_pkt_t *s, uint32_t v)
+{
+    s->hdr = (s->hdr & ~((uint32_t)15u << 0)) | ((v & 15u) << 0);
+}
+/* pkt.first: bits 4..4 of hdr. */
+#define HCA_PKT_FIRST_LSB 4u
+#define HCA_PKT_FIRST_WIDTH 1u
+static inline uint32_t hca_pkt_get_first(const hca_pkt_t *s) { return (s->hdr >> 4) & 1u; }
+static inline void hca_pkt_set_first(hca_pkt_t *s, uint32_t v)
+{
+    s->hdr = (s->hdr & ~((uint32_t)1u << 4)) | ((v & 1u) << 4);
+}
+/* pkt.last: bits 5..5 of hdr. */
+#define HCA_PKT_LAST_LSB 5u
+#define HCA_PKT_LAST_WIDTH 1u
+static inline uint32_t hca_pkt_get_last(const hca_pkt_t *s) { return (s->hdr >> 5) & 1u; }
+static inline void hca_pkt_set_last(hca_pkt_t *s, uint32_t v)
+{
+    s->hdr = (s->hdr & ~((uint32_t)1u << 5)) | ((v & 1u) << 5);
+}
+/* pkt.syndrome: bits 8..15 of hdr. NAK: the status the requester completes with */
+#define HCA_PKT_SYNDROME_LSB 8u
+#define HCA_PKT_SYNDROME_WIDTH 8u
+static inline uint32_t hca_pkt_get_syndrome(const hca_pkt_t *s) { return (s->hdr >> 8) & 255u; }
+static inline void hca_pkt_set_syndrome(hca_pkt_t *s, uint32_t v)
+{
+    s->hdr = (s->hdr & ~((uint32_t)255u << 8)) | ((v & 255u) << 8);
+}
+/* pkt.pbuf: bits 16..23 of hdr. packet buffer holding the payload */
+#define HCA_PKT_PBUF_LSB 16u
+#define HCA_PKT_PBUF_WIDTH 8u
+static inline uint32_t hca_pkt_get_pbuf(const hca_pkt_t *s) { return (s->hdr >> 16) & 255u; }
+static inline void hca_pkt_set_pbuf(hca_pkt_t *s, uint32_t v)
+{
+    s->hdr = (s->hdr & ~((uint32_t)255u << 16)) | ((v & 255u) << 16);
+}
+/* pkt.dst_qpn: bits 0..15 of qpns. */
+#define HCA_PKT_DST_QPN_LSB 0u
+#define HCA_PKT_DST_QPN_WIDTH 16u
+static inline uint32_t hca_pkt_get_dst_qpn(const hca_pkt_t *s) { return (s->qpns >> 0) & 65535u; }
+static inline void hca_pkt_set_dst_qpn(hca_pkt_t *s, uint32_t v)
+{
+    s->qpns = (s->qpns & ~((uint32_t)65535u << 0)) | ((v & 65535u) << 0);
+}
+/* pkt.src_qpn: bits 16..31 of qpns. */
+#define HCA_PKT_SRC_QPN_LSB 16u
+#define HCA_PKT_SRC_QPN_WIDTH 16u
+static inline uint32_t hca_pkt_get_src_qpn(const hca_pkt_t *s) { return (s->qpns >> 16) & 65535u; }
+static inline void hca_pkt_set_src_qpn(hca_pkt_t *s, uint32_t v)
+{
+    s->qpns = (s->qpns & ~((uint32_t)65535u << 16)) | ((v & 65535u) << 16);
+}
+
+/* create_cq_in: CREATE_CQ input mailbox (16 bytes) */
+typedef struct hca_create_cq_in {
+    uint64_t base; /* bus address of the ring (2^log_depth CQEs) */
+    uint32_t log_depth;
+    uint32_t rsvd;
+} hca_create_cq_in_t;
+HCA_STATIC_ASSERT(sizeof(hca_create_cq_in_t) == 16, "hca_create_cq_in_t size");
+HCA_STATIC_ASSERT(offsetof(hca_create_cq_in_t, base) == 0, "create_cq_in.base offset");
+HCA_STATIC_ASSERT(offsetof(hca_create_cq_in_t, log_depth) == 8, "create_cq_in.log_depth offset");
+HCA_STATIC_ASSERT(offsetof(hca_create_cq_in_t, rsvd) == 12, "create_cq_in.rsvd offset");
+
+/* create_qp_in: CREATE_QP input mailbox (48 bytes) */
+typedef struct hca_create_qp_in {
+    uint32_t pd;
+    uint32_t cqns;
+    uint64_t sq_base;
+    uint64_t rq_base;
+    uint32_t logs;
+    uint32_t rnr_timer;
+    uint64_t rsvd0;
+    uint64_t rsvd1;
+} hca_create_qp_in_t;
+HCA_STATIC_ASSERT(sizeof(hca_create_qp_in_t) == 48, "hca_create_qp_in_t size");
+HCA_STATIC_ASSERT(offsetof(hca_create_qp_in_t, pd) == 0, "create_qp_in.pd offset");
+HCA_STATIC_ASSERT(offsetof(hca_create_qp_in_t, cqns) == 4, "create_qp_in.cqns offset");
+HCA_STATIC_ASSERT(offsetof(hca_create_qp_in_t, sq_base) == 8, "create_qp_in.sq_base offset");
+HCA_STATIC_ASSERT(offsetof(hca_create_qp_in_t, rq_base) == 16, "create_qp_in.rq_base offset");
+HCA_STATIC_ASSERT(offsetof(hca_create_qp_in_t, logs) == 24, "create_qp_in.logs offset");
+HCA_STATIC_ASSERT(offsetof(hca_create_qp_in_t, rnr_timer) == 28, "create_qp_in.rnr_timer offset");
+HCA_STATIC_ASSERT(offsetof(hca_create_qp_in_t, rsvd0) == 32, "create_qp_in.rsvd0 offset");
+HCA_STATIC_ASSERT(offsetof(hca_create_qp_in_t, rsvd1) == 40, "create_qp_in.rsvd1 offset");
+/* create_qp_in.send_cqn: bits 0..15 of cqns. */
+#define HCA_CREATE_QP_IN_SEND_CQN_LSB 0u
+#define HCA_CREATE_QP_IN_SEND_CQN_WIDTH 16u
+static inline uint32_t hca_create_qp_in_get_send_cqn(const hca_create_qp_in_t *s) { return (s->cqns >> 0) & 65535u; }
+static inline void hca_create_qp_in_set_send_cqn(hca_create_qp_in_t *s, uint32_t v)
+{
+    s->cqns = (s->cqns & ~((uint32_t)65535u << 0)) | ((v & 65535u) << 0);
+}
+/* create_qp_in.recv_cqn: bits 16..31 of cqns. */
+#define HCA_CREATE_QP_IN_RECV_CQN_LSB 16u
+#define HCA_CREATE_QP_IN_RECV_CQN_WIDTH 16u
+static inline uint32_t hca_create_qp_in_get_recv_cqn(const hca_create_qp_in_t *s) { return (s->cqns >> 16) & 65535u; }
+static inline void hca_create_qp_in_set_recv_cqn(hca_create_qp_in_t *s, uint32_t v)
+{
+    s->cqns = (s->cqns & ~((uint32_t)65535u << 16)) | ((v & 65535u) << 16);
+}
+/* create_qp_in.sq_log: bits 0..3 of logs. */
+#define HCA_CREATE_QP_IN_SQ_LOG_LSB 0u
+#define HCA_CREATE_QP_IN_SQ_LOG_WIDTH 4u
+static inline uint32_t hca_create_qp_in_get_sq_log(const hca_create_qp_in_t *s) { return (s->logs >> 0) & 15u; }
+static inline void hca_create_qp_in_set_sq_log(hca_create_qp_in_t *s, uint32_t v)
+{
+    s->logs = (s->logs & ~((uint32_t)15u << 0)) | ((v & 15u) << 0);
+}
+/* create_qp_in.rq_log: bits 4..7 of logs. */
+#define HCA_CREATE_QP_IN_RQ_LOG_LSB 4u
+#define HCA_CREATE_QP_IN_RQ_LOG_WIDTH 4u
+static inline uint32_t hca_create_qp_in_get_rq_log(const hca_create_qp_in_t *s) { return (s->logs >> 4) & 15u; }
+static inline void hca_create_qp_in_set_rq_log(hca_create_qp_in_t *s, uint32_t v)
+{
+    s->logs = (s->logs & ~((uint32_t)15u << 4)) | ((v & 15u) << 4);
+}
+/* create_qp_in.mtu_log2: bits 8..11 of logs. 0: the device's MTU_DEFAULT */
+#define HCA_CREATE_QP_IN_MTU_LOG2_LSB 8u
+#define HCA_CREATE_QP_IN_MTU_LOG2_WIDTH 4u
+static inline uint32_t hca_create_qp_in_get_mtu_log2(const hca_create_qp_in_t *s) { return (s->logs >> 8) & 15u; }
+static inline void hca_create_qp_in_set_mtu_log2(hca_create_qp_in_t *s, uint32_t v)
+{
+    s->logs = (s->logs & ~((uint32_t)15u << 8)) | ((v & 15u) << 8);
+}
+/* create_qp_in.rnr_retry: bits 12..14 of logs. */
+#define HCA_CREATE_QP_IN_RNR_RETRY_LSB 12u
+#define HCA_CREATE_QP_IN_RNR_RETRY_WIDTH 3u
+static inline uint32_t hca_create_qp_in_get_rnr_retry(const hca_create_qp_in_t *s) { return (s->logs >> 12) & 7u; }
+static inline void hca_create_qp_in_set_rnr_retry(hca_create_qp_in_t *s, uint32_t v)
+{
+    s->logs = (s->logs & ~((uint32_t)7u << 12)) | ((v & 7u) << 12);
+}
+
 /* register block fwp: translation unit firmware port: stage an entry, then write CMD; poll STATUS.busy */
 #define HCA_FWP_MPT_DATA 0x0u /* MPT entry staging, word i = bytes 4i..4i+3 of mpt_entry */
 #define HCA_FWP_MPT_DATA_COUNT 10u
@@ -615,6 +1353,57 @@ static inline void hca_create_mkey_in_set_page_shift(hca_create_mkey_in_t *s, ui
 #define HCA_FDMA_STATUS_ERROR_WIDTH 1u
 #define HCA_FDMA_STATUS_ERROR_GET(r) (((uint32_t)(r) >> 1) & 1u)
 #define HCA_FDMA_STATUS_ERROR_PUT(v) (((uint32_t)(v) & 1u) << 1)
+
+/* register block db: doorbells (host BAR0 at HOST_DB_OFFSET): each write carries a queue number and the new index */
+#define HCA_DB_SQ 0x0u
+#define HCA_DB_SQ_QPN_LSB 0u
+#define HCA_DB_SQ_QPN_WIDTH 16u
+#define HCA_DB_SQ_QPN_GET(r) (((uint32_t)(r) >> 0) & 65535u)
+#define HCA_DB_SQ_QPN_PUT(v) (((uint32_t)(v) & 65535u) << 0)
+#define HCA_DB_SQ_PI_LSB 16u
+#define HCA_DB_SQ_PI_WIDTH 16u
+#define HCA_DB_SQ_PI_GET(r) (((uint32_t)(r) >> 16) & 65535u)
+#define HCA_DB_SQ_PI_PUT(v) (((uint32_t)(v) & 65535u) << 16)
+#define HCA_DB_RQ 0x4u
+#define HCA_DB_RQ_QPN_LSB 0u
+#define HCA_DB_RQ_QPN_WIDTH 16u
+#define HCA_DB_RQ_QPN_GET(r) (((uint32_t)(r) >> 0) & 65535u)
+#define HCA_DB_RQ_QPN_PUT(v) (((uint32_t)(v) & 65535u) << 0)
+#define HCA_DB_RQ_PI_LSB 16u
+#define HCA_DB_RQ_PI_WIDTH 16u
+#define HCA_DB_RQ_PI_GET(r) (((uint32_t)(r) >> 16) & 65535u)
+#define HCA_DB_RQ_PI_PUT(v) (((uint32_t)(v) & 65535u) << 16)
+#define HCA_DB_CQ 0x8u
+#define HCA_DB_CQ_CQN_LSB 0u
+#define HCA_DB_CQ_CQN_WIDTH 16u
+#define HCA_DB_CQ_CQN_GET(r) (((uint32_t)(r) >> 0) & 65535u)
+#define HCA_DB_CQ_CQN_PUT(v) (((uint32_t)(v) & 65535u) << 0)
+#define HCA_DB_CQ_CI_LSB 16u
+#define HCA_DB_CQ_CI_WIDTH 16u
+#define HCA_DB_CQ_CI_GET(r) (((uint32_t)(r) >> 16) & 65535u)
+#define HCA_DB_CQ_CI_PUT(v) (((uint32_t)(v) & 65535u) << 16)
+
+/* register block ctx: the WQE engine's QP/CQ context port (firmware view at FW_CTX_BASE) */
+#define HCA_CTX_DATA 0x0u /* context staging, word i = bytes 4i..4i+3 */
+#define HCA_CTX_DATA_COUNT 16u
+#define HCA_CTX_CMD 0x40u
+#define HCA_CTX_CMD_INDEX_LSB 0u
+#define HCA_CTX_CMD_INDEX_WIDTH 16u
+#define HCA_CTX_CMD_INDEX_GET(r) (((uint32_t)(r) >> 0) & 65535u)
+#define HCA_CTX_CMD_INDEX_PUT(v) (((uint32_t)(v) & 65535u) << 0)
+#define HCA_CTX_CMD_OP_LSB 24u
+#define HCA_CTX_CMD_OP_WIDTH 4u
+#define HCA_CTX_CMD_OP_GET(r) (((uint32_t)(r) >> 24) & 15u)
+#define HCA_CTX_CMD_OP_PUT(v) (((uint32_t)(v) & 15u) << 24)
+#define HCA_CTX_STATUS 0x44u
+#define HCA_CTX_STATUS_BUSY_LSB 0u
+#define HCA_CTX_STATUS_BUSY_WIDTH 1u
+#define HCA_CTX_STATUS_BUSY_GET(r) (((uint32_t)(r) >> 0) & 1u)
+#define HCA_CTX_STATUS_BUSY_PUT(v) (((uint32_t)(v) & 1u) << 0)
+#define HCA_CTX_STATUS_RESULT_LSB 4u
+#define HCA_CTX_STATUS_RESULT_WIDTH 4u
+#define HCA_CTX_STATUS_RESULT_GET(r) (((uint32_t)(r) >> 4) & 15u)
+#define HCA_CTX_STATUS_RESULT_PUT(v) (((uint32_t)(v) & 15u) << 4)
 
 #undef HCA_STATIC_ASSERT
 #ifdef __cplusplus

@@ -31,6 +31,16 @@ MAX_INDIR_REG_LIST_LEN = 0x100  # longest KLM list of an indirect MR
 MAX_INDIRECTION = 0x4  # deepest chain of indirect MRs a KLM walk follows (the outermost is 1)
 MAX_REG_PAGES = 0x4000  # longest page list of a regular CREATE_MKEY
 FDMA_MAX_LEN = 0x1000  # longest single firmware DMA transfer in bytes
+MAX_QP = 0x40  # QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP)
+MAX_CQ = 0x40  # CQ contexts; CQ numbers 1..MAX_CQ-1
+MAX_SEND_SGE = 0x4
+MAX_RECV_SGE = 0x3
+QUEUE_LOG_MAX = 0xc  # largest queue: 2^12 entries
+MTU_DEFAULT = 0x1000  # link MTU in bytes unless a QP asks for less
+PKT_BUFS = 0x10  # packet buffers of PKT_BUF_SIZE bytes the engine owns (data in flight)
+PKT_BUF_SIZE = 0x1000
+HOST_DB_OFFSET = 0x1000  # host BAR0 offset of the doorbell block (regs db)
+FW_CTX_BASE = 0x40000400  # the engine's QP/CQ context port as the firmware core sees it (regs ctx)
 
 # mkey_state: MR state (SEMANTICS.md: Keys and states)
 MKEY_STATE = {
@@ -169,6 +179,12 @@ CMD_OP = {
     "CREATE_MKEY": 4,
     "DESTROY_MKEY": 5,
     "QUERY_MKEY": 6,
+    "CREATE_CQ": 7,
+    "DESTROY_CQ": 8,
+    "CREATE_QP": 9,
+    "CONNECT_QP": 10,
+    "DESTROY_QP": 11,
+    "QUERY_QP": 12,
 }
 CMD_OP_NOP = 0
 CMD_OP_QUERY_DEVICE = 1
@@ -177,6 +193,12 @@ CMD_OP_DEALLOC_PD = 3
 CMD_OP_CREATE_MKEY = 4
 CMD_OP_DESTROY_MKEY = 5
 CMD_OP_QUERY_MKEY = 6
+CMD_OP_CREATE_CQ = 7
+CMD_OP_DESTROY_CQ = 8
+CMD_OP_CREATE_QP = 9
+CMD_OP_CONNECT_QP = 10
+CMD_OP_DESTROY_QP = 11
+CMD_OP_QUERY_QP = 12
 
 # cmd_status: mailbox command status (regs hcr, STATUS.status)
 CMD_STATUS = {
@@ -198,6 +220,108 @@ CMD_STATUS_BAD_INDEX = 5
 CMD_STATUS_DMA_ERR = 6
 CMD_STATUS_INTERNAL = 7
 
+# wr_opcode: send work request opcodes (sq_wqe.ctrl.opcode); anything else is a malformed WQE
+WR_OPCODE = {
+    "SEND": 0,
+    "SEND_WITH_INV": 1,
+    "RDMA_WRITE": 2,
+    "RDMA_READ": 3,
+    "RDMA_READ_WITH_INV": 4,
+    "LOCAL_INV": 5,
+    "FAST_REG_MR": 6,
+    "REG_INDIR_MR": 7,
+}
+WR_OPCODE_SEND = 0
+WR_OPCODE_SEND_WITH_INV = 1
+WR_OPCODE_RDMA_WRITE = 2
+WR_OPCODE_RDMA_READ = 3
+WR_OPCODE_RDMA_READ_WITH_INV = 4
+WR_OPCODE_LOCAL_INV = 5
+WR_OPCODE_FAST_REG_MR = 6
+WR_OPCODE_REG_INDIR_MR = 7
+
+# wc_opcode: completion opcodes (Linux ib_wc_opcode numbering of the seed patch; RECV = 1 << 7)
+WC_OPCODE = {
+    "SEND": 0,
+    "RDMA_WRITE": 1,
+    "RDMA_READ": 2,
+    "COMP_SWAP": 3,
+    "FETCH_ADD": 4,
+    "BIND_MW": 5,
+    "LSO": 6,
+    "LOCAL_INV": 7,
+    "FAST_REG_MR": 8,
+    "REG_INDIR_MR": 9,
+    "RECV": 128,
+}
+WC_OPCODE_SEND = 0
+WC_OPCODE_RDMA_WRITE = 1
+WC_OPCODE_RDMA_READ = 2
+WC_OPCODE_COMP_SWAP = 3
+WC_OPCODE_FETCH_ADD = 4
+WC_OPCODE_BIND_MW = 5
+WC_OPCODE_LSO = 6
+WC_OPCODE_LOCAL_INV = 7
+WC_OPCODE_FAST_REG_MR = 8
+WC_OPCODE_REG_INDIR_MR = 9
+WC_OPCODE_RECV = 128
+
+# qp_state: QP state
+QP_STATE = {
+    "RESET": 0,
+    "RTS": 1,
+    "ERROR": 2,
+}
+QP_STATE_RESET = 0
+QP_STATE_RTS = 1
+QP_STATE_ERROR = 2
+
+# ctx_op: ctx port commands
+CTX_OP = {
+    "NOP": 0,
+    "WRITE_QPC": 1,
+    "READ_QPC": 2,
+    "WRITE_CQC": 3,
+    "READ_CQC": 4,
+}
+CTX_OP_NOP = 0
+CTX_OP_WRITE_QPC = 1
+CTX_OP_READ_QPC = 2
+CTX_OP_WRITE_CQC = 3
+CTX_OP_READ_CQC = 4
+
+# dma_op: DMA request kinds
+DMA_OP = {
+    "READ_DATA": 0,
+    "WRITE_DATA": 1,
+    "HOST_TO_BUF": 2,
+    "BUF_TO_HOST": 3,
+}
+DMA_OP_READ_DATA = 0
+DMA_OP_WRITE_DATA = 1
+DMA_OP_HOST_TO_BUF = 2
+DMA_OP_BUF_TO_HOST = 3
+
+# pkt_op: link packet kinds (RC transport, simplified)
+PKT_OP = {
+    "SEND": 0,
+    "SEND_INV": 1,
+    "WRITE": 2,
+    "READ_REQ": 3,
+    "READ_RESP": 4,
+    "ACK": 5,
+    "NAK": 6,
+    "RNR_NAK": 7,
+}
+PKT_OP_SEND = 0
+PKT_OP_SEND_INV = 1
+PKT_OP_WRITE = 2
+PKT_OP_READ_REQ = 3
+PKT_OP_READ_RESP = 4
+PKT_OP_ACK = 5
+PKT_OP_NAK = 6
+PKT_OP_RNR_NAK = 7
+
 # access: MR access rights; also the rights a translation request needs. Local read is always allowed. (masks)
 ACCESS = {
     "LOCAL_WRITE": 0x1,
@@ -213,6 +337,19 @@ DEV_CAP = {
     "READ_WITH_INV": 0x4,
     "INDIR_REG": 0x8,
     "PEER_MEMORY": 0x10,
+}
+
+# wc_flags: completion flags (seed patch: IB_WC_*) (masks)
+WC_FLAGS = {
+    "GRH": 0x1,
+    "WITH_IMM": 0x2,
+    "WITH_INVALIDATE": 0x4,
+}
+
+# send_flags: send WQE flags (sq_wqe.ctrl.flags); the other bits are reserved (must be 0) (masks)
+SEND_FLAGS = {
+    "SIGNALED": 0x1,
+    "FENCE": 0x2,
 }
 
 # mpt_entry: memory protection table entry, as staged in the firmware port
@@ -280,6 +417,206 @@ CREATE_MKEY_IN_FIELDS = {
     "reserved": (288, 32),
 }
 
+# sge: scatter/gather element
+SGE_SIZE = 16
+# field -> (bit offset from byte 0 bit 0, width)
+SGE_FIELDS = {
+    "addr": (0, 64),
+    "length": (64, 32),
+    "lkey": (96, 32),
+}
+
+# sq_wqe: send queue entry
+SQ_WQE_SIZE = 128
+# field -> (bit offset from byte 0 bit 0, width)
+SQ_WQE_FIELDS = {
+    "ctrl": (0, 32),
+    "opcode": (0, 8),
+    "flags": (8, 8),
+    "num_sge": (16, 4),
+    "ctrl_rsvd": (20, 12),
+    "inv_key": (32, 32),
+    "wr_id": (64, 64),
+    "remote_addr": (128, 64),
+    "rkey": (192, 32),
+    "rsvd0": (224, 32),
+    "fr_iova": (256, 64),
+    "fr_length": (320, 64),
+    "fr_list": (384, 64),
+    "fr_key": (448, 32),
+    "fr_params": (480, 32),
+    "fr_page_shift": (480, 5),
+    "fr_access": (488, 4),
+    "fr_list_len": (496, 16),
+    "sge[0]": (512, 128),
+    "sge[1]": (640, 128),
+    "sge[2]": (768, 128),
+    "sge[3]": (896, 128),
+}
+
+# rq_wqe: receive queue entry
+RQ_WQE_SIZE = 64
+# field -> (bit offset from byte 0 bit 0, width)
+RQ_WQE_FIELDS = {
+    "wr_id": (0, 64),
+    "ctrl": (64, 32),
+    "num_sge": (64, 4),
+    "rq_rsvd": (68, 28),
+    "rsvd": (96, 32),
+    "sge[0]": (128, 128),
+    "sge[1]": (256, 128),
+    "sge[2]": (384, 128),
+}
+
+# cqe: completion queue entry
+CQE_SIZE = 32
+# field -> (bit offset from byte 0 bit 0, width)
+CQE_FIELDS = {
+    "wr_id": (0, 64),
+    "byte_len": (64, 32),
+    "qpn": (96, 32),
+    "invalidate_rkey": (128, 32),
+    "info": (160, 32),
+    "status": (160, 8),
+    "opcode": (168, 8),
+    "wc_flags": (176, 8),
+    "owner": (191, 1),
+    "wqe_counter": (192, 32),
+    "rsvd": (224, 32),
+}
+
+# qp_ctx: QP context, written by the firmware through the ctx port
+QP_CTX_SIZE = 64
+# field -> (bit offset from byte 0 bit 0, width)
+QP_CTX_FIELDS = {
+    "state_word": (0, 32),
+    "state": (0, 2),
+    "mtu_log2": (8, 4),
+    "rnr_retry": (16, 3),
+    "sq_log": (20, 4),
+    "rq_log": (24, 4),
+    "pd": (32, 32),
+    "sq_base": (64, 64),
+    "rq_base": (128, 64),
+    "cqns": (192, 32),
+    "send_cqn": (192, 16),
+    "recv_cqn": (208, 16),
+    "remote_qpn": (224, 32),
+    "rnr_timer": (256, 32),
+    "rsvd0": (288, 32),
+    "rsvd1": (320, 64),
+    "rsvd2": (384, 64),
+    "rsvd3": (448, 64),
+}
+
+# cq_ctx: CQ context, written by the firmware through the ctx port
+CQ_CTX_SIZE = 16
+# field -> (bit offset from byte 0 bit 0, width)
+CQ_CTX_FIELDS = {
+    "base": (0, 64),
+    "cfg": (64, 32),
+    "log_depth": (64, 5),
+    "cq_valid": (72, 1),
+    "rsvd": (96, 32),
+}
+
+# dma_req: a DMA request from the engine; every one is answered by a dma_rsp with its tag
+DMA_REQ_SIZE = 64
+# field -> (bit offset from byte 0 bit 0, width)
+DMA_REQ_FIELDS = {
+    "hdr": (0, 32),
+    "op": (0, 4),
+    "tag": (8, 8),
+    "buf": (16, 8),
+    "len": (32, 32),
+    "addr": (64, 64),
+    "buf_off": (128, 32),
+    "key": (160, 32),
+    "rsvd": (192, 64),
+    "data[0]": (256, 64),
+    "data[1]": (320, 64),
+    "data[2]": (384, 64),
+    "data[3]": (448, 64),
+}
+
+# dma_rsp: the answer to a dma_req
+DMA_RSP_SIZE = 136
+# field -> (bit offset from byte 0 bit 0, width)
+DMA_RSP_FIELDS = {
+    "hdr": (0, 32),
+    "rtag": (0, 8),
+    "err": (8, 1),
+    "rsvd": (32, 32),
+    "rdata[0]": (64, 64),
+    "rdata[1]": (128, 64),
+    "rdata[2]": (192, 64),
+    "rdata[3]": (256, 64),
+    "rdata[4]": (320, 64),
+    "rdata[5]": (384, 64),
+    "rdata[6]": (448, 64),
+    "rdata[7]": (512, 64),
+    "rdata[8]": (576, 64),
+    "rdata[9]": (640, 64),
+    "rdata[10]": (704, 64),
+    "rdata[11]": (768, 64),
+    "rdata[12]": (832, 64),
+    "rdata[13]": (896, 64),
+    "rdata[14]": (960, 64),
+    "rdata[15]": (1024, 64),
+}
+
+# pkt: a link packet header; payload (len bytes) travels in packet buffer buf
+PKT_SIZE = 48
+# field -> (bit offset from byte 0 bit 0, width)
+PKT_FIELDS = {
+    "hdr": (0, 32),
+    "op": (0, 4),
+    "first": (4, 1),
+    "last": (5, 1),
+    "syndrome": (8, 8),
+    "pbuf": (16, 8),
+    "qpns": (32, 32),
+    "dst_qpn": (32, 16),
+    "src_qpn": (48, 16),
+    "psn": (64, 32),
+    "rkey": (96, 32),
+    "raddr": (128, 64),
+    "len": (192, 32),
+    "msg_len": (224, 32),
+    "inv_key": (256, 32),
+    "offset": (288, 32),
+    "rsvd": (320, 64),
+}
+
+# create_cq_in: CREATE_CQ input mailbox
+CREATE_CQ_IN_SIZE = 16
+# field -> (bit offset from byte 0 bit 0, width)
+CREATE_CQ_IN_FIELDS = {
+    "base": (0, 64),
+    "log_depth": (64, 32),
+    "rsvd": (96, 32),
+}
+
+# create_qp_in: CREATE_QP input mailbox
+CREATE_QP_IN_SIZE = 48
+# field -> (bit offset from byte 0 bit 0, width)
+CREATE_QP_IN_FIELDS = {
+    "pd": (0, 32),
+    "cqns": (32, 32),
+    "send_cqn": (32, 16),
+    "recv_cqn": (48, 16),
+    "sq_base": (64, 64),
+    "rq_base": (128, 64),
+    "logs": (192, 32),
+    "sq_log": (192, 4),
+    "rq_log": (196, 4),
+    "mtu_log2": (200, 4),
+    "rnr_retry": (204, 3),
+    "rnr_timer": (224, 32),
+    "rsvd0": (256, 64),
+    "rsvd1": (320, 64),
+}
+
 # register block fwp: translation unit firmware port: stage an entry, then write CMD; poll STATUS.busy
 FWP_MPT_DATA = 0x0
 FWP_MTT_DATA = 0x28
@@ -321,6 +658,26 @@ FDMA_CTRL_WRITE = (0, 1)  # (lsb, width)
 FDMA_STATUS = 0x14
 FDMA_STATUS_BUSY = (0, 1)  # (lsb, width)
 FDMA_STATUS_ERROR = (1, 1)  # (lsb, width)
+
+# register block db: doorbells (host BAR0 at HOST_DB_OFFSET): each write carries a queue number and the new index
+DB_SQ = 0x0
+DB_SQ_QPN = (0, 16)  # (lsb, width)
+DB_SQ_PI = (16, 16)  # (lsb, width)
+DB_RQ = 0x4
+DB_RQ_QPN = (0, 16)  # (lsb, width)
+DB_RQ_PI = (16, 16)  # (lsb, width)
+DB_CQ = 0x8
+DB_CQ_CQN = (0, 16)  # (lsb, width)
+DB_CQ_CI = (16, 16)  # (lsb, width)
+
+# register block ctx: the WQE engine's QP/CQ context port (firmware view at FW_CTX_BASE)
+CTX_DATA = 0x0
+CTX_CMD = 0x40
+CTX_CMD_INDEX = (0, 16)  # (lsb, width)
+CTX_CMD_OP = (24, 4)  # (lsb, width)
+CTX_STATUS = 0x44
+CTX_STATUS_BUSY = (0, 1)  # (lsb, width)
+CTX_STATUS_RESULT = (4, 4)  # (lsb, width)
 
 
 def pack(fields, size, **values):

@@ -59,6 +59,23 @@
 `define HCA_MAX_REG_PAGES 16384
 // longest single firmware DMA transfer in bytes
 `define HCA_FDMA_MAX_LEN 4096
+// QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP)
+`define HCA_MAX_QP 64
+// CQ contexts; CQ numbers 1..MAX_CQ-1
+`define HCA_MAX_CQ 64
+`define HCA_MAX_SEND_SGE 4
+`define HCA_MAX_RECV_SGE 3
+// largest queue: 2^12 entries
+`define HCA_QUEUE_LOG_MAX 12
+// link MTU in bytes unless a QP asks for less
+`define HCA_MTU_DEFAULT 4096
+// packet buffers of PKT_BUF_SIZE bytes the engine owns (data in flight)
+`define HCA_PKT_BUFS 16
+`define HCA_PKT_BUF_SIZE 4096
+// host BAR0 offset of the doorbell block (regs db)
+`define HCA_HOST_DB_OFFSET 4096
+// the engine's QP/CQ context port as the firmware core sees it (regs ctx)
+`define HCA_FW_CTX_BASE 1073742848
 
 // mkey_state: MR state (SEMANTICS.md: Keys and states)
 `define HCA_MKEY_STATE_W 1
@@ -140,6 +157,12 @@
 `define HCA_CMD_OP_CREATE_MKEY 8'd4
 `define HCA_CMD_OP_DESTROY_MKEY 8'd5
 `define HCA_CMD_OP_QUERY_MKEY 8'd6
+`define HCA_CMD_OP_CREATE_CQ 8'd7
+`define HCA_CMD_OP_DESTROY_CQ 8'd8
+`define HCA_CMD_OP_CREATE_QP 8'd9
+`define HCA_CMD_OP_CONNECT_QP 8'd10
+`define HCA_CMD_OP_DESTROY_QP 8'd11
+`define HCA_CMD_OP_QUERY_QP 8'd12
 
 // cmd_status: mailbox command status (regs hcr, STATUS.status)
 `define HCA_CMD_STATUS_W 8
@@ -151,6 +174,63 @@
 `define HCA_CMD_STATUS_BAD_INDEX 8'd5
 `define HCA_CMD_STATUS_DMA_ERR 8'd6
 `define HCA_CMD_STATUS_INTERNAL 8'd7
+
+// wr_opcode: send work request opcodes (sq_wqe.ctrl.opcode); anything else is a malformed WQE
+`define HCA_WR_OPCODE_W 8
+`define HCA_WR_OPCODE_SEND 8'd0
+`define HCA_WR_OPCODE_SEND_WITH_INV 8'd1
+`define HCA_WR_OPCODE_RDMA_WRITE 8'd2
+`define HCA_WR_OPCODE_RDMA_READ 8'd3
+`define HCA_WR_OPCODE_RDMA_READ_WITH_INV 8'd4
+`define HCA_WR_OPCODE_LOCAL_INV 8'd5
+`define HCA_WR_OPCODE_FAST_REG_MR 8'd6
+`define HCA_WR_OPCODE_REG_INDIR_MR 8'd7
+
+// wc_opcode: completion opcodes (Linux ib_wc_opcode numbering of the seed patch; RECV = 1 << 7)
+`define HCA_WC_OPCODE_W 8
+`define HCA_WC_OPCODE_SEND 8'd0
+`define HCA_WC_OPCODE_RDMA_WRITE 8'd1
+`define HCA_WC_OPCODE_RDMA_READ 8'd2
+`define HCA_WC_OPCODE_COMP_SWAP 8'd3
+`define HCA_WC_OPCODE_FETCH_ADD 8'd4
+`define HCA_WC_OPCODE_BIND_MW 8'd5
+`define HCA_WC_OPCODE_LSO 8'd6
+`define HCA_WC_OPCODE_LOCAL_INV 8'd7
+`define HCA_WC_OPCODE_FAST_REG_MR 8'd8
+`define HCA_WC_OPCODE_REG_INDIR_MR 8'd9
+`define HCA_WC_OPCODE_RECV 8'd128
+
+// qp_state: QP state
+`define HCA_QP_STATE_W 2
+`define HCA_QP_STATE_RESET 2'd0
+`define HCA_QP_STATE_RTS 2'd1
+`define HCA_QP_STATE_ERROR 2'd2
+
+// ctx_op: ctx port commands
+`define HCA_CTX_OP_W 4
+`define HCA_CTX_OP_NOP 4'd0
+`define HCA_CTX_OP_WRITE_QPC 4'd1
+`define HCA_CTX_OP_READ_QPC 4'd2
+`define HCA_CTX_OP_WRITE_CQC 4'd3
+`define HCA_CTX_OP_READ_CQC 4'd4
+
+// dma_op: DMA request kinds
+`define HCA_DMA_OP_W 4
+`define HCA_DMA_OP_READ_DATA 4'd0
+`define HCA_DMA_OP_WRITE_DATA 4'd1
+`define HCA_DMA_OP_HOST_TO_BUF 4'd2
+`define HCA_DMA_OP_BUF_TO_HOST 4'd3
+
+// pkt_op: link packet kinds (RC transport, simplified)
+`define HCA_PKT_OP_W 4
+`define HCA_PKT_OP_SEND 4'd0
+`define HCA_PKT_OP_SEND_INV 4'd1
+`define HCA_PKT_OP_WRITE 4'd2
+`define HCA_PKT_OP_READ_REQ 4'd3
+`define HCA_PKT_OP_READ_RESP 4'd4
+`define HCA_PKT_OP_ACK 4'd5
+`define HCA_PKT_OP_NAK 4'd6
+`define HCA_PKT_OP_RNR_NAK 4'd7
 
 // access: MR access rights; also the rights a translation request needs. Local read is always allowed.
 `define HCA_ACCESS_W 4
@@ -166,6 +246,17 @@
 `define HCA_DEV_CAP_READ_WITH_INV_BIT 2
 `define HCA_DEV_CAP_INDIR_REG_BIT 3
 `define HCA_DEV_CAP_PEER_MEMORY_BIT 4
+
+// wc_flags: completion flags (seed patch: IB_WC_*)
+`define HCA_WC_FLAGS_W 8
+`define HCA_WC_FLAGS_GRH_BIT 0
+`define HCA_WC_FLAGS_WITH_IMM_BIT 1
+`define HCA_WC_FLAGS_WITH_INVALIDATE_BIT 2
+
+// send_flags: send WQE flags (sq_wqe.ctrl.flags); the other bits are reserved (must be 0)
+`define HCA_SEND_FLAGS_W 8
+`define HCA_SEND_FLAGS_SIGNALED_BIT 0
+`define HCA_SEND_FLAGS_FENCE_BIT 1
 
 // mpt_entry: memory protection table entry, as staged in the firmware port. `HCA_MPT_ENTRY_<FIELD>(v) selects a field of a 320-bit vector v.
 `define HCA_MPT_ENTRY_W 320
@@ -302,6 +393,376 @@
 `define HCA_CREATE_MKEY_IN_RESERVED_W 32
 `define HCA_CREATE_MKEY_IN_RESERVED(v) v[288 +: 32]
 
+// sge: scatter/gather element. `HCA_SGE_<FIELD>(v) selects a field of a 128-bit vector v.
+`define HCA_SGE_W 128
+`define HCA_SGE_ADDR_LSB 0
+`define HCA_SGE_ADDR_W 64
+`define HCA_SGE_ADDR(v) v[0 +: 64]
+`define HCA_SGE_LENGTH_LSB 64
+`define HCA_SGE_LENGTH_W 32
+`define HCA_SGE_LENGTH(v) v[64 +: 32]
+`define HCA_SGE_LKEY_LSB 96
+`define HCA_SGE_LKEY_W 32
+`define HCA_SGE_LKEY(v) v[96 +: 32]
+
+// sq_wqe: send queue entry. `HCA_SQ_WQE_<FIELD>(v) selects a field of a 1024-bit vector v.
+`define HCA_SQ_WQE_W 1024
+`define HCA_SQ_WQE_CTRL_LSB 0
+`define HCA_SQ_WQE_CTRL_W 32
+`define HCA_SQ_WQE_CTRL(v) v[0 +: 32]
+`define HCA_SQ_WQE_OPCODE_LSB 0
+`define HCA_SQ_WQE_OPCODE_W 8
+`define HCA_SQ_WQE_OPCODE(v) v[0 +: 8]
+`define HCA_SQ_WQE_FLAGS_LSB 8
+`define HCA_SQ_WQE_FLAGS_W 8
+`define HCA_SQ_WQE_FLAGS(v) v[8 +: 8]
+`define HCA_SQ_WQE_NUM_SGE_LSB 16
+`define HCA_SQ_WQE_NUM_SGE_W 4
+`define HCA_SQ_WQE_NUM_SGE(v) v[16 +: 4]
+`define HCA_SQ_WQE_CTRL_RSVD_LSB 20
+`define HCA_SQ_WQE_CTRL_RSVD_W 12
+`define HCA_SQ_WQE_CTRL_RSVD(v) v[20 +: 12]
+`define HCA_SQ_WQE_INV_KEY_LSB 32
+`define HCA_SQ_WQE_INV_KEY_W 32
+`define HCA_SQ_WQE_INV_KEY(v) v[32 +: 32]
+`define HCA_SQ_WQE_WR_ID_LSB 64
+`define HCA_SQ_WQE_WR_ID_W 64
+`define HCA_SQ_WQE_WR_ID(v) v[64 +: 64]
+`define HCA_SQ_WQE_REMOTE_ADDR_LSB 128
+`define HCA_SQ_WQE_REMOTE_ADDR_W 64
+`define HCA_SQ_WQE_REMOTE_ADDR(v) v[128 +: 64]
+`define HCA_SQ_WQE_RKEY_LSB 192
+`define HCA_SQ_WQE_RKEY_W 32
+`define HCA_SQ_WQE_RKEY(v) v[192 +: 32]
+`define HCA_SQ_WQE_RSVD0_LSB 224
+`define HCA_SQ_WQE_RSVD0_W 32
+`define HCA_SQ_WQE_RSVD0(v) v[224 +: 32]
+`define HCA_SQ_WQE_FR_IOVA_LSB 256
+`define HCA_SQ_WQE_FR_IOVA_W 64
+`define HCA_SQ_WQE_FR_IOVA(v) v[256 +: 64]
+`define HCA_SQ_WQE_FR_LENGTH_LSB 320
+`define HCA_SQ_WQE_FR_LENGTH_W 64
+`define HCA_SQ_WQE_FR_LENGTH(v) v[320 +: 64]
+`define HCA_SQ_WQE_FR_LIST_LSB 384
+`define HCA_SQ_WQE_FR_LIST_W 64
+`define HCA_SQ_WQE_FR_LIST(v) v[384 +: 64]
+`define HCA_SQ_WQE_FR_KEY_LSB 448
+`define HCA_SQ_WQE_FR_KEY_W 32
+`define HCA_SQ_WQE_FR_KEY(v) v[448 +: 32]
+`define HCA_SQ_WQE_FR_PARAMS_LSB 480
+`define HCA_SQ_WQE_FR_PARAMS_W 32
+`define HCA_SQ_WQE_FR_PARAMS(v) v[480 +: 32]
+`define HCA_SQ_WQE_FR_PAGE_SHIFT_LSB 480
+`define HCA_SQ_WQE_FR_PAGE_SHIFT_W 5
+`define HCA_SQ_WQE_FR_PAGE_SHIFT(v) v[480 +: 5]
+`define HCA_SQ_WQE_FR_ACCESS_LSB 488
+`define HCA_SQ_WQE_FR_ACCESS_W 4
+`define HCA_SQ_WQE_FR_ACCESS(v) v[488 +: 4]
+`define HCA_SQ_WQE_FR_LIST_LEN_LSB 496
+`define HCA_SQ_WQE_FR_LIST_LEN_W 16
+`define HCA_SQ_WQE_FR_LIST_LEN(v) v[496 +: 16]
+`define HCA_SQ_WQE_SGE_LSB 512
+`define HCA_SQ_WQE_SGE_W 128
+`define HCA_SQ_WQE_SGE_COUNT 4
+`define HCA_SQ_WQE_SGE(v, i) v[512 + (i) * 128 +: 128]
+
+// rq_wqe: receive queue entry. `HCA_RQ_WQE_<FIELD>(v) selects a field of a 512-bit vector v.
+`define HCA_RQ_WQE_W 512
+`define HCA_RQ_WQE_WR_ID_LSB 0
+`define HCA_RQ_WQE_WR_ID_W 64
+`define HCA_RQ_WQE_WR_ID(v) v[0 +: 64]
+`define HCA_RQ_WQE_CTRL_LSB 64
+`define HCA_RQ_WQE_CTRL_W 32
+`define HCA_RQ_WQE_CTRL(v) v[64 +: 32]
+`define HCA_RQ_WQE_NUM_SGE_LSB 64
+`define HCA_RQ_WQE_NUM_SGE_W 4
+`define HCA_RQ_WQE_NUM_SGE(v) v[64 +: 4]
+`define HCA_RQ_WQE_RQ_RSVD_LSB 68
+`define HCA_RQ_WQE_RQ_RSVD_W 28
+`define HCA_RQ_WQE_RQ_RSVD(v) v[68 +: 28]
+`define HCA_RQ_WQE_RSVD_LSB 96
+`define HCA_RQ_WQE_RSVD_W 32
+`define HCA_RQ_WQE_RSVD(v) v[96 +: 32]
+`define HCA_RQ_WQE_SGE_LSB 128
+`define HCA_RQ_WQE_SGE_W 128
+`define HCA_RQ_WQE_SGE_COUNT 3
+`define HCA_RQ_WQE_SGE(v, i) v[128 + (i) * 128 +: 128]
+
+// cqe: completion queue entry. `HCA_CQE_<FIELD>(v) selects a field of a 256-bit vector v.
+`define HCA_CQE_W 256
+`define HCA_CQE_WR_ID_LSB 0
+`define HCA_CQE_WR_ID_W 64
+`define HCA_CQE_WR_ID(v) v[0 +: 64]
+`define HCA_CQE_BYTE_LEN_LSB 64
+`define HCA_CQE_BYTE_LEN_W 32
+`define HCA_CQE_BYTE_LEN(v) v[64 +: 32]
+`define HCA_CQE_QPN_LSB 96
+`define HCA_CQE_QPN_W 32
+`define HCA_CQE_QPN(v) v[96 +: 32]
+`define HCA_CQE_INVALIDATE_RKEY_LSB 128
+`define HCA_CQE_INVALIDATE_RKEY_W 32
+`define HCA_CQE_INVALIDATE_RKEY(v) v[128 +: 32]
+`define HCA_CQE_INFO_LSB 160
+`define HCA_CQE_INFO_W 32
+`define HCA_CQE_INFO(v) v[160 +: 32]
+`define HCA_CQE_STATUS_LSB 160
+`define HCA_CQE_STATUS_W 8
+`define HCA_CQE_STATUS(v) v[160 +: 8]
+`define HCA_CQE_OPCODE_LSB 168
+`define HCA_CQE_OPCODE_W 8
+`define HCA_CQE_OPCODE(v) v[168 +: 8]
+`define HCA_CQE_WC_FLAGS_LSB 176
+`define HCA_CQE_WC_FLAGS_W 8
+`define HCA_CQE_WC_FLAGS(v) v[176 +: 8]
+`define HCA_CQE_OWNER_LSB 191
+`define HCA_CQE_OWNER_W 1
+`define HCA_CQE_OWNER(v) v[191 +: 1]
+`define HCA_CQE_WQE_COUNTER_LSB 192
+`define HCA_CQE_WQE_COUNTER_W 32
+`define HCA_CQE_WQE_COUNTER(v) v[192 +: 32]
+`define HCA_CQE_RSVD_LSB 224
+`define HCA_CQE_RSVD_W 32
+`define HCA_CQE_RSVD(v) v[224 +: 32]
+
+// qp_ctx: QP context, written by the firmware through the ctx port. `HCA_QP_CTX_<FIELD>(v) selects a field of a 512-bit vector v.
+`define HCA_QP_CTX_W 512
+`define HCA_QP_CTX_STATE_WORD_LSB 0
+`define HCA_QP_CTX_STATE_WORD_W 32
+`define HCA_QP_CTX_STATE_WORD(v) v[0 +: 32]
+`define HCA_QP_CTX_STATE_LSB 0
+`define HCA_QP_CTX_STATE_W 2
+`define HCA_QP_CTX_STATE(v) v[0 +: 2]
+`define HCA_QP_CTX_MTU_LOG2_LSB 8
+`define HCA_QP_CTX_MTU_LOG2_W 4
+`define HCA_QP_CTX_MTU_LOG2(v) v[8 +: 4]
+`define HCA_QP_CTX_RNR_RETRY_LSB 16
+`define HCA_QP_CTX_RNR_RETRY_W 3
+`define HCA_QP_CTX_RNR_RETRY(v) v[16 +: 3]
+`define HCA_QP_CTX_SQ_LOG_LSB 20
+`define HCA_QP_CTX_SQ_LOG_W 4
+`define HCA_QP_CTX_SQ_LOG(v) v[20 +: 4]
+`define HCA_QP_CTX_RQ_LOG_LSB 24
+`define HCA_QP_CTX_RQ_LOG_W 4
+`define HCA_QP_CTX_RQ_LOG(v) v[24 +: 4]
+`define HCA_QP_CTX_PD_LSB 32
+`define HCA_QP_CTX_PD_W 32
+`define HCA_QP_CTX_PD(v) v[32 +: 32]
+`define HCA_QP_CTX_SQ_BASE_LSB 64
+`define HCA_QP_CTX_SQ_BASE_W 64
+`define HCA_QP_CTX_SQ_BASE(v) v[64 +: 64]
+`define HCA_QP_CTX_RQ_BASE_LSB 128
+`define HCA_QP_CTX_RQ_BASE_W 64
+`define HCA_QP_CTX_RQ_BASE(v) v[128 +: 64]
+`define HCA_QP_CTX_CQNS_LSB 192
+`define HCA_QP_CTX_CQNS_W 32
+`define HCA_QP_CTX_CQNS(v) v[192 +: 32]
+`define HCA_QP_CTX_SEND_CQN_LSB 192
+`define HCA_QP_CTX_SEND_CQN_W 16
+`define HCA_QP_CTX_SEND_CQN(v) v[192 +: 16]
+`define HCA_QP_CTX_RECV_CQN_LSB 208
+`define HCA_QP_CTX_RECV_CQN_W 16
+`define HCA_QP_CTX_RECV_CQN(v) v[208 +: 16]
+`define HCA_QP_CTX_REMOTE_QPN_LSB 224
+`define HCA_QP_CTX_REMOTE_QPN_W 32
+`define HCA_QP_CTX_REMOTE_QPN(v) v[224 +: 32]
+`define HCA_QP_CTX_RNR_TIMER_LSB 256
+`define HCA_QP_CTX_RNR_TIMER_W 32
+`define HCA_QP_CTX_RNR_TIMER(v) v[256 +: 32]
+`define HCA_QP_CTX_RSVD0_LSB 288
+`define HCA_QP_CTX_RSVD0_W 32
+`define HCA_QP_CTX_RSVD0(v) v[288 +: 32]
+`define HCA_QP_CTX_RSVD1_LSB 320
+`define HCA_QP_CTX_RSVD1_W 64
+`define HCA_QP_CTX_RSVD1(v) v[320 +: 64]
+`define HCA_QP_CTX_RSVD2_LSB 384
+`define HCA_QP_CTX_RSVD2_W 64
+`define HCA_QP_CTX_RSVD2(v) v[384 +: 64]
+`define HCA_QP_CTX_RSVD3_LSB 448
+`define HCA_QP_CTX_RSVD3_W 64
+`define HCA_QP_CTX_RSVD3(v) v[448 +: 64]
+
+// cq_ctx: CQ context, written by the firmware through the ctx port. `HCA_CQ_CTX_<FIELD>(v) selects a field of a 128-bit vector v.
+`define HCA_CQ_CTX_W 128
+`define HCA_CQ_CTX_BASE_LSB 0
+`define HCA_CQ_CTX_BASE_W 64
+`define HCA_CQ_CTX_BASE(v) v[0 +: 64]
+`define HCA_CQ_CTX_CFG_LSB 64
+`define HCA_CQ_CTX_CFG_W 32
+`define HCA_CQ_CTX_CFG(v) v[64 +: 32]
+`define HCA_CQ_CTX_LOG_DEPTH_LSB 64
+`define HCA_CQ_CTX_LOG_DEPTH_W 5
+`define HCA_CQ_CTX_LOG_DEPTH(v) v[64 +: 5]
+`define HCA_CQ_CTX_CQ_VALID_LSB 72
+`define HCA_CQ_CTX_CQ_VALID_W 1
+`define HCA_CQ_CTX_CQ_VALID(v) v[72 +: 1]
+`define HCA_CQ_CTX_RSVD_LSB 96
+`define HCA_CQ_CTX_RSVD_W 32
+`define HCA_CQ_CTX_RSVD(v) v[96 +: 32]
+
+// dma_req: a DMA request from the engine; every one is answered by a dma_rsp with its tag. `HCA_DMA_REQ_<FIELD>(v) selects a field of a 512-bit vector v.
+`define HCA_DMA_REQ_W 512
+`define HCA_DMA_REQ_HDR_LSB 0
+`define HCA_DMA_REQ_HDR_W 32
+`define HCA_DMA_REQ_HDR(v) v[0 +: 32]
+`define HCA_DMA_REQ_OP_LSB 0
+`define HCA_DMA_REQ_OP_W 4
+`define HCA_DMA_REQ_OP(v) v[0 +: 4]
+`define HCA_DMA_REQ_TAG_LSB 8
+`define HCA_DMA_REQ_TAG_W 8
+`define HCA_DMA_REQ_TAG(v) v[8 +: 8]
+`define HCA_DMA_REQ_BUF_LSB 16
+`define HCA_DMA_REQ_BUF_W 8
+`define HCA_DMA_REQ_BUF(v) v[16 +: 8]
+`define HCA_DMA_REQ_LEN_LSB 32
+`define HCA_DMA_REQ_LEN_W 32
+`define HCA_DMA_REQ_LEN(v) v[32 +: 32]
+`define HCA_DMA_REQ_ADDR_LSB 64
+`define HCA_DMA_REQ_ADDR_W 64
+`define HCA_DMA_REQ_ADDR(v) v[64 +: 64]
+`define HCA_DMA_REQ_BUF_OFF_LSB 128
+`define HCA_DMA_REQ_BUF_OFF_W 32
+`define HCA_DMA_REQ_BUF_OFF(v) v[128 +: 32]
+`define HCA_DMA_REQ_KEY_LSB 160
+`define HCA_DMA_REQ_KEY_W 32
+`define HCA_DMA_REQ_KEY(v) v[160 +: 32]
+`define HCA_DMA_REQ_RSVD_LSB 192
+`define HCA_DMA_REQ_RSVD_W 64
+`define HCA_DMA_REQ_RSVD(v) v[192 +: 64]
+`define HCA_DMA_REQ_DATA_LSB 256
+`define HCA_DMA_REQ_DATA_W 64
+`define HCA_DMA_REQ_DATA_COUNT 4
+`define HCA_DMA_REQ_DATA(v, i) v[256 + (i) * 64 +: 64]
+
+// dma_rsp: the answer to a dma_req. `HCA_DMA_RSP_<FIELD>(v) selects a field of a 1088-bit vector v.
+`define HCA_DMA_RSP_W 1088
+`define HCA_DMA_RSP_HDR_LSB 0
+`define HCA_DMA_RSP_HDR_W 32
+`define HCA_DMA_RSP_HDR(v) v[0 +: 32]
+`define HCA_DMA_RSP_RTAG_LSB 0
+`define HCA_DMA_RSP_RTAG_W 8
+`define HCA_DMA_RSP_RTAG(v) v[0 +: 8]
+`define HCA_DMA_RSP_ERR_LSB 8
+`define HCA_DMA_RSP_ERR_W 1
+`define HCA_DMA_RSP_ERR(v) v[8 +: 1]
+`define HCA_DMA_RSP_RSVD_LSB 32
+`define HCA_DMA_RSP_RSVD_W 32
+`define HCA_DMA_RSP_RSVD(v) v[32 +: 32]
+`define HCA_DMA_RSP_RDATA_LSB 64
+`define HCA_DMA_RSP_RDATA_W 64
+`define HCA_DMA_RSP_RDATA_COUNT 16
+`define HCA_DMA_RSP_RDATA(v, i) v[64 + (i) * 64 +: 64]
+
+// pkt: a link packet header; payload (len bytes) travels in packet buffer buf. `HCA_PKT_<FIELD>(v) selects a field of a 384-bit vector v.
+`define HCA_PKT_W 384
+`define HCA_PKT_HDR_LSB 0
+`define HCA_PKT_HDR_W 32
+`define HCA_PKT_HDR(v) v[0 +: 32]
+`define HCA_PKT_OP_LSB 0
+`define HCA_PKT_OP_W 4
+`define HCA_PKT_OP(v) v[0 +: 4]
+`define HCA_PKT_FIRST_LSB 4
+`define HCA_PKT_FIRST_W 1
+`define HCA_PKT_FIRST(v) v[4 +: 1]
+`define HCA_PKT_LAST_LSB 5
+`define HCA_PKT_LAST_W 1
+`define HCA_PKT_LAST(v) v[5 +: 1]
+`define HCA_PKT_SYNDROME_LSB 8
+`define HCA_PKT_SYNDROME_W 8
+`define HCA_PKT_SYNDROME(v) v[8 +: 8]
+`define HCA_PKT_PBUF_LSB 16
+`define HCA_PKT_PBUF_W 8
+`define HCA_PKT_PBUF(v) v[16 +: 8]
+`define HCA_PKT_QPNS_LSB 32
+`define HCA_PKT_QPNS_W 32
+`define HCA_PKT_QPNS(v) v[32 +: 32]
+`define HCA_PKT_DST_QPN_LSB 32
+`define HCA_PKT_DST_QPN_W 16
+`define HCA_PKT_DST_QPN(v) v[32 +: 16]
+`define HCA_PKT_SRC_QPN_LSB 48
+`define HCA_PKT_SRC_QPN_W 16
+`define HCA_PKT_SRC_QPN(v) v[48 +: 16]
+`define HCA_PKT_PSN_LSB 64
+`define HCA_PKT_PSN_W 32
+`define HCA_PKT_PSN(v) v[64 +: 32]
+`define HCA_PKT_RKEY_LSB 96
+`define HCA_PKT_RKEY_W 32
+`define HCA_PKT_RKEY(v) v[96 +: 32]
+`define HCA_PKT_RADDR_LSB 128
+`define HCA_PKT_RADDR_W 64
+`define HCA_PKT_RADDR(v) v[128 +: 64]
+`define HCA_PKT_LEN_LSB 192
+`define HCA_PKT_LEN_W 32
+`define HCA_PKT_LEN(v) v[192 +: 32]
+`define HCA_PKT_MSG_LEN_LSB 224
+`define HCA_PKT_MSG_LEN_W 32
+`define HCA_PKT_MSG_LEN(v) v[224 +: 32]
+`define HCA_PKT_INV_KEY_LSB 256
+`define HCA_PKT_INV_KEY_W 32
+`define HCA_PKT_INV_KEY(v) v[256 +: 32]
+`define HCA_PKT_OFFSET_LSB 288
+`define HCA_PKT_OFFSET_W 32
+`define HCA_PKT_OFFSET(v) v[288 +: 32]
+`define HCA_PKT_RSVD_LSB 320
+`define HCA_PKT_RSVD_W 64
+`define HCA_PKT_RSVD(v) v[320 +: 64]
+
+// create_cq_in: CREATE_CQ input mailbox. `HCA_CREATE_CQ_IN_<FIELD>(v) selects a field of a 128-bit vector v.
+`define HCA_CREATE_CQ_IN_W 128
+`define HCA_CREATE_CQ_IN_BASE_LSB 0
+`define HCA_CREATE_CQ_IN_BASE_W 64
+`define HCA_CREATE_CQ_IN_BASE(v) v[0 +: 64]
+`define HCA_CREATE_CQ_IN_LOG_DEPTH_LSB 64
+`define HCA_CREATE_CQ_IN_LOG_DEPTH_W 32
+`define HCA_CREATE_CQ_IN_LOG_DEPTH(v) v[64 +: 32]
+`define HCA_CREATE_CQ_IN_RSVD_LSB 96
+`define HCA_CREATE_CQ_IN_RSVD_W 32
+`define HCA_CREATE_CQ_IN_RSVD(v) v[96 +: 32]
+
+// create_qp_in: CREATE_QP input mailbox. `HCA_CREATE_QP_IN_<FIELD>(v) selects a field of a 384-bit vector v.
+`define HCA_CREATE_QP_IN_W 384
+`define HCA_CREATE_QP_IN_PD_LSB 0
+`define HCA_CREATE_QP_IN_PD_W 32
+`define HCA_CREATE_QP_IN_PD(v) v[0 +: 32]
+`define HCA_CREATE_QP_IN_CQNS_LSB 32
+`define HCA_CREATE_QP_IN_CQNS_W 32
+`define HCA_CREATE_QP_IN_CQNS(v) v[32 +: 32]
+`define HCA_CREATE_QP_IN_SEND_CQN_LSB 32
+`define HCA_CREATE_QP_IN_SEND_CQN_W 16
+`define HCA_CREATE_QP_IN_SEND_CQN(v) v[32 +: 16]
+`define HCA_CREATE_QP_IN_RECV_CQN_LSB 48
+`define HCA_CREATE_QP_IN_RECV_CQN_W 16
+`define HCA_CREATE_QP_IN_RECV_CQN(v) v[48 +: 16]
+`define HCA_CREATE_QP_IN_SQ_BASE_LSB 64
+`define HCA_CREATE_QP_IN_SQ_BASE_W 64
+`define HCA_CREATE_QP_IN_SQ_BASE(v) v[64 +: 64]
+`define HCA_CREATE_QP_IN_RQ_BASE_LSB 128
+`define HCA_CREATE_QP_IN_RQ_BASE_W 64
+`define HCA_CREATE_QP_IN_RQ_BASE(v) v[128 +: 64]
+`define HCA_CREATE_QP_IN_LOGS_LSB 192
+`define HCA_CREATE_QP_IN_LOGS_W 32
+`define HCA_CREATE_QP_IN_LOGS(v) v[192 +: 32]
+`define HCA_CREATE_QP_IN_SQ_LOG_LSB 192
+`define HCA_CREATE_QP_IN_SQ_LOG_W 4
+`define HCA_CREATE_QP_IN_SQ_LOG(v) v[192 +: 4]
+`define HCA_CREATE_QP_IN_RQ_LOG_LSB 196
+`define HCA_CREATE_QP_IN_RQ_LOG_W 4
+`define HCA_CREATE_QP_IN_RQ_LOG(v) v[196 +: 4]
+`define HCA_CREATE_QP_IN_MTU_LOG2_LSB 200
+`define HCA_CREATE_QP_IN_MTU_LOG2_W 4
+`define HCA_CREATE_QP_IN_MTU_LOG2(v) v[200 +: 4]
+`define HCA_CREATE_QP_IN_RNR_RETRY_LSB 204
+`define HCA_CREATE_QP_IN_RNR_RETRY_W 3
+`define HCA_CREATE_QP_IN_RNR_RETRY(v) v[204 +: 3]
+`define HCA_CREATE_QP_IN_RNR_TIMER_LSB 224
+`define HCA_CREATE_QP_IN_RNR_TIMER_W 32
+`define HCA_CREATE_QP_IN_RNR_TIMER(v) v[224 +: 32]
+`define HCA_CREATE_QP_IN_RSVD0_LSB 256
+`define HCA_CREATE_QP_IN_RSVD0_W 64
+`define HCA_CREATE_QP_IN_RSVD0(v) v[256 +: 64]
+`define HCA_CREATE_QP_IN_RSVD1_LSB 320
+`define HCA_CREATE_QP_IN_RSVD1_W 64
+`define HCA_CREATE_QP_IN_RSVD1(v) v[320 +: 64]
+
 // register block fwp: translation unit firmware port: stage an entry, then write CMD; poll STATUS.busy
 `define HCA_FWP_MPT_DATA 0
 `define HCA_FWP_MPT_DATA_COUNT 10
@@ -357,5 +818,36 @@
 `define HCA_FDMA_STATUS_BUSY_W 1
 `define HCA_FDMA_STATUS_ERROR_LSB 1
 `define HCA_FDMA_STATUS_ERROR_W 1
+
+// register block db: doorbells (host BAR0 at HOST_DB_OFFSET): each write carries a queue number and the new index
+`define HCA_DB_SQ 0
+`define HCA_DB_SQ_QPN_LSB 0
+`define HCA_DB_SQ_QPN_W 16
+`define HCA_DB_SQ_PI_LSB 16
+`define HCA_DB_SQ_PI_W 16
+`define HCA_DB_RQ 4
+`define HCA_DB_RQ_QPN_LSB 0
+`define HCA_DB_RQ_QPN_W 16
+`define HCA_DB_RQ_PI_LSB 16
+`define HCA_DB_RQ_PI_W 16
+`define HCA_DB_CQ 8
+`define HCA_DB_CQ_CQN_LSB 0
+`define HCA_DB_CQ_CQN_W 16
+`define HCA_DB_CQ_CI_LSB 16
+`define HCA_DB_CQ_CI_W 16
+
+// register block ctx: the WQE engine's QP/CQ context port (firmware view at FW_CTX_BASE)
+`define HCA_CTX_DATA 0
+`define HCA_CTX_DATA_COUNT 16
+`define HCA_CTX_CMD 64
+`define HCA_CTX_CMD_INDEX_LSB 0
+`define HCA_CTX_CMD_INDEX_W 16
+`define HCA_CTX_CMD_OP_LSB 24
+`define HCA_CTX_CMD_OP_W 4
+`define HCA_CTX_STATUS 68
+`define HCA_CTX_STATUS_BUSY_LSB 0
+`define HCA_CTX_STATUS_BUSY_W 1
+`define HCA_CTX_STATUS_RESULT_LSB 4
+`define HCA_CTX_STATUS_RESULT_W 4
 
 `endif // HCA_ABI_SVH
