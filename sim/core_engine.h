@@ -1,0 +1,83 @@
+/* core_engine.h — the device core (rtl/hca_core.sv: WQE engine, responder,
+ * CQ writer, translation unit), one clock at a time. docs/engine.md is the
+ * contract; the pins map one to one onto hca_core's ports.
+ *
+ * Struct-valued pins (dma_req, dma_rsp, tx, rx) hold the ABI structs whose
+ * bytes, in address order, are the RTL port vectors (bit 0 = byte 0 bit 0).
+ */
+#ifndef CORE_ENGINE_H
+#define CORE_ENGINE_H
+
+#include <stdint.h>
+
+#include "hca_abi.h"
+#include "xu_engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct core_pins {
+    /* doorbells: a host write to BAR0 HOST_DB_OFFSET + db_addr */
+    uint8_t db_valid;  /**< in */
+    uint8_t db_ready;  /**< out */
+    uint8_t db_addr;   /**< in: HCA_DB_SQ / HCA_DB_RQ / HCA_DB_CQ */
+    uint32_t db_data;  /**< in */
+
+    /* firmware port: address = firmware address - DEVREG_BASE; fwp block at
+     * 0x000, ctx block at FW_CTX_BASE - DEVREG_BASE. Every accepted access is
+     * answered with fw_rvalid one or more cycles later. */
+    uint8_t fw_valid;  /**< in */
+    uint8_t fw_ready;  /**< out */
+    uint8_t fw_write;  /**< in */
+    uint8_t fw_rvalid; /**< out */
+    uint16_t fw_addr;  /**< in */
+    uint32_t fw_wdata; /**< in */
+    uint32_t fw_rdata; /**< out */
+
+    /* DMA: every request is answered by one response with its tag */
+    uint8_t dma_req_valid; /**< out */
+    uint8_t dma_req_ready; /**< in */
+    uint8_t dma_rsp_valid; /**< in */
+    uint8_t dma_rsp_ready; /**< out */
+    hca_dma_req_t dma_req; /**< out */
+    hca_dma_rsp_t dma_rsp; /**< in */
+
+    /* link: packet headers; payload in the packet buffer the header names */
+    uint8_t tx_valid; /**< out */
+    uint8_t tx_ready; /**< in */
+    uint8_t rx_valid; /**< in */
+    uint8_t rx_ready; /**< out */
+    hca_pkt_t tx;     /**< out */
+    hca_pkt_t rx;     /**< in */
+
+    /* external client of the translation unit (key-check probes): the
+     * req_/rsp_ pins of xu_pins_t, named xq_/xs_ on hca_core */
+    uint8_t xq_valid, xq_ready, xq_tag, xq_rights, xq_remote;
+    uint32_t xq_key, xq_pd, xq_len;
+    uint64_t xq_va;
+    uint8_t xs_valid, xs_ready, xs_tag, xs_status, xs_last;
+    uint32_t xs_len;
+    uint64_t xs_pa;
+} core_pins_t;
+
+/** An implementation of the core: the Verilated RTL (sim/core_rtl.cpp). */
+typedef struct core_engine_ops {
+    const char *name;
+    /** Table sizes as xu_params_t; -ENOTSUP for sizes the engine was not built with. */
+    int (*create)(void **eng, const xu_params_t *params);
+    void (*destroy)(void *eng);
+    /** Reset: control state cleared; contexts invalid (every QP RESET, every CQ invalid). */
+    void (*reset)(void *eng);
+    /** One cycle: read inputs, write this cycle's outputs, take the edge. */
+    void (*cycle)(void *eng, core_pins_t *pins, uint64_t now);
+    int (*trace_open)(void *eng, const char *path);
+    void (*trace_close)(void *eng);
+} core_engine_ops_t;
+
+extern const core_engine_ops_t core_rtl_ops;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CORE_ENGINE_H */
