@@ -61,6 +61,29 @@ class Refusals(unittest.TestCase):
         bad = GOOD.replace('{ name = "CMD", offset = 0x30,', '{ name = "CMD", offset = 0x24,')
         self.refused(bad, "misaligned or overlapping")
 
+    def test_array_of_struct_and_of_scalars_generate(self):
+        rc, err, outs = run(GOOD)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("hca_sge_t sge[4];", outs["hca_abi.h"])
+        self.assertIn("uint64_t rdata[16];", outs["hca_abi.h"])
+        self.assertIn("`define HCA_SQ_WQE_SGE(v, i) v[512 + (i) * 128 +: 128]", outs["hca_abi.svh"])
+        self.assertIn('"sge[3]": (896, 128)', outs["hca_abi.py"])
+
+    def test_array_of_unknown_struct(self):
+        bad = GOOD.replace('{ name = "sge", offset = 64, type = "sge", count = 4 }',
+                           '{ name = "sge", offset = 64, type = "nosuch", count = 4 }')
+        self.refused(bad, "unknown type nosuch")
+
+    def test_array_past_the_struct_end(self):
+        bad = GOOD.replace('{ name = "sge", offset = 64, type = "sge", count = 4 }',
+                           '{ name = "sge", offset = 64, type = "sge", count = 5 }')
+        self.refused(bad, "sq_wqe.sge: ends past size 128")
+
+    def test_array_field_with_bits(self):
+        bad = GOOD.replace('{ name = "data", offset = 32, type = "u64", count = 4, doc = "WRITE_DATA payload" }',
+                           '{ name = "data", offset = 32, type = "u64", count = 4, bits = [{ name = "x", lsb = 0, width = 1 }] }')
+        self.refused(bad, "an array field has no bit fields")
+
     def test_not_toml(self):
         self.refused("this is [not toml", "abi.toml")
 
