@@ -289,16 +289,9 @@ static void xm_cmd(xu_model_t *m, uint32_t v)
         }
         hca_mpt_entry_t *e = &m->mpt[idx];
         if (op == HCA_FWP_OP_WRITE_MPT) {
-            const uint32_t *w = m->stage_mpt;
-            e->flags = w[0];
-            e->key = w[1];
-            e->pd = w[2];
-            e->mtt_base = w[3];
-            e->iova = (uint64_t)w[4] | (uint64_t)w[5] << 32;
-            e->length = (uint64_t)w[6] | (uint64_t)w[7] << 32;
-            e->mtt_count = w[8];
-            e->reserved = w[9];
-            xm_set_bit(m->alloc, idx, (int)(w[0] & 1u));
+            /* The staging words are the entry's bytes (little-endian ABI layout). */
+            memcpy(e, m->stage_mpt, sizeof *e);
+            xm_set_bit(m->alloc, idx, (int)(m->stage_mpt[0] & 1u));
         } else if (op == HCA_FWP_OP_READ_MPT) {
             uint32_t *w = m->stage_mpt;
             w[0] = (e->flags & ~1u) | (uint32_t)xm_bit(m->alloc, idx);

@@ -483,18 +483,8 @@ int xu_write_mpt(xu_t *xu, uint32_t index, const hca_mpt_entry_t *e)
 {
     if (!xu || !e || index > HCA_FWP_CMD_INDEX_GET(UINT32_MAX))
         return -EINVAL;
-    const uint32_t w[HCA_FWP_MPT_DATA_COUNT] = {
-        e->flags,
-        e->key,
-        e->pd,
-        e->mtt_base,
-        (uint32_t)e->iova,
-        (uint32_t)(e->iova >> 32),
-        (uint32_t)e->length,
-        (uint32_t)(e->length >> 32),
-        e->mtt_count,
-        e->reserved,
-    };
+    uint32_t w[HCA_FWP_MPT_DATA_COUNT];
+    memcpy(w, e, sizeof w); /* the entry's bytes are the staging words (little-endian ABI layout) */
     for (unsigned i = 0; i < HCA_FWP_MPT_DATA_COUNT; i++) {
         int rc = xu_fw_write(xu, HCA_FWP_MPT_DATA + 4 * i, w[i]);
         if (rc)
@@ -516,14 +506,7 @@ int xu_read_mpt(xu_t *xu, uint32_t index, hca_mpt_entry_t *e)
         if (rc)
             return rc;
     }
-    e->flags = w[0];
-    e->key = w[1];
-    e->pd = w[2];
-    e->mtt_base = w[3];
-    e->iova = (uint64_t)w[4] | (uint64_t)w[5] << 32;
-    e->length = (uint64_t)w[6] | (uint64_t)w[7] << 32;
-    e->mtt_count = w[8];
-    e->reserved = w[9];
+    memcpy(e, w, sizeof *e); /* the staging words are the entry's bytes (little-endian ABI layout) */
     return 0;
 }
 

@@ -19,6 +19,14 @@
 extern "C" {
 #endif
 
+/* The fwp staging registers hold exactly one MPT entry, word i = bytes 4i..4i+3,
+ * so an entry and its staging words convert by memcpy. */
+#ifdef __cplusplus
+static_assert(sizeof(hca_mpt_entry_t) == 4 * HCA_FWP_MPT_DATA_COUNT, "fwp staging = one MPT entry");
+#else
+_Static_assert(sizeof(hca_mpt_entry_t) == 4 * HCA_FWP_MPT_DATA_COUNT, "fwp staging = one MPT entry");
+#endif
+
 /** Table sizes of one translation unit. Both must be powers of two in [2, 2^24]. */
 typedef struct xu_params {
     uint32_t mpt_entries; /**< MPT slots; default HCA_MPT_ENTRIES_DEFAULT */
