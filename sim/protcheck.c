@@ -1,0 +1,503 @@
+/* protcheck.c — the protection checker (sim/protcheck.h).
+ *
+ * State: a table of keys that were ever invalidated or validated (their last
+ * invalidation cycle and whether they are invalid now), the WRITE message in
+ * progress per (responder QP, requester QP) pair, which WRITE message each
+ * packet buffer holds, the revoked host ranges, and the kept breaches.
+ * Tables are open-addressed hashes that double at half load.
+ */
+#include "protcheck.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NEVER UINT64_MAX
+#define PC_INITIAL_CAP 64u
+#define PC_PBUFS 256u /* dma_req.buf / pkt.pbuf are 8 bits wide */
+
+/* ---------------------------------------------------------------- hash table */
+
+/** Open-addressed u64 -> fixed-size value table. */
+typedef struct pc_table {
+    uint64_t *keys;
+    uint8_t *used;
+    unsigned char *vals;
+    size_t cap, count, vsize;
+} pc_table_t;
+
+static size_t pc_hash(uint64_t k, size_t cap)
+{
+    k *= 0x9e3779b97f4a7c15ull;
+    return (size_t)(k >> 20) & (cap - 1);
+}
+
+static int tab_init(pc_table_t *t, size_t vsize)
+{
+    memset(t, 0, sizeof *t);
+    t->vsize = vsize;
+    t->cap = PC_INITIAL_CAP;
+    t->keys = calloc(t->cap, sizeof *t->keys);
+    t->used = calloc(t->cap, 1);
+    t->vals = calloc(t->cap, vsize);
+    return t->keys && t->used && t->vals ? 0 : -ENOMEM;
+}
+
+static void tab_free(pc_table_t *t)
+{
+    free(t->keys);
+    free(t->used);
+    free(t->vals);
+    memset(t, 0, sizeof *t);
+}
+
+static void tab_clear(pc_table_t *t)
+{
+    memset(t->used, 0, t->cap);
+    t->count = 0;
+}
+
+static void *tab_find(const pc_table_t *t, uint64_t k)
+{
+    for (size_t i = pc_hash(k, t->cap);; i = (i + 1) & (t->cap - 1)) {
+        if (!t->used[i])
+            return NULL;
+        if (t->keys[i] == k)
+            return t->vals + i * t->vsize;
+    }
+}
+
+/** The value of k, inserted zeroed (and *fresh = 1) when absent; NULL when out of memory. */
+static void *tab_get(pc_table_t *t, uint64_t k, int *fresh)
+{
+    void *v = tab_find(t, k);
+    *fresh = !v;
+    if (v)
+        return v;
+    if (2 * (t->count + 1) > t->cap) {
+        pc_table_t n;
+        n.vsize = t->vsize;
+        n.cap = t->cap * 2;
+        n.count = 0;
+        n.keys = calloc(n.cap, sizeof *n.keys);
+        n.used = calloc(n.cap, 1);
+        n.vals = calloc(n.cap, n.vsize);
+        if (!n.keys || !n.used || !n.vals) {
+            tab_free(&n);
+            return NULL;
+        }
+        for (size_t i = 0; i < t->cap; i++) {
+            if (!t->used[i])
+                continue;
+            size_t j = pc_hash(t->keys[i], n.cap);
+            while (n.used[j])
+                j = (j + 1) & (n.cap - 1);
+            n.used[j] = 1;
+            n.keys[j] = t->keys[i];
+            memcpy(n.vals + j * n.vsize, t->vals + i * t->vsize, t->vsize);
+            n.count++;
+        }
+        tab_free(t);
+        *t = n;
+    }
+    size_t i = pc_hash(k, t->cap);
+    while (t->used[i])
+        i = (i + 1) & (t->cap - 1);
+    t->used[i] = 1;
+    t->keys[i] = k;
+    t->count++;
+    v = t->vals + i * t->vsize;
+    memset(v, 0, t->vsize);
+    return v;
+}
+
+/* ---------------------------------------------------------------- state */
+
+typedef struct key_state {
+    uint64_t inv_at;   /**< last invalidation cycle, NEVER if none */
+    uint64_t valid_at; /**< last validation cycle, NEVER if none */
+    int invalid;       /**< the latest event was an invalidation */
+    const char *why;   /**< what the last invalidation was */
+} key_state_t;
+
+/** The WRITE message in progress on one (responder, requester) QP pair. */
+typedef struct msg_state {
+    uint32_t psn, rkey;
+    uint64_t first_at;    /**< cycle its first packet was delivered */
+    uint64_t placed;      /**< payload bytes placed (BUF_TO_HOST issued) */
+    uint64_t place_at;    /**< first placement: cycle, address */
+    uint64_t place_addr;
+    uint64_t nak_at;      /**< NAK REM_ACCESS_ERR cycle, NEVER if none */
+} msg_state_t;
+
+/** What a packet buffer holds: a WRITE packet of message (pair, psn). */
+typedef struct pbuf_owner {
+    int write;
+    uint32_t pair; /**< responder qpn << 16 | requester qpn */
+    uint32_t psn;
+} pbuf_owner_t;
+
+typedef struct range {
+    uint64_t addr, end; /**< [addr, end) */
+    uint64_t at;
+    const char *why;
+} range_t;
+
+struct protcheck {
+    pc_table_t keys; /* key -> key_state_t */
+    pc_table_t msgs; /* pair -> msg_state_t */
+    pbuf_owner_t pbuf[PC_PBUFS];
+    range_t *ranges;
+    size_t nranges, ranges_cap;
+    protcheck_violation_t kept[PROTCHECK_KEEP];
+    protcheck_stats_t st;
+};
+
+static void pc_add(protcheck_t *pc, uint64_t cycle, uint32_t key, uint64_t addr, const char *fmt, va_list ap)
+{
+    if (pc->st.violations < PROTCHECK_KEEP) {
+        protcheck_violation_t *v = &pc->kept[pc->st.violations];
+        v->cycle = cycle;
+        v->key = key;
+        v->addr = addr;
+        vsnprintf(v->reason, sizeof v->reason, fmt, ap);
+    }
+    pc->st.violations++;
+}
+
+static void pc_breach(protcheck_t *pc, uint64_t cycle, uint32_t key, uint64_t addr, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void pc_breach(protcheck_t *pc, uint64_t cycle, uint32_t key, uint64_t addr, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pc_add(pc, cycle, key, addr, fmt, ap);
+    va_end(ap);
+}
+
+void protcheck_report(protcheck_t *pc, uint64_t cycle, uint32_t key, uint64_t addr, const char *fmt, ...)
+{
+    if (!pc || !fmt)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    pc_add(pc, cycle, key, addr, fmt, ap);
+    va_end(ap);
+}
+
+/* ---------------------------------------------------------------- life cycle */
+
+int protcheck_create(protcheck_t **out)
+{
+    if (!out)
+        return -EINVAL;
+    *out = NULL;
+    protcheck_t *pc = calloc(1, sizeof *pc);
+    if (!pc)
+        return -ENOMEM;
+    if (tab_init(&pc->keys, sizeof(key_state_t)) || tab_init(&pc->msgs, sizeof(msg_state_t))) {
+        protcheck_destroy(pc);
+        return -ENOMEM;
+    }
+    *out = pc;
+    return 0;
+}
+
+void protcheck_destroy(protcheck_t *pc)
+{
+    if (!pc)
+        return;
+    tab_free(&pc->keys);
+    tab_free(&pc->msgs);
+    free(pc->ranges);
+    free(pc);
+}
+
+void protcheck_reset(protcheck_t *pc)
+{
+    if (!pc)
+        return;
+    tab_clear(&pc->keys);
+    tab_clear(&pc->msgs);
+    memset(pc->pbuf, 0, sizeof pc->pbuf);
+    pc->nranges = 0;
+    memset(&pc->st, 0, sizeof pc->st);
+}
+
+/* ---------------------------------------------------------------- keys and ranges */
+
+void protcheck_key_invalid(protcheck_t *pc, uint64_t cycle, uint32_t key, const char *why)
+{
+    if (!pc)
+        return;
+    int fresh;
+    key_state_t *k = tab_get(&pc->keys, key, &fresh);
+    if (!k)
+        return;
+    if (fresh)
+        k->valid_at = NEVER;
+    k->inv_at = cycle;
+    k->invalid = 1;
+    k->why = why ? why : "invalidation";
+    pc->st.invalidations++;
+}
+
+void protcheck_key_valid(protcheck_t *pc, uint64_t cycle, uint32_t key)
+{
+    if (!pc)
+        return;
+    int fresh;
+    key_state_t *k = tab_get(&pc->keys, key, &fresh);
+    if (!k)
+        return;
+    if (fresh)
+        k->inv_at = NEVER;
+    k->valid_at = cycle;
+    k->invalid = 0;
+    pc->st.validations++;
+}
+
+int protcheck_range_revoke(protcheck_t *pc, uint64_t cycle, uint64_t addr, uint64_t len, const char *why)
+{
+    if (!pc || len == 0 || addr + len < addr)
+        return -EINVAL;
+    if (pc->nranges == pc->ranges_cap) {
+        size_t ncap = pc->ranges_cap ? 2 * pc->ranges_cap : 16;
+        range_t *n = realloc(pc->ranges, ncap * sizeof *n);
+        if (!n)
+            return -ENOMEM;
+        pc->ranges = n;
+        pc->ranges_cap = ncap;
+    }
+    pc->ranges[pc->nranges++] = (range_t){addr, addr + len, cycle, why ? why : "revocation"};
+    return 0;
+}
+
+void protcheck_range_restore(protcheck_t *pc, uint64_t addr, uint64_t len)
+{
+    if (!pc)
+        return;
+    uint64_t end = addr + len < addr ? UINT64_MAX : addr + len;
+    for (size_t i = 0; i < pc->nranges;) {
+        range_t *r = &pc->ranges[i];
+        if (r->addr >= addr && r->end <= end)
+            pc->ranges[i] = pc->ranges[--pc->nranges]; /* wholly restored */
+        else
+            i++;
+    }
+}
+
+/* ---------------------------------------------------------------- DMA */
+
+static const char *dma_op_name(unsigned op)
+{
+    const char *n = hca_dma_op_name(op);
+    return n ? n : "?";
+}
+
+/** The revoked range [addr, addr+len) overlaps, revoked at or before cycle; NULL if none. */
+static const range_t *revoked(const protcheck_t *pc, uint64_t cycle, uint64_t addr, uint64_t len)
+{
+    uint64_t end = addr + len < addr ? UINT64_MAX : addr + len;
+    for (size_t i = 0; i < pc->nranges; i++) {
+        const range_t *r = &pc->ranges[i];
+        if (r->at <= cycle && addr < r->end && r->addr < end)
+            return r;
+    }
+    return NULL;
+}
+
+static int touches_host(unsigned op)
+{
+    return op <= HCA_DMA_OP_BUF_TO_HOST;
+}
+
+/** I4: a BUF_TO_HOST issued from a buffer holding a WRITE packet. */
+static void check_placement(protcheck_t *pc, uint64_t cycle, const hca_dma_req_t *req)
+{
+    const pbuf_owner_t *o = &pc->pbuf[hca_dma_req_get_buf(req)];
+    if (!o->write || req->len == 0)
+        return;
+    msg_state_t *m = tab_find(&pc->msgs, o->pair);
+    if (!m || m->psn != o->psn)
+        return;
+    if (m->nak_at != NEVER) {
+        pc_breach(pc, cycle, req->key, req->addr,
+                  "I4: WRITE psn %" PRIu32 " (qp %u <- qp %u) NAKed REM_ACCESS_ERR at cycle %" PRIu64
+                  ", yet BUF_TO_HOST of %" PRIu32 " bytes issued %" PRIu64 " cycles later",
+                  m->psn, o->pair >> 16, o->pair & 0xffffu, m->nak_at, req->len, cycle - m->nak_at);
+        return;
+    }
+    if (m->placed == 0) {
+        m->place_at = cycle;
+        m->place_addr = req->addr;
+    }
+    m->placed += req->len;
+}
+
+int protcheck_dma_issue(protcheck_t *pc, uint64_t cycle, const hca_dma_req_t *req)
+{
+    if (!pc || !req)
+        return 0;
+    pc->st.dma_issued++;
+    const unsigned op = hca_dma_req_get_op(req);
+    if (op == HCA_DMA_OP_HOST_TO_BUF)
+        pc->pbuf[hca_dma_req_get_buf(req)].write = 0; /* the buffer is being refilled by a sender */
+    if (op == HCA_DMA_OP_BUF_TO_HOST)
+        check_placement(pc, cycle, req);
+    if (!touches_host(op))
+        return 0;
+    int flagged = 0;
+    if (req->key) {
+        pc->st.dma_keyed++;
+        const key_state_t *k = tab_find(&pc->keys, req->key);
+        if (k && k->invalid) {
+            pc_breach(pc, cycle, req->key, req->addr,
+                      "I1: %s of %" PRIu32 " bytes through key 0x%08" PRIx32 " issued %" PRIu64
+                      " cycles after its invalidation (%s at cycle %" PRIu64 ")",
+                      dma_op_name(op), req->len, req->key, cycle - k->inv_at, k->why, k->inv_at);
+            flagged = 1;
+        }
+    }
+    const range_t *r = pc->nranges ? revoked(pc, cycle, req->addr, req->len) : NULL;
+    if (r && !flagged) {
+        pc_breach(pc, cycle, req->key, req->addr,
+                  "I3: %s of %" PRIu32 " bytes at 0x%" PRIx64 " touches [0x%" PRIx64 ", 0x%" PRIx64
+                  ") revoked at cycle %" PRIu64 " (%s)",
+                  dma_op_name(op), req->len, req->addr, r->addr, r->end, r->at, r->why);
+        flagged = 1;
+    }
+    return flagged;
+}
+
+void protcheck_dma_done(protcheck_t *pc, uint64_t issue_cycle, uint64_t cycle, const hca_dma_req_t *req,
+                        int transferred, int flagged)
+{
+    if (!pc || !req || !transferred || flagged)
+        return;
+    const unsigned op = hca_dma_req_get_op(req);
+    if (!touches_host(op))
+        return;
+    if (req->key) {
+        const key_state_t *k = tab_find(&pc->keys, req->key);
+        if (k && k->inv_at != NEVER && k->inv_at >= issue_cycle && k->inv_at <= cycle) {
+            pc_breach(pc, cycle, req->key, req->addr,
+                      "I2: %s of %" PRIu32 " bytes through key 0x%08" PRIx32 " issued at cycle %" PRIu64
+                      " reached memory at cycle %" PRIu64 ", after its invalidation (%s at cycle %" PRIu64 ")",
+                      dma_op_name(op), req->len, req->key, issue_cycle, cycle, k->why, k->inv_at);
+            return;
+        }
+    }
+    const range_t *r = pc->nranges ? revoked(pc, cycle, req->addr, req->len) : NULL;
+    if (r)
+        pc_breach(pc, cycle, req->key, req->addr,
+                  "I3: %s of %" PRIu32 " bytes at 0x%" PRIx64 " issued at cycle %" PRIu64
+                  " reached [0x%" PRIx64 ", 0x%" PRIx64 ") at cycle %" PRIu64 ", after its revocation at cycle %" PRIu64
+                  " (%s)",
+                  dma_op_name(op), req->len, req->addr, issue_cycle, r->addr, r->end, cycle, r->at, r->why);
+}
+
+/* ---------------------------------------------------------------- packets */
+
+void protcheck_pkt_rx(protcheck_t *pc, uint64_t cycle, const hca_pkt_t *p)
+{
+    if (!pc || !p)
+        return;
+    const unsigned op = hca_pkt_get_op(p);
+    pbuf_owner_t *o = &pc->pbuf[hca_pkt_get_pbuf(p)];
+    const uint32_t pair = hca_pkt_get_dst_qpn(p) << 16 | hca_pkt_get_src_qpn(p);
+    if (op != HCA_PKT_OP_WRITE) {
+        if (p->len)
+            o->write = 0; /* the buffer now holds another kind of payload */
+        return;
+    }
+    pc->st.write_pkts++;
+    int fresh;
+    msg_state_t *m = tab_get(&pc->msgs, pair, &fresh);
+    if (!m)
+        return;
+    if (fresh || hca_pkt_get_first(p) || m->psn != p->psn) {
+        /* a new message (a later packet whose first we missed starts one too) */
+        m->psn = p->psn;
+        m->rkey = p->rkey;
+        m->first_at = cycle;
+        m->placed = 0;
+        m->nak_at = NEVER;
+    }
+    if (p->len) {
+        o->write = 1;
+        o->pair = pair;
+        o->psn = p->psn;
+    }
+}
+
+void protcheck_pkt_tx(protcheck_t *pc, uint64_t cycle, const hca_pkt_t *p)
+{
+    if (!pc || !p || hca_pkt_get_op(p) != HCA_PKT_OP_NAK || hca_pkt_get_syndrome(p) != HCA_WC_STATUS_REM_ACCESS_ERR)
+        return;
+    pc->st.access_naks++;
+    /* The responder sends the NAK: its src is the responder, dst the requester. */
+    const uint32_t pair = hca_pkt_get_src_qpn(p) << 16 | hca_pkt_get_dst_qpn(p);
+    msg_state_t *m = tab_find(&pc->msgs, pair);
+    if (!m || m->psn != p->psn || m->nak_at != NEVER)
+        return; /* not a WRITE message we saw (e.g. a READ_REQ) */
+    m->nak_at = cycle;
+    const key_state_t *k = tab_find(&pc->keys, m->rkey);
+    const int invalidated_during = k && k->inv_at != NEVER && k->inv_at >= m->first_at && k->inv_at <= cycle;
+    if (!invalidated_during && m->placed)
+        pc_breach(pc, m->place_at, m->rkey, m->place_addr,
+                  "I4: WRITE psn %" PRIu32 " (qp %u <- qp %u, rkey 0x%08" PRIx32 ") failed its whole-range check "
+                  "(NAK REM_ACCESS_ERR at cycle %" PRIu64 ", no invalidation since its first packet), yet %" PRIu64
+                  " bytes were placed from cycle %" PRIu64,
+                  m->psn, pair >> 16, pair & 0xffffu, m->rkey, cycle, m->placed, m->place_at);
+}
+
+/* ---------------------------------------------------------------- results */
+
+uint64_t protcheck_count(const protcheck_t *pc)
+{
+    return pc ? pc->st.violations : 0;
+}
+
+int protcheck_get(const protcheck_t *pc, size_t i, protcheck_violation_t *v)
+{
+    if (!pc || !v || i >= pc->st.violations || i >= PROTCHECK_KEEP)
+        return -ENOENT;
+    *v = pc->kept[i];
+    return 0;
+}
+
+uint64_t protcheck_format(const protcheck_t *pc, char *buf, size_t len)
+{
+    if (!pc)
+        return 0;
+    if (buf && len) {
+        size_t at = 0;
+        buf[0] = 0;
+        uint64_t n = pc->st.violations < PROTCHECK_KEEP ? pc->st.violations : PROTCHECK_KEEP;
+        for (uint64_t i = 0; i < n && at + 1 < len; i++) {
+            const protcheck_violation_t *v = &pc->kept[i];
+            int w = snprintf(buf + at, len - at, "cycle %" PRIu64 " key 0x%08" PRIx32 " addr 0x%" PRIx64 ": %s\n",
+                             v->cycle, v->key, v->addr, v->reason);
+            if (w < 0)
+                break;
+            at += (size_t)w < len - at ? (size_t)w : len - at - 1;
+        }
+        if (pc->st.violations > n && at + 1 < len)
+            snprintf(buf + at, len - at, "... and %" PRIu64 " more\n", pc->st.violations - n);
+    }
+    return pc->st.violations;
+}
+
+void protcheck_get_stats(const protcheck_t *pc, protcheck_stats_t *st)
+{
+    if (!st)
+        return;
+    if (!pc)
+        memset(st, 0, sizeof *st);
+    else
+        *st = pc->st;
+}

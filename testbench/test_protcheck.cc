@@ -1,0 +1,329 @@
+// test_protcheck.cc — the protection checker (sim/protcheck.h) alone, on
+// synthetic event streams: each invariant broken alone is caught with its
+// cycle, key and address; the legal sequences around it are not flagged.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "protcheck.h"
+
+namespace {
+
+constexpr uint32_t K = 0x00000105;  // MPT index 1, key byte 5
+constexpr uint32_t K2 = 0x00000106; // the same index, re-registered with key byte 6
+constexpr uint64_t A = 0x100002000ull;
+
+hca_dma_req_t Dma(unsigned op, uint32_t key, uint64_t addr, uint32_t len, unsigned buf = 0)
+{
+    hca_dma_req_t r;
+    memset(&r, 0, sizeof r);
+    hca_dma_req_set_op(&r, op);
+    hca_dma_req_set_buf(&r, buf);
+    r.key = key;
+    r.addr = addr;
+    r.len = len;
+    return r;
+}
+
+hca_pkt_t Pkt(unsigned op, unsigned dst, unsigned src, uint32_t psn, unsigned pbuf, uint32_t len, bool first,
+              bool last, uint32_t rkey = 0, unsigned syndrome = 0)
+{
+    hca_pkt_t p;
+    memset(&p, 0, sizeof p);
+    hca_pkt_set_op(&p, op);
+    hca_pkt_set_first(&p, first);
+    hca_pkt_set_last(&p, last);
+    hca_pkt_set_pbuf(&p, pbuf);
+    hca_pkt_set_syndrome(&p, syndrome);
+    hca_pkt_set_dst_qpn(&p, dst);
+    hca_pkt_set_src_qpn(&p, src);
+    p.psn = psn;
+    p.rkey = rkey;
+    p.len = len;
+    p.msg_len = len;
+    return p;
+}
+
+class ProtCheck : public ::testing::Test {
+  protected:
+    protcheck_t *pc = nullptr;
+    void SetUp() override { ASSERT_EQ(0, protcheck_create(&pc)); }
+    void TearDown() override { protcheck_destroy(pc); }
+
+    // Issue at `at`, complete at `done` with bytes moved (or not).
+    void Transfer(uint64_t at, uint64_t done, const hca_dma_req_t &r, bool moved = true)
+    {
+        int f = protcheck_dma_issue(pc, at, &r);
+        protcheck_dma_done(pc, at, done, &r, moved, f);
+    }
+    std::string All() const
+    {
+        char buf[8192];
+        protcheck_format(pc, buf, sizeof buf);
+        return buf;
+    }
+    protcheck_violation_t Get(size_t i) const
+    {
+        protcheck_violation_t v;
+        memset(&v, 0, sizeof v);
+        EXPECT_EQ(0, protcheck_get(pc, i, &v));
+        return v;
+    }
+};
+
+TEST_F(ProtCheck, DmaBeforeTheInvalidationIsLegal)
+{
+    protcheck_key_valid(pc, 10, K);
+    Transfer(100, 400, Dma(HCA_DMA_OP_BUF_TO_HOST, K, A, 64));
+    Transfer(200, 499, Dma(HCA_DMA_OP_HOST_TO_BUF, K, A, 4096));
+    protcheck_key_invalid(pc, 500, K, "DESTROY_MKEY");
+    EXPECT_EQ(0u, protcheck_count(pc)) << All();
+}
+
+TEST_F(ProtCheck, DmaIssuedAfterTheInvalidationIsCaught)
+{
+    protcheck_key_invalid(pc, 500, K, "DESTROY_MKEY");
+    Transfer(520, 800, Dma(HCA_DMA_OP_BUF_TO_HOST, K, A + 8, 64));
+    ASSERT_EQ(1u, protcheck_count(pc)) << "one request, one report (issue and completion)";
+    protcheck_violation_t v = Get(0);
+    EXPECT_EQ(520u, v.cycle);
+    EXPECT_EQ(K, v.key);
+    EXPECT_EQ(A + 8, v.addr);
+    EXPECT_NE(std::string::npos, std::string(v.reason).find("I1")) << v.reason;
+    EXPECT_NE(std::string::npos, std::string(v.reason).find("DESTROY_MKEY")) << v.reason;
+    EXPECT_NE(std::string::npos, std::string(v.reason).find("20 cycles after")) << v.reason;
+}
+
+TEST_F(ProtCheck, SameCycleIssueCountsAsAfter)
+{
+    protcheck_key_invalid(pc, 500, K, "LOCAL_INV");
+    Transfer(500, 700, Dma(HCA_DMA_OP_HOST_TO_BUF, K, A, 16));
+    EXPECT_EQ(1u, protcheck_count(pc)) << All();
+}
+
+TEST_F(ProtCheck, DmaInFlightAcrossTheInvalidationIsCaughtWhenItLands)
+{
+    const hca_dma_req_t r = Dma(HCA_DMA_OP_BUF_TO_HOST, K, A, 4096);
+    int f = protcheck_dma_issue(pc, 450, &r);
+    EXPECT_EQ(0, f);
+    protcheck_key_invalid(pc, 500, K, "DESTROY_MKEY");
+    protcheck_dma_done(pc, 450, 726, &r, 1, f);
+    ASSERT_EQ(1u, protcheck_count(pc));
+    protcheck_violation_t v = Get(0);
+    EXPECT_EQ(726u, v.cycle);
+    EXPECT_NE(std::string::npos, std::string(v.reason).find("I2")) << v.reason;
+}
+
+TEST_F(ProtCheck, InvalidationEventFedAfterASameCycleIssueIsStillCaught)
+{
+    // The harness may feed an issue before an invalidation of the same cycle.
+    const hca_dma_req_t r = Dma(HCA_DMA_OP_BUF_TO_HOST, K, A, 64);
+    int f = protcheck_dma_issue(pc, 500, &r);
+    protcheck_key_invalid(pc, 500, K, "DESTROY_MKEY");
+    protcheck_dma_done(pc, 500, 600, &r, 1, f);
+    EXPECT_EQ(1u, protcheck_count(pc)) << All();
+}
+
+TEST_F(ProtCheck, ABusErrorAcrossTheInvalidationMovedNothing)
+{
+    const hca_dma_req_t r = Dma(HCA_DMA_OP_BUF_TO_HOST, K, A, 64);
+    int f = protcheck_dma_issue(pc, 450, &r);
+    protcheck_key_invalid(pc, 500, K, "DESTROY_MKEY");
+    protcheck_dma_done(pc, 450, 600, &r, 0, f);
+    EXPECT_EQ(0u, protcheck_count(pc)) << All();
+}
+
+TEST_F(ProtCheck, ReRegisteredIndexWithANewKeyByteIsLegal)
+{
+    protcheck_key_valid(pc, 10, K);
+    protcheck_key_invalid(pc, 500, K, "DESTROY_MKEY");
+    protcheck_key_valid(pc, 900, K2);
+    Transfer(1000, 1300, Dma(HCA_DMA_OP_BUF_TO_HOST, K2, A, 64));
+    Transfer(1000, 1300, Dma(HCA_DMA_OP_HOST_TO_BUF, 0x00000205, A, 64)); // another index, never invalidated
+    EXPECT_EQ(0u, protcheck_count(pc)) << All();
+    // ...while the stale key still fails.
+    Transfer(1001, 1300, Dma(HCA_DMA_OP_HOST_TO_BUF, K, A, 64));
+    EXPECT_EQ(1u, protcheck_count(pc));
+}
+
+TEST_F(ProtCheck, AKeyValidAgainMayBeUsedAgain)
+{
+    // A fast-reg MR invalidated, then registered again with the same key.
+    protcheck_key_invalid(pc, 500, K, "LOCAL_INV");
+    protcheck_key_valid(pc, 800, K);
+    Transfer(900, 1100, Dma(HCA_DMA_OP_BUF_TO_HOST, K, A, 64));
+    EXPECT_EQ(0u, protcheck_count(pc)) << All();
+    // A DMA of the first life that lands after the invalidation is still caught.
+    const hca_dma_req_t r = Dma(HCA_DMA_OP_BUF_TO_HOST, K, A, 64);
+    protcheck_key_invalid(pc, 1200, K, "LOCAL_INV");
+    protcheck_key_valid(pc, 1300, K);
+    protcheck_dma_done(pc, 1150, 1400, &r, 1, 0);
+    EXPECT_EQ(1u, protcheck_count(pc)) << All();
+}
+
+TEST_F(ProtCheck, QueueRingAccessesWithKeyZeroAreNotChecked)
+{
+    protcheck_key_invalid(pc, 5, 0, "nonsense");
+    Transfer(10, 300, Dma(HCA_DMA_OP_READ_DATA, 0, A, 128));
+    Transfer(11, 300, Dma(HCA_DMA_OP_WRITE_DATA, 0, A, 32));
+    EXPECT_EQ(0u, protcheck_count(pc)) << All();
+    protcheck_stats_t st;
+    protcheck_get_stats(pc, &st);
+    EXPECT_EQ(2u, st.dma_issued);
+    EXPECT_EQ(0u, st.dma_keyed);
+}
+
+TEST_F(ProtCheck, RevokedHostRangeIsCaughtOnAnyKey)
+{
+    ASSERT_EQ(0, protcheck_range_revoke(pc, 100, A, 4096, "peer invalidate"));
+    Transfer(50, 99, Dma(HCA_DMA_OP_BUF_TO_HOST, K, A, 64)); // landed before: legal
+    Transfer(150, 300, Dma(HCA_DMA_OP_HOST_TO_BUF, K, A + 4096, 64)); // next page: legal
+    Transfer(150, 300, Dma(HCA_DMA_OP_HOST_TO_BUF, K, A - 64, 64));   // page before: legal
+    EXPECT_EQ(0u, protcheck_count(pc)) << All();
+    Transfer(150, 300, Dma(HCA_DMA_OP_HOST_TO_BUF, 0x00000001, A + 4000, 200)); // reserved lkey, overlaps
+    ASSERT_EQ(1u, protcheck_count(pc));
+    EXPECT_NE(std::string::npos, std::string(Get(0).reason).find("I3")) << Get(0).reason;
+    // In flight across the revocation.
+    const hca_dma_req_t r = Dma(HCA_DMA_OP_BUF_TO_HOST, K, A + 100, 8);
+    protcheck_dma_done(pc, 90, 120, &r, 1, 0);
+    EXPECT_EQ(2u, protcheck_count(pc));
+    protcheck_range_restore(pc, A, 4096);
+    Transfer(400, 500, Dma(HCA_DMA_OP_HOST_TO_BUF, K, A, 64));
+    EXPECT_EQ(2u, protcheck_count(pc)) << All();
+    EXPECT_EQ(-EINVAL, protcheck_range_revoke(pc, 1, ~0ull - 5, 100, "wraps"));
+}
+
+// I4: responder QP 3 receives WRITE psn 7 from requester QP 2 in buffer 5.
+constexpr unsigned RESP = 3, REQ = 2, PSN = 7, BUF = 5;
+
+class ProtCheckWrite : public ProtCheck {
+  protected:
+    void Rx(uint64_t at, const hca_pkt_t &p) { protcheck_pkt_rx(pc, at, &p); }
+    void Tx(uint64_t at, const hca_pkt_t &p) { protcheck_pkt_tx(pc, at, &p); }
+    void WritePkt(uint64_t at, uint32_t psn, bool first, bool last, unsigned buf = BUF)
+    {
+        Rx(at, Pkt(HCA_PKT_OP_WRITE, RESP, REQ, psn, buf, 256, first, last, K));
+    }
+    void Nak(uint64_t at, uint32_t psn, unsigned syndrome = HCA_WC_STATUS_REM_ACCESS_ERR)
+    {
+        Tx(at, Pkt(HCA_PKT_OP_NAK, REQ, RESP, psn, 0, 0, true, true, 0, syndrome));
+    }
+    void Place(uint64_t at, unsigned buf = BUF, uint64_t addr = A)
+    {
+        Transfer(at, at + 40, Dma(HCA_DMA_OP_BUF_TO_HOST, K, addr, 256, buf));
+    }
+};
+
+TEST_F(ProtCheckWrite, AWriteNakedWithoutPlacingIsLegal)
+{
+    WritePkt(100, PSN, true, false);
+    WritePkt(101, PSN, false, true, BUF + 1);
+    Nak(130, PSN);
+    EXPECT_EQ(0u, protcheck_count(pc)) << All();
+    protcheck_stats_t st;
+    protcheck_get_stats(pc, &st);
+    EXPECT_EQ(2u, st.write_pkts);
+    EXPECT_EQ(1u, st.access_naks);
+}
+
+TEST_F(ProtCheckWrite, ASuccessfulWritePlacesFreely)
+{
+    WritePkt(100, PSN, true, false);
+    Place(110);
+    WritePkt(120, PSN, false, true, BUF + 1);
+    Place(130, BUF + 1, A + 256);
+    Tx(200, Pkt(HCA_PKT_OP_ACK, REQ, RESP, PSN, 0, 0, true, true));
+    EXPECT_EQ(0u, protcheck_count(pc)) << All();
+}
+
+TEST_F(ProtCheckWrite, FirstPacketFailureThatPlacedBytesIsCaught)
+{
+    // No invalidation of the R_Key since the first packet: the whole-range
+    // check failed, so not one byte may have been placed.
+    WritePkt(100, PSN, true, false);
+    Place(110);
+    Nak(130, PSN);
+    ASSERT_EQ(1u, protcheck_count(pc)) << All();
+    protcheck_violation_t v = Get(0);
+    EXPECT_EQ(110u, v.cycle) << "reported at the placement";
+    EXPECT_EQ(K, v.key);
+    EXPECT_EQ(A, v.addr);
+    EXPECT_NE(std::string::npos, std::string(v.reason).find("I4")) << v.reason;
+    EXPECT_NE(std::string::npos, std::string(v.reason).find("whole-range")) << v.reason;
+}
+
+TEST_F(ProtCheckWrite, KeyInvalidatedBeforeTheFirstPacketMeansNothingPlaced)
+{
+    protcheck_key_invalid(pc, 50, K, "LOCAL_INV");
+    WritePkt(100, PSN, true, true);
+    Nak(130, PSN);
+    EXPECT_EQ(0u, protcheck_count(pc)) << All();
+}
+
+TEST_F(ProtCheckWrite, MidMessageInvalidationKeepsTheEarlierChunks)
+{
+    protcheck_key_valid(pc, 1, K);
+    WritePkt(100, PSN, true, false);
+    Place(110);
+    protcheck_key_invalid(pc, 200, K, "LOCAL_INV");
+    WritePkt(210, PSN, false, true, BUF + 1);
+    Nak(230, PSN);
+    EXPECT_EQ(0u, protcheck_count(pc)) << All();
+}
+
+TEST_F(ProtCheckWrite, PlacementAfterTheNakIsCaught)
+{
+    protcheck_key_valid(pc, 1, K);
+    WritePkt(100, PSN, true, false);
+    Place(110);
+    protcheck_key_invalid(pc, 200, K, "LOCAL_INV");
+    WritePkt(210, PSN, false, true, BUF + 1);
+    Nak(230, PSN);
+    // A chunk of the failed message placed after the NAK; the key check is
+    // I1's business (it was invalid too): use another key to isolate I4.
+    Transfer(240, 280, Dma(HCA_DMA_OP_BUF_TO_HOST, 0x00000001, A + 256, 256, BUF + 1));
+    ASSERT_EQ(1u, protcheck_count(pc)) << All();
+    EXPECT_EQ(240u, Get(0).cycle);
+    EXPECT_NE(std::string::npos, std::string(Get(0).reason).find("later")) << Get(0).reason;
+}
+
+TEST_F(ProtCheckWrite, OtherNaksAndReusedBuffersAreNotTheFailedWrite)
+{
+    WritePkt(100, PSN, true, true);
+    Nak(130, PSN + 1);                                   // another message (e.g. a READ_REQ)
+    Nak(131, PSN, HCA_WC_STATUS_REM_OP_ERR);             // another syndrome
+    Place(140);                                          // so this placement is legal
+    EXPECT_EQ(0u, protcheck_count(pc)) << All();
+    WritePkt(200, PSN + 2, true, true);
+    Nak(230, PSN + 2);
+    // The buffer is refilled by a sender (HOST_TO_BUF) and its SEND payload placed.
+    Transfer(240, 500, Dma(HCA_DMA_OP_HOST_TO_BUF, 0x00000205, A + 8192, 256, BUF));
+    Rx(600, Pkt(HCA_PKT_OP_SEND, RESP, REQ, PSN + 3, BUF, 256, true, true));
+    Transfer(610, 650, Dma(HCA_DMA_OP_BUF_TO_HOST, 0x00000205, A + 8192, 256, BUF));
+    EXPECT_EQ(0u, protcheck_count(pc)) << All();
+}
+
+TEST_F(ProtCheck, HarnessReportsAreKeptFormattedAndCapped)
+{
+    protcheck_report(pc, 42, 0, 0x1000, "engine bug: READ_DATA len %u > 128", 200u);
+    ASSERT_EQ(1u, protcheck_count(pc));
+    EXPECT_EQ("cycle 42 key 0x00000000 addr 0x1000: engine bug: READ_DATA len 200 > 128\n", All());
+    for (unsigned i = 1; i < PROTCHECK_KEEP + 44; i++)
+        protcheck_report(pc, 42 + i, i, 0, "r%u", i);
+    EXPECT_EQ(PROTCHECK_KEEP + 44u, protcheck_count(pc));
+    protcheck_violation_t v;
+    EXPECT_EQ(0, protcheck_get(pc, PROTCHECK_KEEP - 1, &v));
+    EXPECT_EQ(-ENOENT, protcheck_get(pc, PROTCHECK_KEEP, &v));
+    std::string all(1 << 16, '\0');
+    protcheck_format(pc, &all[0], all.size());
+    EXPECT_NE(std::string::npos, all.find("... and 44 more")) << all.substr(all.size() - 200);
+    char tiny[16];
+    EXPECT_EQ(PROTCHECK_KEEP + 44u, protcheck_format(pc, tiny, sizeof tiny));
+    EXPECT_EQ(15u, strlen(tiny)) << "cut, NUL-terminated";
+    protcheck_reset(pc);
+    EXPECT_EQ(0u, protcheck_count(pc));
+    EXPECT_EQ("", All());
+}
+
+} // namespace
