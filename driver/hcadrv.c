@@ -1,4 +1,14 @@
-/* hcadrv.c — host reference driver: mailbox commands and memory registration. */
+/* hcadrv.c — host reference driver: mailbox commands, memory registration,
+ * and the queue verbs (docs/engine.md).
+ *
+ * Queue state: the driver holds the authoritative copy of every CQ's and
+ * QP's indices in its own tables, indexed by CQ/QP number, so a caller may
+ * copy or move its hcadrv_cq_t / hcadrv_qp_t freely. The caller's structs are
+ * views: every call that takes one refreshes its indices (post_*, connect,
+ * query_qp, poll_cq for the CQ). poll_cq advances the driver's sq_done /
+ * rq_done of the QPs its CQEs name; a caller's hcadrv_qp_t shows them at its
+ * next call with that QP.
+ */
 #include "hcadrv.h"
 
 #include <errno.h>
@@ -10,6 +20,23 @@
 /* Bus addresses of u64 page addresses the page-list buffer holds. */
 #define PAGE_LIST_BYTES (HCA_MAX_REG_PAGES * 8u)
 
+/* A CQ as the driver tracks it (index = CQ number). */
+typedef struct drv_cq {
+    int used;
+    uint64_t base, bytes;
+    unsigned log_depth;
+    uint32_t ci;
+} drv_cq_t;
+
+/* A QP as the driver tracks it (index = QP number). */
+typedef struct drv_qp {
+    int used, connected;
+    uint64_t sq_base, rq_base, sq_bytes, rq_bytes;
+    unsigned sq_log, rq_log;
+    uint32_t sq_pi, rq_pi, sq_done, rq_done;
+    uint32_t send_cqn, recv_cqn;
+} drv_qp_t;
+
 struct hcadrv {
     hca_dev_t *dev;
     hostmem_t *mem;
@@ -17,6 +44,8 @@ struct hcadrv {
     uint64_t page_list;         /* PAGE_LIST_BYTES */
     unsigned last_status;
     uint64_t last_cycles;
+    drv_cq_t cqs[HCA_MAX_CQ];
+    drv_qp_t qps[HCA_MAX_QP];
 };
 
 static uint32_t hcr(uint32_t reg)
@@ -237,4 +266,381 @@ int hcadrv_query_mkey(hcadrv_t *drv, uint32_t index, hca_mpt_entry_t *entry)
         return -EINVAL;
     int rc = hcadrv_cmd(drv, HCA_CMD_OP_QUERY_MKEY, 0, drv->mbox_out, index, NULL);
     return rc ? rc : hostmem_read(drv->mem, drv->mbox_out, entry, sizeof *entry);
+}
+
+/* ---------------------------------------------------------------- queues */
+
+#define CQE_BYTES ((uint64_t)sizeof(hca_cqe_t))
+#define SQ_WQE_BYTES ((uint64_t)sizeof(hca_sq_wqe_t))
+#define RQ_WQE_BYTES ((uint64_t)sizeof(hca_rq_wqe_t))
+/* Indices in doorbells and cqe.wqe_counter are 16 bits wide. */
+#define INDEX_MASK 0xffffu
+
+/* log2 of the smallest power of two >= n (n <= 1: 0). */
+static unsigned log2_ceil(uint32_t n)
+{
+    unsigned l = 0;
+    while (l < 32 && (1ull << l) < n)
+        l++;
+    return l;
+}
+
+/* A ring of bytes (rounded up to whole pages), zeroed. */
+static int ring_alloc(hcadrv_t *drv, uint64_t bytes, uint64_t *addr, uint64_t *mapped)
+{
+    *mapped = (bytes + HOSTMEM_PAGE_SIZE - 1) & ~(uint64_t)(HOSTMEM_PAGE_SIZE - 1);
+    return hostmem_alloc(drv->mem, *mapped, HOSTMEM_PAGE_SIZE, addr);
+}
+
+static int doorbell(hcadrv_t *drv, uint32_t reg, uint32_t val)
+{
+    return hca_dev_mmio_write(drv->dev, HCA_HOST_DB_OFFSET + reg, val);
+}
+
+static drv_cq_t *cq_of(hcadrv_t *drv, uint32_t cqn)
+{
+    return cqn > 0 && cqn < HCA_MAX_CQ && drv->cqs[cqn].used ? &drv->cqs[cqn] : NULL;
+}
+
+static drv_qp_t *qp_of(hcadrv_t *drv, uint32_t qpn)
+{
+    return qpn > 0 && qpn < HCA_MAX_QP && drv->qps[qpn].used ? &drv->qps[qpn] : NULL;
+}
+
+/* Refresh a caller's view of a QP from the driver's copy. */
+static void qp_view(const drv_qp_t *s, hcadrv_qp_t *qp)
+{
+    qp->sq_pi = s->sq_pi;
+    qp->rq_pi = s->rq_pi;
+    qp->sq_done = s->sq_done;
+    qp->rq_done = s->rq_done;
+    qp->connected = s->connected;
+}
+
+int hcadrv_create_cq(hcadrv_t *drv, uint32_t depth, hcadrv_cq_t *cq)
+{
+    if (!drv || !cq)
+        return -EINVAL;
+    unsigned log = log2_ceil(depth);
+    if (log > HCA_QUEUE_LOG_MAX)
+        return -EINVAL;
+    uint64_t base = 0, mapped = 0;
+    int rc = ring_alloc(drv, CQE_BYTES << log, &base, &mapped);
+    if (rc)
+        return rc;
+    hca_create_cq_in_t in;
+    memset(&in, 0, sizeof in);
+    in.base = base;
+    in.log_depth = log;
+    uint32_t cqn = 0;
+    rc = hostmem_write(drv->mem, drv->mbox_in, &in, sizeof in);
+    if (!rc)
+        rc = hcadrv_cmd(drv, HCA_CMD_OP_CREATE_CQ, drv->mbox_in, 0, 0, &cqn);
+    if (!rc && (cqn == 0 || cqn >= HCA_MAX_CQ || drv->cqs[cqn].used))
+        rc = -EIO; /* the firmware handed out a number it should not have */
+    if (rc) {
+        hostmem_unmap(drv->mem, base, mapped);
+        return rc;
+    }
+    drv->cqs[cqn] = (drv_cq_t){.used = 1, .base = base, .bytes = mapped, .log_depth = log, .ci = 0};
+    *cq = (hcadrv_cq_t){.cqn = cqn, .base = base, .log_depth = log, .ci = 0};
+    return 0;
+}
+
+int hcadrv_destroy_cq(hcadrv_t *drv, hcadrv_cq_t *cq)
+{
+    if (!drv || !cq)
+        return -EINVAL;
+    drv_cq_t *c = cq_of(drv, cq->cqn);
+    if (!c)
+        return -EINVAL;
+    int rc = hcadrv_cmd(drv, HCA_CMD_OP_DESTROY_CQ, 0, 0, cq->cqn, NULL);
+    if (rc)
+        return rc;
+    hostmem_unmap(drv->mem, c->base, c->bytes);
+    memset(c, 0, sizeof *c);
+    return 0;
+}
+
+int hcadrv_create_qp(hcadrv_t *drv, const hcadrv_qp_attr_t *attr, hcadrv_qp_t *qp)
+{
+    if (!drv || !attr || !qp || !attr->send_cq || !attr->recv_cq || attr->rnr_retry > 7)
+        return -EINVAL;
+    unsigned sq_log = log2_ceil(attr->sq_depth), rq_log = log2_ceil(attr->rq_depth);
+    if (sq_log > HCA_QUEUE_LOG_MAX || rq_log > HCA_QUEUE_LOG_MAX)
+        return -EINVAL;
+    unsigned mtu_log2 = 0; /* the device's MTU_DEFAULT */
+    if (attr->mtu) {
+        mtu_log2 = log2_ceil(attr->mtu);
+        if ((1u << mtu_log2) != attr->mtu || attr->mtu < 256 || attr->mtu > 4096)
+            return -EINVAL;
+    }
+    uint64_t sq = 0, rq = 0, sq_bytes = 0, rq_bytes = 0;
+    int rc = ring_alloc(drv, SQ_WQE_BYTES << sq_log, &sq, &sq_bytes);
+    if (rc)
+        return rc;
+    rc = ring_alloc(drv, RQ_WQE_BYTES << rq_log, &rq, &rq_bytes);
+    if (rc) {
+        hostmem_unmap(drv->mem, sq, sq_bytes);
+        return rc;
+    }
+    hca_create_qp_in_t in;
+    memset(&in, 0, sizeof in);
+    in.pd = attr->pd;
+    hca_create_qp_in_set_send_cqn(&in, attr->send_cq->cqn);
+    hca_create_qp_in_set_recv_cqn(&in, attr->recv_cq->cqn);
+    in.sq_base = sq;
+    in.rq_base = rq;
+    hca_create_qp_in_set_sq_log(&in, sq_log);
+    hca_create_qp_in_set_rq_log(&in, rq_log);
+    hca_create_qp_in_set_mtu_log2(&in, mtu_log2);
+    hca_create_qp_in_set_rnr_retry(&in, attr->rnr_retry);
+    in.rnr_timer = attr->rnr_timer;
+    uint32_t qpn = 0;
+    rc = hostmem_write(drv->mem, drv->mbox_in, &in, sizeof in);
+    if (!rc)
+        rc = hcadrv_cmd(drv, HCA_CMD_OP_CREATE_QP, drv->mbox_in, 0, 0, &qpn);
+    if (!rc && (qpn == 0 || qpn >= HCA_MAX_QP || drv->qps[qpn].used))
+        rc = -EIO;
+    if (rc) {
+        hostmem_unmap(drv->mem, sq, sq_bytes);
+        hostmem_unmap(drv->mem, rq, rq_bytes);
+        return rc;
+    }
+    drv_qp_t *s = &drv->qps[qpn];
+    *s = (drv_qp_t){.used = 1, .sq_base = sq, .rq_base = rq, .sq_bytes = sq_bytes, .rq_bytes = rq_bytes,
+                    .sq_log = sq_log, .rq_log = rq_log, .send_cqn = attr->send_cq->cqn,
+                    .recv_cqn = attr->recv_cq->cqn};
+    *qp = (hcadrv_qp_t){.qpn = qpn, .pd = attr->pd, .sq_base = sq, .rq_base = rq, .sq_log = sq_log,
+                        .rq_log = rq_log, .send_cqn = s->send_cqn, .recv_cqn = s->recv_cqn};
+    return 0;
+}
+
+int hcadrv_connect(hcadrv_t *drv, hcadrv_qp_t *a, hcadrv_qp_t *b)
+{
+    if (!drv || !a || !b)
+        return -EINVAL;
+    drv_qp_t *sa = qp_of(drv, a->qpn), *sb = qp_of(drv, b->qpn);
+    if (!sa || !sb)
+        return -EINVAL;
+    int rc = hcadrv_cmd(drv, HCA_CMD_OP_CONNECT_QP, 0, 0, a->qpn | b->qpn << 16, NULL);
+    if (rc)
+        return rc;
+    /* RTS gives both fresh indices on the device: so here. */
+    drv_qp_t *both[2] = {sa, sb};
+    for (int i = 0; i < 2; i++) {
+        both[i]->sq_pi = both[i]->rq_pi = both[i]->sq_done = both[i]->rq_done = 0;
+        both[i]->connected = 1;
+    }
+    qp_view(sa, a);
+    qp_view(sb, b);
+    return 0;
+}
+
+int hcadrv_destroy_qp(hcadrv_t *drv, hcadrv_qp_t *qp)
+{
+    if (!drv || !qp)
+        return -EINVAL;
+    drv_qp_t *s = qp_of(drv, qp->qpn);
+    if (!s)
+        return -EINVAL;
+    int rc = hcadrv_cmd(drv, HCA_CMD_OP_DESTROY_QP, 0, 0, qp->qpn, NULL);
+    if (rc)
+        return rc;
+    hostmem_unmap(drv->mem, s->sq_base, s->sq_bytes);
+    hostmem_unmap(drv->mem, s->rq_base, s->rq_bytes);
+    memset(s, 0, sizeof *s);
+    qp->connected = 0;
+    return 0;
+}
+
+int hcadrv_query_qp(hcadrv_t *drv, const hcadrv_qp_t *qp, unsigned *state)
+{
+    if (!drv || !qp || !state)
+        return -EINVAL;
+    if (!qp_of(drv, qp->qpn))
+        return -EINVAL;
+    hca_qp_ctx_t c;
+    int rc = hcadrv_cmd(drv, HCA_CMD_OP_QUERY_QP, 0, drv->mbox_out, qp->qpn, NULL);
+    if (!rc)
+        rc = hostmem_read(drv->mem, drv->mbox_out, &c, sizeof c);
+    if (rc)
+        return rc;
+    *state = hca_qp_ctx_get_state(&c);
+    return 0;
+}
+
+/* The checks every post makes: a known, connected QP with room. */
+static int post_check(hcadrv_t *drv, hcadrv_qp_t *qp, int recv, drv_qp_t **out)
+{
+    drv_qp_t *s = qp_of(drv, qp->qpn);
+    if (!s)
+        return -EINVAL;
+    qp_view(s, qp);
+    if (!s->connected)
+        return -ENOTCONN;
+    uint32_t used = recv ? s->rq_pi - s->rq_done : s->sq_pi - s->sq_done;
+    if (used >= (1u << (recv ? s->rq_log : s->sq_log)))
+        return -ENOMEM;
+    *out = s;
+    return 0;
+}
+
+/* Write one SQ WQE at sq_pi, advance sq_pi and ring the SQ doorbell. */
+static int sq_push(hcadrv_t *drv, drv_qp_t *s, hcadrv_qp_t *qp, const void *wqe)
+{
+    uint64_t at = s->sq_base + (uint64_t)(s->sq_pi & ((1u << s->sq_log) - 1)) * SQ_WQE_BYTES;
+    int rc = hostmem_write(drv->mem, at, wqe, SQ_WQE_BYTES);
+    if (rc)
+        return rc;
+    uint32_t pi = s->sq_pi + 1;
+    rc = doorbell(drv, HCA_DB_SQ, HCA_DB_SQ_QPN_PUT(qp->qpn) | HCA_DB_SQ_PI_PUT(pi & INDEX_MASK));
+    if (rc)
+        return rc; /* a device without doorbells: nothing was posted */
+    s->sq_pi = pi;
+    qp_view(s, qp);
+    return 0;
+}
+
+int hcadrv_post_send(hcadrv_t *drv, hcadrv_qp_t *qp, const hcadrv_send_wr_t *wr)
+{
+    if (!drv || !qp || !wr || wr->opcode > HCA_WR_OPCODE_MAX || wr->num_sge > HCA_MAX_SEND_SGE ||
+        (wr->flags & ~(unsigned)(HCA_SEND_FLAGS_SIGNALED | HCA_SEND_FLAGS_FENCE)))
+        return -EINVAL;
+    drv_qp_t *s = NULL;
+    int rc = post_check(drv, qp, 0, &s);
+    if (rc)
+        return rc;
+    hca_sq_wqe_t w;
+    memset(&w, 0, sizeof w);
+    hca_sq_wqe_set_opcode(&w, wr->opcode);
+    hca_sq_wqe_set_flags(&w, wr->flags);
+    hca_sq_wqe_set_num_sge(&w, wr->num_sge);
+    w.wr_id = wr->wr_id;
+    switch (wr->opcode) {
+    case HCA_WR_OPCODE_RDMA_WRITE:
+    case HCA_WR_OPCODE_RDMA_READ:
+        w.remote_addr = wr->remote_addr;
+        w.rkey = wr->rkey;
+        break;
+    case HCA_WR_OPCODE_RDMA_READ_WITH_INV:
+        w.remote_addr = wr->remote_addr;
+        w.rkey = wr->rkey;
+        w.inv_key = wr->inv_key;
+        break;
+    case HCA_WR_OPCODE_SEND_WITH_INV:
+    case HCA_WR_OPCODE_LOCAL_INV:
+        w.inv_key = wr->inv_key;
+        break;
+    case HCA_WR_OPCODE_FAST_REG_MR:
+    case HCA_WR_OPCODE_REG_INDIR_MR:
+        w.fr_iova = wr->fr_iova;
+        w.fr_length = wr->fr_length;
+        w.fr_list = wr->fr_list;
+        w.fr_key = wr->fr_key;
+        hca_sq_wqe_set_fr_page_shift(&w, wr->fr_page_shift);
+        hca_sq_wqe_set_fr_access(&w, wr->fr_access);
+        hca_sq_wqe_set_fr_list_len(&w, wr->fr_list_len);
+        break;
+    default: /* SEND */
+        break;
+    }
+    for (unsigned i = 0; i < wr->num_sge; i++)
+        w.sge[i] = wr->sge[i];
+    return sq_push(drv, s, qp, &w);
+}
+
+int hcadrv_post_send_raw(hcadrv_t *drv, hcadrv_qp_t *qp, const void *wqe, size_t len)
+{
+    if (!drv || !qp || !wqe || len == 0 || len > SQ_WQE_BYTES)
+        return -EINVAL;
+    drv_qp_t *s = NULL;
+    int rc = post_check(drv, qp, 0, &s);
+    if (rc)
+        return rc;
+    uint8_t w[sizeof(hca_sq_wqe_t)];
+    memset(w, 0, sizeof w);
+    memcpy(w, wqe, len);
+    return sq_push(drv, s, qp, w);
+}
+
+int hcadrv_post_recv(hcadrv_t *drv, hcadrv_qp_t *qp, const hcadrv_recv_wr_t *wr)
+{
+    if (!drv || !qp || !wr || wr->num_sge > HCA_MAX_RECV_SGE)
+        return -EINVAL;
+    drv_qp_t *s = NULL;
+    int rc = post_check(drv, qp, 1, &s);
+    if (rc)
+        return rc;
+    hca_rq_wqe_t w;
+    memset(&w, 0, sizeof w);
+    w.wr_id = wr->wr_id;
+    hca_rq_wqe_set_num_sge(&w, wr->num_sge);
+    for (unsigned i = 0; i < wr->num_sge; i++)
+        w.sge[i] = wr->sge[i];
+    uint64_t at = s->rq_base + (uint64_t)(s->rq_pi & ((1u << s->rq_log) - 1)) * RQ_WQE_BYTES;
+    if ((rc = hostmem_write(drv->mem, at, &w, sizeof w)))
+        return rc;
+    uint32_t pi = s->rq_pi + 1;
+    if ((rc = doorbell(drv, HCA_DB_RQ, HCA_DB_RQ_QPN_PUT(qp->qpn) | HCA_DB_RQ_PI_PUT(pi & INDEX_MASK))))
+        return rc;
+    s->rq_pi = pi;
+    qp_view(s, qp);
+    return 0;
+}
+
+/* A CQE for WQE index counter (16 bits) completes every WQE up to it: the
+ * queue's done index moves to counter + 1 (never past what was posted). */
+static void advance_done(uint32_t *done, uint32_t pi, uint32_t counter)
+{
+    uint32_t step = (counter + 1 - *done) & INDEX_MASK;
+    if (step <= pi - *done)
+        *done += step;
+}
+
+int hcadrv_poll_cq(hcadrv_t *drv, hcadrv_cq_t *cq, hcadrv_wc_t *wc, int max)
+{
+    if (!drv || !cq || (!wc && max > 0) || max < 0)
+        return -EINVAL;
+    drv_cq_t *c = cq_of(drv, cq->cqn);
+    if (!c)
+        return -EINVAL;
+    const uint32_t mask = (1u << c->log_depth) - 1;
+    int n = 0;
+    while (n < max) {
+        hca_cqe_t e;
+        int rc = hostmem_read(drv->mem, c->base + (uint64_t)(c->ci & mask) * CQE_BYTES, &e, sizeof e);
+        if (rc)
+            return rc;
+        /* docs/engine.md, CQ writer: new when owner == ((ci >> log_depth) & 1) ^ 1 */
+        if (hca_cqe_get_owner(&e) != (((c->ci >> c->log_depth) & 1u) ^ 1u))
+            break;
+        hcadrv_wc_t *w = &wc[n++];
+        w->wr_id = e.wr_id;
+        w->status = hca_cqe_get_status(&e);
+        w->opcode = hca_cqe_get_opcode(&e);
+        w->wc_flags = hca_cqe_get_wc_flags(&e);
+        w->byte_len = e.byte_len;
+        w->qpn = e.qpn;
+        w->invalidate_rkey = e.invalidate_rkey;
+        w->wqe_counter = e.wqe_counter;
+        c->ci++;
+        drv_qp_t *q = qp_of(drv, e.qpn);
+        if (q) {
+            /* Which queue: the CQ decides when the QP's two CQs differ, the opcode when they are one. */
+            int recv = q->send_cqn != q->recv_cqn ? cq->cqn == q->recv_cqn
+                                                  : (w->opcode & HCA_WC_OPCODE_RECV) != 0;
+            if (recv)
+                advance_done(&q->rq_done, q->rq_pi, e.wqe_counter);
+            else
+                advance_done(&q->sq_done, q->sq_pi, e.wqe_counter);
+        }
+    }
+    cq->ci = c->ci;
+    if (n) {
+        int rc = doorbell(drv, HCA_DB_CQ, HCA_DB_CQ_CQN_PUT(cq->cqn) | HCA_DB_CQ_CI_PUT(c->ci & INDEX_MASK));
+        if (rc)
+            return rc;
+    }
+    return n;
 }

@@ -60,6 +60,24 @@ void cmd_dispatch(void)
     case HCA_CMD_OP_QUERY_MKEY:
         st = mkey_query(in_mod, out);
         break;
+    case HCA_CMD_OP_CREATE_CQ:
+        st = cq_create(in, &imm);
+        break;
+    case HCA_CMD_OP_DESTROY_CQ:
+        st = cq_destroy(in_mod);
+        break;
+    case HCA_CMD_OP_CREATE_QP:
+        st = qp_create(in, &imm);
+        break;
+    case HCA_CMD_OP_CONNECT_QP:
+        st = qp_connect(in_mod);
+        break;
+    case HCA_CMD_OP_DESTROY_QP:
+        st = qp_destroy(in_mod);
+        break;
+    case HCA_CMD_OP_QUERY_QP:
+        st = qp_query(in_mod, out);
+        break;
     default:
         st = HCA_CMD_STATUS_BAD_OP;
         break;

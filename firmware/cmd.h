@@ -17,7 +17,7 @@ unsigned pd_alloc(uint32_t *pd);
 unsigned pd_dealloc(uint32_t pd);
 /** 1 when pd is allocated. */
 int pd_valid(uint32_t pd);
-/** Count MRs using a PD: a PD with MRs cannot be deallocated. */
+/** Count MRs and QPs using a PD: a PD in use cannot be deallocated. */
 void pd_get(uint32_t pd);
 void pd_put(uint32_t pd);
 
@@ -26,5 +26,20 @@ void mkey_init(void);
 unsigned mkey_create(uint64_t in_addr, uint32_t *key);
 unsigned mkey_destroy(uint32_t key);
 unsigned mkey_query(uint32_t index, uint64_t out_addr);
+
+/* Completion queues and queue pairs (qp.c). A device without a WQE engine
+ * answers every one BAD_OP. */
+/** CREATE_CQ: in mailbox create_cq_in; *cqn <- the new CQ number. */
+unsigned cq_create(uint64_t in_addr, uint32_t *cqn);
+/** DESTROY_CQ: BUSY while a QP uses it. */
+unsigned cq_destroy(uint32_t cqn);
+/** CREATE_QP: in mailbox create_qp_in; *qpn <- the new QP number (RESET). */
+unsigned qp_create(uint64_t in_addr, uint32_t *qpn);
+/** CONNECT_QP: in_mod = qpn | remote qpn << 16; both to RTS, each the other's peer. */
+unsigned qp_connect(uint32_t in_mod);
+/** DESTROY_QP: context back to RESET, everything cleared; PD and CQs released. */
+unsigned qp_destroy(uint32_t qpn);
+/** QUERY_QP: the engine's live qp_ctx to the out mailbox. */
+unsigned qp_query(uint32_t qpn, uint64_t out_addr);
 
 #endif /* FW_CMD_H */

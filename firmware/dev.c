@@ -3,6 +3,7 @@
 
 #define FWP(off) (HCA_FWP_BASE + (off))
 #define FDMA(off) (HCA_FDMA_BASE + (off))
+#define CTXP(off) (HCA_FW_CTX_BASE + (off))
 
 unsigned fwp_run(unsigned op, uint32_t index)
 {
@@ -46,6 +47,31 @@ unsigned fwp_mpt_log2(void)
 unsigned fwp_mtt_log2(void)
 {
     return HCA_FWP_SIZES_MTT_LOG2_GET(reg_read(FWP(HCA_FWP_SIZES)));
+}
+
+void ctx_stage(const void *data, unsigned words)
+{
+    const uint32_t *w = data;
+    for (unsigned i = 0; i < words; i++)
+        reg_write(CTXP(HCA_CTX_DATA + 4 * i), w[i]);
+}
+
+void ctx_fetch(void *data, unsigned words)
+{
+    uint32_t *w = data;
+    for (unsigned i = 0; i < words; i++)
+        w[i] = reg_read(CTXP(HCA_CTX_DATA + 4 * i));
+}
+
+unsigned ctx_run(unsigned op, uint32_t index)
+{
+    reg_write(CTXP(HCA_CTX_CMD), HCA_CTX_CMD_OP_PUT(op) | HCA_CTX_CMD_INDEX_PUT(index));
+    for (uint32_t n = 0; n < CTX_POLL_LIMIT; n++) {
+        uint32_t st = reg_read(CTXP(HCA_CTX_STATUS));
+        if (!HCA_CTX_STATUS_BUSY_GET(st))
+            return HCA_CTX_STATUS_RESULT_GET(st);
+    }
+    return HCA_FWP_RESULT_BUSY;
 }
 
 int fdma_copy(uint64_t host, void *local, uint32_t len, int write)

@@ -31,6 +31,18 @@ unsigned fwp_write_page(uint32_t index, uint64_t addr);
 unsigned fwp_mpt_log2(void);
 unsigned fwp_mtt_log2(void);
 
+/* ---- the WQE engine's context port (regs ctx) ---- */
+
+/** Stage words 32-bit words of a context (qp_ctx, cq_ctx) in ctx DATA. */
+void ctx_stage(const void *data, unsigned words);
+/** Read words staging words back after READ_QPC / READ_CQC. */
+void ctx_fetch(void *data, unsigned words);
+/** Run one ctx command (enum ctx_op) and wait for it; returns its fwp_result
+ *  (BAD_OP from a device engine without a WQE engine), or BUSY when the port
+ *  never answered within CTX_POLL_LIMIT status reads. */
+unsigned ctx_run(unsigned op, uint32_t index);
+#define CTX_POLL_LIMIT 100000u
+
 /* ---- firmware DMA (regs fdma) ---- */
 
 /** Copy len bytes (1..FDMA_MAX_LEN) host[addr] -> local (write = 0) or local -> host (write = 1).
