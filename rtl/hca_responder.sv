@@ -1,0 +1,937 @@
+`default_nettype none
+`include "hca_abi.svh"
+
+// hca_responder — the responder of the WQE engine (docs/engine.md,
+// "Responder" 1-5): serves incoming SEND, SEND_INV, WRITE and READ_REQ
+// packets, answers with ACK, NAK, RNR_NAK and READ_RESP, writes receive
+// completions and flushes the receive queues of QPs in ERROR.
+//
+// One packet at a time, start to finish (its DMAs answered, its buffer freed,
+// its response handed over) before the next one is taken. Between two packets
+// the responder spends one step on the RQ flush scan, so neither starves the
+// other.
+//
+// Packet flow (states in brackets):
+//   [IDLE] take the packet, point the context read port at dst_qpn
+//   [PKT_CTX0, PKT_CTX1] wait for, then sample, the context (one cycle of
+//     read latency plus one so that an rq_ci_inc of the previous step shows)
+//   SEND / SEND_INV
+//     first packet, rq_ci == rq_pi: RNR_NAK, drop.
+//     [FETCH_REQ, FETCH_RSP] read the RQ WQE at rq_ci (64 bytes, key 0);
+//       a middle packet reuses the WQE kept from its first packet when no
+//       other QP's SEND replaced it.
+//     [SEND_PLAN] validate the WQE and the packet's extent, map the packet's
+//       [offset, offset + len) onto the SGEs (one piece per SGE it touches).
+//     [GO, PLACE] hca_resp_place: key check (lkey, LOCAL_WRITE, local, pd)
+//       of every piece, then BUF_TO_HOST per segment, answers awaited.
+//     [RESULT] last packet: recv CQE SUCCESS, rq_ci_inc, ACK; any packet:
+//       free the buffer.
+//   WRITE
+//     first packet: [GO, PLACE] check-only of [raddr, raddr + msg_len)
+//       (rkey, REMOTE_WRITE, remote, pd); a failure NAKs REM_ACCESS_ERR.
+//     every packet: [GO, PLACE] check and place its own [raddr, len);
+//       [RESULT] free the buffer, last packet: ACK.
+//   READ_REQ
+//     per MTU chunk: [RD_ALLOC] a packet buffer; [GO, PLACE] check
+//       [raddr + off, chunk) (rkey, REMOTE_READ, remote), HOST_TO_BUF per
+//       segment; [RESULT] READ_RESP.
+//   every ending goes through [FINISH]: the response packet, the CQE and the
+//   buffer free are handed over in parallel; rq_ci_inc and qp_err pulse once;
+//   after a qp_err the responder waits until the QP reads back as not RTS,
+//   so the QP's next packet cannot slip through as if it were still RTS.
+// Flush scan: [SCAN_CTX0, SCAN_CTX1] read QP scan_p's context; a QP in ERROR
+//   with rq_ci != rq_pi: [FL_REQ, FL_RSP] fetch the WQE at rq_ci for its
+//   wr_id and complete it WR_FLUSH_ERR with rq_ci_inc, one WQE per step
+//   (rq_pi is re-read every step, so WQEs posted later are flushed too).
+//
+// Choices made where the contract leaves room (also in the report to the
+// core, requester and harness engineers):
+//   - A malformed RQ WQE (num_sge > MAX_RECV_SGE, ctrl.rq_rsvd or rsvd not 0)
+//     completes recv CQE LOC_QP_OP_ERR and NAKs REM_OP_ERR; QP -> ERROR.
+//   - A bus error on the RQ WQE fetch completes recv CQE LOC_ACCESS_ERR with
+//     wr_id 0 (unknown), consumes the WQE (rq_ci_inc), NAKs REM_OP_ERR;
+//     QP -> ERROR. In the flush, it completes WR_FLUSH_ERR with wr_id 0.
+//   - A bus error while placing a SEND: recv CQE LOC_ACCESS_ERR, NAK
+//     REM_OP_ERR; while placing a WRITE or gathering a READ chunk: NAK
+//     REM_OP_ERR (no completion); QP -> ERROR in every case.
+//   - A packet of len 0 carries no packet buffer, in both directions: a
+//     zero-length READ answers one READ_RESP with pbuf 0 and len 0 and
+//     allocates nothing, and a received SEND/WRITE packet of len 0 is not
+//     freed. READ_REQ, ACK, NAK and RNR_NAK never carry one.
+//   - A SEND or WRITE packet longer than PKT_BUF_SIZE is malformed: SEND
+//     completes LOC_LEN_ERR and NAKs REM_INV_REQ_ERR, WRITE NAKs
+//     REM_INV_REQ_ERR; QP -> ERROR.
+//   - A SEND message longer than its WQE's SGEs is caught on the first
+//     packet from msg_len (nothing placed) and on any packet whose
+//     offset + len passes the end. byte_len of the recv CQE is the last
+//     packet's offset + len (= msg_len).
+//   - A middle or last SEND packet whose message was not accepted (its first
+//     packet got RNR_NAK) is dropped without a response.
+//   - MTU: mtu_log2 0 or above 12 -> 4096, below 8 -> 256.
+//   - Flush CQEs: opcode RECV, byte_len 0.
+module hca_responder #(
+  parameter int MAX_QP = `HCA_MAX_QP
+) (
+  input  wire logic                        clk_i,
+  input  wire logic                        rst_ni,
+  // link in / out (ACK, NAK, RNR_NAK, READ_RESP)
+  input  wire logic                        rx_valid_i,
+  output logic                             rx_ready_o,
+  input  wire logic [`HCA_PKT_W-1:0]       rx_i,
+  output logic                             tx_valid_o,
+  input  wire logic                        tx_ready_i,
+  output logic [`HCA_PKT_W-1:0]            tx_o,
+  // QP context read: qpc_i/qp_state_i/rq_pi_i/rq_ci_i describe QP qpc_idx_o one cycle after it is driven
+  output logic [5:0]                       qpc_idx_o,
+  input  wire logic [`HCA_QP_CTX_W-1:0]    qpc_i,
+  input  wire logic [1:0]                  qp_state_i,
+  input  wire logic [15:0]                 rq_pi_i,
+  input  wire logic [15:0]                 rq_ci_i,
+  output logic                             rq_ci_inc_o,
+  output logic                             qp_err_valid_o,
+  output logic [5:0]                       qp_err_qpn_o,
+  // translation unit client (in-order answers)
+  output logic                             xq_valid_o,
+  input  wire logic                        xq_ready_i,
+  output logic [7:0]                       xq_tag_o,
+  output logic [3:0]                       xq_rights_o,
+  output logic                             xq_remote_o,
+  output logic [31:0]                      xq_key_o,
+  output logic [23:0]                      xq_pd_o,
+  output logic [31:0]                      xq_len_o,
+  output logic [63:0]                      xq_va_o,
+  input  wire logic                        xs_valid_i,
+  output logic                             xs_ready_o,
+  input  wire logic [7:0]                  xs_tag_i,
+  input  wire logic [3:0]                  xs_status_i,
+  input  wire logic                        xs_last_i,
+  input  wire logic [31:0]                 xs_len_i,
+  input  wire logic [63:0]                 xs_pa_i,
+  // DMA client: tags 8'b01xx_xxxx
+  output logic                             dma_req_valid_o,
+  input  wire logic                        dma_req_ready_i,
+  output logic [`HCA_DMA_REQ_W-1:0]        dma_req_o,
+  input  wire logic                        dma_rsp_valid_i,
+  output logic                             dma_rsp_ready_o,
+  input  wire logic [`HCA_DMA_RSP_W-1:0]   dma_rsp_i,
+  // packet buffers
+  input  wire logic                        pb_alloc_valid_i,
+  output logic                             pb_alloc_ready_o,
+  input  wire logic [7:0]                  pb_alloc_id_i,
+  output logic                             pb_free_valid_o,
+  input  wire logic                        pb_free_ready_i,
+  output logic [7:0]                       pb_free_id_o,
+  // completions (recv CQEs, flushes): cqe without owner, to CQ cqn
+  output logic                             cpl_valid_o,
+  input  wire logic                        cpl_ready_i,
+  output logic [`HCA_CQE_W-1:0]            cpl_o,
+  output logic [15:0]                      cpl_cqn_o
+);
+
+  localparam int          PIECES    = `HCA_MAX_RECV_SGE;
+  localparam int          BUF_SIZE  = `HCA_PKT_BUF_SIZE;
+  localparam logic [5:0]  FETCH_TAG = 6'h3f;    // local DMA tag of a WQE fetch; placement uses 0..7
+  localparam logic [31:0] WQE_BYTES = 32'd64;
+
+  generate if (MAX_QP < 2 || MAX_QP > 64) begin : g_bad_max_qp
+`ifdef __ICARUS__
+    initial $fatal(1, "hca_responder: MAX_QP=%0d must be in [2, 64] (qpc_idx_o is 6 bits)", MAX_QP);
+`else
+    $error("hca_responder: MAX_QP must be in [2, 64] (qpc_idx_o is 6 bits)");
+`endif
+  end endgenerate
+
+  typedef enum logic [3:0] {
+    S_IDLE,       // take a packet, or one flush-scan step
+    S_PKT_CTX0,   // context read of dst_qpn in flight
+    S_PKT_CTX1,   // context sampled: dispatch on the opcode
+    S_FETCH_REQ,  // RQ WQE READ_DATA
+    S_FETCH_RSP,
+    S_SEND_PLAN,  // WQE and length checks, SGE pieces
+    S_GO,         // start the placement engine
+    S_PLACE,      // placement engine busy
+    S_RESULT,     // act on its outcome (the tx register is free here)
+    S_RD_ALLOC,   // READ: buffer for the next chunk
+    S_SCAN_CTX0,  // flush scan: context read of scan_p in flight
+    S_SCAN_CTX1,
+    S_FL_REQ,     // flush: RQ WQE READ_DATA for its wr_id
+    S_FL_RSP,
+    S_FINISH      // hand over response, CQE, free; pulse rq_ci_inc, qp_err
+  } state_e;
+
+  state_e state_q, state_d;
+
+  // ---------------------------------------------------------------- the packet (data)
+  logic [`HCA_PKT_OP_W-1:0] p_op_q;
+  logic                     p_first_q, p_last_q;
+  logic [7:0]               p_pbuf_q;
+  logic [15:0]              p_dqpn_q, p_sqpn_q;
+  logic [31:0]              p_psn_q, p_rkey_q, p_len_q, p_msglen_q, p_off_q;
+  logic [63:0]              p_raddr_q;
+
+  logic rx_fire;
+  always_ff @(posedge clk_i) begin
+    if (rx_fire) begin
+      p_op_q     <= `HCA_PKT_OP(rx_i);
+      p_first_q  <= `HCA_PKT_FIRST(rx_i);
+      p_last_q   <= `HCA_PKT_LAST(rx_i);
+      p_pbuf_q   <= `HCA_PKT_PBUF(rx_i);
+      p_dqpn_q   <= `HCA_PKT_DST_QPN(rx_i);
+      p_sqpn_q   <= `HCA_PKT_SRC_QPN(rx_i);
+      p_psn_q    <= `HCA_PKT_PSN(rx_i);
+      p_rkey_q   <= `HCA_PKT_RKEY(rx_i);
+      p_raddr_q  <= `HCA_PKT_RADDR(rx_i);
+      p_len_q    <= `HCA_PKT_LEN(rx_i);
+      p_msglen_q <= `HCA_PKT_MSG_LEN(rx_i);
+      p_off_q    <= `HCA_PKT_OFFSET(rx_i);
+    end
+  end
+
+  // The syndrome, inv_key (SEND_INV is not served yet) and reserved bits of
+  // an incoming packet play no part.
+  logic unused_rx;
+  assign unused_rx = ^{rx_i[`HCA_PKT_HDR_LSB +: `HCA_PKT_HDR_W] & ~32'h00ff_003f,
+                       `HCA_PKT_INV_KEY(rx_i), `HCA_PKT_RSVD(rx_i)};
+
+  logic pkt_has_buf;   // the packet holds a payload buffer this side must free
+  assign pkt_has_buf = p_len_q != 32'd0 &&
+                       (p_op_q == `HCA_PKT_OP_SEND || p_op_q == `HCA_PKT_OP_SEND_INV ||
+                        p_op_q == `HCA_PKT_OP_WRITE || p_op_q == `HCA_PKT_OP_READ_RESP);
+  logic p_send;
+  assign p_send = p_op_q == `HCA_PKT_OP_SEND || p_op_q == `HCA_PKT_OP_SEND_INV;
+
+  // ---------------------------------------------------------------- context (data)
+  logic                     ctx_latch;
+  logic [`HCA_PD_BITS-1:0]  c_pd_q;
+  logic [63:0]              c_rqbase_q;
+  logic [3:0]               c_rqlog_q;
+  logic [12:0]              c_mtu_q;
+  logic [15:0]              c_cqn_q;
+  logic [15:0]              c_rqci_q;
+
+  logic [3:0]  ctx_mtu_log2;
+  logic [12:0] ctx_mtu;
+  assign ctx_mtu_log2 = `HCA_QP_CTX_MTU_LOG2(qpc_i);
+  always_comb begin
+    if (ctx_mtu_log2 == 4'd0 || ctx_mtu_log2 > 4'd12) ctx_mtu = 13'd4096;
+    else if (ctx_mtu_log2 < 4'd8)                     ctx_mtu = 13'd256;
+    else                                              ctx_mtu = 13'd1 << ctx_mtu_log2;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (ctx_latch) begin
+      c_pd_q     <= qpc_i[`HCA_QP_CTX_PD_LSB +: `HCA_PD_BITS];
+      c_rqbase_q <= `HCA_QP_CTX_RQ_BASE(qpc_i);
+      c_rqlog_q  <= `HCA_QP_CTX_RQ_LOG(qpc_i);
+      c_mtu_q    <= ctx_mtu;
+      c_cqn_q    <= `HCA_QP_CTX_RECV_CQN(qpc_i);
+      c_rqci_q   <= rq_ci_i;
+    end
+  end
+
+  // The state word's state (qp_state_i is the live one), the send-side
+  // fields and the reserved words are not the responder's.
+  logic unused_qpc;
+  assign unused_qpc = ^{`HCA_QP_CTX_STATE_WORD(qpc_i) & ~32'h0f00_0f00,
+                        qpc_i[`HCA_QP_CTX_PD_LSB + `HCA_PD_BITS +: 32 - `HCA_PD_BITS],
+                        `HCA_QP_CTX_SQ_BASE(qpc_i), `HCA_QP_CTX_SEND_CQN(qpc_i),
+                        `HCA_QP_CTX_REMOTE_QPN(qpc_i), `HCA_QP_CTX_RNR_TIMER(qpc_i),
+                        `HCA_QP_CTX_RSVD0(qpc_i), `HCA_QP_CTX_RSVD1(qpc_i),
+                        `HCA_QP_CTX_RSVD2(qpc_i), `HCA_QP_CTX_RSVD3(qpc_i)};
+
+  // ---------------------------------------------------------------- control registers
+  logic [5:0]              qpn_q, qpn_d;             // the QP served: qpc_idx_o
+  logic [63:0]             busy_q, busy_d;           // per QP: a SEND message accepted, not ended
+  logic                    wqe_valid_q, wqe_valid_d; // wqe_q holds QP wqe_qpn_q's WQE at rq_ci
+  logic [5:0]              wqe_qpn_q, wqe_qpn_d;
+  logic [5:0]              scan_p_q, scan_p_d;       // next QP the flush scan reads
+  logic                    scan_pref_q, scan_pref_d; // a scan step is due before the next packet
+  logic                    whole_q, whole_d;         // PLACE runs a WRITE's whole-range check
+  logic [31:0]             rd_off_q, rd_off_d;       // READ: offset of the current chunk
+  logic [7:0]              rd_buf_q, rd_buf_d;       // READ: its buffer
+  logic                    res_key_q, res_key_d;     // outcome of the placement engine
+  logic                    res_bus_q, res_bus_d;
+  logic                    tx_pend_q, tx_pend_d;
+  logic                    cpl_pend_q, cpl_pend_d;
+  logic                    free_pend_q, free_pend_d;
+  logic                    inc_pend_q, inc_pend_d;   // one-cycle pulses
+  logic                    err_pend_q, err_pend_d;
+  logic                    err_wait_q, err_wait_d;   // until the QP reads back not RTS
+  // Output data registers (data: never reset).
+  logic [`HCA_PKT_W-1:0]   tx_q, tx_d;
+  logic [`HCA_CQE_W-1:0]   cqe_q, cqe_d;
+  logic [15:0]             cqn_q, cqn_d;
+  logic [7:0]              free_id_q, free_id_d;
+
+  // Between two packets, one flush-scan step (scan_pref_q).
+  assign rx_ready_o = state_q == S_IDLE && !scan_pref_q;
+  assign rx_fire    = rx_valid_i && rx_ready_o;
+
+  // ---------------------------------------------------------------- RQ WQE
+  logic [`HCA_RQ_WQE_W-1:0] wqe_q;
+  logic                     wqe_load;
+  logic                     fetch_rsp, fetch_err;
+  logic [`HCA_RQ_WQE_W-1:0] fetch_wqe;
+
+  always_ff @(posedge clk_i) begin
+    if (wqe_load) wqe_q <= fetch_wqe;
+  end
+
+  logic [3:0] num_sge;
+  logic       wqe_bad;
+  assign num_sge = `HCA_RQ_WQE_NUM_SGE(wqe_q);
+  assign wqe_bad = num_sge > 4'(PIECES) || `HCA_RQ_WQE_RQ_RSVD(wqe_q) != '0 ||
+                   `HCA_RQ_WQE_RSVD(wqe_q) != '0;
+
+  // The packet [offset, offset + len) of the message against the SGEs laid
+  // end to end: one piece per SGE it touches. 34 bits: three 32-bit lengths.
+  logic [33:0]          pkt_lo, pkt_hi, sg_total;
+  logic [PIECES*64-1:0] sp_va;
+  logic [PIECES*32-1:0] sp_len, sp_key;
+  // (Field selects as variable offsets into wqe_q: Icarus does not take
+  // constant part-selects inside always_comb.)
+  localparam int SGE0 = `HCA_RQ_WQE_SGE_LSB;
+  localparam int SGEW = `HCA_RQ_WQE_SGE_W;
+  always_comb begin
+    logic [33:0] sg_len, sg_end, lo, hi, skip;
+    pkt_lo   = {2'b0, p_off_q};
+    pkt_hi   = pkt_lo + {2'b0, p_len_q};
+    sg_total = '0;
+    sp_va    = '0;
+    sp_len   = '0;
+    sp_key   = '0;
+    for (int i = 0; i < PIECES; i++) begin
+      sg_len = 4'(i) < num_sge ? {2'b0, wqe_q[SGE0 + i*SGEW + `HCA_SGE_LENGTH_LSB +: `HCA_SGE_LENGTH_W]} : 34'd0;
+      sg_end = sg_total + sg_len;
+      lo     = pkt_lo > sg_total ? pkt_lo : sg_total;
+      hi     = pkt_hi < sg_end ? pkt_hi : sg_end;
+      skip   = lo - sg_total;                    // bytes of this SGE before the piece
+      if (hi > lo) begin
+        sp_len[i*32 +: 32] = 32'(hi - lo);
+        sp_va[i*64 +: 64]  = wqe_q[SGE0 + i*SGEW + `HCA_SGE_ADDR_LSB +: `HCA_SGE_ADDR_W] + {30'd0, skip};
+      end
+      sp_key[i*32 +: 32] = wqe_q[SGE0 + i*SGEW + `HCA_SGE_LKEY_LSB +: `HCA_SGE_LKEY_W];
+      sg_total = sg_end;
+    end
+  end
+
+  logic len_bad;
+  assign len_bad = p_len_q > 32'(BUF_SIZE) || pkt_hi > sg_total ||
+                   (p_first_q && {2'b0, p_msglen_q} > sg_total);
+
+  // ---------------------------------------------------------------- READ chunk
+  logic [31:0] rd_rem, rd_chunk;
+  logic        rd_end;
+  assign rd_rem   = p_msglen_q - rd_off_q;
+  assign rd_chunk = rd_rem < 32'(c_mtu_q) ? rd_rem : 32'(c_mtu_q);
+  assign rd_end   = rd_chunk == rd_rem;
+
+  // ---------------------------------------------------------------- placement engine
+  logic                       eng_start, eng_busy, eng_done, eng_key_fail, eng_bus_err;
+  logic                       job_check_only, job_remote;
+  logic [`HCA_DMA_OP_W-1:0]   job_op;
+  logic [7:0]                 job_buf;
+  logic [`HCA_ACCESS_W-1:0]   job_rights;
+  logic [PIECES*64-1:0]       job_va;
+  logic [PIECES*32-1:0]       job_len, job_key;
+  logic                       eng_dma_valid, eng_rsp_valid;
+  logic [`HCA_DMA_REQ_W-1:0]  eng_dma_req;
+
+  localparam logic [3:0] RIGHTS_LW = 4'(1) << `HCA_ACCESS_LOCAL_WRITE_BIT;
+  localparam logic [3:0] RIGHTS_RR = 4'(1) << `HCA_ACCESS_REMOTE_READ_BIT;
+  localparam logic [3:0] RIGHTS_RW = 4'(1) << `HCA_ACCESS_REMOTE_WRITE_BIT;
+
+  // The job is a function of registers that hold still while PLACE runs.
+  always_comb begin
+    job_check_only = 1'b0;
+    job_op         = `HCA_DMA_OP_BUF_TO_HOST;
+    job_buf        = p_pbuf_q;
+    job_rights     = RIGHTS_RW;
+    job_remote     = 1'b1;
+    job_va         = '0;
+    job_len        = '0;
+    job_key        = '0;
+    if (p_send) begin
+      job_rights = RIGHTS_LW;
+      job_remote = 1'b0;
+      job_va     = sp_va;
+      job_len    = sp_len;
+      job_key    = sp_key;
+    end else if (p_op_q == `HCA_PKT_OP_WRITE) begin
+      job_check_only  = whole_q;
+      job_va[63:0]    = p_raddr_q;
+      job_len[31:0]   = whole_q ? p_msglen_q : p_len_q;
+      job_key[31:0]   = p_rkey_q;
+    end else begin
+      job_op          = `HCA_DMA_OP_HOST_TO_BUF;
+      job_buf         = rd_buf_q;
+      job_rights      = RIGHTS_RR;
+      job_va[63:0]    = p_raddr_q + 64'(rd_off_q);
+      job_len[31:0]   = rd_chunk;
+      job_key[31:0]   = p_rkey_q;
+    end
+  end
+
+  hca_resp_place #(
+    .PIECES (PIECES),
+    .SEGS   (8)
+  ) u_place (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .start_i         (eng_start),
+    .check_only_i    (job_check_only),
+    .dma_op_i        (job_op),
+    .buf_i           (job_buf),
+    .pd_i            (c_pd_q),
+    .rights_i        (job_rights),
+    .remote_i        (job_remote),
+    .va_i            (job_va),
+    .len_i           (job_len),
+    .key_i           (job_key),
+    .busy_o          (eng_busy),
+    .done_o          (eng_done),
+    .key_fail_o      (eng_key_fail),
+    .bus_err_o       (eng_bus_err),
+    .xq_valid_o      (xq_valid_o),
+    .xq_ready_i      (xq_ready_i),
+    .xq_tag_o        (xq_tag_o),
+    .xq_rights_o     (xq_rights_o),
+    .xq_remote_o     (xq_remote_o),
+    .xq_key_o        (xq_key_o),
+    .xq_pd_o         (xq_pd_o),
+    .xq_len_o        (xq_len_o),
+    .xq_va_o         (xq_va_o),
+    .xs_valid_i      (xs_valid_i),
+    .xs_ready_o      (xs_ready_o),
+    .xs_tag_i        (xs_tag_i),
+    .xs_status_i     (xs_status_i),
+    .xs_last_i       (xs_last_i),
+    .xs_len_i        (xs_len_i),
+    .xs_pa_i         (xs_pa_i),
+    .dma_req_valid_o (eng_dma_valid),
+    .dma_req_ready_i (dma_req_ready_i),
+    .dma_req_o       (eng_dma_req),
+    .dma_rsp_valid_i (eng_rsp_valid),
+    .dma_rsp_err_i   (`HCA_DMA_RSP_ERR(dma_rsp_i))
+  );
+
+  // ---------------------------------------------------------------- DMA port
+  // Answers are always taken; a WQE fetch's answer is told apart by its tag.
+  logic [15:0] rq_slot;
+  logic        fetch_valid;
+  logic [`HCA_DMA_REQ_W-1:0] fetch_req;
+  assign rq_slot     = c_rqci_q & ((16'd1 << c_rqlog_q) - 16'd1);
+  assign fetch_valid = state_q == S_FETCH_REQ || state_q == S_FL_REQ;
+  always_comb begin
+    fetch_req = '0;
+    `HCA_DMA_REQ_OP(fetch_req)   = `HCA_DMA_OP_READ_DATA;
+    `HCA_DMA_REQ_TAG(fetch_req)  = {2'b01, FETCH_TAG};
+    `HCA_DMA_REQ_LEN(fetch_req)  = WQE_BYTES;
+    `HCA_DMA_REQ_ADDR(fetch_req) = c_rqbase_q + {42'd0, rq_slot, 6'd0};
+    `HCA_DMA_REQ_KEY(fetch_req)  = 32'd0;
+  end
+
+  assign dma_req_valid_o = fetch_valid || eng_dma_valid;
+  assign dma_req_o       = fetch_valid ? fetch_req : eng_dma_req;
+  assign dma_rsp_ready_o = 1'b1;
+  assign fetch_rsp       = dma_rsp_valid_i && `HCA_DMA_RSP_RTAG(dma_rsp_i) == {2'b01, FETCH_TAG};
+  assign eng_rsp_valid   = dma_rsp_valid_i && !fetch_rsp;
+  assign fetch_err       = `HCA_DMA_RSP_ERR(dma_rsp_i);
+  assign fetch_wqe       = dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB +: `HCA_RQ_WQE_W];
+
+  logic unused_dma_rsp;
+  assign unused_dma_rsp = ^{`HCA_DMA_RSP_HDR(dma_rsp_i) & ~32'h0000_01ff, `HCA_DMA_RSP_RSVD(dma_rsp_i),
+                            dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_RQ_WQE_W +: `HCA_DMA_RSP_W - `HCA_DMA_RSP_RDATA_LSB - `HCA_RQ_WQE_W],
+                            eng_busy};
+
+  // ---------------------------------------------------------------- response builders
+  // An ACK / NAK / RNR_NAK to the requester: its QP is the packet's source.
+  function automatic logic [`HCA_PKT_W-1:0] resp_pkt(input logic [3:0] op, input logic [4:0] syndrome,
+                                                      input logic [15:0] dqpn, input logic [15:0] sqpn,
+                                                      input logic [31:0] psn);
+    logic [`HCA_PKT_W-1:0] r;
+    r = '0;
+    `HCA_PKT_OP(r)       = op;
+    `HCA_PKT_SYNDROME(r) = 8'(syndrome);
+    `HCA_PKT_DST_QPN(r)  = sqpn;
+    `HCA_PKT_SRC_QPN(r)  = dqpn;
+    `HCA_PKT_PSN(r)      = psn;
+    resp_pkt = r;
+  endfunction
+
+  // A recv CQE of the QP being served, for the WQE at c_rqci_q.
+  function automatic logic [`HCA_CQE_W-1:0] recv_cqe(input logic [63:0] wr_id, input logic [4:0] status,
+                                                      input logic [31:0] byte_len, input logic [5:0] qpn,
+                                                      input logic [15:0] wqe_counter);
+    logic [`HCA_CQE_W-1:0] c;
+    c = '0;
+    `HCA_CQE_WR_ID(c)       = wr_id;
+    `HCA_CQE_BYTE_LEN(c)    = byte_len;
+    `HCA_CQE_QPN(c)         = 32'(qpn);
+    `HCA_CQE_STATUS(c)      = 8'(status);
+    `HCA_CQE_OPCODE(c)      = `HCA_WC_OPCODE_RECV;
+    `HCA_CQE_WQE_COUNTER(c) = 32'(wqe_counter);
+    recv_cqe = c;
+  endfunction
+
+  logic [`HCA_PKT_W-1:0] read_resp;
+  always_comb begin
+    read_resp = resp_pkt(`HCA_PKT_OP_READ_RESP, `HCA_WC_STATUS_SUCCESS, p_dqpn_q, p_sqpn_q, p_psn_q);
+    `HCA_PKT_FIRST(read_resp)   = rd_off_q == 32'd0;
+    `HCA_PKT_LAST(read_resp)    = rd_end;
+    `HCA_PKT_LEN(read_resp)     = rd_chunk;
+    `HCA_PKT_OFFSET(read_resp)  = rd_off_q;
+    `HCA_PKT_MSG_LEN(read_resp) = p_msglen_q;
+    `HCA_PKT_PBUF(read_resp)    = rd_buf_q;
+    `HCA_PKT_RADDR(read_resp)   = p_raddr_q + 64'(rd_off_q);
+    if (p_msglen_q == 32'd0) begin
+      // Zero length: one empty response, no buffer (pbuf 0, len 0).
+      `HCA_PKT_FIRST(read_resp) = 1'b1;
+      `HCA_PKT_LAST(read_resp)  = 1'b1;
+      `HCA_PKT_LEN(read_resp)   = 32'd0;
+      `HCA_PKT_PBUF(read_resp)  = 8'd0;
+    end
+  end
+
+  // ---------------------------------------------------------------- the state machine
+  // The endings: `fin` moves to FINISH with the actions a_*.
+  logic                  fin;
+  logic                  a_tx, a_cpl, a_free, a_inc, a_err, a_unbusy;
+  logic [`HCA_PKT_W-1:0] a_tx_pkt;
+  logic [4:0]            a_status;
+  logic [63:0]           a_wr_id;
+  logic [31:0]           a_byte_len;
+  logic [7:0]            a_free_id;
+  logic                  ev_send_ok;   // a SEND packet fully placed
+  logic                  ev_drop;      // drop the packet: free its buffer, no answer
+
+  logic [63:0]           wqe_wr_id, fetch_wr_id;
+  logic [15:0]           rx_dqpn;
+  logic [5:0]            rx_qpn;      // the QP the packet names, 0 when out of range
+  assign wqe_wr_id   = `HCA_RQ_WQE_WR_ID(wqe_q);
+  assign fetch_wr_id = `HCA_RQ_WQE_WR_ID(fetch_wqe);
+  assign rx_dqpn     = `HCA_PKT_DST_QPN(rx_i);
+  assign rx_qpn      = rx_dqpn < 16'(MAX_QP) ? rx_dqpn[5:0] : 6'd0;
+
+  logic                  st_rts;
+  assign st_rts = qp_state_i == `HCA_QP_STATE_RTS;
+
+  logic [5:0] scan_next;
+  assign scan_next = 32'(scan_p_q) + 32'd1 >= 32'(MAX_QP) ? 6'd1 : scan_p_q + 6'd1;
+
+  always_comb begin
+    state_d     = state_q;
+    qpn_d       = qpn_q;
+    busy_d      = busy_q;
+    wqe_valid_d = wqe_valid_q;
+    wqe_qpn_d   = wqe_qpn_q;
+    scan_p_d    = scan_p_q;
+    scan_pref_d = scan_pref_q;
+    whole_d     = whole_q;
+    rd_off_d    = rd_off_q;
+    rd_buf_d    = rd_buf_q;
+    res_key_d   = res_key_q;
+    res_bus_d   = res_bus_q;
+    tx_pend_d   = tx_pend_q && !tx_ready_i;
+    cpl_pend_d  = cpl_pend_q && !cpl_ready_i;
+    free_pend_d = free_pend_q && !pb_free_ready_i;
+    inc_pend_d  = 1'b0;
+    err_pend_d  = 1'b0;
+    err_wait_d  = err_wait_q;
+    tx_d        = tx_q;
+    cqe_d       = cqe_q;
+    cqn_d       = cqn_q;
+    free_id_d   = free_id_q;
+    ctx_latch   = 1'b0;
+    wqe_load    = 1'b0;
+    eng_start   = 1'b0;
+    pb_alloc_ready_o = 1'b0;
+
+    fin        = 1'b0;
+    a_tx       = 1'b0;
+    a_cpl      = 1'b0;
+    a_free     = 1'b0;
+    a_inc      = 1'b0;
+    a_err      = 1'b0;
+    a_unbusy   = 1'b0;
+    a_tx_pkt   = resp_pkt(`HCA_PKT_OP_ACK, `HCA_WC_STATUS_SUCCESS, p_dqpn_q, p_sqpn_q, p_psn_q);
+    a_status   = `HCA_WC_STATUS_SUCCESS;
+    a_wr_id    = wqe_wr_id;
+    a_byte_len = 32'd0;
+    a_free_id  = p_pbuf_q;
+    ev_send_ok = 1'b0;
+    ev_drop    = 1'b0;
+
+    case (state_q)
+      S_IDLE: begin
+        if (rx_fire) begin
+          state_d     = S_PKT_CTX0;
+          qpn_d       = rx_qpn;
+          scan_pref_d = 1'b1;
+        end else begin
+          state_d     = S_SCAN_CTX0;
+          qpn_d       = scan_p_q;
+          scan_pref_d = 1'b0;
+        end
+      end
+
+      S_PKT_CTX0: begin
+        if (p_dqpn_q == 16'd0 || p_dqpn_q >= 16'(MAX_QP)) begin
+          fin    = 1'b1;              // no such QP
+          a_free = pkt_has_buf;
+        end else begin
+          state_d = S_PKT_CTX1;
+        end
+      end
+
+      S_PKT_CTX1: begin
+        ctx_latch = 1'b1;
+        if (!st_rts) begin
+          ev_drop = 1'b1;             // RESET or ERROR: dropped, the scan flushes
+        end else if (p_send) begin
+          if (p_first_q) begin
+            if (rq_ci_i == rq_pi_i) begin
+              fin      = 1'b1;        // receiver not ready
+              a_tx     = 1'b1;
+              a_tx_pkt = resp_pkt(`HCA_PKT_OP_RNR_NAK, `HCA_WC_STATUS_SUCCESS, p_dqpn_q, p_sqpn_q, p_psn_q);
+              a_free   = pkt_has_buf;
+              a_unbusy = 1'b1;
+            end else begin
+              state_d = S_FETCH_REQ;
+            end
+          end else if (!busy_q[qpn_q]) begin
+            fin    = 1'b1;            // its message was refused (RNR): drop quietly
+            a_free = pkt_has_buf;
+          end else if (wqe_valid_q && wqe_qpn_q == qpn_q) begin
+            state_d = S_SEND_PLAN;
+          end else begin
+            state_d = S_FETCH_REQ;
+          end
+        end else if (p_op_q == `HCA_PKT_OP_WRITE) begin
+          if (p_len_q > 32'(BUF_SIZE)) begin
+            fin      = 1'b1;
+            a_tx     = 1'b1;
+            a_tx_pkt = resp_pkt(`HCA_PKT_OP_NAK, `HCA_WC_STATUS_REM_INV_REQ_ERR, p_dqpn_q, p_sqpn_q, p_psn_q);
+            a_err    = 1'b1;
+            a_free   = pkt_has_buf;
+          end else if (p_first_q && p_msglen_q != 32'd0) begin
+            state_d = S_GO;
+            whole_d = 1'b1;
+          end else if (p_len_q != 32'd0) begin
+            state_d = S_GO;
+            whole_d = 1'b0;
+          end else begin
+            fin  = 1'b1;              // zero length: no key check (IBA C9-88)
+            a_tx = p_last_q;
+          end
+        end else if (p_op_q == `HCA_PKT_OP_READ_REQ) begin
+          rd_off_d = 32'd0;
+          if (p_msglen_q == 32'd0) begin
+            fin      = 1'b1;          // zero length: no key check, one empty READ_RESP
+            a_tx     = 1'b1;
+            a_tx_pkt = read_resp;
+          end else begin
+            state_d = S_RD_ALLOC;
+          end
+        end else begin
+          ev_drop = 1'b1;             // not a request: not the responder's
+        end
+      end
+
+      S_FETCH_REQ: begin
+        if (dma_req_ready_i) state_d = S_FETCH_RSP;
+      end
+
+      S_FETCH_RSP: begin
+        if (fetch_rsp) begin
+          if (fetch_err) begin
+            fin      = 1'b1;
+            a_cpl    = 1'b1;
+            a_status = `HCA_WC_STATUS_LOC_ACCESS_ERR;
+            a_wr_id  = 64'd0;
+            a_inc    = 1'b1;
+            a_tx     = 1'b1;
+            a_tx_pkt = resp_pkt(`HCA_PKT_OP_NAK, `HCA_WC_STATUS_REM_OP_ERR, p_dqpn_q, p_sqpn_q, p_psn_q);
+            a_err    = 1'b1;
+            a_free   = pkt_has_buf;
+            a_unbusy = 1'b1;
+          end else begin
+            wqe_load    = 1'b1;
+            wqe_valid_d = 1'b1;
+            wqe_qpn_d   = qpn_q;
+            state_d     = S_SEND_PLAN;
+          end
+        end
+      end
+
+      S_SEND_PLAN: begin
+        if (wqe_bad) begin
+          fin      = 1'b1;
+          a_cpl    = 1'b1;
+          a_status = `HCA_WC_STATUS_LOC_QP_OP_ERR;
+          a_inc    = 1'b1;
+          a_tx     = 1'b1;
+          a_tx_pkt = resp_pkt(`HCA_PKT_OP_NAK, `HCA_WC_STATUS_REM_OP_ERR, p_dqpn_q, p_sqpn_q, p_psn_q);
+          a_err    = 1'b1;
+          a_free   = pkt_has_buf;
+          a_unbusy = 1'b1;
+        end else if (len_bad) begin
+          fin      = 1'b1;
+          a_cpl    = 1'b1;
+          a_status = `HCA_WC_STATUS_LOC_LEN_ERR;
+          a_inc    = 1'b1;
+          a_tx     = 1'b1;
+          a_tx_pkt = resp_pkt(`HCA_PKT_OP_NAK, `HCA_WC_STATUS_REM_INV_REQ_ERR, p_dqpn_q, p_sqpn_q, p_psn_q);
+          a_err    = 1'b1;
+          a_free   = pkt_has_buf;
+          a_unbusy = 1'b1;
+        end else begin
+          busy_d[qpn_q] = 1'b1;
+          if (p_len_q != 32'd0) begin
+            state_d = S_GO;
+            whole_d = 1'b0;
+          end else begin
+            ev_send_ok = 1'b1;
+          end
+        end
+      end
+
+      S_GO: begin
+        eng_start = 1'b1;
+        state_d   = S_PLACE;
+      end
+
+      S_PLACE: begin
+        if (eng_done) begin
+          res_key_d = eng_key_fail;
+          res_bus_d = eng_bus_err;
+          state_d   = S_RESULT;
+        end
+      end
+
+      S_RESULT: begin
+        // A READ_RESP of the previous chunk may still wait for the link.
+        if (!tx_pend_q) begin
+          if (p_send) begin
+            if (res_key_q || res_bus_q) begin
+              fin      = 1'b1;
+              a_cpl    = 1'b1;
+              a_status = res_key_q ? `HCA_WC_STATUS_LOC_PROT_ERR : `HCA_WC_STATUS_LOC_ACCESS_ERR;
+              a_inc    = 1'b1;
+              a_tx     = 1'b1;
+              a_tx_pkt = resp_pkt(`HCA_PKT_OP_NAK, `HCA_WC_STATUS_REM_OP_ERR, p_dqpn_q, p_sqpn_q, p_psn_q);
+              a_err    = 1'b1;
+              a_free   = pkt_has_buf;
+              a_unbusy = 1'b1;
+            end else begin
+              ev_send_ok = 1'b1;
+            end
+          end else if (p_op_q == `HCA_PKT_OP_WRITE) begin
+            if (res_key_q || res_bus_q) begin
+              fin      = 1'b1;
+              a_tx     = 1'b1;
+              a_tx_pkt = resp_pkt(`HCA_PKT_OP_NAK,
+                                  res_key_q ? `HCA_WC_STATUS_REM_ACCESS_ERR : `HCA_WC_STATUS_REM_OP_ERR,
+                                  p_dqpn_q, p_sqpn_q, p_psn_q);
+              a_err    = 1'b1;
+              a_free   = pkt_has_buf;
+            end else if (whole_q && p_len_q != 32'd0) begin
+              state_d = S_GO;         // the whole message may be written: now this packet
+              whole_d = 1'b0;
+            end else begin
+              fin    = 1'b1;
+              a_tx   = p_last_q;      // ACK once the last packet's DMAs are answered
+              a_free = pkt_has_buf;
+            end
+          end else begin
+            if (res_key_q || res_bus_q) begin
+              fin       = 1'b1;
+              a_tx      = 1'b1;
+              a_tx_pkt  = resp_pkt(`HCA_PKT_OP_NAK,
+                                   res_key_q ? `HCA_WC_STATUS_REM_ACCESS_ERR : `HCA_WC_STATUS_REM_OP_ERR,
+                                   p_dqpn_q, p_sqpn_q, p_psn_q);
+              a_err     = 1'b1;
+              a_free    = 1'b1;       // the chunk's own buffer, never sent
+              a_free_id = rd_buf_q;
+            end else begin
+              tx_pend_d = 1'b1;
+              tx_d      = read_resp;
+              rd_off_d  = rd_off_q + rd_chunk;
+              if (rd_end) state_d = S_FINISH;
+              else        state_d = S_RD_ALLOC;
+            end
+          end
+        end
+      end
+
+      S_RD_ALLOC: begin
+        pb_alloc_ready_o = 1'b1;
+        if (pb_alloc_valid_i) begin
+          rd_buf_d = pb_alloc_id_i;
+          if (st_rts) begin
+            state_d = S_GO;
+          end else begin
+            fin       = 1'b1;         // the QP left RTS meanwhile: stop, give it back
+            a_free    = 1'b1;
+            a_free_id = pb_alloc_id_i;
+          end
+        end else if (!st_rts) begin
+          fin = 1'b1;
+        end
+      end
+
+      S_SCAN_CTX0: begin
+        state_d = S_SCAN_CTX1;
+      end
+
+      S_SCAN_CTX1: begin
+        ctx_latch = 1'b1;
+        if (!st_rts) begin
+          busy_d[qpn_q] = 1'b0;
+          if (wqe_qpn_q == qpn_q) wqe_valid_d = 1'b0;
+        end
+        if (qp_state_i == `HCA_QP_STATE_ERROR && rq_ci_i != rq_pi_i) begin
+          state_d = S_FL_REQ;         // stay on this QP until its RQ is empty
+        end else begin
+          state_d  = S_IDLE;
+          scan_p_d = scan_next;
+        end
+      end
+
+      S_FL_REQ: begin
+        if (dma_req_ready_i) state_d = S_FL_RSP;
+      end
+
+      S_FL_RSP: begin
+        if (fetch_rsp) begin
+          fin      = 1'b1;
+          a_cpl    = 1'b1;
+          a_status = `HCA_WC_STATUS_WR_FLUSH_ERR;
+          a_wr_id  = fetch_err ? 64'd0 : fetch_wr_id;
+          a_inc    = 1'b1;
+        end
+      end
+
+      S_FINISH: begin
+        if (!err_pend_q && !st_rts) err_wait_d = 1'b0;
+        if (!tx_pend_q && !cpl_pend_q && !free_pend_q && !inc_pend_q && !err_pend_q && !err_wait_q)
+          state_d = S_IDLE;
+      end
+
+      default: state_d = S_IDLE;
+    endcase
+
+    // A SEND packet placed: the last one completes the message.
+    if (ev_send_ok) begin
+      fin    = 1'b1;
+      a_free = pkt_has_buf;
+      if (p_last_q) begin
+        a_cpl      = 1'b1;
+        a_inc      = 1'b1;
+        a_tx       = 1'b1;
+        a_unbusy   = 1'b1;
+        a_byte_len = p_off_q + p_len_q;
+        if (p_op_q == `HCA_PKT_OP_SEND_INV) begin
+          // Remote invalidation is not served yet (engine.md Responder 4).
+          a_status = `HCA_WC_STATUS_REM_INV_REQ_ERR;
+          a_tx_pkt = resp_pkt(`HCA_PKT_OP_NAK, `HCA_WC_STATUS_REM_INV_REQ_ERR, p_dqpn_q, p_sqpn_q, p_psn_q);
+          a_err    = 1'b1;
+        end
+      end
+    end
+
+    if (ev_drop) begin
+      fin      = 1'b1;
+      a_free   = pkt_has_buf;
+      a_unbusy = 1'b1;
+    end
+
+    if (fin) begin
+      state_d    = S_FINISH;
+      inc_pend_d = a_inc;
+      err_pend_d = a_err;
+      err_wait_d = a_err;
+      if (a_tx) begin
+        tx_pend_d = 1'b1;
+        tx_d      = a_tx_pkt;
+      end
+      if (a_cpl) begin
+        cpl_pend_d = 1'b1;
+        cqe_d      = recv_cqe(a_wr_id, a_status, a_byte_len, qpn_q, c_rqci_q);
+        cqn_d      = c_cqn_q;
+      end
+      if (a_free) begin
+        free_pend_d = 1'b1;
+        free_id_d   = a_free_id;
+      end
+      if (a_unbusy || a_inc) begin
+        // The message ended (or the WQE was consumed): forget its WQE.
+        busy_d[qpn_q] = 1'b0;
+        if (wqe_qpn_q == qpn_q) wqe_valid_d = 1'b0;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q     <= S_IDLE;
+      qpn_q       <= '0;
+      busy_q      <= '0;
+      wqe_valid_q <= 1'b0;
+      wqe_qpn_q   <= '0;
+      scan_p_q    <= 6'd1;
+      scan_pref_q <= 1'b0;
+      whole_q     <= 1'b0;
+      rd_off_q    <= '0;
+      rd_buf_q    <= '0;
+      res_key_q   <= 1'b0;
+      res_bus_q   <= 1'b0;
+      tx_pend_q   <= 1'b0;
+      cpl_pend_q  <= 1'b0;
+      free_pend_q <= 1'b0;
+      inc_pend_q  <= 1'b0;
+      err_pend_q  <= 1'b0;
+      err_wait_q  <= 1'b0;
+    end else begin
+      state_q     <= state_d;
+      qpn_q       <= qpn_d;
+      busy_q      <= busy_d;
+      wqe_valid_q <= wqe_valid_d;
+      wqe_qpn_q   <= wqe_qpn_d;
+      scan_p_q    <= scan_p_d;
+      scan_pref_q <= scan_pref_d;
+      whole_q     <= whole_d;
+      rd_off_q    <= rd_off_d;
+      rd_buf_q    <= rd_buf_d;
+      res_key_q   <= res_key_d;
+      res_bus_q   <= res_bus_d;
+      tx_pend_q   <= tx_pend_d;
+      cpl_pend_q  <= cpl_pend_d;
+      free_pend_q <= free_pend_d;
+      inc_pend_q  <= inc_pend_d;
+      err_pend_q  <= err_pend_d;
+      err_wait_q  <= err_wait_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    tx_q      <= tx_d;
+    cqe_q     <= cqe_d;
+    cqn_q     <= cqn_d;
+    free_id_q <= free_id_d;
+  end
+
+  // ---------------------------------------------------------------- outputs
+  assign qpc_idx_o       = qpn_q;
+  assign rq_ci_inc_o     = inc_pend_q;
+  assign qp_err_valid_o  = err_pend_q;
+  assign qp_err_qpn_o    = qpn_q;
+  assign tx_valid_o      = tx_pend_q;
+  assign tx_o            = tx_q;
+  assign cpl_valid_o     = cpl_pend_q;
+  assign cpl_o           = cqe_q;
+  assign cpl_cqn_o       = cqn_q;
+  assign pb_free_valid_o = free_pend_q;
+  assign pb_free_id_o    = free_id_q;
+
+endmodule
