@@ -2,3 +2,4 @@
 # buffers, link, doorbells, firmware port, external translation client) and
 # the protection checker (sim/protcheck.c).
 HCASIM_SRCS += sim/protcheck.c
+HCASIM_SRCS += sim/core.c

@@ -4,3 +4,7 @@ GTEST_BINS += $(BIN)/test_protcheck
 
 $(BIN)/test_protcheck: $(OBJ)/testbench/test_protcheck.o $(HCASIM_LIBS)
 	$(call link_bin,$(GTEST_LIBS))
+GTEST_BINS += $(BIN)/test_core
+
+$(BIN)/test_core: $(OBJ)/testbench/test_core.o $(HCASIM_LIBS)
+	$(call link_bin,$(GTEST_LIBS))

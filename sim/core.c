@@ -1,0 +1,819 @@
+/* core.c — the harness of the device core (sim/core.h).
+ *
+ * One cycle (core_tick):
+ *   1. inputs: present the oldest queued doorbell and translation probe
+ *      unless one is already presented (it stays until accepted); draw
+ *      xs_ready; the DMA block completes what is due and drives dma_req_ready
+ *      and its oldest response; the link drives tx_ready and its oldest
+ *      arrived packet;
+ *   2. the engine's cycle: it writes its outputs for this cycle, then takes
+ *      the edge;
+ *   3. handshakes judged from the pins: doorbell and probe taken, beats
+ *      collected, firmware-port access answered, DMA request accepted and
+ *      response retired, packet sent and packet delivered.
+ *
+ * Memory: the DMA block keeps one slot per outstanding request (a ring of
+ * CORE_DMA_OUTSTANDING_MAX); the link a ring of CORE_LINK_DEPTH packets; the
+ * doorbell queue a ring of CORE_DB_QUEUE_DEPTH; the probe queues are xu.c's
+ * (a ring of XU_QUEUE_DEPTH requests, a growable beat queue, the last 2^20
+ * accept cycles).
+ */
+#include "core.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/** How long a blocking firmware-port access waits, in cycles. */
+#define CORE_FW_TIMEOUT 10000000ull
+/** Probe accept cycles kept for core_xlate_accept_cycle(). */
+#define CORE_ACCEPT_HISTORY (1u << 20)
+#define CORE_INITIAL_CAP 1024u
+
+_Static_assert((CORE_DMA_OUTSTANDING_MAX & (CORE_DMA_OUTSTANDING_MAX - 1)) == 0, "ring index by mask");
+_Static_assert((CORE_LINK_DEPTH & (CORE_LINK_DEPTH - 1)) == 0, "ring index by mask");
+_Static_assert((CORE_DB_QUEUE_DEPTH & (CORE_DB_QUEUE_DEPTH - 1)) == 0, "ring index by mask");
+_Static_assert(sizeof(((hca_dma_rsp_t *)0)->rdata) == CORE_DMA_READ_DATA_MAX, "READ_DATA limit = rdata size");
+_Static_assert(sizeof(((hca_dma_req_t *)0)->data) == CORE_DMA_WRITE_DATA_MAX, "WRITE_DATA limit = data size");
+
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/* ================================================================ DMA block */
+
+typedef struct dma_slot {
+    hca_dma_req_t req;
+    hca_dma_rsp_t rsp;
+    uint64_t issue_at, done_at;
+    uint8_t bad;     /**< malformed: answered err, no bus time */
+    uint8_t flagged; /**< the checker already reported it at issue */
+} dma_slot_t;
+
+struct core_dma {
+    hostmem_t *mem;
+    hostmem_timing_t t;
+    unsigned max;
+    uint8_t *pbufs;
+    protcheck_t *pc;
+    dma_slot_t *slot;         /* ring of CORE_DMA_OUTSTANDING_MAX */
+    unsigned head, count;     /* outstanding = count */
+    unsigned ncopied;         /* slots from head whose transfer completed */
+    uint64_t chan_free;       /* first cycle the data channel is free */
+    uint64_t last_done;       /* completion cycle of the newest slot */
+    uint64_t tag_busy[4];     /* outstanding tags (bitmap) */
+    core_stats_t st;
+};
+
+int core_dma_create(core_dma_t **out, hostmem_t *mem, const hostmem_timing_t *t, unsigned max_outstanding,
+                    uint8_t *pbufs, protcheck_t *pc)
+{
+    if (!out || !mem || !t || !pbufs || t->bytes_per_cycle == 0 || max_outstanding == 0 ||
+        max_outstanding > CORE_DMA_OUTSTANDING_MAX)
+        return -EINVAL;
+    core_dma_t *d = calloc(1, sizeof *d);
+    if (!d)
+        return -ENOMEM;
+    d->slot = calloc(CORE_DMA_OUTSTANDING_MAX, sizeof *d->slot);
+    if (!d->slot) {
+        free(d);
+        return -ENOMEM;
+    }
+    d->mem = mem;
+    d->t = *t;
+    d->max = max_outstanding;
+    d->pbufs = pbufs;
+    d->pc = pc;
+    *out = d;
+    return 0;
+}
+
+void core_dma_destroy(core_dma_t *d)
+{
+    if (!d)
+        return;
+    free(d->slot);
+    free(d);
+}
+
+void core_dma_reset(core_dma_t *d)
+{
+    if (!d)
+        return;
+    d->head = d->count = d->ncopied = 0;
+    d->chan_free = d->last_done = 0;
+    memset(d->tag_busy, 0, sizeof d->tag_busy);
+    memset(&d->st, 0, sizeof d->st);
+}
+
+unsigned core_dma_outstanding(const core_dma_t *d) { return d ? d->count : 0; }
+
+void core_dma_get_stats(const core_dma_t *d, core_stats_t *st)
+{
+    if (d && st)
+        *st = d->st;
+}
+
+/** Why a request breaks the wire format's limits, or NULL. */
+static const char *dma_bad_reason(const hca_dma_req_t *r)
+{
+    const unsigned op = hca_dma_req_get_op(r);
+    switch (op) {
+    case HCA_DMA_OP_READ_DATA:
+        return r->len > CORE_DMA_READ_DATA_MAX ? "READ_DATA longer than 128 bytes" : NULL;
+    case HCA_DMA_OP_WRITE_DATA:
+        return r->len > CORE_DMA_WRITE_DATA_MAX ? "WRITE_DATA longer than 32 bytes" : NULL;
+    case HCA_DMA_OP_HOST_TO_BUF:
+    case HCA_DMA_OP_BUF_TO_HOST:
+        if (hca_dma_req_get_buf(r) >= HCA_PKT_BUFS)
+            return "packet buffer id beyond PKT_BUFS";
+        if (r->buf_off > HCA_PKT_BUF_SIZE || r->len > HCA_PKT_BUF_SIZE - r->buf_off)
+            return "buf_off + len beyond PKT_BUF_SIZE";
+        return NULL;
+    default:
+        return "unknown op";
+    }
+}
+
+static void dma_accept(core_dma_t *d, const hca_dma_req_t *req, uint64_t now)
+{
+    dma_slot_t *s = &d->slot[(d->head + d->count) & (CORE_DMA_OUTSTANDING_MAX - 1)];
+    const unsigned op = hca_dma_req_get_op(req);
+    const unsigned tag = hca_dma_req_get_tag(req);
+    s->req = *req;
+    s->issue_at = now;
+    memset(&s->rsp, 0, sizeof s->rsp);
+    hca_dma_rsp_set_rtag(&s->rsp, tag);
+    d->count++;
+    d->st.dma_reqs++;
+    if (d->tag_busy[tag >> 6] & (1ull << (tag & 63)))
+        protcheck_report(d->pc, now, req->key, req->addr, "I5: engine bug: dma_req tag %u reused while outstanding",
+                         tag);
+    d->tag_busy[tag >> 6] |= 1ull << (tag & 63);
+
+    const char *bad = dma_bad_reason(req);
+    if (bad) {
+        s->bad = 1;
+        s->flagged = 0;
+        s->done_at = max_u64(now + 1, d->last_done);
+        d->last_done = s->done_at;
+        d->st.dma_bad_reqs++;
+        protcheck_report(d->pc, now, req->key, req->addr,
+                         "I5: engine bug: malformed dma_req (%s): op %u tag %u buf %u buf_off %u len %u", bad, op, tag,
+                         hca_dma_req_get_buf(req), req->buf_off, req->len);
+        return;
+    }
+    s->bad = 0;
+    s->flagged = (uint8_t)protcheck_dma_issue(d->pc, now, req);
+    const int write = op == HCA_DMA_OP_WRITE_DATA || op == HCA_DMA_OP_BUF_TO_HOST;
+    const uint64_t data = div_up(req->len, d->t.bytes_per_cycle);
+    const uint64_t start = max_u64(now + (write ? d->t.write_cost : d->t.read_latency), d->chan_free);
+    d->chan_free = start + data;
+    d->st.dma_busy_cycles += data;
+    s->done_at = max_u64(start + data, now + 1);
+    d->last_done = s->done_at;
+}
+
+/** The transfer of s ends in cycle now: the bytes move (or a bus error). */
+static void dma_complete(core_dma_t *d, dma_slot_t *s, uint64_t now)
+{
+    if (s->bad) {
+        hca_dma_rsp_set_err(&s->rsp, 1);
+        return;
+    }
+    const hca_dma_req_t *r = &s->req;
+    uint8_t *buf = d->pbufs + (size_t)hca_dma_req_get_buf(r) * HCA_PKT_BUF_SIZE + r->buf_off;
+    int rc, write = 0;
+    switch (hca_dma_req_get_op(r)) {
+    case HCA_DMA_OP_READ_DATA:
+        rc = hostmem_read(d->mem, r->addr, s->rsp.rdata, r->len);
+        break;
+    case HCA_DMA_OP_WRITE_DATA:
+        rc = hostmem_write(d->mem, r->addr, r->data, r->len);
+        write = 1;
+        break;
+    case HCA_DMA_OP_HOST_TO_BUF:
+        rc = hostmem_read(d->mem, r->addr, buf, r->len);
+        break;
+    default: /* BUF_TO_HOST: dma_bad_reason() let nothing else through */
+        rc = hostmem_write(d->mem, r->addr, buf, r->len);
+        write = 1;
+        break;
+    }
+    if (rc) {
+        hca_dma_rsp_set_err(&s->rsp, 1);
+        d->st.dma_bus_errs++;
+    } else if (write) {
+        d->st.dma_wr_bytes += r->len;
+    } else {
+        d->st.dma_rd_bytes += r->len;
+    }
+    protcheck_dma_done(d->pc, s->issue_at, now, r, rc == 0, s->flagged);
+}
+
+static inline void dma_drive(core_dma_t *d, core_pins_t *p, uint64_t now)
+{
+    while (d->ncopied < d->count) {
+        dma_slot_t *s = &d->slot[(d->head + d->ncopied) & (CORE_DMA_OUTSTANDING_MAX - 1)];
+        if (s->done_at > now)
+            break;
+        dma_complete(d, s, now);
+        d->ncopied++;
+    }
+    p->dma_req_ready = d->count < d->max;
+    if (d->ncopied) {
+        if (!p->dma_rsp_valid) {
+            p->dma_rsp = d->slot[d->head].rsp;
+            p->dma_rsp_valid = 1;
+        }
+    } else {
+        p->dma_rsp_valid = 0;
+    }
+}
+
+static inline void dma_sample(core_dma_t *d, core_pins_t *p, uint64_t now)
+{
+    if (p->dma_rsp_valid && p->dma_rsp_ready) {
+        const unsigned tag = hca_dma_rsp_get_rtag(&p->dma_rsp);
+        d->tag_busy[tag >> 6] &= ~(1ull << (tag & 63));
+        d->head = (d->head + 1) & (CORE_DMA_OUTSTANDING_MAX - 1);
+        d->count--;
+        d->ncopied--;
+        p->dma_rsp_valid = 0; /* the next drive loads the next response */
+    }
+    if (p->dma_req_valid && p->dma_req_ready)
+        dma_accept(d, &p->dma_req, now);
+}
+
+void core_dma_drive(core_dma_t *d, core_pins_t *p, uint64_t now)
+{
+    if (d && p)
+        dma_drive(d, p, now);
+}
+
+void core_dma_sample(core_dma_t *d, core_pins_t *p, uint64_t now)
+{
+    if (d && p)
+        dma_sample(d, p, now);
+}
+
+/* ================================================================ link */
+
+typedef struct link_slot {
+    hca_pkt_t pkt;
+    uint64_t arrive; /**< first cycle it is offered on rx */
+} link_slot_t;
+
+struct core_link {
+    uint32_t latency, bpc;
+    protcheck_t *pc;
+    link_slot_t q[CORE_LINK_DEPTH];
+    unsigned head, count;
+    uint64_t wire_free; /* first cycle the wire is free */
+    core_stats_t st;
+};
+
+int core_link_create(core_link_t **out, uint32_t latency, uint32_t bytes_per_cycle, protcheck_t *pc)
+{
+    if (!out || bytes_per_cycle == 0)
+        return -EINVAL;
+    core_link_t *l = calloc(1, sizeof *l);
+    if (!l)
+        return -ENOMEM;
+    l->latency = latency;
+    l->bpc = bytes_per_cycle;
+    l->pc = pc;
+    *out = l;
+    return 0;
+}
+
+void core_link_destroy(core_link_t *l) { free(l); }
+
+void core_link_reset(core_link_t *l)
+{
+    if (!l)
+        return;
+    l->head = l->count = 0;
+    l->wire_free = 0;
+    memset(&l->st, 0, sizeof l->st);
+}
+
+unsigned core_link_in_flight(const core_link_t *l) { return l ? l->count : 0; }
+
+void core_link_get_stats(const core_link_t *l, core_stats_t *st)
+{
+    if (l && st)
+        *st = l->st;
+}
+
+static inline void link_drive(core_link_t *l, core_pins_t *p, uint64_t now)
+{
+    p->tx_ready = l->count < CORE_LINK_DEPTH;
+    if (l->count && l->q[l->head].arrive <= now) {
+        if (!p->rx_valid) {
+            p->rx = l->q[l->head].pkt;
+            p->rx_valid = 1;
+        }
+    } else {
+        p->rx_valid = 0;
+    }
+}
+
+static inline void link_sample(core_link_t *l, core_pins_t *p, uint64_t now)
+{
+    if (p->rx_valid && p->rx_ready) {
+        protcheck_pkt_rx(l->pc, now, &p->rx);
+        l->head = (l->head + 1) & (CORE_LINK_DEPTH - 1);
+        l->count--;
+        p->rx_valid = 0;
+    }
+    if (p->tx_valid && p->tx_ready) {
+        link_slot_t *s = &l->q[(l->head + l->count) & (CORE_LINK_DEPTH - 1)];
+        const uint64_t wire_end = max_u64(now, l->wire_free) + div_up(p->tx.len, l->bpc);
+        s->pkt = p->tx;
+        s->arrive = max_u64(wire_end + l->latency, now + 1);
+        l->wire_free = wire_end;
+        l->count++;
+        l->st.pkts++;
+        l->st.pkt_bytes += p->tx.len;
+        protcheck_pkt_tx(l->pc, now, &p->tx);
+    }
+}
+
+void core_link_drive(core_link_t *l, core_pins_t *p, uint64_t now)
+{
+    if (l && p)
+        link_drive(l, p, now);
+}
+
+void core_link_sample(core_link_t *l, core_pins_t *p, uint64_t now)
+{
+    if (l && p)
+        link_sample(l, p, now);
+}
+
+/* ================================================================ the core */
+
+typedef struct db_entry {
+    uint8_t addr;
+    uint32_t data;
+} db_entry_t;
+
+struct core {
+    const core_engine_ops_t *ops;
+    void *eng;
+    core_pins_t pins;
+    uint64_t now; /* the cycle the next tick runs */
+    protcheck_t *pc;
+    uint8_t *pbufs;
+    core_dma_t *dma;
+    core_link_t *link;
+
+    /* doorbells waiting */
+    db_entry_t *dbq;
+    uint32_t db_head, db_count;
+    uint64_t doorbells;
+
+    /* the one firmware-port access in flight */
+    enum { FW_IDLE, FW_REQ, FW_WAIT, FW_DONE } fw_state;
+    uint32_t fw_rdata;
+
+    /* translation probes: ring of XU_QUEUE_DEPTH requests, growable beat
+     * queue, accept history (as xu.c) */
+    xu_req_t *rq;
+    uint32_t rq_head, rq_count;
+    xu_seg_t *bq;
+    size_t bq_cap, bq_head, bq_count;
+    uint64_t *acc;
+    uint64_t acc_cap, acc_n;
+    uint32_t gap_thr, stall_thr;
+    uint64_t rng;
+
+    /* trace window */
+    uint64_t trace_from, trace_to;
+    int trace_pending, trace_on;
+    char *trace_path;
+};
+
+/* ---------------------------------------------------------------- probe helpers (as xu.c) */
+
+static inline uint64_t core_rand(core_t *c)
+{
+    uint64_t z = (c->rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static inline int core_chance(core_t *c, uint32_t thr) { return thr && (uint32_t)(core_rand(c) >> 32) < thr; }
+
+static uint32_t pct_thr(unsigned pct)
+{
+    if (pct == 0)
+        return 0;
+    if (pct >= 100)
+        return UINT32_MAX;
+    return (uint32_t)(((uint64_t)pct << 32) / 100u);
+}
+
+static void push_beat(core_t *c, const core_pins_t *p)
+{
+    if (c->bq_count == c->bq_cap) {
+        size_t ncap = c->bq_cap * 2;
+        xu_seg_t *n = malloc(ncap * sizeof *n);
+        if (!n)
+            abort(); /* out of memory while the clock runs: nothing sane to return */
+        for (size_t i = 0; i < c->bq_count; i++)
+            n[i] = c->bq[(c->bq_head + i) & (c->bq_cap - 1)];
+        free(c->bq);
+        c->bq = n;
+        c->bq_cap = ncap;
+        c->bq_head = 0;
+    }
+    xu_seg_t *s = &c->bq[(c->bq_head + c->bq_count) & (c->bq_cap - 1)];
+    s->tag = p->xs_tag;
+    s->status = p->xs_status;
+    s->last = p->xs_last;
+    s->len = p->xs_len;
+    s->pa = p->xs_pa;
+    s->cycle = c->now;
+    c->bq_count++;
+}
+
+static void push_accept(core_t *c)
+{
+    if (c->acc_n == c->acc_cap && c->acc_cap < CORE_ACCEPT_HISTORY) {
+        uint64_t *n = realloc(c->acc, (size_t)c->acc_cap * 2 * sizeof *n);
+        if (!n)
+            abort();
+        c->acc = n;
+        c->acc_cap *= 2;
+    }
+    c->acc[c->acc_n & (c->acc_cap - 1)] = c->now;
+    c->acc_n++;
+}
+
+/* ---------------------------------------------------------------- the clock */
+
+static void core_trace_edge(core_t *c);
+
+/** One clock cycle: the hot path (the device's speed). */
+static inline void core_tick(core_t *c)
+{
+    core_pins_t *p = &c->pins;
+
+    if (__builtin_expect(c->trace_pending, 0))
+        core_trace_edge(c);
+    if (!p->db_valid && c->db_count) {
+        const db_entry_t *e = &c->dbq[c->db_head];
+        p->db_valid = 1;
+        p->db_addr = e->addr;
+        p->db_data = e->data;
+    }
+    if (!p->xq_valid && c->rq_count && !core_chance(c, c->gap_thr)) {
+        const xu_req_t *r = &c->rq[c->rq_head];
+        p->xq_valid = 1;
+        p->xq_tag = r->tag;
+        p->xq_rights = r->rights;
+        p->xq_remote = r->remote;
+        p->xq_key = r->key;
+        p->xq_pd = r->pd;
+        p->xq_len = r->len;
+        p->xq_va = r->va;
+    }
+    p->xs_ready = !core_chance(c, c->stall_thr);
+    dma_drive(c->dma, p, c->now);
+    link_drive(c->link, p, c->now);
+
+    c->ops->cycle(c->eng, p, c->now);
+
+    if (p->db_valid && p->db_ready) {
+        p->db_valid = 0;
+        c->db_head = (c->db_head + 1) & (CORE_DB_QUEUE_DEPTH - 1);
+        c->db_count--;
+        c->doorbells++;
+    }
+    if (p->xq_valid && p->xq_ready) {
+        p->xq_valid = 0;
+        c->rq_head = (c->rq_head + 1) & (XU_QUEUE_DEPTH - 1);
+        c->rq_count--;
+        push_accept(c);
+    }
+    if (p->xs_valid && p->xs_ready)
+        push_beat(c, p);
+    if (__builtin_expect(c->fw_state != FW_IDLE, 0)) {
+        if (c->fw_state == FW_REQ && p->fw_ready) {
+            p->fw_valid = 0;
+            p->fw_write = 0;
+            c->fw_state = FW_WAIT;
+        } else if (c->fw_state == FW_WAIT && p->fw_rvalid) {
+            c->fw_rdata = p->fw_rdata;
+            c->fw_state = FW_DONE;
+        }
+    }
+    dma_sample(c->dma, p, c->now);
+    link_sample(c->link, p, c->now);
+    c->now++;
+}
+
+void core_step(core_t *c, uint64_t n)
+{
+    if (!c)
+        return;
+    while (n--)
+        core_tick(c);
+}
+
+uint64_t core_cycle(const core_t *c) { return c ? c->now : 0; }
+
+/* ---------------------------------------------------------------- trace window (as xu.c) */
+
+static void core_trace_edge(core_t *c)
+{
+    if (c->trace_on && c->now >= c->trace_to) {
+        c->ops->trace_close(c->eng);
+        c->trace_on = 0;
+        c->trace_pending = 0;
+        free(c->trace_path);
+        c->trace_path = NULL;
+    } else if (!c->trace_on && c->now >= c->trace_from) {
+        if (c->ops->trace_open(c->eng, c->trace_path) == 0) {
+            c->trace_on = 1;
+            c->trace_pending = c->trace_to != UINT64_MAX;
+        } else {
+            c->trace_pending = 0;
+        }
+    }
+}
+
+int core_trace_open(core_t *c, const char *path, uint64_t from, uint64_t to)
+{
+    if (!c || !path || to <= from)
+        return -EINVAL;
+    core_trace_close(c);
+    int rc = c->ops->trace_open(c->eng, path);
+    if (rc)
+        return rc;
+    if (from > c->now)
+        c->ops->trace_close(c->eng);
+    else
+        c->trace_on = 1;
+    c->trace_path = strdup(path);
+    if (!c->trace_path) {
+        if (c->trace_on)
+            c->ops->trace_close(c->eng);
+        c->trace_on = 0;
+        return -ENOMEM;
+    }
+    c->trace_from = from;
+    c->trace_to = to;
+    c->trace_pending = !c->trace_on || to != UINT64_MAX;
+    return 0;
+}
+
+void core_trace_close(core_t *c)
+{
+    if (!c)
+        return;
+    if (c->trace_on)
+        c->ops->trace_close(c->eng);
+    c->trace_on = 0;
+    c->trace_pending = 0;
+    free(c->trace_path);
+    c->trace_path = NULL;
+}
+
+/* ---------------------------------------------------------------- life cycle */
+
+static void core_clear(core_t *c)
+{
+    memset(&c->pins, 0, sizeof c->pins);
+    c->fw_state = FW_IDLE;
+    c->db_head = c->db_count = 0;
+    c->doorbells = 0;
+    c->rq_head = c->rq_count = 0;
+    c->bq_head = c->bq_count = 0;
+    c->acc_n = 0;
+    core_dma_reset(c->dma);
+    core_link_reset(c->link);
+}
+
+int core_create(core_t **out, const core_engine_ops_t *ops, const core_config_t *cfg, hostmem_t *mem,
+                protcheck_t *pc)
+{
+    if (!out)
+        return -EINVAL;
+    *out = NULL;
+    if (!ops || !mem)
+        return -EINVAL;
+    core_config_t k;
+    memset(&k, 0, sizeof k);
+    if (cfg)
+        k = *cfg;
+    xu_params_t tables = {HCA_MPT_ENTRIES_DEFAULT, HCA_MTT_ENTRIES_DEFAULT};
+    if (k.tables.mpt_entries || k.tables.mtt_entries)
+        tables = k.tables;
+    if (!k.host.bytes_per_cycle)
+        k.host = hostmem_default_timing();
+    if (!k.link_latency)
+        k.link_latency = CORE_LINK_LATENCY_DEFAULT;
+    if (!k.link_bytes_per_cycle)
+        k.link_bytes_per_cycle = CORE_LINK_BYTES_PER_CYCLE_DEFAULT;
+    if (!k.dma_max_outstanding)
+        k.dma_max_outstanding = CORE_DMA_OUTSTANDING_DEFAULT;
+    if (k.dma_max_outstanding > CORE_DMA_OUTSTANDING_MAX)
+        return -EINVAL;
+
+    core_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return -ENOMEM;
+    c->ops = ops;
+    c->pc = pc;
+    c->pbufs = calloc(HCA_PKT_BUFS, HCA_PKT_BUF_SIZE);
+    c->dbq = malloc(CORE_DB_QUEUE_DEPTH * sizeof *c->dbq);
+    c->rq = malloc(XU_QUEUE_DEPTH * sizeof *c->rq);
+    c->bq_cap = CORE_INITIAL_CAP;
+    c->bq = malloc(c->bq_cap * sizeof *c->bq);
+    c->acc_cap = CORE_INITIAL_CAP;
+    c->acc = malloc(c->acc_cap * sizeof *c->acc);
+    int rc = -ENOMEM;
+    if (c->pbufs && c->dbq && c->rq && c->bq && c->acc) {
+        rc = core_dma_create(&c->dma, mem, &k.host, k.dma_max_outstanding, c->pbufs, pc);
+        if (!rc)
+            rc = core_link_create(&c->link, k.link_latency, k.link_bytes_per_cycle, pc);
+    }
+    if (!rc) {
+        rc = ops->create(&c->eng, &tables);
+        if (rc)
+            c->eng = NULL;
+    }
+    if (rc) {
+        core_destroy(c);
+        return rc;
+    }
+    c->rng = 0x243f6a8885a308d3ull;
+    core_clear(c);
+    ops->reset(c->eng);
+    *out = c;
+    return 0;
+}
+
+void core_destroy(core_t *c)
+{
+    if (!c)
+        return;
+    if (c->eng) {
+        core_trace_close(c);
+        c->ops->destroy(c->eng);
+    }
+    core_dma_destroy(c->dma);
+    core_link_destroy(c->link);
+    free(c->trace_path);
+    free(c->pbufs);
+    free(c->dbq);
+    free(c->rq);
+    free(c->bq);
+    free(c->acc);
+    free(c);
+}
+
+void core_reset(core_t *c)
+{
+    if (!c)
+        return;
+    c->ops->reset(c->eng);
+    core_clear(c);
+}
+
+void core_get_stats(const core_t *c, core_stats_t *st)
+{
+    if (!c || !st)
+        return;
+    core_stats_t l = {0};
+    core_dma_get_stats(c->dma, st);
+    core_link_get_stats(c->link, &l);
+    st->pkts = l.pkts;
+    st->pkt_bytes = l.pkt_bytes;
+    st->doorbells = c->doorbells;
+}
+
+uint8_t *core_pbuf(core_t *c, unsigned id)
+{
+    return c && id < HCA_PKT_BUFS ? c->pbufs + (size_t)id * HCA_PKT_BUF_SIZE : NULL;
+}
+
+protcheck_t *core_protcheck(core_t *c) { return c ? c->pc : NULL; }
+
+/* ---------------------------------------------------------------- doorbells */
+
+int core_db_write(core_t *c, uint32_t off, uint32_t val)
+{
+    if (!c || (off != HCA_DB_SQ && off != HCA_DB_RQ && off != HCA_DB_CQ))
+        return -EINVAL;
+    if (c->db_count == CORE_DB_QUEUE_DEPTH)
+        return -ENOSPC;
+    db_entry_t *e = &c->dbq[(c->db_head + c->db_count) & (CORE_DB_QUEUE_DEPTH - 1)];
+    e->addr = (uint8_t)off;
+    e->data = val;
+    c->db_count++;
+    return 0;
+}
+
+size_t core_db_pending(const core_t *c) { return c ? c->db_count : 0; }
+
+/* ---------------------------------------------------------------- firmware port */
+
+int core_fw_post(core_t *c, int write, uint32_t offset, uint32_t wdata)
+{
+    if (!c || (offset & 3u) || offset > UINT16_MAX)
+        return -EINVAL;
+    if (c->fw_state != FW_IDLE)
+        return -EBUSY;
+    core_pins_t *p = &c->pins;
+    p->fw_valid = 1;
+    p->fw_write = (uint8_t)(write != 0);
+    p->fw_addr = (uint16_t)offset;
+    p->fw_wdata = write ? wdata : 0;
+    c->fw_state = FW_REQ;
+    return 0;
+}
+
+int core_fw_poll(core_t *c, uint32_t *rdata)
+{
+    if (!c || c->fw_state == FW_IDLE)
+        return -ENOENT;
+    if (c->fw_state != FW_DONE)
+        return 0;
+    if (rdata)
+        *rdata = c->fw_rdata;
+    c->fw_state = FW_IDLE;
+    return 1;
+}
+
+static int core_fw_access(core_t *c, int write, uint32_t offset, uint32_t wdata, uint32_t *rdata)
+{
+    int rc = core_fw_post(c, write, offset, wdata);
+    if (rc)
+        return rc;
+    const uint64_t deadline = c->now + CORE_FW_TIMEOUT;
+    while ((rc = core_fw_poll(c, rdata)) == 0) {
+        if (c->now >= deadline) {
+            c->pins.fw_valid = 0;
+            c->fw_state = FW_IDLE;
+            return -ETIMEDOUT;
+        }
+        core_tick(c);
+    }
+    return rc < 0 ? rc : 0;
+}
+
+int core_fw_read(core_t *c, uint32_t offset, uint32_t *val)
+{
+    if (!val)
+        return -EINVAL;
+    return core_fw_access(c, 0, offset, 0, val);
+}
+
+int core_fw_write(core_t *c, uint32_t offset, uint32_t val) { return core_fw_access(c, 1, offset, val, NULL); }
+
+/* ---------------------------------------------------------------- translation probes */
+
+int core_xlate_submit(core_t *c, const xu_req_t *req)
+{
+    if (!c || !req)
+        return -EINVAL;
+    if (c->rq_count == XU_QUEUE_DEPTH)
+        return -ENOSPC;
+    c->rq[(c->rq_head + c->rq_count) & (XU_QUEUE_DEPTH - 1)] = *req;
+    c->rq_count++;
+    return 0;
+}
+
+size_t core_xlate_pending(const core_t *c) { return c ? c->rq_count : 0; }
+
+int core_xlate_collect(core_t *c, xu_seg_t *seg)
+{
+    if (!c || !seg || c->bq_count == 0)
+        return 0;
+    *seg = c->bq[c->bq_head];
+    c->bq_head = (c->bq_head + 1) & (c->bq_cap - 1);
+    c->bq_count--;
+    return 1;
+}
+
+uint64_t core_xlate_accept_cycle(const core_t *c, uint64_t n)
+{
+    if (!c || n >= c->acc_n || c->acc_n - n > c->acc_cap)
+        return UINT64_MAX;
+    return c->acc[n & (c->acc_cap - 1)];
+}
+
+int core_xlate_backpressure(core_t *c, unsigned req_gap_pct, unsigned rsp_stall_pct, uint64_t seed)
+{
+    if (!c || req_gap_pct > 100 || rsp_stall_pct > 100)
+        return -EINVAL;
+    c->gap_thr = pct_thr(req_gap_pct);
+    c->stall_thr = pct_thr(rsp_stall_pct);
+    c->rng = seed;
+    return 0;
+}
