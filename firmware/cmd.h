@@ -41,5 +41,7 @@ unsigned qp_connect(uint32_t in_mod);
 unsigned qp_destroy(uint32_t qpn);
 /** QUERY_QP: the engine's live qp_ctx to the out mailbox. */
 unsigned qp_query(uint32_t qpn, uint64_t out_addr);
+/** Forget every CQ, QP and the probed engine: the state boot leaves (host unit tests). */
+void qp_reset(void);
 
 #endif /* FW_CMD_H */

@@ -98,6 +98,17 @@ static int qp_valid(uint32_t qpn)
     return qpn > 0 && qpn < HCA_MAX_QP && qp_used[qpn];
 }
 
+void qp_reset(void)
+{
+    for (unsigned i = 0; i < HCA_MAX_QP; i++) {
+        qpc[i] = (hca_qp_ctx_t){0};
+        qp_used[i] = 0;
+    }
+    for (unsigned i = 0; i < HCA_MAX_CQ; i++)
+        cq_used[i] = cq_users[i] = 0;
+    engine = ENGINE_UNKNOWN;
+}
+
 /* ---------------------------------------------------------------- CQs */
 
 unsigned cq_create(uint64_t in_addr, uint32_t *cqn)

@@ -1,6 +1,24 @@
-# testbench/verbs.mk — the verbs end to end (testbench/test_verbs.cc): driver,
-# firmware queue commands and the WQE engine (RTL); the model engine's
-# refusal. Built by `make build/bin/test_verbs`; joins GTEST_BINS once the
-# engine it tests has landed and it passes.
+# testbench/verbs.mk — the queue commands and verbs.
+#
+#   test_fwqp   firmware/qp.c and pd.c compiled for the host against a mock
+#               ctx port, firmware DMA and console (testbench/test_fwqp.cc)
+#   test_verbs  the verbs end to end (testbench/test_verbs.cc): driver,
+#               firmware queue commands and the WQE engine (RTL); the model
+#               engine's refusal. Built by `make build/bin/test_verbs`; joins
+#               GTEST_BINS once the engine it tests has landed and it passes.
+
+FWQP_HOST_OBJS := $(OBJ)/fwhost/firmware/qp.o $(OBJ)/fwhost/firmware/pd.o
+
+$(OBJ)/fwhost/firmware/%.o: firmware/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Ifirmware -c $< -o $@
+
+$(OBJ)/testbench/test_fwqp.o: ALL_CXXFLAGS += -Ifirmware
+
+GTEST_BINS += $(BIN)/test_fwqp
+$(BIN)/test_fwqp: $(OBJ)/testbench/test_fwqp.o $(FWQP_HOST_OBJS)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $^ $(GTEST_LIBS) -lpthread
+
 $(BIN)/test_verbs: $(OBJ)/testbench/test_verbs.o $(HCASIM_LIBS) $(FW_IMAGE)
 	$(call link_bin,$(GTEST_LIBS))
