@@ -104,7 +104,9 @@ typedef struct hcadrv_qp_attr {
     uint32_t mtu;                /**< 256..4096, a power of two; 0: MTU_DEFAULT */
 } hcadrv_qp_attr_t;
 
-/** A QP as the driver holds it. */
+/** A QP as the driver holds it. The driver keeps the authoritative indices
+ *  itself (by QP number), so this struct may be copied or moved; its indices
+ *  and `connected` are refreshed by every call that takes it. */
 typedef struct hcadrv_qp {
     uint32_t qpn;
     uint32_t pd;
@@ -118,7 +120,9 @@ typedef struct hcadrv_qp {
 
 /** Create a QP (state RESET). */
 int hcadrv_create_qp(hcadrv_t *drv, const hcadrv_qp_attr_t *attr, hcadrv_qp_t *qp);
-/** Connect a and b over the device's loopback link: both go to RTS, each the other's peer. */
+/** Connect a and b over the device's loopback link: both go to RTS, each the
+ *  other's peer, with fresh indices (a may be b). Only QPs fresh from
+ *  create_qp connect (-EINVAL otherwise). Receives can be posted only after. */
 int hcadrv_connect(hcadrv_t *drv, hcadrv_qp_t *a, hcadrv_qp_t *b);
 int hcadrv_destroy_qp(hcadrv_t *drv, hcadrv_qp_t *qp);
 /** The QP's state as the device holds it (enum hca_qp_state). */
@@ -141,9 +145,12 @@ typedef struct hcadrv_send_wr {
 } hcadrv_send_wr_t;
 
 /** Write the WQE into the SQ and ring the doorbell. -EINVAL (num_sge above
- *  MAX_SEND_SGE, unknown opcode), -ENOMEM (SQ full), -ENOTCONN (QP not connected). */
+ *  MAX_SEND_SGE, unknown opcode, reserved flag bits, unknown QP), -ENOMEM (SQ
+ *  full: sq_pi - sq_done = depth; only CQEs retire WQEs, so signal at least
+ *  one WR per depth), -ENOTCONN (QP not connected). */
 int hcadrv_post_send(hcadrv_t *drv, hcadrv_qp_t *qp, const hcadrv_send_wr_t *wr);
-/** Write 128 raw bytes as the next SQ WQE and ring the doorbell (malformed-WQE tests). */
+/** Write len (1..128) raw bytes, zero-padded to 128, as the next SQ WQE and
+ *  ring the doorbell (malformed-WQE tests). Errors as post_send. */
 int hcadrv_post_send_raw(hcadrv_t *drv, hcadrv_qp_t *qp, const void *wqe, size_t len);
 
 typedef struct hcadrv_recv_wr {
@@ -152,7 +159,8 @@ typedef struct hcadrv_recv_wr {
     hca_sge_t sge[HCA_MAX_RECV_SGE];
 } hcadrv_recv_wr_t;
 
-/** -EINVAL (num_sge above MAX_RECV_SGE), -ENOMEM (RQ full). */
+/** -EINVAL (num_sge above MAX_RECV_SGE, unknown QP), -ENOMEM (RQ full),
+ *  -ENOTCONN (QP not connected: connecting resets the RQ's indices). */
 int hcadrv_post_recv(hcadrv_t *drv, hcadrv_qp_t *qp, const hcadrv_recv_wr_t *wr);
 
 /** One completion. */
