@@ -2,6 +2,8 @@
  *
  *   hcasim demo       [--engine rtl|model] [--firmware ELF] [--trace OUT.fst [--trace-from C] [--trace-to C]]
  *   hcasim xlate-demo [--engine rtl|model] [--trace OUT.fst [--trace-from C] [--trace-to C]]
+ *   hcasim run FILE   [--engine rtl|model|both] [--seed N] [--json OUT] [-v] [--firmware ELF]
+ *                     [--trace OUT.fst [--trace-from C] [--trace-to C]]
  *
  * Exit codes: 0 success, 1 a check failed, 2 bad usage or the run could not start.
  */
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "hcadrv.h"
+#include "scenario.h"
 #include "xu.h"
 
 static void usage(FILE *f)
@@ -26,6 +29,9 @@ static void usage(FILE *f)
           "  xlate-demo   drive the translation unit (key checker + MPT + MTT) through a\n"
           "               set of requests and print each request, its response beats\n"
           "               and its latency in cycles\n"
+          "  run FILE     run a scenario file (docs/scenarios.md): exit 0 when every\n"
+          "               expectation held, 1 at the first mismatch, 2 when the file\n"
+          "               cannot be run (FILE:LINE: reason)\n"
           "  help         this text\n"
           "\n"
           "options:\n"
@@ -33,7 +39,13 @@ static void usage(FILE *f)
           "  --firmware ELF       firmware image (default: the one make builds)\n"
           "  --trace OUT.fst      dump waves (RTL only)\n"
           "  --trace-from C       first traced cycle (default 0)\n"
-          "  --trace-to C         first cycle no longer traced (default: end of run)\n",
+          "  --trace-to C         first cycle no longer traced (default: end of run)\n"
+          "\n"
+          "run options:\n"
+          "  --engine both        run on both engines (not available yet)\n"
+          "  --seed N             override the scenario's seed (device op)\n"
+          "  --json OUT           write the result as JSON (docs/scenarios.md)\n"
+          "  -v                   one line per op: cycle, line, op, result\n",
           f);
 }
 
@@ -409,6 +421,82 @@ static int cmd_demo(const cli_opts_t *o)
     return bad ? 1 : 0;
 }
 
+/* ------------------------------------------------------------------ run */
+
+static int cmd_run(int argc, char **argv)
+{
+    scn_run_opts_t o;
+    memset(&o, 0, sizeof o);
+    const char *file = NULL;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        uint64_t n;
+        if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+            o.verbose = 1;
+            continue;
+        }
+        if (a[0] != '-' && !file) {
+            file = a;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "hcasim run: unexpected argument '%s'%s\n", a, a[0] == '-' ? " (missing value?)" : "");
+            return 2;
+        }
+        if (!strcmp(a, "--engine")) {
+            if (!strcmp(v, "rtl"))
+                o.engine = SCN_ENGINE_RTL;
+            else if (!strcmp(v, "model"))
+                o.engine = SCN_ENGINE_MODEL;
+            else if (!strcmp(v, "both"))
+                o.engine = SCN_ENGINE_BOTH;
+            else {
+                fprintf(stderr, "hcasim run: --engine %s: expected rtl, model or both\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--seed") || !strcmp(a, "--trace-from") || !strcmp(a, "--trace-to")) {
+            if (parse_u64(v, &n)) {
+                fprintf(stderr, "hcasim run: %s %s: expected a number\n", a, v);
+                return 2;
+            }
+            if (!strcmp(a, "--seed")) {
+                o.seed = n;
+                o.seed_set = 1;
+            } else if (!strcmp(a, "--trace-from"))
+                o.trace_from = n;
+            else
+                o.trace_to = n;
+        } else if (!strcmp(a, "--json"))
+            o.json_out = v;
+        else if (!strcmp(a, "--trace"))
+            o.trace = v;
+        else if (!strcmp(a, "--firmware"))
+            o.firmware = v;
+        else {
+            fprintf(stderr, "hcasim run: unexpected argument '%s'\n", a);
+            return 2;
+        }
+        i++;
+    }
+    if (!file) {
+        fprintf(stderr, "usage: hcasim run FILE [--engine rtl|model|both] [--seed N] [--json OUT] [-v]\n"
+                        "                  [--firmware ELF] [--trace OUT.fst [--trace-from C] [--trace-to C]]\n");
+        return 2;
+    }
+    scn_t *s = NULL;
+    char err[1024];
+    if (scn_load(file, &s, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        if (o.json_out)
+            scn_write_load_error_json(o.json_out, file, err, o.engine);
+        return 2;
+    }
+    int rc = scn_run(s, &o);
+    scn_free(s);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -424,6 +512,8 @@ int main(int argc, char **argv)
         int rc = parse_opts(argc, argv, 2, &o);
         return rc ? rc : cmd_xlate_demo(&o);
     }
+    if (!strcmp(argv[1], "run"))
+        return cmd_run(argc, argv);
     fprintf(stderr, "hcasim: unknown command '%s' (try 'hcasim help')\n", argv[1]);
     return 2;
 }

@@ -1,0 +1,64 @@
+/* scenario.h — scenario files (/work/shared/design/SCENARIO.md, docs/scenarios.md):
+ * load and validate a .jsonl file completely, then run it against the device
+ * (hca_dev + hostmem + the reference driver) on one engine.
+ *
+ * Exit-code contract (what `hcasim run` returns):
+ *   SCN_PASS  (0) every expectation held, no invariant broke;
+ *   SCN_FAIL  (1) a mismatch or a broken invariant: "FILE:LINE: op NAME: expected …, got …";
+ *   SCN_ERROR (2) the file could not be run: "FILE:LINE: reason" (unreadable,
+ *                 not JSON, unknown op or field, wrong type, unbound name, an op
+ *                 the device does not serve yet...).
+ * The run stops at the first mismatch.
+ */
+#ifndef SCENARIO_H
+#define SCENARIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { SCN_PASS = 0, SCN_FAIL = 1, SCN_ERROR = 2 };
+
+typedef struct scn scn_t;
+
+/** Read and validate a scenario file: every line parsed, every op's fields,
+ *  types, enum names and name bindings checked, before anything runs.
+ *  SCN_PASS and *out set, or SCN_ERROR with "FILE:LINE: reason" in err. */
+int scn_load(const char *path, scn_t **out, char *err, size_t errlen);
+/** The same over text in memory; name is used in messages as the file name. */
+int scn_load_text(const char *name, const char *text, size_t len, scn_t **out, char *err, size_t errlen);
+void scn_free(scn_t *s);
+/** Ops in the file (comment and blank lines excluded). */
+size_t scn_op_count(const scn_t *s);
+
+typedef enum scn_engine { SCN_ENGINE_RTL = 0, SCN_ENGINE_MODEL, SCN_ENGINE_BOTH } scn_engine_t;
+
+typedef struct scn_run_opts {
+    scn_engine_t engine;
+    int seed_set;         /**< 1: seed overrides the scenario's */
+    uint64_t seed;
+    const char *firmware; /**< NULL: the image make builds */
+    const char *json_out; /**< NULL: no JSON result */
+    const char *trace;    /**< NULL: no waves; else an FST path (RTL only) */
+    uint64_t trace_from, trace_to; /**< device cycles; trace_to 0: end of run */
+    int verbose;          /**< 1: one line per op */
+    FILE *out;            /**< progress and summary; NULL: stdout */
+    FILE *err;            /**< "FILE:LINE: …" diagnostics; NULL: stderr */
+} scn_run_opts_t;
+
+/** Run a loaded scenario. SCN_PASS, SCN_FAIL or SCN_ERROR; the reason goes to
+ *  opts->err, the JSON result (when asked) to opts->json_out in every case. */
+int scn_run(const scn_t *s, const scn_run_opts_t *opts);
+
+/** Write the JSON result of a scenario that could not be loaded (result
+ *  "error", failure line taken from msg's "FILE:LINE:" prefix). 0 or -errno. */
+int scn_write_load_error_json(const char *json_out, const char *file, const char *msg, scn_engine_t engine);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SCENARIO_H */
