@@ -1,10 +1,15 @@
-/* hca_dev.c — the device: firmware core + translation unit + mailbox + firmware DMA.
+/* hca_dev.c — the device: firmware core + engine + mailbox + firmware DMA.
+ *
+ * The engine is the device core (sim/core.h, RTL) or, on the model engine,
+ * the translation unit alone (sim/xu.h) with a context port that refuses
+ * every command (no C model of the WQE engine yet).
  *
  * One device cycle (dev_tick):
  *   1. the firmware core catches up to this cycle (it runs whole instructions;
- *      an MMIO access to the translation unit stalls it until the unit's
- *      firmware port answers, so register timing is exact);
- *   2. the translation unit takes its clock edge (requests, beats, the
+ *      an MMIO access to the engine's firmware port stalls it until the port
+ *      answers, so register timing is exact); its mailbox answers are shown
+ *      to the protection checker;
+ *   2. the engine takes its clock edge (doorbells, DMA, link, probes, the
  *      firmware-port access in flight);
  *   3. a firmware DMA transfer due this cycle completes;
  *   4. the firmware's interrupt line follows HCR.CTRL.go.
@@ -32,10 +37,20 @@ typedef struct hcr_state {
     uint32_t in_lo, in_hi, out_lo, out_hi, in_mod, ctrl, status, out_imm;
 } hcr_state_t;
 
+/* The model engine's context port: staging registers, and every command
+ * completes at once with BAD_OP (no WQE engine behind it). */
+typedef struct ctx_refuser {
+    uint32_t data[HCA_CTX_DATA_COUNT];
+    uint32_t status;
+} ctx_refuser_t;
+
 struct hca_dev {
     fwcore_t *fc;
     rv32_t *cpu;
-    xu_t *xu;
+    core_t *core; /* RTL engine */
+    xu_t *xu;     /* model engine */
+    ctx_refuser_t ctx;
+    protcheck_t *pc;
     hostmem_t *mem;
     hostmem_timing_t host;
     hcr_state_t hcr;
@@ -78,29 +93,47 @@ static int fw_hcr_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
     return RV32_BUS_OK;
 }
 
+/* The firmware answers a command by clearing CTRL.go (STATUS, OUT_IMM written
+ * before): the checker learns which keys died (DESTROY_MKEY, IN_MOD = key:
+ * invalidated and fenced by now) and which were born (CREATE_MKEY, OUT_IMM). */
+static void mailbox_answered(hca_dev_t *d, uint32_t op)
+{
+    if (HCA_HCR_STATUS_STATUS_GET(d->hcr.status) != HCA_CMD_STATUS_OK)
+        return;
+    if (op == HCA_CMD_OP_DESTROY_MKEY)
+        protcheck_key_invalid(d->pc, d->now, d->hcr.in_mod, "DESTROY_MKEY");
+    else if (op == HCA_CMD_OP_CREATE_MKEY)
+        protcheck_key_valid(d->pc, d->now, d->hcr.out_imm);
+}
+
 static int fw_hcr_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
 {
-    uint32_t *r = size == 4 ? hcr_reg(&((hca_dev_t *)ctx)->hcr, off) : NULL;
+    hca_dev_t *d = ctx;
+    uint32_t *r = size == 4 ? hcr_reg(&d->hcr, off) : NULL;
     if (!r)
         return RV32_BUS_FAULT;
+    const uint32_t old = *r;
     *r = val;
+    if (off == HCA_HCR_CTRL && HCA_HCR_CTRL_GO_GET(old) && !HCA_HCR_CTRL_GO_GET(val))
+        mailbox_answered(d, HCA_HCR_CTRL_OP_GET(old));
     return RV32_BUS_OK;
 }
 
-/* The translation unit's firmware port: the access goes over the unit's pins
- * and the core stalls until the unit answers. */
-static int fw_fwp_access(hca_dev_t *d, int write, uint32_t off, unsigned size, uint32_t wdata, uint32_t *rdata)
+/* The engine's firmware port: the access goes over its pins and the firmware
+ * core stalls until it answers. off = firmware address - DEVREG_BASE. */
+static int fw_port_access(hca_dev_t *d, int write, uint32_t off, unsigned size, uint32_t wdata, uint32_t *rdata)
 {
     if (size != 4)
         return RV32_BUS_FAULT;
     if (!d->fwp_posted) {
-        if (xu_fw_post(d->xu, write, off, wdata))
+        int rc = d->core ? core_fw_post(d->core, write, off, wdata) : xu_fw_post(d->xu, write, off, wdata);
+        if (rc)
             return RV32_BUS_FAULT; /* offset outside the block */
         d->fwp_posted = 1;
         return RV32_BUS_STALL;
     }
     uint32_t v = 0;
-    if (xu_fw_poll(d->xu, &v) != 1)
+    if ((d->core ? core_fw_poll(d->core, &v) : xu_fw_poll(d->xu, &v)) != 1)
         return RV32_BUS_STALL;
     d->fwp_posted = 0;
     if (rdata)
@@ -108,14 +141,54 @@ static int fw_fwp_access(hca_dev_t *d, int write, uint32_t off, unsigned size, u
     return RV32_BUS_OK;
 }
 
+#define FWP_PORT_OFF (HCA_FWP_BASE - HCA_DEVREG_BASE)
+#define CTX_PORT_OFF (HCA_FW_CTX_BASE - HCA_DEVREG_BASE)
+
 static int fw_fwp_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
 {
-    return fw_fwp_access(ctx, 0, off, size, 0, val);
+    return fw_port_access(ctx, 0, FWP_PORT_OFF + off, size, 0, val);
 }
 
 static int fw_fwp_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
 {
-    return fw_fwp_access(ctx, 1, off, size, val, NULL);
+    return fw_port_access(ctx, 1, FWP_PORT_OFF + off, size, val, NULL);
+}
+
+static int fw_ctx_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
+{
+    return fw_port_access(ctx, 0, CTX_PORT_OFF + off, size, 0, val);
+}
+
+static int fw_ctx_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
+{
+    return fw_port_access(ctx, 1, CTX_PORT_OFF + off, size, val, NULL);
+}
+
+/* The model engine's context port (ctx_refuser_t). */
+static int fw_ctx_refuse_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
+{
+    ctx_refuser_t *c = &((hca_dev_t *)ctx)->ctx;
+    if (size != 4)
+        return RV32_BUS_FAULT;
+    if (off < HCA_CTX_CMD)
+        *val = c->data[off / 4];
+    else if (off == HCA_CTX_STATUS)
+        *val = c->status;
+    else
+        *val = 0;
+    return RV32_BUS_OK;
+}
+
+static int fw_ctx_refuse_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
+{
+    ctx_refuser_t *c = &((hca_dev_t *)ctx)->ctx;
+    if (size != 4)
+        return RV32_BUS_FAULT;
+    if (off < HCA_CTX_CMD)
+        c->data[off / 4] = val;
+    else if (off == HCA_CTX_CMD)
+        c->status = HCA_CTX_STATUS_RESULT_PUT(HCA_FWP_RESULT_BAD_OP);
+    return RV32_BUS_OK;
 }
 
 static void fdma_start(hca_dev_t *d)
@@ -214,7 +287,10 @@ static void dev_tick(hca_dev_t *d)
 {
     if (d->fw_stop != RV32_STOP_HALT && d->fw_stop != RV32_STOP_TRAP)
         fw_catch_up(d);
-    xu_step(d->xu, 1);
+    if (d->core)
+        core_step(d->core, 1);
+    else
+        xu_step(d->xu, 1);
     if (d->fdma.busy && d->fdma.done_at <= d->now)
         fdma_finish(d);
     rv32_set_irq(d->cpu, HCA_HCR_CTRL_GO_GET(d->hcr.ctrl));
@@ -242,6 +318,9 @@ int hca_dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *mem,
         err[0] = 0;
     if (!out || !cfg || !mem)
         return -EINVAL;
+    *out = NULL;
+    if (cfg->engine != XU_ENGINE_RTL && cfg->engine != XU_ENGINE_MODEL)
+        return -EINVAL;
     hca_dev_t *d = calloc(1, sizeof *d);
     if (!d)
         return -ENOMEM;
@@ -251,16 +330,25 @@ int hca_dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *mem,
     fwcore_config_t fcfg;
     memset(&fcfg, 0, sizeof fcfg);
     fcfg.costs = cfg->core;
-    int rc = xu_create(&d->xu, cfg->engine, tables);
+    int rc = protcheck_create(&d->pc);
+    const char *what = "protection checker";
+    if (!rc) {
+        /* Until rtl/hca_core.sv and its shim land, both engines are the
+         * translation unit alone (RTL or model) with a refusing ctx port;
+         * then the RTL engine becomes core_create(&d->core, &core_rtl_ops, ...). */
+        what = cfg->engine == XU_ENGINE_RTL ? "translation unit (rtl engine)" : "translation unit (model engine)";
+        rc = xu_create(&d->xu, cfg->engine, tables);
+    }
     if (rc) {
         if (err)
-            snprintf(err, errlen, "translation unit (%s engine): %s",
-                     cfg->engine == XU_ENGINE_RTL ? "rtl" : "model", strerror(-rc));
-        free(d);
+            snprintf(err, errlen, "%s: %s", what, strerror(-rc));
+        hca_dev_destroy(d);
         return rc;
     }
     const fwcore_mmio_t blocks[] = {
         {"fwp", HCA_FWP_BASE, HCA_FWP_SIZES + 4, d, fw_fwp_load, fw_fwp_store},
+        {"ctx", HCA_FW_CTX_BASE, HCA_CTX_STATUS + 4, d, d->core ? fw_ctx_load : fw_ctx_refuse_load,
+         d->core ? fw_ctx_store : fw_ctx_refuse_store},
         {"hcr", HCA_FW_HCR_BASE, HCA_HCR_OUT_IMM + 4, d, fw_hcr_load, fw_hcr_store},
         {"fdma", HCA_FDMA_BASE, HCA_FDMA_STATUS + 4, d, fw_fdma_load, fw_fdma_store},
     };
@@ -289,7 +377,9 @@ void hca_dev_destroy(hca_dev_t *d)
     if (!d)
         return;
     fwcore_destroy(d->fc);
+    core_destroy(d->core);
     xu_destroy(d->xu);
+    protcheck_destroy(d->pc);
     free(d);
 }
 
@@ -303,19 +393,29 @@ static uint32_t *bar0_reg(hca_dev_t *d, uint32_t offset)
     return rel <= HCA_HCR_OUT_IMM ? hcr_reg(&d->hcr, rel) : NULL;
 }
 
+/* The doorbell register at offset (HCA_DB_*), or -1. */
+static int bar0_db(uint32_t offset)
+{
+    uint32_t rel = offset - HCA_HOST_DB_OFFSET;
+    return rel == HCA_DB_SQ || rel == HCA_DB_RQ || rel == HCA_DB_CQ ? (int)rel : -1;
+}
+
 int hca_dev_mmio_read(hca_dev_t *d, uint32_t offset, uint32_t *val)
 {
     if (!d || !val)
         return -EINVAL;
     uint32_t *r = bar0_reg(d, offset);
     *val = r ? *r : 0;
-    return r ? 0 : -EINVAL;
+    return r || bar0_db(offset) >= 0 ? 0 : -EINVAL;
 }
 
 int hca_dev_mmio_write(hca_dev_t *d, uint32_t offset, uint32_t val)
 {
     if (!d)
         return -EINVAL;
+    int db = bar0_db(offset);
+    if (db >= 0)
+        return d->core ? core_db_write(d->core, (uint32_t)db, val) : -EOPNOTSUPP;
     uint32_t *r = bar0_reg(d, offset);
     if (!r)
         return -EINVAL;
@@ -326,6 +426,85 @@ int hca_dev_mmio_write(hca_dev_t *d, uint32_t offset, uint32_t val)
 xu_t *hca_dev_xu(hca_dev_t *d)
 {
     return d ? d->xu : NULL;
+}
+
+core_t *hca_dev_core(hca_dev_t *d)
+{
+    return d ? d->core : NULL;
+}
+
+int hca_dev_xlate_submit(hca_dev_t *d, const xu_req_t *req)
+{
+    if (!d)
+        return -EINVAL;
+    return d->core ? core_xlate_submit(d->core, req) : xu_submit(d->xu, req);
+}
+
+size_t hca_dev_xlate_pending(const hca_dev_t *d)
+{
+    if (!d)
+        return 0;
+    return d->core ? core_xlate_pending(d->core) : xu_pending(d->xu);
+}
+
+int hca_dev_xlate_collect(hca_dev_t *d, xu_seg_t *seg)
+{
+    if (!d)
+        return 0;
+    return d->core ? core_xlate_collect(d->core, seg) : xu_collect(d->xu, seg);
+}
+
+uint64_t hca_dev_xlate_accept_cycle(const hca_dev_t *d, uint64_t n)
+{
+    if (!d)
+        return UINT64_MAX;
+    return d->core ? core_xlate_accept_cycle(d->core, n) : xu_accept_cycle(d->xu, n);
+}
+
+int hca_dev_xlate_backpressure(hca_dev_t *d, unsigned req_gap_pct, unsigned rsp_stall_pct, uint64_t seed)
+{
+    if (!d)
+        return -EINVAL;
+    return d->core ? core_xlate_backpressure(d->core, req_gap_pct, rsp_stall_pct, seed)
+                   : xu_set_backpressure(d->xu, req_gap_pct, rsp_stall_pct, seed);
+}
+
+int hca_dev_trace_open(hca_dev_t *d, const char *path, uint64_t from, uint64_t to)
+{
+    if (!d)
+        return -EINVAL;
+    return d->core ? core_trace_open(d->core, path, from, to) : xu_trace_open(d->xu, path, from, to);
+}
+
+void hca_dev_trace_close(hca_dev_t *d)
+{
+    if (!d)
+        return;
+    if (d->core)
+        core_trace_close(d->core);
+    else
+        xu_trace_close(d->xu);
+}
+
+protcheck_t *hca_dev_protcheck(hca_dev_t *d)
+{
+    return d ? d->pc : NULL;
+}
+
+uint64_t hca_dev_violations(const hca_dev_t *d, char *buf, size_t len)
+{
+    if (buf && len)
+        buf[0] = 0;
+    return d ? protcheck_format(d->pc, buf, len) : 0;
+}
+
+void hca_dev_get_stats(const hca_dev_t *d, core_stats_t *st)
+{
+    if (!st)
+        return;
+    memset(st, 0, sizeof *st);
+    if (d && d->core)
+        core_get_stats(d->core, st);
 }
 
 const char *hca_dev_console(const hca_dev_t *d)

@@ -284,19 +284,18 @@ static int cmd_xlate_demo(const cli_opts_t *o)
 static unsigned demo_translate(hca_dev_t *dev, uint64_t *accepted, const char *what, uint32_t key, uint32_t pd,
                                uint64_t va, uint32_t len, unsigned rights)
 {
-    xu_t *xu = hca_dev_xu(dev);
     xu_req_t q = {(uint8_t)*accepted, (uint8_t)rights, 0, key, pd, len, va};
     printf("  xlate %-28s key %08" PRIx32 " va %016" PRIx64 " len %" PRIu32 "\n", what, key, va, len);
-    xu_submit(xu, &q);
+    hca_dev_xlate_submit(dev, &q);
     xu_seg_t s;
     unsigned last = HCA_XLATE_STATUS_OK;
     for (int guard = 0; guard < 100000; guard++) {
         hca_dev_step(dev, 1);
         int done = 0;
-        while (xu_collect(xu, &s)) {
+        while (hca_dev_xlate_collect(dev, &s)) {
             printf("      -> %-10s pa %016" PRIx64 " len %-6" PRIu32 "%s  (+%" PRIu64 " cycles)\n",
                    xu_status_name(s.status), s.pa, s.len, s.last ? " last" : "",
-                   s.cycle - xu_accept_cycle(xu, *accepted));
+                   s.cycle - hca_dev_xlate_accept_cycle(dev, *accepted));
             last = s.status;
             done = s.last;
         }
@@ -329,7 +328,7 @@ static int cmd_demo(const cli_opts_t *o)
         fprintf(stderr, "hcasim: cannot start the device: %s\n", err[0] ? err : strerror(-rc));
     if (!rc && (rc = hcadrv_open(&drv, dev, mem)))
         fprintf(stderr, "hcasim: driver: %s\n", strerror(-rc));
-    if (!rc && o->trace && (rc = xu_trace_open(hca_dev_xu(dev), o->trace, o->trace_from, o->trace_to)))
+    if (!rc && o->trace && (rc = hca_dev_trace_open(dev, o->trace, o->trace_from, o->trace_to)))
         fprintf(stderr, "hcasim: --trace %s: %s\n", o->trace, strerror(-rc));
     if (rc) {
         hcadrv_close(drv);
@@ -414,7 +413,7 @@ static int cmd_demo(const cli_opts_t *o)
     printf("\n%" PRIu64 " device cycles, %" PRIu64 " firmware instructions (%" PRIu64 " busy core cycles); %s\n",
            hca_dev_cycle(dev), hca_dev_fw_instret(dev), hca_dev_fw_busy_cycles(dev),
            bad ? "UNEXPECTED RESULTS" : "every result as expected");
-    xu_trace_close(hca_dev_xu(dev));
+    hca_dev_trace_close(dev);
     hcadrv_close(drv);
     hca_dev_destroy(dev);
     hostmem_destroy(mem);

@@ -55,20 +55,19 @@ struct Dev {
         return dev && hca_dev_fw_health(dev, why, sizeof why) ? why : "running";
     }
 
-    // Translate one request through the device's unit; returns the beats.
+    // Translate one request through the device's unit (a key-check probe); returns the beats.
     std::vector<xu_seg_t> translate(uint32_t key, uint32_t pd, uint64_t va, uint32_t len, uint8_t rights = 0,
                                     uint8_t remote = 0)
     {
-        xu_t *xu = hca_dev_xu(dev);
         xu_seg_t s;
-        while (xu_collect(xu, &s)) {
+        while (hca_dev_xlate_collect(dev, &s)) {
         }
         xu_req_t q = {0x5a, rights, remote, key, pd, len, va};
-        EXPECT_EQ(0, xu_submit(xu, &q));
+        EXPECT_EQ(0, hca_dev_xlate_submit(dev, &q));
         std::vector<xu_seg_t> beats;
         for (int i = 0; i < 10000; i++) {
             hca_dev_step(dev, 1);
-            while (xu_collect(xu, &s)) {
+            while (hca_dev_xlate_collect(dev, &s)) {
                 beats.push_back(s);
                 if (s.last)
                     return beats;
@@ -317,11 +316,10 @@ TEST_P(Device, DestroyFencesFreesTheSlotAndStaleKeysFail)
     // firmware destroys the MR. Heavy response back-pressure makes the old
     // requests drain slower than the firmware finishes its command, so only
     // the invalidate-and-fence keeps their segments from appearing after it.
-    xu_t *xu = hca_dev_xu(d.dev);
-    ASSERT_EQ(0, xu_set_backpressure(xu, 0, 95, 7));
+    ASSERT_EQ(0, hca_dev_xlate_backpressure(d.dev, 0, 95, 7));
     for (int i = 0; i < 400; i++) {
         xu_req_t q = {(uint8_t)i, HCA_ACCESS_LOCAL_WRITE, 0, mr.lkey, pd, 3 * 4096, buf + (uint64_t)(i % 5) * 4096};
-        ASSERT_EQ(0, xu_submit(xu, &q));
+        ASSERT_EQ(0, hca_dev_xlate_submit(d.dev, &q));
     }
     hca_dev_step(d.dev, 200); // some requests are in flight when the command lands
     ASSERT_EQ(0, hcadrv_dereg_mr(d.drv, &mr)) << d.console();
@@ -329,7 +327,7 @@ TEST_P(Device, DestroyFencesFreesTheSlotAndStaleKeysFail)
     hca_dev_step(d.dev, 200000);
     uint64_t ok_before = 0, ok_after = 0, failed = 0;
     xu_seg_t s;
-    while (xu_collect(xu, &s)) {
+    while (hca_dev_xlate_collect(d.dev, &s)) {
         if (s.status == HCA_XLATE_STATUS_OK)
             (s.cycle < done ? ok_before : ok_after)++;
         else
@@ -338,7 +336,14 @@ TEST_P(Device, DestroyFencesFreesTheSlotAndStaleKeysFail)
     EXPECT_GT(ok_before, 0u) << "the race was not exercised: no request translated before the destroy";
     EXPECT_GT(failed, 0u) << "the race was not exercised: no request came after the destroy";
     EXPECT_EQ(0u, ok_after) << "a segment was produced through a destroyed key after DESTROY_MKEY completed";
-    ASSERT_EQ(0, xu_set_backpressure(xu, 0, 0, 0));
+    ASSERT_EQ(0, hca_dev_xlate_backpressure(d.dev, 0, 0, 0));
+    // The checker saw the key born (CREATE_MKEY answer) and die (DESTROY_MKEY answer).
+    protcheck_stats_t pst;
+    protcheck_get_stats(hca_dev_protcheck(d.dev), &pst);
+    EXPECT_EQ(1u, pst.validations);
+    EXPECT_EQ(1u, pst.invalidations);
+    char why[1024];
+    EXPECT_EQ(0u, hca_dev_violations(d.dev, why, sizeof why)) << why;
 
     EXPECT_EQ(HCA_XLATE_STATUS_ERR_SLOT, d.translate(mr.lkey, pd, buf, 8).back().status);
     hca_mpt_entry_t e;
@@ -369,6 +374,28 @@ TEST(DeviceSmallMpt, ReusedIndexGetsANewKeyByteAndTheTableRunsOut)
     EXPECT_EQ(old >> 8, extra.lkey >> 8) << "the only free index";
     EXPECT_NE(old & 0xff, extra.lkey & 0xff) << "a new life needs a new key byte";
     EXPECT_EQ(-ENOENT, hcadrv_dereg_mr(d.drv, &mrs[6])) << "the stale key no longer names the MR";
+}
+
+// There is no C model of the WQE engine yet: on the model engine the queue
+// commands are refused as unsupported and doorbells have nothing behind them.
+TEST(DeviceModelEngine, QueueCommandsAreUnsupportedAndDoorbellsRefused)
+{
+    Dev d(XU_ENGINE_MODEL);
+    ASSERT_DEV_OK(d);
+    EXPECT_EQ(nullptr, hca_dev_core(d.dev));
+    hcadrv_cq_t cq;
+    EXPECT_EQ(-EOPNOTSUPP, hcadrv_create_cq(d.drv, 16, &cq)) << d.console();
+    EXPECT_EQ(HCA_CMD_STATUS_BAD_OP, hcadrv_last_status(d.drv));
+    EXPECT_EQ(-EOPNOTSUPP, hca_dev_mmio_write(d.dev, HCA_HOST_DB_OFFSET + HCA_DB_SQ, 1u << 16 | 1));
+    uint32_t v = 1;
+    EXPECT_EQ(0, hca_dev_mmio_read(d.dev, HCA_HOST_DB_OFFSET + HCA_DB_CQ, &v)) << "doorbells read 0";
+    EXPECT_EQ(0u, v);
+    EXPECT_EQ(-EINVAL, hca_dev_mmio_write(d.dev, HCA_HOST_DB_OFFSET + 0xc, 1)) << "no such doorbell";
+    core_stats_t st;
+    hca_dev_get_stats(d.dev, &st);
+    EXPECT_EQ(0u, st.dma_reqs);
+    EXPECT_EQ(0u, hca_dev_violations(d.dev, nullptr, 0));
+    EXPECT_EQ("running", d.health()) << d.console();
 }
 
 TEST(DeviceFirmware, ABadImageIsRefusedWithTheSegmentAtFault)
