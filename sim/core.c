@@ -62,6 +62,7 @@ struct core_dma {
     uint64_t chan_free;       /* first cycle the data channel is free */
     uint64_t last_done;       /* completion cycle of the newest slot */
     uint64_t tag_busy[4];     /* outstanding tags (bitmap) */
+    const core_observer_t *obs;
     core_stats_t st;
 };
 
@@ -108,6 +109,12 @@ void core_dma_reset(core_dma_t *d)
 
 unsigned core_dma_outstanding(const core_dma_t *d) { return d ? d->count : 0; }
 
+void core_dma_set_observer(core_dma_t *d, const core_observer_t *obs)
+{
+    if (d)
+        d->obs = obs;
+}
+
 void core_dma_get_stats(const core_dma_t *d, core_stats_t *st)
 {
     if (d && st)
@@ -150,6 +157,8 @@ static void dma_accept(core_dma_t *d, const hca_dma_req_t *req, uint64_t now)
         protcheck_report(d->pc, now, req->key, req->addr, "I5: engine bug: dma_req tag %u reused while outstanding",
                          tag);
     d->tag_busy[tag >> 6] |= 1ull << (tag & 63);
+    if (d->obs && d->obs->dma_issue)
+        d->obs->dma_issue(d->obs->ctx, now, req);
 
     const char *bad = dma_bad_reason(req);
     if (bad) {
@@ -179,6 +188,8 @@ static void dma_complete(core_dma_t *d, dma_slot_t *s, uint64_t now)
 {
     if (s->bad) {
         hca_dma_rsp_set_err(&s->rsp, 1);
+        if (d->obs && d->obs->dma_done)
+            d->obs->dma_done(d->obs->ctx, now, &s->req, 1);
         return;
     }
     const hca_dma_req_t *r = &s->req;
@@ -209,6 +220,8 @@ static void dma_complete(core_dma_t *d, dma_slot_t *s, uint64_t now)
         d->st.dma_rd_bytes += r->len;
     }
     protcheck_dma_done(d->pc, s->issue_at, now, r, rc == 0, s->flagged);
+    if (d->obs && d->obs->dma_done)
+        d->obs->dma_done(d->obs->ctx, now, r, rc != 0);
 }
 
 static inline void dma_drive(core_dma_t *d, core_pins_t *p, uint64_t now)
@@ -270,6 +283,7 @@ struct core_link {
     link_slot_t q[CORE_LINK_DEPTH];
     unsigned head, count;
     uint64_t wire_free; /* first cycle the wire is free */
+    const core_observer_t *obs;
     core_stats_t st;
 };
 
@@ -300,6 +314,12 @@ void core_link_reset(core_link_t *l)
 
 unsigned core_link_in_flight(const core_link_t *l) { return l ? l->count : 0; }
 
+void core_link_set_observer(core_link_t *l, const core_observer_t *obs)
+{
+    if (l)
+        l->obs = obs;
+}
+
 void core_link_get_stats(const core_link_t *l, core_stats_t *st)
 {
     if (l && st)
@@ -323,6 +343,8 @@ static inline void link_sample(core_link_t *l, core_pins_t *p, uint64_t now)
 {
     if (p->rx_valid && p->rx_ready) {
         protcheck_pkt_rx(l->pc, now, &p->rx);
+        if (l->obs && l->obs->pkt_rx)
+            l->obs->pkt_rx(l->obs->ctx, now, &p->rx);
         l->head = (l->head + 1) & (CORE_LINK_DEPTH - 1);
         l->count--;
         p->rx_valid = 0;
@@ -337,6 +359,8 @@ static inline void link_sample(core_link_t *l, core_pins_t *p, uint64_t now)
         l->st.pkts++;
         l->st.pkt_bytes += p->tx.len;
         protcheck_pkt_tx(l->pc, now, &p->tx);
+        if (l->obs && l->obs->pkt_tx)
+            l->obs->pkt_tx(l->obs->ctx, now, &p->tx);
     }
 }
 
@@ -365,6 +389,7 @@ struct core {
     core_pins_t pins;
     uint64_t now; /* the cycle the next tick runs */
     protcheck_t *pc;
+    core_observer_t obs;
     uint8_t *pbufs;
     core_dma_t *dma;
     core_link_t *link;
@@ -703,6 +728,16 @@ uint8_t *core_pbuf(core_t *c, unsigned id)
 }
 
 protcheck_t *core_protcheck(core_t *c) { return c ? c->pc : NULL; }
+
+void core_set_observer(core_t *c, const core_observer_t *obs)
+{
+    if (!c)
+        return;
+    if (obs)
+        c->obs = *obs;
+    core_dma_set_observer(c->dma, obs ? &c->obs : NULL);
+    core_link_set_observer(c->link, obs ? &c->obs : NULL);
+}
 
 /* ---------------------------------------------------------------- doorbells */
 

@@ -84,6 +84,19 @@ typedef struct core_stats {
     uint64_t doorbells;     /**< doorbells taken by the core */
 } core_stats_t;
 
+/** Optional observer of the engine's traffic (an event log, a test). Any
+ *  callback may be NULL; they run inside the cycle, after the handshake. */
+typedef struct core_observer {
+    void *ctx;
+    /** A DMA request accepted in `cycle`. */
+    void (*dma_issue)(void *ctx, uint64_t cycle, const hca_dma_req_t *req);
+    /** Its transfer ended in `cycle` (err: bus error or refused request; 0: the bytes moved). */
+    void (*dma_done)(void *ctx, uint64_t cycle, const hca_dma_req_t *req, int err);
+    /** A packet taken from tx / handed to rx in `cycle`. */
+    void (*pkt_tx)(void *ctx, uint64_t cycle, const hca_pkt_t *pkt);
+    void (*pkt_rx)(void *ctx, uint64_t cycle, const hca_pkt_t *pkt);
+} core_observer_t;
+
 /* ---------------------------------------------------------------- the core */
 
 typedef struct core core_t;
@@ -105,6 +118,8 @@ void core_get_stats(const core_t *c, core_stats_t *st);
 uint8_t *core_pbuf(core_t *c, unsigned id);
 /** The checker given at creation. */
 protcheck_t *core_protcheck(core_t *c);
+/** Observe DMA and link traffic (copied; NULL: stop observing). */
+void core_set_observer(core_t *c, const core_observer_t *obs);
 
 /** Queue a doorbell: off = HCA_DB_SQ / HCA_DB_RQ / HCA_DB_CQ, val its word.
  *  -EINVAL for another offset, -ENOSPC when CORE_DB_QUEUE_DEPTH wait. */
@@ -159,6 +174,8 @@ void core_dma_sample(core_dma_t *d, core_pins_t *p, uint64_t now);
 /** Requests accepted and not yet answered. */
 unsigned core_dma_outstanding(const core_dma_t *d);
 void core_dma_get_stats(const core_dma_t *d, core_stats_t *st);
+/** Observe accepted requests and ended transfers (obs borrowed; NULL: none). */
+void core_dma_set_observer(core_dma_t *d, const core_observer_t *obs);
 
 typedef struct core_link core_link_t;
 
@@ -174,6 +191,8 @@ void core_link_sample(core_link_t *l, core_pins_t *p, uint64_t now);
 /** Packets on the link. */
 unsigned core_link_in_flight(const core_link_t *l);
 void core_link_get_stats(const core_link_t *l, core_stats_t *st);
+/** Observe packets sent and delivered (obs borrowed; NULL: none). */
+void core_link_set_observer(core_link_t *l, const core_observer_t *obs);
 
 #ifdef __cplusplus
 }

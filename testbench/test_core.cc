@@ -325,6 +325,32 @@ TEST(CoreDma, TheCheckerSeesEveryKeyedTransfer)
     EXPECT_EQ(2u, st.dma_keyed);
 }
 
+TEST(CoreDma, AnObserverSeesEveryRequestAndItsEnd)
+{
+    DmaBench b;
+    const uint64_t a = b.Alloc(4096, 0);
+    struct Log {
+        std::vector<uint64_t> issue, done, err;
+    } log;
+    core_observer_t obs;
+    memset(&obs, 0, sizeof obs);
+    obs.ctx = &log;
+    obs.dma_issue = [](void *c, uint64_t cycle, const hca_dma_req_t *) { ((Log *)c)->issue.push_back(cycle); };
+    obs.dma_done = [](void *c, uint64_t cycle, const hca_dma_req_t *, int err) {
+        ((Log *)c)->done.push_back(cycle);
+        ((Log *)c)->err.push_back(err);
+    };
+    core_dma_set_observer(b.dma, &obs);
+    b.q.push_back(Req(HCA_DMA_OP_READ_DATA, 1, a, 128));
+    b.q.push_back(Req(HCA_DMA_OP_READ_DATA, 2, a + 4096, 8)); // bus error
+    b.q.push_back(Req(HCA_DMA_OP_READ_DATA, 3, a, 200));      // malformed
+    b.RunUntil(3);
+    EXPECT_EQ((std::vector<uint64_t>{0, 1, 2}), log.issue);
+    ASSERT_EQ(3u, log.done.size());
+    EXPECT_EQ(b.rsps[0].cycle, log.done[0]) << "the transfer ends in the cycle its answer is offered";
+    EXPECT_EQ((std::vector<uint64_t>{0, 1, 1}), log.err);
+}
+
 // The test plays the engine on the link pins.
 struct LinkBench {
     protcheck_t *pc = nullptr;
