@@ -800,6 +800,10 @@ int scn_device_option(ctx_t *c, const char *key, uint64_t v)
         r->cfg.host.write_cost = (uint32_t)v;
     else if (!strcmp(key, "host_bytes_per_cycle"))
         r->cfg.host.bytes_per_cycle = (uint32_t)v;
+    else if (!strcmp(key, "link_latency"))
+        r->cfg.link_latency = (uint32_t)v;
+    else if (!strcmp(key, "link_bytes_per_cycle"))
+        r->cfg.link_bytes_per_cycle = (uint32_t)v;
     else
         return scn_bad(c, "%s: no such device option", key);
     return 0;
@@ -944,7 +948,7 @@ int scn_write_load_error_json(const char *json_out, const char *file, const char
 static void teardown(run_t *r, size_t nsyms)
 {
     if (r->dev && r->o->trace)
-        xu_trace_close(hca_dev_xu(r->dev));
+        hca_dev_trace_close(r->dev);
     hcadrv_close(r->drv);
     hca_dev_destroy(r->dev);
     hostmem_destroy(r->mem);
@@ -970,8 +974,7 @@ static int start_device(ctx_t *c)
     if ((rc = hcadrv_open(&r->drv, r->dev, r->mem)))
         return scn_bad(c, "driver: %s", strerror(-rc));
     if (r->o->trace) {
-        rc = xu_trace_open(hca_dev_xu(r->dev), r->o->trace, r->o->trace_from,
-                           r->o->trace_to ? r->o->trace_to : UINT64_MAX);
+        rc = hca_dev_trace_open(r->dev, r->o->trace, r->o->trace_from, r->o->trace_to ? r->o->trace_to : UINT64_MAX);
         if (rc)
             return scn_bad(c, "--trace %s: %s%s", r->o->trace, strerror(-rc),
                            r->engine == SCN_ENGINE_MODEL ? " (waves come from the RTL engine only)" : "");
@@ -979,11 +982,20 @@ static int start_device(ctx_t *c)
     return SCN_PASS;
 }
 
-/* Invariants checked after every op: the firmware still runs. (The protection
- * checker's breaches join here once the device reports them.) */
+/* Invariants checked after every op: no breach of the protection checker
+ * (SEMANTICS.md "Invariants the harness checks on every run") and the firmware
+ * still runs. */
 static int check_invariants(ctx_t *c)
 {
-    char why[256] = "";
+    char why[600] = "";
+    uint64_t n = hca_dev_violations(c->run->dev, why, sizeof why);
+    if (n) {
+        char *nl = strchr(why, '\n');
+        if (nl)
+            *nl = 0;
+        return scn_mismatch(c, "protection invariant broken (%" PRIu64 " breach%s so far; first: %s)", n,
+                            n == 1 ? "" : "es", why);
+    }
     if (hca_dev_fw_health(c->run->dev, why, sizeof why))
         return scn_mismatch(c, "the firmware stopped at cycle %" PRIu64 ": %s", hca_dev_cycle(c->run->dev), why);
     return 0;

@@ -306,8 +306,8 @@ static int op_device(ctx_t *c, const json_value_t *o)
         {"host_read_latency", 0, 1000000, NULL},
         {"host_write_cost", 0, 1000000, NULL},
         {"host_bytes_per_cycle", 1, 4096, NULL},
-        {"link_latency", 0, 1000000, "the WQE engine's link model (sim/core.c)"},
-        {"link_bytes_per_cycle", 1, 4096, "the WQE engine's link model (sim/core.c)"},
+        {"link_latency", 1, 1000000, NULL},
+        {"link_bytes_per_cycle", 1, 4096, NULL},
         {"max_indirection", 1, 64, "indirect registration (REG_INDIR_MR)"},
         {"peer_latency", 0, 1000000, "peer memory"},
     };
@@ -333,7 +333,11 @@ static int op_device(ctx_t *c, const json_value_t *o)
                 if (!json_get(o, host[h]) && (rc = scn_device_option(c, host[h], d[h])))
                     return rc;
         }
-        if ((rc = scn_device_option(c, keys[i].key, v)))
+        if (!strcmp(keys[i].key, "mpt_entries") && !json_get(o, "mtt_entries"))
+            rc = scn_device_option(c, "mtt_entries", HCA_MTT_ENTRIES_DEFAULT);
+        if (!strcmp(keys[i].key, "mtt_entries") && !json_get(o, "mpt_entries"))
+            rc = scn_device_option(c, "mpt_entries", HCA_MPT_ENTRIES_DEFAULT);
+        if (rc || (rc = scn_device_option(c, keys[i].key, v)))
             return rc;
     }
     int b = 0;
@@ -1213,13 +1217,13 @@ static int op_post_send(ctx_t *c, const json_value_t *o)
             wr.fr_list_len = nklm;
         }
     }
-    uint32_t index = q->qp.sq_pi;
     uint64_t now = hca_dev_cycle(scn_dev(c));
     rc = hcadrv_post_send(scn_drv(c), &q->qp, &wr);
     if ((rc = expect_rc(c, rc, want, "post_send")))
         return rc;
     if (want)
         return 0;
+    uint32_t index = q->qp.sq_pi - 1; /* the call refreshed the driver's indices */
     wr_rec_t *w = scn_add_wr(c, qp, 0, wr.wr_id, oname, index);
     if (!w)
         return scn_bad(c, "out of memory");
@@ -1256,11 +1260,11 @@ static int op_post_recv(ctx_t *c, const json_value_t *o)
     wr.num_sge = n;
     memcpy(wr.sge, sge, sizeof wr.sge);
     rt_obj_t *q = scn_obj(c, qp);
-    uint32_t index = q->qp.rq_pi;
     uint64_t now = hca_dev_cycle(scn_dev(c));
     rc = hcadrv_post_recv(scn_drv(c), &q->qp, &wr);
     if ((rc = expect_rc(c, rc, want, "post_recv")) || want)
         return rc;
+    uint32_t index = q->qp.rq_pi - 1;
     wr_rec_t *w = scn_add_wr(c, qp, 1, wr.wr_id, "RECV", index);
     if (!w)
         return scn_bad(c, "out of memory");
@@ -1296,11 +1300,11 @@ static int op_post_raw_wqe(ctx_t *c, const json_value_t *o)
     memcpy(wqe, bytes, n);
     free(bytes);
     rt_obj_t *q = scn_obj(c, qp);
-    uint32_t index = q->qp.sq_pi;
     uint64_t now = hca_dev_cycle(scn_dev(c));
     rc = hcadrv_post_send_raw(scn_drv(c), &q->qp, wqe, sizeof wqe);
     if ((rc = expect_rc(c, rc, want, "post_raw_wqe")) || want)
         return rc;
+    uint32_t index = q->qp.sq_pi - 1;
     if (!json_get(o, "wr_id"))
         memcpy(&wr_id, wqe + offsetof(hca_sq_wqe_t, wr_id), 8);
     wr_rec_t *w = scn_add_wr(c, qp, 0, wr_id, "RAW", index);

@@ -1,0 +1,342 @@
+// test_scenario.cc — `hcasim run` as its users see it: every malformed file of
+// vectors/malformed/ refused with exit 2 and "FILE:LINE: reason" (each file's
+// first line says which), a passing scenario exits 0, a mismatch 1 with
+// FILE:LINE, the --json result parses back, validation happens before anything
+// runs, and ops the device does not serve yet answer "not available".
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "json.h"
+#include "scenario.h"
+
+#ifndef HCASIM_BIN
+#define HCASIM_BIN "build/bin/hcasim"
+#endif
+#ifndef SCN_VECTORS
+#define SCN_VECTORS "vectors"
+#endif
+#ifndef SCN_TMP
+#define SCN_TMP "build/test-results"
+#endif
+
+namespace {
+
+struct Result {
+    int rc = -1;
+    std::string out; // stdout and stderr together
+    double seconds = 0;
+};
+
+Result Hcasim(const std::string &args)
+{
+    Result r;
+    std::string cmd = std::string(HCASIM_BIN) + " " + args + " 2>&1";
+    auto t0 = std::chrono::steady_clock::now();
+    FILE *p = popen(cmd.c_str(), "r");
+    if (!p)
+        return r;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+        r.out.append(buf, n);
+    int st = pclose(p);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+}
+
+std::string TempPath(const std::string &name)
+{
+    const ::testing::TestInfo *t = ::testing::UnitTest::GetInstance()->current_test_info();
+    mkdir(SCN_TMP, 0777);
+    return std::string(SCN_TMP "/scn_") + t->name() + "_" + name;
+}
+
+std::string Write(const std::string &name, const std::vector<std::string> &lines)
+{
+    std::string path = TempPath(name);
+    std::ofstream f(path);
+    for (auto &l : lines)
+        f << l << "\n";
+    return path;
+}
+
+std::string Slurp(const std::string &path)
+{
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+bool Contains(const std::string &hay, const std::string &needle)
+{
+    return hay.find(needle) != std::string::npos;
+}
+
+// A registration scenario that passes on both engines today.
+const std::vector<std::string> kPassing = {
+    "# registration through the mailbox",
+    R"({"op":"device","seed":7})",
+    R"({"op":"query_device","expect":{"reserved_lkey":1}})",
+    R"({"op":"alloc_pd","pd":"pd0"})",
+    R"({"op":"host_alloc","buf":"b0","size":16384,"fill":"pattern"})",
+    R"({"op":"reg_mr","mr":"m0","pd":"pd0","buf":"b0","offset":256,"length":8192,"access":["LOCAL_WRITE","REMOTE_READ"]})",
+    R"({"op":"check_mr","mr":"m0","expect":{"state":"VALID","kind":"REGULAR","length":8192,"pd":"pd0"}})",
+    R"({"op":"check_mem","buf":"b0","offset":254,"hex":"feff0001"})",
+    R"({"op":"dereg_mr","mr":"m0"})",
+    R"({"op":"check_mr","mr":"m0","expect":{"allocated":false}})",
+};
+
+TEST(Scenario, MalformedVectorsExit2WithFileLineAndReason)
+{
+    std::string dir = std::string(SCN_VECTORS) + "/malformed";
+    DIR *d = opendir(dir.c_str());
+    ASSERT_NE(d, nullptr) << dir;
+    std::vector<std::string> files;
+    while (dirent *e = readdir(d)) {
+        std::string n = e->d_name;
+        if (n.size() > 6 && n.substr(n.size() - 6) == ".jsonl")
+            files.push_back(dir + "/" + n);
+    }
+    closedir(d);
+    ASSERT_GE(files.size(), 30u);
+    for (auto &f : files) {
+        // First line: "# expect: line N: MESSAGE"
+        std::string head = Slurp(f).substr(0, Slurp(f).find('\n'));
+        ASSERT_EQ(head.rfind("# expect: line ", 0), 0u) << f << ": first line must say what is expected";
+        size_t colon = head.find(": ", 15);
+        std::string line = head.substr(15, colon - 15), msg = head.substr(colon + 2);
+        std::string want = f + ":" + line + ": " + msg;
+        Result r = Hcasim("run " + f);
+        EXPECT_EQ(r.rc, 2) << f << "\n" << r.out;
+        EXPECT_TRUE(Contains(r.out, want)) << "expected: " << want << "\ngot: " << r.out;
+        EXPECT_FALSE(Contains(r.out, "PASS")) << f;
+        // The library says the same.
+        scn_t *s = nullptr;
+        char err[1024];
+        EXPECT_EQ(scn_load(f.c_str(), &s, err, sizeof err), SCN_ERROR) << f;
+        EXPECT_EQ(s, nullptr);
+        EXPECT_TRUE(Contains(err, want)) << err;
+    }
+}
+
+TEST(Scenario, ValidationHappensBeforeAnythingRuns)
+{
+    // late_typo.jsonl runs ten billion cycles before its typo: refused at once.
+    Result r = Hcasim(std::string("run ") + SCN_VECTORS + "/malformed/late_typo.jsonl");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_LT(r.seconds, 5.0);
+    EXPECT_FALSE(Contains(r.out, "cycles, engine")) << "nothing may run: " << r.out;
+}
+
+TEST(Scenario, PassingScenarioExits0)
+{
+    std::string f = Write("pass.jsonl", kPassing);
+    for (const char *engine : {"rtl", "model"}) {
+        Result r = Hcasim("run " + f + " --engine " + engine);
+        EXPECT_EQ(r.rc, 0) << engine << "\n" << r.out;
+        EXPECT_TRUE(Contains(r.out, "PASS " + f + ": 9 ops")) << r.out;
+        EXPECT_TRUE(Contains(r.out, std::string("engine ") + engine)) << r.out;
+    }
+}
+
+TEST(Scenario, MismatchExits1AtItsLine)
+{
+    auto lines = kPassing;
+    lines[7] = R"({"op":"check_mem","buf":"b0","offset":254,"hex":"feff0002"})"; // line 8
+    lines.push_back(R"({"op":"run","cycles":1})");
+    std::string f = Write("mismatch.jsonl", lines);
+    Result r = Hcasim("run " + f);
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_TRUE(Contains(r.out, f + ":8: op check_mem: b0+0x101 (byte 3 of 4): expected 02…, got 01…")) << r.out;
+    EXPECT_TRUE(Contains(r.out, "FAIL " + f)) << r.out;
+    EXPECT_TRUE(Contains(r.out, "stopped at the first mismatch")) << r.out;
+
+    lines = kPassing;
+    lines[2] = R"({"op":"query_device","expect":{"reserved_lkey":"0x100"}})";
+    f = Write("mismatch2.jsonl", lines);
+    r = Hcasim("run " + f + " --engine model");
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_TRUE(Contains(r.out, f + ":3: op query_device: expected reserved_lkey 0x100 (256), got 0x1 (1)")) << r.out;
+
+    lines = kPassing;
+    lines[6] = R"({"op":"check_mr","mr":"m0","expect":{"state":"FREE"}})";
+    f = Write("mismatch3.jsonl", lines);
+    r = Hcasim("run " + f);
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_TRUE(Contains(r.out, f + ":7: op check_mr: MPT[1] of m0: expected state FREE, got VALID")) << r.out;
+
+    // A registration that must fail but succeeds, and one that must succeed but fails.
+    lines = kPassing;
+    lines[5] = R"({"op":"reg_mr","mr":"m0","pd":"pd0","buf":"b0","length":64,"access":["LOCAL_WRITE"],"expect_error":"EINVAL"})";
+    lines.resize(6);
+    f = Write("mismatch4.jsonl", lines);
+    r = Hcasim("run " + f);
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_TRUE(Contains(r.out, f + ":6: op reg_mr: expected reg_mr to return EINVAL, got OK")) << r.out;
+    lines[5] = R"({"op":"reg_mr","mr":"m0","pd":"pd0","buf":"b0","length":64,"access":["REMOTE_WRITE"]})";
+    f = Write("mismatch5.jsonl", lines);
+    r = Hcasim("run " + f);
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_TRUE(Contains(r.out, f + ":6: op reg_mr: expected reg_mr to return OK, got EINVAL")) << r.out;
+}
+
+struct JsonFile {
+    json_doc_t *doc = nullptr;
+    explicit JsonFile(const std::string &path)
+    {
+        std::string text = Slurp(path);
+        json_error_t err;
+        EXPECT_EQ(json_parse(text.data(), text.size(), 0, &doc, &err), 0) << path << ": " << err.msg << "\n" << text;
+    }
+    ~JsonFile() { json_free(doc); }
+    const json_value_t *get(const char *k) const { return json_get(json_root(doc), k); }
+};
+
+std::string Str(const json_value_t *v)
+{
+    return v && v->type == JSON_STRING ? std::string(v->u.string.s, v->u.string.len) : "<not a string>";
+}
+
+TEST(Scenario, JsonResultParsesBack)
+{
+    std::string f = Write("pass.jsonl", kPassing), out = TempPath("pass.json");
+    Result r = Hcasim("run " + f + " --json " + out + " --seed 99");
+    ASSERT_EQ(r.rc, 0) << r.out;
+    {
+        JsonFile j(out);
+        ASSERT_NE(j.doc, nullptr);
+        EXPECT_EQ(Str(j.get("file")), f);
+        EXPECT_EQ(Str(j.get("engine")), "rtl");
+        EXPECT_EQ(Str(j.get("result")), "pass");
+        uint64_t seed = 0, cycles = 0;
+        EXPECT_EQ(json_as_u64(j.get("seed"), &seed), 0);
+        EXPECT_EQ(seed, 99u); // --seed overrides the device op's 7
+        EXPECT_EQ(json_as_u64(j.get("cycles"), &cycles), 0);
+        EXPECT_GT(cycles, 1000u);
+        ASSERT_NE(j.get("failure"), nullptr);
+        EXPECT_EQ(j.get("failure")->type, JSON_NULL);
+        ASSERT_NE(j.get("wrs"), nullptr);
+        EXPECT_EQ(j.get("wrs")->type, JSON_ARRAY);
+    }
+    auto lines = kPassing;
+    lines.resize(5);
+    lines.push_back(R"({"op":"check_mem","buf":"b0","offset":0,"hex":"01"})"); // line 6; byte 0 of the pattern is 00
+    f = Write("fail.jsonl", lines);
+    out = TempPath("fail.json");
+    r = Hcasim("run " + f + " --json " + out + " --engine model");
+    ASSERT_EQ(r.rc, 1) << r.out;
+    {
+        JsonFile j(out);
+        ASSERT_NE(j.doc, nullptr);
+        EXPECT_EQ(Str(j.get("result")), "fail");
+        EXPECT_EQ(Str(j.get("engine")), "model");
+        const json_value_t *fail = j.get("failure");
+        ASSERT_NE(fail, nullptr);
+        uint64_t line = 0;
+        EXPECT_EQ(json_as_u64(json_get(fail, "line"), &line), 0);
+        EXPECT_EQ(line, 6u);
+        EXPECT_EQ(Str(json_get(fail, "op")), "check_mem");
+        EXPECT_TRUE(Contains(Str(json_get(fail, "message")), "expected 01")) << Str(json_get(fail, "message"));
+    }
+    // A file that cannot be loaded still writes its JSON result.
+    out = TempPath("error.json");
+    std::string bad = std::string(SCN_VECTORS) + "/malformed/unknown_op.jsonl";
+    r = Hcasim("run " + bad + " --json " + out);
+    ASSERT_EQ(r.rc, 2);
+    JsonFile j(out);
+    ASSERT_NE(j.doc, nullptr);
+    EXPECT_EQ(Str(j.get("result")), "error");
+    uint64_t line = 0;
+    EXPECT_EQ(json_as_u64(json_get(j.get("failure"), "line"), &line), 0);
+    EXPECT_EQ(line, 3u);
+}
+
+TEST(Scenario, VerboseListsEveryOp)
+{
+    std::string f = Write("pass.jsonl", kPassing);
+    Result r = Hcasim("run -v " + f);
+    ASSERT_EQ(r.rc, 0) << r.out;
+    EXPECT_TRUE(Contains(r.out, "line    6  reg_mr                   ok  lkey 0x")) << r.out;
+    EXPECT_TRUE(Contains(r.out, "line   10  check_mr                 ok")) << r.out;
+    Result q = Hcasim("run " + f);
+    EXPECT_FALSE(Contains(q.out, "line    6")) << "one line per op only with -v: " << q.out;
+}
+
+TEST(Scenario, NotAvailableYetIsExit2)
+{
+    // Peer memory, device options whose feature is missing, --engine both.
+    std::string f = Write("peer.jsonl", {R"({"op":"peer_client","client":"g0","page_size":65536,"size":1048576})"});
+    Result r = Hcasim("run " + f);
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_TRUE(Contains(r.out, f + ":1: op peer_client: not available yet (arrives with peer memory)")) << r.out;
+    f = Write("indirect.jsonl", {R"({"op":"device","max_indirection":2})", R"({"op":"run","cycles":1})"});
+    r = Hcasim("run " + f);
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_TRUE(Contains(r.out, f + ":1: op device: max_indirection: not available yet")) << r.out;
+    f = Write("pass.jsonl", kPassing);
+    r = Hcasim("run " + f + " --engine both");
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_TRUE(Contains(r.out, "not available yet")) << r.out;
+    // Queue ops on the model engine: its device has no WQE engine yet.
+    f = Write("model_qp.jsonl", {R"({"op":"alloc_pd","pd":"pd0"})", R"({"op":"create_cq","cq":"cq0","depth":8})"});
+    r = Hcasim("run " + f + " --engine model");
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_TRUE(Contains(r.out, f + ":2: op create_cq: not available")) << r.out;
+}
+
+TEST(Scenario, UsageErrorsExit2)
+{
+    EXPECT_EQ(Hcasim("run").rc, 2);
+    Result r = Hcasim("run " SCN_TMP "/no-such-file.jsonl");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_TRUE(Contains(r.out, "no-such-file.jsonl: cannot open")) << r.out;
+    EXPECT_EQ(Hcasim("run x.jsonl --engine fpga").rc, 2);
+    EXPECT_EQ(Hcasim("run x.jsonl --seed abc").rc, 2);
+}
+
+TEST(Scenario, LibraryApi)
+{
+    std::string text;
+    for (auto &l : kPassing)
+        text += l + "\n";
+    scn_t *s = nullptr;
+    char err[512];
+    ASSERT_EQ(scn_load_text("mem.jsonl", text.data(), text.size(), &s, err, sizeof err), SCN_PASS) << err;
+    EXPECT_EQ(scn_op_count(s), 9u);
+    char *obuf = nullptr, *ebuf = nullptr;
+    size_t olen = 0, elen = 0;
+    FILE *o = open_memstream(&obuf, &olen), *e = open_memstream(&ebuf, &elen);
+    scn_run_opts_t opts{};
+    opts.engine = SCN_ENGINE_MODEL;
+    opts.out = o;
+    opts.err = e;
+    EXPECT_EQ(scn_run(s, &opts), SCN_PASS);
+    // The same loaded scenario runs again, identically.
+    EXPECT_EQ(scn_run(s, &opts), SCN_PASS);
+    fclose(o);
+    fclose(e);
+    EXPECT_TRUE(Contains(obuf, "PASS mem.jsonl: 9 ops")) << obuf;
+    EXPECT_EQ(elen, 0u) << ebuf;
+    free(obuf);
+    free(ebuf);
+    scn_free(s);
+    // CRLF line ends and trailing blanks are fine; a bad line names its number.
+    std::string crlf = "{\"op\":\"run\",\"cycles\":1}\r\n\r\n   # c\r\n{\"op\":\"run\",\"cycles\":x}\r\n";
+    EXPECT_EQ(scn_load_text("crlf.jsonl", crlf.data(), crlf.size(), &s, err, sizeof err), SCN_ERROR);
+    EXPECT_TRUE(Contains(err, "crlf.jsonl:4: not JSON: column 22")) << err;
+}
+
+} // namespace
