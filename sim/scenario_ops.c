@@ -10,25 +10,6 @@
 
 #include "scenario_int.h"
 
-/* The driver's queue verbs are being written while this runner is: until they
- * link, their ops answer "not available yet" instead of breaking the build.
- * Remove these once driver/hcadrv.c defines them all. */
-#pragma weak hcadrv_create_cq
-#pragma weak hcadrv_create_qp
-#pragma weak hcadrv_connect
-#pragma weak hcadrv_query_qp
-#pragma weak hcadrv_post_send
-#pragma weak hcadrv_post_send_raw
-#pragma weak hcadrv_post_recv
-#pragma weak hcadrv_poll_cq
-
-#define QUEUE_VERBS "the driver's queue verbs (driver/hcadrv.c)"
-#define NEED(fn)                                                                                                       \
-    do {                                                                                                               \
-        if (!(fn))                                                                                                     \
-            return scn_unavailable(c, NULL, QUEUE_VERBS);                                                              \
-    } while (0)
-
 /** Longest SGE list a scenario may write (the driver refuses more than it serves). */
 #define SCN_MAX_SGES 16u
 #define RUNNING (c->run != NULL)
@@ -435,7 +416,6 @@ static int op_create_cq(ctx_t *c, const json_value_t *o)
         rc = scn_int(c, o, "depth", 0, 1, 1u << HCA_QUEUE_LOG_MAX, &depth);
     if (rc || !RUNNING)
         return rc;
-    NEED(hcadrv_create_cq);
     rt_obj_t *q = scn_obj(c, id);
     if ((rc = hcadrv_create_cq(scn_drv(c), (uint32_t)depth, &q->cq)))
         return device_refused(c, rc, "CREATE_CQ");
@@ -471,7 +451,6 @@ static int op_create_qp(ctx_t *c, const json_value_t *o)
         rc = scn_bad_field(c, "mtu", "%" PRIu64 " is not a power of two", mtu);
     if (rc || !RUNNING)
         return rc;
-    NEED(hcadrv_create_qp);
     rt_obj_t *q = scn_obj(c, id);
     hcadrv_qp_attr_t a;
     memset(&a, 0, sizeof a);
@@ -498,7 +477,6 @@ static int op_connect(ctx_t *c, const json_value_t *o)
         rc = scn_ref(c, o, "remote", 1, SYM_QP, &b);
     if (rc || !RUNNING)
         return rc;
-    NEED(hcadrv_connect);
     if ((rc = hcadrv_connect(scn_drv(c), &scn_obj(c, a)->qp, &scn_obj(c, b)->qp)))
         return device_refused(c, rc, "CONNECT_QP");
     return 0;
@@ -1176,7 +1154,6 @@ static int op_post_send(ctx_t *c, const json_value_t *o)
     /* ---- run */
     if ((rc = opcode_available(c, opc)))
         return rc;
-    NEED(hcadrv_post_send);
     rt_obj_t *q = scn_obj(c, qp);
     wr.opcode = opc;
     wr.flags = (signaled ? HCA_SEND_FLAGS_SIGNALED : 0) | (fence ? HCA_SEND_FLAGS_FENCE : 0);
@@ -1256,7 +1233,6 @@ static int op_post_recv(ctx_t *c, const json_value_t *o)
         rc = scn_errno(c, o, "expect_post", 0, &want);
     if (rc || !RUNNING)
         return rc;
-    NEED(hcadrv_post_recv);
     wr.num_sge = n;
     memcpy(wr.sge, sge, sizeof wr.sge);
     rt_obj_t *q = scn_obj(c, qp);
@@ -1290,10 +1266,6 @@ static int op_post_raw_wqe(ctx_t *c, const json_value_t *o)
     if (rc || !RUNNING) {
         free(bytes);
         return rc;
-    }
-    if (!hcadrv_post_send_raw) {
-        free(bytes);
-        return scn_unavailable(c, NULL, QUEUE_VERBS);
     }
     uint8_t wqe[sizeof(hca_sq_wqe_t)];
     memset(wqe, 0, sizeof wqe);
@@ -1491,10 +1463,6 @@ static int op_poll_cq(ctx_t *c, const json_value_t *o)
         rc = parse_cqe_exp(c, ev->u.array.items[i], i, &x[i]);
     if (rc || !RUNNING)
         goto out;
-    if (!hcadrv_poll_cq) {
-        rc = scn_unavailable(c, NULL, QUEUE_VERBS);
-        goto out;
-    }
     rt_obj_t *q = scn_obj(c, cq);
     uint64_t start = hca_dev_cycle(scn_dev(c));
     scn_watch(c);
@@ -1594,7 +1562,6 @@ static int op_expect_cq_empty(ctx_t *c, const json_value_t *o)
         rc = scn_int(c, o, "after_cycles", 0, 0, 1ull << 40, &after);
     if (rc || !RUNNING)
         return rc;
-    NEED(hcadrv_poll_cq);
     scn_advance(c, after);
     scn_watch(c);
     rt_obj_t *q = scn_obj(c, cq);
@@ -1627,7 +1594,6 @@ static int op_expect_qp_state(ctx_t *c, const json_value_t *o)
         rc = scn_enum(c, o, "state", 1, hca_qp_state_name, HCA_QP_STATE_MAX, &state);
     if (rc || !RUNNING)
         return rc;
-    NEED(hcadrv_query_qp);
     unsigned got = 0;
     if ((rc = hcadrv_query_qp(scn_drv(c), &scn_obj(c, qp)->qp, &got)))
         return device_refused(c, rc, "QUERY_QP");
