@@ -64,6 +64,11 @@ struct Dev {
     }
     ~Dev()
     {
+        if (dev) { // every run: no protection invariant broken, the firmware still up
+            char v[2048] = "";
+            EXPECT_EQ(0u, hca_dev_violations(dev, v, sizeof v)) << v;
+            EXPECT_EQ("running", health()) << console();
+        }
         hcadrv_close(drv);
         hca_dev_destroy(dev);
         hostmem_destroy(mem);
@@ -144,6 +149,7 @@ struct Pair : Dev {
     static const uint64_t BUF = 128 * 1024;
     hcadrv_mr_t msrc{}, mdst{};
     bool up = false;
+    std::string why; // the setup step that failed
 
     explicit Pair(unsigned rnr_retry = 7, uint32_t rnr_timer = 500, uint32_t mtu = 0, uint32_t cq_depth = 64,
                   uint32_t sq_depth = 16, uint32_t rq_depth = 16)
@@ -151,19 +157,24 @@ struct Pair : Dev {
     {
         if (!ok())
             return;
-        if (hcadrv_alloc_pd(drv, &pd) || hcadrv_create_cq(drv, cq_depth, &cqa) ||
-            hcadrv_create_cq(drv, cq_depth, &cqb))
+        auto step = [&](const char *what, int rc) {
+            if (rc && why.empty())
+                why = std::string(what) + ": " + strerror(-rc);
+            return rc == 0;
+        };
+        if (!step("alloc_pd", hcadrv_alloc_pd(drv, &pd)) || !step("create_cq a", hcadrv_create_cq(drv, cq_depth, &cqa)) ||
+            !step("create_cq b", hcadrv_create_cq(drv, cq_depth, &cqb)))
             return;
         hcadrv_qp_attr_t at = {pd, &cqa, &cqa, sq_depth, rq_depth, rnr_retry, rnr_timer, mtu};
-        if (hcadrv_create_qp(drv, &at, &a))
+        if (!step("create_qp a", hcadrv_create_qp(drv, &at, &a)))
             return;
         at.send_cq = at.recv_cq = &cqb;
-        if (hcadrv_create_qp(drv, &at, &b) || hcadrv_connect(drv, &a, &b))
+        if (!step("create_qp b", hcadrv_create_qp(drv, &at, &b)) || !step("connect", hcadrv_connect(drv, &a, &b)))
             return;
         src = alloc(BUF);
         dst = alloc(BUF);
-        if (hcadrv_reg_mr(drv, pd, src, BUF, src, RW, 12, &msrc) ||
-            hcadrv_reg_mr(drv, pd, dst, BUF, dst, RW, 12, &mdst))
+        if (!step("reg_mr src", hcadrv_reg_mr(drv, pd, src, BUF, src, RW, 12, &msrc)) ||
+            !step("reg_mr dst", hcadrv_reg_mr(drv, pd, dst, BUF, dst, RW, 12, &mdst)))
             return;
         up = true;
     }
@@ -199,7 +210,7 @@ struct Pair : Dev {
     }
 };
 
-#define ASSERT_PAIR_UP(p) ASSERT_TRUE((p).up) << "setup failed: " << (p).err << "\n" << (p).console()
+#define ASSERT_PAIR_UP(p) ASSERT_TRUE((p).up) << "setup failed: " << (p).why << (p).err << "\n" << (p).console()
 
 void expect_wc(const hcadrv_wc_t &w, uint64_t wr_id, unsigned status, unsigned opcode, uint32_t byte_len,
                uint32_t qpn, const char *what)
