@@ -2,7 +2,7 @@
  *
  *   hcasim demo       [--engine rtl|model] [--firmware ELF] [--trace OUT.fst [--trace-from C] [--trace-to C]]
  *   hcasim xlate-demo [--engine rtl|model] [--trace OUT.fst [--trace-from C] [--trace-to C]]
- *   hcasim run FILE   [--engine rtl|model|both] [--seed N] [--json OUT] [-v] [--firmware ELF]
+ *   hcasim run FILE   [--engine rtl|model|both] [--seed N] [--json OUT] [-v] [--validate] [--firmware ELF]
  *                     [--trace OUT.fst [--trace-from C] [--trace-to C]]
  *
  * Exit codes: 0 success, 1 a check failed, 2 bad usage or the run could not start.
@@ -45,7 +45,8 @@ static void usage(FILE *f)
           "  --engine both        run on both engines (not available yet)\n"
           "  --seed N             override the scenario's seed (device op)\n"
           "  --json OUT           write the result as JSON (docs/scenarios.md)\n"
-          "  -v                   one line per op: cycle, line, op, result\n",
+          "  -v                   one line per op: cycle, line, op, result\n"
+          "  --validate           check the whole file, run nothing (exit 0 or 2)\n",
           f);
 }
 
@@ -427,12 +428,17 @@ static int cmd_run(int argc, char **argv)
     scn_run_opts_t o;
     memset(&o, 0, sizeof o);
     const char *file = NULL;
+    int validate_only = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         uint64_t n;
         if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             o.verbose = 1;
+            continue;
+        }
+        if (!strcmp(a, "--validate")) {
+            validate_only = 1;
             continue;
         }
         if (a[0] != '-' && !file) {
@@ -479,7 +485,7 @@ static int cmd_run(int argc, char **argv)
         i++;
     }
     if (!file) {
-        fprintf(stderr, "usage: hcasim run FILE [--engine rtl|model|both] [--seed N] [--json OUT] [-v]\n"
+        fprintf(stderr, "usage: hcasim run FILE [--engine rtl|model|both] [--seed N] [--json OUT] [-v] [--validate]\n"
                         "                  [--firmware ELF] [--trace OUT.fst [--trace-from C] [--trace-to C]]\n");
         return 2;
     }
@@ -490,6 +496,11 @@ static int cmd_run(int argc, char **argv)
         if (o.json_out)
             scn_write_load_error_json(o.json_out, file, err, o.engine);
         return 2;
+    }
+    if (validate_only) {
+        printf("VALID %s: %zu ops\n", file, scn_op_count(s));
+        scn_free(s);
+        return 0;
     }
     int rc = scn_run(s, &o);
     scn_free(s);

@@ -1050,8 +1050,11 @@ static int run_one_engine(const scn_t *cs, const scn_run_opts_t *o, scn_engine_t
         rc = start_device(&c);
     }
     uint64_t cycles = r.dev ? hca_dev_cycle(r.dev) : 0;
-    if (rc)
+    fflush(r.out); /* the reason comes before the summary, also when both go to one pipe */
+    if (rc) {
         fprintf(r.err, "%s:%u: %s\n", s->file, fline, c.msg);
+        fflush(r.err);
+    }
     fprintf(r.out, "%s %s: %zu ops, %" PRIu64 " cycles, engine %s, seed %" PRIu64 "%s\n",
             rc == SCN_PASS ? "PASS" : rc == SCN_FAIL ? "FAIL" : "ERROR", s->file, s->nops, cycles,
             engine_name(engine), r.seed, rc == SCN_PASS ? "" : rc == SCN_FAIL ? " (stopped at the first mismatch)" : "");

@@ -132,6 +132,34 @@ TEST(Scenario, MalformedVectorsExit2WithFileLineAndReason)
     }
 }
 
+std::vector<std::string> JsonlFiles(const std::string &dir)
+{
+    std::vector<std::string> files;
+    if (DIR *d = opendir(dir.c_str())) {
+        while (dirent *e = readdir(d)) {
+            std::string n = e->d_name;
+            if (n.size() > 6 && n.substr(n.size() - 6) == ".jsonl")
+                files.push_back(dir + "/" + n);
+        }
+        closedir(d);
+    }
+    return files;
+}
+
+TEST(Scenario, DirectedAndPendingScenariosAreValid)
+{
+    // Pending scenarios wait for the device to serve them; they must stay valid meanwhile.
+    auto files = JsonlFiles(std::string(SCN_VECTORS) + "/directed");
+    auto pending = JsonlFiles(std::string(SCN_VECTORS) + "/directed/pending");
+    files.insert(files.end(), pending.begin(), pending.end());
+    ASSERT_GE(files.size(), 8u);
+    for (auto &f : files) {
+        Result r = Hcasim("run " + f + " --validate");
+        EXPECT_EQ(r.rc, 0) << r.out;
+        EXPECT_TRUE(Contains(r.out, "VALID " + f)) << r.out;
+    }
+}
+
 TEST(Scenario, ValidationHappensBeforeAnythingRuns)
 {
     // late_typo.jsonl runs ten billion cycles before its typo: refused at once.
