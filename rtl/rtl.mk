@@ -1,4 +1,5 @@
-# rtl/ — the translation unit in SystemVerilog: Verilated into archives the
+# rtl/ — the translation unit (top xlate_unit) and the device core around it
+# (top hca_core) in SystemVerilog: each Verilated into an archive the
 # simulator links, and checked by a second simulator (Icarus), a linter
 # (Verilator -Wall) and a synthesizer (Yosys).
 #
@@ -53,6 +54,41 @@ HCASIM_SRCS += sim/xu_rtl.cpp
 HCASIM_LINK += $(VL_MODEL_A) $(VL_RT_A)
 ALL_TARGETS += $(VL_MODEL_A) $(VL_RT_A) $(OBJ)/sim/xu_rtl.o
 
+# ---------------------------------------------------------------- Verilated core
+# The second top, hca_core, in a folder of its own. Its classes carry their
+# own prefix (Vhca_core), so both models link into one binary with one copy
+# of the Verilator runtime (the one built above, same flags).
+CORE_TOP      := hca_core
+CORE_DIR      := $(BUILD)/verilated/$(CORE_TOP)
+CORE_PREFIX   := V$(CORE_TOP)
+CORE_MK       := $(CORE_DIR)/$(CORE_PREFIX).mk
+CORE_HDR      := $(CORE_DIR)/$(CORE_PREFIX).h
+CORE_MODEL_A  := $(CORE_DIR)/$(CORE_PREFIX)__ALL.a
+CORE_FLAGS    := --cc -Wall -O3 --x-assign fast --x-initial fast --trace-fst \
+                 -Iabi/gen --top-module $(CORE_TOP) --prefix $(CORE_PREFIX)
+CORE_FLAGS_TXT := $(CORE_DIR)/flags.txt
+ifneq ($(file < $(CORE_FLAGS_TXT)),$(CORE_FLAGS) $(VL_OPT))
+$(shell mkdir -p $(CORE_DIR))
+$(file > $(CORE_FLAGS_TXT),$(CORE_FLAGS) $(VL_OPT))
+endif
+
+$(CORE_MK) $(CORE_HDR) &: $(RTL_SRCS) $(RTL_INC) $(CORE_FLAGS_TXT)
+	@mkdir -p $(CORE_DIR)
+	$(VERILATOR) $(CORE_FLAGS) --no-skip-identical --Mdir $(CORE_DIR) $(RTL_SRCS)
+
+$(CORE_MODEL_A): $(CORE_MK)
+	+$(MAKE) --no-print-directory -C $(CORE_DIR) -f $(notdir $(CORE_MK)) $(VL_OPT) $(notdir $(CORE_MODEL_A))
+
+HCASIM_SRCS += sim/core_rtl.cpp
+# Before the runtime archive: the model's objects refer to it.
+HCASIM_LINK := $(CORE_MODEL_A) $(HCASIM_LINK)
+ALL_TARGETS += $(CORE_MODEL_A) $(OBJ)/sim/core_rtl.o
+
+$(OBJ)/sim/core_rtl.o: ALL_CXXFLAGS += -I$(CORE_DIR) -isystem $(VERILATOR_ROOT)/include \
+    -isystem $(VERILATOR_ROOT)/include/vltstd -DVM_TRACE=1 -DVM_TRACE_FST=1 \
+    -DVM_TRACE_VCD=0 -DVM_COVERAGE=0 -DVM_SC=0
+$(OBJ)/sim/core_rtl.o: $(CORE_HDR)
+
 # The shim sees the Verilated header and the runtime's (as system headers:
 # they are not ours to keep -Wextra clean), with the same configuration the
 # model was compiled with.
@@ -64,11 +100,15 @@ $(OBJ)/sim/xu_rtl.o: $(VL_HDR)
 # ---------------------------------------------------------------- checks
 RTL_CHK := $(BUILD)/rtl-checks
 
-.PHONY: lint-rtl iverilog-rtl synth-rtl icarus-rtl param-check-rtl
+.PHONY: lint-rtl iverilog-rtl synth-rtl synth-core-rtl icarus-rtl param-check-rtl core-smoke-rtl
 
-# Verilator -Wall, no waivers, over the whole hierarchy from the top.
+# Verilator -Wall, no waivers, over the whole hierarchy from each top (the
+# core with its default sizes and with small ones).
 lint-rtl:
 	$(VERILATOR) --lint-only -Wall -Iabi/gen --top-module $(RTL_TOP) $(RTL_SRCS)
+	$(VERILATOR) --lint-only -Wall -Iabi/gen --top-module $(CORE_TOP) $(RTL_SRCS)
+	$(VERILATOR) --lint-only -Wall -Iabi/gen --top-module $(CORE_TOP) -GMAX_QP=4 -GMAX_CQ=4 \
+	    -GMPT_ENTRIES=16 -GMTT_ENTRIES=64 $(RTL_SRCS)
 	@echo "lint-rtl: $(words $(RTL_SRCS)) files clean"
 
 # Icarus (-g2012) compiles every file, warnings are failures.
@@ -76,8 +116,10 @@ iverilog-rtl:
 	@mkdir -p $(RTL_CHK)
 	@set -o pipefail; $(IVERILOG) -g2012 -Wall -Iabi/gen -s $(RTL_TOP) -o $(RTL_CHK)/$(RTL_TOP).vvp \
 	    $(RTL_SRCS) 2>&1 | tee $(RTL_CHK)/iverilog.log
+	@set -o pipefail; $(IVERILOG) -g2012 -Wall -Iabi/gen -s $(CORE_TOP) -o $(RTL_CHK)/$(CORE_TOP).vvp \
+	    $(RTL_SRCS) 2>&1 | tee -a $(RTL_CHK)/iverilog.log
 	@! grep -q . $(RTL_CHK)/iverilog.log || { echo "iverilog-rtl: warnings above"; exit 1; }
-	@echo "iverilog-rtl: $(words $(RTL_SRCS)) files compile"
+	@echo "iverilog-rtl: $(words $(RTL_SRCS)) files compile (tops $(RTL_TOP), $(CORE_TOP))"
 
 # Yosys with small tables (no RAM library here: tables become flops); fails
 # on any latch; prints the cell count.
@@ -86,8 +128,17 @@ synth-rtl:
 	$(YOSYS) -q -l $(RTL_CHK)/synth.log -s rtl/synth.ys
 	@grep -A1 -m1 'Number of cells' $(RTL_CHK)/synth.log | head -1 | sed 's/^ */synth-rtl: xlate_unit (MPT 16, MTT 64): /'
 
+# The core's blocks, one Yosys run (see rtl/synth_core.ys for why not the
+# whole core): no latch in any; the cell count of each.
+synth-core-rtl:
+	@mkdir -p $(RTL_CHK)
+	$(YOSYS) -q -l $(RTL_CHK)/synth_core.log -s rtl/synth_core.ys
+	@for f in $(RTL_CHK)/synth_core.*.txt; do \
+	    b=$${f#$(RTL_CHK)/synth_core.}; \
+	    echo "synth-core-rtl: $${b%.txt}: $$(grep -m1 'Number of cells' $$f | sed 's/.*: *//') cells"; done
+
 lint: lint-rtl
-synth: synth-rtl
+synth: synth-rtl synth-core-rtl
 
 # A bad table size must stop elaboration, in Verilator and in Icarus.
 RTL_BAD_PARAMS := MPT_ENTRIES=3 MPT_ENTRIES=1 MTT_ENTRIES=33554432 MTT_ENTRIES=48
@@ -128,4 +179,14 @@ icarus-rtl: $(RTL_TB_VVP)
 	    [ $$rc = 0 ] && echo "$$out" | grep -q '^xlate_unit_tb: PASS' || exit 1; \
 	done; done
 
-CHECKS += lint-rtl iverilog-rtl synth-rtl icarus-rtl param-check-rtl
+# The Verilated core end to end on the C harness (DMA block, loopback link),
+# contexts and MRs written through the firmware port: rtl/tb/core_smoke.c.
+CORE_SMOKE := $(RTL_CHK)/core_smoke
+$(CORE_SMOKE): $(OBJ)/rtl/tb/core_smoke.o $(HCASIM_LIBS)
+	$(call link_bin,)
+
+core-smoke-rtl: $(CORE_SMOKE)
+	@out=$$($(CORE_SMOKE) 2>&1); rc=$$?; echo "$$out" | tail -n 4; \
+	    [ $$rc = 0 ] && echo "$$out" | grep -q '^core_smoke: PASS'
+
+CHECKS += lint-rtl iverilog-rtl synth-rtl synth-core-rtl icarus-rtl param-check-rtl core-smoke-rtl

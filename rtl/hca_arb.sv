@@ -1,0 +1,97 @@
+`default_nettype none
+
+// hca_arb — round-robin arbiter of N single-beat valid/ready streams onto
+// one (the xlate, DMA, TX, completion and packet-buffer-free arbiters of
+// hca_core and hca_requester are all instances of it).
+//
+// The grant is combinational: a lone requester passes in the cycle it asks,
+// with no bubble. Once a beat is offered and not taken (out_valid_o &&
+// !out_ready_i) the grant is held until it is taken, so the output beat
+// stays still while stalled whatever the other inputs do (inputs must keep
+// valid and data while not ready, as every valid/ready stream here does).
+// After a handshake the search for the next grant starts after the winner.
+module hca_arb #(
+  parameter int N = 2,   // inputs
+  parameter int W = 8    // beat width
+) (
+  input  logic                              clk_i,
+  input  logic                              rst_ni,
+
+  input  logic [N-1:0]                      in_valid_i,
+  output logic [N-1:0]                      in_ready_o,
+  input  logic [N*W-1:0]                    in_data_i,   // input i at [i*W +: W]
+
+  output logic                              out_valid_o,
+  input  logic                              out_ready_i,
+  output logic [W-1:0]                      out_data_o,
+  output logic [(N > 1 ? $clog2(N) : 1)-1:0] out_id_o    // the granted input
+);
+
+  localparam int IDW = (N > 1) ? $clog2(N) : 1;
+
+  generate if (N < 1 || W < 1) begin : g_bad_params
+`ifdef __ICARUS__
+    initial $fatal(1, "hca_arb: N=%0d and W=%0d must be at least 1", N, W);
+`else
+    $error("hca_arb: N and W must be at least 1");
+`endif
+  end endgenerate
+
+  logic [IDW-1:0] last_q, last_d;   // the input granted last
+  logic           hold_q, hold_d;   // a beat was offered and not taken
+  logic [IDW-1:0] hold_id_q;
+  logic [IDW-1:0] pick;
+  logic           found;
+
+  // First valid input after `last`, wrapping around: {found, index}.
+  function automatic logic [IDW:0] first_after(input logic [N-1:0] valid, input logic [IDW-1:0] last);
+    logic [IDW:0] idx;
+    logic [IDW:0] res;
+    res = '0;
+    for (int k = N; k >= 1; k--) begin
+      idx = {1'b0, last} + (IDW + 1)'(k);
+      if (idx >= (IDW + 1)'(N)) begin
+        idx = idx - (IDW + 1)'(N);
+      end
+      if (valid[idx[IDW-1:0]]) begin
+        res = {1'b1, idx[IDW-1:0]};
+      end
+    end
+    first_after = res;
+  endfunction
+
+  // A continuous assignment: Icarus cannot infer an always_comb's
+  // sensitivity through the function's part selects.
+  logic [IDW-1:0] pick_rr;
+  logic           found_rr;
+  assign {found_rr, pick_rr} = first_after(in_valid_i, last_q);
+  assign pick  = hold_q ? hold_id_q : pick_rr;
+  assign found = hold_q || found_rr;
+
+  // Separate assignments (not one always_comb): out_valid_o must not share
+  // a process with in_ready_o, or Verilator sees the ready->valid path of
+  // nested arbiters as a loop.
+  assign out_valid_o = found && in_valid_i[pick];
+  assign out_data_o  = in_data_i[pick * W +: W];
+  assign out_id_o    = pick;
+  assign hold_d      = out_valid_o && !out_ready_i;
+  assign last_d      = (out_valid_o && out_ready_i) ? pick : last_q;
+
+  always_comb begin
+    in_ready_o = '0;
+    in_ready_o[pick] = found && out_ready_i;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      last_q    <= IDW'(N - 1);
+      hold_q    <= 1'b0;
+      hold_id_q <= '0;
+    end else begin
+      last_q    <= last_d;
+      hold_q    <= hold_d;
+      hold_id_q <= pick;
+    end
+  end
+
+endmodule

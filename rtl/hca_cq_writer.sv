@@ -1,0 +1,150 @@
+`default_nettype none
+`include "hca_abi.svh"
+
+// hca_cq_writer — writes completions into CQ rings in host memory
+// (docs/engine.md "CQ writer").
+//
+// One CQE at a time: accept a completion, read its CQ's context (one cycle),
+// then either drop it (CQ number beyond the table or CQ not valid; or the
+// ring is full: the overflow flag is set) or write it with one WRITE_DATA
+// of 32 bytes to base + (cq_pi mod 2^log_depth) * 32 with
+// owner = ((cq_pi >> log_depth) & 1) ^ 1, and wait for the DMA answer before
+// the next one, so CQEs reach host memory in the order they were produced
+// whatever order the DMA block answers in. cq_pi advances when the write is
+// issued. Full: cq_pi - cq_ci == 2^log_depth (free-running 16-bit indices).
+module hca_cq_writer (
+  input  logic                       clk_i,
+  input  logic                       rst_ni,
+
+  // completions: a CQE (owner bit ignored) for CQ cpl_cqn_i
+  input  logic                       cpl_valid_i,
+  output logic                       cpl_ready_o,
+  input  logic [`HCA_CQE_W-1:0]      cpl_i,
+  input  logic [15:0]                cpl_cqn_i,
+
+  // CQ context read port of hca_ctx (answers one cycle after cq_cqn_o)
+  output logic [15:0]                cq_cqn_o,
+  input  logic [`HCA_CQ_CTX_W-1:0]   cq_cqc_i,
+  input  logic                       cq_inrange_i,
+  input  logic [15:0]                cq_pi_i,
+  input  logic [15:0]                cq_ci_i,
+  output logic                       cq_pi_inc_o,
+  output logic                       cq_ovf_set_o,
+
+  // DMA client (tags 8'b10xx_xxxx)
+  output logic                       dma_req_valid_o,
+  input  logic                       dma_req_ready_i,
+  output logic [`HCA_DMA_REQ_W-1:0]  dma_req_o,
+  input  logic                       dma_rsp_valid_i,
+  output logic                       dma_rsp_ready_o,
+  input  logic [`HCA_DMA_RSP_W-1:0]  dma_rsp_i
+);
+
+  localparam logic [7:0] TAG = 8'b1000_0000;
+
+  typedef enum logic [1:0] {
+    ST_IDLE,   // waiting for a completion
+    ST_LOOK,   // the CQ context is on the read port: drop or write
+    ST_WRITE,  // WRITE_DATA offered to the DMA arbiter
+    ST_WAIT    // waiting for its answer
+  } state_e;
+
+  state_e                  state_q, state_d;
+  logic [`HCA_CQE_W-1:0]   cqe_q;
+  logic [15:0]             cqn_q;
+  logic [`HCA_DMA_REQ_W-1:0] req_q, req_d;
+
+  logic [4:0]  log_depth;
+  logic [63:0] base;
+  logic [16:0] used, depth;
+  logic [15:0] mask, slot;
+  logic        owner, full, cq_ok;
+
+  assign log_depth = `HCA_CQ_CTX_LOG_DEPTH(cq_cqc_i);
+  assign base      = `HCA_CQ_CTX_BASE(cq_cqc_i);
+  assign cq_ok     = cq_inrange_i && `HCA_CQ_CTX_CQ_VALID(cq_cqc_i);
+  assign used      = {1'b0, cq_pi_i - cq_ci_i};
+  assign depth     = (log_depth > 5'd16) ? 17'h10000 : (17'd1 << log_depth);
+  assign full      = used >= depth;
+  assign mask      = 16'(depth - 17'd1);
+  assign slot      = cq_pi_i & mask;
+  assign owner     = (log_depth > 5'd15) ? 1'b1 : !cq_pi_i[log_depth[3:0]];
+
+  // The rest of the CQ context (rsvd word, other cfg bits) plays no part.
+  logic unused_cqc;
+  assign unused_cqc = ^{cq_cqc_i[`HCA_CQ_CTX_W-1:`HCA_CQ_CTX_CQ_VALID_LSB + 1],
+                        cq_cqc_i[`HCA_CQ_CTX_CQ_VALID_LSB-1:`HCA_CQ_CTX_LOG_DEPTH_LSB + 5],
+                        dma_rsp_i};
+
+  always_comb begin
+    state_d      = state_q;
+    req_d        = req_q;
+    cpl_ready_o  = 1'b0;
+    cq_pi_inc_o  = 1'b0;
+    cq_ovf_set_o = 1'b0;
+    cq_cqn_o     = cqn_q;
+    case (state_q)
+      ST_IDLE: begin
+        cpl_ready_o = 1'b1;
+        cq_cqn_o    = cpl_cqn_i;
+        if (cpl_valid_i) begin
+          state_d = ST_LOOK;
+        end
+      end
+      ST_LOOK: begin
+        state_d = ST_IDLE;
+        if (cq_ok && full) begin
+          cq_ovf_set_o = 1'b1;
+        end else if (cq_ok) begin
+          cq_pi_inc_o = 1'b1;
+          req_d = '0;
+          `HCA_DMA_REQ_OP(req_d)   = `HCA_DMA_OP_WRITE_DATA;
+          `HCA_DMA_REQ_TAG(req_d)  = TAG;
+          `HCA_DMA_REQ_LEN(req_d)  = 32'(`HCA_CQE_W / 8);
+          `HCA_DMA_REQ_ADDR(req_d) = base + {43'd0, slot, 5'd0};
+          req_d[`HCA_DMA_REQ_DATA_LSB +: `HCA_CQE_W] = cqe_q;
+          req_d[`HCA_DMA_REQ_DATA_LSB + `HCA_CQE_OWNER_LSB] = owner;
+          state_d = ST_WRITE;
+        end
+      end
+      ST_WRITE: begin
+        if (dma_req_ready_i) begin
+          state_d = ST_WAIT;
+        end
+      end
+      ST_WAIT: begin
+        if (dma_rsp_valid_i) begin
+          state_d = ST_IDLE;
+        end
+      end
+      default: state_d = ST_IDLE;
+    endcase
+  end
+
+  assign dma_req_valid_o = state_q == ST_WRITE;
+  assign dma_req_o       = req_q;
+  // A bus error on a CQE write has no one to tell; the answer only frees
+  // the writer.
+  assign dma_rsp_ready_o = state_q == ST_WAIT;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q <= ST_IDLE;
+      cqn_q   <= '0;
+    end else begin
+      state_q <= state_d;
+      if (state_q == ST_IDLE && cpl_valid_i) begin
+        cqn_q <= cpl_cqn_i;
+      end
+    end
+  end
+
+  // Data: the completion and the request built from it.
+  always_ff @(posedge clk_i) begin
+    if (state_q == ST_IDLE && cpl_valid_i) begin
+      cqe_q <= cpl_i;
+    end
+    req_q <= req_d;
+  end
+
+endmodule

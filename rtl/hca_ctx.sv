@@ -1,0 +1,409 @@
+`default_nettype none
+`include "hca_abi.svh"
+
+// hca_ctx — QP and CQ contexts and the engine's queue indices.
+//
+// Per QP: the context the firmware wrote (qp_ctx words 0..8; the reserved
+// words 9..15 are not stored and read 0), the live state (hardware moves
+// a QP to ERROR), sq_pi / rq_pi (doorbells), sq_ci (requester), rq_ci
+// (responder). Per CQ: cq_ctx (base, log_depth, cq_valid), cq_pi (CQ
+// writer), cq_ci (doorbell), the overflow flag.
+//
+// Firmware register block `ctx` (fw_addr_i is the offset in the block):
+// DATA0..15 stage a context; CMD runs a command at once (STATUS.busy is
+// always 0 when it can be read back); every access answers with fw_rvalid_o
+// one cycle later (read data, or 0 for a write).
+//   WRITE_QPC  context and state <- DATA; a QP set to RESET or RTS also gets
+//              its four indices reset (and qpc_wr_o tells the requester to
+//              forget what it held for it); a QP written as ERROR keeps them,
+//              so the outstanding WQEs are flushed.
+//   READ_QPC   DATA <- the context with the live state.
+//   WRITE_CQC  CQ context <- DATA words 0..3; cq_pi, cq_ci, overflow <- 0.
+//   READ_CQC   DATA <- the CQ context, overflow flag in cfg bit 9.
+// Index 0 and indices beyond the table answer BAD_INDEX (0 is never a QP
+// or CQ number).
+//
+// Doorbells are always ready: SQ/RQ set sq_pi/rq_pi of a QP that is not in
+// RESET (ignored otherwise, and for numbers beyond the table), CQ sets
+// cq_ci.
+//
+// Read ports (requester, responder, CQ writer) register the index; the
+// outputs describe that entry one cycle after the index is driven, and
+// follow its updates while the index stays.
+//
+// Same-cycle updates: a WRITE_QPC/WRITE_CQC is the later event for the
+// firmware and wins over everything else touching that entry.
+module hca_ctx #(
+  parameter int MAX_QP = `HCA_MAX_QP,
+  parameter int MAX_CQ = `HCA_MAX_CQ
+) (
+  input  logic                       clk_i,
+  input  logic                       rst_ni,
+
+  // doorbells (regs db)
+  input  logic                       db_valid_i,
+  output logic                       db_ready_o,
+  input  logic [3:0]                 db_addr_i,
+  input  logic [31:0]                db_data_i,
+
+  // firmware register block ctx
+  input  logic                       fw_valid_i,
+  input  logic                       fw_write_i,
+  input  logic [15:0]                fw_addr_i,
+  input  logic [31:0]                fw_wdata_i,
+  output logic                       fw_rvalid_o,
+  output logic [31:0]                fw_rdata_o,
+
+  // requester: two read ports (send engine a, response engine b; the live
+  // state is in the context's state field), sq_ci increment, ERROR
+  // requests, per-QP summaries
+  input  logic [15:0]                ra_qpn_i,
+  output logic [`HCA_QP_CTX_W-1:0]   ra_qpc_o,
+  output logic [15:0]                ra_sq_ci_o,
+  input  logic [15:0]                rb_qpn_i,
+  output logic [`HCA_QP_CTX_W-1:0]   rb_qpc_o,
+  output logic [15:0]                rb_sq_ci_o,
+  input  logic                       req_sq_ci_inc_i,
+  input  logic [15:0]                req_sq_ci_qpn_i,
+  input  logic                       req_err_valid_i,
+  input  logic [15:0]                req_err_qpn_i,
+  output logic [MAX_QP-1:0]          sq_pending_o,    // sq_pi != sq_ci and not RESET
+  output logic [MAX_QP-1:0]          qp_error_o,      // state ERROR
+  output logic                       qpc_wr_o,        // a WRITE_QPC (to RESET or RTS) happened
+  output logic [15:0]                qpc_wr_qpn_o,
+
+  // responder: read port, rq_ci increment, ERROR requests
+  input  logic [5:0]                 rs_qpn_i,
+  output logic [`HCA_QP_CTX_W-1:0]   rs_qpc_o,
+  output logic [1:0]                 rs_state_o,
+  output logic [15:0]                rs_rq_pi_o,
+  output logic [15:0]                rs_rq_ci_o,
+  input  logic                       rs_rq_ci_inc_i,  // for the QP rs_qpn_i names now
+  input  logic                       rs_err_valid_i,
+  input  logic [5:0]                 rs_err_qpn_i,
+
+  // CQ writer: read port, cq_pi increment, overflow flag
+  input  logic [15:0]                cq_cqn_i,
+  output logic [`HCA_CQ_CTX_W-1:0]   cq_cqc_o,        // as written (cfg bit 9: 0)
+  output logic                       cq_inrange_o,    // cq_cqn_i names a table entry
+  output logic [15:0]                cq_pi_o,
+  output logic [15:0]                cq_ci_o,
+  input  logic                       cq_pi_inc_i,     // for the CQ cq_cqn_i names
+  input  logic                       cq_ovf_set_i     // ditto
+);
+
+  localparam int QW        = $clog2(MAX_QP);
+  localparam int CW        = $clog2(MAX_CQ);
+  localparam int QPC_STORE = 9 * 32;   // qp_ctx words 0..8
+  localparam int CQC_STORE = `HCA_CQ_CTX_W;
+  localparam int WORDS     = `HCA_CTX_DATA_COUNT;
+  localparam int OVF_BIT   = `HCA_CQ_CTX_CFG_LSB + 9;
+
+  generate if (MAX_QP < 2 || MAX_QP > 64 || (MAX_QP & (MAX_QP - 1)) != 0 ||
+               MAX_CQ < 2 || MAX_CQ > 65536 || (MAX_CQ & (MAX_CQ - 1)) != 0)
+  begin : g_bad_params
+`ifdef __ICARUS__
+    initial $fatal(1, "hca_ctx: MAX_QP=%0d must be a power of two in [2, 64], MAX_CQ=%0d in [2, 65536]",
+                   MAX_QP, MAX_CQ);
+`else
+    $error("hca_ctx: MAX_QP must be a power of two in [2, 64] (6-bit responder index), MAX_CQ in [2, 65536]");
+`endif
+  end endgenerate
+
+  generate if (32 * WORDS != `HCA_QP_CTX_W || QPC_STORE > `HCA_QP_CTX_W) begin : g_bad_abi
+`ifdef __ICARUS__
+    initial $fatal(1, "hca_ctx: ctx DATA staging does not match qp_ctx");
+`else
+    $error("hca_ctx: ctx DATA staging does not match qp_ctx");
+`endif
+  end endgenerate
+
+  // ---------------------------------------------------------------- state
+  logic [QPC_STORE-1:0] qpc_q [MAX_QP];
+  logic [1:0]           state_q [MAX_QP];
+  logic [15:0]          sq_pi_q [MAX_QP];
+  logic [15:0]          sq_ci_q [MAX_QP];
+  logic [15:0]          rq_pi_q [MAX_QP];
+  logic [15:0]          rq_ci_q [MAX_QP];
+  logic [CQC_STORE-1:0] cqc_q [MAX_CQ];
+  logic [15:0]          cq_pi_q [MAX_CQ];
+  logic [15:0]          cq_ci_q [MAX_CQ];
+  logic                 ovf_q [MAX_CQ];
+  // cq_valid is kept apart from the stored context so that reset can clear
+  // it in every entry (the rest of the context is data).
+  logic [MAX_CQ-1:0]    cq_valid_q;
+
+  logic [32*WORDS-1:0]  stage_q;
+  logic                 rvalid_q;
+  logic [31:0]          rdata_q, rdata_d;
+  logic [`HCA_FWP_RESULT_W-1:0] result_q, result_d;
+
+  logic [QW-1:0]        ra_idx_q, rb_idx_q, rs_idx_q;
+  logic [CW-1:0]        cq_idx_q;
+  logic                 cq_inrange_q;
+
+  // ---------------------------------------------------------------- firmware decode
+  logic                 wr, rd, hit_data, hit_cmd, hit_status;
+  logic [3:0]           word;
+  logic [`HCA_CTX_OP_W-1:0] op;
+  logic [15:0]          cmd_idx;
+  logic                 qp_ok, cq_ok;
+  logic                 do_wqpc, do_rqpc, do_wcqc, do_rcqc;
+  logic [QW-1:0]        cmd_q;
+  logic [CW-1:0]        cmd_c;
+  logic [1:0]           new_state;
+  logic                 new_reset;
+
+  assign wr         = fw_valid_i && fw_write_i;
+  assign rd         = fw_valid_i && !fw_write_i;
+  assign hit_data   = fw_addr_i[1:0] == 2'b00 && fw_addr_i < 16'(`HCA_CTX_DATA + 4 * WORDS);
+  assign hit_cmd    = fw_addr_i == 16'(`HCA_CTX_CMD);
+  assign hit_status = fw_addr_i == 16'(`HCA_CTX_STATUS);
+  assign word       = fw_addr_i[5:2];
+  assign op         = fw_wdata_i[`HCA_CTX_CMD_OP_LSB +: `HCA_CTX_OP_W];
+  assign cmd_idx    = fw_wdata_i[`HCA_CTX_CMD_INDEX_LSB +: 16];
+  assign qp_ok      = cmd_idx != 16'd0 && cmd_idx < 16'(MAX_QP);
+  assign cq_ok      = cmd_idx != 16'd0 && {1'b0, cmd_idx} < 17'(MAX_CQ);
+  assign cmd_q      = cmd_idx[QW-1:0];
+  assign cmd_c      = cmd_idx[CW-1:0];
+  assign do_wqpc    = wr && hit_cmd && op == `HCA_CTX_OP_WRITE_QPC && qp_ok;
+  assign do_rqpc    = wr && hit_cmd && op == `HCA_CTX_OP_READ_QPC && qp_ok;
+  assign do_wcqc    = wr && hit_cmd && op == `HCA_CTX_OP_WRITE_CQC && cq_ok;
+  assign do_rcqc    = wr && hit_cmd && op == `HCA_CTX_OP_READ_CQC && cq_ok;
+  assign new_state  = `HCA_QP_CTX_STATE(stage_q);
+  assign new_reset  = new_state == `HCA_QP_STATE_RESET || new_state == `HCA_QP_STATE_RTS;
+
+  // CMD bits other than op and index are reserved.
+  logic unused_fw;
+  assign unused_fw = ^{fw_wdata_i[31:`HCA_CTX_CMD_OP_LSB + `HCA_CTX_OP_W],
+                       fw_wdata_i[`HCA_CTX_CMD_OP_LSB-1:16]};
+
+  always_comb begin
+    result_d = result_q;
+    if (wr && hit_cmd) begin
+      case (op)
+        `HCA_CTX_OP_NOP: result_d = `HCA_FWP_RESULT_OK;
+        `HCA_CTX_OP_WRITE_QPC, `HCA_CTX_OP_READ_QPC:
+          result_d = qp_ok ? `HCA_FWP_RESULT_OK : `HCA_FWP_RESULT_BAD_INDEX;
+        `HCA_CTX_OP_WRITE_CQC, `HCA_CTX_OP_READ_CQC:
+          result_d = cq_ok ? `HCA_FWP_RESULT_OK : `HCA_FWP_RESULT_BAD_INDEX;
+        default: result_d = `HCA_FWP_RESULT_BAD_OP;
+      endcase
+    end
+  end
+
+  // The contexts as READ_QPC / READ_CQC show them.
+  logic [`HCA_QP_CTX_W-1:0] qpc_view;
+  logic [`HCA_CQ_CTX_W-1:0] cqc_view;
+  always_comb begin
+    qpc_view = `HCA_QP_CTX_W'(qpc_q[cmd_q]);
+    `HCA_QP_CTX_STATE(qpc_view) = state_q[cmd_q];
+    cqc_view = cqc_q[cmd_c];
+    `HCA_CQ_CTX_CQ_VALID(cqc_view) = cq_valid_q[cmd_c];
+    cqc_view[OVF_BIT] = ovf_q[cmd_c];
+  end
+
+  always_comb begin
+    rdata_d = 32'd0;
+    if (rd && hit_data) begin
+      rdata_d = stage_q[32 * word +: 32];
+    end
+    if (rd && hit_status) begin
+      rdata_d = 32'(result_q) << `HCA_CTX_STATUS_RESULT_LSB;
+    end
+  end
+
+  assign fw_rvalid_o = rvalid_q;
+  assign fw_rdata_o  = rdata_q;
+
+  // Staging and status: software-visible, reset.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      stage_q  <= '0;
+      rvalid_q <= 1'b0;
+      rdata_q  <= '0;
+      result_q <= `HCA_FWP_RESULT_OK;
+    end else begin
+      rvalid_q <= fw_valid_i;
+      rdata_q  <= rdata_d;
+      result_q <= result_d;
+      if (do_rqpc) begin
+        stage_q <= qpc_view;
+      end
+      if (do_rcqc) begin
+        stage_q <= `HCA_QP_CTX_W'(cqc_view);
+      end
+      if (wr && hit_data) begin
+        stage_q[32 * word +: 32] <= fw_wdata_i;
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- doorbells
+  logic            db_sq, db_rq, db_cq;
+  logic [15:0]     db_num, db_idx;
+  logic            db_qp_ok, db_cq_ok;
+  logic [QW-1:0]   db_q;
+  logic [CW-1:0]   db_c;
+
+  assign db_ready_o = 1'b1;
+  assign db_num     = db_data_i[15:0];
+  assign db_idx     = db_data_i[31:16];
+  assign db_qp_ok   = db_num < 16'(MAX_QP);
+  assign db_cq_ok   = {1'b0, db_num} < 17'(MAX_CQ);
+  assign db_q       = db_num[QW-1:0];
+  assign db_c       = db_num[CW-1:0];
+  assign db_sq      = db_valid_i && db_addr_i == 4'(`HCA_DB_SQ) && db_qp_ok &&
+                      state_q[db_q] != `HCA_QP_STATE_RESET;
+  assign db_rq      = db_valid_i && db_addr_i == 4'(`HCA_DB_RQ) && db_qp_ok &&
+                      state_q[db_q] != `HCA_QP_STATE_RESET;
+  assign db_cq      = db_valid_i && db_addr_i == 4'(`HCA_DB_CQ) && db_cq_ok;
+
+  // ---------------------------------------------------------------- QP table
+  logic          sq_inc_ok, rq_err_ok;
+  logic [QW-1:0] sq_inc_q, rq_err_q;
+  assign sq_inc_ok = req_sq_ci_inc_i && req_sq_ci_qpn_i < 16'(MAX_QP);
+  assign rq_err_ok = req_err_valid_i && req_err_qpn_i < 16'(MAX_QP);
+  assign sq_inc_q  = req_sq_ci_qpn_i[QW-1:0];
+  assign rq_err_q  = req_err_qpn_i[QW-1:0];
+
+  // Contexts are data (written before use by the firmware); states and
+  // indices are control, reset: every QP RESET, every CQ invalid.
+  always_ff @(posedge clk_i) begin
+    if (do_wqpc) begin
+      qpc_q[cmd_q] <= stage_q[QPC_STORE-1:0];
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int i = 0; i < MAX_QP; i++) begin
+        state_q[i] <= `HCA_QP_STATE_RESET;
+        sq_pi_q[i] <= '0;
+        sq_ci_q[i] <= '0;
+        rq_pi_q[i] <= '0;
+        rq_ci_q[i] <= '0;
+      end
+    end else begin
+      for (int i = 0; i < MAX_QP; i++) begin
+        if (db_sq && db_q == QW'(i)) begin
+          sq_pi_q[i] <= db_idx;
+        end
+        if (db_rq && db_q == QW'(i)) begin
+          rq_pi_q[i] <= db_idx;
+        end
+        if (sq_inc_ok && sq_inc_q == QW'(i)) begin
+          sq_ci_q[i] <= sq_ci_q[i] + 16'd1;
+        end
+        if (rs_rq_ci_inc_i && rs_qpn_i == 6'(i)) begin
+          rq_ci_q[i] <= rq_ci_q[i] + 16'd1;
+        end
+        if (((rq_err_ok && rq_err_q == QW'(i)) ||
+             (rs_err_valid_i && rs_err_qpn_i == 6'(i))) &&
+            state_q[i] == `HCA_QP_STATE_RTS) begin
+          state_q[i] <= `HCA_QP_STATE_ERROR;
+        end
+        if (do_wqpc && cmd_q == QW'(i)) begin
+          state_q[i] <= new_state;
+          if (new_reset) begin
+            sq_pi_q[i] <= '0;
+            sq_ci_q[i] <= '0;
+            rq_pi_q[i] <= '0;
+            rq_ci_q[i] <= '0;
+          end
+        end
+      end
+    end
+  end
+
+  assign qpc_wr_o     = do_wqpc && new_reset;
+  assign qpc_wr_qpn_o = cmd_idx;
+
+  always_comb begin
+    for (int i = 0; i < MAX_QP; i++) begin
+      sq_pending_o[i] = sq_pi_q[i] != sq_ci_q[i] && state_q[i] != `HCA_QP_STATE_RESET;
+      qp_error_o[i]   = state_q[i] == `HCA_QP_STATE_ERROR;
+    end
+  end
+
+  // ---------------------------------------------------------------- CQ table
+  always_ff @(posedge clk_i) begin
+    if (do_wcqc) begin
+      cqc_q[cmd_c] <= stage_q[CQC_STORE-1:0];
+    end
+  end
+
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int i = 0; i < MAX_CQ; i++) begin
+        cq_pi_q[i] <= '0;
+        cq_ci_q[i] <= '0;
+        ovf_q[i]   <= 1'b0;
+      end
+      cq_valid_q <= '0;
+    end else begin
+      for (int i = 0; i < MAX_CQ; i++) begin
+        if (db_cq && db_c == CW'(i)) begin
+          cq_ci_q[i] <= db_idx;
+        end
+        if (cq_pi_inc_i && cq_inrange_q && cq_idx_q == CW'(i)) begin
+          cq_pi_q[i] <= cq_pi_q[i] + 16'd1;
+        end
+        if (cq_ovf_set_i && cq_inrange_q && cq_idx_q == CW'(i)) begin
+          ovf_q[i] <= 1'b1;
+        end
+        if (do_wcqc && cmd_c == CW'(i)) begin
+          cq_pi_q[i]    <= '0;
+          cq_ci_q[i]    <= '0;
+          ovf_q[i]      <= 1'b0;
+          cq_valid_q[i] <= `HCA_CQ_CTX_CQ_VALID(stage_q);
+        end
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- read ports
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ra_idx_q     <= '0;
+      rb_idx_q     <= '0;
+      rs_idx_q     <= '0;
+      cq_idx_q     <= '0;
+      cq_inrange_q <= 1'b0;
+    end else begin
+      ra_idx_q     <= ra_qpn_i[QW-1:0];
+      rb_idx_q     <= rb_qpn_i[QW-1:0];
+      rs_idx_q     <= rs_qpn_i[QW-1:0];
+      cq_idx_q     <= cq_cqn_i[CW-1:0];
+      cq_inrange_q <= {1'b0, cq_cqn_i} < 17'(MAX_CQ);
+    end
+  end
+
+  always_comb begin
+    ra_qpc_o = `HCA_QP_CTX_W'(qpc_q[ra_idx_q]);
+    `HCA_QP_CTX_STATE(ra_qpc_o) = state_q[ra_idx_q];
+    rb_qpc_o = `HCA_QP_CTX_W'(qpc_q[rb_idx_q]);
+    `HCA_QP_CTX_STATE(rb_qpc_o) = state_q[rb_idx_q];
+    rs_qpc_o = `HCA_QP_CTX_W'(qpc_q[rs_idx_q]);
+    `HCA_QP_CTX_STATE(rs_qpc_o) = state_q[rs_idx_q];
+    cq_cqc_o = cqc_q[cq_idx_q];
+    cq_cqc_o[OVF_BIT] = 1'b0;
+    `HCA_CQ_CTX_CQ_VALID(cq_cqc_o) = cq_valid_q[cq_idx_q];
+  end
+
+  assign ra_sq_ci_o   = sq_ci_q[ra_idx_q];
+  assign rb_sq_ci_o   = sq_ci_q[rb_idx_q];
+  assign rs_state_o   = state_q[rs_idx_q];
+  assign rs_rq_pi_o   = rq_pi_q[rs_idx_q];
+  assign rs_rq_ci_o   = rq_ci_q[rs_idx_q];
+  assign cq_inrange_o = cq_inrange_q;
+  assign cq_pi_o      = cq_pi_q[cq_idx_q];
+  assign cq_ci_o      = cq_ci_q[cq_idx_q];
+
+  // The requester and responder indices beyond the table width are 0 for
+  // every number they use (they only name existing QPs).
+  logic unused_idx;
+  assign unused_idx = ^{ra_qpn_i[15:QW], rb_qpn_i[15:QW]};
+
+endmodule

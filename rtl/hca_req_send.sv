@@ -1,0 +1,465 @@
+`default_nettype none
+`include "hca_abi.svh"
+
+// hca_req_send — the requester's send engine (docs/engine.md "Requester"
+// steps 1-5 and 8): takes a QP from the scheduler, fetches the WQE at
+// sq_ci, decodes it, pre-checks its SGEs, gathers and sends the message,
+// then hands the QP to the response engine (park: the message is in
+// flight) — or completes it here (flush, malformed WQE, bus error, failed
+// key check).
+//
+//   S_IDLE    claim the scheduled QP; its context is read
+//   S_CTX     latch the context fields used below
+//   S_FETCH   READ_DATA 128 bytes at sq_base + (sq_ci mod 2^sq_log) * 128
+//   S_FWAIT   the WQE (or a bus error: LOC_ACCESS_ERR, wr_id 0)
+//   S_DECODE  ERROR -> WR_FLUSH_ERR; malformed or not served -> LOC_QP_OP_ERR;
+//             SGE lengths summing past 2^32-1 -> LOC_LEN_ERR; else pre-check
+//   S_CHECK   every SGE whole (rights 0, READ: LOCAL_WRITE) -> LOC_PROT_ERR
+//   S_ALLOC   SEND/WRITE: a packet buffer for the next chunk
+//   S_GATHER  HOST_TO_BUF of the chunk's pieces (failure: free, complete)
+//   S_TX      the packet (SEND/WRITE chunk or READ_REQ); after the last:
+//             park the message and release the QP as in flight
+//   S_FREE    give back the buffer of a failed chunk
+//   S_FINISH  completion (always written: errors and flushes) + release
+//
+// psn = the WQE's SQ index (one per WR, what ACK/NAK/READ_RESP echo).
+module hca_req_send #(
+  parameter int QW = 6    // QP number bits
+) (
+  input  logic                          clk_i,
+  input  logic                          rst_ni,
+
+  // scheduler: a QP to serve (claimed with sched_ready_o)
+  input  logic                          sched_valid_i,
+  output logic                          sched_ready_o,
+  input  logic [QW-1:0]                 sched_qpn_i,
+
+  // context read port (answers one cycle after qpn_o)
+  output logic [15:0]                   qpn_o,
+  input  logic [`HCA_QP_CTX_W-1:0]      qpc_i,
+  input  logic [15:0]                   sq_ci_i,
+
+  // release of the claimed QP: to in flight (park_o written) or idle
+  output logic                          rel_valid_o,
+  output logic                          rel_inflight_o,
+  output logic [PARK_W-1:0]             park_o,
+
+  // packet buffers
+  input  logic                          alloc_valid_i,
+  output logic                          alloc_ready_o,
+  input  logic [7:0]                    alloc_id_i,
+  output logic                          free_valid_o,
+  input  logic                          free_ready_i,
+  output logic [7:0]                    free_id_o,
+
+  // translation client
+  output logic                          xq_valid_o,
+  input  logic                          xq_ready_i,
+  output logic [XREQ_W-1:0]             xq_o,
+  input  logic                          xs_valid_i,
+  output logic                          xs_ready_o,
+  input  logic [`HCA_XLATE_STATUS_W-1:0] xs_status_i,
+  input  logic                          xs_last_i,
+  input  logic [31:0]                   xs_len_i,
+  input  logic [63:0]                   xs_pa_i,
+
+  // DMA client (tag DTAG)
+  output logic                          dma_req_valid_o,
+  input  logic                          dma_req_ready_i,
+  output logic [`HCA_DMA_REQ_W-1:0]     dma_req_o,
+  input  logic                          dma_rsp_valid_i,
+  output logic                          dma_rsp_ready_o,
+  input  logic [`HCA_DMA_RSP_W-1:0]     dma_rsp_i,
+
+  // link
+  output logic                          tx_valid_o,
+  input  logic                          tx_ready_i,
+  output logic [`HCA_PKT_W-1:0]         tx_o,
+
+  // completion + sq_ci++ (+ ERROR): {qpn, cqn, write, err, cqe}
+  output logic                          fin_valid_o,
+  input  logic                          fin_ready_i,
+  output logic [FIN_W-1:0]              fin_o
+);
+
+  localparam int XREQ_W = 8 + `HCA_ACCESS_W + 1 + 32 + `HCA_PD_BITS + 32 + 64;
+  localparam int SGES_W = 4 * `HCA_SGE_W;
+  localparam int PARK_W = 16 + 3 + 3 + 32 + 64 + SGES_W;
+  localparam int FIN_W  = 16 + 16 + 2 + `HCA_CQE_W;
+  localparam logic [7:0] DTAG = 8'b0000_0000;   // requester, send engine
+  localparam logic [7:0] XTAG = 8'h00;
+
+  typedef enum logic [3:0] {
+    S_IDLE, S_CTX, S_FETCH, S_FWAIT, S_DECODE, S_CHECK, S_ALLOC, S_GATHER,
+    S_TX, S_FREE, S_FINISH
+  } state_e;
+
+  state_e        state_q, state_d;
+  logic [QW-1:0] qpn_q;
+
+  // context fields (data)
+  logic [63:0]   sq_base_q;
+  logic [3:0]    sq_log_q, mtu_log_q;
+  logic [23:0]   pd_q;
+  logic [15:0]   rqpn_q, cqn_q, sq_ci_q;
+  logic          err_state_q;
+
+  // the decoded WQE (data): the only copy of the 1024-bit entry kept
+  logic [7:0]    op_q;
+  logic [7:0]    flags_q;
+  logic [3:0]    nsge_q;
+  logic          rsvd_bad_q;
+  logic [63:0]   wr_id_q, raddr_q;
+  logic [31:0]   rkey_q;
+  logic [SGES_W-1:0] sges_q;
+
+  // progress (control)
+  logic [31:0]   off_q, off_d;
+  logic [7:0]    buf_q, buf_d;
+  logic [4:0]    status_q, status_d;   // completion status
+  logic          err_q, err_d;         // the completion moves the QP to ERROR
+
+  // ---------------------------------------------------------------- decode
+  logic          is_send, is_write, is_read, malformed, served;
+  logic [32:0]   msg_len33;
+  logic [31:0]   msg_len;
+  logic [2:0]    nsge3;
+  logic [7:0]    wc_op;
+  assign is_send   = op_q == `HCA_WR_OPCODE_SEND;
+  assign is_write  = op_q == `HCA_WR_OPCODE_RDMA_WRITE;
+  assign is_read   = op_q == `HCA_WR_OPCODE_RDMA_READ;
+  assign malformed = op_q > `HCA_WR_OPCODE_REG_INDIR_MR || nsge_q > 4'(`HCA_MAX_SEND_SGE) ||
+                     rsvd_bad_q || (flags_q >> 2) != 8'd0;
+  assign served    = is_send || is_write || is_read;
+  assign nsge3     = (nsge_q > 4'd4) ? 3'd4 : nsge_q[2:0];
+
+  // Field selects are continuous assignments: Icarus cannot infer an
+  // always_comb's sensitivity through constant part selects.
+  logic [31:0] sg_len [4];
+  for (genvar g = 0; g < 4; g++) begin : g_sg_len
+    assign sg_len[g] = sges_q[g * `HCA_SGE_W + `HCA_SGE_LENGTH_LSB +: 32];
+  end
+  assign msg_len33 = ((nsge3 > 3'd0) ? {1'b0, sg_len[0]} : 33'd0) +
+                     ((nsge3 > 3'd1) ? {1'b0, sg_len[1]} : 33'd0) +
+                     ((nsge3 > 3'd2) ? {1'b0, sg_len[2]} : 33'd0) +
+                     ((nsge3 > 3'd3) ? {1'b0, sg_len[3]} : 33'd0);
+  assign msg_len = msg_len33[31:0];
+  logic len_ovf;
+  assign len_ovf = msg_len33[32];
+
+  logic       ctx_reset, rsp_err;
+  assign ctx_reset = `HCA_QP_CTX_STATE(qpc_i) == `HCA_QP_STATE_RESET;
+  assign rsp_err   = `HCA_DMA_RSP_ERR(dma_rsp_i);
+
+  // Completion opcode of a WR opcode (also for the ones not served yet).
+  always_comb begin
+    case (op_q)
+      `HCA_WR_OPCODE_RDMA_WRITE:         wc_op = `HCA_WC_OPCODE_RDMA_WRITE;
+      `HCA_WR_OPCODE_RDMA_READ,
+      `HCA_WR_OPCODE_RDMA_READ_WITH_INV: wc_op = `HCA_WC_OPCODE_RDMA_READ;
+      `HCA_WR_OPCODE_LOCAL_INV:          wc_op = `HCA_WC_OPCODE_LOCAL_INV;
+      `HCA_WR_OPCODE_FAST_REG_MR:        wc_op = `HCA_WC_OPCODE_FAST_REG_MR;
+      `HCA_WR_OPCODE_REG_INDIR_MR:       wc_op = `HCA_WC_OPCODE_REG_INDIR_MR;
+      default:                           wc_op = `HCA_WC_OPCODE_SEND;
+    endcase
+  end
+
+  // MTU: qp_ctx.mtu_log2 8..12; 0 (and anything out of range) is the default.
+  logic [12:0] mtu;
+  logic [31:0] rem, chunk;
+  logic        last_chunk;
+  always_comb begin
+    if (mtu_log_q >= 4'd8 && mtu_log_q <= 4'd12) begin
+      mtu = 13'd1 << mtu_log_q;
+    end else begin
+      mtu = 13'(`HCA_MTU_DEFAULT);
+    end
+  end
+  assign rem        = msg_len - off_q;
+  assign chunk      = (rem > 32'(mtu)) ? 32'(mtu) : rem;
+  assign last_chunk = rem <= 32'(mtu);
+
+  // ---------------------------------------------------------------- mover
+  logic       mv_start, mv_busy, mv_done;
+  logic [1:0] mv_status;
+  logic       mv_dma_valid, mv_dma_rsp_ready;
+  logic [`HCA_DMA_REQ_W-1:0] mv_dma_req;
+
+  hca_sge_mover #(
+    .XTAG (XTAG),
+    .DTAG (DTAG)
+  ) u_mover (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .start_i         (mv_start),
+    .check_only_i    (state_q == S_DECODE),
+    .to_host_i       (1'b0),
+    .rights_i        (is_read ? `HCA_ACCESS_W'(1 << `HCA_ACCESS_LOCAL_WRITE_BIT) : '0),
+    .pd_i            (pd_q),
+    .off_i           ((state_q == S_DECODE) ? 32'd0 : off_q),
+    .len_i           ((state_q == S_DECODE) ? msg_len : chunk),
+    .buf_i           (alloc_id_i),
+    .num_sge_i       (nsge3),
+    .sge_i           (sges_q),
+    .busy_o          (mv_busy),
+    .done_o          (mv_done),
+    .status_o        (mv_status),
+    .xq_valid_o      (xq_valid_o),
+    .xq_ready_i      (xq_ready_i),
+    .xq_o            (xq_o),
+    .xs_valid_i      (xs_valid_i),
+    .xs_ready_o      (xs_ready_o),
+    .xs_status_i     (xs_status_i),
+    .xs_last_i       (xs_last_i),
+    .xs_len_i        (xs_len_i),
+    .xs_pa_i         (xs_pa_i),
+    .dma_req_valid_o (mv_dma_valid),
+    .dma_req_ready_i (dma_req_ready_i),
+    .dma_req_o       (mv_dma_req),
+    .dma_rsp_valid_i (dma_rsp_valid_i),
+    .dma_rsp_ready_o (mv_dma_rsp_ready),
+    .dma_rsp_err_i   (rsp_err)
+  );
+
+  // The WQE fetch shares the DMA port with the mover (never at once).
+  logic [`HCA_DMA_REQ_W-1:0] fetch_req;
+  always_comb begin
+    fetch_req = '0;
+    `HCA_DMA_REQ_OP(fetch_req)   = `HCA_DMA_OP_READ_DATA;
+    `HCA_DMA_REQ_TAG(fetch_req)  = DTAG;
+    `HCA_DMA_REQ_LEN(fetch_req)  = 32'(`HCA_SQ_WQE_W / 8);
+    `HCA_DMA_REQ_ADDR(fetch_req) = sq_base_q +
+        {41'd0, sq_ci_q & 16'((17'd1 << sq_log_q) - 17'd1), 7'd0};
+  end
+
+  assign dma_req_valid_o = (state_q == S_FETCH) || mv_dma_valid;
+  assign dma_req_o       = (state_q == S_FETCH) ? fetch_req : mv_dma_req;
+  assign dma_rsp_ready_o = (state_q == S_FWAIT) || mv_dma_rsp_ready;
+
+  // ---------------------------------------------------------------- state machine
+  always_comb begin
+    state_d        = state_q;
+    off_d          = off_q;
+    buf_d          = buf_q;
+    status_d       = status_q;
+    err_d          = err_q;
+    sched_ready_o  = 1'b0;
+    alloc_ready_o  = 1'b0;
+    mv_start       = 1'b0;
+    rel_valid_o    = 1'b0;
+    rel_inflight_o = 1'b0;
+    case (state_q)
+      S_IDLE: begin
+        sched_ready_o = 1'b1;
+        if (sched_valid_i) begin
+          state_d = S_CTX;
+        end
+      end
+      S_CTX: begin
+        if (ctx_reset) begin
+          // Nothing to serve (a WRITE_QPC raced the scheduler).
+          rel_valid_o = 1'b1;
+          state_d     = S_IDLE;
+        end else begin
+          state_d = S_FETCH;
+        end
+      end
+      S_FETCH: begin
+        if (dma_req_ready_i) begin
+          state_d = S_FWAIT;
+        end
+      end
+      S_FWAIT: begin
+        if (dma_rsp_valid_i) begin
+          if (rsp_err) begin
+            status_d = err_state_q ? `HCA_WC_STATUS_WR_FLUSH_ERR : `HCA_WC_STATUS_LOC_ACCESS_ERR;
+            err_d    = 1'b1;
+            state_d  = S_FINISH;
+          end else begin
+            state_d  = S_DECODE;
+          end
+        end
+      end
+      S_DECODE: begin
+        err_d = 1'b1;
+        if (err_state_q) begin
+          status_d = `HCA_WC_STATUS_WR_FLUSH_ERR;
+          state_d  = S_FINISH;
+        end else if (malformed || !served) begin
+          status_d = `HCA_WC_STATUS_LOC_QP_OP_ERR;
+          state_d  = S_FINISH;
+        end else if (len_ovf) begin
+          status_d = `HCA_WC_STATUS_LOC_LEN_ERR;
+          state_d  = S_FINISH;
+        end else begin
+          err_d    = 1'b0;
+          mv_start = 1'b1;
+          state_d  = S_CHECK;
+        end
+      end
+      S_CHECK: begin
+        if (mv_done) begin
+          off_d = '0;
+          if (mv_status != 2'd0) begin
+            status_d = `HCA_WC_STATUS_LOC_PROT_ERR;
+            err_d    = 1'b1;
+            state_d  = S_FINISH;
+          end else if (is_read) begin
+            state_d = S_TX;
+          end else begin
+            state_d = S_ALLOC;
+          end
+        end
+      end
+      S_ALLOC: begin
+        alloc_ready_o = 1'b1;
+        if (alloc_valid_i) begin
+          buf_d    = alloc_id_i;
+          mv_start = 1'b1;
+          state_d  = S_GATHER;
+        end
+      end
+      S_GATHER: begin
+        if (mv_done) begin
+          if (mv_status != 2'd0) begin
+            status_d = (mv_status == 2'd1) ? `HCA_WC_STATUS_LOC_PROT_ERR
+                                           : `HCA_WC_STATUS_LOC_ACCESS_ERR;
+            err_d    = 1'b1;
+            state_d  = S_FREE;
+          end else begin
+            state_d = S_TX;
+          end
+        end
+      end
+      S_TX: begin
+        if (tx_ready_i) begin
+          if (is_read || last_chunk) begin
+            rel_valid_o    = 1'b1;
+            rel_inflight_o = 1'b1;
+            state_d        = S_IDLE;
+          end else begin
+            off_d   = off_q + chunk;
+            state_d = S_ALLOC;
+          end
+        end
+      end
+      S_FREE: begin
+        if (free_ready_i) begin
+          state_d = S_FINISH;
+        end
+      end
+      S_FINISH: begin
+        if (fin_ready_i) begin
+          rel_valid_o = 1'b1;
+          state_d     = S_IDLE;
+        end
+      end
+      default: state_d = S_IDLE;
+    endcase
+  end
+
+  assign qpn_o        = (state_q == S_IDLE) ? 16'(sched_qpn_i) : 16'(qpn_q);
+  assign free_valid_o = state_q == S_FREE;
+  assign free_id_o    = buf_q;
+
+  // ---------------------------------------------------------------- packet
+  always_comb begin
+    tx_o = '0;
+    if (is_read) begin
+      `HCA_PKT_OP(tx_o)   = `HCA_PKT_OP_READ_REQ;
+      `HCA_PKT_FIRST(tx_o) = 1'b1;
+      `HCA_PKT_LAST(tx_o)  = 1'b1;
+      `HCA_PKT_RADDR(tx_o) = raddr_q;
+      `HCA_PKT_LEN(tx_o)   = '0;
+    end else begin
+      `HCA_PKT_OP(tx_o)    = is_write ? `HCA_PKT_OP_WRITE : `HCA_PKT_OP_SEND;
+      `HCA_PKT_FIRST(tx_o) = off_q == 32'd0;
+      `HCA_PKT_LAST(tx_o)  = last_chunk;
+      `HCA_PKT_PBUF(tx_o)  = buf_q;
+      `HCA_PKT_RADDR(tx_o) = is_write ? raddr_q + {32'd0, off_q} : 64'd0;
+      `HCA_PKT_LEN(tx_o)   = chunk;
+    end
+    `HCA_PKT_DST_QPN(tx_o) = rqpn_q;
+    `HCA_PKT_SRC_QPN(tx_o) = 16'(qpn_q);
+    `HCA_PKT_PSN(tx_o)     = {16'd0, sq_ci_q};
+    `HCA_PKT_RKEY(tx_o)    = (is_send) ? 32'd0 : rkey_q;
+    `HCA_PKT_MSG_LEN(tx_o) = msg_len;
+    `HCA_PKT_OFFSET(tx_o)  = is_read ? 32'd0 : off_q;
+  end
+  assign tx_valid_o = state_q == S_TX;
+
+  // ---------------------------------------------------------------- park and finish
+  assign park_o = {sq_ci_q, is_read, is_write, flags_q[`HCA_SEND_FLAGS_SIGNALED_BIT], nsge3,
+                   msg_len, wr_id_q, sges_q};
+
+  logic [`HCA_CQE_W-1:0] cqe;
+  always_comb begin
+    cqe = '0;
+    `HCA_CQE_WR_ID(cqe)       = wr_id_q;
+    `HCA_CQE_BYTE_LEN(cqe)    = msg_len;
+    `HCA_CQE_QPN(cqe)         = 32'(qpn_q);
+    `HCA_CQE_STATUS(cqe)      = 8'(status_q);
+    `HCA_CQE_OPCODE(cqe)      = wc_op;
+    `HCA_CQE_WQE_COUNTER(cqe) = {16'd0, sq_ci_q};
+  end
+  // A flush does not move the QP (it is in ERROR already); the rest do.
+  assign fin_o       = {16'(qpn_q), cqn_q, 1'b1, err_q && !err_state_q, cqe};
+  assign fin_valid_o = state_q == S_FINISH;
+
+  // ---------------------------------------------------------------- registers
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q  <= S_IDLE;
+      qpn_q    <= '0;
+      off_q    <= '0;
+      buf_q    <= '0;
+      status_q <= '0;
+      err_q    <= 1'b0;
+    end else begin
+      state_q  <= state_d;
+      off_q    <= off_d;
+      buf_q    <= buf_d;
+      status_q <= status_d;
+      err_q    <= err_d;
+      if (state_q == S_IDLE && sched_valid_i) begin
+        qpn_q <= sched_qpn_i;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (state_q == S_CTX) begin
+      sq_base_q   <= `HCA_QP_CTX_SQ_BASE(qpc_i);
+      sq_log_q    <= `HCA_QP_CTX_SQ_LOG(qpc_i);
+      mtu_log_q   <= `HCA_QP_CTX_MTU_LOG2(qpc_i);
+      pd_q        <= qpc_i[`HCA_QP_CTX_PD_LSB +: `HCA_PD_BITS];
+      rqpn_q      <= qpc_i[`HCA_QP_CTX_REMOTE_QPN_LSB +: 16];
+      cqn_q       <= `HCA_QP_CTX_SEND_CQN(qpc_i);
+      sq_ci_q     <= sq_ci_i;
+      err_state_q <= `HCA_QP_CTX_STATE(qpc_i) == `HCA_QP_STATE_ERROR;
+    end
+    // A failed fetch completes with wr_id 0 and no SGEs.
+    if (state_q == S_FWAIT && dma_rsp_valid_i) begin
+      op_q       <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_OPCODE_LSB +: 8];
+      flags_q    <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_FLAGS_LSB +: 8];
+      nsge_q     <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_NUM_SGE_LSB +: 4];
+      rsvd_bad_q <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_CTRL_RSVD_LSB +: 12] != '0 ||
+                    dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_RSVD0_LSB +: 32] != '0;
+      wr_id_q    <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_WR_ID_LSB +: 64];
+      raddr_q    <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_REMOTE_ADDR_LSB +: 64];
+      rkey_q     <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_RKEY_LSB +: 32];
+      sges_q     <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_SGE_LSB +: SGES_W];
+      if (rsp_err) begin
+        op_q    <= `HCA_WR_OPCODE_SEND;
+        flags_q <= '0;
+        nsge_q  <= '0;
+        wr_id_q <= '0;
+      end
+    end
+  end
+
+  // Fields of the context, WQE and DMA answer this engine has no use for.
+  logic unused;
+  assign unused = ^{qpc_i, dma_rsp_i, mv_busy};
+
+endmodule

@@ -1,0 +1,419 @@
+`default_nettype none
+`include "hca_abi.svh"
+
+// hca_requester — the send queues (docs/engine.md "Requester").
+//
+// Two engines, so that packets coming back always drain while a send waits
+// for a packet buffer (the buffers they carry are what it waits for):
+//   hca_req_send  fetch, decode, pre-check, gather, send; local failures
+//                 and flushes complete there;
+//   hca_req_resp  ACK / NAK / RNR_NAK / READ_RESP of the parked messages.
+// They share this block's translation port (hca_xarb, in-order), DMA port
+// (round-robin; tag bit 5 routes answers: 0 send, 1 response engine),
+// packet-buffer free port and completion stream.
+//
+// Per QP (one message in flight per QP, docs/engine.md step 1):
+//   IDLE      nothing in flight: scheduled when sq_ci != sq_pi
+//   ACTIVE    owned by the send engine
+//   INFLIGHT  sent (parked: the decoded WQE is kept here), waiting for the
+//             answer; scheduled again (to flush it) if the QP is in ERROR
+//   RESP      owned by the response engine
+//   RNR_WAIT  an RNR_NAK came: scheduled again (resend from the WQE) once
+//             rnr_timer cycles passed, or at once to flush it in ERROR
+// The scheduler is round-robin over the QPs. A packet the response engine
+// claims in the cycle the scheduler would pick the same QP wins.
+//
+// Completions ("fin" beats of both engines): written to the CQ writer when
+// signaled or failed; sq_ci++ (and ERROR for a failure) when handed over,
+// so a QP's next WQE starts only after its previous one completed.
+module hca_requester #(
+  parameter int MAX_QP = `HCA_MAX_QP
+) (
+  input  logic                          clk_i,
+  input  logic                          rst_ni,
+
+  // hca_ctx
+  output logic [15:0]                   ra_qpn_o,
+  input  logic [`HCA_QP_CTX_W-1:0]      ra_qpc_i,
+  input  logic [15:0]                   ra_sq_ci_i,
+  output logic [15:0]                   rb_qpn_o,
+  input  logic [`HCA_QP_CTX_W-1:0]      rb_qpc_i,
+  input  logic [15:0]                   rb_sq_ci_i,
+  output logic                          sq_ci_inc_o,
+  output logic [15:0]                   sq_ci_qpn_o,
+  output logic                          qp_err_valid_o,
+  output logic [15:0]                   qp_err_qpn_o,
+  input  logic [MAX_QP-1:0]             sq_pending_i,
+  input  logic [MAX_QP-1:0]             qp_error_i,
+  input  logic                          qpc_wr_i,
+  input  logic [15:0]                   qpc_wr_qpn_i,
+
+  // link
+  output logic                          tx_valid_o,
+  input  logic                          tx_ready_i,
+  output logic [`HCA_PKT_W-1:0]         tx_o,
+  input  logic                          rx_valid_i,
+  output logic                          rx_ready_o,
+  input  logic [`HCA_PKT_W-1:0]         rx_i,
+
+  // translation client: {tag, rights, remote, key, pd, len, va}
+  output logic                          xq_valid_o,
+  input  logic                          xq_ready_i,
+  output logic [XREQ_W-1:0]             xq_o,
+  input  logic                          xs_valid_i,
+  output logic                          xs_ready_o,
+  input  logic [`HCA_XLATE_STATUS_W-1:0] xs_status_i,
+  input  logic                          xs_last_i,
+  input  logic [31:0]                   xs_len_i,
+  input  logic [63:0]                   xs_pa_i,
+
+  // DMA client (tags 8'b00xx_xxxx)
+  output logic                          dma_req_valid_o,
+  input  logic                          dma_req_ready_i,
+  output logic [`HCA_DMA_REQ_W-1:0]     dma_req_o,
+  input  logic                          dma_rsp_valid_i,
+  output logic                          dma_rsp_ready_o,
+  input  logic [`HCA_DMA_RSP_W-1:0]     dma_rsp_i,
+
+  // packet buffers
+  input  logic                          pb_alloc_valid_i,
+  output logic                          pb_alloc_ready_o,
+  input  logic [7:0]                    pb_alloc_id_i,
+  output logic                          pb_free_valid_o,
+  input  logic                          pb_free_ready_i,
+  output logic [7:0]                    pb_free_id_o,
+
+  // completions to the CQ writer
+  output logic                          cpl_valid_o,
+  input  logic                          cpl_ready_i,
+  output logic [`HCA_CQE_W-1:0]         cpl_o,
+  output logic [15:0]                   cpl_cqn_o
+);
+
+  localparam int QW     = $clog2(MAX_QP);
+  localparam int XREQ_W = 8 + `HCA_ACCESS_W + 1 + 32 + `HCA_PD_BITS + 32 + 64;
+  localparam int SGES_W = 4 * `HCA_SGE_W;
+  localparam int PARK_W = 16 + 3 + 3 + 32 + 64 + SGES_W;
+  localparam int FIN_W  = 16 + 16 + 2 + `HCA_CQE_W;
+  localparam logic [1:0] REL_INFLIGHT = 2'd1, REL_RNR = 2'd2;   // else: to IDLE
+
+  generate if (MAX_QP < 2 || MAX_QP > 64 || (MAX_QP & (MAX_QP - 1)) != 0) begin : g_bad_params
+`ifdef __ICARUS__
+    initial $fatal(1, "hca_requester: MAX_QP=%0d must be a power of two in [2, 64]", MAX_QP);
+`else
+    $error("hca_requester: MAX_QP must be a power of two in [2, 64]");
+`endif
+  end endgenerate
+
+  typedef enum logic [2:0] {
+    Q_IDLE, Q_ACTIVE, Q_INFLIGHT, Q_RESP, Q_RNR_WAIT
+  } qst_e;
+
+  qst_e         qst_q [MAX_QP];
+  logic [2:0]   rnr_cnt_q [MAX_QP];
+  logic [31:0]  deadline_q [MAX_QP];
+  logic [PARK_W-1:0] park_q [MAX_QP];
+  logic [31:0]  now_q;
+
+  // ---------------------------------------------------------------- engines
+  logic              sched_valid, sched_ready;
+  logic [QW-1:0]     sched_qpn;
+  logic              s_rel_valid, s_rel_inflight;
+  logic [PARK_W-1:0] s_park;
+  logic              s_free_valid, s_free_ready;
+  logic [7:0]        s_free_id;
+  logic              s_xq_valid, s_xq_ready, s_xs_valid, s_xs_ready;
+  logic [XREQ_W-1:0] s_xq;
+  logic              s_dma_valid, s_dma_ready, s_rsp_valid, s_rsp_ready;
+  logic [`HCA_DMA_REQ_W-1:0] s_dma;
+  logic              s_fin_valid, s_fin_ready;
+  logic [FIN_W-1:0]  s_fin;
+
+  logic [QW-1:0]     look_qpn;
+  logic              r_claim, r_rel_valid;
+  logic [1:0]        r_rel_kind;
+  logic [31:0]       r_rnr_timer;
+  logic              r_free_valid, r_free_ready;
+  logic [7:0]        r_free_id;
+  logic              r_xq_valid, r_xq_ready, r_xs_valid, r_xs_ready;
+  logic [XREQ_W-1:0] r_xq;
+  logic              r_dma_valid, r_dma_ready, r_rsp_valid, r_rsp_ready;
+  logic [`HCA_DMA_REQ_W-1:0] r_dma;
+  logic              r_fin_valid, r_fin_ready;
+  logic [FIN_W-1:0]  r_fin;
+
+  hca_req_send #(
+    .QW (QW)
+  ) u_send (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .sched_valid_i   (sched_valid),
+    .sched_ready_o   (sched_ready),
+    .sched_qpn_i     (sched_qpn),
+    .qpn_o           (ra_qpn_o),
+    .qpc_i           (ra_qpc_i),
+    .sq_ci_i         (ra_sq_ci_i),
+    .rel_valid_o     (s_rel_valid),
+    .rel_inflight_o  (s_rel_inflight),
+    .park_o          (s_park),
+    .alloc_valid_i   (pb_alloc_valid_i),
+    .alloc_ready_o   (pb_alloc_ready_o),
+    .alloc_id_i      (pb_alloc_id_i),
+    .free_valid_o    (s_free_valid),
+    .free_ready_i    (s_free_ready),
+    .free_id_o       (s_free_id),
+    .xq_valid_o      (s_xq_valid),
+    .xq_ready_i      (s_xq_ready),
+    .xq_o            (s_xq),
+    .xs_valid_i      (s_xs_valid),
+    .xs_ready_o      (s_xs_ready),
+    .xs_status_i     (xs_status_i),
+    .xs_last_i       (xs_last_i),
+    .xs_len_i        (xs_len_i),
+    .xs_pa_i         (xs_pa_i),
+    .dma_req_valid_o (s_dma_valid),
+    .dma_req_ready_i (s_dma_ready),
+    .dma_req_o       (s_dma),
+    .dma_rsp_valid_i (s_rsp_valid),
+    .dma_rsp_ready_o (s_rsp_ready),
+    .dma_rsp_i       (dma_rsp_i),
+    .tx_valid_o      (tx_valid_o),
+    .tx_ready_i      (tx_ready_i),
+    .tx_o            (tx_o),
+    .fin_valid_o     (s_fin_valid),
+    .fin_ready_i     (s_fin_ready),
+    .fin_o           (s_fin)
+  );
+
+  hca_req_resp #(
+    .QW (QW)
+  ) u_resp (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .rx_valid_i      (rx_valid_i),
+    .rx_ready_o      (rx_ready_o),
+    .rx_i            (rx_i),
+    .look_qpn_o      (look_qpn),
+    .look_inflight_i (qst_q[look_qpn] == Q_INFLIGHT),
+    .park_i          (park_q[look_qpn]),
+    .rnr_cnt_i       (rnr_cnt_q[look_qpn]),
+    .claim_o         (r_claim),
+    .rel_valid_o     (r_rel_valid),
+    .rel_kind_o      (r_rel_kind),
+    .rnr_timer_o     (r_rnr_timer),
+    .qpn_o           (rb_qpn_o),
+    .qpc_i           (rb_qpc_i),
+    .sq_ci_i         (rb_sq_ci_i),
+    .free_valid_o    (r_free_valid),
+    .free_ready_i    (r_free_ready),
+    .free_id_o       (r_free_id),
+    .xq_valid_o      (r_xq_valid),
+    .xq_ready_i      (r_xq_ready),
+    .xq_o            (r_xq),
+    .xs_valid_i      (r_xs_valid),
+    .xs_ready_o      (r_xs_ready),
+    .xs_status_i     (xs_status_i),
+    .xs_last_i       (xs_last_i),
+    .xs_len_i        (xs_len_i),
+    .xs_pa_i         (xs_pa_i),
+    .dma_req_valid_o (r_dma_valid),
+    .dma_req_ready_i (r_dma_ready),
+    .dma_req_o       (r_dma),
+    .dma_rsp_valid_i (r_rsp_valid),
+    .dma_rsp_ready_o (r_rsp_ready),
+    .dma_rsp_i       (dma_rsp_i),
+    .fin_valid_o     (r_fin_valid),
+    .fin_ready_i     (r_fin_ready),
+    .fin_o           (r_fin)
+  );
+
+  // ---------------------------------------------------------------- scheduler
+  logic [MAX_QP-1:0] cand;
+  always_comb begin
+    for (int q = 0; q < MAX_QP; q++) begin
+      logic expired;
+      expired = !(now_q - deadline_q[q] >= 32'h8000_0000);
+      cand[q] = (qst_q[q] == Q_IDLE && sq_pending_i[q]) ||
+                (qst_q[q] == Q_RNR_WAIT && (expired || qp_error_i[q])) ||
+                (qst_q[q] == Q_INFLIGHT && qp_error_i[q]);
+      if (r_claim && look_qpn == QW'(q)) begin
+        cand[q] = 1'b0;
+      end
+    end
+  end
+
+  logic              unused_sched;
+  logic [MAX_QP-1:0] sched_grant;   // the pick's handshake: the same as sched_ready
+  hca_arb #(
+    .N (MAX_QP),
+    .W (1)
+  ) u_sched (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  (cand),
+    .in_ready_o  (sched_grant),
+    .in_data_i   ({MAX_QP{1'b0}}),
+    .out_valid_o (sched_valid),
+    .out_ready_i (sched_ready),
+    .out_data_o  (unused_sched),
+    .out_id_o    (sched_qpn)
+  );
+
+  // ---------------------------------------------------------------- per-QP state
+  logic [QW-1:0] s_qpn;       // the QP the send engine owns
+  logic [QW-1:0] wr_qpn;
+  assign wr_qpn = qpc_wr_qpn_i[QW-1:0];
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      s_qpn <= '0;
+      now_q <= '0;
+      for (int q = 0; q < MAX_QP; q++) begin
+        qst_q[q]     <= Q_IDLE;
+        rnr_cnt_q[q] <= '0;
+      end
+    end else begin
+      now_q <= now_q + 32'd1;
+      if (sched_valid && sched_ready) begin
+        s_qpn <= sched_qpn;
+      end
+      for (int q = 0; q < MAX_QP; q++) begin
+        if (sched_valid && sched_ready && sched_qpn == QW'(q)) begin
+          qst_q[q] <= Q_ACTIVE;
+        end
+        if (s_rel_valid && s_qpn == QW'(q)) begin
+          if (s_rel_inflight) begin
+            qst_q[q] <= Q_INFLIGHT;
+          end else begin
+            qst_q[q]     <= Q_IDLE;
+            rnr_cnt_q[q] <= '0;
+          end
+        end
+        if (r_claim && look_qpn == QW'(q)) begin
+          qst_q[q] <= Q_RESP;
+        end
+        if (r_rel_valid && look_qpn == QW'(q)) begin
+          case (r_rel_kind)
+            REL_INFLIGHT: qst_q[q] <= Q_INFLIGHT;
+            REL_RNR: begin
+              qst_q[q]     <= Q_RNR_WAIT;
+              rnr_cnt_q[q] <= rnr_cnt_q[q] + 3'd1;
+            end
+            default: begin
+              qst_q[q]     <= Q_IDLE;
+              rnr_cnt_q[q] <= '0;
+            end
+          endcase
+        end
+        // The firmware reset or reconnected the QP: forget what was in
+        // flight (an engine that owns it finishes first and releases it).
+        if (qpc_wr_i && {1'b0, qpc_wr_qpn_i} < 17'(MAX_QP) && wr_qpn == QW'(q) &&
+            qst_q[q] != Q_ACTIVE && qst_q[q] != Q_RESP) begin
+          qst_q[q]     <= Q_IDLE;
+          rnr_cnt_q[q] <= '0;
+        end
+      end
+    end
+  end
+
+  // Parked messages and RNR deadlines: data.
+  always_ff @(posedge clk_i) begin
+    if (s_rel_valid && s_rel_inflight) begin
+      park_q[s_qpn] <= s_park;
+    end
+    if (r_rel_valid && r_rel_kind == REL_RNR) begin
+      deadline_q[look_qpn] <= now_q + r_rnr_timer;
+    end
+  end
+
+  // ---------------------------------------------------------------- shared ports
+  hca_xarb #(
+    .N (2)
+  ) u_xarb (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .c_req_valid_i  ({r_xq_valid, s_xq_valid}),
+    .c_req_ready_o  ({r_xq_ready, s_xq_ready}),
+    .c_req_i        ({r_xq, s_xq}),
+    .c_rsp_valid_o  ({r_xs_valid, s_xs_valid}),
+    .c_rsp_ready_i  ({r_xs_ready, s_xs_ready}),
+    .xu_req_valid_o (xq_valid_o),
+    .xu_req_ready_i (xq_ready_i),
+    .xu_req_o       (xq_o),
+    .xu_rsp_valid_i (xs_valid_i),
+    .xu_rsp_ready_o (xs_ready_o),
+    .xu_rsp_last_i  (xs_last_i)
+  );
+
+  logic unused_dma_id;
+  hca_arb #(
+    .N (2),
+    .W (`HCA_DMA_REQ_W)
+  ) u_dma_arb (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  ({r_dma_valid, s_dma_valid}),
+    .in_ready_o  ({r_dma_ready, s_dma_ready}),
+    .in_data_i   ({r_dma, s_dma}),
+    .out_valid_o (dma_req_valid_o),
+    .out_ready_i (dma_req_ready_i),
+    .out_data_o  (dma_req_o),
+    .out_id_o    (unused_dma_id)
+  );
+
+  logic rsp_to_r;
+  assign rsp_to_r        = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 5];
+  assign s_rsp_valid     = dma_rsp_valid_i && !rsp_to_r;
+  assign r_rsp_valid     = dma_rsp_valid_i && rsp_to_r;
+  assign dma_rsp_ready_o = rsp_to_r ? r_rsp_ready : s_rsp_ready;
+
+  logic unused_free_id;
+  hca_arb #(
+    .N (2),
+    .W (8)
+  ) u_free_arb (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  ({r_free_valid, s_free_valid}),
+    .in_ready_o  ({r_free_ready, s_free_ready}),
+    .in_data_i   ({r_free_id, s_free_id}),
+    .out_valid_o (pb_free_valid_o),
+    .out_ready_i (pb_free_ready_i),
+    .out_data_o  (pb_free_id_o),
+    .out_id_o    (unused_free_id)
+  );
+
+  // Completions: {qpn, cqn, write, err, cqe}.
+  logic             fin_valid, fin_ready, fin_write, fin_err;
+  logic [FIN_W-1:0] fin;
+  logic [15:0]      fin_qpn, fin_cqn;
+  logic             unused_fin_id;
+  hca_arb #(
+    .N (2),
+    .W (FIN_W)
+  ) u_fin_arb (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  ({r_fin_valid, s_fin_valid}),
+    .in_ready_o  ({r_fin_ready, s_fin_ready}),
+    .in_data_i   ({r_fin, s_fin}),
+    .out_valid_o (fin_valid),
+    .out_ready_i (fin_ready),
+    .out_data_o  (fin),
+    .out_id_o    (unused_fin_id)
+  );
+
+  assign {fin_qpn, fin_cqn, fin_write, fin_err, cpl_o} = fin;
+  assign cpl_cqn_o      = fin_cqn;
+  assign cpl_valid_o    = fin_valid && fin_write;
+  assign fin_ready      = !fin_write || cpl_ready_i;
+  assign sq_ci_inc_o    = fin_valid && fin_ready;
+  assign sq_ci_qpn_o    = fin_qpn;
+  assign qp_err_valid_o = fin_valid && fin_ready && fin_err;
+  assign qp_err_qpn_o   = fin_qpn;
+
+  logic unused;
+  assign unused = ^{unused_sched, sched_grant, unused_dma_id, unused_free_id, unused_fin_id,
+                    qpc_wr_qpn_i};
+
+endmodule

@@ -1,0 +1,242 @@
+/* core_rtl.cpp — the Verilated device core (rtl/hca_core.sv) behind
+ * core_engine_ops_t (sim/core_engine.h), as sim/xu_rtl.cpp does for the
+ * translation unit.
+ *
+ * One engine = one VerilatedContext + one model. Per cycle: inputs are
+ * driven while the clock is low, the model settles, the outputs of that
+ * cycle are read back, then the rising edge is taken. Struct pins (dma_req,
+ * dma_rsp, tx, rx) are the ABI structs' bytes in address order, which is
+ * also how Verilator lays out a wide port (VlWide: 32-bit words, word 0 =
+ * bits 31:0 = bytes 0..3 on a little-endian host), so they are copied as
+ * they are. Waves (FST) put cycle `now` at time now ns.
+ */
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <new>
+
+#include "Vhca_core.h"
+#include "core_engine.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+
+namespace {
+
+constexpr uint64_t kTicksPerCycle = 10;
+constexpr uint64_t kEdgeTick = 5;
+constexpr int kResetCycles = 4;
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "VlWide words are copied as host bytes");
+
+struct CoreRtl {
+    std::unique_ptr<VerilatedContext> ctx;
+    std::unique_ptr<Vhca_core> top;
+    std::unique_ptr<VerilatedFstC> fst;
+};
+
+/* A struct into a wide input port, and a wide output port into a struct. */
+template <typename W, typename S> void to_port(W &port, const S &s)
+{
+    static_assert(sizeof(port) == sizeof(s), "port and struct sizes differ");
+    std::memcpy(&port, &s, sizeof(s));
+}
+
+template <typename S, typename W> void from_port(S &s, const W &port)
+{
+    static_assert(sizeof(port) == sizeof(s), "port and struct sizes differ");
+    std::memcpy(&s, &port, sizeof(s));
+}
+
+void idle_inputs(Vhca_core &t)
+{
+    static const hca_dma_rsp_t zrsp = {};
+    static const hca_pkt_t zpkt = {};
+    t.clk_i = 0;
+    t.db_valid_i = 0;
+    t.db_addr_i = 0;
+    t.db_data_i = 0;
+    t.fw_valid_i = 0;
+    t.fw_write_i = 0;
+    t.fw_addr_i = 0;
+    t.fw_wdata_i = 0;
+    t.dma_req_ready_i = 0;
+    t.dma_rsp_valid_i = 0;
+    to_port(t.dma_rsp_i, zrsp);
+    t.tx_ready_i = 0;
+    t.rx_valid_i = 0;
+    to_port(t.rx_i, zpkt);
+    t.xq_valid_i = 0;
+    t.xq_tag_i = 0;
+    t.xq_rights_i = 0;
+    t.xq_remote_i = 0;
+    t.xq_key_i = 0;
+    t.xq_pd_i = 0;
+    t.xq_len_i = 0;
+    t.xq_va_i = 0;
+    t.xs_ready_i = 0;
+}
+
+void rtl_reset(void *eng)
+{
+    Vhca_core &t = *static_cast<CoreRtl *>(eng)->top;
+    idle_inputs(t);
+    t.rst_ni = 0;
+    t.eval();
+    for (int i = 0; i < kResetCycles; ++i) {
+        t.clk_i = 1;
+        t.eval();
+        t.clk_i = 0;
+        t.eval();
+    }
+    t.rst_ni = 1;
+    t.eval();
+}
+
+bool size_ok(uint32_t n)
+{
+    return n >= 2 && n <= (1u << HCA_TABLE_INDEX_BITS) && (n & (n - 1)) == 0;
+}
+
+int rtl_create(void **eng, const xu_params_t *params)
+{
+    if (!eng)
+        return -EINVAL;
+    *eng = nullptr;
+    const uint32_t mpt = params ? params->mpt_entries : HCA_MPT_ENTRIES_DEFAULT;
+    const uint32_t mtt = params ? params->mtt_entries : HCA_MTT_ENTRIES_DEFAULT;
+    if (!size_ok(mpt) || !size_ok(mtt))
+        return -EINVAL;
+    /* Verilated once, with the default table sizes. */
+    if (mpt != HCA_MPT_ENTRIES_DEFAULT || mtt != HCA_MTT_ENTRIES_DEFAULT)
+        return -ENOTSUP;
+    try {
+        std::unique_ptr<CoreRtl> x(new CoreRtl);
+        x->ctx.reset(new VerilatedContext);
+        x->ctx->traceEverOn(true);
+        x->top.reset(new Vhca_core(x->ctx.get(), "hca_core"));
+        *eng = x.release();
+    } catch (const std::bad_alloc &) {
+        return -ENOMEM;
+    }
+    rtl_reset(*eng);
+    return 0;
+}
+
+void rtl_trace_close(void *eng)
+{
+    CoreRtl *x = static_cast<CoreRtl *>(eng);
+    if (x->fst) {
+        x->fst->close();
+        x->fst.reset();
+    }
+}
+
+void rtl_destroy(void *eng)
+{
+    if (!eng)
+        return;
+    CoreRtl *x = static_cast<CoreRtl *>(eng);
+    rtl_trace_close(x);
+    x->top->final();
+    delete x;
+}
+
+void rtl_cycle(void *eng, core_pins_t *p, uint64_t now)
+{
+    CoreRtl *x = static_cast<CoreRtl *>(eng);
+    Vhca_core &t = *x->top;
+
+    /* Clock low: drive the inputs, masked to their port widths. */
+    t.db_valid_i = p->db_valid & 1u;
+    t.db_addr_i = p->db_addr & 0xfu;
+    t.db_data_i = p->db_data;
+    t.fw_valid_i = p->fw_valid & 1u;
+    t.fw_write_i = p->fw_write & 1u;
+    t.fw_addr_i = p->fw_addr;
+    t.fw_wdata_i = p->fw_wdata;
+    t.dma_req_ready_i = p->dma_req_ready & 1u;
+    t.dma_rsp_valid_i = p->dma_rsp_valid & 1u;
+    to_port(t.dma_rsp_i, p->dma_rsp);
+    t.tx_ready_i = p->tx_ready & 1u;
+    t.rx_valid_i = p->rx_valid & 1u;
+    to_port(t.rx_i, p->rx);
+    t.xq_valid_i = p->xq_valid & 1u;
+    t.xq_tag_i = p->xq_tag;
+    t.xq_rights_i = p->xq_rights & 0xfu;
+    t.xq_remote_i = p->xq_remote & 1u;
+    t.xq_key_i = p->xq_key;
+    t.xq_pd_i = p->xq_pd & ((1u << HCA_PD_BITS) - 1u);
+    t.xq_len_i = p->xq_len;
+    t.xq_va_i = p->xq_va;
+    t.xs_ready_i = p->xs_ready & 1u;
+    t.eval();
+    if (x->fst)
+        x->fst->dump(now * kTicksPerCycle);
+
+    /* This cycle's outputs. */
+    p->db_ready = t.db_ready_o;
+    p->fw_ready = t.fw_ready_o;
+    p->fw_rvalid = t.fw_rvalid_o;
+    p->fw_rdata = t.fw_rdata_o;
+    p->dma_req_valid = t.dma_req_valid_o;
+    from_port(p->dma_req, t.dma_req_o);
+    p->dma_rsp_ready = t.dma_rsp_ready_o;
+    p->tx_valid = t.tx_valid_o;
+    from_port(p->tx, t.tx_o);
+    p->rx_ready = t.rx_ready_o;
+    p->xq_ready = t.xq_ready_o;
+    p->xs_valid = t.xs_valid_o;
+    p->xs_tag = t.xs_tag_o;
+    p->xs_status = t.xs_status_o;
+    p->xs_last = t.xs_last_o;
+    p->xs_len = t.xs_len_o;
+    p->xs_pa = t.xs_pa_o;
+
+    /* The rising edge that ends the cycle; lowered now, evaluated with the
+     * next cycle's inputs. */
+    t.clk_i = 1;
+    t.eval();
+    if (x->fst)
+        x->fst->dump(now * kTicksPerCycle + kEdgeTick);
+    t.clk_i = 0;
+}
+
+int rtl_trace_open(void *eng, const char *path)
+{
+    CoreRtl *x = static_cast<CoreRtl *>(eng);
+    if (!path)
+        return -EINVAL;
+    rtl_trace_close(x);
+    FILE *f = std::fopen(path, "wb");
+    if (!f)
+        return errno ? -errno : -EIO;
+    std::fclose(f);
+    try {
+        x->fst.reset(new VerilatedFstC);
+    } catch (const std::bad_alloc &) {
+        return -ENOMEM;
+    }
+    x->top->trace(x->fst.get(), 99);
+    x->fst->set_time_unit("1ns");
+    x->fst->set_time_resolution("100ps");
+    x->fst->open(path);
+    if (!x->fst->isOpen()) {
+        x->fst.reset();
+        return -EIO;
+    }
+    return 0;
+}
+
+} // namespace
+
+extern "C" const core_engine_ops_t core_rtl_ops = {
+    "rtl",
+    rtl_create,
+    rtl_destroy,
+    rtl_reset,
+    rtl_cycle,
+    rtl_trace_open,
+    rtl_trace_close,
+};
