@@ -446,6 +446,60 @@ int main(int argc, char **argv)
                    3 + 3 * i);
     }
 
+    /* 11. Decode: each malformed or not-yet-served WQE on a QP of its own
+     *     completes LOC_QP_OP_ERR (wc opcode of its WR opcode); bus errors. */
+    {
+        cq_t cq6;
+        make_cq(&cq6, 6);
+        struct {
+            uint32_t ctrl_or, rsvd0;
+            unsigned op, wc_op;
+        } bad[] = {
+            {0, 0, 9, HCA_WC_OPCODE_SEND},                             /* opcode > 7 */
+            {5u << HCA_SQ_WQE_NUM_SGE_LSB, 0, HCA_WR_OPCODE_SEND, HCA_WC_OPCODE_SEND}, /* num_sge 5 */
+            {0, 1, HCA_WR_OPCODE_RDMA_WRITE, HCA_WC_OPCODE_RDMA_WRITE}, /* rsvd0 */
+            {4u << HCA_SQ_WQE_FLAGS_LSB, 0, HCA_WR_OPCODE_SEND, HCA_WC_OPCODE_SEND}, /* flag above FENCE */
+            {1u << 31, 0, HCA_WR_OPCODE_RDMA_READ, HCA_WC_OPCODE_RDMA_READ}, /* ctrl_rsvd top bit */
+            {0, 0, HCA_WR_OPCODE_LOCAL_INV, HCA_WC_OPCODE_LOCAL_INV},   /* not served yet */
+            {0, 0, HCA_WR_OPCODE_SEND_WITH_INV, HCA_WC_OPCODE_SEND},
+            {0, 0, HCA_WR_OPCODE_RDMA_READ_WITH_INV, HCA_WC_OPCODE_RDMA_READ},
+            {0, 0, HCA_WR_OPCODE_FAST_REG_MR, HCA_WC_OPCODE_FAST_REG_MR},
+            {0, 0, HCA_WR_OPCODE_REG_INDIR_MR, HCA_WC_OPCODE_REG_INDIR_MR},
+        };
+        for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            qp_t q;
+            char what[64];
+            make_qp(&q, 20 + i, 21 + i, 6, 6, 7, 40);
+            w = wqe(bad[i].op, 1, 500 + i);
+            w.ctrl |= bad[i].ctrl_or;
+            w.rsvd0 = bad[i].rsvd0;
+            post_send(&q, &w);
+            snprintf(what, sizeof what, "decode case %u", i);
+            expect_cqe(what, &cq6, 500 + i, HCA_WC_STATUS_LOC_QP_OP_ERR, bad[i].wc_op, 0, 20 + i, 0);
+        }
+        /* The SQ ring itself unreachable: LOC_ACCESS_ERR, wr_id 0. */
+        qp_t qa;
+        make_qp(&qa, 40, 41, 6, 6, 7, 40);
+        hca_qp_ctx_t x;
+        memset(&x, 0, sizeof x);
+        x.state_word = HCA_QP_STATE_RTS | (uint32_t)SQ_LOG << HCA_QP_CTX_SQ_LOG_LSB;
+        x.sq_base = 0x7000000000ull;
+        x.cqns = 6 | 6u << 16;
+        x.remote_qpn = 41;
+        ctx_cmd(HCA_CTX_OP_WRITE_QPC, 40, &x, sizeof x);
+        core_db_write(c, HCA_DB_SQ, 40 | 1u << 16);
+        expect_cqe("fetch bus error", &cq6, 0, HCA_WC_STATUS_LOC_ACCESS_ERR, HCA_WC_OPCODE_SEND, 0, 40, 0);
+        /* A gather from unbacked memory through the reserved L_Key. */
+        qp_t qb, qc;
+        make_qp(&qb, 42, 43, 6, 6, 7, 40);
+        make_qp(&qc, 43, 42, 6, 6, 7, 40);
+        post_recv(&qc, 600, big, 4096, L);
+        w = wqe(HCA_WR_OPCODE_SEND, 0, 601);
+        add_sge(&w, 0x7100000000ull, 100, L);
+        post_send(&qb, &w);
+        expect_cqe("gather bus error", &cq6, 601, HCA_WC_STATUS_LOC_ACCESS_ERR, HCA_WC_OPCODE_SEND, 0, 42, 0);
+    }
+
     protcheck_stats_t ps;
     protcheck_get_stats(pc, &ps);
     CHECK_EQ("protection checker violations", 0, ps.violations);
