@@ -100,7 +100,8 @@ $(OBJ)/sim/xu_rtl.o: $(VL_HDR)
 # ---------------------------------------------------------------- checks
 RTL_CHK := $(BUILD)/rtl-checks
 
-.PHONY: lint-rtl iverilog-rtl synth-rtl synth-core-rtl icarus-rtl param-check-rtl core-smoke-rtl
+.PHONY: lint-rtl iverilog-rtl synth-rtl synth-core-rtl icarus-rtl param-check-rtl core-smoke-rtl \
+        icarus-core-units-rtl
 
 # Verilator -Wall, no waivers, over the whole hierarchy from each top (the
 # core with its default sizes and with small ones).
@@ -189,4 +190,21 @@ core-smoke-rtl: $(CORE_SMOKE)
 	@out=$$($(CORE_SMOKE) 2>&1); rc=$$?; echo "$$out" | tail -n 4; \
 	    [ $$rc = 0 ] && echo "$$out" | grep -q '^core_smoke: PASS'
 
-CHECKS += lint-rtl iverilog-rtl synth-rtl synth-core-rtl icarus-rtl param-check-rtl core-smoke-rtl
+# Icarus unit bench of the core's arbiter and packet-buffer ids under random
+# traffic and three back-pressure mixes.
+UNITS_TB   := rtl/tb/hca_arb_pbuf_tb.sv
+UNITS_VVP  := $(RTL_CHK)/hca_arb_pbuf_tb.vvp
+UNITS_RUNS := "+seed=1 +stall=0" "+seed=2 +stall=50" "+seed=3 +stall=85"
+
+$(UNITS_VVP): $(UNITS_TB) rtl/hca_arb.sv rtl/hca_pbuf.sv $(RTL_INC)
+	@mkdir -p $(@D)
+	$(IVERILOG) -g2012 -Wall -Iabi/gen -s hca_arb_pbuf_tb -o $@ $(UNITS_TB) rtl/hca_arb.sv rtl/hca_pbuf.sv
+
+icarus-core-units-rtl: $(UNITS_VVP)
+	@for r in $(UNITS_RUNS); do \
+	    out=$$($(VVP) -n $(UNITS_VVP) $$r 2>&1); rc=$$?; echo "$$out" | tail -n 2; \
+	    [ $$rc = 0 ] && echo "$$out" | grep -q '^hca_arb_pbuf_tb: PASS' || exit 1; \
+	done
+
+CHECKS += lint-rtl iverilog-rtl synth-rtl synth-core-rtl icarus-rtl param-check-rtl core-smoke-rtl \
+          icarus-core-units-rtl
