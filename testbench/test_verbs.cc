@@ -584,6 +584,99 @@ TEST(Verbs, CqWrapsAroundAndTheOwnerBitFlips)
         EXPECT_EQ(200 + i, w[i].wr_id);
 }
 
+TEST(Verbs, TwoPairsShareOneCqAndEachQpGetsItsOwnCompletions)
+{
+    Dev d(XU_ENGINE_RTL);
+    ASSERT_DEV_OK(d);
+    uint32_t pd = 0;
+    ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &pd));
+    hcadrv_cq_t cq;
+    ASSERT_EQ(0, hcadrv_create_cq(d.drv, 64, &cq));
+    hcadrv_qp_attr_t at = {pd, &cq, &cq, 8, 8, 7, 500, 0};
+    hcadrv_qp_t q[4];
+    for (auto &x : q)
+        ASSERT_EQ(0, hcadrv_create_qp(d.drv, &at, &x)) << d.console();
+    ASSERT_EQ(0, hcadrv_connect(d.drv, &q[0], &q[1]));
+    ASSERT_EQ(0, hcadrv_connect(d.drv, &q[2], &q[3]));
+    uint64_t buf = d.alloc(65536);
+    hcadrv_mr_t mr;
+    ASSERT_EQ(0, hcadrv_reg_mr(d.drv, pd, buf, 65536, buf, RW, 12, &mr));
+    d.fill(buf, 8192, 4);
+    // q0 -> q1 and q2 -> q3: one SEND each; two RDMA WRITEs on q2.
+    for (int i = 0; i < 2; i++) {
+        hcadrv_recv_wr_t r = {100u + i, 1, {{buf + 32768 + 4096 * i, 4096, mr.lkey}}};
+        ASSERT_EQ(0, hcadrv_post_recv(d.drv, &q[1 + 2 * i], &r));
+        hcadrv_send_wr_t w;
+        memset(&w, 0, sizeof w);
+        w.wr_id = 200 + i;
+        w.opcode = HCA_WR_OPCODE_SEND;
+        w.flags = HCA_SEND_FLAGS_SIGNALED;
+        w.num_sge = 1;
+        w.sge[0] = {buf + 1000 * i, 1000, mr.lkey};
+        ASSERT_EQ(0, hcadrv_post_send(d.drv, &q[2 * i], &w));
+    }
+    for (int i = 0; i < 2; i++) {
+        hcadrv_send_wr_t w;
+        memset(&w, 0, sizeof w);
+        w.wr_id = 300 + i;
+        w.opcode = HCA_WR_OPCODE_RDMA_WRITE;
+        w.flags = HCA_SEND_FLAGS_SIGNALED;
+        w.num_sge = 1;
+        w.sge[0] = {buf + 4096, 512, mr.lkey};
+        w.remote_addr = buf + 49152 + 512 * i;
+        w.rkey = mr.rkey;
+        ASSERT_EQ(0, hcadrv_post_send(d.drv, &q[2], &w));
+    }
+    auto got = d.wait(&cq, 6);
+    ASSERT_EQ(6u, got.size()) << describe(got) << d.console();
+    std::vector<uint64_t> order_q2;
+    for (const auto &w : got) {
+        EXPECT_EQ(status_name(HCA_WC_STATUS_SUCCESS), status_name(w.status)) << describe(w);
+        uint32_t want_qpn = w.wr_id == 100 ? q[1].qpn : w.wr_id == 101 ? q[3].qpn : w.wr_id == 200 ? q[0].qpn : q[2].qpn;
+        EXPECT_EQ(want_qpn, w.qpn) << describe(w);
+        if (w.qpn == q[2].qpn)
+            order_q2.push_back(w.wr_id);
+    }
+    EXPECT_EQ((std::vector<uint64_t>{201, 300, 301}), order_q2) << "one QP's completions come in order";
+    EXPECT_TRUE(d.read(buf, 1000) == d.read(buf + 32768, 1000));
+    EXPECT_TRUE(d.read(buf + 1000, 1000) == d.read(buf + 36864, 1000));
+    EXPECT_TRUE(d.read(buf + 4096, 512) == d.read(buf + 49152 + 512, 512));
+    // Every queue's done index followed its own CQEs (a post refreshes the view).
+    hcadrv_send_wr_t nop;
+    memset(&nop, 0, sizeof nop);
+    nop.opcode = HCA_WR_OPCODE_RDMA_WRITE;
+    ASSERT_EQ(0, hcadrv_post_send(d.drv, &q[2], &nop));
+    EXPECT_EQ(3u, q[2].sq_done);
+    ASSERT_EQ(0, hcadrv_post_send(d.drv, &q[0], &nop));
+    EXPECT_EQ(1u, q[0].sq_done);
+    hcadrv_recv_wr_t r = {1, 0, {}};
+    ASSERT_EQ(0, hcadrv_post_recv(d.drv, &q[3], &r));
+    EXPECT_EQ(1u, q[3].rq_done);
+    EXPECT_EQ(0u, q[3].sq_done);
+    for (auto &x : q)
+        EXPECT_EQ(0, hcadrv_destroy_qp(d.drv, &x));
+    EXPECT_EQ(0, hcadrv_destroy_cq(d.drv, &cq));
+}
+
+// The CQ writer never overwrites an unconsumed CQE: with the ring full the
+// extra CQEs are dropped (the device sets the CQ's overflow flag, which the
+// driver cannot read yet: see hcadrv_poll_cq), and what was written stays intact.
+TEST(Verbs, AFullCqDropsTheExtraCqesAndKeepsTheWrittenOnes)
+{
+    Pair p(7, 500, 0, 4, 16, 16);
+    ASSERT_PAIR_UP(p);
+    for (uint32_t i = 0; i < 6; i++)
+        ASSERT_EQ(0, p.send(400 + i, HCA_WR_OPCODE_RDMA_WRITE, {p.s(p.src, 8)}, p.dst, p.mdst.rkey));
+    hca_dev_step(p.dev, 200000);
+    hcadrv_wc_t w[8];
+    int n = hcadrv_poll_cq(p.drv, &p.cqa, w, 8);
+    ASSERT_EQ(4, n) << p.console();
+    for (int i = 0; i < n; i++)
+        EXPECT_EQ(400u + i, w[i].wr_id);
+    EXPECT_TRUE(p.drain(&p.cqa).empty()) << "the two extra CQEs were dropped";
+    EXPECT_EQ((unsigned)HCA_QP_STATE_RTS, p.state(p.a));
+}
+
 // ---------------------------------------------------------------- SEMANTICS.md "Where a failed check lands" (RTL)
 
 TEST(VerbsErrors, GatherLkeyFailsLocProtErrNothingSent)
