@@ -371,6 +371,41 @@ TEST(Verbs, QueueCommandsValidateTheirArguments)
     EXPECT_EQ("running", d.health()) << d.console();
 }
 
+// What each queue command costs, post to answer (device cycles), recorded in the test XML.
+TEST(Verbs, QueueCommandCosts)
+{
+    Dev d(XU_ENGINE_RTL);
+    ASSERT_DEV_OK(d);
+    uint32_t pd = 0;
+    ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &pd));
+    hcadrv_cq_t cq;
+    ASSERT_EQ(0, hcadrv_create_cq(d.drv, 64, &cq));
+    const uint64_t create_cq = hcadrv_last_cmd_cycles(d.drv);
+    hcadrv_qp_attr_t at = {pd, &cq, &cq, 64, 64, 7, 500, 0};
+    hcadrv_qp_t a, b;
+    ASSERT_EQ(0, hcadrv_create_qp(d.drv, &at, &a));
+    const uint64_t create_qp = hcadrv_last_cmd_cycles(d.drv);
+    ASSERT_EQ(0, hcadrv_create_qp(d.drv, &at, &b));
+    ASSERT_EQ(0, hcadrv_connect(d.drv, &a, &b));
+    const uint64_t connect = hcadrv_last_cmd_cycles(d.drv);
+    unsigned st = 0;
+    ASSERT_EQ(0, hcadrv_query_qp(d.drv, &a, &st));
+    const uint64_t query = hcadrv_last_cmd_cycles(d.drv);
+    ASSERT_EQ(0, hcadrv_destroy_qp(d.drv, &a));
+    const uint64_t destroy_qp = hcadrv_last_cmd_cycles(d.drv);
+    ASSERT_EQ(0, hcadrv_destroy_qp(d.drv, &b));
+    ASSERT_EQ(0, hcadrv_destroy_cq(d.drv, &cq));
+    const uint64_t destroy_cq = hcadrv_last_cmd_cycles(d.drv);
+    RecordProperty("create_cq_cycles", std::to_string(create_cq));
+    RecordProperty("create_qp_cycles", std::to_string(create_qp));
+    RecordProperty("connect_qp_cycles", std::to_string(connect));
+    RecordProperty("query_qp_cycles", std::to_string(query));
+    RecordProperty("destroy_qp_cycles", std::to_string(destroy_qp));
+    RecordProperty("destroy_cq_cycles", std::to_string(destroy_cq));
+    for (uint64_t c : {create_cq, create_qp, connect, query, destroy_qp, destroy_cq})
+        EXPECT_LT(c, 20000u) << "a queue command should take a few host round trips, not more";
+}
+
 TEST(Verbs, MisuseIsRefusedWithAnErrorCode)
 {
     Pair p(7, 500, 0, 64, 2, 2);
