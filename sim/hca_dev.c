@@ -332,12 +332,19 @@ int hca_dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *mem,
     fcfg.costs = cfg->core;
     int rc = protcheck_create(&d->pc);
     const char *what = "protection checker";
-    if (!rc) {
-        /* Until rtl/hca_core.sv and its shim land, both engines are the
-         * translation unit alone (RTL or model) with a refusing ctx port;
-         * then the RTL engine becomes core_create(&d->core, &core_rtl_ops, ...). */
-        what = cfg->engine == XU_ENGINE_RTL ? "translation unit (rtl engine)" : "translation unit (model engine)";
-        rc = xu_create(&d->xu, cfg->engine, tables);
+    if (!rc && cfg->engine == XU_ENGINE_RTL) {
+        core_config_t ccfg;
+        memset(&ccfg, 0, sizeof ccfg);
+        if (tables)
+            ccfg.tables = *tables;
+        ccfg.host = d->host;
+        ccfg.link_latency = cfg->link_latency;
+        ccfg.link_bytes_per_cycle = cfg->link_bytes_per_cycle;
+        what = "device core (rtl engine)";
+        rc = core_create(&d->core, &core_rtl_ops, &ccfg, mem, d->pc);
+    } else if (!rc) {
+        what = "translation unit (model engine)";
+        rc = xu_create(&d->xu, XU_ENGINE_MODEL, tables);
     }
     if (rc) {
         if (err)

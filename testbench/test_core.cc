@@ -7,7 +7,11 @@
 //               requests, outstanding limit and response back-pressure, the
 //               checker fed;
 //   CoreLink.*  the loopback link alone: latency, serialization, order,
-//               back-pressure, the checker fed.
+//               back-pressure, the checker fed;
+//   CoreRtl.*   the whole harness around rtl/hca_core.sv: firmware port
+//               (fwp and ctx blocks), key-check probes, doorbells and WQE
+//               fetch timing, link latency, bus errors, a 64 KiB WRITE
+//               stream, failed and invalidated WRITEs witnessed by the checker.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -497,6 +501,558 @@ TEST(CoreDma, BadArgumentsAreRefused)
     EXPECT_EQ(-EINVAL, core_link_create(&l, 10, 0, nullptr));
     EXPECT_EQ(-EINVAL, core_create(nullptr, nullptr, nullptr, mem, nullptr));
     hostmem_destroy(mem);
+}
+
+// ---------------------------------------------------------------- the core on the RTL engine
+//
+// CoreRtl.* drive rtl/hca_core.sv through the whole harness (core_t): the
+// firmware port's two blocks, doorbells, WQE fetch timing, the loopback link's
+// latency, bus errors and a 64 KiB RDMA WRITE stream, with contexts, MPT and
+// MTT written through the firmware port as the firmware would.
+
+constexpr uint32_t kFwp = HCA_FWP_BASE - HCA_DEVREG_BASE;
+constexpr uint32_t kCtx = HCA_FW_CTX_BASE - HCA_DEVREG_BASE;
+constexpr uint32_t kPd = 7;
+
+struct CoreRtlBench {
+    hostmem_t *mem = nullptr;
+    protcheck_t *pc = nullptr;
+    core_t *core = nullptr;
+    hostmem_timing_t t = hostmem_default_timing();
+    struct Dma {
+        uint64_t cycle;
+        hca_dma_req_t req;
+        int err; // -1: issue event
+    };
+    struct Pkt {
+        uint64_t cycle;
+        hca_pkt_t pkt;
+        bool tx;
+    };
+    std::vector<Dma> dma;
+    std::vector<Pkt> pkts;
+    core_observer_t obs;
+
+    explicit CoreRtlBench(uint32_t link_latency = 100, uint32_t link_bpc = 16)
+    {
+        EXPECT_EQ(0, hostmem_create(&mem));
+        EXPECT_EQ(0, protcheck_create(&pc));
+        core_config_t cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.link_latency = link_latency;
+        cfg.link_bytes_per_cycle = link_bpc;
+        EXPECT_EQ(0, core_create(&core, &core_rtl_ops, &cfg, mem, pc));
+        memset(&obs, 0, sizeof obs);
+        obs.ctx = this;
+        obs.dma_issue = [](void *c, uint64_t cy, const hca_dma_req_t *r) {
+            ((CoreRtlBench *)c)->dma.push_back({cy, *r, -1});
+        };
+        obs.dma_done = [](void *c, uint64_t cy, const hca_dma_req_t *r, int err) {
+            ((CoreRtlBench *)c)->dma.push_back({cy, *r, err});
+        };
+        obs.pkt_tx = [](void *c, uint64_t cy, const hca_pkt_t *k) { ((CoreRtlBench *)c)->pkts.push_back({cy, *k, true}); };
+        obs.pkt_rx = [](void *c, uint64_t cy, const hca_pkt_t *k) {
+            ((CoreRtlBench *)c)->pkts.push_back({cy, *k, false});
+        };
+        if (core)
+            core_set_observer(core, &obs);
+    }
+    ~CoreRtlBench()
+    {
+        core_destroy(core);
+        protcheck_destroy(pc);
+        hostmem_destroy(mem);
+    }
+    bool ok() const { return core != nullptr; }
+
+    uint32_t Rd(uint32_t off)
+    {
+        uint32_t v = 0xdeadbeef;
+        EXPECT_EQ(0, core_fw_read(core, off, &v)) << "fw read 0x" << std::hex << off;
+        return v;
+    }
+    void Wr(uint32_t off, uint32_t v) { EXPECT_EQ(0, core_fw_write(core, off, v)) << "fw write 0x" << std::hex << off; }
+
+    // One command of a block (fwp or ctx): wait idle, CMD, wait idle; the result.
+    unsigned Cmd(uint32_t base, uint32_t cmd_off, uint32_t status_off, uint32_t cmd)
+    {
+        for (int i = 0; i < 100000 && (Rd(base + status_off) & 1); i++) {
+        }
+        Wr(base + cmd_off, cmd);
+        uint32_t st = 1;
+        for (int i = 0; i < 100000 && ((st = Rd(base + status_off)) & 1); i++) {
+        }
+        EXPECT_EQ(0u, st & 1) << "command still busy";
+        return (st >> 4) & 0xf;
+    }
+    unsigned CtxCmd(unsigned op, uint32_t index)
+    {
+        return Cmd(kCtx, HCA_CTX_CMD, HCA_CTX_STATUS, HCA_CTX_CMD_OP_PUT(op) | HCA_CTX_CMD_INDEX_PUT(index));
+    }
+    unsigned FwpCmd(unsigned op, uint32_t index)
+    {
+        return Cmd(kFwp, HCA_FWP_CMD, HCA_FWP_STATUS, HCA_FWP_CMD_OP_PUT(op) | HCA_FWP_CMD_INDEX_PUT(index));
+    }
+    void Stage(uint32_t base, const void *p, size_t n)
+    {
+        const uint32_t *w = (const uint32_t *)p;
+        for (size_t i = 0; i < n / 4; i++)
+            Wr(base + 4 * (uint32_t)i, w[i]);
+    }
+    void Unstage(uint32_t base, void *p, size_t n)
+    {
+        uint32_t *w = (uint32_t *)p;
+        for (size_t i = 0; i < n / 4; i++)
+            w[i] = Rd(base + 4 * (uint32_t)i);
+    }
+    void WriteQpc(uint32_t qpn, const hca_qp_ctx_t &q)
+    {
+        Stage(kCtx + HCA_CTX_DATA, &q, sizeof q);
+        ASSERT_EQ((unsigned)HCA_FWP_RESULT_OK, CtxCmd(HCA_CTX_OP_WRITE_QPC, qpn));
+    }
+    void WriteCqc(uint32_t cqn, const hca_cq_ctx_t &c)
+    {
+        Stage(kCtx + HCA_CTX_DATA, &c, sizeof c);
+        ASSERT_EQ((unsigned)HCA_FWP_RESULT_OK, CtxCmd(HCA_CTX_OP_WRITE_CQC, cqn));
+    }
+    // A regular MR over [addr, addr+len) (4 KiB pages, page-aligned addr), iova = addr.
+    uint32_t RegMr(uint32_t index, uint32_t mtt_base, uint64_t addr, uint64_t len, unsigned access)
+    {
+        const uint32_t pages = (uint32_t)((len + 4095) / 4096);
+        for (uint32_t i = 0; i < pages; i++) {
+            hca_mtt_entry_t m;
+            m.word = 0;
+            hca_mtt_entry_set_present(&m, 1);
+            hca_mtt_entry_set_pfn(&m, (addr >> 12) + i);
+            Stage(kFwp + HCA_FWP_MTT_DATA, &m, sizeof m);
+            EXPECT_EQ((unsigned)HCA_FWP_RESULT_OK, FwpCmd(HCA_FWP_OP_WRITE_MTT, mtt_base + i));
+        }
+        hca_mpt_entry_t e;
+        memset(&e, 0, sizeof e);
+        hca_mpt_entry_set_alloc(&e, 1);
+        hca_mpt_entry_set_state(&e, HCA_MKEY_STATE_VALID);
+        hca_mpt_entry_set_kind(&e, HCA_MKEY_KIND_REGULAR);
+        hca_mpt_entry_set_access(&e, access);
+        hca_mpt_entry_set_page_shift(&e, 12);
+        e.key = index << 8 | 0x33;
+        e.pd = kPd;
+        e.mtt_base = mtt_base;
+        e.iova = addr;
+        e.length = len;
+        e.mtt_count = pages;
+        Stage(kFwp + HCA_FWP_MPT_DATA, &e, sizeof e);
+        EXPECT_EQ((unsigned)HCA_FWP_RESULT_OK, FwpCmd(HCA_FWP_OP_WRITE_MPT, index));
+        return e.key;
+    }
+    uint64_t Alloc(uint64_t size)
+    {
+        uint64_t a = 0;
+        EXPECT_EQ(0, hostmem_alloc(mem, size, 4096, &a));
+        return a;
+    }
+    // CQ cqn (2^log CQEs) and QPs a <-> b in RTS on it; rings in fresh host memory.
+    struct Qp {
+        uint32_t qpn;
+        uint64_t sq, rq;
+        uint32_t sq_pi = 0, rq_pi = 0;
+    };
+    uint64_t cq_base = 0;
+    uint32_t cq_ci = 0;
+    void Setup(Qp &a, Qp &b, uint64_t sq_base_a = 0, unsigned mtu_log2 = 12)
+    {
+        cq_base = Alloc(64 * 32);
+        hca_cq_ctx_t c;
+        memset(&c, 0, sizeof c);
+        c.base = cq_base;
+        hca_cq_ctx_set_log_depth(&c, 6);
+        hca_cq_ctx_set_cq_valid(&c, 1);
+        WriteCqc(1, c);
+        for (Qp *q : {&a, &b}) {
+            q->sq = q == &a && sq_base_a ? sq_base_a : Alloc(16 * 128);
+            q->rq = Alloc(16 * 64);
+            hca_qp_ctx_t x;
+            memset(&x, 0, sizeof x);
+            hca_qp_ctx_set_state(&x, HCA_QP_STATE_RTS);
+            hca_qp_ctx_set_mtu_log2(&x, mtu_log2);
+            hca_qp_ctx_set_sq_log(&x, 4);
+            hca_qp_ctx_set_rq_log(&x, 4);
+            hca_qp_ctx_set_send_cqn(&x, 1);
+            hca_qp_ctx_set_recv_cqn(&x, 1);
+            x.pd = kPd;
+            x.sq_base = q->sq;
+            x.rq_base = q->rq;
+            x.remote_qpn = (q == &a ? b : a).qpn;
+            x.rnr_timer = 1000;
+            WriteQpc(q->qpn, x);
+        }
+    }
+    void PostSend(Qp &q, const hca_sq_wqe_t &w)
+    {
+        ASSERT_EQ(0, hostmem_write(mem, q.sq + (q.sq_pi % 16) * 128, &w, sizeof w));
+        q.sq_pi++;
+        ASSERT_EQ(0, core_db_write(core, HCA_DB_SQ, HCA_DB_SQ_QPN_PUT(q.qpn) | HCA_DB_SQ_PI_PUT(q.sq_pi)));
+    }
+    void PostRecv(Qp &q, const hca_rq_wqe_t &w)
+    {
+        ASSERT_EQ(0, hostmem_write(mem, q.rq + (q.rq_pi % 16) * 64, &w, sizeof w));
+        q.rq_pi++;
+        ASSERT_EQ(0, core_db_write(core, HCA_DB_RQ, HCA_DB_RQ_QPN_PUT(q.qpn) | HCA_DB_RQ_PI_PUT(q.rq_pi)));
+    }
+    // Wait for n new CQEs (owner bit of the first pass); they are returned in order.
+    std::vector<hca_cqe_t> Cqes(size_t n, uint64_t bound = 2000000)
+    {
+        std::vector<hca_cqe_t> out;
+        for (uint64_t i = 0; i < bound && out.size() < n; i += 50) {
+            core_step(core, 50);
+            hca_cqe_t e;
+            while (out.size() < n && hostmem_read(mem, cq_base + (cq_ci % 64) * 32, &e, sizeof e) == 0 &&
+                   hca_cqe_get_owner(&e) == (((cq_ci >> 6) & 1) ^ 1)) {
+                out.push_back(e);
+                cq_ci++;
+            }
+        }
+        EXPECT_EQ(n, out.size()) << "CQEs missing";
+        return out;
+    }
+    // NAKs with this syndrome the engine sent.
+    size_t Naks(unsigned syndrome) const
+    {
+        size_t n = 0;
+        for (const Pkt &p : pkts)
+            n += p.tx && hca_pkt_get_op(&p.pkt) == HCA_PKT_OP_NAK && hca_pkt_get_syndrome(&p.pkt) == syndrome;
+        return n;
+    }
+    std::vector<Dma> DmaOf(unsigned op, int issue) const
+    {
+        std::vector<Dma> v;
+        for (const Dma &d : dma)
+            if (hca_dma_req_get_op(&d.req) == op && (d.err == -1) == (issue != 0))
+                v.push_back(d);
+        return v;
+    }
+    std::string Violations() const
+    {
+        char b[4096];
+        protcheck_format(pc, b, sizeof b);
+        return b;
+    }
+};
+
+hca_sq_wqe_t SqWqe(unsigned opcode, uint64_t wr_id, bool signaled)
+{
+    hca_sq_wqe_t w;
+    memset(&w, 0, sizeof w);
+    hca_sq_wqe_set_opcode(&w, opcode);
+    hca_sq_wqe_set_flags(&w, signaled ? HCA_SEND_FLAGS_SIGNALED : 0);
+    w.wr_id = wr_id;
+    return w;
+}
+
+#define ASSERT_CORE_OK(b) ASSERT_TRUE((b).ok()) << "the RTL core did not come up"
+
+TEST(CoreRtl, FirmwarePortReachesTheTranslationUnitAndTheContexts)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    const uint32_t sizes = b.Rd(kFwp + HCA_FWP_SIZES);
+    EXPECT_EQ(12u, HCA_FWP_SIZES_MPT_LOG2_GET(sizes));
+    EXPECT_EQ(16u, HCA_FWP_SIZES_MTT_LOG2_GET(sizes));
+    EXPECT_EQ((unsigned)HCA_FWP_RESULT_OK, b.CtxCmd(HCA_CTX_OP_NOP, 0));
+
+    hca_cq_ctx_t c;
+    memset(&c, 0, sizeof c);
+    c.base = 0x123456789000ull;
+    hca_cq_ctx_set_log_depth(&c, 5);
+    hca_cq_ctx_set_cq_valid(&c, 1);
+    b.WriteCqc(3, c);
+    hca_qp_ctx_t q;
+    memset(&q, 0, sizeof q);
+    hca_qp_ctx_set_state(&q, HCA_QP_STATE_RTS);
+    hca_qp_ctx_set_mtu_log2(&q, 10);
+    hca_qp_ctx_set_sq_log(&q, 6);
+    hca_qp_ctx_set_rq_log(&q, 5);
+    hca_qp_ctx_set_send_cqn(&q, 3);
+    hca_qp_ctx_set_recv_cqn(&q, 3);
+    q.pd = kPd;
+    q.sq_base = 0x200000000ull;
+    q.rq_base = 0x300000000ull;
+    q.remote_qpn = 9;
+    q.rnr_timer = 777;
+    b.WriteQpc(5, q);
+
+    const hca_qp_ctx_t zero_q = {};
+    b.Stage(kCtx + HCA_CTX_DATA, &zero_q, sizeof zero_q);
+    ASSERT_EQ((unsigned)HCA_FWP_RESULT_OK, b.CtxCmd(HCA_CTX_OP_READ_QPC, 5));
+    hca_qp_ctx_t rq;
+    b.Unstage(kCtx + HCA_CTX_DATA, &rq, sizeof rq);
+    EXPECT_EQ(q.sq_base, rq.sq_base);
+    EXPECT_EQ(q.rq_base, rq.rq_base);
+    EXPECT_EQ(q.pd, rq.pd);
+    EXPECT_EQ(q.cqns, rq.cqns);
+    EXPECT_EQ(q.remote_qpn, rq.remote_qpn);
+    EXPECT_EQ(q.rnr_timer, rq.rnr_timer);
+    EXPECT_EQ((unsigned)HCA_QP_STATE_RTS, hca_qp_ctx_get_state(&rq));
+    EXPECT_EQ(10u, hca_qp_ctx_get_mtu_log2(&rq));
+    ASSERT_EQ((unsigned)HCA_FWP_RESULT_OK, b.CtxCmd(HCA_CTX_OP_READ_CQC, 3));
+    hca_cq_ctx_t rc;
+    b.Unstage(kCtx + HCA_CTX_DATA, &rc, sizeof rc);
+    EXPECT_EQ(c.base, rc.base);
+    EXPECT_EQ(5u, hca_cq_ctx_get_log_depth(&rc));
+    EXPECT_EQ(1u, hca_cq_ctx_get_cq_valid(&rc));
+    EXPECT_EQ((unsigned)HCA_FWP_RESULT_BAD_OP, b.CtxCmd(9, 0)) << "an unknown ctx op";
+    EXPECT_EQ(0u, b.Rd(0x800)) << "outside both blocks reads 0";
+}
+
+TEST(CoreRtl, KeyCheckProbesGoThroughTheCoresArbiter)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    const uint64_t buf = b.Alloc(2 * 4096);
+    const uint32_t key = b.RegMr(4, 0, buf, 2 * 4096, HCA_ACCESS_LOCAL_WRITE);
+    xu_req_t q = {0x21, HCA_ACCESS_LOCAL_WRITE, 0, key, kPd, 5000, buf + 100};
+    ASSERT_EQ(0, core_xlate_submit(b.core, &q));
+    std::vector<xu_seg_t> segs;
+    xu_seg_t s;
+    for (int i = 0; i < 1000 && (segs.empty() || !segs.back().last); i++) {
+        core_step(b.core, 1);
+        while (core_xlate_collect(b.core, &s))
+            segs.push_back(s);
+    }
+    ASSERT_EQ(2u, segs.size());
+    EXPECT_EQ(buf + 100, segs[0].pa);
+    EXPECT_EQ(4096u - 100, segs[0].len);
+    EXPECT_EQ(buf + 4096, segs[1].pa);
+    EXPECT_EQ(HCA_XLATE_STATUS_OK, segs[1].status);
+    EXPECT_EQ(0x21u, segs[1].tag);
+    EXPECT_NE(UINT64_MAX, core_xlate_accept_cycle(b.core, 0));
+}
+
+TEST(CoreRtl, ADoorbellStartsAWqeFetchThatTakesTheBusLatency)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    CoreRtlBench::Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb);
+    b.PostRecv(qb, [] {
+        hca_rq_wqe_t r;
+        memset(&r, 0, sizeof r);
+        r.wr_id = 77;
+        return r;
+    }());
+    const uint64_t t0 = core_cycle(b.core);
+    b.PostSend(qa, SqWqe(HCA_WR_OPCODE_SEND, 11, true)); // zero-length SEND
+    std::vector<hca_cqe_t> e = b.Cqes(2);
+    core_stats_t st;
+    core_get_stats(b.core, &st);
+    EXPECT_EQ(2u, st.doorbells);
+    auto fetch = b.DmaOf(HCA_DMA_OP_READ_DATA, 1);
+    auto fetched = b.DmaOf(HCA_DMA_OP_READ_DATA, 0);
+    ASSERT_GE(fetch.size(), 2u) << "RQ and SQ WQE fetches";
+    bool sq_seen = false;
+    for (size_t i = 0; i < fetch.size(); i++) {
+        if (fetch[i].req.addr != qa.sq)
+            continue;
+        sq_seen = true;
+        EXPECT_EQ(128u, fetch[i].req.len);
+        EXPECT_EQ(0u, fetch[i].req.key) << "a ring access carries key 0";
+        EXPECT_GT(fetch[i].cycle, t0);
+        EXPECT_LT(fetch[i].cycle, t0 + 20) << "the doorbell reached the requester";
+        for (const auto &d : fetched) {
+            if (d.req.addr == qa.sq) {
+                EXPECT_EQ(fetch[i].cycle + hostmem_transfer_cycles(&b.t, 0, 128), d.cycle);
+            }
+        }
+    }
+    EXPECT_TRUE(sq_seen) << "no fetch of the SQ WQE";
+    ASSERT_EQ(2u, e.size());
+    unsigned nrecv = 0, nsend = 0;
+    for (const hca_cqe_t &c : e) {
+        EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, hca_cqe_get_status(&c)) << "wr_id " << c.wr_id;
+        if (hca_cqe_get_opcode(&c) == HCA_WC_OPCODE_RECV) {
+            nrecv++;
+            EXPECT_EQ(77u, c.wr_id);
+            EXPECT_EQ(2u, c.qpn);
+        } else {
+            nsend++;
+            EXPECT_EQ(11u, c.wr_id);
+            EXPECT_EQ((unsigned)HCA_WC_OPCODE_SEND, hca_cqe_get_opcode(&c));
+        }
+    }
+    EXPECT_EQ(1u, nrecv);
+    EXPECT_EQ(1u, nsend);
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
+}
+
+TEST(CoreRtl, PacketsTakeTheLinkLatencyAndTheirSerialization)
+{
+    CoreRtlBench b(300, 8);
+    ASSERT_CORE_OK(b);
+    CoreRtlBench::Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb);
+    const uint64_t src = b.Alloc(4096), dst = b.Alloc(4096);
+    std::vector<uint8_t> pat(4096);
+    for (size_t i = 0; i < pat.size(); i++)
+        pat[i] = (uint8_t)(i * 13 + 1);
+    ASSERT_EQ(0, hostmem_write(b.mem, src, pat.data(), pat.size()));
+    const uint32_t ks = b.RegMr(1, 0, src, 4096, 0), kd = b.RegMr(2, 1, dst, 4096, HCA_ACCESS_LOCAL_WRITE);
+    hca_rq_wqe_t r;
+    memset(&r, 0, sizeof r);
+    r.wr_id = 5;
+    hca_rq_wqe_set_num_sge(&r, 1);
+    r.sge[0] = {dst, 4096, kd};
+    b.PostRecv(qb, r);
+    hca_sq_wqe_t w = SqWqe(HCA_WR_OPCODE_SEND, 6, true);
+    hca_sq_wqe_set_num_sge(&w, 1);
+    w.sge[0] = {src, 4096, ks};
+    b.PostSend(qa, w);
+    std::vector<hca_cqe_t> e = b.Cqes(2);
+    for (const hca_cqe_t &c : e)
+        EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, hca_cqe_get_status(&c)) << "wr_id " << c.wr_id;
+    std::vector<uint8_t> got(4096);
+    ASSERT_EQ(0, hostmem_read(b.mem, dst, got.data(), got.size()));
+    EXPECT_TRUE(got == pat) << "the payload crossed the link";
+    // Every packet: rx no earlier than tx + latency + serialization, and the
+    // uncontended SEND exactly then.
+    const CoreRtlBench::Pkt *send_tx = nullptr, *send_rx = nullptr;
+    for (const auto &p : b.pkts) {
+        if (hca_pkt_get_op(&p.pkt) != HCA_PKT_OP_SEND)
+            continue;
+        (p.tx ? send_tx : send_rx) = &p;
+    }
+    ASSERT_TRUE(send_tx && send_rx);
+    EXPECT_EQ(4096u, send_tx->pkt.len);
+    EXPECT_EQ(send_tx->cycle + 300 + 4096 / 8, send_rx->cycle) << "latency 300 + 4096 B at 8 B/cycle";
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
+}
+
+TEST(CoreRtl, ABusErrorOnTheWqeFetchIsAnsweredErrAndCompletesLocAccessErr)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    CoreRtlBench::Qp qa{1, 0, 0}, qb{2, 0, 0};
+    const uint64_t hole = 0x7700000000ull; // never mapped
+    b.Setup(qa, qb, hole);
+    ASSERT_EQ(0, core_db_write(b.core, HCA_DB_SQ, HCA_DB_SQ_QPN_PUT(1) | HCA_DB_SQ_PI_PUT(1)));
+    std::vector<hca_cqe_t> e = b.Cqes(1);
+    auto done = b.DmaOf(HCA_DMA_OP_READ_DATA, 0);
+    ASSERT_FALSE(done.empty());
+    EXPECT_EQ(hole, done[0].req.addr);
+    EXPECT_EQ(1, done[0].err);
+    core_stats_t st;
+    core_get_stats(b.core, &st);
+    EXPECT_GE(st.dma_bus_errs, 1u);
+    ASSERT_EQ(1u, e.size());
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_LOC_ACCESS_ERR, hca_cqe_get_status(&e[0]));
+    EXPECT_EQ(1u, e[0].qpn);
+}
+
+TEST(CoreRtl, A64KiBRdmaWriteStreamsAtTheBusBandwidth)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    CoreRtlBench::Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb);
+    const uint64_t n = 64 * 1024;
+    const uint64_t src = b.Alloc(n), dst = b.Alloc(n);
+    std::vector<uint8_t> pat(n);
+    for (size_t i = 0; i < n; i++)
+        pat[i] = (uint8_t)(i * 31 + (i >> 12));
+    ASSERT_EQ(0, hostmem_write(b.mem, src, pat.data(), n));
+    const uint32_t ks = b.RegMr(1, 0, src, n, 0);
+    const uint32_t kd = b.RegMr(2, 16, dst, n, HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE);
+    hca_sq_wqe_t w = SqWqe(HCA_WR_OPCODE_RDMA_WRITE, 8, true);
+    hca_sq_wqe_set_num_sge(&w, 1);
+    w.sge[0] = {src, (uint32_t)n, ks};
+    w.remote_addr = dst;
+    w.rkey = kd;
+    const uint64_t t0 = core_cycle(b.core);
+    b.PostSend(qa, w);
+    std::vector<hca_cqe_t> e = b.Cqes(1);
+    const uint64_t took = core_cycle(b.core) - t0;
+    ASSERT_EQ(1u, e.size());
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, hca_cqe_get_status(&e[0]));
+    EXPECT_EQ(n, e[0].byte_len);
+    std::vector<uint8_t> got(n);
+    ASSERT_EQ(0, hostmem_read(b.mem, dst, got.data(), n));
+    EXPECT_TRUE(got == pat);
+    core_stats_t st;
+    core_get_stats(b.core, &st);
+    EXPECT_EQ(n, st.pkt_bytes);
+    EXPECT_GE(st.dma_rd_bytes, n);
+    EXPECT_GE(st.dma_wr_bytes, n);
+    // One data channel carries 64 KiB in and 64 KiB out: at least 2 * 4096 cycles.
+    EXPECT_GE(took, 2 * n / b.t.bytes_per_cycle);
+    RecordProperty("write_64k_cycles", std::to_string(took));
+    RecordProperty("dma_busy_cycles", std::to_string(st.dma_busy_cycles));
+    printf("64 KiB RDMA WRITE: %llu cycles post to CQE (bus busy %llu cycles, floor %llu)\n",
+           (unsigned long long)took, (unsigned long long)st.dma_busy_cycles,
+           (unsigned long long)(2 * n / b.t.bytes_per_cycle));
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
+}
+
+// The responder's side of a failed WRITE (the requester's completion is
+// test_verbs' business): NAK REM_ACCESS_ERR, no byte placed, the checker saw
+// the packets and the NAK and found nothing wrong.
+TEST(CoreRtl, AWriteThroughABadRkeyIsNakedAndPlacesNothing)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    CoreRtlBench::Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb, 0, 10); // MTU 1024: a 4 KiB WRITE is 4 packets
+    const uint64_t src = b.Alloc(4096), dst = b.Alloc(4096);
+    const uint32_t ks = b.RegMr(1, 0, src, 4096, 0);
+    const uint32_t kd = b.RegMr(2, 1, dst, 4096, HCA_ACCESS_LOCAL_WRITE); // no REMOTE_WRITE
+    hca_sq_wqe_t w = SqWqe(HCA_WR_OPCODE_RDMA_WRITE, 8, true);
+    hca_sq_wqe_set_num_sge(&w, 1);
+    w.sge[0] = {src, 4096, ks};
+    w.remote_addr = dst;
+    w.rkey = kd;
+    b.PostSend(qa, w);
+    core_step(b.core, 20000);
+    ASSERT_EQ(1u, b.Naks(HCA_WC_STATUS_REM_ACCESS_ERR)) << "one NAK REM_ACCESS_ERR sent";
+    EXPECT_TRUE(b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 1).empty()) << "no byte placed";
+    std::vector<uint8_t> zero(4096, 0), got(4096);
+    ASSERT_EQ(0, hostmem_read(b.mem, dst, got.data(), got.size()));
+    EXPECT_TRUE(got == zero);
+    protcheck_stats_t st;
+    protcheck_get_stats(b.pc, &st);
+    EXPECT_GE(st.write_pkts, 1u);
+    EXPECT_EQ(1u, st.access_naks);
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
+}
+
+// An invalidate-and-fence of the target MR while a long WRITE is being placed:
+// after the fence completes (the moment firmware would answer), no DMA may
+// reach memory through the old key (SEMANTICS.md, invariants I1/I2).
+TEST(CoreRtl, InvalidationDuringALongWriteStopsItsPlacement)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    CoreRtlBench::Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb);
+    const uint64_t n = 64 * 1024;
+    const uint64_t src = b.Alloc(n), dst = b.Alloc(n);
+    const uint32_t ks = b.RegMr(1, 0, src, n, 0);
+    const uint32_t kd = b.RegMr(2, 16, dst, n, HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE);
+    hca_sq_wqe_t w = SqWqe(HCA_WR_OPCODE_RDMA_WRITE, 8, true);
+    hca_sq_wqe_set_num_sge(&w, 1);
+    w.sge[0] = {src, (uint32_t)n, ks};
+    w.remote_addr = dst;
+    w.rkey = kd;
+    b.PostSend(qa, w);
+    // Wait for the third placement, then invalidate the target MR.
+    for (int i = 0; i < 200000 && b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 1).size() < 3; i++)
+        core_step(b.core, 1);
+    ASSERT_GE(b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 1).size(), 3u);
+    ASSERT_EQ((unsigned)HCA_FWP_RESULT_OK, b.FwpCmd(HCA_FWP_OP_INVALIDATE, 2));
+    const uint64_t fenced = core_cycle(b.core);
+    protcheck_key_invalid(b.pc, fenced, kd, "INVALIDATE (fwp)");
+    core_step(b.core, 50000);
+    EXPECT_EQ(1u, b.Naks(HCA_WC_STATUS_REM_ACCESS_ERR)) << "the rest of the WRITE fails at the responder";
+    size_t placed = b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 1).size();
+    RecordProperty("chunks_placed", std::to_string(placed));
+    EXPECT_LT(placed, 16u) << "the rest of the message failed";
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
 }
 
 } // namespace
