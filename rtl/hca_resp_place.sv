@@ -172,6 +172,16 @@ module hca_resp_place #(
   assign check_done = state_q == P_CHECK && iss_q == PI_W'(PIECES) && lasts_q == npieces;
   assign dma_done   = state_q == P_DMA && dma_q == nseg_q && ans_q == nseg_q;
 
+  // The check ends the job when it failed or there is nothing to move.
+  // Outcome outputs are continuous assigns: the owner's state machine reads
+  // them and drives start_i, so a default-then-override here would make an
+  // event-driven simulator re-run both blocks forever on the glitches.
+  logic check_end;
+  assign check_end  = check_done && (fail_q || check_only_i || nseg_q == '0);
+  assign done_o     = check_end || dma_done;
+  assign key_fail_o = check_end && fail_q;
+  assign bus_err_o  = dma_done && berr_q;
+
   always_comb begin
     state_d    = state_q;
     iss_d      = iss_q;
@@ -182,9 +192,6 @@ module hca_resp_place #(
     ans_d      = ans_q;
     berr_d     = berr_q;
     boff_d     = boff_q;
-    done_o     = 1'b0;
-    key_fail_o = 1'b0;
-    bus_err_o  = 1'b0;
 
     case (state_q)
       P_IDLE: begin
@@ -208,10 +215,8 @@ module hca_resp_place #(
           if (xs_last_i && beat_tag_ok) lasts_d = lasts_q + PI_W'(1);
         end
         if (check_done) begin
-          if (fail_q || check_only_i || nseg_q == '0) begin
-            state_d    = P_IDLE;
-            done_o     = 1'b1;
-            key_fail_o = fail_q;
+          if (check_end) begin
+            state_d = P_IDLE;
           end else begin
             state_d = P_DMA;
             dma_d   = '0;
@@ -231,11 +236,7 @@ module hca_resp_place #(
           ans_d  = ans_q + SG_W'(1);
           berr_d = berr_q || dma_rsp_err_i;
         end
-        if (dma_done) begin
-          state_d   = P_IDLE;
-          done_o    = 1'b1;
-          bus_err_o = berr_q;
-        end
+        if (dma_done) state_d = P_IDLE;
       end
 
       default: state_d = P_IDLE;

@@ -54,10 +54,11 @@
 //   - A bus error while placing a SEND: recv CQE LOC_ACCESS_ERR, NAK
 //     REM_OP_ERR; while placing a WRITE or gathering a READ chunk: NAK
 //     REM_OP_ERR (no completion); QP -> ERROR in every case.
-//   - A packet of len 0 carries no packet buffer, in both directions: a
-//     zero-length READ answers one READ_RESP with pbuf 0 and len 0 and
-//     allocates nothing, and a received SEND/WRITE packet of len 0 is not
-//     freed. READ_REQ, ACK, NAK and RNR_NAK never carry one.
+//   - Buffers: every received SEND/SEND_INV/WRITE packet holds one (the
+//     requester allocates per packet, len 0 included) and is freed here once
+//     placed or dropped. A zero-length READ answers one READ_RESP with pbuf 0
+//     and len 0 and allocates nothing: the requester must not free the
+//     buffer of an empty READ_RESP. READ_REQ, ACK, NAK, RNR_NAK carry none.
 //   - A SEND or WRITE packet longer than PKT_BUF_SIZE is malformed: SEND
 //     completes LOC_LEN_ERR and NAKs REM_INV_REQ_ERR, WRITE NAKs
 //     REM_INV_REQ_ERR; QP -> ERROR.
@@ -193,10 +194,13 @@ module hca_responder #(
   assign unused_rx = ^{rx_i[`HCA_PKT_HDR_LSB +: `HCA_PKT_HDR_W] & ~32'h00ff_003f,
                        `HCA_PKT_INV_KEY(rx_i), `HCA_PKT_RSVD(rx_i)};
 
-  logic pkt_has_buf;   // the packet holds a payload buffer this side must free
-  assign pkt_has_buf = p_len_q != 32'd0 &&
-                       (p_op_q == `HCA_PKT_OP_SEND || p_op_q == `HCA_PKT_OP_SEND_INV ||
-                        p_op_q == `HCA_PKT_OP_WRITE || p_op_q == `HCA_PKT_OP_READ_RESP);
+  // The packet holds a payload buffer this side must free: every SEND,
+  // SEND_INV and WRITE packet (the requester allocates one per packet, even
+  // of len 0); a READ_RESP (not ours: dropped) unless empty.
+  logic pkt_has_buf;
+  assign pkt_has_buf = p_op_q == `HCA_PKT_OP_SEND || p_op_q == `HCA_PKT_OP_SEND_INV ||
+                       p_op_q == `HCA_PKT_OP_WRITE ||
+                       (p_op_q == `HCA_PKT_OP_READ_RESP && p_len_q != 32'd0);
   logic p_send;
   assign p_send = p_op_q == `HCA_PKT_OP_SEND || p_op_q == `HCA_PKT_OP_SEND_INV;
 
@@ -340,6 +344,11 @@ module hca_responder #(
   localparam logic [3:0] RIGHTS_LW = 4'(1) << `HCA_ACCESS_LOCAL_WRITE_BIT;
   localparam logic [3:0] RIGHTS_RR = 4'(1) << `HCA_ACCESS_REMOTE_READ_BIT;
   localparam logic [3:0] RIGHTS_RW = 4'(1) << `HCA_ACCESS_REMOTE_WRITE_BIT;
+
+  // A continuous assign, not a default-then-override in the state machine's
+  // always_comb: the engine's done_o feeds that block, and an event-driven
+  // simulator (Icarus) would re-run the two blocks forever on the glitches.
+  assign eng_start = state_q == S_GO;
 
   // The job is a function of registers that hold still while PLACE runs.
   always_comb begin
@@ -544,7 +553,6 @@ module hca_responder #(
     free_id_d   = free_id_q;
     ctx_latch   = 1'b0;
     wqe_load    = 1'b0;
-    eng_start   = 1'b0;
     pb_alloc_ready_o = 1'b0;
 
     fin        = 1'b0;
@@ -621,8 +629,9 @@ module hca_responder #(
             state_d = S_GO;
             whole_d = 1'b0;
           end else begin
-            fin  = 1'b1;              // zero length: no key check (IBA C9-88)
-            a_tx = p_last_q;
+            fin    = 1'b1;            // zero length: no key check (IBA C9-88)
+            a_tx   = p_last_q;
+            a_free = pkt_has_buf;
           end
         end else if (p_op_q == `HCA_PKT_OP_READ_REQ) begin
           rd_off_d = 32'd0;
@@ -697,8 +706,7 @@ module hca_responder #(
       end
 
       S_GO: begin
-        eng_start = 1'b1;
-        state_d   = S_PLACE;
+        state_d = S_PLACE;
       end
 
       S_PLACE: begin
