@@ -11,4 +11,12 @@ ALL_TARGETS += $(HCASIM_BIN)
 $(HCASIM_BIN): $(OBJ)/sim/hcasim.o $(HCASIM_LIBS)
 	$(call link_bin,)
 
-RUN_CMD := $(HCASIM_BIN) demo
+# make run: the demo scenario, end to end on the RTL engine with firmware.
+DEMO_SCENARIO := vectors/demo.jsonl
+RUN_CMD := $(HCASIM_BIN) run $(DEMO_SCENARIO)
+
+# The demo must keep passing: it is what a newcomer runs first.
+.PHONY: run-demo
+run-demo: $(HCASIM_BIN)
+	$(HCASIM_BIN) run $(DEMO_SCENARIO)
+CHECKS += run-demo
