@@ -1,16 +1,20 @@
 # testbench/bench — `make bench` figures, each measured in one run.
-BENCH_BINS := $(BIN)/bench_xu $(BIN)/bench_dev
+BENCH_BINS := $(BIN)/bench_xu $(BIN)/bench_dev $(BIN)/bench_verbs
 ALL_TARGETS += $(BENCH_BINS)
-BENCHES += bench-xu bench-dev
+BENCHES += bench-xu bench-dev bench-verbs
 
 $(BIN)/bench_xu: $(OBJ)/testbench/bench_xu.o $(HCASIM_LIBS)
 	$(call link_bin,)
 $(BIN)/bench_dev: $(OBJ)/testbench/bench_dev.o $(HCASIM_LIBS)
 	$(call link_bin,)
+$(BIN)/bench_verbs: $(OBJ)/testbench/bench_verbs.o $(HCASIM_LIBS)
+	$(call link_bin,)
 
-.PHONY: bench-xu bench-dev
+.PHONY: bench-xu bench-dev bench-verbs
 bench-xu: $(BIN)/bench_xu
 	@mkdir -p $(BUILD)/bench
 	$(BIN)/bench_xu 400000 $(BUILD)/bench/xu_trace.fst
 bench-dev: $(BIN)/bench_dev
 	$(BIN)/bench_dev
+bench-verbs: $(BIN)/bench_verbs
+	$(BIN)/bench_verbs

@@ -1,0 +1,199 @@
+/* bench_verbs — the end-to-end device through the reference driver, one run.
+ *
+ *   RDMA WRITE and READ bandwidth in bytes per device cycle, 4 KiB and 64 KiB
+ *   messages (a window of WRs kept posted on one QP pair over loopback);
+ *   SEND latency in cycles, post to receive completion and post to send
+ *   completion, unloaded; simulated device cycles per second with firmware.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "hcadrv.h"
+
+#define WINDOW 8u
+
+typedef struct bench {
+    hostmem_t *mem;
+    hca_dev_t *dev;
+    hcadrv_t *drv;
+    hcadrv_cq_t cq;
+    hcadrv_qp_t a, b;
+    hcadrv_mr_t src, dst;
+    uint64_t src_buf, dst_buf;
+    uint32_t pd;
+} bench_t;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int fail(const char *what, int rc)
+{
+    fprintf(stderr, "bench_verbs: %s: %s\n", what, strerror(-rc));
+    return rc ? rc : -1;
+}
+
+static int setup(bench_t *B, uint64_t buf_len)
+{
+    char err[256] = "";
+    hca_dev_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.engine = XU_ENGINE_RTL;
+    int rc;
+    if ((rc = hostmem_create(&B->mem)) || (rc = hca_dev_create(&B->dev, &cfg, B->mem, err, sizeof err)) ||
+        (rc = hcadrv_open(&B->drv, B->dev, B->mem)))
+        return fprintf(stderr, "bench_verbs: device: %s\n", err), rc;
+    if ((rc = hcadrv_alloc_pd(B->drv, &B->pd)) || (rc = hcadrv_create_cq(B->drv, 256, &B->cq)))
+        return fail("pd/cq", rc);
+    hcadrv_qp_attr_t at = {B->pd, &B->cq, &B->cq, 64, 64, 7, 100, 0};
+    if ((rc = hcadrv_create_qp(B->drv, &at, &B->a)) || (rc = hcadrv_create_qp(B->drv, &at, &B->b)) ||
+        (rc = hcadrv_connect(B->drv, &B->a, &B->b)))
+        return fail("qp", rc);
+    const uint32_t acc = HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_READ | HCA_ACCESS_REMOTE_WRITE;
+    if ((rc = hostmem_alloc(B->mem, buf_len, 4096, &B->src_buf)) ||
+        (rc = hostmem_alloc(B->mem, buf_len, 4096, &B->dst_buf)) ||
+        (rc = hcadrv_reg_mr(B->drv, B->pd, B->src_buf, buf_len, B->src_buf, acc, 12, &B->src)) ||
+        (rc = hcadrv_reg_mr(B->drv, B->pd, B->dst_buf, buf_len, B->dst_buf, acc, 12, &B->dst)))
+        return fail("buffers", rc);
+    return 0;
+}
+
+static void teardown(bench_t *B)
+{
+    hcadrv_close(B->drv);
+    hca_dev_destroy(B->dev);
+    hostmem_destroy(B->mem);
+}
+
+/* Wait for n completions on the CQ; returns 0 or an error (a failed WC too). */
+static int reap(bench_t *B, unsigned n, uint64_t *last_cycle)
+{
+    hcadrv_wc_t wc[16];
+    for (uint64_t guard = 0; n && guard < 50000000; guard++) {
+        int got = hcadrv_poll_cq(B->drv, &B->cq, wc, 16);
+        if (got < 0)
+            return got;
+        for (int i = 0; i < got; i++)
+            if (wc[i].status != HCA_WC_STATUS_SUCCESS)
+                return fprintf(stderr, "bench_verbs: wr %" PRIu64 " completed %s\n", wc[i].wr_id,
+                               hca_wc_status_name(wc[i].status)),
+                       -EIO;
+        n -= (unsigned)got;
+        if (got)
+            *last_cycle = hca_dev_cycle(B->dev);
+        else
+            hca_dev_step(B->dev, 1);
+    }
+    return n ? -ETIMEDOUT : 0;
+}
+
+/* Bytes per cycle of back-to-back RDMA ops of msg bytes, a window of WINDOW posted. */
+static int bandwidth(bench_t *B, unsigned opcode, uint32_t msg, unsigned count, double *bpc)
+{
+    uint64_t c0 = hca_dev_cycle(B->dev), last = c0;
+    unsigned posted = 0, done = 0;
+    while (done < count) {
+        while (posted < count && posted - done < WINDOW) {
+            hcadrv_send_wr_t wr;
+            memset(&wr, 0, sizeof wr);
+            wr.wr_id = posted;
+            wr.opcode = opcode;
+            wr.flags = HCA_SEND_FLAGS_SIGNALED;
+            wr.num_sge = 1;
+            wr.sge[0] = (hca_sge_t){B->src_buf, msg, B->src.lkey};
+            wr.remote_addr = B->dst_buf;
+            wr.rkey = B->dst.rkey;
+            int rc = hcadrv_post_send(B->drv, &B->a, &wr);
+            if (rc)
+                return fail("post_send", rc);
+            posted++;
+        }
+        int rc = reap(B, 1, &last);
+        if (rc)
+            return fail("completion", rc);
+        done++;
+    }
+    *bpc = (double)msg * count / (double)(last - c0);
+    return 0;
+}
+
+/* One SEND at a time: cycles from post to the receive CQE and to the send CQE. */
+static int send_latency(bench_t *B, unsigned rounds, double *to_recv, double *to_send)
+{
+    uint64_t sum_r = 0, sum_s = 0;
+    for (unsigned r = 0; r < rounds; r++) {
+        hcadrv_recv_wr_t rw = {r, 1, {{B->dst_buf, 64, B->dst.lkey}}};
+        int rc = hcadrv_post_recv(B->drv, &B->b, &rw);
+        if (rc)
+            return fail("post_recv", rc);
+        hcadrv_send_wr_t wr;
+        memset(&wr, 0, sizeof wr);
+        wr.wr_id = r;
+        wr.opcode = HCA_WR_OPCODE_SEND;
+        wr.flags = HCA_SEND_FLAGS_SIGNALED;
+        wr.num_sge = 1;
+        wr.sge[0] = (hca_sge_t){B->src_buf, 64, B->src.lkey};
+        uint64_t t0 = hca_dev_cycle(B->dev);
+        if ((rc = hcadrv_post_send(B->drv, &B->a, &wr)))
+            return fail("post_send", rc);
+        hcadrv_wc_t wc;
+        unsigned seen = 0;
+        for (uint64_t guard = 0; seen < 2 && guard < 10000000; guard++) {
+            int got = hcadrv_poll_cq(B->drv, &B->cq, &wc, 1);
+            if (got < 0 || (got && wc.status != HCA_WC_STATUS_SUCCESS))
+                return fail("send completion", got < 0 ? got : -EIO);
+            if (got) {
+                uint64_t dt = hca_dev_cycle(B->dev) - t0;
+                *(wc.opcode == HCA_WC_OPCODE_RECV ? &sum_r : &sum_s) += dt;
+                seen++;
+            } else {
+                hca_dev_step(B->dev, 1);
+            }
+        }
+        if (seen < 2)
+            return fail("send latency", -ETIMEDOUT);
+    }
+    *to_recv = (double)sum_r / rounds;
+    *to_send = (double)sum_s / rounds;
+    return 0;
+}
+
+int main(void)
+{
+    bench_t B;
+    memset(&B, 0, sizeof B);
+    if (setup(&B, 64 * 1024)) {
+        teardown(&B);
+        return 1;
+    }
+    double w4 = 0, w64 = 0, r4 = 0, r64 = 0, lat_r = 0, lat_s = 0;
+    uint64_t c0 = hca_dev_cycle(B.dev);
+    double t0 = now_s();
+    int rc = bandwidth(&B, HCA_WR_OPCODE_RDMA_WRITE, 4096, 200, &w4);
+    if (!rc)
+        rc = bandwidth(&B, HCA_WR_OPCODE_RDMA_WRITE, 65536, 40, &w64);
+    if (!rc)
+        rc = bandwidth(&B, HCA_WR_OPCODE_RDMA_READ, 4096, 200, &r4);
+    if (!rc)
+        rc = bandwidth(&B, HCA_WR_OPCODE_RDMA_READ, 65536, 40, &r64);
+    if (!rc)
+        rc = send_latency(&B, 50, &lat_r, &lat_s);
+    double cps = (double)(hca_dev_cycle(B.dev) - c0) / (now_s() - t0);
+    hostmem_timing_t t = hostmem_default_timing();
+    teardown(&B);
+    if (rc)
+        return 1;
+    printf("end-to-end device (rtl), one QP pair over loopback, %u WRs in flight:\n", WINDOW);
+    printf("  RDMA WRITE  4 KiB %.2f B/cycle   64 KiB %.2f B/cycle\n", w4, w64);
+    printf("  RDMA READ   4 KiB %.2f B/cycle   64 KiB %.2f B/cycle\n", r4, r64);
+    printf("  (host bus limit %u B/cycle, read round trip %u cycles)\n", t.bytes_per_cycle, t.read_latency);
+    printf("  SEND 64 B latency: %.0f cycles post to receive CQE, %.0f to send CQE\n", lat_r, lat_s);
+    printf("  device with firmware: %.3g cycles/s\n", cps);
+    return 0;
+}
