@@ -7,7 +7,11 @@
 //
 //   R_IDLE    accept a packet; its QP's context is read
 //   R_CLAIM   the QP must have a message in flight with the packet's psn,
-//             else the packet is dropped (a READ_RESP's buffer freed).
+//             else the packet is dropped (a READ_RESP's buffer freed) —
+//             except a NAK for the message the send engine is still
+//             sending (QP owned there, psn = sq_ci): it is kept for the
+//             send engine (nak_save_o), which stops sending and completes
+//             the message with the syndrome.
 //             ACK -> success; NAK -> its syndrome, ERROR; RNR_NAK -> wait
 //             rnr_timer and resend (the send engine refetches the WQE), or
 //             RNR_RETRY_EXC_ERR, ERROR once rnr_retry (7: never) resends
@@ -43,6 +47,9 @@ module hca_req_resp #(
   output logic                          rel_valid_o,    // owned -> rel_kind_o
   output logic [1:0]                    rel_kind_o,     // REL_IDLE / REL_INFLIGHT / REL_RNR
   output logic [31:0]                   rnr_timer_o,    // with REL_RNR
+  input  logic                          look_active_i,  // owned by the send engine, not released now
+  output logic                          nak_save_o,     // a NAK for the message being sent
+  output logic [4:0]                    nak_syn_o,      // its syndrome
 
   // context read port (answers one cycle after qpn_o)
   output logic [15:0]                   qpn_o,
@@ -175,6 +182,7 @@ module hca_req_resp #(
     rel_valid_o = 1'b0;
     rel_kind_o  = REL_IDLE;
     mv_start    = 1'b0;
+    nak_save_o  = 1'b0;
     case (state_q)
       R_IDLE: begin
         rx_ready_o = 1'b1;
@@ -190,6 +198,11 @@ module hca_req_resp #(
         if (!match) begin
           if (op_q == `HCA_PKT_OP_READ_RESP) begin
             state_d = R_FREE;
+          end
+          // The responder NAKed the message before its last packet left:
+          // the send engine owns the QP and completes it.
+          if (op_q == `HCA_PKT_OP_NAK && in_range && look_active_i && psn_q == sq_ci_i) begin
+            nak_save_o = 1'b1;
           end
         end else begin
           claim_o   = 1'b1;
@@ -272,6 +285,7 @@ module hca_req_resp #(
   assign look_qpn_o   = qpn_q[QW-1:0];
   assign qpn_o        = (state_q == R_IDLE) ? `HCA_PKT_DST_QPN(rx_i) : qpn_q;
   assign rnr_timer_o  = rnr_timer;
+  assign nak_syn_o    = syn_q;
   assign free_valid_o = state_q == R_FREE && len_q != 32'd0;
   assign free_id_o    = pbuf_q;
 

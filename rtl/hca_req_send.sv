@@ -19,6 +19,11 @@
 //   S_GATHER  HOST_TO_BUF of the chunk's pieces (failure: free, complete)
 //   S_TX      the packet (SEND/WRITE chunk or READ_REQ); after the last:
 //             park the message and release the QP as in flight
+//   A NAK for the message that comes back while it is still being sent
+//   (nak_i: kept by the response engine) stops it at the next of these
+//   steps: S_ALLOC completes it, S_GATHER frees the chunk's buffer first,
+//   S_TX completes it instead of parking it; status = the NAK's syndrome,
+//   QP -> ERROR. Packets sent before that are dropped by the responder.
 //   S_FREE    give back the buffer of a failed chunk
 //   S_FINISH  completion (always written: errors and flushes) + release
 //
@@ -38,6 +43,10 @@ module hca_req_send #(
   output logic [15:0]                   qpn_o,
   input  logic [`HCA_QP_CTX_W-1:0]      qpc_i,
   input  logic [15:0]                   sq_ci_i,
+
+  // a NAK for the message being sent (kept per QP by the wrapper)
+  input  logic                          nak_i,
+  input  logic [4:0]                    nak_syn_i,
 
   // release of the claimed QP: to in flight (park_o written) or idle
   output logic                          rel_valid_o,
@@ -246,8 +255,6 @@ module hca_req_send #(
     sched_ready_o  = 1'b0;
     alloc_ready_o  = 1'b0;
     mv_start       = 1'b0;
-    rel_valid_o    = 1'b0;
-    rel_inflight_o = 1'b0;
     case (state_q)
       S_IDLE: begin
         sched_ready_o = 1'b1;
@@ -258,8 +265,7 @@ module hca_req_send #(
       S_CTX: begin
         if (ctx_reset) begin
           // Nothing to serve (a WRITE_QPC raced the scheduler).
-          rel_valid_o = 1'b1;
-          state_d     = S_IDLE;
+          state_d = S_IDLE;
         end else begin
           state_d = S_FETCH;
         end
@@ -312,8 +318,12 @@ module hca_req_send #(
         end
       end
       S_ALLOC: begin
-        alloc_ready_o = 1'b1;
-        if (alloc_valid_i) begin
+        alloc_ready_o = !nak_i;
+        if (nak_i) begin
+          status_d = nak_syn_i;
+          err_d    = 1'b1;
+          state_d  = S_FINISH;
+        end else if (alloc_valid_i) begin
           buf_d    = alloc_id_i;
           mv_start = 1'b1;
           state_d  = S_GATHER;
@@ -321,7 +331,11 @@ module hca_req_send #(
       end
       S_GATHER: begin
         if (mv_done) begin
-          if (mv_status != 2'd0) begin
+          if (nak_i) begin
+            status_d = nak_syn_i;
+            err_d    = 1'b1;
+            state_d  = S_FREE;
+          end else if (mv_status != 2'd0) begin
             status_d = (mv_status == 2'd1) ? `HCA_WC_STATUS_LOC_PROT_ERR
                                            : `HCA_WC_STATUS_LOC_ACCESS_ERR;
             err_d    = 1'b1;
@@ -333,10 +347,12 @@ module hca_req_send #(
       end
       S_TX: begin
         if (tx_ready_i) begin
-          if (is_read || last_chunk) begin
-            rel_valid_o    = 1'b1;
-            rel_inflight_o = 1'b1;
-            state_d        = S_IDLE;
+          if (nak_i) begin
+            status_d = nak_syn_i;
+            err_d    = 1'b1;
+            state_d  = S_FINISH;
+          end else if (is_read || last_chunk) begin
+            state_d = S_IDLE;
           end else begin
             off_d   = off_q + chunk;
             state_d = S_ALLOC;
@@ -350,13 +366,19 @@ module hca_req_send #(
       end
       S_FINISH: begin
         if (fin_ready_i) begin
-          rel_valid_o = 1'b1;
-          state_d     = S_IDLE;
+          state_d = S_IDLE;
         end
       end
       default: state_d = S_IDLE;
     endcase
   end
+
+  // Releases of the QP (the S_CTX, S_TX and S_FINISH exits to S_IDLE above),
+  // continuous assigns of the few inputs they need: the wrapper feeds them
+  // back into the response engine's claim in the same cycle.
+  assign rel_inflight_o = state_q == S_TX && tx_ready_i && !nak_i && (is_read || last_chunk);
+  assign rel_valid_o    = rel_inflight_o || (state_q == S_FINISH && fin_ready_i) ||
+                          (state_q == S_CTX && ctx_reset);
 
   assign qpn_o        = (state_q == S_IDLE) ? 16'(sched_qpn_i) : 16'(qpn_q);
   assign free_valid_o = state_q == S_FREE;

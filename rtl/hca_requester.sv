@@ -23,6 +23,16 @@
 // The scheduler is round-robin over the QPs. A packet the response engine
 // claims in the cycle the scheduler would pick the same QP wins.
 //
+// A NAK can come back while its message is still ACTIVE (the responder
+// failed an early packet; the send engine is gathering or sending a later
+// one). The response engine cannot complete it (the send engine owns the
+// QP), so the NAK is kept per QP (nak_q, nak_syn_q) and the send engine
+// stops at its next step and completes with the syndrome (hca_req_send).
+// In the cycle the send engine parks the message (ACTIVE -> INFLIGHT), the
+// response engine sees it as in flight already (park_i and look_inflight_i
+// are bypassed from the send engine), so no NAK falls between the two.
+// nak_q is cleared when the scheduler hands the QP to the send engine.
+//
 // Completions ("fin" beats of both engines): written to the CQ writer when
 // signaled or failed; sq_ci++ (and ERROR for a failure) when handed over,
 // so a QP's next WQE starts only after its previous one completed.
@@ -113,6 +123,8 @@ module hca_requester #(
   logic [2:0]   rnr_cnt_q [MAX_QP];
   logic [31:0]  deadline_q [MAX_QP];
   logic [PARK_W-1:0] park_q [MAX_QP];
+  logic [MAX_QP-1:0] nak_q;
+  logic [4:0]   nak_syn_q [MAX_QP];
   logic [31:0]  now_q;
 
   // ---------------------------------------------------------------- engines
@@ -141,6 +153,16 @@ module hca_requester #(
   logic [`HCA_DMA_REQ_W-1:0] r_dma;
   logic              r_fin_valid, r_fin_ready;
   logic [FIN_W-1:0]  r_fin;
+  logic              r_nak_save;
+  logic [4:0]        r_nak_syn;
+  logic              s_nak;
+  logic [4:0]        s_nak_syn;
+
+  // The QP the send engine releases this cycle, seen by the response engine.
+  logic [QW-1:0]     s_qpn;       // the QP the send engine owns
+  logic              look_parking, look_releasing;
+  assign look_releasing = s_rel_valid && s_qpn == look_qpn;
+  assign look_parking   = s_rel_inflight && s_qpn == look_qpn;
 
   hca_req_send #(
     .QW (QW)
@@ -153,6 +175,8 @@ module hca_requester #(
     .qpn_o           (ra_qpn_o),
     .qpc_i           (ra_qpc_i),
     .sq_ci_i         (ra_sq_ci_i),
+    .nak_i           (s_nak),
+    .nak_syn_i       (s_nak_syn),
     .rel_valid_o     (s_rel_valid),
     .rel_inflight_o  (s_rel_inflight),
     .park_o          (s_park),
@@ -194,13 +218,16 @@ module hca_requester #(
     .rx_ready_o      (rx_ready_o),
     .rx_i            (rx_i),
     .look_qpn_o      (look_qpn),
-    .look_inflight_i (qst_q[look_qpn] == Q_INFLIGHT),
-    .park_i          (park_q[look_qpn]),
+    .look_inflight_i (qst_q[look_qpn] == Q_INFLIGHT || look_parking),
+    .park_i          (look_parking ? s_park : park_q[look_qpn]),
     .rnr_cnt_i       (rnr_cnt_q[look_qpn]),
     .claim_o         (r_claim),
     .rel_valid_o     (r_rel_valid),
     .rel_kind_o      (r_rel_kind),
     .rnr_timer_o     (r_rnr_timer),
+    .look_active_i   (qst_q[look_qpn] == Q_ACTIVE && !look_releasing),
+    .nak_save_o      (r_nak_save),
+    .nak_syn_o       (r_nak_syn),
     .qpn_o           (rb_qpn_o),
     .qpc_i           (rb_qpc_i),
     .sq_ci_i         (rb_sq_ci_i),
@@ -260,7 +287,6 @@ module hca_requester #(
   );
 
   // ---------------------------------------------------------------- per-QP state
-  logic [QW-1:0] s_qpn;       // the QP the send engine owns
   logic [QW-1:0] wr_qpn;
   assign wr_qpn = qpc_wr_qpn_i[QW-1:0];
 
@@ -268,6 +294,7 @@ module hca_requester #(
     if (!rst_ni) begin
       s_qpn <= '0;
       now_q <= '0;
+      nak_q <= '0;
       for (int q = 0; q < MAX_QP; q++) begin
         qst_q[q]     <= Q_IDLE;
         rnr_cnt_q[q] <= '0;
@@ -280,6 +307,10 @@ module hca_requester #(
       for (int q = 0; q < MAX_QP; q++) begin
         if (sched_valid && sched_ready && sched_qpn == QW'(q)) begin
           qst_q[q] <= Q_ACTIVE;
+          nak_q[q] <= 1'b0;
+        end
+        if (r_nak_save && look_qpn == QW'(q)) begin
+          nak_q[q] <= 1'b1;
         end
         if (s_rel_valid && s_qpn == QW'(q)) begin
           if (s_rel_inflight) begin
@@ -311,6 +342,7 @@ module hca_requester #(
             qst_q[q] != Q_ACTIVE && qst_q[q] != Q_RESP) begin
           qst_q[q]     <= Q_IDLE;
           rnr_cnt_q[q] <= '0;
+          nak_q[q]     <= 1'b0;
         end
       end
     end
@@ -324,7 +356,13 @@ module hca_requester #(
     if (r_rel_valid && r_rel_kind == REL_RNR) begin
       deadline_q[look_qpn] <= now_q + r_rnr_timer;
     end
+    if (r_nak_save) begin
+      nak_syn_q[look_qpn] <= r_nak_syn;
+    end
   end
+
+  assign s_nak     = nak_q[s_qpn];
+  assign s_nak_syn = nak_syn_q[s_qpn];
 
   // ---------------------------------------------------------------- shared ports
   hca_xarb #(

@@ -1055,4 +1055,116 @@ TEST(CoreRtl, InvalidationDuringALongWriteStopsItsPlacement)
     EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
 }
 
+
+// A WRITE the responder NAKs REM_ACCESS_ERR while the requester is still
+// sending it (the NAK comes back before the last packet left): the requester
+// completes the WR with the NAK's syndrome, moves the QP to ERROR and flushes
+// the next WR. Two causes: an rkey without REMOTE_WRITE (the first packet's
+// whole-range check fails) and an invalidation of the target MR after the
+// first packet was placed (a later packet's re-check fails). Sizes: 2..4
+// packets at MTU 1024, 4 at MTU 2048 and 4096 (the report: 2 packets
+// completed, 3 and more never did).
+struct NakCase {
+    unsigned mtu_log2;
+    uint32_t len;
+    bool invalidate; // else: no REMOTE_WRITE on the target
+};
+
+void PrintTo(const NakCase &k, std::ostream *os)
+{
+    *os << "MTU " << (1u << k.mtu_log2) << ", " << k.len << " bytes, "
+        << (k.invalidate ? "invalidated after the first packet" : "no REMOTE_WRITE");
+}
+
+class CoreRtlNak : public ::testing::TestWithParam<NakCase> {
+};
+
+TEST_P(CoreRtlNak, AWriteNakedWhileStillSendingCompletesWithTheSyndromeAndFlushes)
+{
+    const NakCase k = GetParam();
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    CoreRtlBench::Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb, 0, k.mtu_log2);
+    const uint64_t src = b.Alloc(k.len), dst = b.Alloc(k.len);
+    const uint32_t ks = b.RegMr(1, 0, src, k.len, 0);
+    const uint32_t kd = b.RegMr(2, 16, dst, k.len,
+                                HCA_ACCESS_LOCAL_WRITE | (k.invalidate ? HCA_ACCESS_REMOTE_WRITE : 0));
+    hca_sq_wqe_t w = SqWqe(HCA_WR_OPCODE_RDMA_WRITE, 8, true);
+    hca_sq_wqe_set_num_sge(&w, 1);
+    w.sge[0] = {src, k.len, ks};
+    w.remote_addr = dst;
+    w.rkey = kd;
+    b.PostSend(qa, w);
+    if (k.invalidate) {
+        // The first packet placed (answered), then invalidate-and-fence.
+        for (int i = 0; i < 200000 && b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 0).empty(); i++)
+            core_step(b.core, 1);
+        ASSERT_FALSE(b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 0).empty()) << "the first packet was not placed";
+        ASSERT_EQ((unsigned)HCA_FWP_RESULT_OK, b.FwpCmd(HCA_FWP_OP_INVALIDATE, 2));
+        protcheck_key_invalid(b.pc, core_cycle(b.core), kd, "INVALIDATE (fwp)");
+    }
+    hca_sq_wqe_t w2 = SqWqe(HCA_WR_OPCODE_RDMA_WRITE, 9, false); // unsignaled: its flush is written anyway
+    hca_sq_wqe_set_num_sge(&w2, 1);
+    w2.sge[0] = {src, 64, ks};
+    w2.remote_addr = dst;
+    w2.rkey = kd;
+    b.PostSend(qa, w2);
+    std::vector<hca_cqe_t> e = b.Cqes(2, 400000);
+    ASSERT_EQ(2u, e.size()) << "the NAKed WRITE (and the WR after it) never completed";
+    EXPECT_EQ(8u, e[0].wr_id);
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_REM_ACCESS_ERR, hca_cqe_get_status(&e[0]));
+    EXPECT_EQ(1u, e[0].qpn);
+    EXPECT_EQ(0u, e[0].wqe_counter);
+    EXPECT_EQ(9u, e[1].wr_id);
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_WR_FLUSH_ERR, hca_cqe_get_status(&e[1]));
+    EXPECT_EQ(1u, e[1].wqe_counter);
+    EXPECT_EQ(1u, b.Naks(HCA_WC_STATUS_REM_ACCESS_ERR));
+    // The NAK came back before the requester sent the message's last packet
+    // (the case of the report; 2 packets at MTU 1024 do not race), and the
+    // requester stopped sending: at most the packet it was handing over then.
+    uint64_t nak_rx = UINT64_MAX, last_tx = UINT64_MAX;
+    for (const auto &p : b.pkts) {
+        if (!p.tx && hca_pkt_get_op(&p.pkt) == HCA_PKT_OP_NAK && nak_rx == UINT64_MAX)
+            nak_rx = p.cycle;
+        if (p.tx && hca_pkt_get_op(&p.pkt) == HCA_PKT_OP_WRITE && p.pkt.psn == 0 && hca_pkt_get_last(&p.pkt))
+            last_tx = p.cycle;
+    }
+    ASSERT_NE(UINT64_MAX, nak_rx) << "no NAK reached the requester";
+    size_t after = 0;
+    for (const auto &p : b.pkts)
+        after += p.tx && hca_pkt_get_op(&p.pkt) == HCA_PKT_OP_WRITE && p.pkt.psn == 0 && p.cycle > nak_rx;
+    if (k.len >> k.mtu_log2 >= 3) {
+        EXPECT_TRUE(last_tx == UINT64_MAX || last_tx > nak_rx) << "the NAK did not race the send";
+        EXPECT_LE(after, 1u) << "packets sent after the NAK came back";
+    }
+    // Both QPs in ERROR; nothing else completes; every packet buffer returned.
+    core_step(b.core, 20000);
+    for (uint32_t q : {1u, 2u}) {
+        ASSERT_EQ((unsigned)HCA_FWP_RESULT_OK, b.CtxCmd(HCA_CTX_OP_READ_QPC, q));
+        hca_qp_ctx_t x;
+        b.Unstage(kCtx + HCA_CTX_DATA, &x, sizeof x);
+        EXPECT_EQ((unsigned)HCA_QP_STATE_ERROR, hca_qp_ctx_get_state(&x)) << "QP " << q;
+    }
+    hca_cqe_t extra;
+    ASSERT_EQ(0, hostmem_read(b.mem, b.cq_base + (b.cq_ci % 64) * 32, &extra, sizeof extra));
+    EXPECT_EQ(0u, hca_cqe_get_owner(&extra)) << "a third CQE";
+    if (!k.invalidate) {
+        std::vector<uint8_t> zero(k.len, 0), got(k.len);
+        ASSERT_EQ(0, hostmem_read(b.mem, dst, got.data(), got.size()));
+        EXPECT_TRUE(got == zero) << "a failed WRITE placed bytes";
+    }
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, CoreRtlNak,
+                         ::testing::Values(NakCase{10, 2048, false}, NakCase{10, 3072, false},
+                                           NakCase{10, 4096, false}, NakCase{11, 8192, false},
+                                           NakCase{12, 16384, false}, NakCase{10, 16384, true},
+                                           NakCase{11, 32768, true}),
+                         [](const ::testing::TestParamInfo<NakCase> &i) {
+                             return std::string(i.param.invalidate ? "Invalidated" : "NoRemoteWrite") + "Mtu" +
+                                    std::to_string(1u << i.param.mtu_log2) + "Len" + std::to_string(i.param.len);
+                         });
+
 } // namespace
