@@ -4,8 +4,7 @@
 #               ctx port, firmware DMA and console (testbench/test_fwqp.cc)
 #   test_verbs  the verbs end to end (testbench/test_verbs.cc): driver,
 #               firmware queue commands and the WQE engine (RTL); the model
-#               engine's refusal. Built by `make build/bin/test_verbs`; joins
-#               GTEST_BINS once the engine it tests has landed and it passes.
+#               engine's refusal.
 
 FWQP_HOST_OBJS := $(OBJ)/fwhost/firmware/qp.o $(OBJ)/fwhost/firmware/pd.o
 
@@ -20,5 +19,6 @@ $(BIN)/test_fwqp: $(OBJ)/testbench/test_fwqp.o $(FWQP_HOST_OBJS)
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $^ $(GTEST_LIBS) -lpthread
 
+GTEST_BINS += $(BIN)/test_verbs
 $(BIN)/test_verbs: $(OBJ)/testbench/test_verbs.o $(HCASIM_LIBS) $(FW_IMAGE)
 	$(call link_bin,$(GTEST_LIBS))
