@@ -242,6 +242,15 @@ unsigned mkey_destroy(uint32_t key)
     /* Invalidate-and-fence first: once it returns no request can still use the entry. */
     if (fwp_run(HCA_FWP_OP_INVALIDATE, index) != HCA_FWP_RESULT_OK)
         return HCA_CMD_STATUS_INTERNAL;
+    /* Then the device-level DMA fence: the engine's placement checks every
+     * piece of a packet before its DMAs, so a DMA checked with the old entry
+     * may still be on its way to memory after the INVALIDATE; DRAIN waits for
+     * every such DMA to be answered (docs/engine.md "Invalidation and
+     * in-flight DMA"). An engine without a WQE engine answers BAD_OP: it
+     * issues no DMA through a key, nothing to drain. */
+    unsigned dr = ctx_run(HCA_CTX_OP_DRAIN, 0);
+    if (dr != HCA_FWP_RESULT_OK && dr != HCA_FWP_RESULT_BAD_OP)
+        return HCA_CMD_STATUS_INTERNAL;
     hca_mpt_entry_t e = {0, 0, 0, 0, 0, 0, 0, 0}; /* alloc = 0: the slot is free */
     fwp_stage_mpt(&e);
     if (fwp_run(HCA_FWP_OP_WRITE_MPT, index) != HCA_FWP_RESULT_OK)

@@ -22,6 +22,17 @@
 // Completions: round-robin between requester and responder into the CQ
 // writer.
 //
+// Invalidation and in-flight DMA (docs/engine.md): the translation unit's
+// INVALIDATE fences key checks; the responder's placement engine issues its
+// DMAs after it took all of a packet's beats, so a DMA checked before an
+// INVALIDATE may still be on its way after it. The ctx command DRAIN is the
+// device-level DMA fence: hca_ctx snapshots the busy signals of the clients
+// that key-check and then DMA (requester send and response movers,
+// responder placement engine) when DRAIN is written and stays busy until
+// each snapshotted client was seen idle once (its work answered); work
+// started after the command checked against the invalidated entry and is
+// not waited for. Firmware: INVALIDATE, DRAIN, then free the MPT slot.
+//
 // Firmware port (always ready, every access answered one cycle later):
 // 0x000-0x03f the translation unit's fwp block, 0x400-0x447 (FW_CTX_BASE -
 // DEVREG_BASE) the ctx block; anything else reads 0, writes are ignored.
@@ -211,10 +222,13 @@ module hca_core #(
   logic [15:0]              cq_cqn, cq_pi, cq_ci;
   logic [`HCA_CQ_CTX_W-1:0] cq_cqc;
   logic                     cq_inrange, cq_pi_inc, cq_ovf_set;
+  logic [1:0]               rq_drain_busy;
+  logic                     rs_drain_busy;
 
   hca_ctx #(
-    .MAX_QP (MAX_QP),
-    .MAX_CQ (MAX_CQ)
+    .MAX_QP  (MAX_QP),
+    .MAX_CQ  (MAX_CQ),
+    .N_DRAIN (3)
   ) u_ctx (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
@@ -228,6 +242,7 @@ module hca_core #(
     .fw_wdata_i      (fw_wdata_i),
     .fw_rvalid_o     (ctx_rvalid),
     .fw_rdata_o      (ctx_rdata),
+    .drain_busy_i    ({rs_drain_busy, rq_drain_busy}),
     .ra_qpn_i        (ra_qpn),
     .ra_qpc_o        (ra_qpc),
     .ra_sq_ci_o      (ra_sq_ci),
@@ -443,7 +458,8 @@ module hca_core #(
     .cpl_valid_o      (rq_cpl_valid),
     .cpl_ready_i      (rq_cpl_ready),
     .cpl_o            (rq_cpl),
-    .cpl_cqn_o        (rq_cpl_cqn)
+    .cpl_cqn_o        (rq_cpl_cqn),
+    .drain_busy_o     (rq_drain_busy)
   );
 
   // ---------------------------------------------------------------- responder
@@ -505,7 +521,8 @@ module hca_core #(
     .cpl_valid_o      (rs_cpl_valid),
     .cpl_ready_i      (rs_cpl_ready),
     .cpl_o            (rs_cpl),
-    .cpl_cqn_o        (rs_cpl_cqn)
+    .cpl_cqn_o        (rs_cpl_cqn),
+    .place_busy_o     (rs_drain_busy)
   );
 
   // The translation unit's firmware port is always ready (xu_fw_port).

@@ -10,9 +10,9 @@
 // writer), cq_ci (doorbell), the overflow flag.
 //
 // Firmware register block `ctx` (fw_addr_i is the offset in the block):
-// DATA0..15 stage a context; CMD runs a command at once (STATUS.busy is
-// always 0 when it can be read back); every access answers with fw_rvalid_o
-// one cycle later (read data, or 0 for a write).
+// DATA0..15 stage a context; CMD runs a command (all but DRAIN at once);
+// STATUS.busy is 1 only while a DRAIN waits; every access answers with
+// fw_rvalid_o one cycle later (read data, or 0 for a write).
 //   WRITE_QPC  context and state <- DATA; a QP set to RESET or RTS also gets
 //              its four indices reset (and qpc_wr_o tells the requester to
 //              forget what it held for it); a QP written as ERROR keeps them,
@@ -20,6 +20,19 @@
 //   READ_QPC   DATA <- the context with the live state.
 //   WRITE_CQC  CQ context <- DATA words 0..3; cq_pi, cq_ci, overflow <- 0.
 //   READ_CQC   DATA <- the CQ context, overflow flag in cfg bit 9.
+//   DRAIN      the device-level DMA fence (docs/engine.md "Invalidation and
+//              in-flight DMA"): the engine clients that key-check and then
+//              DMA (drain_busy_i: requester send mover, requester response
+//              mover, responder placement) busy in the command's cycle are
+//              snapshotted; STATUS.busy stays 1 until each snapshotted
+//              client has been seen not busy once (a client is busy from
+//              the start of a job's key checks until its last DMA was
+//              answered, and idle for at least a cycle between two jobs).
+//              A job started after the command is not waited for: its
+//              checks came after the INVALIDATE the firmware ran before,
+//              so they saw the invalidated entry. Result OK. A DRAIN
+//              written while one waits adds its snapshot to the wait; other
+//              commands still run at once.
 // Index 0 and indices beyond the table answer BAD_INDEX (0 is never a QP
 // or CQ number).
 //
@@ -34,8 +47,9 @@
 // Same-cycle updates: a WRITE_QPC/WRITE_CQC is the later event for the
 // firmware and wins over everything else touching that entry.
 module hca_ctx #(
-  parameter int MAX_QP = `HCA_MAX_QP,
-  parameter int MAX_CQ = `HCA_MAX_CQ
+  parameter int MAX_QP   = `HCA_MAX_QP,
+  parameter int MAX_CQ   = `HCA_MAX_CQ,
+  parameter int N_DRAIN  = 3           // engine clients DRAIN waits for
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
@@ -53,6 +67,7 @@ module hca_ctx #(
   input  logic [31:0]                fw_wdata_i,
   output logic                       fw_rvalid_o,
   output logic [31:0]                fw_rdata_o,
+  input  logic [N_DRAIN-1:0]         drain_busy_i,    // per client: key-checked work not yet answered
 
   // requester: two read ports (send engine a, response engine b; the live
   // state is in the context's state field), sq_ci increment, ERROR
@@ -148,7 +163,8 @@ module hca_ctx #(
   logic [`HCA_CTX_OP_W-1:0] op;
   logic [15:0]          cmd_idx;
   logic                 qp_ok, cq_ok;
-  logic                 do_wqpc, do_rqpc, do_wcqc, do_rcqc;
+  logic                 do_wqpc, do_rqpc, do_wcqc, do_rcqc, do_drain;
+  logic [N_DRAIN-1:0]   drain_q;     // clients DRAIN still waits for
   logic [QW-1:0]        cmd_q;
   logic [CW-1:0]        cmd_c;
   logic [1:0]           new_state;
@@ -170,6 +186,7 @@ module hca_ctx #(
   assign do_rqpc    = wr && hit_cmd && op == `HCA_CTX_OP_READ_QPC && qp_ok;
   assign do_wcqc    = wr && hit_cmd && op == `HCA_CTX_OP_WRITE_CQC && cq_ok;
   assign do_rcqc    = wr && hit_cmd && op == `HCA_CTX_OP_READ_CQC && cq_ok;
+  assign do_drain   = wr && hit_cmd && op == `HCA_CTX_OP_DRAIN;
   assign new_state  = `HCA_QP_CTX_STATE(stage_q);
   assign new_reset  = new_state == `HCA_QP_STATE_RESET || new_state == `HCA_QP_STATE_RTS;
 
@@ -182,7 +199,7 @@ module hca_ctx #(
     result_d = result_q;
     if (wr && hit_cmd) begin
       case (op)
-        `HCA_CTX_OP_NOP: result_d = `HCA_FWP_RESULT_OK;
+        `HCA_CTX_OP_NOP, `HCA_CTX_OP_DRAIN: result_d = `HCA_FWP_RESULT_OK;
         `HCA_CTX_OP_WRITE_QPC, `HCA_CTX_OP_READ_QPC:
           result_d = qp_ok ? `HCA_FWP_RESULT_OK : `HCA_FWP_RESULT_BAD_INDEX;
         `HCA_CTX_OP_WRITE_CQC, `HCA_CTX_OP_READ_CQC:
@@ -209,7 +226,8 @@ module hca_ctx #(
       rdata_d = stage_q[32 * word +: 32];
     end
     if (rd && hit_status) begin
-      rdata_d = 32'(result_q) << `HCA_CTX_STATUS_RESULT_LSB;
+      rdata_d = (32'(result_q) << `HCA_CTX_STATUS_RESULT_LSB) |
+                (32'(drain_q != '0) << `HCA_CTX_STATUS_BUSY_LSB);
     end
   end
 
@@ -223,10 +241,13 @@ module hca_ctx #(
       rvalid_q <= 1'b0;
       rdata_q  <= '0;
       result_q <= `HCA_FWP_RESULT_OK;
+      drain_q  <= '0;
     end else begin
       rvalid_q <= fw_valid_i;
       rdata_q  <= rdata_d;
       result_q <= result_d;
+      // A waited-for client drops out the first cycle it is seen idle.
+      drain_q  <= (drain_q & drain_busy_i) | (do_drain ? drain_busy_i : '0);
       if (do_rqpc) begin
         stage_q <= qpc_view;
       end

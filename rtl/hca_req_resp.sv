@@ -79,7 +79,10 @@ module hca_req_resp #(
 
   output logic                          fin_valid_o,
   input  logic                          fin_ready_i,
-  output logic [FIN_W-1:0]              fin_o
+  output logic [FIN_W-1:0]              fin_o,
+
+  // the mover holds key-checked work not yet answered (ctx DRAIN)
+  output logic                          mv_busy_o
 );
 
   localparam int XREQ_W = 8 + `HCA_ACCESS_W + 1 + 32 + `HCA_PD_BITS + 32 + 64;
@@ -340,6 +343,7 @@ module hca_req_resp #(
 
   // Packet and context fields this engine has no use for.
   logic unused;
-  assign unused = ^{rx_i, qpc_i, dma_rsp_i, mv_busy, qpn_q};
+  assign unused = ^{rx_i, qpc_i, dma_rsp_i, qpn_q};
+  assign mv_busy_o = mv_busy;
 
 endmodule

@@ -88,7 +88,10 @@ module hca_req_send #(
   // completion + sq_ci++ (+ ERROR): {qpn, cqn, write, err, cqe}
   output logic                          fin_valid_o,
   input  logic                          fin_ready_i,
-  output logic [FIN_W-1:0]              fin_o
+  output logic [FIN_W-1:0]              fin_o,
+
+  // the mover holds key-checked work not yet answered (ctx DRAIN)
+  output logic                          mv_busy_o
 );
 
   localparam int XREQ_W = 8 + `HCA_ACCESS_W + 1 + 32 + `HCA_PD_BITS + 32 + 64;
@@ -482,6 +485,7 @@ module hca_req_send #(
 
   // Fields of the context, WQE and DMA answer this engine has no use for.
   logic unused;
-  assign unused = ^{qpc_i, dma_rsp_i, mv_busy};
+  assign unused = ^{qpc_i, dma_rsp_i};
+  assign mv_busy_o = mv_busy;
 
 endmodule

@@ -97,7 +97,10 @@ module hca_requester #(
   output logic                          cpl_valid_o,
   input  logic                          cpl_ready_i,
   output logic [`HCA_CQE_W-1:0]         cpl_o,
-  output logic [15:0]                   cpl_cqn_o
+  output logic [15:0]                   cpl_cqn_o,
+
+  // movers holding key-checked work not yet answered: {response, send} (ctx DRAIN)
+  output logic [1:0]                    drain_busy_o
 );
 
   localparam int QW     = $clog2(MAX_QP);
@@ -206,7 +209,8 @@ module hca_requester #(
     .tx_o            (tx_o),
     .fin_valid_o     (s_fin_valid),
     .fin_ready_i     (s_fin_ready),
-    .fin_o           (s_fin)
+    .fin_o           (s_fin),
+    .mv_busy_o       (drain_busy_o[0])
   );
 
   hca_req_resp #(
@@ -251,7 +255,8 @@ module hca_requester #(
     .dma_rsp_i       (dma_rsp_i),
     .fin_valid_o     (r_fin_valid),
     .fin_ready_i     (r_fin_ready),
-    .fin_o           (r_fin)
+    .fin_o           (r_fin),
+    .mv_busy_o       (drain_busy_o[1])
   );
 
   // ---------------------------------------------------------------- scheduler

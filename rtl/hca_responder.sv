@@ -126,7 +126,9 @@ module hca_responder #(
   output logic                             cpl_valid_o,
   input  wire logic                        cpl_ready_i,
   output logic [`HCA_CQE_W-1:0]            cpl_o,
-  output logic [15:0]                      cpl_cqn_o
+  output logic [15:0]                      cpl_cqn_o,
+  // the placement engine holds key-checked work not yet answered (ctx DRAIN)
+  output logic                             place_busy_o
 );
 
   localparam int          PIECES    = `HCA_MAX_RECV_SGE;
@@ -450,8 +452,8 @@ module hca_responder #(
 
   logic unused_dma_rsp;
   assign unused_dma_rsp = ^{`HCA_DMA_RSP_HDR(dma_rsp_i) & ~32'h0000_01ff, `HCA_DMA_RSP_RSVD(dma_rsp_i),
-                            dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_RQ_WQE_W +: `HCA_DMA_RSP_W - `HCA_DMA_RSP_RDATA_LSB - `HCA_RQ_WQE_W],
-                            eng_busy};
+                            dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_RQ_WQE_W +: `HCA_DMA_RSP_W - `HCA_DMA_RSP_RDATA_LSB - `HCA_RQ_WQE_W]};
+  assign place_busy_o = eng_busy;
 
   // ---------------------------------------------------------------- response builders
   // An ACK / NAK / RNR_NAK to the requester: its QP is the packet's source.

@@ -98,8 +98,11 @@ static int fw_hcr_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
  * invalidated and fenced by now) and which were born (CREATE_MKEY, OUT_IMM). */
 static void mailbox_answered(hca_dev_t *d, uint32_t op)
 {
-    if (HCA_HCR_STATUS_STATUS_GET(d->hcr.status) != HCA_CMD_STATUS_OK)
+    if (HCA_HCR_STATUS_STATUS_GET(d->hcr.status) != HCA_CMD_STATUS_OK) {
+        if (op == HCA_CMD_OP_DESTROY_MKEY) /* the key stays as it was */
+            protcheck_key_invalidating(d->pc, d->now, d->hcr.in_mod, 0);
         return;
+    }
     if (op == HCA_CMD_OP_DESTROY_MKEY)
         protcheck_key_invalid(d->pc, d->now, d->hcr.in_mod, "DESTROY_MKEY");
     else if (op == HCA_CMD_OP_CREATE_MKEY)
@@ -426,7 +429,13 @@ int hca_dev_mmio_write(hca_dev_t *d, uint32_t offset, uint32_t val)
     uint32_t *r = bar0_reg(d, offset);
     if (!r)
         return -EINVAL;
+    const uint32_t old = *r;
     *r = val;
+    /* A DESTROY_MKEY posted: from now on the device may fail checks through
+     * the key (the checker's I4 counts the invalidation from here to the answer). */
+    if (offset == HCA_HOST_HCR_OFFSET + HCA_HCR_CTRL && !HCA_HCR_CTRL_GO_GET(old) && HCA_HCR_CTRL_GO_GET(val) &&
+        HCA_HCR_CTRL_OP_GET(val) == HCA_CMD_OP_DESTROY_MKEY)
+        protcheck_key_invalidating(d->pc, d->now, d->hcr.in_mod, 1);
     return 0;
 }
 

@@ -118,6 +118,8 @@ static void *tab_get(pc_table_t *t, uint64_t k, int *fresh)
 
 typedef struct key_state {
     uint64_t inv_at;   /**< last invalidation cycle, NEVER if none */
+    uint64_t inv_req_at; /**< when that invalidation was requested (= inv_at if not told) */
+    uint64_t pending_at; /**< an invalidation requested then and not complete, NEVER if none */
     uint64_t valid_at; /**< last validation cycle, NEVER if none */
     int invalid;       /**< the latest event was an invalidation */
     const char *why;   /**< what the last invalidation was */
@@ -237,8 +239,12 @@ void protcheck_key_invalid(protcheck_t *pc, uint64_t cycle, uint32_t key, const 
     key_state_t *k = tab_get(&pc->keys, key, &fresh);
     if (!k)
         return;
-    if (fresh)
+    if (fresh) {
         k->valid_at = NEVER;
+        k->pending_at = NEVER;
+    }
+    k->inv_req_at = k->pending_at != NEVER && k->pending_at <= cycle ? k->pending_at : cycle;
+    k->pending_at = NEVER;
     k->inv_at = cycle;
     k->invalid = 1;
     k->why = why ? why : "invalidation";
@@ -253,11 +259,34 @@ void protcheck_key_valid(protcheck_t *pc, uint64_t cycle, uint32_t key)
     key_state_t *k = tab_get(&pc->keys, key, &fresh);
     if (!k)
         return;
-    if (fresh)
+    if (fresh) {
         k->inv_at = NEVER;
+        k->inv_req_at = NEVER;
+    }
+    k->pending_at = NEVER;
     k->valid_at = cycle;
     k->invalid = 0;
     pc->st.validations++;
+}
+
+void protcheck_key_invalidating(protcheck_t *pc, uint64_t cycle, uint32_t key, int on)
+{
+    if (!pc)
+        return;
+    int fresh;
+    key_state_t *k = tab_get(&pc->keys, key, &fresh);
+    if (!k)
+        return;
+    if (fresh) {
+        k->inv_at = NEVER;
+        k->inv_req_at = NEVER;
+        k->valid_at = NEVER;
+        k->pending_at = NEVER;
+    }
+    if (!on)
+        k->pending_at = NEVER;
+    else if (k->pending_at == NEVER)
+        k->pending_at = cycle;
 }
 
 int protcheck_range_revoke(protcheck_t *pc, uint64_t cycle, uint64_t addr, uint64_t len, const char *why)
@@ -446,7 +475,11 @@ void protcheck_pkt_tx(protcheck_t *pc, uint64_t cycle, const hca_pkt_t *p)
         return; /* not a WRITE message we saw (e.g. a READ_REQ) */
     m->nak_at = cycle;
     const key_state_t *k = tab_find(&pc->keys, m->rkey);
-    const int invalidated_during = k && k->inv_at != NEVER && k->inv_at >= m->first_at && k->inv_at <= cycle;
+    /* An invalidation whose span [requested, completed] meets [first packet, NAK]. */
+    const int invalidated_during =
+        k && ((k->pending_at != NEVER && k->pending_at <= cycle) ||
+              (k->inv_at != NEVER && k->inv_at >= m->first_at && k->inv_req_at <= cycle));
+
     if (!invalidated_during && m->placed)
         pc_breach(pc, m->place_at, m->rkey, m->place_addr,
                   "I4: WRITE psn %" PRIu32 " (qp %u <- qp %u, rkey 0x%08" PRIx32 ") failed its whole-range check "

@@ -23,7 +23,9 @@
  *       payload (BUF_TO_HOST from a buffer holding one of its packets) issued
  *       after the NAK; and when the failure was on the whole-range check of
  *       the first packet (no invalidation of its R_Key between the first
- *       packet's arrival and the NAK) it placed none at all;
+ *       packet's arrival and the NAK — an invalidation counts from its
+ *       request, protcheck_key_invalidating(), to its completion: the device
+ *       may fail checks anywhere in between) it placed none at all;
  *   I5  whatever the harness reports as an engine bug (protcheck_report()),
  *       e.g. a malformed DMA request.
  * A breach is recorded with its cycle, key, host address and a one-line
@@ -85,6 +87,12 @@ void protcheck_dma_done(protcheck_t *pc, uint64_t issue_cycle, uint64_t cycle, c
 
 /** Key invalid from `cycle` on; `why` (a static string, e.g. "DESTROY_MKEY") names the event. */
 void protcheck_key_invalid(protcheck_t *pc, uint64_t cycle, uint32_t key, const char *why);
+/** An invalidation of key was requested in `cycle` (e.g. the DESTROY_MKEY
+ *  command was posted; on = 1) and is not complete yet: checks through the key
+ *  may fail from now on, before protcheck_key_invalid() (I4 counts the whole
+ *  span as the invalidation). on = 0 withdraws the request (the command
+ *  failed: the key stays as it was). */
+void protcheck_key_invalidating(protcheck_t *pc, uint64_t cycle, uint32_t key, int on);
 /** Key valid again from `cycle` on (a registration carrying this key completed). */
 void protcheck_key_valid(protcheck_t *pc, uint64_t cycle, uint32_t key);
 

@@ -533,7 +533,7 @@ struct CoreRtlBench {
     std::vector<Pkt> pkts;
     core_observer_t obs;
 
-    explicit CoreRtlBench(uint32_t link_latency = 100, uint32_t link_bpc = 16)
+    explicit CoreRtlBench(uint32_t link_latency = 100, uint32_t link_bpc = 16, const hostmem_timing_t *host = nullptr)
     {
         EXPECT_EQ(0, hostmem_create(&mem));
         EXPECT_EQ(0, protcheck_create(&pc));
@@ -541,6 +541,10 @@ struct CoreRtlBench {
         memset(&cfg, 0, sizeof cfg);
         cfg.link_latency = link_latency;
         cfg.link_bytes_per_cycle = link_bpc;
+        if (host) {
+            cfg.host = *host;
+            t = *host;
+        }
         EXPECT_EQ(0, core_create(&core, &core_rtl_ops, &cfg, mem, pc));
         memset(&obs, 0, sizeof obs);
         obs.ctx = this;
@@ -1055,6 +1059,60 @@ TEST(CoreRtl, InvalidationDuringALongWriteStopsItsPlacement)
     EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
 }
 
+
+// ctx DRAIN (docs/engine.md "Invalidation and in-flight DMA"): written while
+// the responder's placement engine has a packet's BUF_TO_HOSTs on the bus
+// (slow posted writes), it stays busy until they are answered, and no longer
+// than that packet: the packets placed after the command are not waited for.
+TEST(CoreRtl, DrainWaitsForTheKeyCheckedDmasInFlightAndNoLater)
+{
+    hostmem_timing_t slow = hostmem_default_timing();
+    slow.write_cost = 1500;
+    CoreRtlBench b(100, 16, &slow);
+    ASSERT_CORE_OK(b);
+    EXPECT_EQ((unsigned)HCA_FWP_RESULT_OK, b.CtxCmd(HCA_CTX_OP_DRAIN, 0)) << "nothing to drain: done at once";
+    CoreRtlBench::Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb);
+    const uint32_t n = 32 * 1024;
+    const uint64_t src = b.Alloc(n), dst = b.Alloc(n);
+    const uint32_t ks = b.RegMr(1, 0, src, n, 0);
+    const uint32_t kd = b.RegMr(2, 16, dst, n, HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE);
+    hca_sq_wqe_t w = SqWqe(HCA_WR_OPCODE_RDMA_WRITE, 8, true);
+    hca_sq_wqe_set_num_sge(&w, 1);
+    w.sge[0] = {src, n, ks};
+    w.remote_addr = dst;
+    w.rkey = kd;
+    b.PostSend(qa, w);
+    // The third packet's placement is on the bus.
+    for (int i = 0; i < 400000 && b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 1).size() < 3; i++)
+        core_step(b.core, 1);
+    ASSERT_EQ(3u, b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 1).size());
+    ASSERT_EQ(2u, b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 0).size()) << "the third placement already landed";
+    b.Wr(kCtx + HCA_CTX_CMD, HCA_CTX_CMD_OP_PUT(HCA_CTX_OP_DRAIN));
+    const uint64_t cmd = core_cycle(b.core);
+    uint32_t st = 0;
+    unsigned busy_reads = 0;
+    while ((st = b.Rd(kCtx + HCA_CTX_STATUS)) & 1)
+        ASSERT_LT(++busy_reads, 100000u) << "DRAIN never finished";
+    const uint64_t drained = core_cycle(b.core);
+    EXPECT_GT(busy_reads, 0u) << "DRAIN did not wait for the placement on the bus";
+    EXPECT_EQ((unsigned)HCA_FWP_RESULT_OK, (st >> 4) & 0xf);
+    std::vector<hca_cqe_t> e = b.Cqes(1);
+    ASSERT_EQ(1u, e.size());
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, hca_cqe_get_status(&e[0]));
+    // Every BUF_TO_HOST issued before the command landed before DRAIN
+    // finished; one issued after the command landed after it.
+    auto issued = b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 1), done = b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 0);
+    ASSERT_EQ(issued.size(), done.size());
+    ASSERT_EQ(8u, issued.size());
+    for (size_t i = 0; i < issued.size(); i++) {
+        if (issued[i].cycle < cmd) {
+            EXPECT_LE(done[i].cycle, drained) << "placement " << i << " landed after DRAIN finished";
+        }
+    }
+    EXPECT_GT(done.back().cycle, drained) << "DRAIN waited for work started after it";
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
+}
 
 // A WRITE the responder NAKs REM_ACCESS_ERR while the requester is still
 // sending it (the NAK comes back before the last packet left): the requester

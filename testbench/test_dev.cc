@@ -398,6 +398,152 @@ TEST(DeviceModelEngine, QueueCommandsAreUnsupportedAndDoorbellsRefused)
     EXPECT_EQ("running", d.health()) << d.console();
 }
 
+// DESTROY_MKEY of an MR that RDMA WRITEs are being placed into and an RDMA
+// READ is being gathered from, on the RTL engine, with slow host memory (a
+// placement's DMAs take ~1500 cycles to reach memory, far longer than the
+// firmware's INVALIDATE-to-answer path), at many cycle offsets into the
+// stream. The responder's placement engine takes a packet's translation beats
+// before it issues the packet's DMAs, so the translation unit's INVALIDATE
+// alone would let some of them land after the mailbox answered (I2); the
+// firmware's ctx DRAIN between INVALIDATE and freeing the slot closes that.
+// Every WR still completes (SUCCESS, REM_ACCESS_ERR or WR_FLUSH_ERR).
+TEST(DeviceRtlDrain, DestroyMkeyWaitsForPlacementsAndGathersInFlight)
+{
+    hca_dev_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.engine = XU_ENGINE_RTL;
+    cfg.host.read_latency = 1500;
+    cfg.host.write_cost = 1500;
+    cfg.host.bytes_per_cycle = 16;
+    hostmem_t *mem = nullptr;
+    ASSERT_EQ(0, hostmem_create(&mem));
+    hca_dev_t *dev = nullptr;
+    char err[512] = "";
+    ASSERT_EQ(0, hca_dev_create(&dev, &cfg, mem, err, sizeof err)) << err;
+    hcadrv_t *drv = nullptr;
+    ASSERT_EQ(0, hcadrv_open(&drv, dev, mem));
+
+    // Who touched memory through the MR of the round, and when.
+    struct Obs {
+        uint32_t key = 0;
+        std::vector<std::pair<uint64_t, uint64_t>> dma; // issue, done (UINT64_MAX: not yet)
+    } obs;
+    core_observer_t o;
+    memset(&o, 0, sizeof o);
+    o.ctx = &obs;
+    o.dma_issue = [](void *c, uint64_t cy, const hca_dma_req_t *r) {
+        Obs *b = (Obs *)c;
+        if (r->key && r->key == b->key)
+            b->dma.push_back({cy, UINT64_MAX});
+    };
+    o.dma_done = [](void *c, uint64_t cy, const hca_dma_req_t *r, int) {
+        Obs *b = (Obs *)c;
+        if (!r->key || r->key != b->key)
+            return;
+        for (auto &d : b->dma)
+            if (d.second == UINT64_MAX) { // served in order of arrival
+                d.second = cy;
+                break;
+            }
+    };
+    core_set_observer(hca_dev_core(dev), &o);
+
+    const uint32_t RWX = HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_READ | HCA_ACCESS_REMOTE_WRITE;
+    const uint32_t LEN = 16 * 1024;
+    uint32_t pd = 0;
+    ASSERT_EQ(0, hcadrv_alloc_pd(drv, &pd));
+    hcadrv_cq_t cq;
+    ASSERT_EQ(0, hcadrv_create_cq(drv, 256, &cq));
+    uint64_t src = 0;
+    ASSERT_EQ(0, hostmem_alloc(mem, 8 * LEN, 4096, &src));
+    hcadrv_mr_t msrc;
+    ASSERT_EQ(0, hcadrv_reg_mr(drv, pd, src, 8 * LEN, src, RWX, 12, &msrc));
+
+    const int ROUNDS = 14;
+    int raced = 0; // rounds with a DMA through the MR still on its way when DESTROY_MKEY was posted
+    for (int round = 0; round < ROUNDS; round++) {
+        SCOPED_TRACE("round " + std::to_string(round));
+        uint64_t dst = 0;
+        ASSERT_EQ(0, hostmem_alloc(mem, 4 * LEN, 4096, &dst));
+        hcadrv_mr_t mdst;
+        ASSERT_EQ(0, hcadrv_reg_mr(drv, pd, dst, 4 * LEN, dst, RWX, 12, &mdst));
+        obs.key = mdst.lkey;
+        obs.dma.clear();
+        hcadrv_qp_attr_t at = {pd, &cq, &cq, 16, 16, 7, 500, 4096};
+        hcadrv_qp_t w[2], r[2]; // WRITE pair, READ pair
+        for (hcadrv_qp_t *q : {&w[0], &w[1], &r[0], &r[1]})
+            ASSERT_EQ(0, hcadrv_create_qp(drv, &at, q));
+        ASSERT_EQ(0, hcadrv_connect(drv, &w[0], &w[1]));
+        ASSERT_EQ(0, hcadrv_connect(drv, &r[0], &r[1]));
+        // Four 16 KiB WRITEs into the MR, two 16 KiB READs out of it.
+        for (unsigned i = 0; i < 4; i++) {
+            hcadrv_send_wr_t wr;
+            memset(&wr, 0, sizeof wr);
+            wr.wr_id = 100 + i;
+            wr.opcode = HCA_WR_OPCODE_RDMA_WRITE;
+            wr.flags = HCA_SEND_FLAGS_SIGNALED;
+            wr.num_sge = 1;
+            wr.sge[0] = {src + i * LEN, LEN, msrc.lkey};
+            wr.remote_addr = dst + i * LEN;
+            wr.rkey = mdst.rkey;
+            ASSERT_EQ(0, hcadrv_post_send(drv, &w[0], &wr));
+        }
+        for (unsigned i = 0; i < 2; i++) {
+            hcadrv_send_wr_t wr;
+            memset(&wr, 0, sizeof wr);
+            wr.wr_id = 200 + i;
+            wr.opcode = HCA_WR_OPCODE_RDMA_READ;
+            wr.flags = HCA_SEND_FLAGS_SIGNALED;
+            wr.num_sge = 1;
+            wr.sge[0] = {src + (4 + i) * LEN, LEN, msrc.lkey};
+            wr.remote_addr = dst + (2 + i) * LEN;
+            wr.rkey = mdst.rkey;
+            ASSERT_EQ(0, hcadrv_post_send(drv, &r[0], &wr));
+        }
+        hca_dev_step(dev, 3000 + (uint64_t)round * 2900);
+        const uint64_t posted = hca_dev_cycle(dev);
+        ASSERT_EQ(0, hcadrv_dereg_mr(drv, &mdst)) << hca_dev_console(dev);
+        const uint64_t answered = hca_dev_cycle(dev);
+        bool in_flight = false;
+        for (const auto &d : obs.dma) {
+            in_flight |= d.first < answered && d.second >= posted;
+            EXPECT_FALSE(d.first < answered && d.second >= answered)
+                << "a DMA through the destroyed key issued at " << d.first << " completed at " << d.second
+                << ", after DESTROY_MKEY answered at " << answered;
+        }
+        raced += in_flight;
+        // Every WR completes: SUCCESS before the destroy, the failed one with
+        // the responder's NAK, the rest flushed.
+        std::vector<hcadrv_wc_t> got;
+        for (uint64_t t0 = hca_dev_cycle(dev); got.size() < 6 && hca_dev_cycle(dev) - t0 < 400000;) {
+            hcadrv_wc_t wc[16];
+            int n = hcadrv_poll_cq(drv, &cq, wc, 16);
+            ASSERT_GE(n, 0);
+            got.insert(got.end(), wc, wc + n);
+            if (got.size() < 6)
+                hca_dev_step(dev, 64);
+        }
+        EXPECT_EQ(6u, got.size()) << "WRs did not complete";
+        for (const auto &wc : got) {
+            EXPECT_TRUE(wc.status == HCA_WC_STATUS_SUCCESS || wc.status == HCA_WC_STATUS_REM_ACCESS_ERR ||
+                        wc.status == HCA_WC_STATUS_WR_FLUSH_ERR)
+                << "wr_id " << wc.wr_id << " status " << wc.status;
+        }
+        for (hcadrv_qp_t *q : {&w[0], &w[1], &r[0], &r[1]})
+            ASSERT_EQ(0, hcadrv_destroy_qp(drv, q));
+    }
+    core_set_observer(hca_dev_core(dev), nullptr);
+    EXPECT_GE(raced, ROUNDS / 2) << "the destroy rarely raced a DMA through the MR: the test lost its point";
+    char why[4096] = "";
+    EXPECT_EQ(0u, hca_dev_violations(dev, why, sizeof why)) << why;
+    char health[256] = "";
+    EXPECT_EQ(0, hca_dev_fw_health(dev, health, sizeof health)) << health;
+    RecordProperty("rounds_raced", std::to_string(raced));
+    hcadrv_close(drv);
+    hca_dev_destroy(dev);
+    hostmem_destroy(mem);
+}
+
 TEST(DeviceFirmware, ABadImageIsRefusedWithTheSegmentAtFault)
 {
     // A text file is no ELF; a test program is an ELF but no device firmware

@@ -272,6 +272,40 @@ TEST_F(ProtCheckWrite, MidMessageInvalidationKeepsTheEarlierChunks)
     EXPECT_EQ(0u, protcheck_count(pc)) << All();
 }
 
+// An invalidation counts from its request to its completion: a device may
+// fail a later packet's re-check (and NAK) before the command that
+// invalidates is answered (DESTROY_MKEY waits for a DRAIN after its
+// INVALIDATE). A withdrawn request (the command failed) does not count.
+TEST_F(ProtCheckWrite, AnInvalidationRequestedBeforeTheNakCountsFromItsRequest)
+{
+    protcheck_key_valid(pc, 1, K);
+    WritePkt(100, PSN, true, false);
+    Place(110);
+    protcheck_key_invalidating(pc, 150, K, 1);
+    WritePkt(160, PSN, false, true, BUF + 1);
+    Nak(180, PSN);
+    protcheck_key_invalid(pc, 300, K, "DESTROY_MKEY");
+    EXPECT_EQ(0u, protcheck_count(pc)) << All();
+    // The next message, after the invalidation completed: the rule is back.
+    protcheck_key_valid(pc, 400, K);
+    WritePkt(500, PSN + 1, true, false);
+    Place(510);
+    Nak(530, PSN + 1);
+    EXPECT_EQ(1u, protcheck_count(pc)) << All();
+}
+
+TEST_F(ProtCheckWrite, AWithdrawnInvalidationRequestDoesNotExcuseAPlacement)
+{
+    protcheck_key_valid(pc, 1, K);
+    protcheck_key_invalidating(pc, 50, K, 1);
+    protcheck_key_invalidating(pc, 60, K, 0); // the command failed
+    WritePkt(100, PSN, true, false);
+    Place(110);
+    Nak(130, PSN);
+    ASSERT_EQ(1u, protcheck_count(pc)) << All();
+    EXPECT_NE(std::string::npos, std::string(Get(0).reason).find("whole-range")) << Get(0).reason;
+}
+
 TEST_F(ProtCheckWrite, PlacementAfterTheNakIsCaught)
 {
     protcheck_key_valid(pc, 1, K);

@@ -435,9 +435,10 @@ enum hca_ctx_op {
     HCA_CTX_OP_READ_QPC = 2, /* DATA <- QP context[index] */
     HCA_CTX_OP_WRITE_CQC = 3, /* CQ context[index] <- DATA */
     HCA_CTX_OP_READ_CQC = 4, /* DATA <- CQ context[index] */
+    HCA_CTX_OP_DRAIN = 5, /* complete once every key-checked DMA that was pending when the command was written has been answered */
 };
 #define HCA_CTX_OP_WIDTH 4u
-#define HCA_CTX_OP_MAX 4u
+#define HCA_CTX_OP_MAX 5u
 /** Name of a ctx_op value, or NULL when it has none. */
 static inline const char *hca_ctx_op_name(unsigned v)
 {
@@ -447,6 +448,7 @@ static inline const char *hca_ctx_op_name(unsigned v)
     case 2: return "READ_QPC";
     case 3: return "WRITE_CQC";
     case 4: return "READ_CQC";
+    case 5: return "DRAIN";
     default: return NULL;
     }
 }

@@ -283,12 +283,14 @@ CTX_OP = {
     "READ_QPC": 2,
     "WRITE_CQC": 3,
     "READ_CQC": 4,
+    "DRAIN": 5,
 }
 CTX_OP_NOP = 0
 CTX_OP_WRITE_QPC = 1
 CTX_OP_READ_QPC = 2
 CTX_OP_WRITE_CQC = 3
 CTX_OP_READ_CQC = 4
+CTX_OP_DRAIN = 5
 
 # dma_op: DMA request kinds
 DMA_OP = {

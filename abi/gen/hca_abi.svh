@@ -213,6 +213,7 @@
 `define HCA_CTX_OP_READ_QPC 4'd2
 `define HCA_CTX_OP_WRITE_CQC 4'd3
 `define HCA_CTX_OP_READ_CQC 4'd4
+`define HCA_CTX_OP_DRAIN 4'd5
 
 // dma_op: DMA request kinds
 `define HCA_DMA_OP_W 4

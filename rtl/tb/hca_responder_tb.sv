@@ -86,6 +86,7 @@ module hca_responder_tb;
   logic         cpl_valid, cpl_ready = 1'b0;
   logic [255:0] cpl;
   logic [15:0]  cpl_cqn;
+  logic         place_busy;   // observed only (ctx DRAIN input in hca_core)
 
   always #5 clk = !clk;
 
@@ -139,7 +140,8 @@ module hca_responder_tb;
     .cpl_valid_o      (cpl_valid),
     .cpl_ready_i      (cpl_ready),
     .cpl_o            (cpl),
-    .cpl_cqn_o        (cpl_cqn)
+    .cpl_cqn_o        (cpl_cqn),
+    .place_busy_o     (place_busy)
   );
 
   // ---------------------------------------------------------------- run state
