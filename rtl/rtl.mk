@@ -206,8 +206,5 @@ icarus-core-units-rtl: $(UNITS_VVP)
 	    [ $$rc = 0 ] && echo "$$out" | grep -q '^hca_arb_pbuf_tb: PASS' || exit 1; \
 	done
 
-# core-smoke-rtl joins CHECKS once the responder frees the buffer of a
-# zero-length SEND/WRITE packet (its pending change): with the committed one,
-# zero-length SENDs leak buffers and the smoke's leak case starves.
 CHECKS += lint-rtl iverilog-rtl synth-rtl synth-core-rtl icarus-rtl param-check-rtl \
-          icarus-core-units-rtl
+          icarus-core-units-rtl core-smoke-rtl
