@@ -11,7 +11,10 @@
 //   CoreRtl.*   the whole harness around rtl/hca_core.sv: firmware port
 //               (fwp and ctx blocks), key-check probes, doorbells and WQE
 //               fetch timing, link latency, bus errors, a 64 KiB WRITE
-//               stream, failed and invalidated WRITEs witnessed by the checker.
+//               stream, failed and invalidated WRITEs witnessed by the checker,
+//               ctx DRAIN waiting for the placement on the bus;
+//   CoreRtlNak.* WRITEs (and CoreRtl.ASendNaked… a SEND) NAKed while the
+//               requester is still sending them complete with the syndrome.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -1212,6 +1215,49 @@ TEST_P(CoreRtlNak, AWriteNakedWhileStillSendingCompletesWithTheSyndromeAndFlushe
         ASSERT_EQ(0, hostmem_read(b.mem, dst, got.data(), got.size()));
         EXPECT_TRUE(got == zero) << "a failed WRITE placed bytes";
     }
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
+}
+
+// The same race on a SEND: 16 packets at MTU 1024 into a 1 KiB receive
+// buffer: the responder NAKs REM_INV_REQ_ERR on the first packet (recv CQE
+// LOC_LEN_ERR) while the requester is still sending.
+TEST(CoreRtl, ASendNakedWhileStillSendingCompletesWithTheSyndrome)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    CoreRtlBench::Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb, 0, 10);
+    const uint32_t n = 16 * 1024;
+    const uint64_t src = b.Alloc(n), dst = b.Alloc(4096);
+    const uint32_t ks = b.RegMr(1, 0, src, n, 0), kd = b.RegMr(2, 16, dst, 4096, HCA_ACCESS_LOCAL_WRITE);
+    hca_rq_wqe_t r;
+    memset(&r, 0, sizeof r);
+    r.wr_id = 5;
+    hca_rq_wqe_set_num_sge(&r, 1);
+    r.sge[0] = {dst, 1024, kd};
+    b.PostRecv(qb, r);
+    hca_sq_wqe_t w = SqWqe(HCA_WR_OPCODE_SEND, 6, true);
+    hca_sq_wqe_set_num_sge(&w, 1);
+    w.sge[0] = {src, n, ks};
+    b.PostSend(qa, w);
+    std::vector<hca_cqe_t> e = b.Cqes(2, 400000);
+    ASSERT_EQ(2u, e.size()) << "the NAKed SEND never completed";
+    bool send_seen = false, recv_seen = false;
+    for (const hca_cqe_t &c : e) {
+        if (c.wr_id == 6) {
+            send_seen = true;
+            EXPECT_EQ((unsigned)HCA_WC_STATUS_REM_INV_REQ_ERR, hca_cqe_get_status(&c));
+        } else {
+            recv_seen = true;
+            EXPECT_EQ(5u, c.wr_id);
+            EXPECT_EQ((unsigned)HCA_WC_STATUS_LOC_LEN_ERR, hca_cqe_get_status(&c));
+        }
+    }
+    EXPECT_TRUE(send_seen && recv_seen);
+    size_t sent = 0;
+    for (const auto &p : b.pkts)
+        sent += p.tx && hca_pkt_get_op(&p.pkt) == HCA_PKT_OP_SEND;
+    EXPECT_LT(sent, 16u) << "the requester sent the whole message after the NAK";
     EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
 }
 
