@@ -26,6 +26,7 @@ typedef struct drv_cq {
     uint64_t base, bytes;
     unsigned log_depth;
     uint32_t ci;
+    int overflowed; /* the device reported a dropped CQE: the CQ is broken */
 } drv_cq_t;
 
 /* A QP as the driver tracks it (index = QP number). */
@@ -598,6 +599,37 @@ static void advance_done(uint32_t *done, uint32_t pi, uint32_t counter)
         *done += step;
 }
 
+/* 1 when the CQE at free-running index i is new (docs/engine.md, CQ writer:
+ * owner == ((i >> log_depth) & 1) ^ 1), 0 when not, or a negative errno. */
+static int cqe_at(hcadrv_t *drv, const drv_cq_t *c, uint32_t i, hca_cqe_t *e)
+{
+    int rc = hostmem_read(drv->mem, c->base + (uint64_t)(i & ((1u << c->log_depth) - 1)) * CQE_BYTES, e, sizeof *e);
+    if (rc)
+        return rc;
+    return hca_cqe_get_owner(e) == (((i >> c->log_depth) & 1u) ^ 1u);
+}
+
+/* A CQE can only have been dropped while the ring was full, so the device is
+ * asked (QUERY_CQ) only then: the last slot before ci holds a new CQE. An
+ * overrun CQ is broken for good (IBA: CQ error), so this stays -EIO. */
+static int cq_check_overflow(hcadrv_t *drv, drv_cq_t *c, uint32_t cqn)
+{
+    if (c->overflowed)
+        return -EIO;
+    hca_cqe_t e;
+    int full = cqe_at(drv, c, c->ci + (1u << c->log_depth) - 1, &e);
+    if (full <= 0)
+        return full;
+    int rc = hcadrv_cmd(drv, HCA_CMD_OP_QUERY_CQ, 0, drv->mbox_out, cqn, NULL);
+    hca_cq_ctx_t ctx;
+    if (!rc)
+        rc = hostmem_read(drv->mem, drv->mbox_out, &ctx, sizeof ctx);
+    if (rc)
+        return rc;
+    c->overflowed = hca_cq_ctx_get_overflow(&ctx) != 0;
+    return c->overflowed ? -EIO : 0;
+}
+
 int hcadrv_poll_cq(hcadrv_t *drv, hcadrv_cq_t *cq, hcadrv_wc_t *wc, int max)
 {
     if (!drv || !cq || (!wc && max > 0) || max < 0)
@@ -605,15 +637,16 @@ int hcadrv_poll_cq(hcadrv_t *drv, hcadrv_cq_t *cq, hcadrv_wc_t *wc, int max)
     drv_cq_t *c = cq_of(drv, cq->cqn);
     if (!c)
         return -EINVAL;
-    const uint32_t mask = (1u << c->log_depth) - 1;
+    int rc = cq_check_overflow(drv, c, cq->cqn);
+    if (rc)
+        return rc;
     int n = 0;
     while (n < max) {
         hca_cqe_t e;
-        int rc = hostmem_read(drv->mem, c->base + (uint64_t)(c->ci & mask) * CQE_BYTES, &e, sizeof e);
-        if (rc)
+        rc = cqe_at(drv, c, c->ci, &e);
+        if (rc < 0)
             return rc;
-        /* docs/engine.md, CQ writer: new when owner == ((ci >> log_depth) & 1) ^ 1 */
-        if (hca_cqe_get_owner(&e) != (((c->ci >> c->log_depth) & 1u) ^ 1u))
+        if (!rc)
             break;
         hcadrv_wc_t *w = &wc[n++];
         w->wr_id = e.wr_id;

@@ -176,12 +176,11 @@ typedef struct hcadrv_wc {
 /** Take up to max new CQEs from the ring (no device time passes): returns how
  *  many. Gives the space back with the CQ doorbell and advances the QPs'
  *  sq_done/rq_done (the driver's copy; a caller's hcadrv_qp_t shows them at
- *  its next post or query). The CQ overflow flag is not reported yet: the
- *  device keeps it in the CQ context, which no mailbox command returns to the
- *  host (a QUERY_CQ command would let poll_cq check it whenever it finds the
- *  ring full, the only time a CQE can have been dropped); until then -EIO is
- *  never returned. Size CQs for every WR that can complete on them: errors
- *  and flushes complete unsignaled WRs too. */
+ *  its next post or query). Returns -EIO when the device dropped a CQE
+ *  because the ring was full (checked with QUERY_CQ whenever poll_cq finds the
+ *  ring full, the only time a CQE can have been dropped); an overrun CQ stays
+ *  broken (IBA: CQ error) and answers -EIO from then on. Size CQs for every WR
+ *  that can complete on them: errors and flushes complete unsignaled WRs too. */
 int hcadrv_poll_cq(hcadrv_t *drv, hcadrv_cq_t *cq, hcadrv_wc_t *wc, int max);
 
 #ifdef __cplusplus

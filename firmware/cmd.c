@@ -75,6 +75,9 @@ void cmd_dispatch(void)
     case HCA_CMD_OP_DESTROY_QP:
         st = qp_destroy(in_mod);
         break;
+    case HCA_CMD_OP_QUERY_CQ:
+        st = cq_query(in_mod, out);
+        break;
     case HCA_CMD_OP_QUERY_QP:
         st = qp_query(in_mod, out);
         break;

@@ -39,6 +39,8 @@ unsigned qp_create(uint64_t in_addr, uint32_t *qpn);
 unsigned qp_connect(uint32_t in_mod);
 /** DESTROY_QP: context back to RESET, everything cleared; PD and CQs released. */
 unsigned qp_destroy(uint32_t qpn);
+/** QUERY_CQ: the engine's live cq_ctx (overflow flag included) to the out mailbox. */
+unsigned cq_query(uint32_t cqn, uint64_t out_addr);
 /** QUERY_QP: the engine's live qp_ctx to the out mailbox. */
 unsigned qp_query(uint32_t qpn, uint64_t out_addr);
 /** Forget every CQ, QP and the probed engine: the state boot leaves (host unit tests). */

@@ -275,6 +275,20 @@ unsigned qp_destroy(uint32_t qpn)
     return HCA_CMD_STATUS_OK;
 }
 
+unsigned cq_query(uint32_t cqn, uint64_t out_addr)
+{
+    if (!engine_present())
+        return HCA_CMD_STATUS_BAD_OP;
+    if (!cq_valid(cqn))
+        return refuse("QUERY_CQ", HCA_CMD_STATUS_BAD_INDEX, "no such CQ");
+    unsigned st = ctx_status(ctx_run(HCA_CTX_OP_READ_CQC, cqn));
+    if (st != HCA_CMD_STATUS_OK)
+        return st;
+    hca_cq_ctx_t c;
+    ctx_fetch(&c, CQC_WORDS);
+    return fdma_copy(out_addr, &c, sizeof c, 1) ? HCA_CMD_STATUS_DMA_ERR : HCA_CMD_STATUS_OK;
+}
+
 unsigned qp_query(uint32_t qpn, uint64_t out_addr)
 {
     if (!engine_present())

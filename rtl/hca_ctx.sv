@@ -112,7 +112,7 @@ module hca_ctx #(
   localparam int QPC_STORE = 9 * 32;   // qp_ctx words 0..8
   localparam int CQC_STORE = `HCA_CQ_CTX_W;
   localparam int WORDS     = `HCA_CTX_DATA_COUNT;
-  localparam int OVF_BIT   = `HCA_CQ_CTX_CFG_LSB + 9;
+  localparam int OVF_BIT   = `HCA_CQ_CTX_OVERFLOW_LSB;
 
   generate if (MAX_QP < 2 || MAX_QP > 64 || (MAX_QP & (MAX_QP - 1)) != 0 ||
                MAX_CQ < 2 || MAX_CQ > 65536 || (MAX_CQ & (MAX_CQ - 1)) != 0)

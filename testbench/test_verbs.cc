@@ -696,7 +696,7 @@ TEST(Verbs, TwoPairsShareOneCqAndEachQpGetsItsOwnCompletions)
 // The CQ writer never overwrites an unconsumed CQE: with the ring full the
 // extra CQEs are dropped (the device sets the CQ's overflow flag, which the
 // driver cannot read yet: see hcadrv_poll_cq), and what was written stays intact.
-TEST(Verbs, AFullCqDropsTheExtraCqesAndKeepsTheWrittenOnes)
+TEST(Verbs, AnOverrunCqIsReportedAndStaysBroken)
 {
     Pair p(7, 500, 0, 4, 16, 16);
     ASSERT_PAIR_UP(p);
@@ -704,12 +704,26 @@ TEST(Verbs, AFullCqDropsTheExtraCqesAndKeepsTheWrittenOnes)
         ASSERT_EQ(0, p.send(400 + i, HCA_WR_OPCODE_RDMA_WRITE, {p.s(p.src, 8)}, p.dst, p.mdst.rkey));
     hca_dev_step(p.dev, 200000);
     hcadrv_wc_t w[8];
+    EXPECT_EQ(-EIO, hcadrv_poll_cq(p.drv, &p.cqa, w, 8)) << "6 CQEs into a 4-entry ring: two were dropped\n"
+                                                          << p.console();
+    EXPECT_EQ(-EIO, hcadrv_poll_cq(p.drv, &p.cqa, w, 8)) << "an overrun CQ stays broken";
+    EXPECT_EQ((unsigned)HCA_QP_STATE_RTS, p.state(p.a));
+}
+
+TEST(Verbs, AFullCqThatDroppedNothingIsNotAnOverrun)
+{
+    Pair p(7, 500, 0, 4, 16, 16);
+    ASSERT_PAIR_UP(p);
+    for (uint32_t i = 0; i < 4; i++)
+        ASSERT_EQ(0, p.send(400 + i, HCA_WR_OPCODE_RDMA_WRITE, {p.s(p.src, 8)}, p.dst, p.mdst.rkey));
+    hca_dev_step(p.dev, 200000);
+    hcadrv_wc_t w[8];
     int n = hcadrv_poll_cq(p.drv, &p.cqa, w, 8);
-    ASSERT_EQ(4, n) << p.console();
+    ASSERT_EQ(4, n) << "exactly full: the device is asked and says nothing was dropped\n" << p.console();
     for (int i = 0; i < n; i++)
         EXPECT_EQ(400u + i, w[i].wr_id);
-    EXPECT_TRUE(p.drain(&p.cqa).empty()) << "the two extra CQEs were dropped";
-    EXPECT_EQ((unsigned)HCA_QP_STATE_RTS, p.state(p.a));
+    ASSERT_EQ(0, p.send(404, HCA_WR_OPCODE_RDMA_WRITE, {p.s(p.src, 8)}, p.dst, p.mdst.rkey));
+    EXPECT_EQ(404u, p.wait(&p.cqa, 1).at(0).wr_id) << "the ring keeps working after it was full";
 }
 
 // ---------------------------------------------------------------- SEMANTICS.md "Where a failed check lands" (RTL)

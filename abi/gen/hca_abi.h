@@ -292,9 +292,10 @@ enum hca_cmd_op {
     HCA_CMD_OP_CONNECT_QP = 10, /* IN_MOD = qpn | remote qpn << 16: both go to RTS, each the other's peer */
     HCA_CMD_OP_DESTROY_QP = 11, /* IN_MOD = QP number */
     HCA_CMD_OP_QUERY_QP = 12, /* IN_MOD = QP number; out mailbox <- qp_ctx as the engine holds it */
+    HCA_CMD_OP_QUERY_CQ = 13, /* IN_MOD = CQ number; out mailbox <- cq_ctx as the engine holds it (overflow flag included) */
 };
 #define HCA_CMD_OP_WIDTH 8u
-#define HCA_CMD_OP_MAX 12u
+#define HCA_CMD_OP_MAX 13u
 /** Name of a cmd_op value, or NULL when it has none. */
 static inline const char *hca_cmd_op_name(unsigned v)
 {
@@ -312,6 +313,7 @@ static inline const char *hca_cmd_op_name(unsigned v)
     case 10: return "CONNECT_QP";
     case 11: return "DESTROY_QP";
     case 12: return "QUERY_QP";
+    case 13: return "QUERY_CQ";
     default: return NULL;
     }
 }
@@ -1041,6 +1043,14 @@ static inline uint32_t hca_cq_ctx_get_cq_valid(const hca_cq_ctx_t *s) { return (
 static inline void hca_cq_ctx_set_cq_valid(hca_cq_ctx_t *s, uint32_t v)
 {
     s->cfg = (s->cfg & ~((uint32_t)1u << 8)) | ((v & 1u) << 8);
+}
+/* cq_ctx.overflow: bits 9..9 of cfg. read-only (READ_CQC, QUERY_CQ): a CQE was dropped because the ring was full */
+#define HCA_CQ_CTX_OVERFLOW_LSB 9u
+#define HCA_CQ_CTX_OVERFLOW_WIDTH 1u
+static inline uint32_t hca_cq_ctx_get_overflow(const hca_cq_ctx_t *s) { return (s->cfg >> 9) & 1u; }
+static inline void hca_cq_ctx_set_overflow(hca_cq_ctx_t *s, uint32_t v)
+{
+    s->cfg = (s->cfg & ~((uint32_t)1u << 9)) | ((v & 1u) << 9);
 }
 
 /* dma_req: a DMA request from the engine; every one is answered by a dma_rsp with its tag (64 bytes) */

@@ -185,6 +185,7 @@ CMD_OP = {
     "CONNECT_QP": 10,
     "DESTROY_QP": 11,
     "QUERY_QP": 12,
+    "QUERY_CQ": 13,
 }
 CMD_OP_NOP = 0
 CMD_OP_QUERY_DEVICE = 1
@@ -199,6 +200,7 @@ CMD_OP_CREATE_QP = 9
 CMD_OP_CONNECT_QP = 10
 CMD_OP_DESTROY_QP = 11
 CMD_OP_QUERY_QP = 12
+CMD_OP_QUERY_CQ = 13
 
 # cmd_status: mailbox command status (regs hcr, STATUS.status)
 CMD_STATUS = {
@@ -519,6 +521,7 @@ CQ_CTX_FIELDS = {
     "cfg": (64, 32),
     "log_depth": (64, 5),
     "cq_valid": (72, 1),
+    "overflow": (73, 1),
     "rsvd": (96, 32),
 }
 

@@ -163,6 +163,7 @@
 `define HCA_CMD_OP_CONNECT_QP 8'd10
 `define HCA_CMD_OP_DESTROY_QP 8'd11
 `define HCA_CMD_OP_QUERY_QP 8'd12
+`define HCA_CMD_OP_QUERY_CQ 8'd13
 
 // cmd_status: mailbox command status (regs hcr, STATUS.status)
 `define HCA_CMD_STATUS_W 8
@@ -596,6 +597,9 @@
 `define HCA_CQ_CTX_CQ_VALID_LSB 72
 `define HCA_CQ_CTX_CQ_VALID_W 1
 `define HCA_CQ_CTX_CQ_VALID(v) v[72 +: 1]
+`define HCA_CQ_CTX_OVERFLOW_LSB 73
+`define HCA_CQ_CTX_OVERFLOW_W 1
+`define HCA_CQ_CTX_OVERFLOW(v) v[73 +: 1]
 `define HCA_CQ_CTX_RSVD_LSB 96
 `define HCA_CQ_CTX_RSVD_W 32
 `define HCA_CQ_CTX_RSVD(v) v[96 +: 32]
