@@ -34,6 +34,8 @@ typedef struct core_pins {
     uint16_t fw_addr;  /**< in */
     uint32_t fw_wdata; /**< in */
     uint32_t fw_rdata; /**< out */
+    uint8_t fw_irq;    /**< out: a memory-management event is pending (regs evt); the
+                            device ORs it into the firmware core's external interrupt */
 
     /* DMA: every request is answered by one response with its tag */
     uint8_t dma_req_valid; /**< out */

@@ -85,6 +85,10 @@ extern "C" {
 #define HCA_HOST_DB_OFFSET 4096u
 /* the engine's QP/CQ context port as the firmware core sees it (regs ctx) */
 #define HCA_FW_CTX_BASE 0x40000400u
+/* the engine's event queue as the firmware core sees it (regs evt) */
+#define HCA_FW_EVT_BASE 0x40000800u
+/* events the queue holds; the engine waits when it is full */
+#define HCA_EVT_QUEUE_DEPTH 8u
 
 /* mkey_state: MR state (SEMANTICS.md: Keys and states) */
 enum hca_mkey_state {
@@ -501,6 +505,29 @@ static inline const char *hca_pkt_op_name(unsigned v)
     case 5: return "ACK";
     case 6: return "NAK";
     case 7: return "RNR_NAK";
+    default: return NULL;
+    }
+}
+
+/* evt_kind: memory-management event kinds (fw_event.hdr.kind) */
+enum hca_evt_kind {
+    HCA_EVT_KIND_FAST_REG_MR = 1, /* register key over a page list (sq_wqe fr_* fields) */
+    HCA_EVT_KIND_REG_INDIR_MR = 2, /* register key over a KLM list */
+    HCA_EVT_KIND_LOCAL_INV = 3, /* invalidate key (a LOCAL_INV work request) */
+    HCA_EVT_KIND_REMOTE_INV = 4, /* invalidate key for an incoming SEND_WITH_INV, in the responder QP's PD */
+    HCA_EVT_KIND_READ_INV = 5, /* invalidate key after the last byte of an RDMA_READ_WITH_INV */
+};
+#define HCA_EVT_KIND_WIDTH 4u
+#define HCA_EVT_KIND_MAX 5u
+/** Name of a evt_kind value, or NULL when it has none. */
+static inline const char *hca_evt_kind_name(unsigned v)
+{
+    switch (v) {
+    case 1: return "FAST_REG_MR";
+    case 2: return "REG_INDIR_MR";
+    case 3: return "LOCAL_INV";
+    case 4: return "REMOTE_INV";
+    case 5: return "READ_INV";
     default: return NULL;
     }
 }
@@ -1286,6 +1313,51 @@ static inline void hca_create_qp_in_set_rnr_retry(hca_create_qp_in_t *s, uint32_
     s->logs = (s->logs & ~((uint32_t)7u << 12)) | ((v & 7u) << 12);
 }
 
+/* fw_event: one event, as the firmware reads it from EVT_DATA (48 bytes) */
+typedef struct hca_fw_event {
+    uint32_t hdr;
+    uint32_t pd; /* the QP's PD: the operation's protection domain */
+    uint32_t key; /* fr_key (registrations) or the key to invalidate */
+    uint32_t params; /* sq_wqe.fr_params (registrations) */
+    uint64_t iova;
+    uint64_t length;
+    uint64_t list; /* bus address of the page list / KLM list */
+    uint64_t rsvd;
+} hca_fw_event_t;
+HCA_STATIC_ASSERT(sizeof(hca_fw_event_t) == 48, "hca_fw_event_t size");
+HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, hdr) == 0, "fw_event.hdr offset");
+HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, pd) == 4, "fw_event.pd offset");
+HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, key) == 8, "fw_event.key offset");
+HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, params) == 12, "fw_event.params offset");
+HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, iova) == 16, "fw_event.iova offset");
+HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, length) == 24, "fw_event.length offset");
+HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, list) == 32, "fw_event.list offset");
+HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, rsvd) == 40, "fw_event.rsvd offset");
+/* fw_event.kind: bits 0..3 of hdr. */
+#define HCA_FW_EVENT_KIND_LSB 0u
+#define HCA_FW_EVENT_KIND_WIDTH 4u
+static inline uint32_t hca_fw_event_get_kind(const hca_fw_event_t *s) { return (s->hdr >> 0) & 15u; }
+static inline void hca_fw_event_set_kind(hca_fw_event_t *s, uint32_t v)
+{
+    s->hdr = (s->hdr & ~((uint32_t)15u << 0)) | ((v & 15u) << 0);
+}
+/* fw_event.tag: bits 8..15 of hdr. echo it in DONE */
+#define HCA_FW_EVENT_TAG_LSB 8u
+#define HCA_FW_EVENT_TAG_WIDTH 8u
+static inline uint32_t hca_fw_event_get_tag(const hca_fw_event_t *s) { return (s->hdr >> 8) & 255u; }
+static inline void hca_fw_event_set_tag(hca_fw_event_t *s, uint32_t v)
+{
+    s->hdr = (s->hdr & ~((uint32_t)255u << 8)) | ((v & 255u) << 8);
+}
+/* fw_event.qpn: bits 16..31 of hdr. */
+#define HCA_FW_EVENT_QPN_LSB 16u
+#define HCA_FW_EVENT_QPN_WIDTH 16u
+static inline uint32_t hca_fw_event_get_qpn(const hca_fw_event_t *s) { return (s->hdr >> 16) & 65535u; }
+static inline void hca_fw_event_set_qpn(hca_fw_event_t *s, uint32_t v)
+{
+    s->hdr = (s->hdr & ~((uint32_t)65535u << 16)) | ((v & 65535u) << 16);
+}
+
 /* register block fwp: translation unit firmware port: stage an entry, then write CMD; poll STATUS.busy */
 #define HCA_FWP_MPT_DATA 0x0u /* MPT entry staging, word i = bytes 4i..4i+3 of mpt_entry */
 #define HCA_FWP_MPT_DATA_COUNT 10u
@@ -1416,6 +1488,29 @@ static inline void hca_create_qp_in_set_rnr_retry(hca_create_qp_in_t *s, uint32_
 #define HCA_CTX_STATUS_RESULT_WIDTH 4u
 #define HCA_CTX_STATUS_RESULT_GET(r) (((uint32_t)(r) >> 4) & 15u)
 #define HCA_CTX_STATUS_RESULT_PUT(v) (((uint32_t)(v) & 15u) << 4)
+
+/* register block evt: the engine's memory-management event queue (firmware view at FW_EVT_BASE) */
+#define HCA_EVT_DATA 0x0u /* the head event, word i = bytes 4i..4i+3 of fw_event (read-only) */
+#define HCA_EVT_DATA_COUNT 12u
+#define HCA_EVT_STATUS 0x30u /* read-only */
+#define HCA_EVT_STATUS_PENDING_LSB 0u
+#define HCA_EVT_STATUS_PENDING_WIDTH 1u
+#define HCA_EVT_STATUS_PENDING_GET(r) (((uint32_t)(r) >> 0) & 1u)
+#define HCA_EVT_STATUS_PENDING_PUT(v) (((uint32_t)(v) & 1u) << 0)
+#define HCA_EVT_STATUS_COUNT_LSB 8u
+#define HCA_EVT_STATUS_COUNT_WIDTH 8u
+#define HCA_EVT_STATUS_COUNT_GET(r) (((uint32_t)(r) >> 8) & 255u)
+#define HCA_EVT_STATUS_COUNT_PUT(v) (((uint32_t)(v) & 255u) << 8)
+#define HCA_EVT_POP 0x34u /* write: drop the head event (read it first) */
+#define HCA_EVT_DONE 0x38u /* write: the operation of event tag finished with status */
+#define HCA_EVT_DONE_STATUS_LSB 0u
+#define HCA_EVT_DONE_STATUS_WIDTH 8u
+#define HCA_EVT_DONE_STATUS_GET(r) (((uint32_t)(r) >> 0) & 255u)
+#define HCA_EVT_DONE_STATUS_PUT(v) (((uint32_t)(v) & 255u) << 0)
+#define HCA_EVT_DONE_TAG_LSB 8u
+#define HCA_EVT_DONE_TAG_WIDTH 8u
+#define HCA_EVT_DONE_TAG_GET(r) (((uint32_t)(r) >> 8) & 255u)
+#define HCA_EVT_DONE_TAG_PUT(v) (((uint32_t)(v) & 255u) << 8)
 
 #undef HCA_STATIC_ASSERT
 #ifdef __cplusplus

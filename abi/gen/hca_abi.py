@@ -41,6 +41,8 @@ PKT_BUFS = 0x10  # packet buffers of PKT_BUF_SIZE bytes the engine owns (data in
 PKT_BUF_SIZE = 0x1000
 HOST_DB_OFFSET = 0x1000  # host BAR0 offset of the doorbell block (regs db)
 FW_CTX_BASE = 0x40000400  # the engine's QP/CQ context port as the firmware core sees it (regs ctx)
+FW_EVT_BASE = 0x40000800  # the engine's event queue as the firmware core sees it (regs evt)
+EVT_QUEUE_DEPTH = 0x8  # events the queue holds; the engine waits when it is full
 
 # mkey_state: MR state (SEMANTICS.md: Keys and states)
 MKEY_STATE = {
@@ -325,6 +327,20 @@ PKT_OP_READ_RESP = 4
 PKT_OP_ACK = 5
 PKT_OP_NAK = 6
 PKT_OP_RNR_NAK = 7
+
+# evt_kind: memory-management event kinds (fw_event.hdr.kind)
+EVT_KIND = {
+    "FAST_REG_MR": 1,
+    "REG_INDIR_MR": 2,
+    "LOCAL_INV": 3,
+    "REMOTE_INV": 4,
+    "READ_INV": 5,
+}
+EVT_KIND_FAST_REG_MR = 1
+EVT_KIND_REG_INDIR_MR = 2
+EVT_KIND_LOCAL_INV = 3
+EVT_KIND_REMOTE_INV = 4
+EVT_KIND_READ_INV = 5
 
 # access: MR access rights; also the rights a translation request needs. Local read is always allowed. (masks)
 ACCESS = {
@@ -622,6 +638,23 @@ CREATE_QP_IN_FIELDS = {
     "rsvd1": (320, 64),
 }
 
+# fw_event: one event, as the firmware reads it from EVT_DATA
+FW_EVENT_SIZE = 48
+# field -> (bit offset from byte 0 bit 0, width)
+FW_EVENT_FIELDS = {
+    "hdr": (0, 32),
+    "kind": (0, 4),
+    "tag": (8, 8),
+    "qpn": (16, 16),
+    "pd": (32, 32),
+    "key": (64, 32),
+    "params": (96, 32),
+    "iova": (128, 64),
+    "length": (192, 64),
+    "list": (256, 64),
+    "rsvd": (320, 64),
+}
+
 # register block fwp: translation unit firmware port: stage an entry, then write CMD; poll STATUS.busy
 FWP_MPT_DATA = 0x0
 FWP_MTT_DATA = 0x28
@@ -683,6 +716,16 @@ CTX_CMD_OP = (24, 4)  # (lsb, width)
 CTX_STATUS = 0x44
 CTX_STATUS_BUSY = (0, 1)  # (lsb, width)
 CTX_STATUS_RESULT = (4, 4)  # (lsb, width)
+
+# register block evt: the engine's memory-management event queue (firmware view at FW_EVT_BASE)
+EVT_DATA = 0x0
+EVT_STATUS = 0x30
+EVT_STATUS_PENDING = (0, 1)  # (lsb, width)
+EVT_STATUS_COUNT = (8, 8)  # (lsb, width)
+EVT_POP = 0x34
+EVT_DONE = 0x38
+EVT_DONE_STATUS = (0, 8)  # (lsb, width)
+EVT_DONE_TAG = (8, 8)  # (lsb, width)
 
 
 def pack(fields, size, **values):

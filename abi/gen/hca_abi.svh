@@ -76,6 +76,10 @@
 `define HCA_HOST_DB_OFFSET 4096
 // the engine's QP/CQ context port as the firmware core sees it (regs ctx)
 `define HCA_FW_CTX_BASE 1073742848
+// the engine's event queue as the firmware core sees it (regs evt)
+`define HCA_FW_EVT_BASE 1073743872
+// events the queue holds; the engine waits when it is full
+`define HCA_EVT_QUEUE_DEPTH 8
 
 // mkey_state: MR state (SEMANTICS.md: Keys and states)
 `define HCA_MKEY_STATE_W 1
@@ -233,6 +237,14 @@
 `define HCA_PKT_OP_ACK 4'd5
 `define HCA_PKT_OP_NAK 4'd6
 `define HCA_PKT_OP_RNR_NAK 4'd7
+
+// evt_kind: memory-management event kinds (fw_event.hdr.kind)
+`define HCA_EVT_KIND_W 4
+`define HCA_EVT_KIND_FAST_REG_MR 4'd1
+`define HCA_EVT_KIND_REG_INDIR_MR 4'd2
+`define HCA_EVT_KIND_LOCAL_INV 4'd3
+`define HCA_EVT_KIND_REMOTE_INV 4'd4
+`define HCA_EVT_KIND_READ_INV 4'd5
 
 // access: MR access rights; also the rights a translation request needs. Local read is always allowed.
 `define HCA_ACCESS_W 4
@@ -768,6 +780,42 @@
 `define HCA_CREATE_QP_IN_RSVD1_W 64
 `define HCA_CREATE_QP_IN_RSVD1(v) v[320 +: 64]
 
+// fw_event: one event, as the firmware reads it from EVT_DATA. `HCA_FW_EVENT_<FIELD>(v) selects a field of a 384-bit vector v.
+`define HCA_FW_EVENT_W 384
+`define HCA_FW_EVENT_HDR_LSB 0
+`define HCA_FW_EVENT_HDR_W 32
+`define HCA_FW_EVENT_HDR(v) v[0 +: 32]
+`define HCA_FW_EVENT_KIND_LSB 0
+`define HCA_FW_EVENT_KIND_W 4
+`define HCA_FW_EVENT_KIND(v) v[0 +: 4]
+`define HCA_FW_EVENT_TAG_LSB 8
+`define HCA_FW_EVENT_TAG_W 8
+`define HCA_FW_EVENT_TAG(v) v[8 +: 8]
+`define HCA_FW_EVENT_QPN_LSB 16
+`define HCA_FW_EVENT_QPN_W 16
+`define HCA_FW_EVENT_QPN(v) v[16 +: 16]
+`define HCA_FW_EVENT_PD_LSB 32
+`define HCA_FW_EVENT_PD_W 32
+`define HCA_FW_EVENT_PD(v) v[32 +: 32]
+`define HCA_FW_EVENT_KEY_LSB 64
+`define HCA_FW_EVENT_KEY_W 32
+`define HCA_FW_EVENT_KEY(v) v[64 +: 32]
+`define HCA_FW_EVENT_PARAMS_LSB 96
+`define HCA_FW_EVENT_PARAMS_W 32
+`define HCA_FW_EVENT_PARAMS(v) v[96 +: 32]
+`define HCA_FW_EVENT_IOVA_LSB 128
+`define HCA_FW_EVENT_IOVA_W 64
+`define HCA_FW_EVENT_IOVA(v) v[128 +: 64]
+`define HCA_FW_EVENT_LENGTH_LSB 192
+`define HCA_FW_EVENT_LENGTH_W 64
+`define HCA_FW_EVENT_LENGTH(v) v[192 +: 64]
+`define HCA_FW_EVENT_LIST_LSB 256
+`define HCA_FW_EVENT_LIST_W 64
+`define HCA_FW_EVENT_LIST(v) v[256 +: 64]
+`define HCA_FW_EVENT_RSVD_LSB 320
+`define HCA_FW_EVENT_RSVD_W 64
+`define HCA_FW_EVENT_RSVD(v) v[320 +: 64]
+
 // register block fwp: translation unit firmware port: stage an entry, then write CMD; poll STATUS.busy
 `define HCA_FWP_MPT_DATA 0
 `define HCA_FWP_MPT_DATA_COUNT 10
@@ -854,5 +902,20 @@
 `define HCA_CTX_STATUS_BUSY_W 1
 `define HCA_CTX_STATUS_RESULT_LSB 4
 `define HCA_CTX_STATUS_RESULT_W 4
+
+// register block evt: the engine's memory-management event queue (firmware view at FW_EVT_BASE)
+`define HCA_EVT_DATA 0
+`define HCA_EVT_DATA_COUNT 12
+`define HCA_EVT_STATUS 48
+`define HCA_EVT_STATUS_PENDING_LSB 0
+`define HCA_EVT_STATUS_PENDING_W 1
+`define HCA_EVT_STATUS_COUNT_LSB 8
+`define HCA_EVT_STATUS_COUNT_W 8
+`define HCA_EVT_POP 52
+`define HCA_EVT_DONE 56
+`define HCA_EVT_DONE_STATUS_LSB 0
+`define HCA_EVT_DONE_STATUS_W 8
+`define HCA_EVT_DONE_TAG_LSB 8
+`define HCA_EVT_DONE_TAG_W 8
 
 `endif // HCA_ABI_SVH
