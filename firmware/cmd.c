@@ -9,7 +9,10 @@ void cmd_init(void)
     mkey_init();
 }
 
-/* Capabilities are what this firmware and device actually serve, nothing more. */
+/* Capabilities are what this firmware and device actually serve, nothing more.
+ * MEM_MGT_EXTENSIONS, READ_WITH_INV and INDIR_REG stay off although mm.c
+ * serves the events: the engine cannot deliver them until its event queue
+ * (regs evt) exists in the RTL. */
 static unsigned query_device(uint64_t out_addr)
 {
     hca_query_device_out_t q = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};

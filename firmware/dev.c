@@ -1,5 +1,6 @@
 /* dev.c — firmware port, firmware DMA and console access. */
 #include "dev.h"
+#include "start.h"
 
 #define FWP(off) (HCA_FWP_BASE + (off))
 #define FDMA(off) (HCA_FDMA_BASE + (off))
@@ -29,14 +30,19 @@ void fwp_fetch_mpt(hca_mpt_entry_t *e)
         w[i] = reg_read(FWP(HCA_FWP_MPT_DATA + 4 * i));
 }
 
+unsigned fwp_write_mtt(uint32_t index, uint64_t word)
+{
+    reg_write(FWP(HCA_FWP_MTT_DATA), (uint32_t)word);
+    reg_write(FWP(HCA_FWP_MTT_DATA + 4), (uint32_t)(word >> 32));
+    return fwp_run(HCA_FWP_OP_WRITE_MTT, index);
+}
+
 unsigned fwp_write_page(uint32_t index, uint64_t addr)
 {
     hca_mtt_entry_t m = {0};
     hca_mtt_entry_set_present(&m, 1);
     hca_mtt_entry_set_pfn(&m, addr >> 12);
-    reg_write(FWP(HCA_FWP_MTT_DATA), (uint32_t)m.word);
-    reg_write(FWP(HCA_FWP_MTT_DATA + 4), (uint32_t)(m.word >> 32));
-    return fwp_run(HCA_FWP_OP_WRITE_MTT, index);
+    return fwp_write_mtt(index, m.word);
 }
 
 unsigned fwp_mpt_log2(void)
@@ -80,7 +86,7 @@ int fdma_copy(uint64_t host, void *local, uint32_t len, int write)
         return -1;
     reg_write(FDMA(HCA_FDMA_HOST_LO), (uint32_t)host);
     reg_write(FDMA(HCA_FDMA_HOST_HI), (uint32_t)(host >> 32));
-    reg_write(FDMA(HCA_FDMA_LOCAL), (uint32_t)(uintptr_t)local);
+    reg_write(FDMA(HCA_FDMA_LOCAL), fw_local_addr(local));
     reg_write(FDMA(HCA_FDMA_LEN), len);
     reg_write(FDMA(HCA_FDMA_CTRL), HCA_FDMA_CTRL_WRITE_PUT(write != 0));
     uint32_t st;
@@ -88,4 +94,30 @@ int fdma_copy(uint64_t host, void *local, uint32_t len, int write)
         st = reg_read(FDMA(HCA_FDMA_STATUS));
     while (HCA_FDMA_STATUS_BUSY_GET(st));
     return HCA_FDMA_STATUS_ERROR_GET(st) ? -1 : 0;
+}
+
+/* reg_probe: a device without the block answers the load with a bus fault;
+ * the hook skips the instruction and remembers it. */
+static volatile uint8_t probe_faulted;
+
+static int probe_hook(fw_trap_frame_t *f)
+{
+    if (f->mcause != 5u && f->mcause != 7u) /* load / store access fault */
+        return 0;
+    probe_faulted = 1;
+    f->mepc += 4;
+    return 1;
+}
+
+int reg_probe(uint32_t addr, uint32_t *val)
+{
+    fw_trap_hook_t old = fw_trap_hook;
+    fw_trap_hook = probe_hook;
+    probe_faulted = 0;
+    uint32_t v = reg_read(addr);
+    fw_trap_hook = old;
+    if (probe_faulted)
+        return -1;
+    *val = v;
+    return 0;
 }

@@ -8,6 +8,14 @@
 
 #include "hca_abi.h"
 
+#ifdef FW_HOST_REGS
+/* Host unit tests (testbench/test_fwmm.cc): the registers are a mock's
+ * functions, and a firmware RAM address is a handle the mock hands out for a
+ * host pointer (pointers are 64 bits wide there). */
+uint32_t reg_read(uint32_t addr);
+void reg_write(uint32_t addr, uint32_t val);
+uint32_t fw_local_addr(void *p);
+#else
 static inline uint32_t reg_read(uint32_t addr)
 {
     return *(volatile uint32_t *)(uintptr_t)addr;
@@ -18,6 +26,17 @@ static inline void reg_write(uint32_t addr, uint32_t val)
     *(volatile uint32_t *)(uintptr_t)addr = val;
 }
 
+/** The firmware RAM address of p, as the device's DMA engines take it. */
+static inline uint32_t fw_local_addr(void *p)
+{
+    return (uint32_t)(uintptr_t)p;
+}
+#endif
+
+/** Read the register at addr; 0, or -1 when the bus faulted (no such block).
+ *  Only for probing: it takes over the trap hook for the access. */
+int reg_probe(uint32_t addr, uint32_t *val);
+
 /* ---- translation unit firmware port (regs fwp) ---- */
 
 /** Run one table command and wait for it; returns its fwp_result. */
@@ -27,6 +46,8 @@ void fwp_stage_mpt(const hca_mpt_entry_t *e);
 void fwp_fetch_mpt(hca_mpt_entry_t *e);
 /** MTT[index] <- one present page at bus address addr (aligned to 4 KiB at least). */
 unsigned fwp_write_page(uint32_t index, uint64_t addr);
+/** MTT[index] <- word as is (the KLM words of an indirect MR). */
+unsigned fwp_write_mtt(uint32_t index, uint64_t word);
 /** log2 of the table sizes the unit was built with. */
 unsigned fwp_mpt_log2(void);
 unsigned fwp_mtt_log2(void);

@@ -1,11 +1,13 @@
 /* main.c — the firmware image: announce itself, then serve the command
- * mailbox. The core sleeps in wfi until the HCR go bit raises the machine
- * external interrupt; interrupts stay globally masked (mstatus.MIE = 0), so
+ * mailbox and the engine's memory-management events. The core sleeps in wfi
+ * until the HCR go bit or a pending event raises the machine external
+ * interrupt; interrupts stay globally masked (mstatus.MIE = 0), so
  * wfi only wakes the core and the work is done here, not in a handler. */
 #include <stdint.h>
 
 #include "cmd.h"
 #include "console.h"
+#include "mm.h"
 #include "hca_abi.h"
 #include "start.h"
 
@@ -30,5 +32,6 @@ int main(void)
     for (;;) {
         __asm__ volatile("wfi");
         cmd_dispatch();
+        mm_service();
     }
 }

@@ -8,18 +8,12 @@
 #include "cmd.h"
 #include "console.h"
 #include "dev.h"
+#include "mm.h"
 
 #define MKEY_SLOTS HCA_MPT_ENTRIES_DEFAULT /* bookkeeping capacity (slots beyond are not used) */
 #define MTT_EXTENTS (MKEY_SLOTS + 2)       /* free extents never outnumber allocations + 1 */
 #define PAGES_PER_DMA (HCA_FDMA_MAX_LEN / 8)
-
-typedef struct mkey {
-    uint8_t in_use;
-    uint8_t kind;     /* enum hca_mkey_kind */
-    uint8_t key_byte; /* key byte of the current life, or of the last one when free */
-    uint32_t pd;
-    uint32_t mtt_base, mtt_count;
-} mkey_t;
+_Static_assert(MKEY_LIST_BYTES >= HCA_FDMA_MAX_LEN, "a CREATE_MKEY page-list chunk fits the staging");
 
 typedef struct extent {
     uint32_t base, count;
@@ -30,7 +24,7 @@ static uint32_t n_slots; /* usable slots: 1..n_slots-1 (index 0 is never an MR) 
 static uint32_t next_slot = 1;
 static extent_t mtt_free[MTT_EXTENTS]; /* sorted by base, never adjacent */
 static uint32_t n_mtt_free;
-static uint64_t page_buf[PAGES_PER_DMA];
+uint64_t mkey_list_buf[MKEY_LIST_BYTES / 8];
 
 void mkey_init(void)
 {
@@ -38,6 +32,19 @@ void mkey_init(void)
     n_slots = mpt < MKEY_SLOTS ? mpt : MKEY_SLOTS;
     mtt_free[0] = (extent_t){0, 1u << fwp_mtt_log2()};
     n_mtt_free = 1;
+}
+
+void mkey_reset(void)
+{
+    for (uint32_t i = 0; i < MKEY_SLOTS; i++)
+        mkeys[i] = (mkey_t){0};
+    next_slot = 1;
+    mkey_init();
+}
+
+mkey_t *mkey_get(uint32_t index)
+{
+    return index > 0 && index < n_slots && mkeys[index].in_use ? &mkeys[index] : 0;
 }
 
 /* First fit. 0, or -1 when no extent is large enough. */
@@ -102,8 +109,7 @@ static uint32_t slot_alloc(void)
     return 0;
 }
 
-/* SEMANTICS.md: REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE is invalid. */
-static int access_valid(uint32_t access)
+int mkey_access_valid(uint32_t access)
 {
     if (access & ~HCA_ACCESS_ALL)
         return 0;
@@ -140,12 +146,12 @@ static unsigned load_pages(uint64_t list, uint32_t npages, unsigned ps, uint32_t
 {
     for (uint32_t done = 0; done < npages;) {
         uint32_t n = npages - done < PAGES_PER_DMA ? npages - done : PAGES_PER_DMA;
-        if (fdma_copy(list + 8ull * done, page_buf, n * 8, 0))
+        if (fdma_copy(list + 8ull * done, mkey_list_buf, n * 8, 0))
             return HCA_CMD_STATUS_DMA_ERR;
         for (uint32_t i = 0; i < n; i++) {
-            if (page_buf[i] & ((1ull << ps) - 1))
+            if (mkey_list_buf[i] & ((1ull << ps) - 1))
                 return bad_param("a page address is not aligned to the page size");
-            if (fwp_write_page(base + done + i, page_buf[i]) != HCA_FWP_RESULT_OK)
+            if (fwp_write_page(base + done + i, mkey_list_buf[i]) != HCA_FWP_RESULT_OK)
                 return HCA_CMD_STATUS_INTERNAL;
         }
         done += n;
@@ -163,7 +169,7 @@ unsigned mkey_create(uint64_t in_addr, uint32_t *key)
     unsigned ps = hca_create_mkey_in_get_page_shift(&in);
     if (!pd_valid(in.pd))
         return HCA_CMD_STATUS_BAD_INDEX;
-    if (!access_valid(access))
+    if (!mkey_access_valid(access))
         return bad_param("access flags: a remote write or atomic right needs LOCAL_WRITE");
 
     uint32_t mtt_count = 0;
@@ -226,7 +232,8 @@ unsigned mkey_create(uint64_t in_addr, uint32_t *key)
         mtt_release(base, mtt_count);
         return HCA_CMD_STATUS_INTERNAL;
     }
-    *m = (mkey_t){.in_use = 1, .kind = (uint8_t)kind, .key_byte = key_byte, .pd = in.pd,
+    *m = (mkey_t){.in_use = 1, .kind = (uint8_t)kind, .key_byte = key_byte,
+                  .state = (uint8_t)hca_mpt_entry_get_state(&e), .pd = in.pd,
                   .mtt_base = base, .mtt_count = mtt_count};
     pd_get(in.pd);
     *key = e.key;

@@ -1358,6 +1358,17 @@ static inline void hca_fw_event_set_qpn(hca_fw_event_t *s, uint32_t v)
     s->hdr = (s->hdr & ~((uint32_t)65535u << 16)) | ((v & 65535u) << 16);
 }
 
+/* klm_entry: one entry of an indirect MR (mode KLM) as the firmware writes it into the MR's MTT space: entry i takes two MTT words, MTT[mtt_base + 2i] = addr and MTT[mtt_base + 2i + 1] = length | lkey << 32 (no present bit: addr is byte-aligned); the MPT's mtt_count = 2 x entries. The host's KLM list (fw_event.list) is an array of sge {addr, length, lkey} in the same byte layout. (16 bytes) */
+typedef struct hca_klm_entry {
+    uint64_t addr; /* first address of the entry, in the space of lkey */
+    uint32_t length; /* bytes, at least 1 */
+    uint32_t lkey; /* checked at access time (SEMANTICS.md rule 7) */
+} hca_klm_entry_t;
+HCA_STATIC_ASSERT(sizeof(hca_klm_entry_t) == 16, "hca_klm_entry_t size");
+HCA_STATIC_ASSERT(offsetof(hca_klm_entry_t, addr) == 0, "klm_entry.addr offset");
+HCA_STATIC_ASSERT(offsetof(hca_klm_entry_t, length) == 8, "klm_entry.length offset");
+HCA_STATIC_ASSERT(offsetof(hca_klm_entry_t, lkey) == 12, "klm_entry.lkey offset");
+
 /* register block fwp: translation unit firmware port: stage an entry, then write CMD; poll STATUS.busy */
 #define HCA_FWP_MPT_DATA 0x0u /* MPT entry staging, word i = bytes 4i..4i+3 of mpt_entry */
 #define HCA_FWP_MPT_DATA_COUNT 10u

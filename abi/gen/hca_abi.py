@@ -655,6 +655,15 @@ FW_EVENT_FIELDS = {
     "rsvd": (320, 64),
 }
 
+# klm_entry: one entry of an indirect MR (mode KLM) as the firmware writes it into the MR's MTT space: entry i takes two MTT words, MTT[mtt_base + 2i] = addr and MTT[mtt_base + 2i + 1] = length | lkey << 32 (no present bit: addr is byte-aligned); the MPT's mtt_count = 2 x entries. The host's KLM list (fw_event.list) is an array of sge {addr, length, lkey} in the same byte layout.
+KLM_ENTRY_SIZE = 16
+# field -> (bit offset from byte 0 bit 0, width)
+KLM_ENTRY_FIELDS = {
+    "addr": (0, 64),
+    "length": (64, 32),
+    "lkey": (96, 32),
+}
+
 # register block fwp: translation unit firmware port: stage an entry, then write CMD; poll STATUS.busy
 FWP_MPT_DATA = 0x0
 FWP_MTT_DATA = 0x28

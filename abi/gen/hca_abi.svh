@@ -816,6 +816,18 @@
 `define HCA_FW_EVENT_RSVD_W 64
 `define HCA_FW_EVENT_RSVD(v) v[320 +: 64]
 
+// klm_entry: one entry of an indirect MR (mode KLM) as the firmware writes it into the MR's MTT space: entry i takes two MTT words, MTT[mtt_base + 2i] = addr and MTT[mtt_base + 2i + 1] = length | lkey << 32 (no present bit: addr is byte-aligned); the MPT's mtt_count = 2 x entries. The host's KLM list (fw_event.list) is an array of sge {addr, length, lkey} in the same byte layout.. `HCA_KLM_ENTRY_<FIELD>(v) selects a field of a 128-bit vector v.
+`define HCA_KLM_ENTRY_W 128
+`define HCA_KLM_ENTRY_ADDR_LSB 0
+`define HCA_KLM_ENTRY_ADDR_W 64
+`define HCA_KLM_ENTRY_ADDR(v) v[0 +: 64]
+`define HCA_KLM_ENTRY_LENGTH_LSB 64
+`define HCA_KLM_ENTRY_LENGTH_W 32
+`define HCA_KLM_ENTRY_LENGTH(v) v[64 +: 32]
+`define HCA_KLM_ENTRY_LKEY_LSB 96
+`define HCA_KLM_ENTRY_LKEY_W 32
+`define HCA_KLM_ENTRY_LKEY(v) v[96 +: 32]
+
 // register block fwp: translation unit firmware port: stage an entry, then write CMD; poll STATUS.busy
 `define HCA_FWP_MPT_DATA 0
 `define HCA_FWP_MPT_DATA_COUNT 10

@@ -1,0 +1,259 @@
+/* mm.c — the memory-management event service (docs/engine.md "Memory-management
+ * events"; every check is SEMANTICS.md's).
+ *
+ * The engine queues one fw_event per FAST_REG_MR, REG_INDIR_MR or LOCAL_INV
+ * work request, per SEND_WITH_INV received (REMOTE_INV) and per
+ * RDMA_READ_WITH_INV finished (READ_INV). For each: read EVT_DATA, POP,
+ * perform, DONE {tag, status}. The checks use mkey.c's shadow of the MPT
+ * (kind, PD, key byte, FREE/VALID as the firmware set it, MTT space owned).
+ *
+ * Registrations validate everything — the page addresses / KLM entries
+ * included, read once by fdma into mkey_list_buf — before they write
+ * anything; then the MTT words, then the MPT entry (WRITE_MPT). A refused
+ * registration leaves the MR as it was. The MR is named by the index of the
+ * key the WR carries (the WQE holds fr_key only), so SEMANTICS' "the WR's key
+ * index differs from the MR's" can only show here as an index naming no MR,
+ * or another MR failing the kind / state / PD checks: the driver builds
+ * fr_key from its MR's index.
+ *
+ * Layouts written:
+ *  - FAST_REG_MR: MTT[mtt_base + i] = page i (present, pfn); MPT: key = the
+ *    WR's key, kind fast_reg, mode MTT, state VALID, access, iova, length,
+ *    page_shift, mtt_count = page_list_len (the pages of this registration,
+ *    so the walk never reaches a stale entry of an earlier, longer one).
+ *  - REG_INDIR_MR: KLM entry i (abi struct klm_entry, the host's list is an
+ *    array of sge in the same layout) in two MTT words:
+ *    MTT[mtt_base + 2i] = addr, MTT[mtt_base + 2i + 1] = length | lkey << 32;
+ *    MPT: mode KLM, mtt_count = 2 x entries. The translation unit answers
+ *    ERR_MODE for KLM MRs until its KLM walker exists.
+ *  - Invalidations: fwp INVALIDATE (MPT state FREE, checks fenced), then ctx
+ *    DRAIN (no DMA checked with the old entry still on its way), then DONE.
+ *    An MR already FREE is invalidated again (harmless) and succeeds.
+ *
+ * Every refusal prints one console line naming the rule.
+ */
+#include "cmd.h"
+#include "console.h"
+#include "dev.h"
+#include "mm.h"
+
+#define EVT(off) (HCA_FW_EVT_BASE + (off))
+#define EVT_WORDS (sizeof(hca_fw_event_t) / 4)
+
+/* Bytes per list transfer; the host tests use a smaller one to cover the loop
+ * (with FDMA_MAX_LEN 4096 the longest list is a single transfer). */
+#ifndef MM_FDMA_CHUNK
+#define MM_FDMA_CHUNK HCA_FDMA_MAX_LEN
+#endif
+_Static_assert(MM_FDMA_CHUNK >= 1 && MM_FDMA_CHUNK <= HCA_FDMA_MAX_LEN, "chunk is one fdma transfer");
+_Static_assert(EVT_WORDS == HCA_EVT_DATA_COUNT, "fw_event is EVT_DATA");
+_Static_assert(HCA_MAX_FAST_REG_PAGE_LIST_LEN * 8 <= MKEY_LIST_BYTES, "a page list fits the staging");
+_Static_assert(HCA_MAX_INDIR_REG_LIST_LEN * sizeof(hca_klm_entry_t) <= MKEY_LIST_BYTES, "a KLM list fits the staging");
+_Static_assert(sizeof(hca_klm_entry_t) == sizeof(hca_sge_t), "the host's KLM list is sge-shaped");
+
+/* fw_event.params = sq_wqe.fr_params */
+#define PARAM(ev, f) (((ev)->params >> HCA_SQ_WQE_##f##_LSB) & ((1u << HCA_SQ_WQE_##f##_WIDTH) - 1))
+
+enum { EVT_UNKNOWN, EVT_PRESENT, EVT_ABSENT };
+static uint8_t evt_block;
+
+void mm_reset(void)
+{
+    evt_block = EVT_UNKNOWN;
+}
+
+/* One console line per refusal; returns st. */
+static unsigned refuse(const hca_fw_event_t *ev, unsigned st, const char *why)
+{
+    const char *k = hca_evt_kind_name(hca_fw_event_get_kind(ev));
+    con_puts("hcafw: ");
+    con_puts(k ? k : "event");
+    con_puts(" key ");
+    con_puthex(ev->key);
+    con_puts(": ");
+    con_puts(why);
+    con_putc('\n');
+    return st;
+}
+
+/* The checks every operation starts with: the MR named by the key's index,
+ * its kind, its PD. NULL after a refusal (printed). */
+static mkey_t *find_mr(const hca_fw_event_t *ev, unsigned fail, int inval, unsigned *st)
+{
+    mkey_t *m = mkey_get(ev->key >> HCA_KEY_INDEX_SHIFT);
+    unsigned kind = hca_fw_event_get_kind(ev);
+    const char *why = 0;
+    if (!m)
+        why = "the key's index names no allocated MR";
+    else if (inval && m->key_byte != (ev->key & HCA_KEY_BYTE_MASK))
+        why = "the key is not the MR's current key";
+    else if (inval && m->kind != HCA_MKEY_KIND_FAST_REG && m->kind != HCA_MKEY_KIND_INDIRECT)
+        why = "the MR is neither fast_reg nor indirect";
+    else if (kind == HCA_EVT_KIND_FAST_REG_MR && m->kind != HCA_MKEY_KIND_FAST_REG)
+        why = "the MR is not fast_reg";
+    else if (kind == HCA_EVT_KIND_REG_INDIR_MR && m->kind != HCA_MKEY_KIND_INDIRECT)
+        why = "the MR is not indirect";
+    else if (!inval && m->state != HCA_MKEY_STATE_FREE)
+        why = "the MR is VALID (invalidate it first)";
+    else if (m->pd != ev->pd)
+        why = "the MR's PD is not the QP's";
+    if (why) {
+        *st = refuse(ev, fail, why);
+        return 0;
+    }
+    return m;
+}
+
+/* Read bytes of the WR's list into mkey_list_buf; 0, or -1 on a bus error. */
+static int read_list(uint64_t list, uint32_t bytes)
+{
+    uint8_t *buf = (uint8_t *)mkey_list_buf;
+    for (uint32_t off = 0; off < bytes; off += MM_FDMA_CHUNK) {
+        uint32_t n = bytes - off < MM_FDMA_CHUNK ? bytes - off : MM_FDMA_CHUNK;
+        if (fdma_copy(list + off, buf + off, n, 0))
+            return -1;
+    }
+    return 0;
+}
+
+/* The MPT entry of a registration on m. */
+static unsigned write_mpt(const hca_fw_event_t *ev, mkey_t *m, unsigned mode, unsigned ps, uint32_t mtt_count)
+{
+    hca_mpt_entry_t e = {0, 0, 0, 0, 0, 0, 0, 0};
+    hca_mpt_entry_set_alloc(&e, 1);
+    hca_mpt_entry_set_state(&e, HCA_MKEY_STATE_VALID);
+    hca_mpt_entry_set_kind(&e, m->kind);
+    hca_mpt_entry_set_mode(&e, mode);
+    hca_mpt_entry_set_access(&e, PARAM(ev, FR_ACCESS));
+    hca_mpt_entry_set_page_shift(&e, ps);
+    e.key = ev->key;
+    e.pd = m->pd;
+    e.mtt_base = m->mtt_base;
+    e.iova = ev->iova;
+    e.length = ev->length;
+    e.mtt_count = mtt_count;
+    fwp_stage_mpt(&e);
+    if (fwp_run(HCA_FWP_OP_WRITE_MPT, ev->key >> HCA_KEY_INDEX_SHIFT) != HCA_FWP_RESULT_OK)
+        return 1;
+    m->state = HCA_MKEY_STATE_VALID;
+    m->key_byte = (uint8_t)(ev->key & HCA_KEY_BYTE_MASK);
+    return 0;
+}
+
+static unsigned fast_reg(const hca_fw_event_t *ev)
+{
+    const unsigned FAIL = HCA_WC_STATUS_MW_BIND_ERR;
+    unsigned st;
+    mkey_t *m = find_mr(ev, FAIL, 0, &st);
+    if (!m)
+        return st;
+    uint32_t n = PARAM(ev, FR_LIST_LEN), ps = PARAM(ev, FR_PAGE_SHIFT), access = PARAM(ev, FR_ACCESS);
+    if (n == 0 || n > m->mtt_count)
+        return refuse(ev, FAIL, "page_list_len is 0 or above the MR's max_page_list_len");
+    if (ps < HCA_PAGE_SHIFT_MIN || ps > HCA_PAGE_SHIFT_MAX)
+        return refuse(ev, FAIL, "page_shift outside the supported sizes");
+    if (ev->length == 0 || ev->iova + ev->length < ev->iova)
+        return refuse(ev, FAIL, "length is 0 or iova + length wraps 2^64");
+    uint64_t fbo = ev->iova & ((1ull << ps) - 1);
+    if (ev->length > ((uint64_t)n << ps) - fbo) /* n <= 2^16, ps <= 30: no overflow */
+        return refuse(ev, FAIL, "(iova & (page_size-1)) + length is above page_list_len << page_shift");
+    if (!mkey_access_valid(access))
+        return refuse(ev, FAIL, "access flags: a remote write or atomic right needs LOCAL_WRITE");
+    if (read_list(ev->list, 8 * n))
+        return refuse(ev, FAIL, "the page list could not be read");
+    for (uint32_t i = 0; i < n; i++)
+        if (mkey_list_buf[i] & ((1ull << ps) - 1))
+            return refuse(ev, FAIL, "a page address is not aligned to the page size");
+    for (uint32_t i = 0; i < n; i++)
+        if (fwp_write_page(m->mtt_base + i, mkey_list_buf[i]) != HCA_FWP_RESULT_OK)
+            return refuse(ev, FAIL, "the translation unit refused WRITE_MTT");
+    if (write_mpt(ev, m, HCA_MKEY_MODE_MTT, ps, n))
+        return refuse(ev, FAIL, "the translation unit refused WRITE_MPT");
+    return HCA_WC_STATUS_SUCCESS;
+}
+
+static unsigned reg_indir(const hca_fw_event_t *ev)
+{
+    const unsigned FAIL = HCA_WC_STATUS_MW_BIND_ERR;
+    unsigned st;
+    mkey_t *m = find_mr(ev, FAIL, 0, &st);
+    if (!m)
+        return st;
+    uint32_t n = PARAM(ev, FR_LIST_LEN), access = PARAM(ev, FR_ACCESS);
+    if (n == 0 || n > m->mtt_count / 2)
+        return refuse(ev, FAIL, "the list length is 0 or above the MR's max_indir_list_len");
+    if (!mkey_access_valid(access))
+        return refuse(ev, FAIL, "access flags: a remote write or atomic right needs LOCAL_WRITE");
+    if (read_list(ev->list, n * sizeof(hca_klm_entry_t)))
+        return refuse(ev, FAIL, "the KLM list could not be read");
+    const hca_klm_entry_t *klm = (const hca_klm_entry_t *)mkey_list_buf;
+    uint64_t sum = 0; /* n <= 2^16 entries of < 2^32 bytes: no overflow */
+    for (uint32_t i = 0; i < n; i++) {
+        if (klm[i].length == 0)
+            return refuse(ev, FAIL, "a KLM entry has length 0");
+        sum += klm[i].length;
+    }
+    if (sum != ev->length)
+        return refuse(ev, FAIL, "the KLM entries' lengths do not add up to length");
+    for (uint32_t i = 0; i < n; i++)
+        if (fwp_write_mtt(m->mtt_base + 2 * i, klm[i].addr) != HCA_FWP_RESULT_OK ||
+            fwp_write_mtt(m->mtt_base + 2 * i + 1, klm[i].length | (uint64_t)klm[i].lkey << 32) != HCA_FWP_RESULT_OK)
+            return refuse(ev, FAIL, "the translation unit refused WRITE_MTT");
+    if (write_mpt(ev, m, HCA_MKEY_MODE_KLM, HCA_PAGE_SHIFT_MIN, 2 * n))
+        return refuse(ev, FAIL, "the translation unit refused WRITE_MPT");
+    return HCA_WC_STATUS_SUCCESS;
+}
+
+/* LOCAL_INV, READ_INV, REMOTE_INV: the LOCAL_INV rules. */
+static unsigned invalidate(const hca_fw_event_t *ev)
+{
+    const unsigned FAIL = hca_fw_event_get_kind(ev) == HCA_EVT_KIND_REMOTE_INV ? HCA_WC_STATUS_REM_INV_REQ_ERR
+                                                                               : HCA_WC_STATUS_MW_BIND_ERR;
+    unsigned st;
+    mkey_t *m = find_mr(ev, FAIL, 1, &st);
+    if (!m)
+        return st;
+    if (fwp_run(HCA_FWP_OP_INVALIDATE, ev->key >> HCA_KEY_INDEX_SHIFT) != HCA_FWP_RESULT_OK)
+        return refuse(ev, FAIL, "the translation unit refused INVALIDATE");
+    m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE from here on */
+    /* The device-level fence (as mkey_destroy): an engine without a WQE
+     * engine answers BAD_OP and has nothing to drain. */
+    unsigned dr = ctx_run(HCA_CTX_OP_DRAIN, 0);
+    if (dr != HCA_FWP_RESULT_OK && dr != HCA_FWP_RESULT_BAD_OP)
+        return refuse(ev, FAIL, "ctx DRAIN did not complete");
+    return HCA_WC_STATUS_SUCCESS;
+}
+
+static unsigned perform(const hca_fw_event_t *ev)
+{
+    switch (hca_fw_event_get_kind(ev)) {
+    case HCA_EVT_KIND_FAST_REG_MR: return fast_reg(ev);
+    case HCA_EVT_KIND_REG_INDIR_MR: return reg_indir(ev);
+    case HCA_EVT_KIND_LOCAL_INV:
+    case HCA_EVT_KIND_REMOTE_INV:
+    case HCA_EVT_KIND_READ_INV: return invalidate(ev);
+    default: return refuse(ev, HCA_WC_STATUS_GENERAL_ERR, "unknown event kind");
+    }
+}
+
+void mm_service(void)
+{
+    if (evt_block == EVT_UNKNOWN) {
+        uint32_t v;
+        evt_block = reg_probe(EVT(HCA_EVT_STATUS), &v) ? EVT_ABSENT : EVT_PRESENT;
+        if (evt_block == EVT_ABSENT)
+            con_puts("hcafw: no event queue (regs evt): memory-management events are not served\n");
+    }
+    if (evt_block != EVT_PRESENT)
+        return;
+    while (HCA_EVT_STATUS_PENDING_GET(reg_read(EVT(HCA_EVT_STATUS)))) {
+        uint32_t w[EVT_WORDS];
+        for (unsigned i = 0; i < EVT_WORDS; i++)
+            w[i] = reg_read(EVT(HCA_EVT_DATA + 4 * i));
+        hca_fw_event_t ev;
+        __builtin_memcpy(&ev, w, sizeof ev);
+        reg_write(EVT(HCA_EVT_POP), 0);
+        unsigned st = perform(&ev);
+        reg_write(EVT(HCA_EVT_DONE), HCA_EVT_DONE_STATUS_PUT(st) | HCA_EVT_DONE_TAG_PUT(hca_fw_event_get_tag(&ev)));
+    }
+}

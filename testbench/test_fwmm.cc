@@ -1,0 +1,835 @@
+// The firmware's memory-management event service (firmware/mm.c, with
+// mkey.c, pd.c and dev.c) compiled for the host with FW_HOST_REGS: every
+// register access lands in a mock of the device's blocks — the translation
+// unit's firmware port (tables kept), the ctx port (DRAIN), the event queue,
+// the firmware DMA over a small host memory — which records each command in
+// order. Checks SEMANTICS.md's rules one by one (each failing alone leaves the
+// MR untouched: no WRITE_MTT, no WRITE_MPT), the exact MTT/MPT words of the
+// registrations, INVALIDATE before DRAIN before DONE, and the probe.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "cmd.h"
+#include "console.h"
+#include "dev.h"
+#include "mm.h"
+#include "start.h"
+}
+
+namespace {
+
+const uint64_t HOST_BASE = 0x10000000ull;
+const size_t HOST_SIZE = 1 << 16;
+
+enum Kind { FWP_CMD, CTX_CMD, EVT_POP, EVT_DONE, FDMA_READ, FDMA_WRITE };
+
+struct Rec {
+    Kind kind;
+    unsigned op = 0;     // fwp / ctx op
+    uint32_t index = 0;  // fwp / ctx index; DONE value
+    uint32_t mpt[HCA_FWP_MPT_DATA_COUNT] = {};
+    uint64_t mtt = 0;    // MTT staging at the command
+    uint64_t host = 0;   // fdma
+    uint32_t len = 0;
+};
+
+enum class Drain { OK, BAD_OP, STUCK };
+
+struct Mock {
+    // fwp
+    uint32_t mpt_stage[HCA_FWP_MPT_DATA_COUNT] = {};
+    uint32_t mtt_stage[2] = {};
+    unsigned fwp_result = 0;
+    std::map<uint32_t, hca_mpt_entry_t> mpt;
+    std::map<uint32_t, uint64_t> mtt;
+    int fail_fwp_op = -1; // the next command of this op answers BAD_INDEX
+    // ctx
+    Drain drain = Drain::OK;
+    unsigned ctx_result = 0;
+    bool ctx_busy = false;
+    // evt
+    bool evt_present = true;
+    std::deque<std::vector<uint32_t>> events;
+    int evt_accesses = 0, evt_faults = 0;
+    // fdma
+    uint32_t fdma_host_lo = 0, fdma_host_hi = 0, fdma_local = 0, fdma_len = 0, fdma_error = 0;
+    std::vector<void *> locals;
+    std::vector<uint8_t> host = std::vector<uint8_t>(HOST_SIZE);
+    std::vector<Rec> log;
+    std::string console;
+};
+Mock *M;
+
+uint32_t evt_access(uint32_t off, bool write, uint32_t val)
+{
+    M->evt_accesses++;
+    if (!M->evt_present) { // the bus faults: the trap entry calls the hook
+        M->evt_faults++;
+        fw_trap_frame_t f;
+        memset(&f, 0, sizeof f);
+        f.mcause = write ? 7 : 5;
+        if (!fw_trap_hook || !fw_trap_hook(&f))
+            ADD_FAILURE() << "unhandled access fault at evt offset " << off;
+        return 0;
+    }
+    if (write) {
+        Rec r;
+        if (off == HCA_EVT_POP) {
+            r.kind = EVT_POP;
+            if (M->events.empty())
+                ADD_FAILURE() << "POP with no event";
+            else
+                M->events.pop_front();
+        } else if (off == HCA_EVT_DONE) {
+            r.kind = EVT_DONE;
+            r.index = val;
+        } else {
+            ADD_FAILURE() << "write to read-only evt offset " << off;
+            return 0;
+        }
+        M->log.push_back(r);
+        return 0;
+    }
+    if (off == HCA_EVT_STATUS)
+        return HCA_EVT_STATUS_PENDING_PUT(!M->events.empty()) | HCA_EVT_STATUS_COUNT_PUT(M->events.size());
+    if (off < HCA_EVT_DATA + 4 * HCA_EVT_DATA_COUNT)
+        return M->events.empty() ? 0 : M->events.front()[off / 4];
+    ADD_FAILURE() << "read of evt offset " << off;
+    return 0;
+}
+
+void fwp_cmd(uint32_t v)
+{
+    Rec r;
+    r.kind = FWP_CMD;
+    r.op = HCA_FWP_CMD_OP_GET(v);
+    r.index = HCA_FWP_CMD_INDEX_GET(v);
+    memcpy(r.mpt, M->mpt_stage, sizeof r.mpt);
+    r.mtt = M->mtt_stage[0] | (uint64_t)M->mtt_stage[1] << 32;
+    M->log.push_back(r);
+    M->fwp_result = HCA_FWP_RESULT_OK;
+    if ((int)r.op == M->fail_fwp_op) {
+        M->fail_fwp_op = -1;
+        M->fwp_result = HCA_FWP_RESULT_BAD_INDEX;
+        return;
+    }
+    switch (r.op) {
+    case HCA_FWP_OP_WRITE_MPT: memcpy(&M->mpt[r.index], M->mpt_stage, sizeof(hca_mpt_entry_t)); break;
+    case HCA_FWP_OP_WRITE_MTT: M->mtt[r.index] = r.mtt; break;
+    case HCA_FWP_OP_INVALIDATE: hca_mpt_entry_set_state(&M->mpt[r.index], HCA_MKEY_STATE_FREE); break;
+    default: break;
+    }
+}
+
+void fdma_start()
+{
+    Rec r;
+    r.host = (uint64_t)M->fdma_host_hi << 32 | M->fdma_host_lo;
+    r.len = M->fdma_len;
+    M->fdma_error = 1;
+    uint32_t h = M->fdma_local & 0x7fffffffu;
+    if (r.len == 0 || r.len > HCA_FDMA_MAX_LEN || !(M->fdma_local & 0x80000000u) || h >= M->locals.size() ||
+        r.host < HOST_BASE || r.host - HOST_BASE + r.len > HOST_SIZE)
+        return;
+    M->fdma_error = 0;
+    r.kind = FDMA_READ;
+    M->log.push_back(r);
+    memcpy(M->locals[h], &M->host[r.host - HOST_BASE], r.len);
+}
+
+} // namespace
+
+extern "C" {
+fw_trap_hook_t volatile fw_trap_hook;
+
+uint32_t fw_local_addr(void *p)
+{
+    M->locals.push_back(p);
+    return 0x80000000u | (uint32_t)(M->locals.size() - 1);
+}
+
+uint32_t reg_read(uint32_t addr)
+{
+    if (addr >= HCA_FW_EVT_BASE && addr < HCA_FW_EVT_BASE + 0x40)
+        return evt_access(addr - HCA_FW_EVT_BASE, false, 0);
+    if (addr == HCA_FWP_BASE + HCA_FWP_STATUS)
+        return HCA_FWP_STATUS_RESULT_PUT(M->fwp_result);
+    if (addr == HCA_FWP_BASE + HCA_FWP_SIZES)
+        return HCA_FWP_SIZES_MPT_LOG2_PUT(12) | HCA_FWP_SIZES_MTT_LOG2_PUT(16);
+    if (addr == HCA_FW_CTX_BASE + HCA_CTX_STATUS)
+        return HCA_CTX_STATUS_BUSY_PUT(M->ctx_busy) | HCA_CTX_STATUS_RESULT_PUT(M->ctx_result);
+    if (addr == HCA_FDMA_BASE + HCA_FDMA_STATUS)
+        return HCA_FDMA_STATUS_ERROR_PUT(M->fdma_error);
+    ADD_FAILURE() << "read of " << std::hex << addr;
+    return 0;
+}
+
+void reg_write(uint32_t addr, uint32_t val)
+{
+    if (addr >= HCA_FW_EVT_BASE && addr < HCA_FW_EVT_BASE + 0x40) {
+        evt_access(addr - HCA_FW_EVT_BASE, true, val);
+        return;
+    }
+    uint32_t off = addr - HCA_FWP_BASE;
+    if (addr >= HCA_FWP_BASE && off < HCA_FWP_MTT_DATA) {
+        M->mpt_stage[off / 4] = val;
+        return;
+    }
+    if (addr >= HCA_FWP_BASE && off < HCA_FWP_CMD) {
+        M->mtt_stage[(off - HCA_FWP_MTT_DATA) / 4] = val;
+        return;
+    }
+    if (addr == HCA_FWP_BASE + HCA_FWP_CMD) {
+        fwp_cmd(val);
+        return;
+    }
+    if (addr == HCA_FW_CTX_BASE + HCA_CTX_CMD) {
+        Rec r;
+        r.kind = CTX_CMD;
+        r.op = HCA_CTX_CMD_OP_GET(val);
+        r.index = HCA_CTX_CMD_INDEX_GET(val);
+        M->log.push_back(r);
+        M->ctx_busy = M->drain == Drain::STUCK;
+        M->ctx_result = M->drain == Drain::BAD_OP || r.op != HCA_CTX_OP_DRAIN ? HCA_FWP_RESULT_BAD_OP : HCA_FWP_RESULT_OK;
+        return;
+    }
+    switch (addr - HCA_FDMA_BASE) {
+    case HCA_FDMA_HOST_LO: M->fdma_host_lo = val; return;
+    case HCA_FDMA_HOST_HI: M->fdma_host_hi = val; return;
+    case HCA_FDMA_LOCAL: M->fdma_local = val; return;
+    case HCA_FDMA_LEN: M->fdma_len = val; return;
+    case HCA_FDMA_CTRL:
+        if (HCA_FDMA_CTRL_WRITE_GET(val))
+            ADD_FAILURE() << "the event service never writes host memory";
+        fdma_start();
+        return;
+    default: break;
+    }
+    ADD_FAILURE() << "write of " << std::hex << addr;
+}
+
+void con_putc(char c)
+{
+    M->console += c;
+}
+
+void con_puts(const char *s)
+{
+    M->console += s;
+}
+
+void con_puthex(uint32_t v)
+{
+    char b[16];
+    snprintf(b, sizeof b, "0x%08x", v);
+    M->console += b;
+}
+}
+
+namespace {
+
+uint32_t params(unsigned ps, unsigned access, unsigned n)
+{
+    return ps << HCA_SQ_WQE_FR_PAGE_SHIFT_LSB | access << HCA_SQ_WQE_FR_ACCESS_LSB | n << HCA_SQ_WQE_FR_LIST_LEN_LSB;
+}
+
+const unsigned LW = HCA_ACCESS_LOCAL_WRITE, RR = HCA_ACCESS_REMOTE_READ, RW = HCA_ACCESS_REMOTE_WRITE;
+
+class FwMm : public ::testing::Test {
+protected:
+    Mock mock;
+    uint32_t pd = 0, pd2 = 0;
+    void SetUp() override
+    {
+        M = &mock;
+        mm_reset();
+        mkey_reset();
+        ASSERT_EQ((unsigned)HCA_CMD_STATUS_OK, pd_alloc(&pd));
+        ASSERT_EQ((unsigned)HCA_CMD_STATUS_OK, pd_alloc(&pd2));
+        EXPECT_EQ(0, mock.evt_accesses) << "key bookkeeping set-up never touches the event queue";
+    }
+    void TearDown() override
+    {
+        M = nullptr;
+    }
+
+    // A new MR through CREATE_MKEY (npages = max list length); the log is cleared.
+    uint32_t mr(unsigned kind, uint32_t max, uint32_t in_pd = 0)
+    {
+        hca_create_mkey_in_t in;
+        memset(&in, 0, sizeof in);
+        in.pd = in_pd ? in_pd : pd;
+        hca_create_mkey_in_set_kind(&in, kind);
+        in.npages = max;
+        if (kind == HCA_MKEY_KIND_REGULAR) {
+            hca_create_mkey_in_set_page_shift(&in, 12);
+            hca_create_mkey_in_set_access(&in, LW);
+            in.length = 4096;
+            uint64_t page = 0x7000000;
+            memcpy(&mock.host[0xf000], &page, 8);
+            in.page_list = HOST_BASE + 0xf000;
+        }
+        memcpy(&mock.host[0xff00], &in, sizeof in);
+        uint32_t key = 0;
+        EXPECT_EQ((unsigned)HCA_CMD_STATUS_OK, mkey_create(HOST_BASE + 0xff00, &key)) << mock.console;
+        mock.log.clear();
+        mock.console.clear();
+        return key;
+    }
+    static hca_fw_event_t ev(unsigned kind, uint32_t pd, uint32_t key, unsigned tag = 7)
+    {
+        hca_fw_event_t e;
+        memset(&e, 0, sizeof e);
+        hca_fw_event_set_kind(&e, kind);
+        hca_fw_event_set_tag(&e, tag);
+        hca_fw_event_set_qpn(&e, 3);
+        e.pd = pd;
+        e.key = key;
+        return e;
+    }
+    void queue(const hca_fw_event_t &e)
+    {
+        std::vector<uint32_t> w(HCA_EVT_DATA_COUNT);
+        memcpy(w.data(), &e, sizeof e);
+        mock.events.push_back(w);
+    }
+    // Serve one event; returns the DONE status (and checks the tag and POP first).
+    unsigned serve(const hca_fw_event_t &e)
+    {
+        mock.log.clear();
+        queue(e);
+        mm_service();
+        EXPECT_TRUE(mock.events.empty());
+        if (mock.log.size() < 2) {
+            ADD_FAILURE() << "no POP/DONE";
+            return ~0u;
+        }
+        EXPECT_EQ(EVT_POP, mock.log.front().kind) << "POP comes first";
+        const Rec &d = mock.log.back();
+        EXPECT_EQ(EVT_DONE, d.kind);
+        EXPECT_EQ(hca_fw_event_get_tag(&e), HCA_EVT_DONE_TAG_GET(d.index));
+        return HCA_EVT_DONE_STATUS_GET(d.index);
+    }
+    size_t count(unsigned op, Kind k = FWP_CMD) const
+    {
+        size_t n = 0;
+        for (const Rec &r : mock.log)
+            n += r.kind == k && r.op == op;
+        return n;
+    }
+    size_t table_writes() const
+    {
+        return count(HCA_FWP_OP_WRITE_MPT) + count(HCA_FWP_OP_WRITE_MTT);
+    }
+    uint64_t put_pages(const std::vector<uint64_t> &pages, size_t off = 0x1000)
+    {
+        memcpy(&mock.host[off], pages.data(), 8 * pages.size());
+        return HOST_BASE + off;
+    }
+    hca_mpt_entry_t mpt_of(uint32_t key)
+    {
+        return mock.mpt[key >> 8];
+    }
+    mkey_t shadow(uint32_t key)
+    {
+        const mkey_t *m = mkey_get(key >> 8);
+        EXPECT_NE(nullptr, m);
+        return m ? *m : mkey_t{};
+    }
+};
+
+// ---------------------------------------------------------------- probe
+
+TEST_F(FwMm, ADeviceWithoutTheEventQueueIsProbedOnceAndNeverTouchedAgain)
+{
+    mock.evt_present = false;
+    mm_service();
+    EXPECT_EQ(1, mock.evt_faults);
+    EXPECT_NE(std::string::npos, mock.console.find("no event queue")) << mock.console;
+    mm_service();
+    mm_service();
+    EXPECT_EQ(1, mock.evt_accesses) << "one probe, then never again";
+    EXPECT_EQ(nullptr, fw_trap_hook) << "the probe gives the trap hook back";
+}
+
+TEST_F(FwMm, NothingPendingDoesNothing)
+{
+    mm_service();
+    mm_service();
+    EXPECT_TRUE(mock.log.empty());
+    EXPECT_TRUE(mock.console.empty()) << mock.console;
+}
+
+TEST_F(FwMm, SeveralEventsAreServedInOrderEachAnsweredWithItsTag)
+{
+    uint32_t k = mr(HCA_MKEY_KIND_FAST_REG, 4);
+    queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, k, 0x11));
+    queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, k ^ 1, 0x22));
+    queue(ev(0xf, pd, k, 0x33));
+    mm_service();
+    std::vector<uint32_t> done;
+    for (const Rec &r : mock.log)
+        if (r.kind == EVT_DONE)
+            done.push_back(r.index);
+    ASSERT_EQ(3u, done.size());
+    EXPECT_EQ(0x11u << 8 | HCA_WC_STATUS_SUCCESS, done[0]);
+    EXPECT_EQ(0x22u << 8 | HCA_WC_STATUS_MW_BIND_ERR, done[1]);
+    EXPECT_EQ(0x33u << 8 | HCA_WC_STATUS_GENERAL_ERR, done[2]) << "an unknown kind";
+    EXPECT_EQ(3u, count(0, EVT_POP));
+    EXPECT_NE(std::string::npos, mock.console.find("unknown event kind")) << mock.console;
+}
+
+// ---------------------------------------------------------------- FAST_REG_MR
+
+struct FastRegCase {
+    hca_fw_event_t e;
+    std::vector<uint64_t> pages;
+};
+
+TEST_F(FwMm, FastRegWritesThePagesThenAValidMptWithTheWrsKey)
+{
+    uint32_t k = mr(HCA_MKEY_KIND_FAST_REG, 8);
+    mkey_t before = shadow(k);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, before.state);
+    uint32_t newkey = (k & ~0xffu) | 0x5a;
+    // 64 KiB pages, first byte offset 0x1234, length up to the last byte of page 3.
+    std::vector<uint64_t> pages = {0x40000000, 0x12340000, 0x7ff0000, 0x100000000ull};
+    hca_fw_event_t e = ev(HCA_EVT_KIND_FAST_REG_MR, pd, newkey, 0x9c);
+    e.params = params(16, LW | RR | RW, 4);
+    e.iova = 0x2000000001234ull;
+    e.length = 4 * 0x10000 - 0x1234;
+    e.list = put_pages(pages);
+    ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(e)) << mock.console;
+    // POP, one list read, 4 MTT writes, the MPT, DONE.
+    ASSERT_EQ(8u, mock.log.size());
+    EXPECT_EQ(FDMA_READ, mock.log[1].kind);
+    EXPECT_EQ(e.list, mock.log[1].host);
+    EXPECT_EQ(32u, mock.log[1].len);
+    for (unsigned i = 0; i < 4; i++) {
+        const Rec &w = mock.log[2 + i];
+        EXPECT_EQ((unsigned)HCA_FWP_OP_WRITE_MTT, w.op);
+        EXPECT_EQ(before.mtt_base + i, w.index);
+        EXPECT_EQ(pages[i] | 1u, w.mtt) << "present, pfn = addr >> 12";
+    }
+    const Rec &m = mock.log[6];
+    ASSERT_EQ((unsigned)HCA_FWP_OP_WRITE_MPT, m.op);
+    EXPECT_EQ(k >> 8, m.index);
+    hca_mpt_entry_t got;
+    memcpy(&got, m.mpt, sizeof got);
+    EXPECT_EQ(1u, hca_mpt_entry_get_alloc(&got));
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, hca_mpt_entry_get_state(&got));
+    EXPECT_EQ((unsigned)HCA_MKEY_KIND_FAST_REG, hca_mpt_entry_get_kind(&got));
+    EXPECT_EQ((unsigned)HCA_MKEY_MODE_MTT, hca_mpt_entry_get_mode(&got));
+    EXPECT_EQ(0u, hca_mpt_entry_get_peer(&got));
+    EXPECT_EQ(LW | RR | RW, hca_mpt_entry_get_access(&got));
+    EXPECT_EQ(16u, hca_mpt_entry_get_page_shift(&got));
+    EXPECT_EQ(newkey, got.key);
+    EXPECT_EQ(pd, got.pd);
+    EXPECT_EQ(before.mtt_base, got.mtt_base);
+    EXPECT_EQ(e.iova, got.iova);
+    EXPECT_EQ(e.length, got.length);
+    EXPECT_EQ(4u, got.mtt_count) << "the pages of this registration";
+    EXPECT_EQ(0u, got.reserved);
+    // The shadow follows: VALID, the new key byte.
+    mkey_t after = shadow(k);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, after.state);
+    EXPECT_EQ(0x5au, after.key_byte);
+    EXPECT_EQ(before.mtt_count, after.mtt_count) << "the MTT space owned does not change";
+    EXPECT_EQ((unsigned)HCA_CMD_STATUS_BAD_INDEX, mkey_destroy(k)) << "the old key is gone";
+    EXPECT_EQ((unsigned)HCA_CMD_STATUS_OK, mkey_destroy(newkey));
+    // The next life of the index takes a key byte other than the last one.
+    uint32_t again = mr(HCA_MKEY_KIND_FAST_REG, 8);
+    if ((again >> 8) == (k >> 8)) {
+        EXPECT_NE(0x5au, again & 0xff);
+    }
+}
+
+TEST_F(FwMm, FastRegEachRuleFailingAloneLeavesTheMrUntouched)
+{
+    uint32_t k = mr(HCA_MKEY_KIND_FAST_REG, 4);
+    uint32_t valid = mr(HCA_MKEY_KIND_FAST_REG, 4);
+    uint32_t regular = mr(HCA_MKEY_KIND_REGULAR, 1);
+    uint32_t indirect = mr(HCA_MKEY_KIND_INDIRECT, 4);
+    uint32_t dma = mr(HCA_MKEY_KIND_DMA, 0);
+    uint32_t other_pd = mr(HCA_MKEY_KIND_FAST_REG, 4, pd2);
+    hca_fw_event_t good = ev(HCA_EVT_KIND_FAST_REG_MR, pd, (k & ~0xffu) | 0x77);
+    good.params = params(12, LW | RW, 4);
+    good.iova = 0x10000ffe;
+    good.length = 4 * 4096 - 0xffe; // exactly fills the list
+    const std::vector<uint64_t> pages = {0x1000, 0x2000, 0x3000, 0xfffff000};
+    // Make `valid` VALID.
+    hca_fw_event_t v = good;
+    v.key = valid;
+    v.list = put_pages(pages, 0x3000);
+    ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(v)) << mock.console;
+    struct Case {
+        const char *what, *rule;
+        std::function<void(hca_fw_event_t &, std::vector<uint64_t> &)> mutate;
+    };
+    auto key_of = [](uint32_t key) { return [key](hca_fw_event_t &e, std::vector<uint64_t> &) { e.key = key; }; };
+    const Case cases[] = {
+        {"index 0", "names no allocated MR", key_of(0x77)},
+        {"unallocated index", "names no allocated MR", key_of(0xabc00 | 0x77)},
+        {"regular MR", "not fast_reg", key_of(regular)},
+        {"indirect MR", "not fast_reg", key_of(indirect)},
+        {"dma MR", "not fast_reg", key_of(dma)},
+        {"VALID MR", "is VALID", key_of(valid)},
+        {"PD", "PD is not the QP's", [](hca_fw_event_t &e, std::vector<uint64_t> &) { e.pd++; }},
+        {"MR of another PD", "PD is not the QP's", key_of(other_pd)},
+        {"page_list_len 0", "page_list_len",
+         [](hca_fw_event_t &e, std::vector<uint64_t> &) { e.params = params(12, LW | RW, 0); }},
+        {"page_list_len above max", "page_list_len",
+         [](hca_fw_event_t &e, std::vector<uint64_t> &p) {
+             e.params = params(12, LW | RW, 5);
+             p.push_back(0x5000);
+         }},
+        {"page_shift 11", "page_shift",
+         [](hca_fw_event_t &e, std::vector<uint64_t> &) { e.params = params(11, LW | RW, 4); }},
+        {"page_shift 31", "page_shift",
+         [](hca_fw_event_t &e, std::vector<uint64_t> &) { e.params = params(31, LW | RW, 4); }},
+        {"first page unaligned", "not aligned", [](hca_fw_event_t &, std::vector<uint64_t> &p) { p[0] |= 0x800; }},
+        {"last page unaligned", "not aligned", [](hca_fw_event_t &, std::vector<uint64_t> &p) { p[3] += 8; }},
+        {"one byte past the list", "page_list_len << page_shift",
+         [](hca_fw_event_t &e, std::vector<uint64_t> &) { e.length++; }},
+        {"first byte offset past the list", "page_list_len << page_shift",
+         [](hca_fw_event_t &e, std::vector<uint64_t> &) { e.iova++; }},
+        {"length 0", "length is 0", [](hca_fw_event_t &e, std::vector<uint64_t> &) { e.length = 0; }},
+        {"iova + length wraps", "wraps",
+         [](hca_fw_event_t &e, std::vector<uint64_t> &) { e.iova = ~0ull - 0xfff + 0x800; }},
+        {"remote write without local write", "access flags",
+         [](hca_fw_event_t &e, std::vector<uint64_t> &) { e.params = params(12, RW, 4); }},
+        {"remote atomic without local write", "access flags",
+         [](hca_fw_event_t &e, std::vector<uint64_t> &) { e.params = params(12, HCA_ACCESS_REMOTE_ATOMIC, 4); }},
+        {"list unreachable", "could not be read", [](hca_fw_event_t &e, std::vector<uint64_t> &) { e.list = 8; }},
+    };
+    const hca_mpt_entry_t mpt_before = mpt_of(k);
+    const std::map<uint32_t, uint64_t> mtt_before = mock.mtt;
+    for (const Case &c : cases) {
+        SCOPED_TRACE(c.what);
+        hca_fw_event_t e = good;
+        std::vector<uint64_t> p = pages;
+        c.mutate(e, p);
+        if (e.list == 0)
+            e.list = put_pages(p);
+        mock.console.clear();
+        EXPECT_EQ((unsigned)HCA_WC_STATUS_MW_BIND_ERR, serve(e));
+        EXPECT_EQ(0u, table_writes()) << "nothing written";
+        EXPECT_EQ(0u, mock.console.rfind("hcafw: FAST_REG_MR key ", 0)) << mock.console;
+        EXPECT_NE(std::string::npos, mock.console.find(c.rule)) << mock.console;
+        EXPECT_EQ(1, std::count(mock.console.begin(), mock.console.end(), '\n')) << "one line: " << mock.console;
+    }
+    EXPECT_EQ(0, memcmp(&mpt_before, &mock.mpt[k >> 8], sizeof mpt_before));
+    EXPECT_EQ(mtt_before, mock.mtt);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(k).state);
+    EXPECT_EQ(k & 0xff, shadow(k).key_byte);
+    // The unmodified WR (the limits exactly met) succeeds on the untouched MR.
+    hca_fw_event_t e = good;
+    e.list = put_pages(pages);
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(e)) << mock.console;
+    e.params = params(30, LW, 1); // the largest page, one of them
+    e.key = mr(HCA_MKEY_KIND_FAST_REG, 1);
+    e.iova = 0;
+    e.length = 1ull << 30;
+    e.list = put_pages({0x40000000});
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(e)) << mock.console;
+}
+
+TEST_F(FwMm, FastRegOfTheLongestListReadsItInChunksAndChecksEveryPageFirst)
+{
+    const unsigned N = HCA_MAX_FAST_REG_PAGE_LIST_LEN;
+    uint32_t k = mr(HCA_MKEY_KIND_FAST_REG, N);
+    std::vector<uint64_t> pages(N);
+    for (unsigned i = 0; i < N; i++)
+        pages[i] = 0x100000000ull + 0x1000ull * (N - i);
+    hca_fw_event_t e = ev(HCA_EVT_KIND_FAST_REG_MR, pd, k);
+    e.params = params(12, LW, N);
+    e.iova = 0x5000;
+    e.length = (uint64_t)N << 12;
+    // A bad address in the last chunk: nothing written at all.
+    pages[N - 1] |= 0x100;
+    e.list = put_pages(pages);
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_MW_BIND_ERR, serve(e));
+    EXPECT_EQ(0u, table_writes());
+    pages[N - 1] &= ~0xfffull;
+    e.list = put_pages(pages);
+    ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(e)) << mock.console;
+    // The list, 4096 bytes, in transfers of MM_FDMA_CHUNK (1000 in this build), in order.
+    std::vector<std::pair<uint64_t, uint32_t>> reads;
+    for (const Rec &r : mock.log)
+        if (r.kind == FDMA_READ)
+            reads.push_back({r.host, r.len});
+    ASSERT_EQ(5u, reads.size());
+    uint64_t at = e.list;
+    for (size_t i = 0; i < reads.size(); i++) {
+        EXPECT_EQ(at, reads[i].first);
+        EXPECT_EQ(i < 4 ? 1000u : 96u, reads[i].second);
+        at += reads[i].second;
+    }
+    EXPECT_EQ((size_t)N, count(HCA_FWP_OP_WRITE_MTT));
+    const mkey_t s = shadow(k);
+    for (unsigned i = 0; i < N; i++)
+        ASSERT_EQ(pages[i] | 1, mock.mtt[s.mtt_base + i]) << i;
+    EXPECT_EQ(N, mpt_of(k).mtt_count);
+    EXPECT_EQ(FWP_CMD, mock.log[mock.log.size() - 2].kind);
+    EXPECT_EQ((unsigned)HCA_FWP_OP_WRITE_MPT, mock.log[mock.log.size() - 2].op) << "the MPT after every MTT entry";
+}
+
+TEST_F(FwMm, ATranslationUnitRefusalIsARefusedRegistrationAndTheMrStaysFree)
+{
+    uint32_t k = mr(HCA_MKEY_KIND_FAST_REG, 2);
+    hca_fw_event_t e = ev(HCA_EVT_KIND_FAST_REG_MR, pd, k);
+    e.params = params(12, LW, 1);
+    e.length = 10;
+    e.list = put_pages({0x9000});
+    mock.fail_fwp_op = HCA_FWP_OP_WRITE_MPT;
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_MW_BIND_ERR, serve(e));
+    EXPECT_NE(std::string::npos, mock.console.find("refused WRITE_MPT")) << mock.console;
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(k).state);
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(e));
+}
+
+// ---------------------------------------------------------------- invalidation
+
+TEST_F(FwMm, LocalInvIsInvalidateThenDrainThenDoneAndTheMrCanBeRegisteredAgain)
+{
+    uint32_t k = mr(HCA_MKEY_KIND_FAST_REG, 2);
+    uint32_t k1 = (k & ~0xffu) | 0x42;
+    hca_fw_event_t reg = ev(HCA_EVT_KIND_FAST_REG_MR, pd, k1);
+    reg.params = params(12, LW | RR, 2);
+    reg.length = 8192;
+    reg.list = put_pages({0x1000, 0x2000});
+    ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(reg)) << mock.console;
+
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_MW_BIND_ERR, serve(ev(HCA_EVT_KIND_LOCAL_INV, pd, k)))
+        << "the key the FAST_REG_MR replaced";
+    EXPECT_EQ(0u, count(HCA_FWP_OP_INVALIDATE) + count(HCA_CTX_OP_DRAIN, CTX_CMD));
+
+    ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(ev(HCA_EVT_KIND_LOCAL_INV, pd, k1, 0x5))) << mock.console;
+    ASSERT_EQ(4u, mock.log.size());
+    EXPECT_EQ(EVT_POP, mock.log[0].kind);
+    EXPECT_EQ(FWP_CMD, mock.log[1].kind);
+    EXPECT_EQ((unsigned)HCA_FWP_OP_INVALIDATE, mock.log[1].op);
+    EXPECT_EQ(k >> 8, mock.log[1].index);
+    EXPECT_EQ(CTX_CMD, mock.log[2].kind);
+    EXPECT_EQ((unsigned)HCA_CTX_OP_DRAIN, mock.log[2].op);
+    EXPECT_EQ(EVT_DONE, mock.log[3].kind);
+    EXPECT_EQ(0x5u << 8 | HCA_WC_STATUS_SUCCESS, mock.log[3].index);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(k).state);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, hca_mpt_entry_get_state(&mock.mpt[k >> 8]));
+    EXPECT_EQ(0x42u, shadow(k).key_byte) << "the key stays until the next registration";
+
+    // Invalidating it again with its current key succeeds (and fences again).
+    ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(ev(HCA_EVT_KIND_READ_INV, pd, k1)));
+    EXPECT_EQ(1u, count(HCA_FWP_OP_INVALIDATE));
+    EXPECT_EQ(1u, count(HCA_CTX_OP_DRAIN, CTX_CMD));
+
+    // Registered again under a new key byte; the old one no longer invalidates.
+    reg.key = (k & ~0xffu) | 0x43;
+    ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(reg)) << mock.console;
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_MW_BIND_ERR, serve(ev(HCA_EVT_KIND_LOCAL_INV, pd, k1)));
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(ev(HCA_EVT_KIND_LOCAL_INV, pd, reg.key)));
+}
+
+TEST_F(FwMm, InvalidationRulesEachFailingAloneIssueNothing)
+{
+    uint32_t k = mr(HCA_MKEY_KIND_FAST_REG, 2);
+    uint32_t regular = mr(HCA_MKEY_KIND_REGULAR, 1);
+    uint32_t dma = mr(HCA_MKEY_KIND_DMA, 0);
+    uint32_t other = mr(HCA_MKEY_KIND_FAST_REG, 2, pd2);
+    struct Case {
+        const char *what, *rule;
+        uint32_t pd, key;
+    } cases[] = {
+        {"index 0", "names no allocated MR", pd, 0x00000001},
+        {"unallocated index", "names no allocated MR", pd, 0x00fff000 | (k & 0xff)},
+        {"another key byte", "not the MR's current key", pd, k ^ 0x80},
+        {"regular MR", "neither fast_reg nor indirect", pd, regular},
+        {"dma MR", "neither fast_reg nor indirect", pd, dma},
+        {"QP of another PD", "PD is not the QP's", pd2, k},
+        {"MR of another PD", "PD is not the QP's", pd, other},
+    };
+    const unsigned kinds[] = {HCA_EVT_KIND_LOCAL_INV, HCA_EVT_KIND_READ_INV, HCA_EVT_KIND_REMOTE_INV};
+    for (unsigned kind : kinds) {
+        for (const Case &c : cases) {
+            SCOPED_TRACE(std::string(hca_evt_kind_name(kind)) + ": " + c.what);
+            mock.console.clear();
+            EXPECT_EQ(kind == HCA_EVT_KIND_REMOTE_INV ? (unsigned)HCA_WC_STATUS_REM_INV_REQ_ERR
+                                                      : (unsigned)HCA_WC_STATUS_MW_BIND_ERR,
+                      serve(ev(kind, c.pd, c.key)));
+            EXPECT_EQ(2u, mock.log.size()) << "POP and DONE only: no INVALIDATE, no DRAIN";
+            EXPECT_EQ(0u, mock.console.rfind(std::string("hcafw: ") + hca_evt_kind_name(kind) + " key ", 0))
+                << mock.console;
+            EXPECT_NE(std::string::npos, mock.console.find(c.rule)) << mock.console;
+        }
+    }
+    // A FREE MR (never registered) with its current key: succeeds, every kind.
+    for (unsigned kind : kinds) {
+        EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(ev(kind, pd, k)));
+        EXPECT_EQ(1u, count(HCA_FWP_OP_INVALIDATE));
+    }
+    // An indirect MR is invalidated too.
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS,
+              serve(ev(HCA_EVT_KIND_REMOTE_INV, pd, mr(HCA_MKEY_KIND_INDIRECT, 2))));
+}
+
+TEST_F(FwMm, DrainBadOpIsNothingToDrainButAStuckDrainFails)
+{
+    uint32_t k = mr(HCA_MKEY_KIND_FAST_REG, 2);
+    mock.drain = Drain::BAD_OP;
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(ev(HCA_EVT_KIND_LOCAL_INV, pd, k)));
+    mock.drain = Drain::STUCK;
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_REM_INV_REQ_ERR, serve(ev(HCA_EVT_KIND_REMOTE_INV, pd, k)));
+    EXPECT_NE(std::string::npos, mock.console.find("DRAIN did not complete")) << mock.console;
+    mock.drain = Drain::OK;
+    mock.fail_fwp_op = HCA_FWP_OP_INVALIDATE;
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_MW_BIND_ERR, serve(ev(HCA_EVT_KIND_LOCAL_INV, pd, k)));
+    EXPECT_EQ(0u, count(HCA_CTX_OP_DRAIN, CTX_CMD)) << "no DRAIN after a refused INVALIDATE";
+}
+
+// ---------------------------------------------------------------- REG_INDIR_MR
+
+TEST_F(FwMm, RegIndirWritesTwoMttWordsPerEntryAndAKlmMpt)
+{
+    uint32_t k = mr(HCA_MKEY_KIND_INDIRECT, 4);
+    const mkey_t before = shadow(k);
+    EXPECT_EQ(8u, before.mtt_count);
+    const hca_klm_entry_t klm[3] = {
+        {0x1001, 7, 0x00000101}, {0xdeadbeef00ull, 0x10000, HCA_RESERVED_LKEY}, {0x3, 1, 0x00abcd02}};
+    memcpy(&mock.host[0x2000], klm, sizeof klm);
+    hca_fw_event_t e = ev(HCA_EVT_KIND_REG_INDIR_MR, pd, (k & ~0xffu) | 0xe1);
+    e.params = params(0, LW | RW, 3);
+    e.iova = 0x7000;
+    e.length = 7 + 0x10000 + 1;
+    e.list = HOST_BASE + 0x2000;
+    ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(e)) << mock.console;
+    ASSERT_EQ(10u, mock.log.size()) << "POP, read, 6 MTT words, MPT, DONE";
+    EXPECT_EQ(48u, mock.log[1].len);
+    for (unsigned i = 0; i < 3; i++) {
+        EXPECT_EQ(before.mtt_base + 2 * i, mock.log[2 + 2 * i].index);
+        EXPECT_EQ(klm[i].addr, mock.log[2 + 2 * i].mtt);
+        EXPECT_EQ(before.mtt_base + 2 * i + 1, mock.log[3 + 2 * i].index);
+        EXPECT_EQ(klm[i].length | (uint64_t)klm[i].lkey << 32, mock.log[3 + 2 * i].mtt);
+    }
+    hca_mpt_entry_t got;
+    memcpy(&got, mock.log[8].mpt, sizeof got);
+    EXPECT_EQ((unsigned)HCA_FWP_OP_WRITE_MPT, mock.log[8].op);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, hca_mpt_entry_get_state(&got));
+    EXPECT_EQ((unsigned)HCA_MKEY_KIND_INDIRECT, hca_mpt_entry_get_kind(&got));
+    EXPECT_EQ((unsigned)HCA_MKEY_MODE_KLM, hca_mpt_entry_get_mode(&got));
+    EXPECT_EQ(LW | RW, hca_mpt_entry_get_access(&got));
+    EXPECT_EQ(e.key, got.key);
+    EXPECT_EQ(pd, got.pd);
+    EXPECT_EQ(0x7000u, got.iova);
+    EXPECT_EQ(e.length, got.length);
+    EXPECT_EQ(before.mtt_base, got.mtt_base);
+    EXPECT_EQ(6u, got.mtt_count);
+    EXPECT_EQ(0xe1u, shadow(k).key_byte);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(k).state);
+}
+
+TEST_F(FwMm, RegIndirEachRuleFailingAloneLeavesTheMrUntouched)
+{
+    uint32_t k = mr(HCA_MKEY_KIND_INDIRECT, 3);
+    uint32_t fr = mr(HCA_MKEY_KIND_FAST_REG, 3);
+    uint32_t other = mr(HCA_MKEY_KIND_INDIRECT, 3, pd2);
+    uint32_t valid = mr(HCA_MKEY_KIND_INDIRECT, 3);
+    std::vector<hca_klm_entry_t> good_list = {{0x1000, 100, 0x101}, {0x2000, 200, 0x201}, {0x3000, 300, 0x301}};
+    hca_fw_event_t good = ev(HCA_EVT_KIND_REG_INDIR_MR, pd, k);
+    good.params = params(0, LW, 3);
+    good.length = 600;
+    auto put = [&](const std::vector<hca_klm_entry_t> &l) {
+        if (!l.empty())
+            memcpy(&mock.host[0x4000], l.data(), l.size() * sizeof l[0]);
+        return HOST_BASE + 0x4000;
+    };
+    hca_fw_event_t v = good;
+    v.key = valid;
+    v.list = put(good_list);
+    ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(v)) << mock.console;
+    using L = std::vector<hca_klm_entry_t>;
+    struct Case {
+        const char *what, *rule;
+        std::function<void(hca_fw_event_t &, L &)> mutate;
+    };
+    const Case cases[] = {
+        {"unallocated", "names no allocated MR", [](hca_fw_event_t &e, L &) { e.key = 0x00fff001; }},
+        {"fast_reg MR", "not indirect", [fr](hca_fw_event_t &e, L &) { e.key = fr; }},
+        {"VALID", "is VALID", [valid](hca_fw_event_t &e, L &) { e.key = valid; }},
+        {"PD", "PD is not the QP's", [this](hca_fw_event_t &e, L &) { e.pd = pd2; }},
+        {"MR of another PD", "PD is not the QP's", [other](hca_fw_event_t &e, L &) { e.key = other; }},
+        {"list length 0", "list length", [](hca_fw_event_t &e, L &) { e.params = params(0, LW, 0); }},
+        {"list length above max", "list length",
+         [](hca_fw_event_t &e, L &l) {
+             e.params = params(0, LW, 4);
+             l.push_back({0x4000, 1, 0x401});
+             e.length++;
+         }},
+        {"entry length 0", "length 0",
+         [](hca_fw_event_t &, L &l) {
+             l[1].length = 0;
+             l[2].length += 200;
+         }},
+        {"sum one short", "add up", [](hca_fw_event_t &e, L &) { e.length++; }},
+        {"sum one over", "add up", [](hca_fw_event_t &e, L &) { e.length--; }},
+        {"access", "access flags", [](hca_fw_event_t &e, L &) { e.params = params(0, RW | RR, 3); }},
+        {"list unreachable", "could not be read", [](hca_fw_event_t &e, L &) { e.list = 0x20; }},
+    };
+    const std::map<uint32_t, uint64_t> mtt_before = mock.mtt;
+    const hca_mpt_entry_t mpt_before = mpt_of(k);
+    for (const Case &c : cases) {
+        SCOPED_TRACE(c.what);
+        hca_fw_event_t e = good;
+        L l = good_list;
+        c.mutate(e, l);
+        if (!e.list)
+            e.list = put(l);
+        mock.console.clear();
+        EXPECT_EQ((unsigned)HCA_WC_STATUS_MW_BIND_ERR, serve(e));
+        EXPECT_EQ(0u, table_writes());
+        EXPECT_EQ(0u, mock.console.rfind("hcafw: REG_INDIR_MR key ", 0)) << mock.console;
+        EXPECT_NE(std::string::npos, mock.console.find(c.rule)) << mock.console;
+    }
+    EXPECT_EQ(mtt_before, mock.mtt);
+    EXPECT_EQ(0, memcmp(&mpt_before, &mock.mpt[k >> 8], sizeof mpt_before));
+    hca_fw_event_t e = good;
+    e.list = put(good_list);
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(e)) << mock.console;
+}
+
+TEST_F(FwMm, RegIndirOfTheLongestListInChunks)
+{
+    const unsigned N = HCA_MAX_INDIR_REG_LIST_LEN;
+    uint32_t k = mr(HCA_MKEY_KIND_INDIRECT, N);
+    std::vector<hca_klm_entry_t> l(N);
+    uint64_t sum = 0;
+    for (unsigned i = 0; i < N; i++) {
+        l[i] = {0x100000ull * i + i, i + 1, 0x100u * (i + 1) | 1};
+        sum += i + 1;
+    }
+    memcpy(&mock.host[0x8000], l.data(), N * sizeof l[0]);
+    hca_fw_event_t e = ev(HCA_EVT_KIND_REG_INDIR_MR, pd, k);
+    e.params = params(0, LW, N);
+    e.length = sum;
+    e.list = HOST_BASE + 0x8000;
+    ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(e)) << mock.console;
+    size_t reads = 0;
+    for (const Rec &r : mock.log)
+        reads += r.kind == FDMA_READ;
+    EXPECT_EQ(5u, reads) << "4096 bytes in 1000-byte transfers";
+    const mkey_t s = shadow(k);
+    for (unsigned i = 0; i < N; i++) {
+        ASSERT_EQ(l[i].addr, mock.mtt[s.mtt_base + 2 * i]) << i;
+        ASSERT_EQ(l[i].length | (uint64_t)l[i].lkey << 32, mock.mtt[s.mtt_base + 2 * i + 1]) << i;
+    }
+    EXPECT_EQ(2 * N, mpt_of(k).mtt_count);
+}
+
+} // namespace
