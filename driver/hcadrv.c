@@ -38,6 +38,16 @@ typedef struct drv_qp {
     uint32_t send_cqn, recv_cqn;
 } drv_qp_t;
 
+/* A fast-reg page list as the driver tracks it (index = handle - 1). */
+typedef struct drv_pl {
+    int used;
+    uint64_t bus, bytes;
+    uint32_t len;
+    int owned;         /* a posted FAST_REG_MR names it ... */
+    uint32_t qpn;      /* ... on this QP's send queue ... */
+    uint32_t sq_index; /* ... at this (free-running) SQ index */
+} drv_pl_t;
+
 struct hcadrv {
     hca_dev_t *dev;
     hostmem_t *mem;
@@ -47,6 +57,10 @@ struct hcadrv {
     uint64_t last_cycles;
     drv_cq_t cqs[HCA_MAX_CQ];
     drv_qp_t qps[HCA_MAX_QP];
+    drv_pl_t *pls; /* page lists, grown on demand */
+    uint32_t npls;
+    hcadrv_device_attr_t attr; /* QUERY_DEVICE, cached on first use */
+    int attr_valid;
 };
 
 static uint32_t hcr(uint32_t reg)
@@ -78,6 +92,8 @@ int hcadrv_open(hcadrv_t **out, hca_dev_t *dev, hostmem_t *mem)
 
 void hcadrv_close(hcadrv_t *drv)
 {
+    if (drv)
+        free(drv->pls);
     free(drv);
 }
 
@@ -164,6 +180,21 @@ int hcadrv_query_device(hcadrv_t *drv, hcadrv_device_attr_t *attr)
     attr->max_mtt = q.max_mtt;
     attr->max_pd = q.max_pd;
     attr->max_reg_pages = q.max_reg_pages;
+    drv->attr = *attr;
+    drv->attr_valid = 1;
+    return 0;
+}
+
+/* The device's attributes, queried once. */
+static int dev_attr(hcadrv_t *drv, const hcadrv_device_attr_t **a)
+{
+    if (!drv->attr_valid) {
+        hcadrv_device_attr_t tmp;
+        int rc = hcadrv_query_device(drv, &tmp);
+        if (rc)
+            return rc;
+    }
+    *a = &drv->attr;
     return 0;
 }
 
@@ -254,11 +285,129 @@ int hcadrv_alloc_mr(hcadrv_t *drv, uint32_t pd, unsigned kind, uint32_t max_list
     return 0;
 }
 
+/* The MR is the device's reserved L_Key (no slot of its own). */
+static int is_reserved_lkey(hcadrv_t *drv, const hcadrv_mr_t *mr)
+{
+    const hcadrv_device_attr_t *a;
+    if (mr->kind != HCA_MKEY_KIND_DMA || dev_attr(drv, &a))
+        return 0;
+    return a->reserved_lkey_valid && mr->lkey == a->reserved_lkey;
+}
+
 int hcadrv_dereg_mr(hcadrv_t *drv, hcadrv_mr_t *mr)
 {
     if (!drv || !mr)
         return -EINVAL;
+    if (is_reserved_lkey(drv, mr))
+        return 0;
     return hcadrv_cmd(drv, HCA_CMD_OP_DESTROY_MKEY, 0, 0, mr->lkey, NULL);
+}
+
+int hcadrv_get_dma_mr(hcadrv_t *drv, uint32_t pd, hcadrv_mr_t *mr)
+{
+    if (!drv || !mr)
+        return -EINVAL;
+    const hcadrv_device_attr_t *a;
+    int rc = dev_attr(drv, &a);
+    if (rc)
+        return rc;
+    uint32_t key = a->reserved_lkey;
+    if (!a->reserved_lkey_valid) {
+        hca_create_mkey_in_t in;
+        memset(&in, 0, sizeof in);
+        in.pd = pd;
+        hca_create_mkey_in_set_kind(&in, HCA_MKEY_KIND_DMA);
+        hca_create_mkey_in_set_access(&in, HCA_ACCESS_LOCAL_WRITE);
+        if ((rc = create_mkey(drv, &in, &key)))
+            return rc;
+    }
+    *mr = (hcadrv_mr_t){.lkey = key, .rkey = 0, .pd = pd, .kind = HCA_MKEY_KIND_DMA, .access = HCA_ACCESS_LOCAL_WRITE};
+    return 0;
+}
+
+/* ---------------------------------------------------------------- fast-reg page lists */
+
+static drv_pl_t *pl_of(hcadrv_t *drv, const hcadrv_page_list_t *pl)
+{
+    if (!drv || !pl || pl->drv != drv || pl->handle == 0 || pl->handle > drv->npls)
+        return NULL;
+    drv_pl_t *p = &drv->pls[pl->handle - 1];
+    return p->used && p->bus == pl->bus_addr ? p : NULL;
+}
+
+static drv_qp_t *qp_of(hcadrv_t *drv, uint32_t qpn);
+
+/* Whether an outstanding FAST_REG_MR WR still owns the list: its QP exists
+ * and the driver's sq_done has not passed its index (a polled CQE of it, or of
+ * a later WR of that send queue, retires it). Ownership, once ended, stays
+ * ended. */
+static int pl_owned(hcadrv_t *drv, drv_pl_t *p)
+{
+    if (!p->owned)
+        return 0;
+    drv_qp_t *q = qp_of(drv, p->qpn);
+    if (!q || (int32_t)(q->sq_done - p->sq_index) > 0)
+        p->owned = 0;
+    return p->owned;
+}
+
+int hcadrv_alloc_fast_reg_page_list(hcadrv_t *drv, uint32_t len, hcadrv_page_list_t *pl)
+{
+    if (!drv || !pl)
+        return -EINVAL;
+    const hcadrv_device_attr_t *a;
+    int rc = dev_attr(drv, &a);
+    if (rc)
+        return rc;
+    if (len == 0 || len > a->max_fast_reg_page_list_len)
+        return -EINVAL;
+    uint32_t actual = (len + 7u) & ~7u;
+    if (actual > a->max_fast_reg_page_list_len)
+        actual = a->max_fast_reg_page_list_len;
+    uint32_t slot = 0;
+    while (slot < drv->npls && drv->pls[slot].used)
+        slot++;
+    if (slot == drv->npls) {
+        uint32_t n = drv->npls ? 2 * drv->npls : 16;
+        drv_pl_t *grown = realloc(drv->pls, n * sizeof *grown);
+        if (!grown)
+            return -ENOMEM;
+        memset(grown + drv->npls, 0, (n - drv->npls) * sizeof *grown);
+        drv->pls = grown;
+        drv->npls = n;
+    }
+    uint64_t bytes = (uint64_t)actual * 8, bus = 0;
+    if ((rc = hostmem_alloc(drv->mem, bytes, HOSTMEM_PAGE_SIZE, &bus)))
+        return rc; /* hostmem maps zeroed pages */
+    drv->pls[slot] = (drv_pl_t){.used = 1, .bus = bus, .bytes = bytes, .len = actual};
+    *pl = (hcadrv_page_list_t){.drv = drv, .bus_addr = bus, .max_page_list_len = actual, .handle = slot + 1};
+    return 0;
+}
+
+int hcadrv_free_fast_reg_page_list(hcadrv_t *drv, hcadrv_page_list_t *pl)
+{
+    drv_pl_t *p = pl_of(drv, pl);
+    if (!p)
+        return -EINVAL;
+    if (pl_owned(drv, p))
+        return -EBUSY;
+    hostmem_unmap(drv->mem, p->bus, p->bytes);
+    memset(p, 0, sizeof *p);
+    pl->handle = 0;
+    return 0;
+}
+
+int hcadrv_page_list_set(hcadrv_page_list_t *pl, uint32_t i, uint64_t addr)
+{
+    if (!pl)
+        return -EINVAL;
+    hcadrv_t *drv = pl->drv;
+    drv_pl_t *p = pl_of(drv, pl);
+    if (!p || i >= p->len)
+        return -EINVAL;
+    if (pl_owned(drv, p))
+        return -EBUSY;
+    return hostmem_write(drv->mem, p->bus + 8ull * i, &addr, 8);
 }
 
 int hcadrv_query_mkey(hcadrv_t *drv, uint32_t index, hca_mpt_entry_t *entry)
@@ -451,6 +600,9 @@ int hcadrv_destroy_qp(hcadrv_t *drv, hcadrv_qp_t *qp)
     hostmem_unmap(drv->mem, s->sq_base, s->sq_bytes);
     hostmem_unmap(drv->mem, s->rq_base, s->rq_bytes);
     memset(s, 0, sizeof *s);
+    for (uint32_t i = 0; i < drv->npls; i++) /* its WRs are gone: so is their hold on page lists */
+        if (drv->pls[i].owned && drv->pls[i].qpn == qp->qpn)
+            drv->pls[i].owned = 0;
     qp->connected = 0;
     return 0;
 }
@@ -508,10 +660,18 @@ int hcadrv_post_send(hcadrv_t *drv, hcadrv_qp_t *qp, const hcadrv_send_wr_t *wr)
     if (!drv || !qp || !wr || wr->opcode > HCA_WR_OPCODE_MAX || wr->num_sge > HCA_MAX_SEND_SGE ||
         (wr->flags & ~(unsigned)(HCA_SEND_FLAGS_SIGNALED | HCA_SEND_FLAGS_FENCE)))
         return -EINVAL;
+    drv_pl_t *pl = NULL;
+    if (wr->page_list) {
+        if (wr->opcode != HCA_WR_OPCODE_FAST_REG_MR || !(pl = pl_of(drv, wr->page_list)) ||
+            wr->fr_list_len > pl->len)
+            return -EINVAL;
+    }
     drv_qp_t *s = NULL;
     int rc = post_check(drv, qp, 0, &s);
     if (rc)
         return rc;
+    if (pl && pl_owned(drv, pl))
+        return -EBUSY;
     hca_sq_wqe_t w;
     memset(&w, 0, sizeof w);
     hca_sq_wqe_set_opcode(&w, wr->opcode);
@@ -537,7 +697,7 @@ int hcadrv_post_send(hcadrv_t *drv, hcadrv_qp_t *qp, const hcadrv_send_wr_t *wr)
     case HCA_WR_OPCODE_REG_INDIR_MR:
         w.fr_iova = wr->fr_iova;
         w.fr_length = wr->fr_length;
-        w.fr_list = wr->fr_list;
+        w.fr_list = pl ? pl->bus : wr->fr_list;
         w.fr_key = wr->fr_key;
         hca_sq_wqe_set_fr_page_shift(&w, wr->fr_page_shift);
         hca_sq_wqe_set_fr_access(&w, wr->fr_access);
@@ -548,7 +708,14 @@ int hcadrv_post_send(hcadrv_t *drv, hcadrv_qp_t *qp, const hcadrv_send_wr_t *wr)
     }
     for (unsigned i = 0; i < wr->num_sge; i++)
         w.sge[i] = wr->sge[i];
-    return sq_push(drv, s, qp, &w);
+    if ((rc = sq_push(drv, s, qp, &w)))
+        return rc;
+    if (pl) { /* the driver owns the list until this WR completes */
+        pl->owned = 1;
+        pl->qpn = qp->qpn;
+        pl->sq_index = s->sq_pi - 1;
+    }
+    return 0;
 }
 
 int hcadrv_post_send_raw(hcadrv_t *drv, hcadrv_qp_t *qp, const void *wqe, size_t len)

@@ -73,8 +73,67 @@ int hcadrv_reg_mr(hcadrv_t *drv, uint32_t pd, uint64_t addr, uint64_t length, ui
                   uint32_t access, unsigned page_shift, hcadrv_mr_t *mr);
 /** Allocate a fast-reg (kind FAST_REG) or indirect MR: FREE until registered by a work request. */
 int hcadrv_alloc_mr(hcadrv_t *drv, uint32_t pd, unsigned kind, uint32_t max_list_len, hcadrv_mr_t *mr);
-/** Invalidate-and-fence, then free the MR's slot. */
+/** Invalidate-and-fence, then free the MR's slot. A DMA MR that is the
+ *  device's reserved L_Key (from hcadrv_get_dma_mr) has no slot: its dereg is
+ *  a no-op that returns 0 without a mailbox command. */
 int hcadrv_dereg_mr(hcadrv_t *drv, hcadrv_mr_t *mr);
+
+/** An MR whose L_Key works with bus addresses directly (no translation, no
+ *  range check), local read and write, no R_Key (rkey 0), kind DMA
+ *  (SEMANTICS.md "Reserved L_Key and DMA MRs"). When the device reports a
+ *  reserved L_Key (QUERY_DEVICE, cached on first use) it is that key, valid in
+ *  every PD, and no mailbox command is issued (pd is recorded in mr->pd, not
+ *  checked); otherwise a CREATE_MKEY of kind DMA in pd, errors as the
+ *  command's (-ENOENT unknown pd, -ENOMEM no slot). -EINVAL for NULL
+ *  arguments; QUERY_DEVICE's error when the attributes cannot be read. Release
+ *  it with hcadrv_dereg_mr. */
+int hcadrv_get_dma_mr(hcadrv_t *drv, uint32_t pd, hcadrv_mr_t *mr);
+
+/** Change the key byte (the low 8 bits) of the driver's copy of a fast-reg
+ *  MR's L_Key and R_Key to newkey; the 24-bit index is kept. Only the copy
+ *  changes: the device's MR keeps its key until a FAST_REG_MR work request
+ *  carrying the new key (fr_key = mr->lkey) succeeds. As the seed's
+ *  ib_update_fast_reg_key: both keys, unconditionally, no device access, no
+ *  error. */
+static inline void hcadrv_update_fast_reg_key(hcadrv_mr_t *mr, uint8_t newkey)
+{
+    mr->lkey = (mr->lkey & 0xffffff00u) | newkey;
+    mr->rkey = (mr->rkey & 0xffffff00u) | newkey;
+}
+
+/** A fast-registration page list: an array of u64 page bus addresses in
+ *  device-readable host memory. The driver view is hcadrv_page_list_set
+ *  (there is no CPU pointer into simulated host memory: entries are written
+ *  through to the array, which the device reads by DMA). Owned by the driver
+ *  from the post of a FAST_REG_MR work request naming it (wr.page_list) until
+ *  that WR completes, i.e. until the QP's sq_done passes its SQ index (a CQE
+ *  of it or of a later WR on that send queue was polled), or its QP is
+ *  destroyed; while owned it cannot be changed, posted again or freed
+ *  (-EBUSY). The struct is a handle: it may be copied, the driver holds the
+ *  state. */
+typedef struct hcadrv_page_list {
+    hcadrv_t *drv;
+    uint64_t bus_addr;          /**< bus address of entry 0 (what the WQE's fr_list carries), page aligned */
+    uint32_t max_page_list_len; /**< entries the array holds (>= the len asked for) */
+    uint32_t handle;            /**< the driver's, nonzero while allocated */
+} hcadrv_page_list_t;
+
+/** Allocate a page list of at least len entries, len 1..max_fast_reg_page_list_len
+ *  of QUERY_DEVICE (cached on first use). The array is zeroed; its actual
+ *  length, len rounded up to a multiple of 8 (one 64-byte line) and at most
+ *  the device's maximum, is returned in pl->max_page_list_len. 0; -EINVAL
+ *  (NULL argument, len 0 or above the device maximum); -ENOMEM (host
+ *  memory); QUERY_DEVICE's error when the attributes cannot be read. */
+int hcadrv_alloc_fast_reg_page_list(hcadrv_t *drv, uint32_t len, hcadrv_page_list_t *pl);
+/** Free a page list's memory and handle. -EBUSY while a posted FAST_REG_MR
+ *  WR that names it is outstanding (nothing freed); -EINVAL for an unknown or
+ *  already freed handle. On success pl->handle becomes 0. */
+int hcadrv_free_fast_reg_page_list(hcadrv_t *drv, hcadrv_page_list_t *pl);
+/** Set entry i (0..max_page_list_len-1) to the bus address addr of a page.
+ *  Written to host memory at once (no device time passes). -EINVAL (unknown
+ *  handle, i out of range), -EBUSY (owned by an outstanding FAST_REG_MR WR),
+ *  -EFAULT (host memory refused the write). */
+int hcadrv_page_list_set(hcadrv_page_list_t *pl, uint32_t i, uint64_t addr);
 /** Debug read of the device's MPT entry for an index. */
 int hcadrv_query_mkey(hcadrv_t *drv, uint32_t index, hca_mpt_entry_t *entry);
 
@@ -139,15 +198,27 @@ typedef struct hcadrv_send_wr {
     uint32_t rkey;
     uint32_t inv_key;     /**< SEND_WITH_INV, RDMA_READ_WITH_INV, LOCAL_INV */
     /* FAST_REG_MR / REG_INDIR_MR */
-    uint64_t fr_iova, fr_length, fr_list;
+    uint64_t fr_iova, fr_length;
+    uint64_t fr_list; /**< raw bus address of the list; ignored when page_list is set */
     uint32_t fr_key;
-    unsigned fr_page_shift, fr_access, fr_list_len;
+    unsigned fr_page_shift, fr_access;
+    unsigned fr_list_len; /**< entries; FAST_REG_MR with page_list: 0..page_list->max_page_list_len */
+    /** FAST_REG_MR: the page list (fr_list becomes its bus address, and the
+     *  driver owns it until the WR completes); NULL: fr_list is used raw. */
+    const hcadrv_page_list_t *page_list;
 } hcadrv_send_wr_t;
 
 /** Write the WQE into the SQ and ring the doorbell. -EINVAL (num_sge above
- *  MAX_SEND_SGE, unknown opcode, reserved flag bits, unknown QP), -ENOMEM (SQ
+ *  MAX_SEND_SGE, unknown opcode, reserved flag bits, unknown QP; page_list on
+ *  an opcode other than FAST_REG_MR, an unknown page-list handle or fr_list_len
+ *  above its max_page_list_len), -EBUSY (page_list still owned by an earlier
+ *  outstanding FAST_REG_MR WR: one outstanding WR per page list), -ENOMEM (SQ
  *  full: sq_pi - sq_done = depth; only CQEs retire WQEs, so signal at least
- *  one WR per depth), -ENOTCONN (QP not connected). */
+ *  one WR per depth), -ENOTCONN (QP not connected). The driver does not refuse
+ *  the memory-management opcodes (FAST_REG_MR, REG_INDIR_MR, LOCAL_INV,
+ *  SEND_WITH_INV, RDMA_READ_WITH_INV) when QUERY_DEVICE does not claim them:
+ *  the device answers them in their CQE. Other fields are the device's to
+ *  check (fr_list_len 0, page_shift, access, key: MW_BIND_ERR). */
 int hcadrv_post_send(hcadrv_t *drv, hcadrv_qp_t *qp, const hcadrv_send_wr_t *wr);
 /** Write len (1..128) raw bytes, zero-padded to 128, as the next SQ WQE and
  *  ring the doorbell (malformed-WQE tests). Errors as post_send. */

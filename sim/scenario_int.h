@@ -38,9 +38,9 @@ typedef struct rt_obj {
     uint64_t *seen_cycle; /**< cq: arrival cycle of the CQE at each ring slot */
     uint32_t seen;        /**< cq: CQEs seen past the driver's consumer index */
     hcadrv_qp_t qp;
-    uint64_t addr, size; /**< buf, pl */
+    uint64_t addr, size; /**< buf, pl (size: the entries asked for) */
     hcadrv_mr_t mr;
-    int reserved; /**< mr: the reserved L_Key (no slot of its own) */
+    hcadrv_page_list_t pl; /**< pl: the driver's page list */
 } rt_obj_t;
 
 /** One posted work request, for latencies and the JSON result. */

@@ -768,15 +768,12 @@ static int op_get_dma_mr(ctx_t *c, const json_value_t *o)
     if ((rc = scn_attr(c, &a)))
         return rc;
     rt_obj_t *m = scn_obj(c, id);
-    if (!a->reserved_lkey_valid)
-        return scn_unavailable(c, "a DMA MR on a device without a reserved L_Key", "DMA MRs of their own (CREATE_MKEY kind DMA in the driver)");
-    if ((rc = expect_rc(c, 0, want, "get_dma_mr")))
+    rc = hcadrv_get_dma_mr(scn_drv(c), scn_obj(c, pd)->pd, &m->mr);
+    if ((rc = expect_rc(c, rc, want, "get_dma_mr")))
         return rc;
-    m->mr = (hcadrv_mr_t){.lkey = a->reserved_lkey, .rkey = 0, .pd = scn_obj(c, pd)->pd, .kind = HCA_MKEY_KIND_DMA,
-                          .access = HCA_ACCESS_LOCAL_WRITE};
-    m->reserved = 1;
-    m->live = 1;
-    scn_note(c, "the reserved L_Key 0x%08x", m->mr.lkey);
+    m->live = want == 0;
+    if (m->live)
+        scn_note(c, "%s 0x%08x", a->reserved_lkey_valid ? "the reserved L_Key" : "DMA MR key", m->mr.lkey);
     return 0;
 }
 
@@ -832,11 +829,12 @@ static int op_alloc_fast_reg_page_list(ctx_t *c, const json_value_t *o)
         return 0;
     }
     rt_obj_t *p = scn_obj(c, id);
-    if ((rc = hostmem_alloc(scn_mem(c), len * 8, 64, &p->addr)))
-        return scn_bad(c, "host memory: %s", strerror(-rc));
+    if ((rc = hcadrv_alloc_fast_reg_page_list(scn_drv(c), (uint32_t)len, &p->pl)))
+        return scn_bad(c, "the driver refused a page list of %" PRIu64 " entries: %s", len, strerror(-rc));
+    p->addr = p->pl.bus_addr;
     p->size = len;
     p->live = 1;
-    scn_note(c, "%" PRIu64 " entries at bus address 0x%" PRIx64, len, p->addr);
+    scn_note(c, "%" PRIu64 " entries (%u held) at bus address 0x%" PRIx64, len, p->pl.max_page_list_len, p->addr);
     return 0;
 }
 
@@ -861,7 +859,9 @@ static int op_free_fast_reg_page_list(ctx_t *c, const json_value_t *o)
         return 0;
     }
     rt_obj_t *p = scn_obj(c, id);
-    hostmem_unmap(scn_mem(c), p->addr, p->size * 8);
+    if ((rc = hcadrv_free_fast_reg_page_list(scn_drv(c), &p->pl)))
+        return scn_bad(c, "the driver refused to free page list \"%s\": %s%s", scn_sym(c, id)->name, strerror(-rc),
+                       rc == -EBUSY ? " (a FAST_REG_MR naming it has not completed: poll its CQE first)" : "");
     p->live = 0;
     return 0;
 }
@@ -900,8 +900,10 @@ static int op_set_page_list(ctx_t *c, const json_value_t *o)
         if (!rc && RUNNING) {
             if (b >= 0)
                 addr = scn_obj(c, b)->addr + off;
-            if (hostmem_write(scn_mem(c), scn_obj(c, id)->addr + 8 * i, &addr, 8))
-                rc = scn_bad(c, "host memory refused the page list write");
+            int e = hcadrv_page_list_set(&scn_obj(c, id)->pl, (uint32_t)i, addr);
+            if (e)
+                rc = scn_bad(c, "the driver refused to set page list entry %zu: %s%s", i, strerror(-e),
+                             e == -EBUSY ? " (a FAST_REG_MR naming it has not completed)" : "");
         }
     }
     return rc;
@@ -920,9 +922,7 @@ static int op_update_fast_reg_key(ctx_t *c, const json_value_t *o)
     if ((rc = mr_key(c, id, "mr", &k)))
         return rc;
     hcadrv_mr_t *m = &scn_obj(c, id)->mr;
-    m->lkey = (m->lkey & ~(uint32_t)HCA_KEY_BYTE_MASK) | (uint32_t)key;
-    if (m->rkey)
-        m->rkey = m->lkey;
+    hcadrv_update_fast_reg_key(m, (uint8_t)key);
     scn_note(c, "driver-side key now 0x%08x", m->lkey);
     return 0;
 }
@@ -939,7 +939,7 @@ static int op_dereg_mr(ctx_t *c, const json_value_t *o)
     if ((rc = mr_key(c, id, "mr", &k)))
         return rc;
     rt_obj_t *m = scn_obj(c, id);
-    rc = m->reserved ? 0 : hcadrv_dereg_mr(scn_drv(c), &m->mr);
+    rc = hcadrv_dereg_mr(scn_drv(c), &m->mr);
     return expect_rc(c, rc, want, "dereg_mr");
 }
 
@@ -1182,7 +1182,7 @@ static int op_post_send(ctx_t *c, const json_value_t *o)
         wr.fr_length = length;
         wr.fr_access = access;
         if (pl >= 0) {
-            wr.fr_list = scn_obj(c, pl)->addr;
+            wr.page_list = &scn_obj(c, pl)->pl;
             wr.fr_list_len = (unsigned)(json_get(o, "page_list_len") ? list_len : scn_obj(c, pl)->size);
             wr.fr_page_shift = (unsigned)ps;
         } else {
