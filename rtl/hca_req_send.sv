@@ -197,6 +197,8 @@ module hca_req_send #(
   logic       mv_dma_valid, mv_dma_rsp_ready;
   logic [`HCA_DMA_REQ_W-1:0] mv_dma_req;
 
+  // Sized zero, not '0: an unbased literal in a port connection makes Yosys
+  // 0.23 elaborate this module twice, which asserts under hierarchy -chparam.
   hca_sge_mover #(
     .XTAG (XTAG),
     .DTAG (DTAG)
@@ -206,7 +208,7 @@ module hca_req_send #(
     .start_i         (mv_start),
     .check_only_i    (state_q == S_DECODE),
     .to_host_i       (1'b0),
-    .rights_i        (is_read ? `HCA_ACCESS_W'(1 << `HCA_ACCESS_LOCAL_WRITE_BIT) : '0),
+    .rights_i        (is_read ? `HCA_ACCESS_W'(1 << `HCA_ACCESS_LOCAL_WRITE_BIT) : `HCA_ACCESS_W'(0)),
     .pd_i            (pd_q),
     .off_i           ((state_q == S_DECODE) ? 32'd0 : off_q),
     .len_i           ((state_q == S_DECODE) ? msg_len : chunk),

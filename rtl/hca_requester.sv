@@ -167,6 +167,18 @@ module hca_requester #(
   assign look_releasing = s_rel_valid && s_qpn == look_qpn;
   assign look_parking   = s_rel_inflight && s_qpn == look_qpn;
 
+  // The looked-up QP's entries, read here and not in the port list: Yosys
+  // 0.23 re-elaborates a module whose parameterized instance has a port
+  // bound to an unpacked-array element, and with the module's parameters
+  // overridden (hierarchy -chparam) that second pass asserts
+  // (modules_.count(module->name) == 0, kernel/rtlil.cc).
+  qst_e              look_qst;
+  logic [PARK_W-1:0] look_park;
+  logic [2:0]        look_rnr_cnt;
+  assign look_qst     = qst_q[look_qpn];
+  assign look_park    = look_parking ? s_park : park_q[look_qpn];
+  assign look_rnr_cnt = rnr_cnt_q[look_qpn];
+
   hca_req_send #(
     .QW (QW)
   ) u_send (
@@ -222,14 +234,14 @@ module hca_requester #(
     .rx_ready_o      (rx_ready_o),
     .rx_i            (rx_i),
     .look_qpn_o      (look_qpn),
-    .look_inflight_i (qst_q[look_qpn] == Q_INFLIGHT || look_parking),
-    .park_i          (look_parking ? s_park : park_q[look_qpn]),
-    .rnr_cnt_i       (rnr_cnt_q[look_qpn]),
+    .look_inflight_i (look_qst == Q_INFLIGHT || look_parking),
+    .park_i          (look_park),
+    .rnr_cnt_i       (look_rnr_cnt),
     .claim_o         (r_claim),
     .rel_valid_o     (r_rel_valid),
     .rel_kind_o      (r_rel_kind),
     .rnr_timer_o     (r_rnr_timer),
-    .look_active_i   (qst_q[look_qpn] == Q_ACTIVE && !look_releasing),
+    .look_active_i   (look_qst == Q_ACTIVE && !look_releasing),
     .nak_save_o      (r_nak_save),
     .nak_syn_o       (r_nak_syn),
     .qpn_o           (rb_qpn_o),

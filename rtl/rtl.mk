@@ -129,17 +129,26 @@ synth-rtl:
 	$(YOSYS) -q -l $(RTL_CHK)/synth.log -s rtl/synth.ys
 	@grep -A1 -m1 'Number of cells' $(RTL_CHK)/synth.log | head -1 | sed 's/^ */synth-rtl: xlate_unit (MPT 16, MTT 64): /'
 
-# The core's blocks, one Yosys run (see rtl/synth_core.ys for why not the
-# whole core): no latch in any; the cell count of each.
+# The whole core flattened with small tables, then its blocks one at a time,
+# in one Yosys run (rtl/synth_core.ys): no latch anywhere; the cell count of
+# the core (and its flops) and of each block. About 150 s of one core (the
+# mem2reg warnings of the per-QP arrays go to the log only).
 synth-core-rtl:
 	@mkdir -p $(RTL_CHK)
-	$(YOSYS) -q -l $(RTL_CHK)/synth_core.log -s rtl/synth_core.ys
-	@for f in $(RTL_CHK)/synth_core.*.txt; do \
-	    b=$${f#$(RTL_CHK)/synth_core.}; \
-	    echo "synth-core-rtl: $${b%.txt}: $$(grep -m1 'Number of cells' $$f | sed 's/.*: *//') cells"; done
+	@t0=$$(date +%s); $(YOSYS) -q -w 'Replacing memory' -l $(RTL_CHK)/synth_core.log \
+	    -s rtl/synth_core.ys || exit 1; \
+	    f=$(RTL_CHK)/synth_core.hca_core.txt; \
+	    echo "synth-core-rtl: hca_core flattened (MPT 16, MTT 64, MAX_QP 4, MAX_CQ 4):" \
+	        "$$(grep -m1 'Number of cells' $$f | sed 's/.*: *//') cells," \
+	        "$$(awk '$$1 ~ /^[$$]_(S|AL)?DFF/ {n += $$2} END {print n + 0}' $$f) flops," \
+	        "$$(( $$(date +%s) - t0 )) s with the blocks below"
+	@for b in $$(sed -n 's/^tee .*synth_core\.\(.*\)\.txt stat$$/\1/p' rtl/synth_core.ys); do \
+	    [ "$$b" = hca_core ] && continue; \
+	    echo "synth-core-rtl:   $$b: $$(grep -m1 'Number of cells' $(RTL_CHK)/synth_core.$$b.txt | \
+	        sed 's/.*: *//') cells"; done
 
 lint: lint-rtl
-synth: synth-rtl synth-core-rtl
+synth: synth-rtl synth-core-rtl responder-synth
 
 # A bad table size must stop elaboration, in Verilator and in Icarus.
 RTL_BAD_PARAMS := MPT_ENTRIES=3 MPT_ENTRIES=1 MTT_ENTRIES=33554432 MTT_ENTRIES=48
