@@ -20,6 +20,8 @@
  */
 #include "core.h"
 
+#include "trace_window.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -415,9 +417,7 @@ struct core {
     uint64_t rng;
 
     /* trace window */
-    uint64_t trace_from, trace_to;
-    int trace_pending, trace_on;
-    char *trace_path;
+    trace_window_t trace;
 };
 
 /* ---------------------------------------------------------------- probe helpers (as xu.c) */
@@ -480,15 +480,14 @@ static void push_accept(core_t *c)
 
 /* ---------------------------------------------------------------- the clock */
 
-static void core_trace_edge(core_t *c);
 
 /** One clock cycle: the hot path (the device's speed). */
 static inline void core_tick(core_t *c)
 {
     core_pins_t *p = &c->pins;
 
-    if (__builtin_expect(c->trace_pending, 0))
-        core_trace_edge(c);
+    if (__builtin_expect(trace_window_pending(&c->trace), 0))
+        trace_window_edge(&c->trace, c->now);
     if (!p->db_valid && c->db_count) {
         const db_entry_t *e = &c->dbq[c->db_head];
         p->db_valid = 1;
@@ -551,61 +550,17 @@ void core_step(core_t *c, uint64_t n)
 
 uint64_t core_cycle(const core_t *c) { return c ? c->now : 0; }
 
-/* ---------------------------------------------------------------- trace window (as xu.c) */
-
-static void core_trace_edge(core_t *c)
-{
-    if (c->trace_on && c->now >= c->trace_to) {
-        c->ops->trace_close(c->eng);
-        c->trace_on = 0;
-        c->trace_pending = 0;
-        free(c->trace_path);
-        c->trace_path = NULL;
-    } else if (!c->trace_on && c->now >= c->trace_from) {
-        if (c->ops->trace_open(c->eng, c->trace_path) == 0) {
-            c->trace_on = 1;
-            c->trace_pending = c->trace_to != UINT64_MAX;
-        } else {
-            c->trace_pending = 0;
-        }
-    }
-}
+/* ---------------------------------------------------------------- trace window */
 
 int core_trace_open(core_t *c, const char *path, uint64_t from, uint64_t to)
 {
-    if (!c || !path || to <= from)
-        return -EINVAL;
-    core_trace_close(c);
-    int rc = c->ops->trace_open(c->eng, path);
-    if (rc)
-        return rc;
-    if (from > c->now)
-        c->ops->trace_close(c->eng);
-    else
-        c->trace_on = 1;
-    c->trace_path = strdup(path);
-    if (!c->trace_path) {
-        if (c->trace_on)
-            c->ops->trace_close(c->eng);
-        c->trace_on = 0;
-        return -ENOMEM;
-    }
-    c->trace_from = from;
-    c->trace_to = to;
-    c->trace_pending = !c->trace_on || to != UINT64_MAX;
-    return 0;
+    return c ? trace_window_open(&c->trace, path, from, to, c->now) : -EINVAL;
 }
 
 void core_trace_close(core_t *c)
 {
-    if (!c)
-        return;
-    if (c->trace_on)
-        c->ops->trace_close(c->eng);
-    c->trace_on = 0;
-    c->trace_pending = 0;
-    free(c->trace_path);
-    c->trace_path = NULL;
+    if (c)
+        trace_window_close(&c->trace);
 }
 
 /* ---------------------------------------------------------------- life cycle */
@@ -676,6 +631,7 @@ int core_create(core_t **out, const core_engine_ops_t *ops, const core_config_t 
         core_destroy(c);
         return rc;
     }
+    trace_window_init(&c->trace, c->eng, ops->trace_open, ops->trace_close);
     c->rng = 0x243f6a8885a308d3ull;
     core_clear(c);
     ops->reset(c->eng);
@@ -693,7 +649,6 @@ void core_destroy(core_t *c)
     }
     core_dma_destroy(c->dma);
     core_link_destroy(c->link);
-    free(c->trace_path);
     free(c->pbufs);
     free(c->dbq);
     free(c->rq);

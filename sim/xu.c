@@ -20,6 +20,8 @@
  */
 #include "xu.h"
 
+#include "trace_window.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,9 +56,7 @@ struct xu {
     uint64_t rng;
 
     /* trace window */
-    uint64_t trace_from, trace_to;
-    int trace_pending, trace_on;
-    char *trace_path;
+    trace_window_t trace;
 
     /* the one firmware-port access in flight (xu_fw_post/xu_fw_poll) */
     enum { FW_IDLE, FW_REQ, FW_WAIT, FW_DONE } fw_state;
@@ -88,7 +88,6 @@ static uint32_t xu_pct_thr(unsigned pct)
 
 static int xu_size_ok(uint32_t v) { return v >= 2 && v <= (1u << 24) && (v & (v - 1)) == 0; }
 
-static void xu_trace_edge(xu_t *xu);
 
 /** Append a handed-over beat; grows the queue (doubling) when full. */
 static void xu_push_beat(xu_t *xu, const xu_pins_t *p)
@@ -135,8 +134,8 @@ static inline void xu_tick(xu_t *xu)
 {
     xu_pins_t *p = &xu->pins;
 
-    if (__builtin_expect(xu->trace_pending, 0))
-        xu_trace_edge(xu);
+    if (__builtin_expect(trace_window_pending(&xu->trace), 0))
+        trace_window_edge(&xu->trace, xu->now);
     if (!p->req_valid && xu->rq_count && !xu_chance(xu, xu->gap_thr)) {
         const xu_req_t *r = &xu->rq[xu->rq_head];
         p->req_valid = 1;
@@ -176,62 +175,15 @@ _Static_assert((XU_QUEUE_DEPTH & (XU_QUEUE_DEPTH - 1)) == 0, "XU_QUEUE_DEPTH mus
 
 /* ---------------------------------------------------------------- trace window */
 
-/** Called before the tick of cycle `now` while a window is pending or open. */
-static void xu_trace_edge(xu_t *xu)
-{
-    if (xu->trace_on && xu->now >= xu->trace_to) {
-        xu->ops->trace_close(xu->eng);
-        xu->trace_on = 0;
-        xu->trace_pending = 0;
-        free(xu->trace_path);
-        xu->trace_path = NULL;
-    } else if (!xu->trace_on && xu->now >= xu->trace_from) {
-        if (xu->ops->trace_open(xu->eng, xu->trace_path) == 0) {
-            xu->trace_on = 1;
-            xu->trace_pending = xu->trace_to != UINT64_MAX;
-        } else {
-            xu->trace_pending = 0;
-        }
-    }
-}
-
 int xu_trace_open(xu_t *xu, const char *path, uint64_t from, uint64_t to)
 {
-    if (!xu || !path || to <= from)
-        return -EINVAL;
-    xu_trace_close(xu);
-    /* Ask the engine now, so a missing wave support is reported here; a
-     * window that starts later is reopened (the file rewritten) at `from`. */
-    int rc = xu->ops->trace_open(xu->eng, path);
-    if (rc)
-        return rc;
-    if (from > xu->now)
-        xu->ops->trace_close(xu->eng);
-    else
-        xu->trace_on = 1;
-    xu->trace_path = strdup(path);
-    if (!xu->trace_path) {
-        if (xu->trace_on)
-            xu->ops->trace_close(xu->eng);
-        xu->trace_on = 0;
-        return -ENOMEM;
-    }
-    xu->trace_from = from;
-    xu->trace_to = to;
-    xu->trace_pending = !xu->trace_on || to != UINT64_MAX;
-    return 0;
+    return xu ? trace_window_open(&xu->trace, path, from, to, xu->now) : -EINVAL;
 }
 
 void xu_trace_close(xu_t *xu)
 {
-    if (!xu)
-        return;
-    if (xu->trace_on)
-        xu->ops->trace_close(xu->eng);
-    xu->trace_on = 0;
-    xu->trace_pending = 0;
-    free(xu->trace_path);
-    xu->trace_path = NULL;
+    if (xu)
+        trace_window_close(&xu->trace);
 }
 
 /* ---------------------------------------------------------------- life cycle */
@@ -290,6 +242,7 @@ int xu_create(xu_t **out, xu_engine_kind_t kind, const xu_params_t *params)
         xu_destroy(xu);
         return rc;
     }
+    trace_window_init(&xu->trace, xu->eng, ops->trace_open, ops->trace_close);
     xu->rng = 0x243f6a8885a308d3ull;
     xu_clear(xu);
     ops->reset(xu->eng);
@@ -305,7 +258,6 @@ void xu_destroy(xu_t *xu)
         xu_trace_close(xu);
         xu->ops->destroy(xu->eng);
     }
-    free(xu->trace_path);
     free(xu->rq);
     free(xu->bq);
     free(xu->acc);
