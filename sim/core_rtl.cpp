@@ -21,20 +21,15 @@
 #include "core_engine.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
+#include "vl_engine.h"
 
 namespace {
 
-constexpr uint64_t kTicksPerCycle = 10;
-constexpr uint64_t kEdgeTick = 5;
-constexpr int kResetCycles = 4;
+using namespace vl_engine;
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "VlWide words are copied as host bytes");
 
-struct CoreRtl {
-    std::unique_ptr<VerilatedContext> ctx;
-    std::unique_ptr<Vhca_core> top;
-    std::unique_ptr<VerilatedFstC> fst;
-};
+using CoreRtl = VlEngine<Vhca_core>;
 
 /* A struct into a wide input port, and a wide output port into a struct. */
 template <typename W, typename S> void to_port(W &port, const S &s)
@@ -80,23 +75,7 @@ void idle_inputs(Vhca_core &t)
 
 void rtl_reset(void *eng)
 {
-    Vhca_core &t = *static_cast<CoreRtl *>(eng)->top;
-    idle_inputs(t);
-    t.rst_ni = 0;
-    t.eval();
-    for (int i = 0; i < kResetCycles; ++i) {
-        t.clk_i = 1;
-        t.eval();
-        t.clk_i = 0;
-        t.eval();
-    }
-    t.rst_ni = 1;
-    t.eval();
-}
-
-bool size_ok(uint32_t n)
-{
-    return n >= 2 && n <= (1u << HCA_TABLE_INDEX_BITS) && (n & (n - 1)) == 0;
+    reset(*static_cast<CoreRtl *>(eng)->top, idle_inputs);
 }
 
 int rtl_create(void **eng, const xu_params_t *params)
@@ -126,11 +105,7 @@ int rtl_create(void **eng, const xu_params_t *params)
 
 void rtl_trace_close(void *eng)
 {
-    CoreRtl *x = static_cast<CoreRtl *>(eng);
-    if (x->fst) {
-        x->fst->close();
-        x->fst.reset();
-    }
+    trace_close(*static_cast<CoreRtl *>(eng));
 }
 
 void rtl_destroy(void *eng)
@@ -205,28 +180,7 @@ void rtl_cycle(void *eng, core_pins_t *p, uint64_t now)
 
 int rtl_trace_open(void *eng, const char *path)
 {
-    CoreRtl *x = static_cast<CoreRtl *>(eng);
-    if (!path)
-        return -EINVAL;
-    rtl_trace_close(x);
-    FILE *f = std::fopen(path, "wb");
-    if (!f)
-        return errno ? -errno : -EIO;
-    std::fclose(f);
-    try {
-        x->fst.reset(new VerilatedFstC);
-    } catch (const std::bad_alloc &) {
-        return -ENOMEM;
-    }
-    x->top->trace(x->fst.get(), 99);
-    x->fst->set_time_unit("1ns");
-    x->fst->set_time_resolution("100ps");
-    x->fst->open(path);
-    if (!x->fst->isOpen()) {
-        x->fst.reset();
-        return -EIO;
-    }
-    return 0;
+    return trace_open(*static_cast<CoreRtl *>(eng), path);
 }
 
 } // namespace

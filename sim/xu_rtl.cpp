@@ -16,26 +16,14 @@
 #include "Vxlate_unit.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
+#include "vl_engine.h"
 #include "xu_engine.h"
 
 namespace {
 
-/* Trace time units per cycle, and where in it the rising edge lies. */
-constexpr uint64_t kTicksPerCycle = 10;
-constexpr uint64_t kEdgeTick = 5;
-/* Clock cycles reset() holds rst_ni low. */
-constexpr int kResetCycles = 4;
+using namespace vl_engine; /* wave timing, reset, table sizes, FST: shared with core_rtl.cpp */
 
-struct XuRtl {
-    std::unique_ptr<VerilatedContext> ctx;
-    std::unique_ptr<Vxlate_unit> top;
-    std::unique_ptr<VerilatedFstC> fst;
-};
-
-bool size_ok(uint32_t n)
-{
-    return n >= 2 && n <= (1u << HCA_TABLE_INDEX_BITS) && (n & (n - 1)) == 0;
-}
+using XuRtl = VlEngine<Vxlate_unit>;
 
 /* Inputs to their idle values (clock low). */
 void idle_inputs(Vxlate_unit &t)
@@ -58,18 +46,7 @@ void idle_inputs(Vxlate_unit &t)
 
 void rtl_reset(void *eng)
 {
-    Vxlate_unit &t = *static_cast<XuRtl *>(eng)->top;
-    idle_inputs(t);
-    t.rst_ni = 0; /* asynchronous: the unit is in reset from this eval on */
-    t.eval();
-    for (int i = 0; i < kResetCycles; ++i) {
-        t.clk_i = 1;
-        t.eval();
-        t.clk_i = 0;
-        t.eval();
-    }
-    t.rst_ni = 1; /* released while the clock is low */
-    t.eval();
+    reset(*static_cast<XuRtl *>(eng)->top, idle_inputs);
 }
 
 int rtl_create(void **eng, const xu_params_t *params)
@@ -99,11 +76,7 @@ int rtl_create(void **eng, const xu_params_t *params)
 
 void rtl_trace_close(void *eng)
 {
-    XuRtl *x = static_cast<XuRtl *>(eng);
-    if (x->fst) {
-        x->fst->close();
-        x->fst.reset();
-    }
+    trace_close(*static_cast<XuRtl *>(eng));
 }
 
 void rtl_destroy(void *eng)
@@ -164,29 +137,7 @@ void rtl_cycle(void *eng, xu_pins_t *p, uint64_t now)
 
 int rtl_trace_open(void *eng, const char *path)
 {
-    XuRtl *x = static_cast<XuRtl *>(eng);
-    if (!path)
-        return -EINVAL;
-    rtl_trace_close(x);
-    /* The FST writer has no error path of its own: check the file first. */
-    FILE *f = std::fopen(path, "wb");
-    if (!f)
-        return errno ? -errno : -EIO;
-    std::fclose(f);
-    try {
-        x->fst.reset(new VerilatedFstC);
-    } catch (const std::bad_alloc &) {
-        return -ENOMEM;
-    }
-    x->top->trace(x->fst.get(), 99);
-    x->fst->set_time_unit("1ns");
-    x->fst->set_time_resolution("100ps");
-    x->fst->open(path);
-    if (!x->fst->isOpen()) {
-        x->fst.reset();
-        return -EIO;
-    }
-    return 0;
+    return trace_open(*static_cast<XuRtl *>(eng), path);
 }
 
 } // namespace

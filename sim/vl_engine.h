@@ -1,0 +1,93 @@
+/* vl_engine.h — what every Verilated engine shim shares (C++, shims only).
+ *
+ * A shim keeps its Verilated top in a VlEngine<Top>; these templates give it
+ * the reset sequence, the table-size rule and FST tracing, so the shims hold
+ * only their own port mapping. Time in the wave: cycle n is ticks
+ * [n * kTicksPerCycle, (n+1) * kTicksPerCycle), rising edge at +kEdgeTick.
+ */
+#ifndef VL_ENGINE_H
+#define VL_ENGINE_H
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <new>
+
+#include "hca_abi.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+
+namespace vl_engine {
+
+constexpr uint64_t kTicksPerCycle = 10;
+constexpr uint64_t kEdgeTick = 5;
+constexpr int kResetCycles = 4;
+
+template <typename Top> struct VlEngine {
+    std::unique_ptr<VerilatedContext> ctx;
+    std::unique_ptr<Top> top;
+    std::unique_ptr<VerilatedFstC> fst;
+};
+
+/** Table sizes a unit accepts: powers of two in [2, 2^TABLE_INDEX_BITS]. */
+inline bool size_ok(uint32_t n)
+{
+    return n >= 2 && n <= (1u << HCA_TABLE_INDEX_BITS) && (n & (n - 1)) == 0;
+}
+
+/** Hold rst_ni low (asynchronous) over kResetCycles clocks with idle inputs,
+ *  then release it while the clock is low. */
+template <typename Top, typename Idle> void reset(Top &t, Idle idle_inputs)
+{
+    idle_inputs(t);
+    t.rst_ni = 0;
+    t.eval();
+    for (int i = 0; i < kResetCycles; ++i) {
+        t.clk_i = 1;
+        t.eval();
+        t.clk_i = 0;
+        t.eval();
+    }
+    t.rst_ni = 1;
+    t.eval();
+}
+
+template <typename Top> void trace_close(VlEngine<Top> &e)
+{
+    if (e.fst) {
+        e.fst->close();
+        e.fst.reset();
+    }
+}
+
+/** Start an FST dump of every signal. 0, -EINVAL, -ENOMEM, or the errno of
+ *  creating the file (the FST writer has no error path of its own). */
+template <typename Top> int trace_open(VlEngine<Top> &e, const char *path)
+{
+    if (!path)
+        return -EINVAL;
+    trace_close(e);
+    FILE *f = std::fopen(path, "wb");
+    if (!f)
+        return errno ? -errno : -EIO;
+    std::fclose(f);
+    try {
+        e.fst.reset(new VerilatedFstC);
+    } catch (const std::bad_alloc &) {
+        return -ENOMEM;
+    }
+    e.top->trace(e.fst.get(), 99);
+    e.fst->set_time_unit("1ns");
+    e.fst->set_time_resolution("100ps");
+    e.fst->open(path);
+    if (!e.fst->isOpen()) {
+        e.fst.reset();
+        return -EIO;
+    }
+    return 0;
+}
+
+} // namespace vl_engine
+
+#endif /* VL_ENGINE_H */
