@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dev_fixture.h"
 #include "hcadrv.h"
 
 namespace {
@@ -18,67 +19,7 @@ std::string engine_name(xu_engine_kind_t k)
     return k == XU_ENGINE_RTL ? "rtl" : "model";
 }
 
-// One device with its host memory and driver.
-struct Dev {
-    hostmem_t *mem = nullptr;
-    hca_dev_t *dev = nullptr;
-    hcadrv_t *drv = nullptr;
-    char err[512] = "";
-
-    explicit Dev(xu_engine_kind_t engine, uint32_t mpt_entries = 0, const char *firmware = nullptr)
-    {
-        hca_dev_config_t cfg;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.engine = engine;
-        cfg.firmware = firmware;
-        if (mpt_entries) {
-            cfg.tables.mpt_entries = mpt_entries;
-            cfg.tables.mtt_entries = HCA_MTT_ENTRIES_DEFAULT;
-        }
-        if (hostmem_create(&mem))
-            return;
-        if (hca_dev_create(&dev, &cfg, mem, err, sizeof err))
-            return;
-        hcadrv_open(&drv, dev, mem);
-    }
-    ~Dev()
-    {
-        hcadrv_close(drv);
-        hca_dev_destroy(dev);
-        hostmem_destroy(mem);
-    }
-    bool ok() const { return dev && drv; }
-    std::string console() const { return dev ? hca_dev_console(dev) : ""; }
-    std::string health() const
-    {
-        char why[256] = "";
-        return dev && hca_dev_fw_health(dev, why, sizeof why) ? why : "running";
-    }
-
-    // Translate one request through the device's unit (a key-check probe); returns the beats.
-    std::vector<xu_seg_t> translate(uint32_t key, uint32_t pd, uint64_t va, uint32_t len, uint8_t rights = 0,
-                                    uint8_t remote = 0)
-    {
-        xu_seg_t s;
-        while (hca_dev_xlate_collect(dev, &s)) {
-        }
-        xu_req_t q = {0x5a, rights, remote, key, pd, len, va};
-        EXPECT_EQ(0, hca_dev_xlate_submit(dev, &q));
-        std::vector<xu_seg_t> beats;
-        for (int i = 0; i < 10000; i++) {
-            hca_dev_step(dev, 1);
-            while (hca_dev_xlate_collect(dev, &s)) {
-                beats.push_back(s);
-                if (s.last)
-                    return beats;
-            }
-        }
-        ADD_FAILURE() << "no last beat for key " << std::hex << key;
-        return beats;
-    }
-};
-
-#define ASSERT_DEV_OK(d) ASSERT_TRUE((d).ok()) << "device did not come up: " << (d).err << "\n" << (d).console()
+using Dev = DevFixture;
 
 class Device : public ::testing::TestWithParam<xu_engine_kind_t> {
 };
