@@ -80,27 +80,7 @@ void rtl_reset(void *eng)
 
 int rtl_create(void **eng, const xu_params_t *params)
 {
-    if (!eng)
-        return -EINVAL;
-    *eng = nullptr;
-    const uint32_t mpt = params ? params->mpt_entries : HCA_MPT_ENTRIES_DEFAULT;
-    const uint32_t mtt = params ? params->mtt_entries : HCA_MTT_ENTRIES_DEFAULT;
-    if (!size_ok(mpt) || !size_ok(mtt))
-        return -EINVAL;
-    /* Verilated once, with the default table sizes. */
-    if (mpt != HCA_MPT_ENTRIES_DEFAULT || mtt != HCA_MTT_ENTRIES_DEFAULT)
-        return -ENOTSUP;
-    try {
-        std::unique_ptr<CoreRtl> x(new CoreRtl);
-        x->ctx.reset(new VerilatedContext);
-        x->ctx->traceEverOn(true);
-        x->top.reset(new Vhca_core(x->ctx.get(), "hca_core"));
-        *eng = x.release();
-    } catch (const std::bad_alloc &) {
-        return -ENOMEM;
-    }
-    rtl_reset(*eng);
-    return 0;
+    return create<Vhca_core>(eng, params, "hca_core", rtl_reset);
 }
 
 void rtl_trace_close(void *eng)
@@ -110,12 +90,7 @@ void rtl_trace_close(void *eng)
 
 void rtl_destroy(void *eng)
 {
-    if (!eng)
-        return;
-    CoreRtl *x = static_cast<CoreRtl *>(eng);
-    rtl_trace_close(x);
-    x->top->final();
-    delete x;
+    destroy<Vhca_core>(eng);
 }
 
 void rtl_cycle(void *eng, core_pins_t *p, uint64_t now)

@@ -15,6 +15,7 @@
 #include <new>
 
 #include "hca_abi.h"
+#include "xu_engine.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
@@ -53,12 +54,49 @@ template <typename Top, typename Idle> void reset(Top &t, Idle idle_inputs)
     t.eval();
 }
 
+/** Make an engine for these table sizes: -EINVAL for sizes no unit takes,
+ *  -ENOTSUP for sizes other than the defaults it was Verilated with, -ENOMEM.
+ *  The new engine has been reset with reset_fn. */
+template <typename Top> int create(void **eng, const xu_params_t *params, const char *name, void (*reset_fn)(void *))
+{
+    if (!eng)
+        return -EINVAL;
+    *eng = nullptr;
+    const uint32_t mpt = params ? params->mpt_entries : HCA_MPT_ENTRIES_DEFAULT;
+    const uint32_t mtt = params ? params->mtt_entries : HCA_MTT_ENTRIES_DEFAULT;
+    if (!size_ok(mpt) || !size_ok(mtt))
+        return -EINVAL;
+    if (mpt != HCA_MPT_ENTRIES_DEFAULT || mtt != HCA_MTT_ENTRIES_DEFAULT)
+        return -ENOTSUP;
+    try {
+        std::unique_ptr<VlEngine<Top>> x(new VlEngine<Top>);
+        x->ctx.reset(new VerilatedContext);
+        x->ctx->traceEverOn(true); /* must precede the model's construction */
+        x->top.reset(new Top(x->ctx.get(), name));
+        *eng = x.release();
+    } catch (const std::bad_alloc &) {
+        return -ENOMEM;
+    }
+    reset_fn(*eng);
+    return 0;
+}
+
 template <typename Top> void trace_close(VlEngine<Top> &e)
 {
     if (e.fst) {
         e.fst->close();
         e.fst.reset();
     }
+}
+
+template <typename Top> void destroy(void *eng)
+{
+    if (!eng)
+        return;
+    VlEngine<Top> *x = static_cast<VlEngine<Top> *>(eng);
+    trace_close(*x);
+    x->top->final();
+    delete x;
 }
 
 /** Start an FST dump of every signal. 0, -EINVAL, -ENOMEM, or the errno of

@@ -51,27 +51,7 @@ void rtl_reset(void *eng)
 
 int rtl_create(void **eng, const xu_params_t *params)
 {
-    if (!eng)
-        return -EINVAL;
-    *eng = nullptr;
-    const uint32_t mpt = params ? params->mpt_entries : HCA_MPT_ENTRIES_DEFAULT;
-    const uint32_t mtt = params ? params->mtt_entries : HCA_MTT_ENTRIES_DEFAULT;
-    if (!size_ok(mpt) || !size_ok(mtt))
-        return -EINVAL;
-    /* The model is Verilated once, with the default table sizes. */
-    if (mpt != HCA_MPT_ENTRIES_DEFAULT || mtt != HCA_MTT_ENTRIES_DEFAULT)
-        return -ENOTSUP;
-    try {
-        std::unique_ptr<XuRtl> x(new XuRtl);
-        x->ctx.reset(new VerilatedContext);
-        x->ctx->traceEverOn(true); /* must precede the model's construction */
-        x->top.reset(new Vxlate_unit(x->ctx.get(), "xlate_unit"));
-        *eng = x.release();
-    } catch (const std::bad_alloc &) {
-        return -ENOMEM;
-    }
-    rtl_reset(*eng);
-    return 0;
+    return create<Vxlate_unit>(eng, params, "xlate_unit", rtl_reset);
 }
 
 void rtl_trace_close(void *eng)
@@ -81,12 +61,7 @@ void rtl_trace_close(void *eng)
 
 void rtl_destroy(void *eng)
 {
-    if (!eng)
-        return;
-    XuRtl *x = static_cast<XuRtl *>(eng);
-    rtl_trace_close(x);
-    x->top->final();
-    delete x;
+    destroy<Vxlate_unit>(eng);
 }
 
 void rtl_cycle(void *eng, xu_pins_t *p, uint64_t now)
