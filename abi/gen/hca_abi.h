@@ -89,6 +89,8 @@ extern "C" {
 #define HCA_FW_EVT_BASE 0x40000800u
 /* events the queue holds; the engine waits when it is full */
 #define HCA_EVT_QUEUE_DEPTH 8u
+/* fw_event.hdr.tag of an event: requester events carry the QP number, responder events (REMOTE_INV) EVT_TAG_RESPONDER | QP number, so DONE finds its waiter */
+#define HCA_EVT_TAG_RESPONDER 128u
 
 /* mkey_state: MR state (SEMANTICS.md: Keys and states) */
 enum hca_mkey_state {

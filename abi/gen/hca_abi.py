@@ -43,6 +43,7 @@ HOST_DB_OFFSET = 0x1000  # host BAR0 offset of the doorbell block (regs db)
 FW_CTX_BASE = 0x40000400  # the engine's QP/CQ context port as the firmware core sees it (regs ctx)
 FW_EVT_BASE = 0x40000800  # the engine's event queue as the firmware core sees it (regs evt)
 EVT_QUEUE_DEPTH = 0x8  # events the queue holds; the engine waits when it is full
+EVT_TAG_RESPONDER = 0x80  # fw_event.hdr.tag of an event: requester events carry the QP number, responder events (REMOTE_INV) EVT_TAG_RESPONDER | QP number, so DONE finds its waiter
 
 # mkey_state: MR state (SEMANTICS.md: Keys and states)
 MKEY_STATE = {

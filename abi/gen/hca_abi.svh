@@ -80,6 +80,8 @@
 `define HCA_FW_EVT_BASE 1073743872
 // events the queue holds; the engine waits when it is full
 `define HCA_EVT_QUEUE_DEPTH 8
+// fw_event.hdr.tag of an event: requester events carry the QP number, responder events (REMOTE_INV) EVT_TAG_RESPONDER | QP number, so DONE finds its waiter
+`define HCA_EVT_TAG_RESPONDER 128
 
 // mkey_state: MR state (SEMANTICS.md: Keys and states)
 `define HCA_MKEY_STATE_W 1
