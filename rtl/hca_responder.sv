@@ -128,7 +128,14 @@ module hca_responder #(
   output logic [`HCA_CQE_W-1:0]            cpl_o,
   output logic [15:0]                      cpl_cqn_o,
   // the placement engine holds key-checked work not yet answered (ctx DRAIN)
-  output logic                             place_busy_o
+  output logic                             place_busy_o,
+  // memory-management events (REMOTE_INV of a SEND_INV) and their DONE
+  output logic                             evt_valid_o,
+  input  wire logic                        evt_ready_i,
+  output logic [`HCA_FW_EVENT_W-1:0]       evt_o,
+  input  wire logic                        evt_done_valid_i,   // broadcast to every producer, one cycle
+  input  wire logic [7:0]                  evt_done_tag_i,     // take it only when it is your pending event's tag
+  input  wire logic [7:0]                  evt_done_status_i   // a wc_status
 );
 
   localparam int          PIECES    = `HCA_MAX_RECV_SGE;
@@ -192,6 +199,12 @@ module hca_responder #(
 
   // The syndrome, inv_key (SEND_INV is not served yet) and reserved bits of
   // an incoming packet play no part.
+  // Event port: not driven yet (SEND_INV is still refused below).
+  assign evt_valid_o = 1'b0;
+  assign evt_o       = {`HCA_FW_EVENT_W{1'b0}};
+  logic unused_evt;
+  assign unused_evt = ^{evt_ready_i, evt_done_valid_i, evt_done_tag_i, evt_done_status_i};
+
   logic unused_rx;
   assign unused_rx = ^{rx_i[`HCA_PKT_HDR_LSB +: `HCA_PKT_HDR_W] & ~32'h00ff_003f,
                        `HCA_PKT_INV_KEY(rx_i), `HCA_PKT_RSVD(rx_i)};
