@@ -1,6 +1,7 @@
 /* cmd.c — the command mailbox: read the HCR, run the command, answer. */
 #include "cmd.h"
 #include "dev.h"
+#include "mm.h"
 
 #define HCR(off) (HCA_FW_HCR_BASE + (off))
 
@@ -9,15 +10,17 @@ void cmd_init(void)
     mkey_init();
 }
 
-/* Capabilities are what this firmware and device actually serve, nothing more.
- * MEM_MGT_EXTENSIONS, READ_WITH_INV and INDIR_REG stay off although mm.c
- * serves the events: the engine cannot deliver them until its event queue
- * (regs evt) exists in the RTL. */
+/* Capabilities are what this firmware and device actually serve, nothing more:
+ * MEM_MGT_EXTENSIONS and READ_WITH_INV when the engine has the event queue
+ * (regs evt) that hands those work requests to mm.c; INDIR_REG stays off
+ * until the translation unit walks KLM entries (it answers ERR_MODE). */
 static unsigned query_device(uint64_t out_addr)
 {
     hca_query_device_out_t q = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     q.fw_version = HCA_FW_VERSION;
     q.caps = HCA_DEV_CAP_RESERVED_LKEY;
+    if (mm_events_served())
+        q.caps |= HCA_DEV_CAP_MEM_MGT_EXTENSIONS | HCA_DEV_CAP_READ_WITH_INV;
     q.reserved_lkey = HCA_RESERVED_LKEY;
     q.max_fast_reg_page_list_len = HCA_MAX_FAST_REG_PAGE_LIST_LEN;
     q.max_indir_reg_list_len = HCA_MAX_INDIR_REG_LIST_LEN;

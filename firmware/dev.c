@@ -109,14 +109,26 @@ static int probe_hook(fw_trap_frame_t *f)
     return 1;
 }
 
-int reg_probe(uint32_t addr, uint32_t *val)
+static fw_trap_hook_t probe_saved_hook;
+
+void probe_begin(void)
 {
-    fw_trap_hook_t old = fw_trap_hook;
+    probe_saved_hook = fw_trap_hook;
     fw_trap_hook = probe_hook;
     probe_faulted = 0;
+}
+
+int probe_end(void)
+{
+    fw_trap_hook = probe_saved_hook;
+    return probe_faulted ? -1 : 0;
+}
+
+int reg_probe(uint32_t addr, uint32_t *val)
+{
+    probe_begin();
     uint32_t v = reg_read(addr);
-    fw_trap_hook = old;
-    if (probe_faulted)
+    if (probe_end())
         return -1;
     *val = v;
     return 0;

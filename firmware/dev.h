@@ -36,6 +36,11 @@ static inline uint32_t fw_local_addr(void *p)
 /** Read the register at addr; 0, or -1 when the bus faulted (no such block).
  *  Only for probing: it takes over the trap hook for the access. */
 int reg_probe(uint32_t addr, uint32_t *val);
+/** A probe around several accesses: between probe_begin() and probe_end() a
+ *  load/store access fault skips the instruction; probe_end() gives the trap
+ *  hook back and returns -1 when any access faulted, else 0. */
+void probe_begin(void);
+int probe_end(void);
 
 /* ---- translation unit firmware port (regs fwp) ---- */
 

@@ -236,7 +236,7 @@ static unsigned perform(const hca_fw_event_t *ev)
     }
 }
 
-void mm_service(void)
+int mm_events_served(void)
 {
     if (evt_block == EVT_UNKNOWN) {
         uint32_t v;
@@ -244,7 +244,12 @@ void mm_service(void)
         if (evt_block == EVT_ABSENT)
             con_puts("hcafw: no event queue (regs evt): memory-management events are not served\n");
     }
-    if (evt_block != EVT_PRESENT)
+    return evt_block == EVT_PRESENT;
+}
+
+void mm_service(void)
+{
+    if (!mm_events_served())
         return;
     while (HCA_EVT_STATUS_PENDING_GET(reg_read(EVT(HCA_EVT_STATUS)))) {
         uint32_t w[EVT_WORDS];

@@ -36,6 +36,9 @@ extern uint64_t mkey_list_buf[MKEY_LIST_BYTES / 8];
  *  pending. The block is probed at the first call (never at boot); a device
  *  without it is never touched again. */
 void mm_service(void);
+/** 1 when the engine has the event queue (probed at the first call, never at
+ *  boot): the memory-management work requests are served. */
+int mm_events_served(void);
 /** Forget the probe (host unit tests). */
 void mm_reset(void);
 

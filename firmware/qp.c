@@ -35,30 +35,15 @@ static uint8_t cq_users[HCA_MAX_CQ]; /* QP references (a QP using a CQ for both 
 
 enum { ENGINE_UNKNOWN, ENGINE_PRESENT, ENGINE_ABSENT };
 static uint8_t engine;
-static volatile uint8_t probe_faulted;
-
-/* During the probe only: a device with no ctx block at all answers the
- * access with a bus fault; skip the instruction and remember it. */
-static int probe_hook(fw_trap_frame_t *f)
-{
-    if (f->mcause != 5u && f->mcause != 7u) /* load / store access fault */
-        return 0;
-    probe_faulted = 1;
-    f->mepc += 4;
-    return 1;
-}
-
 /* 1 when the device has a WQE engine behind the ctx port (probed once, with
  * a ctx NOP, at the first queue command: never at boot). */
 static int engine_present(void)
 {
     if (engine == ENGINE_UNKNOWN) {
-        fw_trap_hook_t old = fw_trap_hook;
-        fw_trap_hook = probe_hook;
-        probe_faulted = 0;
+        probe_begin();
         unsigned r = ctx_run(HCA_CTX_OP_NOP, 0);
-        fw_trap_hook = old;
-        engine = !probe_faulted && r == HCA_FWP_RESULT_OK ? ENGINE_PRESENT : ENGINE_ABSENT;
+        const int faulted = probe_end();
+        engine = !faulted && r == HCA_FWP_RESULT_OK ? ENGINE_PRESENT : ENGINE_ABSENT;
         if (engine == ENGINE_ABSENT)
             con_puts("hcafw: no WQE engine behind the ctx port: queue commands answer BAD_OP\n");
     }

@@ -728,6 +728,11 @@ int core_fw_post(core_t *c, int write, uint32_t offset, uint32_t wdata)
     return 0;
 }
 
+int core_fw_irq(const core_t *c)
+{
+    return c && c->pins.fw_irq;
+}
+
 int core_fw_poll(core_t *c, uint32_t *rdata)
 {
     if (!c || c->fw_state == FW_IDLE)

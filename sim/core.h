@@ -134,6 +134,9 @@ int core_fw_post(core_t *c, int write, uint32_t offset, uint32_t wdata);
 /** 1 and *rdata (may be NULL) once the posted access was answered (which ends
  *  it), 0 while in flight, -ENOENT when none was posted. */
 int core_fw_poll(core_t *c, uint32_t *rdata);
+/** 1 while the core's fw_irq pin is high (a memory-management event is
+ *  pending in regs evt), else 0. */
+int core_fw_irq(const core_t *c);
 /** Blocking accesses (the clock runs until answered). -ETIMEDOUT after 10M cycles. */
 int core_fw_read(core_t *c, uint32_t offset, uint32_t *val);
 int core_fw_write(core_t *c, uint32_t offset, uint32_t val);

@@ -44,6 +44,15 @@ typedef struct ctx_refuser {
     uint32_t status;
 } ctx_refuser_t;
 
+/* The checker's view of the memory-management events (regs evt): the head
+ * event as the firmware read it, remembered by tag at POP, settled at DONE.
+ * The harness learns which keys an event invalidates or registers by
+ * watching the firmware's own accesses, like it watches the mailbox. */
+typedef struct evt_snoop {
+    uint32_t head[HCA_EVT_DATA_COUNT];
+    hca_fw_event_t by_tag[256];
+} evt_snoop_t;
+
 struct hca_dev {
     fwcore_t *fc;
     rv32_t *cpu;
@@ -55,6 +64,7 @@ struct hca_dev {
     hostmem_timing_t host;
     hcr_state_t hcr;
     fdma_state_t fdma;
+    evt_snoop_t evt;
     int fwp_posted;    /* an access to the unit's firmware port is in flight */
     uint64_t now;      /* the cycle the next tick runs */
     uint64_t fw_sleep; /* core cycles spent asleep in WFI */
@@ -165,6 +175,51 @@ static int fw_ctx_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
 static int fw_ctx_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
 {
     return fw_port_access(ctx, 1, CTX_PORT_OFF + off, size, val, NULL);
+}
+
+#define EVT_PORT_OFF (HCA_FW_EVT_BASE - HCA_DEVREG_BASE)
+
+static int evt_is_invalidation(unsigned kind)
+{
+    return kind == HCA_EVT_KIND_LOCAL_INV || kind == HCA_EVT_KIND_REMOTE_INV || kind == HCA_EVT_KIND_READ_INV;
+}
+
+static int fw_evt_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
+{
+    hca_dev_t *d = ctx;
+    int rc = fw_port_access(d, 0, EVT_PORT_OFF + off, size, 0, val);
+    if (rc == RV32_BUS_OK && off < sizeof d->evt.head)
+        d->evt.head[off / 4] = *val;
+    return rc;
+}
+
+/* POP: from now on checks through an invalidated key may fail (I4 counts the
+ * span). DONE: an invalidation that succeeded is complete — no DMA may reach
+ * memory through the key from this cycle on; a registration's key is live. */
+static int fw_evt_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
+{
+    hca_dev_t *d = ctx;
+    int rc = fw_port_access(d, 1, EVT_PORT_OFF + off, size, val, NULL);
+    if (rc != RV32_BUS_OK)
+        return rc;
+    if (off == HCA_EVT_POP) {
+        hca_fw_event_t ev;
+        memcpy(&ev, d->evt.head, sizeof ev);
+        d->evt.by_tag[hca_fw_event_get_tag(&ev)] = ev;
+        if (evt_is_invalidation(hca_fw_event_get_kind(&ev)))
+            protcheck_key_invalidating(d->pc, d->now, ev.key, 1);
+    } else if (off == HCA_EVT_DONE) {
+        const hca_fw_event_t *ev = &d->evt.by_tag[HCA_EVT_DONE_TAG_GET(val)];
+        const unsigned kind = hca_fw_event_get_kind(ev);
+        const int ok = HCA_EVT_DONE_STATUS_GET(val) == HCA_WC_STATUS_SUCCESS;
+        if (evt_is_invalidation(kind) && ok)
+            protcheck_key_invalid(d->pc, d->now, ev->key, hca_evt_kind_name(kind));
+        else if (evt_is_invalidation(kind))
+            protcheck_key_invalidating(d->pc, d->now, ev->key, 0);
+        else if (ok && (kind == HCA_EVT_KIND_FAST_REG_MR || kind == HCA_EVT_KIND_REG_INDIR_MR))
+            protcheck_key_valid(d->pc, d->now, ev->key);
+    }
+    return rc;
 }
 
 /* The model engine's context port (ctx_refuser_t). */
@@ -296,7 +351,7 @@ static void dev_tick(hca_dev_t *d)
         xu_step(d->xu, 1);
     if (d->fdma.busy && d->fdma.done_at <= d->now)
         fdma_finish(d);
-    rv32_set_irq(d->cpu, HCA_HCR_CTRL_GO_GET(d->hcr.ctrl));
+    rv32_set_irq(d->cpu, HCA_HCR_CTRL_GO_GET(d->hcr.ctrl) || core_fw_irq(d->core));
     d->now++;
 }
 
@@ -361,9 +416,12 @@ int hca_dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *mem,
          d->core ? fw_ctx_store : fw_ctx_refuse_store},
         {"hcr", HCA_FW_HCR_BASE, HCA_HCR_OUT_IMM + 4, d, fw_hcr_load, fw_hcr_store},
         {"fdma", HCA_FDMA_BASE, HCA_FDMA_STATUS + 4, d, fw_fdma_load, fw_fdma_store},
+        /* the model engine has no event queue: the firmware's probe faults */
+        {"evt", HCA_FW_EVT_BASE, HCA_EVT_DONE + 4, d, fw_evt_load, fw_evt_store},
     };
+    const size_t nblocks = sizeof blocks / sizeof blocks[0] - (d->core ? 0 : 1);
     rc = fwcore_create(&d->fc, &fcfg);
-    for (size_t i = 0; !rc && i < sizeof blocks / sizeof blocks[0]; i++)
+    for (size_t i = 0; !rc && i < nblocks; i++)
         rc = fwcore_map_mmio(d->fc, &blocks[i]);
     if (rc) {
         if (err)
