@@ -1,7 +1,7 @@
 # testbench/bench — `make bench` figures, each measured in one run.
-BENCH_BINS := $(BIN)/bench_xu $(BIN)/bench_dev $(BIN)/bench_verbs
+BENCH_BINS := $(BIN)/bench_xu $(BIN)/bench_dev $(BIN)/bench_verbs $(BIN)/bench_mm
 ALL_TARGETS += $(BENCH_BINS)
-BENCHES += bench-xu bench-dev bench-verbs
+BENCHES += bench-xu bench-dev bench-verbs bench-mm
 
 $(BIN)/bench_xu: $(OBJ)/testbench/bench_xu.o $(HCASIM_LIBS)
 	$(call link_bin,)
@@ -9,8 +9,10 @@ $(BIN)/bench_dev: $(OBJ)/testbench/bench_dev.o $(HCASIM_LIBS)
 	$(call link_bin,)
 $(BIN)/bench_verbs: $(OBJ)/testbench/bench_verbs.o $(HCASIM_LIBS)
 	$(call link_bin,)
+$(BIN)/bench_mm: $(OBJ)/testbench/bench_mm.o $(HCASIM_LIBS)
+	$(call link_bin,)
 
-.PHONY: bench-xu bench-dev bench-verbs
+.PHONY: bench-xu bench-dev bench-verbs bench-mm
 bench-xu: $(BIN)/bench_xu
 	@mkdir -p $(BUILD)/bench
 	$(BIN)/bench_xu 400000 $(BUILD)/bench/xu_trace.fst
@@ -18,3 +20,5 @@ bench-dev: $(BIN)/bench_dev
 	$(BIN)/bench_dev
 bench-verbs: $(BIN)/bench_verbs
 	$(BIN)/bench_verbs
+bench-mm: $(BIN)/bench_mm
+	$(BIN)/bench_mm

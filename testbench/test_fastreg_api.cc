@@ -227,22 +227,7 @@ struct Pair : Dev {
         return w;
     }
     // Poll (stepping the device) until n completions came.
-    std::vector<hcadrv_wc_t> wait(size_t n, uint64_t timeout = 2000000)
-    {
-        std::vector<hcadrv_wc_t> got;
-        const uint64_t t0 = hca_dev_cycle(dev);
-        while (got.size() < n && hca_dev_cycle(dev) - t0 < timeout) {
-            hcadrv_wc_t w[16];
-            int r = hcadrv_poll_cq(drv, &cq, w, 16);
-            EXPECT_GE(r, 0);
-            if (r < 0)
-                break;
-            got.insert(got.end(), w, w + r);
-            if (got.size() < n)
-                hca_dev_step(dev, 32);
-        }
-        return got;
-    }
+    std::vector<hcadrv_wc_t> wait(size_t n, uint64_t timeout = 2000000) { return Dev::wait(&cq, n, timeout); }
 };
 
 #define ASSERT_PAIR_UP(p) ASSERT_TRUE((p).up) << "setup failed: " << (p).why << (p).err << "\n" << (p).console()

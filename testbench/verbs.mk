@@ -2,6 +2,7 @@
 #
 #   test_fwqp   firmware/qp.c and pd.c compiled for the host against a mock
 #               ctx port, firmware DMA and console (testbench/test_fwqp.cc)
+#   test_memmgt the memory-management WRs end to end (testbench/test_memmgt.cc)
 #   test_verbs  the verbs end to end (testbench/test_verbs.cc): driver,
 #               firmware queue commands and the WQE engine (RTL); the model
 #               engine's refusal.
@@ -21,4 +22,8 @@ $(BIN)/test_fwqp: $(OBJ)/testbench/test_fwqp.o $(FWQP_HOST_OBJS)
 
 GTEST_BINS += $(BIN)/test_verbs
 $(BIN)/test_verbs: $(OBJ)/testbench/test_verbs.o $(HCASIM_LIBS) $(FW_IMAGE)
+	$(call link_bin,$(GTEST_LIBS))
+
+GTEST_BINS += $(BIN)/test_memmgt
+$(BIN)/test_memmgt: $(OBJ)/testbench/test_memmgt.o $(HCASIM_LIBS) $(FW_IMAGE)
 	$(call link_bin,$(GTEST_LIBS))
