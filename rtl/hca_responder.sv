@@ -151,7 +151,7 @@ module hca_responder #(
 `endif
   end endgenerate
 
-  typedef enum logic [3:0] {
+  typedef enum logic [4:0] {
     S_IDLE,       // take a packet, or one flush-scan step
     S_PKT_CTX0,   // context read of dst_qpn in flight
     S_PKT_CTX1,   // context sampled: dispatch on the opcode
@@ -166,6 +166,8 @@ module hca_responder #(
     S_SCAN_CTX1,
     S_FL_REQ,     // flush: RQ WQE READ_DATA for its wr_id
     S_FL_RSP,
+    S_EVT,        // SEND_INV placed: post its REMOTE_INV event
+    S_EVT_WAIT,   // wait for the event's DONE
     S_FINISH      // hand over response, CQE, free; pulse rq_ci_inc, qp_err
   } state_e;
 
@@ -176,7 +178,7 @@ module hca_responder #(
   logic                     p_first_q, p_last_q;
   logic [7:0]               p_pbuf_q;
   logic [15:0]              p_dqpn_q, p_sqpn_q;
-  logic [31:0]              p_psn_q, p_rkey_q, p_len_q, p_msglen_q, p_off_q;
+  logic [31:0]              p_psn_q, p_rkey_q, p_len_q, p_msglen_q, p_off_q, p_invkey_q;
   logic [63:0]              p_raddr_q;
 
   logic rx_fire;
@@ -194,20 +196,14 @@ module hca_responder #(
       p_len_q    <= `HCA_PKT_LEN(rx_i);
       p_msglen_q <= `HCA_PKT_MSG_LEN(rx_i);
       p_off_q    <= `HCA_PKT_OFFSET(rx_i);
+      p_invkey_q <= `HCA_PKT_INV_KEY(rx_i);
     end
   end
 
-  // The syndrome, inv_key (SEND_INV is not served yet) and reserved bits of
-  // an incoming packet play no part.
-  // Event port: not driven yet (SEND_INV is still refused below).
-  assign evt_valid_o = 1'b0;
-  assign evt_o       = {`HCA_FW_EVENT_W{1'b0}};
-  logic unused_evt;
-  assign unused_evt = ^{evt_ready_i, evt_done_valid_i, evt_done_tag_i, evt_done_status_i};
-
+  // The syndrome and reserved bits of an incoming packet play no part.
   logic unused_rx;
   assign unused_rx = ^{rx_i[`HCA_PKT_HDR_LSB +: `HCA_PKT_HDR_W] & ~32'h00ff_003f,
-                       `HCA_PKT_INV_KEY(rx_i), `HCA_PKT_RSVD(rx_i)};
+                       `HCA_PKT_RSVD(rx_i)};
 
   // The packet holds a payload buffer this side must free: every SEND,
   // SEND_INV and WRITE packet (the requester allocates one per packet, even
@@ -466,7 +462,29 @@ module hca_responder #(
   logic unused_dma_rsp;
   assign unused_dma_rsp = ^{`HCA_DMA_RSP_HDR(dma_rsp_i) & ~32'h0000_01ff, `HCA_DMA_RSP_RSVD(dma_rsp_i),
                             dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_RQ_WQE_W +: `HCA_DMA_RSP_W - `HCA_DMA_RSP_RDATA_LSB - `HCA_RQ_WQE_W]};
+  // Only key-checked DMA not yet answered counts: a SEND_INV waiting for
+  // its DONE has all its placement answered, so the firmware's DRAIN (part
+  // of that very invalidation) does not wait for it.
   assign place_busy_o = eng_busy;
+
+  // ---------------------------------------------------------------- REMOTE_INV event
+  // One event at a time (the responder waits for its DONE), so the tag alone
+  // names it; p_* hold the SEND_INV's last packet, c_pd_q its QP's PD.
+  logic [7:0] evt_tag;
+  assign evt_tag = 8'(`HCA_EVT_TAG_RESPONDER) | {2'b00, qpn_q};
+  always_comb begin
+    evt_o = '0;
+    `HCA_FW_EVENT_KIND(evt_o) = `HCA_EVT_KIND_REMOTE_INV;
+    `HCA_FW_EVENT_TAG(evt_o)  = evt_tag;
+    `HCA_FW_EVENT_QPN(evt_o)  = {10'd0, qpn_q};
+    `HCA_FW_EVENT_PD(evt_o)   = 32'(c_pd_q);
+    `HCA_FW_EVENT_KEY(evt_o)  = p_invkey_q;
+  end
+  assign evt_valid_o = state_q == S_EVT;
+
+  logic evt_done, evt_ok;
+  assign evt_done = state_q == S_EVT_WAIT && evt_done_valid_i && evt_done_tag_i == evt_tag;
+  assign evt_ok   = evt_done_status_i == 8'(`HCA_WC_STATUS_SUCCESS);
 
   // ---------------------------------------------------------------- response builders
   // An ACK / NAK / RNR_NAK to the requester: its QP is the packet's source.
@@ -484,9 +502,11 @@ module hca_responder #(
   endfunction
 
   // A recv CQE of the QP being served, for the WQE at c_rqci_q.
+  // inv: the message invalidated inv_rkey (WITH_INVALIDATE).
   function automatic logic [`HCA_CQE_W-1:0] recv_cqe(input logic [63:0] wr_id, input logic [4:0] status,
                                                       input logic [31:0] byte_len, input logic [5:0] qpn,
-                                                      input logic [15:0] wqe_counter);
+                                                      input logic [15:0] wqe_counter,
+                                                      input logic inv, input logic [31:0] inv_rkey);
     logic [`HCA_CQE_W-1:0] c;
     c = '0;
     `HCA_CQE_WR_ID(c)       = wr_id;
@@ -495,6 +515,10 @@ module hca_responder #(
     `HCA_CQE_STATUS(c)      = 8'(status);
     `HCA_CQE_OPCODE(c)      = `HCA_WC_OPCODE_RECV;
     `HCA_CQE_WQE_COUNTER(c) = 32'(wqe_counter);
+    if (inv) begin
+      c[`HCA_CQE_WC_FLAGS_LSB + `HCA_WC_FLAGS_WITH_INVALIDATE_BIT] = 1'b1;
+      `HCA_CQE_INVALIDATE_RKEY(c) = inv_rkey;
+    end
     recv_cqe = c;
   endfunction
 
@@ -526,7 +550,9 @@ module hca_responder #(
   logic [63:0]           a_wr_id;
   logic [31:0]           a_byte_len;
   logic [7:0]            a_free_id;
+  logic                  a_inv;        // the recv CQE reports the invalidation
   logic                  ev_send_ok;   // a SEND packet fully placed
+  logic                  ev_send_end;  // ... and, for a SEND_INV's last, its DONE came
   logic                  ev_drop;      // drop the packet: free its buffer, no answer
 
   logic [63:0]           wqe_wr_id, fetch_wr_id;
@@ -582,7 +608,9 @@ module hca_responder #(
     a_wr_id    = wqe_wr_id;
     a_byte_len = 32'd0;
     a_free_id  = p_pbuf_q;
+    a_inv      = 1'b0;
     ev_send_ok = 1'b0;
+    ev_send_end = 1'b0;
     ev_drop    = 1'b0;
 
     case (state_q)
@@ -835,6 +863,14 @@ module hca_responder #(
         end
       end
 
+      S_EVT: begin
+        if (evt_ready_i) state_d = S_EVT_WAIT;
+      end
+
+      S_EVT_WAIT: begin
+        ev_send_end = evt_done;
+      end
+
       S_FINISH: begin
         if (!err_pend_q && !st_rts) err_wait_d = 1'b0;
         if (!tx_pend_q && !cpl_pend_q && !free_pend_q && !inc_pend_q && !err_pend_q && !err_wait_q)
@@ -844,8 +880,15 @@ module hca_responder #(
       default: state_d = S_IDLE;
     endcase
 
-    // A SEND packet placed: the last one completes the message.
+    // A SEND packet placed. The last packet of a SEND_INV first has the
+    // firmware invalidate its key: CQE and ACK must follow the fence.
     if (ev_send_ok) begin
+      if (p_last_q && p_op_q == `HCA_PKT_OP_SEND_INV) state_d     = S_EVT;
+      else                                            ev_send_end = 1'b1;
+    end
+
+    // The packet is done with; the last one completes the message.
+    if (ev_send_end) begin
       fin    = 1'b1;
       a_free = pkt_has_buf;
       if (p_last_q) begin
@@ -855,10 +898,13 @@ module hca_responder #(
         a_unbusy   = 1'b1;
         a_byte_len = p_off_q + p_len_q;
         if (p_op_q == `HCA_PKT_OP_SEND_INV) begin
-          // Remote invalidation is not served yet (engine.md Responder 4).
-          a_status = `HCA_WC_STATUS_REM_INV_REQ_ERR;
-          a_tx_pkt = resp_pkt(`HCA_PKT_OP_NAK, `HCA_WC_STATUS_REM_INV_REQ_ERR, p_dqpn_q, p_sqpn_q, p_psn_q);
-          a_err    = 1'b1;
+          if (evt_ok) begin
+            a_inv    = 1'b1;
+          end else begin
+            a_status = `HCA_WC_STATUS_REM_INV_REQ_ERR;
+            a_tx_pkt = resp_pkt(`HCA_PKT_OP_NAK, `HCA_WC_STATUS_REM_INV_REQ_ERR, p_dqpn_q, p_sqpn_q, p_psn_q);
+            a_err    = 1'b1;
+          end
         end
       end
     end
@@ -880,7 +926,7 @@ module hca_responder #(
       end
       if (a_cpl) begin
         cpl_pend_d = 1'b1;
-        cqe_d      = recv_cqe(a_wr_id, a_status, a_byte_len, qpn_q, c_rqci_q);
+        cqe_d      = recv_cqe(a_wr_id, a_status, a_byte_len, qpn_q, c_rqci_q, a_inv, p_invkey_q);
         cqn_d      = c_cqn_q;
       end
       if (a_free) begin

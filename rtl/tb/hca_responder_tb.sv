@@ -25,6 +25,13 @@
 //     12..15 (like hca_pbuf's responder reserve); frees must name a buffer
 //     the DUT holds; READ_RESP payloads are compared with host memory.
 //   - CQ sink, link sink, link source.
+//   - firmware stand-in for the memory-management events: takes an event
+//     (evt_ready withheld at random and, per case, until a cycle), answers
+//     DONE fw_lat cycles later with fw_status, optionally preceded by a DONE
+//     with another tag (fw_decoy). While an event waits it checks that the
+//     responder handed over no packet or CQE and that place_busy stays low
+//     (the firmware's DRAIN inside the invalidation waits for it); at the
+//     event, that no placement DMA is still unanswered.
 // Every ready/valid the bench drives is withheld at random (+stall percent,
 // default 30), and every DUT output stream must hold still until taken.
 // A failed check stops the run with $fatal naming the case, the expected and
@@ -87,6 +94,10 @@ module hca_responder_tb;
   logic [255:0] cpl;
   logic [15:0]  cpl_cqn;
   logic         place_busy;   // observed only (ctx DRAIN input in hca_core)
+  logic         evt_valid, evt_ready = 1'b0;
+  logic [`HCA_FW_EVENT_W-1:0] evt;
+  logic         evt_done_valid = 1'b0;
+  logic [7:0]   evt_done_tag = '0, evt_done_status = '0;
 
   always #5 clk = !clk;
 
@@ -141,7 +152,13 @@ module hca_responder_tb;
     .cpl_ready_i      (cpl_ready),
     .cpl_o            (cpl),
     .cpl_cqn_o        (cpl_cqn),
-    .place_busy_o     (place_busy)
+    .place_busy_o     (place_busy),
+    .evt_valid_o      (evt_valid),
+    .evt_ready_i      (evt_ready),
+    .evt_o            (evt),
+    .evt_done_valid_i (evt_done_valid),
+    .evt_done_tag_i   (evt_done_tag),
+    .evt_done_status_i(evt_done_status)
   );
 
   // ---------------------------------------------------------------- run state
@@ -571,8 +588,76 @@ module hca_responder_tb;
     cpl_ready <= rst_n && go();
   end
 
+  // ---------------------------------------------------------------- firmware stand-in (events)
+  integer     fw_lat = 5;            // cycles from taking an event to its DONE
+  reg [7:0]   fw_status = '0;        // the DONE's status
+  integer     fw_decoy = 0;          // first a DONE for: 1 the requester's QP of that number, 2 the next responder QP
+  integer     evt_hold = 0;          // evt_ready low until this cycle
+  reg [`HCA_FW_EVENT_W-1:0] evt_log [0:LOGN-1];
+  integer     evt_dma_log [0:LOGN-1];   // DMAs the DUT had issued when the event was taken
+  integer     nevt = 0;
+  bit         fw_pend = 1'b0, fw_decoy_sent = 1'b0;
+  integer     fw_done_at = 0, fw_ntx = 0, fw_ncqe = 0;
+  reg [7:0]   fw_tag = '0;
+  reg         evt_hs = 1'b0, ev_held = 1'b0;
+  reg [`HCA_FW_EVENT_W-1:0] ev_prev;
+
+  always @(posedge clk) begin
+    if (rst_n && ev_held && (!evt_valid || evt !== ev_prev))
+      $fatal(1, "%0s: cycle %0d: evt changed while stalled", tcase, cycle);
+    ev_held = rst_n && evt_valid && !evt_ready;
+    ev_prev = evt;
+    evt_hs  = evt_valid && evt_ready;
+    if (rst_n && evt_hs) begin
+      last_act = cycle;
+      if (fw_pend)
+        $fatal(1, "%0s: cycle %0d: expected no event while tag %h waits for DONE, got another", tcase, cycle,
+               fw_tag);
+      if (ot_n != 0 || place_busy)
+        $fatal(1, "%0s: cycle %0d: event: expected every placement DMA answered, got %0d in flight, place_busy %0d",
+               tcase, cycle, ot_n, place_busy);
+      evt_log[nevt % LOGN]     = evt;
+      evt_dma_log[nevt % LOGN] = ndma;
+      nevt = nevt + 1;
+      fw_pend       = 1'b1;
+      fw_decoy_sent = 1'b0;
+      fw_tag        = `HCA_FW_EVENT_TAG(evt);
+      fw_done_at    = cycle + fw_lat;
+      fw_ntx        = ntx;
+      fw_ncqe       = ncqe;
+    end else if (rst_n && fw_pend) begin
+      if (place_busy)
+        $fatal(1, "%0s: cycle %0d: while waiting for DONE expected place_busy low (DRAIN), got high", tcase, cycle);
+      if (evt_done_valid && evt_done_tag == fw_tag) begin
+        last_act = cycle;
+        fw_pend  = 1'b0;
+      end
+      if (ntx != fw_ntx || ncqe != fw_ncqe)
+        $fatal(1, "%0s: cycle %0d: before the DONE of tag %h expected no packet and no CQE, got %0d packets, %0d CQEs",
+               tcase, cycle, fw_tag, ntx - fw_ntx, ncqe - fw_ncqe);
+    end
+  end
+
+  always @(negedge clk) begin
+    evt_ready      <= rst_n && cycle >= evt_hold && go();
+    evt_done_valid <= 1'b0;
+    if (rst_n && fw_pend && fw_decoy != 0 && !fw_decoy_sent) begin
+      // Another waiter's DONE, with the opposite outcome: must change nothing.
+      fw_decoy_sent = 1'b1;
+      evt_done_valid  <= 1'b1;
+      evt_done_tag    <= fw_decoy == 1 ? fw_tag ^ 8'(`HCA_EVT_TAG_RESPONDER) : fw_tag + 8'd1;
+      evt_done_status <= fw_status == 8'(`HCA_WC_STATUS_SUCCESS) ? 8'(`HCA_WC_STATUS_REM_INV_REQ_ERR)
+                                                               : 8'(`HCA_WC_STATUS_SUCCESS);
+    end else if (rst_n && fw_pend && cycle >= fw_done_at) begin
+      evt_done_valid  <= 1'b1;
+      evt_done_tag    <= fw_tag;
+      evt_done_status <= fw_status;
+    end
+  end
+
   // ---------------------------------------------------------------- bench helpers
-  integer b_tx, b_cqe, b_err, b_xl, b_dma, b_inc, b_alloc;
+  integer b_tx, b_cqe, b_err, b_xl, b_dma, b_inc, b_alloc, b_evt;
+  reg [31:0] pkt_inv_key = 32'hdead_0001;   // inv_key of the packets send_pkt queues
   integer k;
 
   function automatic [63:0] rq_base(input integer q);
@@ -656,7 +741,7 @@ module hca_responder_tb;
     `HCA_PKT_LEN(p)     = len;
     `HCA_PKT_MSG_LEN(p) = msg_len;
     `HCA_PKT_OFFSET(p)  = off;
-    `HCA_PKT_INV_KEY(p) = 32'hdead_0001;
+    `HCA_PKT_INV_KEY(p) = pkt_inv_key;
     if (op == `HCA_PKT_OP_READ_REQ) begin
       owner[b] = 0;            // READ_REQ carries no buffer
       `HCA_PKT_PBUF(p) = 8'd0;
@@ -687,11 +772,11 @@ module hca_responder_tb;
     @(negedge clk);
     last_act = cycle;     // what was just posted may take a sweep to be seen
     while (rxq_head != rxq_tail || ot_n != 0 || bq_head != bq_tail || tx_valid || cpl_valid ||
-           pb_free_valid || cycle - last_act < 300) begin
+           pb_free_valid || evt_valid || fw_pend || cycle - last_act < 300) begin
       @(negedge clk);
       n = n + 1;
-      if (n > WAIT) $fatal(1, "%0s: timeout: rx %0d/%0d taken, %0d DMAs in flight, %0d beats pending",
-                           tcase, rxq_head, rxq_tail, ot_n, bq_tail - bq_head);
+      if (n > WAIT) $fatal(1, "%0s: timeout: rx %0d/%0d taken, %0d DMAs in flight, %0d beats pending, event offered %0d, waiting for DONE %0d",
+                           tcase, rxq_head, rxq_tail, ot_n, bq_tail - bq_head, evt_valid, fw_pend);
     end
   endtask
 
@@ -712,8 +797,14 @@ module hca_responder_tb;
     fail_key = '0;
     bad_lo = '0; bad_hi = '0;
     berr_lo = '0; berr_hi = '0;
+    pkt_inv_key = 32'hdead_0001;
+    fw_lat = 5;
+    fw_status = 8'(`HCA_WC_STATUS_SUCCESS);
+    fw_decoy = 0;
+    evt_hold = 0;
     repeat (3) @(negedge clk);
     rst_n = 1'b1;
+    b_evt = nevt;
     b_tx = ntx; b_cqe = ncqe; b_err = nerr; b_xl = nxl; b_dma = ndma; b_inc = ninc; b_alloc = nalloc;
   endtask
 
@@ -792,6 +883,44 @@ module hca_responder_tb;
              tcase, i, wr_id, status, byte_len, q, wqe_counter, 16'h100 + 16'(q), `HCA_CQE_WR_ID(c),
              `HCA_CQE_STATUS(c), `HCA_CQE_OPCODE(c), `HCA_CQE_BYTE_LEN(c), `HCA_CQE_QPN(c),
              `HCA_CQE_WQE_COUNTER(c), n, `HCA_CQE_OWNER(c));
+  endtask
+
+  // CQE i's invalidation report: WITH_INVALIDATE and invalidate_rkey when
+  // inv, neither otherwise.
+  task automatic check_cqe_inv(input integer i, input bit inv, input [31:0] rkey);
+    reg [255:0] c;
+    reg [7:0]   e_flags;
+    c = cqe_log[(b_cqe + i) % LOGN];
+    e_flags = inv ? 8'(1) << `HCA_WC_FLAGS_WITH_INVALIDATE_BIT : 8'd0;
+    if (`HCA_CQE_WC_FLAGS(c) != e_flags || `HCA_CQE_INVALIDATE_RKEY(c) != (inv ? rkey : 32'd0))
+      $fatal(1, "%0s: CQE %0d: expected wc_flags %h invalidate_rkey %h; got wc_flags %h invalidate_rkey %h",
+             tcase, i, e_flags, inv ? rkey : 32'd0, `HCA_CQE_WC_FLAGS(c), `HCA_CQE_INVALIDATE_RKEY(c));
+  endtask
+
+  task automatic check_evts(input integer e);
+    if (nevt - b_evt != e) $fatal(1, "%0s: expected %0d events, got %0d", tcase, e, nevt - b_evt);
+  endtask
+
+  // Event i of this case: REMOTE_INV of responder QP q for key, every other
+  // field 0, taken when e_dmas DMAs of the case had been issued (all
+  // answered: checked when it was taken).
+  task automatic check_evt(input integer i, input integer q, input [31:0] key, input integer e_dmas);
+    reg [`HCA_FW_EVENT_W-1:0] e, x;
+    e = evt_log[(b_evt + i) % LOGN];
+    x = '0;
+    `HCA_FW_EVENT_KIND(x) = `HCA_EVT_KIND_REMOTE_INV;
+    `HCA_FW_EVENT_TAG(x)  = 8'(`HCA_EVT_TAG_RESPONDER) | 8'(q);
+    `HCA_FW_EVENT_QPN(x)  = 16'(q);
+    `HCA_FW_EVENT_PD(x)   = 32'(PD);
+    `HCA_FW_EVENT_KEY(x)  = key;
+    if (e !== x)
+      $fatal(1, "%0s: event %0d: expected hdr %h (kind %0d tag %h qpn %0d) pd %h key %h, rest 0; got hdr %h pd %h key %h params %h iova %h length %h list %h rsvd %h",
+             tcase, i, `HCA_FW_EVENT_HDR(x), `HCA_EVT_KIND_REMOTE_INV, `HCA_FW_EVENT_TAG(x), q, PD, key,
+             `HCA_FW_EVENT_HDR(e), `HCA_FW_EVENT_PD(e), `HCA_FW_EVENT_KEY(e), `HCA_FW_EVENT_PARAMS(e),
+             `HCA_FW_EVENT_IOVA(e), `HCA_FW_EVENT_LENGTH(e), `HCA_FW_EVENT_LIST(e), `HCA_FW_EVENT_RSVD(e));
+    if (evt_dma_log[(b_evt + i) % LOGN] - b_dma != e_dmas)
+      $fatal(1, "%0s: event %0d: expected after the message's %0d DMAs, came after %0d", tcase, i, e_dmas,
+             evt_dma_log[(b_evt + i) % LOGN] - b_dma);
   endtask
 
   task automatic check_err(input integer i, input integer q);
@@ -1062,19 +1191,188 @@ module hca_responder_tb;
     pass_case();
   endtask
 
-  // SEND_INV: placed like a SEND, then REM_INV_REQ_ERR both ways.
-  task automatic case_send_inv;
-    begin_case("send_inv");
+  // SEND_INV, one packet: placed, then REMOTE_INV (the responder QP's PD,
+  // the packet's inv_key); DONE SUCCESS -> ACK and a recv CQE with
+  // WITH_INVALIDATE. DONE the cycle after the event, then a slow firmware on
+  // a zero-length SEND_INV (no SGE, no DMA before the event).
+  task automatic case_send_inv_ok;
+    begin_case("send_inv_single");
     qp_setup(11, RTS, 4'd12);
-    fill_bg(64'h8_0000 - 64'h1000, 4096);
+    fill_bg(64'h7_f000, 4096);
     post_recv(11, 64'h1111, 32'd1, 64'h7_f000, 32'd100, LKEY, 0, 0, 0, 0, 0, 0);
+    pkt_inv_key = 32'h0000_4a15;
+    fw_lat = 0;
     send_pkt(SI, 1, 1, 16'd11, 16'd18, 32'd9, 32'd0, 64'd0, 32'd64, 32'd64, 32'd0, 11);
     settle();
-    check_counts(1, 1, 1);
+    check_counts(1, 1, 0);
+    check_evts(1);
+    check_evt(0, 11, 32'h0000_4a15, 2);
+    check_tx(0, ACK, 0, 16'd18, 16'd11, 32'd9);
+    check_cqe(0, 64'h1111, `HCA_WC_STATUS_SUCCESS, 32'd64, 11, 16'd0);
+    check_cqe_inv(0, 1'b1, 32'h0000_4a15);
+    check_dmas(1, 1, 0);
+    check_placed(64'h7_f000, 64, 11, 0);
+    check_untouched(64'h7_f000 + 64, 36);
+    check_state(11, RTS, 16'd1);
+    pass_case();
+
+    begin_case("send_inv_zero_length_slow_fw");
+    qp_setup(12, RTS, 4'd12);
+    post_recv(12, 64'h1212, 32'd0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    pkt_inv_key = 32'h0001_2315;
+    fw_lat = 400;
+    send_pkt(SI, 1, 1, 16'd12, 16'd19, 32'd33, 32'd0, 64'd0, 32'd0, 32'd0, 32'd0, 12);
+    settle();
+    check_counts(1, 1, 0);
+    check_evts(1);
+    check_evt(0, 12, 32'h0001_2315, 1);
+    check_tx(0, ACK, 0, 16'd19, 16'd12, 32'd33);
+    check_cqe(0, 64'h1212, `HCA_WC_STATUS_SUCCESS, 32'd0, 12, 16'd0);
+    check_cqe_inv(0, 1'b1, 32'h0001_2315);
+    check_xlates(0);
+    check_dmas(1, 0, 0);
+    check_state(12, RTS, 16'd1);
+    pass_case();
+  endtask
+
+  // SEND_INV of three packets (MTU 1024) over two SGEs, the event held back
+  // by evt_ready for 300 cycles and a requester's DONE of the same QP number
+  // (REM_INV_REQ_ERR) before the real one: one event, after the last
+  // packet's placement, with the last packet's inv_key; ACK and CQE after the
+  // DONE. QP 27's SEND behind it waits (the responder blocks for the DONE)
+  // and completes after it.
+  task automatic case_send_inv_multi;
+    begin_case("send_inv_multi_packet");
+    qp_setup(26, RTS, 4'd10);
+    qp_setup(27, RTS, 4'd12);
+    fill_bg(64'h7_0000, 8192);
+    post_recv(26, 64'h2626, 32'd2, 64'h7_0000, 32'd1500, LKEY, 64'h7_1000, 32'd1200, LKEY2, 0, 0, 0);
+    post_recv(27, 64'h2727, 32'd1, 64'h7_1800, 32'd200, LKEY, 0, 0, 0, 0, 0, 0);
+    evt_hold = cycle + 300;
+    fw_lat   = 60;
+    fw_decoy = 1;
+    pkt_inv_key = 32'h1111_0000;    // the first packets' key is not the one
+    send_pkt(SI, 1, 0, 16'd26, 16'd34, 32'd70, 32'd0, 64'd0, 32'd1024, 32'd2500, 32'd0, 26);
+    send_pkt(SI, 0, 0, 16'd26, 16'd34, 32'd70, 32'd0, 64'd0, 32'd1024, 32'd2500, 32'd1024, 26);
+    pkt_inv_key = 32'h0000_7715;
+    send_pkt(SI, 0, 1, 16'd26, 16'd34, 32'd70, 32'd0, 64'd0, 32'd452, 32'd2500, 32'd2048, 26);
+    send_pkt(S, 1, 1, 16'd27, 16'd35, 32'd71, 32'd0, 64'd0, 32'd150, 32'd150, 32'd0, 27);
+    settle();
+    check_counts(2, 2, 0);
+    check_evts(1);
+    // the WQE fetch and the four pieces: [0,1024) | [1024,1500) [1500,2048) | [2048,2500)
+    check_evt(0, 26, 32'h0000_7715, 5);
+    check_tx(0, ACK, 0, 16'd34, 16'd26, 32'd70);
+    check_tx(1, ACK, 0, 16'd35, 16'd27, 32'd71);
+    check_cqe(0, 64'h2626, `HCA_WC_STATUS_SUCCESS, 32'd2500, 26, 16'd0);
+    check_cqe_inv(0, 1'b1, 32'h0000_7715);
+    check_cqe(1, 64'h2727, `HCA_WC_STATUS_SUCCESS, 32'd150, 27, 16'd0);
+    check_cqe_inv(1, 1'b0, 32'd0);
+    check_dmas(2, 5, 0);
+    check_placed(64'h7_0000, 1500, 26, 0);
+    check_placed(64'h7_1000, 1000, 26, 1500);
+    check_untouched(64'h7_1000 + 1000, 200);
+    check_placed(64'h7_1800, 150, 27, 0);
+    check_state(26, RTS, 16'd1);
+    check_state(27, RTS, 16'd1);
+    pass_case();
+  endtask
+
+  // The firmware refuses the invalidation: recv CQE REM_INV_REQ_ERR (the
+  // WQE consumed, no WITH_INVALIDATE), NAK REM_INV_REQ_ERR, QP -> ERROR; a
+  // DONE SUCCESS for another responder QP comes first and changes nothing.
+  // The SEND behind it is dropped and the next WQE flushed. Then a refusal
+  // with another status, on a two-packet message.
+  task automatic case_send_inv_fail;
+    begin_case("send_inv_refused");
+    qp_setup(11, RTS, 4'd12);
+    fill_bg(64'h7_f000, 4096);
+    post_recv(11, 64'h1111, 32'd1, 64'h7_f000, 32'd100, LKEY, 0, 0, 0, 0, 0, 0);
+    post_recv(11, 64'h1112, 32'd1, 64'h7_f800, 32'd100, LKEY, 0, 0, 0, 0, 0, 0);
+    pkt_inv_key = 32'h0000_5515;
+    fw_status = 8'(`HCA_WC_STATUS_REM_INV_REQ_ERR);
+    fw_decoy  = 2;
+    fw_lat    = 20;
+    send_pkt(SI, 1, 1, 16'd11, 16'd18, 32'd9, 32'd0, 64'd0, 32'd64, 32'd64, 32'd0, 11);
+    send_pkt(S, 1, 1, 16'd11, 16'd18, 32'd10, 32'd0, 64'd0, 32'd64, 32'd64, 32'd0, 11);
+    settle();
+    check_counts(1, 2, 1);
+    check_evts(1);
+    check_evt(0, 11, 32'h0000_5515, 2);
     check_tx(0, NAK, `HCA_WC_STATUS_REM_INV_REQ_ERR, 16'd18, 16'd11, 32'd9);
     check_cqe(0, 64'h1111, `HCA_WC_STATUS_REM_INV_REQ_ERR, 32'd64, 11, 16'd0);
+    check_cqe_inv(0, 1'b0, 32'd0);
+    check_cqe(1, 64'h1112, `HCA_WC_STATUS_WR_FLUSH_ERR, 32'd0, 11, 16'd1);
+    check_err(0, 11);
+    check_dmas(2, 1, 0);
     check_placed(64'h7_f000, 64, 11, 0);
-    check_state(11, ERR, 16'd1);
+    check_untouched(64'h7_f800, 100);
+    check_state(11, ERR, 16'd2);
+    pass_case();
+
+    begin_case("send_inv_refused_other_status");
+    qp_setup(28, RTS, 4'd8);        // MTU 256
+    fill_bg(64'h7_0000, 4096);
+    post_recv(28, 64'h2828, 32'd1, 64'h7_0000, 32'd400, LKEY, 0, 0, 0, 0, 0, 0);
+    pkt_inv_key = 32'h0000_6615;
+    fw_status = 8'(`HCA_WC_STATUS_MW_BIND_ERR);
+    send_msg(SI, 16'd28, 16'd36, 32'd72, 32'd0, 64'd0, 32'd300, 32'd256, 28);
+    settle();
+    check_counts(1, 1, 1);
+    check_evts(1);
+    check_evt(0, 28, 32'h0000_6615, 3);
+    check_tx(0, NAK, `HCA_WC_STATUS_REM_INV_REQ_ERR, 16'd36, 16'd28, 32'd72);
+    check_cqe(0, 64'h2828, `HCA_WC_STATUS_REM_INV_REQ_ERR, 32'd300, 28, 16'd0);
+    check_cqe_inv(0, 1'b0, 32'd0);
+    check_err(0, 28);
+    check_placed(64'h7_0000, 300, 28, 0);
+    check_state(28, ERR, 16'd1);
+    pass_case();
+  endtask
+
+  // SEND_INVs that fail before the invalidation behave as SENDs and post no
+  // event: RNR (the rest of the message dropped quietly), a receive buffer
+  // too short, an lkey without LOCAL_WRITE.
+  task automatic case_send_inv_no_event;
+    begin_case("send_inv_rnr");
+    qp_setup(4, RTS, 4'd10);
+    send_pkt(SI, 1, 0, 16'd4, 16'd11, 32'd3, 32'd0, 64'd0, 32'd1024, 32'd1500, 32'd0, 4);
+    send_pkt(SI, 0, 1, 16'd4, 16'd11, 32'd3, 32'd0, 64'd0, 32'd476, 32'd1500, 32'd1024, 4);
+    settle();
+    check_counts(1, 0, 0);
+    check_evts(0);
+    check_tx(0, RNR, 0, 16'd11, 16'd4, 32'd3);
+    check_dmas(0, 0, 0);
+    check_state(4, RTS, 16'd0);
+    pass_case();
+
+    begin_case("send_inv_len_err");
+    qp_setup(5, RTS, 4'd12);
+    fill_bg(64'h4_0000, 4096);
+    post_recv(5, 64'hD0, 32'd1, 64'h4_0000, 32'd100, LKEY, 0, 0, 0, 0, 0, 0);
+    send_pkt(SI, 1, 1, 16'd5, 16'd12, 32'd8, 32'd0, 64'd0, 32'd200, 32'd200, 32'd0, 5);
+    settle();
+    check_counts(1, 1, 1);
+    check_evts(0);
+    check_tx(0, NAK, `HCA_WC_STATUS_REM_INV_REQ_ERR, 16'd12, 16'd5, 32'd8);
+    check_cqe(0, 64'hD0, `HCA_WC_STATUS_LOC_LEN_ERR, 32'd0, 5, 16'd0);
+    check_cqe_inv(0, 1'b0, 32'd0);
+    check_untouched(64'h4_0000, 200);
+    check_state(5, ERR, 16'd1);
+    pass_case();
+
+    begin_case("send_inv_prot_err");
+    qp_setup(6, RTS, 4'd12);
+    fill_bg(64'h5_0000, 4096);
+    post_recv(6, 64'hE0, 32'd1, 64'h5_0000, 32'd300, LKEY_RO, 0, 0, 0, 0, 0, 0);
+    send_pkt(SI, 1, 1, 16'd6, 16'd13, 32'd21, 32'd0, 64'd0, 32'd100, 32'd100, 32'd0, 6);
+    settle();
+    check_counts(1, 1, 1);
+    check_evts(0);
+    check_tx(0, NAK, `HCA_WC_STATUS_REM_OP_ERR, 16'd13, 16'd6, 32'd21);
+    check_cqe(0, 64'hE0, `HCA_WC_STATUS_LOC_PROT_ERR, 32'd0, 6, 16'd0);
+    check_untouched(64'h5_0000, 300);
+    check_state(6, ERR, 16'd1);
     pass_case();
   endtask
 
@@ -1354,7 +1652,10 @@ module hca_responder_tb;
     case_prot_err_partial();
     case_bad_wqe();
     case_bus_err();
-    case_send_inv();
+    case_send_inv_ok();
+    case_send_inv_multi();
+    case_send_inv_fail();
+    case_send_inv_no_event();
     case_send_zero();
     case_write_ok();
     case_write_first_fail();
