@@ -9,7 +9,11 @@
 // One packet at a time, start to finish (its DMAs answered, its buffer freed,
 // its response handed over) before the next one is taken. Between two packets
 // the responder spends one step on the RQ flush scan, so neither starves the
-// other.
+// other. That includes a SEND_INV's wait for the firmware's DONE: the whole
+// responder (every QP, the flush scan) waits with it. Simple and safe: the
+// wait holds no key check, DMA, link or CQ slot (only the last packet's
+// buffer), so the firmware's INVALIDATE + DRAIN never waits on it; the cost
+// is the other QPs' incoming traffic stalling for the firmware's latency.
 //
 // Packet flow (states in brackets):
 //   [IDLE] take the packet, point the context read port at dst_qpn
@@ -26,6 +30,12 @@
 //       of every piece, then BUF_TO_HOST per segment, answers awaited.
 //     [RESULT] last packet: recv CQE SUCCESS, rq_ci_inc, ACK; any packet:
 //       free the buffer.
+//     SEND_INV, last packet placed (all DMAs answered): [EVT] post REMOTE_INV
+//       {tag EVT_TAG_RESPONDER | qpn, qpn, the QP's PD, the packet's
+//       inv_key}; [EVT_WAIT] until DONE with that tag; then as above, the CQE
+//       with WITH_INVALIDATE and invalidate_rkey on SUCCESS, else recv CQE
+//       REM_INV_REQ_ERR (WQE consumed), NAK REM_INV_REQ_ERR, QP -> ERROR.
+//       Failures before (RNR, length, key, bus) are a SEND's: no event.
 //   WRITE
 //     first packet: [GO, PLACE] check-only of [raddr, raddr + msg_len)
 //       (rkey, REMOTE_WRITE, remote, pd); a failure NAKs REM_ACCESS_ERR.
