@@ -1088,7 +1088,7 @@ static int op_post_send(ctx_t *c, const json_value_t *o)
     if (!rc && strstr(wr_fields[opc], "sge"))
         rc = sge_list(c, o, "sge", 0, wr.sge, HCA_MAX_SEND_SGE, &nsge);
     wr.num_sge = nsge;
-    int remote_id = -1, fr_mr = -1, pl = -1;
+    int remote_id = -1, remote_buf = -1, fr_mr = -1, pl = -1;
     uint64_t remote_off = 0;
     if (!rc && strstr(wr_fields[opc], "remote")) {
         const json_value_t *r = json_get(o, "remote");
@@ -1105,9 +1105,19 @@ static int op_post_send(ctx_t *c, const json_value_t *o)
             rc = need_object(c, r, "remote");
             push_path(c, "remote", 0, 0, saved);
             if (!rc)
-                rc = scn_fields_known(c, r, "mr offset");
-            if (!rc)
+                rc = scn_fields_known(c, r, "mr buf offset");
+            if (!rc && !!json_get(r, "mr") == !!json_get(r, "buf"))
+                rc = scn_bad(c, "\"remote\" names exactly one of \"mr\" (its iova and R_Key) and \"buf\" (its bus "
+                                "address, with \"rkey\")");
+            if (!rc && json_get(r, "mr"))
                 rc = scn_ref(c, r, "mr", 1, SYM_MR, &remote_id);
+            if (!rc && json_get(r, "buf")) {
+                rc = scn_ref(c, r, "buf", 1, SYM_BUF, &remote_buf);
+                if (!rc && !json_get(o, "rkey")) {
+                    pop_path(c, saved);
+                    return scn_bad_field(c, "rkey", "missing (with \"remote\":{\"buf\":…}, name the R_Key)");
+                }
+            }
             if (!rc)
                 rc = scn_int(c, r, "offset", 0, 0, UINT64_MAX, &remote_off);
             pop_path(c, saved);
@@ -1117,6 +1127,8 @@ static int op_post_send(ctx_t *c, const json_value_t *o)
     }
     if (!rc && strstr(wr_fields[opc], "invalidate"))
         rc = keyref(c, o, "invalidate", opc != HCA_WR_OPCODE_RDMA_READ_WITH_INV, &wr.inv_key);
+    if (!rc && opc == HCA_WR_OPCODE_RDMA_READ_WITH_INV && !json_get(o, "invalidate") && !nsge)
+        rc = scn_bad_field(c, "invalidate", "missing (with no sge, there is no sge[0] whose key it defaults to)");
     uint64_t list_len = 0, ps = HCA_PAGE_SHIFT_MIN, iova = 0, length = 0;
     uint32_t access = 0, key = 0;
     hca_sge_t klm[SCN_MAX_SGES];
@@ -1157,6 +1169,8 @@ static int op_post_send(ctx_t *c, const json_value_t *o)
     rt_obj_t *q = scn_obj(c, qp);
     wr.opcode = opc;
     wr.flags = (signaled ? HCA_SEND_FLAGS_SIGNALED : 0) | (fence ? HCA_SEND_FLAGS_FENCE : 0);
+    if (remote_buf >= 0)
+        wr.remote_addr = scn_obj(c, remote_buf)->addr + remote_off; /* a bus address: for keys without translation */
     if (remote_id >= 0) {
         uint32_t rk;
         if ((rc = mr_key(c, remote_id, "remote.mr", &rk)))
@@ -1166,7 +1180,7 @@ static int op_post_send(ctx_t *c, const json_value_t *o)
             wr.rkey = rk;
     }
     if (opc == HCA_WR_OPCODE_RDMA_READ_WITH_INV && !json_get(o, "invalidate"))
-        wr.inv_key = nsge ? wr.sge[0].lkey : 0;
+        wr.inv_key = wr.sge[0].lkey; /* SEMANTICS.md: default the MR of sge[0] (validated: nsge >= 1) */
     uint64_t klm_addr = 0;
     if (fr_mr >= 0) {
         uint32_t mk;
@@ -1205,10 +1219,17 @@ static int op_post_send(ctx_t *c, const json_value_t *o)
     if (!w)
         return scn_bad(c, "out of memory");
     w->post_cycle = now;
-    if (fr_mr >= 0 && opc == HCA_WR_OPCODE_FAST_REG_MR) { /* the driver now holds the WR's registration */
+    if (fr_mr >= 0 && opc == HCA_WR_OPCODE_FAST_REG_MR && scn_obj(c, fr_mr)->mr.kind == HCA_MKEY_KIND_FAST_REG) {
+        /* The driver now holds the WR's registration (as ib_map_mr_sg does for
+         * an alloc_mr MR). Only a fast-reg MR's copy changes: a WR that names a
+         * regular MR (refused MW_BIND_ERR) leaves it alone. The copy keeps its
+         * own MPT index: a WR whose key names another index (refused too) takes
+         * no key, so check_mr and key references still reach this MR. */
         hcadrv_mr_t *m = &scn_obj(c, fr_mr)->mr;
-        m->lkey = key;
-        m->rkey = key;
+        if ((key >> HCA_KEY_INDEX_SHIFT) == (m->lkey >> HCA_KEY_INDEX_SHIFT)) {
+            m->lkey = key;
+            m->rkey = key;
+        }
         m->iova = iova;
         m->length = length;
         m->access = access;
@@ -1380,10 +1401,13 @@ static void fmt_wc(ctx_t *c, char *b, size_t n, const hcadrv_wc_t *wc)
     int qp = scn_qp_by_qpn(c, wc->qpn);
     char fl[64];
     fmt_flags(fl, sizeof fl, wc->wc_flags);
-    snprintf(b, n, "{qp %s, wr_id %" PRIu64 ", %s, %s, byte_len %u%s%s}",
+    char inv[40] = "";
+    if (wc->wc_flags & HCA_WC_FLAGS_WITH_INVALIDATE)
+        snprintf(inv, sizeof inv, ", invalidate_rkey 0x%08x", wc->invalidate_rkey);
+    snprintf(b, n, "{qp %s, wr_id %" PRIu64 ", %s, %s, byte_len %u%s%s%s}",
              qp >= 0 ? scn_sym(c, qp)->name : "?", wc->wr_id, name_or(hca_wc_opcode_name(wc->opcode), "?"),
              name_or(hca_wc_status_name(wc->status), "?"), wc->byte_len, wc->wc_flags ? ", flags " : "",
-             wc->wc_flags ? fl : "");
+             wc->wc_flags ? fl : "", inv);
 }
 
 /* NULL when wc matches x, else what differs. */

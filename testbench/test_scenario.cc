@@ -323,6 +323,142 @@ TEST(Scenario, NotAvailableYetIsExit2)
     EXPECT_TRUE(Contains(r.out, f + ":2: op create_cq: not available")) << r.out;
 }
 
+// Two connected QPs in one PD, a source and a destination MR (for the tests below).
+const std::vector<std::string> kTwoQps = {
+    R"({"op":"alloc_pd","pd":"pd0"})",
+    R"({"op":"create_cq","cq":"cqa","depth":64})",
+    R"({"op":"create_cq","cq":"cqb","depth":64})",
+    R"({"op":"create_qp","qp":"qa","pd":"pd0","send_cq":"cqa","recv_cq":"cqa"})",
+    R"({"op":"create_qp","qp":"qb","pd":"pd0","send_cq":"cqb","recv_cq":"cqb"})",
+    R"({"op":"connect","qp":"qa","remote":"qb"})",
+    R"({"op":"host_alloc","buf":"src","size":4096,"fill":"random"})",
+    R"({"op":"host_alloc","buf":"dst","size":4096})",
+    R"({"op":"reg_mr","mr":"ms","pd":"pd0","buf":"src","access":[]})",
+    R"({"op":"reg_mr","mr":"md","pd":"pd0","buf":"dst","access":["LOCAL_WRITE","REMOTE_WRITE"]})",
+}; // 10 lines
+
+std::vector<std::string> With(std::vector<std::string> a, const std::vector<std::string> &b)
+{
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+TEST(Scenario, RemoteByBufferBusAddress)
+{
+    // "remote":{"buf":B,"offset":O} is B's bus address + O (for keys without
+    // translation); it names no key, so "rkey" is required.
+    std::string f = Write("remote_buf.jsonl", With(kTwoQps, {
+        R"({"op":"post_send","qp":"qa","wr_id":1,"opcode":"RDMA_WRITE","sge":[{"mr":"ms","offset":0,"length":256}],"remote":{"buf":"dst","offset":64},"rkey":{"mr":"md"}})",
+        R"({"op":"poll_cq","cq":"cqa","expect":[{"wr_id":1,"status":"SUCCESS"}]})",
+        R"({"op":"check_mem","buf":"dst","offset":64,"length":256,"same_as":{"buf":"src","offset":0}})",
+        R"({"op":"check_mem","buf":"dst","offset":60,"hex":"00000000"})",
+    }));
+    Result r = Hcasim("run " + f);
+    EXPECT_EQ(r.rc, 0) << r.out;
+    f = Write("remote_buf_nokey.jsonl", With(kTwoQps, {
+        R"({"op":"post_send","qp":"qa","wr_id":1,"opcode":"RDMA_WRITE","sge":[],"remote":{"buf":"dst"}})"}));
+    r = Hcasim("run " + f);
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_TRUE(Contains(r.out, f + ":11: op post_send: field \"rkey\": missing")) << r.out;
+    f = Write("remote_buf_both.jsonl", With(kTwoQps, {
+        R"({"op":"post_send","qp":"qa","wr_id":1,"opcode":"RDMA_READ","sge":[],"remote":{"buf":"dst","mr":"md"},"rkey":1})"}));
+    r = Hcasim("run " + f);
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_TRUE(Contains(r.out, f + ":11: op post_send: \"remote\" names exactly one of \"mr\"")) << r.out;
+    f = Write("remote_buf_unbound.jsonl", With(kTwoQps, {
+        R"({"op":"post_send","qp":"qa","wr_id":1,"opcode":"RDMA_READ","sge":[],"remote":{"buf":"nope"},"rkey":1})"}));
+    r = Hcasim("run " + f);
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_TRUE(Contains(r.out, f + ":11: op post_send: field \"remote.buf\": \"nope\" is not bound")) << r.out;
+}
+
+TEST(Scenario, ReadWithInvDefaultKeyNeedsSge0)
+{
+    // RDMA_READ_WITH_INV's invalidate defaults to sge[0]'s key: with no SGE it must be named.
+    std::string f = Write("rinv_nosge.jsonl", With(kTwoQps, {
+        R"({"op":"post_send","qp":"qa","wr_id":1,"opcode":"RDMA_READ_WITH_INV","sge":[],"remote":{"mr":"md"}})"}));
+    Result r = Hcasim("run " + f);
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_TRUE(Contains(r.out, f + ":11: op post_send: field \"invalidate\": missing (with no sge")) << r.out;
+    EXPECT_FALSE(Contains(r.out, "cycles, engine")) << "refused before anything runs: " << r.out;
+    f = Write("rinv_ok.jsonl", With(kTwoQps, {
+        R"({"op":"post_send","qp":"qa","wr_id":1,"opcode":"RDMA_READ_WITH_INV","sge":[],"remote":{"mr":"md"},"invalidate":{"mr":"md"}})",
+        R"({"op":"post_send","qp":"qa","wr_id":2,"opcode":"RDMA_READ_WITH_INV","sge":[{"mr":"md","length":8}],"remote":{"mr":"md"}})"}));
+    r = Hcasim("run " + f + " --validate");
+    EXPECT_EQ(r.rc, 0) << r.out;
+}
+
+// Whether the device serves the memory-management work requests yet.
+bool DeviceHasMemMgt()
+{
+    std::string f = Write("caps.jsonl", {R"({"op":"query_device","expect":{"mem_mgt_extensions":true}})"});
+    return Hcasim("run " + f).rc == 0;
+}
+
+TEST(Scenario, FastRegMrCopyOfTheDriver)
+{
+    if (!DeviceHasMemMgt())
+        GTEST_SKIP() << "the device does not report mem_mgt_extensions yet";
+    // A FAST_REG_MR whose key names another MPT index is refused; the runner's
+    // copy of f0 keeps f0's index, so check_mr reads f0 (FREE), not f1 (VALID).
+    std::string f = Write("fr_index.jsonl", With(kTwoQps, {
+        R"({"op":"alloc_mr","mr":"f0","pd":"pd0","type":"fast_reg","max_page_list_len":1})",
+        R"({"op":"alloc_mr","mr":"f1","pd":"pd0","type":"fast_reg","max_page_list_len":1})",
+        R"({"op":"alloc_fast_reg_page_list","pl":"p0","len":1})",
+        R"({"op":"alloc_fast_reg_page_list","pl":"p1","len":1})",
+        R"({"op":"set_page_list","pl":"p0","pages":[{"buf":"dst","offset":0}]})",
+        R"({"op":"set_page_list","pl":"p1","pages":[{"buf":"dst","offset":0}]})",
+        R"({"op":"post_send","qp":"qb","wr_id":1,"opcode":"FAST_REG_MR","mr":"f1","page_list":"p1","iova":0,"length":4096,"access":["LOCAL_WRITE"],"key":9})",
+        R"({"op":"poll_cq","cq":"cqb","expect":[{"wr_id":1,"status":"SUCCESS","opcode":"FAST_REG_MR"}]})",
+        R"({"op":"check_mr","mr":"f1","expect":{"state":"VALID","key":9}})",
+        R"({"op":"post_send","qp":"qa","wr_id":2,"opcode":"FAST_REG_MR","mr":"f0","page_list":"p0","iova":0,"length":4096,"access":["LOCAL_WRITE"],"key":{"mr":"f1","key":42}})",
+        R"({"op":"poll_cq","cq":"cqa","expect":[{"wr_id":2,"status":"MW_BIND_ERR"}]})",
+        R"({"op":"check_mr","mr":"f0","expect":{"state":"FREE","key":1}})",
+        R"({"op":"check_mr","mr":"f1","expect":{"state":"VALID","key":9}})",
+    }));
+    Result r = Hcasim("run " + f);
+    EXPECT_EQ(r.rc, 0) << r.out;
+    // A FAST_REG_MR naming a regular MR is refused and leaves the runner's copy
+    // of it alone: "remote":{"mr":"m0"} still means m0's own iova.
+    f = Write("fr_regular.jsonl", With(kTwoQps, {
+        R"({"op":"reg_mr","mr":"m0","pd":"pd0","buf":"dst","iova":"0x7000","access":["LOCAL_WRITE","REMOTE_WRITE"]})",
+        R"({"op":"alloc_fast_reg_page_list","pl":"p0","len":1})",
+        R"({"op":"set_page_list","pl":"p0","pages":[{"buf":"dst","offset":0}]})",
+        R"({"op":"post_send","qp":"qa","wr_id":1,"opcode":"FAST_REG_MR","mr":"m0","page_list":"p0","iova":"0x9000","length":4096,"access":["LOCAL_WRITE"]})",
+        R"({"op":"poll_cq","cq":"cqa","expect":[{"wr_id":1,"status":"MW_BIND_ERR"}]})",
+        R"({"op":"create_qp","qp":"qc","pd":"pd0","send_cq":"cqb","recv_cq":"cqb"})",
+        R"({"op":"create_qp","qp":"qd","pd":"pd0","send_cq":"cqb","recv_cq":"cqb"})",
+        R"({"op":"connect","qp":"qc","remote":"qd"})",
+        R"({"op":"post_send","qp":"qc","wr_id":2,"opcode":"RDMA_WRITE","sge":[{"mr":"ms","length":128}],"remote":{"mr":"m0","offset":16}})",
+        R"({"op":"poll_cq","cq":"cqb","expect":[{"wr_id":2,"status":"SUCCESS"}]})",
+        R"({"op":"check_mem","buf":"dst","offset":16,"length":128,"same_as":{"buf":"src","offset":0}})",
+    }));
+    r = Hcasim("run " + f);
+    EXPECT_EQ(r.rc, 0) << r.out;
+    // A SEND_WITH_INV's receive completion prints its invalidate_rkey; a
+    // mismatch names both keys.
+    std::vector<std::string> inv = With(kTwoQps, {
+        R"({"op":"alloc_mr","mr":"f0","pd":"pd0","type":"fast_reg","max_page_list_len":1})",
+        R"({"op":"alloc_fast_reg_page_list","pl":"p0","len":1})",
+        R"({"op":"set_page_list","pl":"p0","pages":[{"buf":"dst","offset":0}]})",
+        R"({"op":"post_send","qp":"qb","wr_id":1,"opcode":"FAST_REG_MR","mr":"f0","page_list":"p0","iova":0,"length":4096,"access":["LOCAL_WRITE","REMOTE_WRITE"],"key":77})",
+        R"({"op":"poll_cq","cq":"cqb","expect":[{"wr_id":1,"status":"SUCCESS"}]})",
+        R"({"op":"post_recv","qp":"qb","wr_id":2,"sge":[{"mr":"md","offset":0,"length":64}]})",
+        R"({"op":"post_send","qp":"qa","wr_id":3,"opcode":"SEND_WITH_INV","sge":[{"mr":"ms","length":64}],"invalidate":{"mr":"f0"}})",
+        R"({"op":"poll_cq","cq":"cqa","expect":[{"wr_id":3,"status":"SUCCESS","opcode":"SEND"}]})",
+        R"({"op":"poll_cq","cq":"cqb","expect":[{"wr_id":2,"status":["SUCCESS"],"wc_flags":["WITH_INVALIDATE"],"invalidate_rkey":{"mr":"f0"}}]})",
+    });
+    f = Write("sinv.jsonl", inv);
+    r = Hcasim("run " + f);
+    EXPECT_EQ(r.rc, 0) << r.out;
+    EXPECT_TRUE(Contains(r.out, "flags WITH_INVALIDATE, invalidate_rkey 0x")) << r.out;
+    inv.back() = R"({"op":"poll_cq","cq":"cqb","expect":[{"wr_id":2,"invalidate_rkey":{"mr":"f0","key":78}}]})";
+    f = Write("sinv_mismatch.jsonl", inv);
+    r = Hcasim("run " + f);
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_TRUE(Contains(r.out, f + ":19: op poll_cq: completion 1 of 1: expected invalidate_rkey 0x")) << r.out;
+}
+
 TEST(Scenario, UsageErrorsExit2)
 {
     EXPECT_EQ(Hcasim("run").rc, 2);
