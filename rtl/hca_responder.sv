@@ -618,10 +618,10 @@ module hca_responder #(
     a_wr_id    = wqe_wr_id;
     a_byte_len = 32'd0;
     a_free_id  = p_pbuf_q;
-    a_inv      = 1'b0;
-    ev_send_ok = 1'b0;
+    a_inv       = 1'b0;
+    ev_send_ok  = 1'b0;
     ev_send_end = 1'b0;
-    ev_drop    = 1'b0;
+    ev_drop     = 1'b0;
 
     case (state_q)
       S_IDLE: begin
