@@ -12,6 +12,8 @@
 //                  requester (0), responder (1) and the external xq/xs
 //                  client (2), answers routed by an in-order id FIFO
 //   hca_pbuf       packet buffer ids
+//   hca_evt        memory-management events to the firmware (requester
+//                  producer 0, responder producer 1; DONE broadcast back)
 //
 // DMA: round-robin between requester, responder and CQ writer; their tags
 // are {client, local}: 00 requester, 01 responder, 10 CQ writer, and an
@@ -35,7 +37,9 @@
 //
 // Firmware port (always ready, every access answered one cycle later):
 // 0x000-0x03f the translation unit's fwp block, 0x400-0x447 (FW_CTX_BASE -
-// DEVREG_BASE) the ctx block; anything else reads 0, writes are ignored.
+// DEVREG_BASE) the ctx block, 0x800-0x83b (FW_EVT_BASE - DEVREG_BASE) the
+// evt block; anything else reads 0, writes are ignored. fw_irq_o: an event
+// is pending in evt.
 module hca_core #(
   parameter int MPT_ENTRIES = `HCA_MPT_ENTRIES_DEFAULT,
   parameter int MTT_ENTRIES = `HCA_MTT_ENTRIES_DEFAULT,
@@ -60,6 +64,7 @@ module hca_core #(
   input  logic [31:0]                    fw_wdata_i,
   output logic                           fw_rvalid_o,
   output logic [31:0]                    fw_rdata_o,
+  output logic                           fw_irq_o,
 
   // DMA
   output logic                           dma_req_valid_o,
@@ -101,27 +106,33 @@ module hca_core #(
   localparam logic [15:0] CTX_OFF = 16'(`HCA_FW_CTX_BASE - `HCA_DEVREG_BASE);
   localparam logic [15:0] CTX_END = CTX_OFF + 16'(`HCA_CTX_STATUS + 4);
   localparam logic [15:0] FWP_END = 16'(`HCA_FWP_SIZES + 4);
+  localparam logic [15:0] EVT_OFF = 16'(`HCA_FW_EVT_BASE - `HCA_DEVREG_BASE);
+  localparam logic [15:0] EVT_END = EVT_OFF + 16'(`HCA_EVT_DONE + 4);
 
   // ---------------------------------------------------------------- firmware port decode
-  logic        hit_fwp, hit_ctx;
-  logic        fwp_rvalid, ctx_rvalid, other_rvalid_q;
-  logic [31:0] fwp_rdata, ctx_rdata;
+  logic        hit_fwp, hit_ctx, hit_evt;
+  logic        fwp_rvalid, ctx_rvalid, evt_rvalid, other_rvalid_q;
+  logic [31:0] fwp_rdata, ctx_rdata, evt_rdata;
+  logic [15:0] evt_addr;
   logic        fwp_ready;
 
   assign hit_fwp    = fw_addr_i < FWP_END;
   assign hit_ctx    = fw_addr_i >= CTX_OFF && fw_addr_i < CTX_END;
+  assign hit_evt    = fw_addr_i >= EVT_OFF && fw_addr_i < EVT_END;
+  assign evt_addr   = fw_addr_i - EVT_OFF;
   assign fw_ready_o = 1'b1;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       other_rvalid_q <= 1'b0;
     end else begin
-      other_rvalid_q <= fw_valid_i && !hit_fwp && !hit_ctx;
+      other_rvalid_q <= fw_valid_i && !hit_fwp && !hit_ctx && !hit_evt;
     end
   end
 
-  assign fw_rvalid_o = fwp_rvalid || ctx_rvalid || other_rvalid_q;
-  assign fw_rdata_o  = (fwp_rvalid ? fwp_rdata : 32'd0) | (ctx_rvalid ? ctx_rdata : 32'd0);
+  assign fw_rvalid_o = fwp_rvalid || ctx_rvalid || evt_rvalid || other_rvalid_q;
+  assign fw_rdata_o  = (fwp_rvalid ? fwp_rdata : 32'd0) | (ctx_rvalid ? ctx_rdata : 32'd0) |
+                       (evt_rvalid ? evt_rdata : 32'd0);
 
   // ---------------------------------------------------------------- translation unit
   logic                           xu_req_valid, xu_req_ready;
@@ -408,6 +419,30 @@ module hca_core #(
     .dma_rsp_i       (dma_rsp_i)
   );
 
+  // ---------------------------------------------------------------- events
+  logic                        rq_evt_valid, rq_evt_ready, rs_evt_valid, rs_evt_ready;
+  logic [`HCA_FW_EVENT_W-1:0]  rq_evt, rs_evt;
+  logic                        evt_done_valid;
+  logic [7:0]                  evt_done_tag, evt_done_status;
+
+  hca_evt u_evt (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .evt_valid_i   ({rs_evt_valid, rq_evt_valid}),
+    .evt_ready_o   ({rs_evt_ready, rq_evt_ready}),
+    .evt_i         ({rs_evt, rq_evt}),
+    .fw_valid_i    (fw_valid_i && hit_evt),
+    .fw_write_i    (fw_write_i),
+    .fw_addr_i     (evt_addr[5:0]),
+    .fw_wdata_i    (fw_wdata_i),
+    .fw_rvalid_o   (evt_rvalid),
+    .fw_rdata_o    (evt_rdata),
+    .done_valid_o  (evt_done_valid),
+    .done_tag_o    (evt_done_tag),
+    .done_status_o (evt_done_status),
+    .irq_o         (fw_irq_o)
+  );
+
   // ---------------------------------------------------------------- requester
   hca_requester #(
     .MAX_QP (MAX_QP)
@@ -459,7 +494,13 @@ module hca_core #(
     .cpl_ready_i      (rq_cpl_ready),
     .cpl_o            (rq_cpl),
     .cpl_cqn_o        (rq_cpl_cqn),
-    .drain_busy_o     (rq_drain_busy)
+    .drain_busy_o     (rq_drain_busy),
+    .evt_valid_o       (rq_evt_valid),
+    .evt_ready_i       (rq_evt_ready),
+    .evt_o             (rq_evt),
+    .evt_done_valid_i  (evt_done_valid),
+    .evt_done_tag_i    (evt_done_tag),
+    .evt_done_status_i (evt_done_status)
   );
 
   // ---------------------------------------------------------------- responder
@@ -522,11 +563,18 @@ module hca_core #(
     .cpl_ready_i      (rs_cpl_ready),
     .cpl_o            (rs_cpl),
     .cpl_cqn_o        (rs_cpl_cqn),
-    .place_busy_o     (rs_drain_busy)
+    .place_busy_o     (rs_drain_busy),
+    .evt_valid_o       (rs_evt_valid),
+    .evt_ready_i       (rs_evt_ready),
+    .evt_o             (rs_evt),
+    .evt_done_valid_i  (evt_done_valid),
+    .evt_done_tag_i    (evt_done_tag),
+    .evt_done_status_i (evt_done_status)
   );
 
   // The translation unit's firmware port is always ready (xu_fw_port).
   logic unused;
-  assign unused = ^{fwp_ready, unused_tx_id, unused_dma_id, unused_cpl_id, pb_free_count};
+  assign unused = ^{fwp_ready, unused_tx_id, unused_dma_id, unused_cpl_id, pb_free_count,
+                    evt_addr[15:6]};
 
 endmodule

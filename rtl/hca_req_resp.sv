@@ -5,7 +5,9 @@
 // "Requester" steps 5-7): the packets the remote responder sends back (ACK,
 // NAK, RNR_NAK, READ_RESP) for messages the send engine parked.
 //
-//   R_IDLE    accept a packet; its QP's context is read
+//   R_IDLE    accept a packet, or take a QP's DONE (kept by the wrapper;
+//             DONEs first: they are rare and each ends a WR); the QP's
+//             context is read
 //   R_CLAIM   the QP must have a message in flight with the packet's psn,
 //             else the packet is dropped (a READ_RESP's buffer freed) —
 //             except a NAK for the message the send engine is still
@@ -15,14 +17,20 @@
 //             ACK -> success; NAK -> its syndrome, ERROR; RNR_NAK -> wait
 //             rnr_timer and resend (the send engine refetches the WQE), or
 //             RNR_RETRY_EXC_ERR, ERROR once rnr_retry (7: never) resends
-//             were made; READ_RESP -> place it
+//             were made; READ_RESP -> place it. A QP waiting for DONE
+//             takes no packet, and a DONE completes only such a QP: its
+//             status (ERROR unless SUCCESS)
 //   R_MOVE    READ_RESP: scatter [offset, offset + len) into the SGEs (key
 //             check LOCAL_WRITE per piece, BUF_TO_HOST per segment, each
 //             answered before the next: completions follow placement)
 //   R_FREE    give the packet buffer back (an empty READ_RESP carries none:
 //             the responder sends it with pbuf 0 and allocates nothing);
 //             after the last READ_RESP (or a failed placement) complete,
-//             else the message stays in flight
+//             else the message stays in flight; the last byte of an
+//             RDMA_READ_WITH_INV placed: R_EVT instead
+//   R_EVT     post its READ_INV event (waits while the queue is full: the
+//             firmware empties it on its own) and park the QP waiting for
+//             DONE, which completes it (opcode RDMA_READ)
 //   R_FINISH  completion (written when signaled or failed) + sq_ci++ and
 //             release of the QP (ERROR on failure)
 //
@@ -48,8 +56,20 @@ module hca_req_resp #(
   output logic [1:0]                    rel_kind_o,     // REL_IDLE / REL_INFLIGHT / REL_RNR
   output logic [31:0]                   rnr_timer_o,    // with REL_RNR
   input  logic                          look_active_i,  // owned by the send engine, not released now
+  input  logic                          look_evt_wait_i, // in flight waiting for DONE, not a packet
   output logic                          nak_save_o,     // a NAK for the message being sent
   output logic [4:0]                    nak_syn_o,      // its syndrome
+
+  // a DONE kept for QP done_qpn_i (its status read from the wrapper's table)
+  input  logic                          done_valid_i,
+  input  logic [QW-1:0]                 done_qpn_i,
+  input  logic [4:0]                    done_status_i,
+  output logic                          done_take_o,
+
+  // READ_INV events (tag = QP number)
+  output logic                          evt_valid_o,
+  input  logic                          evt_ready_i,
+  output logic [`HCA_FW_EVENT_W-1:0]    evt_o,
 
   // context read port (answers one cycle after qpn_o)
   output logic [15:0]                   qpn_o,
@@ -87,14 +107,16 @@ module hca_req_resp #(
 
   localparam int XREQ_W = 8 + `HCA_ACCESS_W + 1 + 32 + `HCA_PD_BITS + 32 + 64;
   localparam int SGES_W = 4 * `HCA_SGE_W;
-  localparam int PARK_W = 16 + 3 + 3 + 32 + 64 + SGES_W;
+  localparam int PARK_W = 16 + 4 + 1 + 1 + 3 + 32 + 32 + 64 + SGES_W;
   localparam int FIN_W  = 16 + 16 + 2 + `HCA_CQE_W;
   localparam logic [7:0] DTAG = 8'b0010_0000;   // requester, response engine
   localparam logic [7:0] XTAG = 8'h01;
-  localparam logic [1:0] REL_IDLE = 2'd0, REL_INFLIGHT = 2'd1, REL_RNR = 2'd2;
+  localparam logic [1:0] REL_IDLE = 2'd0, REL_INFLIGHT = 2'd1, REL_RNR = 2'd2, REL_EVT = 2'd3;
+  // op_q of a DONE taken in R_IDLE: no packet op (pkt_op is 0..7)
+  localparam logic [3:0] OP_DONE = 4'hf;
 
   typedef enum logic [2:0] {
-    R_IDLE, R_CLAIM, R_MOVE, R_FREE, R_FINISH
+    R_IDLE, R_CLAIM, R_MOVE, R_FREE, R_FINISH, R_EVT
   } state_e;
 
   state_e        state_q, state_d;
@@ -110,14 +132,17 @@ module hca_req_resp #(
   logic [4:0]    status_q, status_d;
   logic          err_q, err_d;
 
-  // park entry fields: {psn, is_read, is_write, signaled, num_sge, msg_len, wr_id, sges}
+  // park entry fields (hca_req_send): {psn, wc opcode, READ_INV after the
+  // last byte, signaled, num_sge, msg_len, key to invalidate, wr_id, sges}
   logic [15:0]       pk_psn;
-  logic              pk_read, pk_write, pk_sig;
+  logic [3:0]        pk_wc_op;
+  logic              pk_read, pk_rinv, pk_sig;
   logic [2:0]        pk_nsge;
-  logic [31:0]       pk_len;
+  logic [31:0]       pk_len, pk_inv_key;
   logic [63:0]       pk_wr_id;
   logic [SGES_W-1:0] pk_sges;
-  assign {pk_psn, pk_read, pk_write, pk_sig, pk_nsge, pk_len, pk_wr_id, pk_sges} = park_i;
+  assign {pk_psn, pk_wc_op, pk_rinv, pk_sig, pk_nsge, pk_len, pk_inv_key, pk_wr_id, pk_sges} = park_i;
+  assign pk_read = pk_wc_op == 4'(`HCA_WC_OPCODE_RDMA_READ);
 
   // context fields
   logic [2:0]  rnr_retry;
@@ -131,7 +156,8 @@ module hca_req_resp #(
 
   logic in_range, match, rsp_err;
   assign in_range = qpn_q < 16'(1 << QW);
-  assign match    = in_range && look_inflight_i && pk_psn == psn_q;
+  assign match    = in_range && look_inflight_i &&
+                    ((op_q == OP_DONE) ? look_evt_wait_i : !look_evt_wait_i && pk_psn == psn_q);
   assign rsp_err  = `HCA_DMA_RSP_ERR(dma_rsp_i);
 
   // ---------------------------------------------------------------- mover
@@ -186,13 +212,15 @@ module hca_req_resp #(
     rel_kind_o  = REL_IDLE;
     mv_start    = 1'b0;
     nak_save_o  = 1'b0;
+    done_take_o = 1'b0;
     case (state_q)
       R_IDLE: begin
-        rx_ready_o = 1'b1;
-        claimed_d  = 1'b0;
-        err_d      = 1'b0;
-        status_d   = `HCA_WC_STATUS_SUCCESS;
-        if (rx_valid_i) begin
+        rx_ready_o  = !done_valid_i;
+        done_take_o = done_valid_i;
+        claimed_d   = 1'b0;
+        err_d       = 1'b0;
+        status_d    = `HCA_WC_STATUS_SUCCESS;
+        if (rx_valid_i || done_valid_i) begin
           state_d = R_CLAIM;
         end
       end
@@ -211,6 +239,11 @@ module hca_req_resp #(
           claim_o   = 1'b1;
           claimed_d = 1'b1;
           case (op_q)
+            OP_DONE: begin
+              status_d = syn_q;
+              err_d    = syn_q != `HCA_WC_STATUS_SUCCESS;
+              state_d  = R_FINISH;
+            end
             `HCA_PKT_OP_ACK: begin
               if (pk_read) begin
                 rel_valid_o = 1'b1;
@@ -265,8 +298,13 @@ module hca_req_resp #(
         if (free_ready_i || len_q == 32'd0) begin
           state_d = R_IDLE;
           if (claimed_q) begin
-            if (err_q || (last_q && pk_read && op_q == `HCA_PKT_OP_READ_RESP)) begin
+            if (err_q) begin
               state_d = R_FINISH;
+            end else if (last_q && pk_read && op_q == `HCA_PKT_OP_READ_RESP) begin
+              state_d = R_FINISH;
+              if (pk_rinv) begin
+                state_d = R_EVT;
+              end
             end else begin
               rel_valid_o = 1'b1;
               rel_kind_o  = REL_INFLIGHT;
@@ -281,21 +319,37 @@ module hca_req_resp #(
           state_d     = R_IDLE;
         end
       end
+      R_EVT: begin
+        if (evt_ready_i) begin
+          rel_valid_o = 1'b1;
+          rel_kind_o  = REL_EVT;
+          state_d     = R_IDLE;
+        end
+      end
       default: state_d = R_IDLE;
     endcase
   end
 
   assign look_qpn_o   = qpn_q[QW-1:0];
-  assign qpn_o        = (state_q == R_IDLE) ? `HCA_PKT_DST_QPN(rx_i) : qpn_q;
+  assign qpn_o        = (state_q != R_IDLE) ? qpn_q :
+                        done_valid_i ? 16'(done_qpn_i) : `HCA_PKT_DST_QPN(rx_i);
   assign rnr_timer_o  = rnr_timer;
   assign nak_syn_o    = syn_q;
   assign free_valid_o = state_q == R_FREE && len_q != 32'd0;
   assign free_id_o    = pbuf_q;
 
+  // ---------------------------------------------------------------- READ_INV event
+  always_comb begin
+    evt_o = '0;
+    `HCA_FW_EVENT_KIND(evt_o) = `HCA_EVT_KIND_READ_INV;
+    `HCA_FW_EVENT_TAG(evt_o)  = 8'(qpn_q);
+    `HCA_FW_EVENT_QPN(evt_o)  = qpn_q;
+    `HCA_FW_EVENT_PD(evt_o)   = 32'(pd);
+    `HCA_FW_EVENT_KEY(evt_o)  = pk_inv_key;
+  end
+  assign evt_valid_o = state_q == R_EVT;
+
   // ---------------------------------------------------------------- completion
-  logic [7:0] wc_op;
-  assign wc_op = pk_read ? `HCA_WC_OPCODE_RDMA_READ :
-                 pk_write ? `HCA_WC_OPCODE_RDMA_WRITE : `HCA_WC_OPCODE_SEND;
 
   logic [`HCA_CQE_W-1:0] cqe;
   always_comb begin
@@ -304,7 +358,7 @@ module hca_req_resp #(
     `HCA_CQE_BYTE_LEN(cqe)    = pk_len;
     `HCA_CQE_QPN(cqe)         = {16'd0, qpn_q};
     `HCA_CQE_STATUS(cqe)      = {3'd0, status_q};
-    `HCA_CQE_OPCODE(cqe)      = wc_op;
+    `HCA_CQE_OPCODE(cqe)      = 8'(pk_wc_op);
     `HCA_CQE_WQE_COUNTER(cqe) = {16'd0, sq_ci_i};
   end
   assign fin_o       = {qpn_q, cqn, pk_sig || err_q, err_q, cqe};
@@ -323,14 +377,17 @@ module hca_req_resp #(
       claimed_q <= claimed_d;
       status_q  <= status_d;
       err_q     <= err_d;
-      if (state_q == R_IDLE && rx_valid_i) begin
-        qpn_q <= `HCA_PKT_DST_QPN(rx_i);
+      if (state_q == R_IDLE && (rx_valid_i || done_valid_i)) begin
+        qpn_q <= qpn_o;
       end
     end
   end
 
   always_ff @(posedge clk_i) begin
-    if (state_q == R_IDLE && rx_valid_i) begin
+    if (state_q == R_IDLE && done_valid_i) begin
+      op_q  <= OP_DONE;
+      syn_q <= done_status_i;
+    end else if (state_q == R_IDLE && rx_valid_i) begin
       op_q   <= `HCA_PKT_OP(rx_i);
       last_q <= `HCA_PKT_LAST(rx_i);
       syn_q  <= rx_i[`HCA_PKT_SYNDROME_LSB +: 5];

@@ -12,8 +12,12 @@
 //   S_CTX     latch the context fields used below
 //   S_FETCH   READ_DATA 128 bytes at sq_base + (sq_ci mod 2^sq_log) * 128
 //   S_FWAIT   the WQE (or a bus error: LOC_ACCESS_ERR, wr_id 0)
-//   S_DECODE  ERROR -> WR_FLUSH_ERR; malformed or not served -> LOC_QP_OP_ERR;
+//   S_DECODE  ERROR -> WR_FLUSH_ERR; malformed -> LOC_QP_OP_ERR;
+//             FAST_REG_MR / REG_INDIR_MR / LOCAL_INV -> S_EVT;
 //             SGE lengths summing past 2^32-1 -> LOC_LEN_ERR; else pre-check
+//   S_EVT     post the operation's fw_event (waits while the queue is
+//             full), then park the QP waiting for the firmware's DONE: the
+//             response engine completes it (with DONE's status)
 //   S_CHECK   every SGE whole (rights 0, READ: LOCAL_WRITE) -> LOC_PROT_ERR
 //   S_ALLOC   SEND/WRITE: a packet buffer for the next chunk
 //   S_GATHER  HOST_TO_BUF of the chunk's pieces (failure: free, complete)
@@ -26,6 +30,13 @@
 //   QP -> ERROR. Packets sent before that are dropped by the responder.
 //   S_FREE    give back the buffer of a failed chunk
 //   S_FINISH  completion (always written: errors and flushes) + release
+//
+// SEND_WITH_INV is a SEND whose packets are SEND_INV carrying inv_key;
+// RDMA_READ_WITH_INV a READ whose park entry asks the response engine for a
+// READ_INV event of inv_key (0: sge[0]'s lkey) after the last byte. One with
+// neither (inv_key 0, no SGE) names no MR to invalidate: LOC_QP_OP_ERR at
+// decode, nothing sent (silently skipping the invalidation the consumer
+// asked for would be worse).
 //
 // psn = the WQE's SQ index (one per WR, what ACK/NAK/READ_RESP echo).
 module hca_req_send #(
@@ -51,7 +62,13 @@ module hca_req_send #(
   // release of the claimed QP: to in flight (park_o written) or idle
   output logic                          rel_valid_o,
   output logic                          rel_inflight_o,
+  output logic                          rel_evt_o,        // ...waiting for DONE (with rel_inflight_o)
   output logic [PARK_W-1:0]             park_o,
+
+  // memory-management events (tag = QP number)
+  output logic                          evt_valid_o,
+  input  logic                          evt_ready_i,
+  output logic [`HCA_FW_EVENT_W-1:0]    evt_o,
 
   // packet buffers
   input  logic                          alloc_valid_i,
@@ -96,14 +113,15 @@ module hca_req_send #(
 
   localparam int XREQ_W = 8 + `HCA_ACCESS_W + 1 + 32 + `HCA_PD_BITS + 32 + 64;
   localparam int SGES_W = 4 * `HCA_SGE_W;
-  localparam int PARK_W = 16 + 3 + 3 + 32 + 64 + SGES_W;
+  localparam int PARK_W = 16 + 4 + 1 + 1 + 3 + 32 + 32 + 64 + SGES_W;
+  localparam int FR_W   = `HCA_SQ_WQE_SGE_LSB - `HCA_SQ_WQE_FR_IOVA_LSB;   // the fr_* fields
   localparam int FIN_W  = 16 + 16 + 2 + `HCA_CQE_W;
   localparam logic [7:0] DTAG = 8'b0000_0000;   // requester, send engine
   localparam logic [7:0] XTAG = 8'h00;
 
   typedef enum logic [3:0] {
     S_IDLE, S_CTX, S_FETCH, S_FWAIT, S_DECODE, S_CHECK, S_ALLOC, S_GATHER,
-    S_TX, S_FREE, S_FINISH
+    S_TX, S_FREE, S_FINISH, S_EVT
   } state_e;
 
   state_e        state_q, state_d;
@@ -122,7 +140,8 @@ module hca_req_send #(
   logic [3:0]    nsge_q;
   logic          rsvd_bad_q;
   logic [63:0]   wr_id_q, raddr_q;
-  logic [31:0]   rkey_q;
+  logic [31:0]   rkey_q, inv_key_q;
+  logic [FR_W-1:0]   fr_q;     // fr_iova .. fr_params, as in the WQE
   logic [SGES_W-1:0] sges_q;
 
   // progress (control)
@@ -132,18 +151,22 @@ module hca_req_send #(
   logic          err_q, err_d;         // the completion moves the QP to ERROR
 
   // ---------------------------------------------------------------- decode
-  logic          is_send, is_write, is_read, malformed, served;
+  logic          is_send, is_write, is_read, is_mm, is_send_inv, is_read_inv, malformed;
+  logic          no_inv_key;
   logic [32:0]   msg_len33;
   logic [31:0]   msg_len;
   logic [2:0]    nsge3;
   logic [7:0]    wc_op;
-  assign is_send   = op_q == `HCA_WR_OPCODE_SEND;
-  assign is_write  = op_q == `HCA_WR_OPCODE_RDMA_WRITE;
-  assign is_read   = op_q == `HCA_WR_OPCODE_RDMA_READ;
-  assign malformed = op_q > `HCA_WR_OPCODE_REG_INDIR_MR || nsge_q > 4'(`HCA_MAX_SEND_SGE) ||
-                     rsvd_bad_q || (flags_q >> 2) != 8'd0;
-  assign served    = is_send || is_write || is_read;
-  assign nsge3     = (nsge_q > 4'd4) ? 3'd4 : nsge_q[2:0];
+  assign is_send_inv = op_q == `HCA_WR_OPCODE_SEND_WITH_INV;
+  assign is_read_inv = op_q == `HCA_WR_OPCODE_RDMA_READ_WITH_INV;
+  assign is_send     = op_q == `HCA_WR_OPCODE_SEND || is_send_inv;
+  assign is_write    = op_q == `HCA_WR_OPCODE_RDMA_WRITE;
+  assign is_read     = op_q == `HCA_WR_OPCODE_RDMA_READ || is_read_inv;
+  assign is_mm       = op_q == `HCA_WR_OPCODE_LOCAL_INV || op_q == `HCA_WR_OPCODE_FAST_REG_MR ||
+                       op_q == `HCA_WR_OPCODE_REG_INDIR_MR;
+  assign malformed   = op_q > `HCA_WR_OPCODE_REG_INDIR_MR || nsge_q > 4'(`HCA_MAX_SEND_SGE) ||
+                       rsvd_bad_q || (flags_q >> 2) != 8'd0 || (is_read_inv && no_inv_key);
+  assign nsge3       = (nsge_q > 4'd4) ? 3'd4 : nsge_q[2:0];
 
   // Field selects are continuous assignments: Icarus cannot infer an
   // always_comb's sensitivity through constant part selects.
@@ -151,6 +174,10 @@ module hca_req_send #(
   for (genvar g = 0; g < 4; g++) begin : g_sg_len
     assign sg_len[g] = sges_q[g * `HCA_SGE_W + `HCA_SGE_LENGTH_LSB +: 32];
   end
+  // The key a READ_WITH_INV invalidates: inv_key, by default sge[0]'s.
+  logic [31:0] read_inv_key;
+  assign no_inv_key   = inv_key_q == 32'd0 && nsge_q == 4'd0;
+  assign read_inv_key = (inv_key_q != 32'd0) ? inv_key_q : `HCA_SGE_LKEY(sges_q);
   assign msg_len33 = ((nsge3 > 3'd0) ? {1'b0, sg_len[0]} : 33'd0) +
                      ((nsge3 > 3'd1) ? {1'b0, sg_len[1]} : 33'd0) +
                      ((nsge3 > 3'd2) ? {1'b0, sg_len[2]} : 33'd0) +
@@ -296,9 +323,12 @@ module hca_req_send #(
         if (err_state_q) begin
           status_d = `HCA_WC_STATUS_WR_FLUSH_ERR;
           state_d  = S_FINISH;
-        end else if (malformed || !served) begin
+        end else if (malformed) begin
           status_d = `HCA_WC_STATUS_LOC_QP_OP_ERR;
           state_d  = S_FINISH;
+        end else if (is_mm) begin
+          err_d   = 1'b0;
+          state_d = S_EVT;
         end else if (len_ovf) begin
           status_d = `HCA_WC_STATUS_LOC_LEN_ERR;
           state_d  = S_FINISH;
@@ -374,6 +404,11 @@ module hca_req_send #(
           state_d = S_IDLE;
         end
       end
+      S_EVT: begin
+        if (evt_ready_i) begin
+          state_d = S_IDLE;
+        end
+      end
       default: state_d = S_IDLE;
     endcase
   end
@@ -381,7 +416,9 @@ module hca_req_send #(
   // Releases of the QP (the S_CTX, S_TX and S_FINISH exits to S_IDLE above),
   // continuous assigns of the few inputs they need: the wrapper feeds them
   // back into the response engine's claim in the same cycle.
-  assign rel_inflight_o = state_q == S_TX && tx_ready_i && !nak_i && (is_read || last_chunk);
+  assign rel_evt_o      = state_q == S_EVT && evt_ready_i;
+  assign rel_inflight_o = (state_q == S_TX && tx_ready_i && !nak_i && (is_read || last_chunk)) ||
+                          rel_evt_o;
   assign rel_valid_o    = rel_inflight_o || (state_q == S_FINISH && fin_ready_i) ||
                           (state_q == S_CTX && ctx_reset);
 
@@ -399,7 +436,9 @@ module hca_req_send #(
       `HCA_PKT_RADDR(tx_o) = raddr_q;
       `HCA_PKT_LEN(tx_o)   = '0;
     end else begin
-      `HCA_PKT_OP(tx_o)    = is_write ? `HCA_PKT_OP_WRITE : `HCA_PKT_OP_SEND;
+      `HCA_PKT_OP(tx_o)    = is_write ? `HCA_PKT_OP_WRITE :
+                             is_send_inv ? `HCA_PKT_OP_SEND_INV : `HCA_PKT_OP_SEND;
+      `HCA_PKT_INV_KEY(tx_o) = is_send_inv ? inv_key_q : 32'd0;
       `HCA_PKT_FIRST(tx_o) = off_q == 32'd0;
       `HCA_PKT_LAST(tx_o)  = last_chunk;
       `HCA_PKT_PBUF(tx_o)  = buf_q;
@@ -415,9 +454,37 @@ module hca_req_send #(
   end
   assign tx_valid_o = state_q == S_TX;
 
+  // ---------------------------------------------------------------- event
+  // The WQE's fr_* fields are fw_event's params, iova, length, list
+  // (selected outside the always_comb, for Icarus as above).
+  logic [31:0] fr_key, fr_params;
+  logic [63:0] fr_iova, fr_length, fr_list;
+  assign fr_iova   = fr_q[0 +: 64];
+  assign fr_length = fr_q[`HCA_SQ_WQE_FR_LENGTH_LSB - `HCA_SQ_WQE_FR_IOVA_LSB +: 64];
+  assign fr_list   = fr_q[`HCA_SQ_WQE_FR_LIST_LSB - `HCA_SQ_WQE_FR_IOVA_LSB +: 64];
+  assign fr_key    = fr_q[`HCA_SQ_WQE_FR_KEY_LSB - `HCA_SQ_WQE_FR_IOVA_LSB +: 32];
+  assign fr_params = fr_q[`HCA_SQ_WQE_FR_PARAMS_LSB - `HCA_SQ_WQE_FR_IOVA_LSB +: 32];
+  always_comb begin
+    evt_o = '0;
+    `HCA_FW_EVENT_KIND(evt_o)   = (op_q == `HCA_WR_OPCODE_LOCAL_INV) ? `HCA_EVT_KIND_LOCAL_INV :
+                                  (op_q == `HCA_WR_OPCODE_FAST_REG_MR) ? `HCA_EVT_KIND_FAST_REG_MR
+                                                                       : `HCA_EVT_KIND_REG_INDIR_MR;
+    `HCA_FW_EVENT_TAG(evt_o)    = 8'(qpn_q);
+    `HCA_FW_EVENT_QPN(evt_o)    = 16'(qpn_q);
+    `HCA_FW_EVENT_PD(evt_o)     = 32'(pd_q);
+    `HCA_FW_EVENT_KEY(evt_o)    = (op_q == `HCA_WR_OPCODE_LOCAL_INV) ? inv_key_q : fr_key;
+    `HCA_FW_EVENT_PARAMS(evt_o) = fr_params;
+    `HCA_FW_EVENT_IOVA(evt_o)   = fr_iova;
+    `HCA_FW_EVENT_LENGTH(evt_o) = fr_length;
+    `HCA_FW_EVENT_LIST(evt_o)   = fr_list;
+  end
+  assign evt_valid_o = state_q == S_EVT;
+
   // ---------------------------------------------------------------- park and finish
-  assign park_o = {sq_ci_q, is_read, is_write, flags_q[`HCA_SEND_FLAGS_SIGNALED_BIT], nsge3,
-                   msg_len, wr_id_q, sges_q};
+  // {psn, wc opcode, READ_INV after the last byte, signaled, num_sge, msg_len,
+  //  key to invalidate, wr_id, sges}
+  assign park_o = {sq_ci_q, 4'(wc_op), is_read_inv, flags_q[`HCA_SEND_FLAGS_SIGNALED_BIT], nsge3,
+                   msg_len, read_inv_key, wr_id_q, sges_q};
 
   logic [`HCA_CQE_W-1:0] cqe;
   always_comb begin
@@ -475,6 +542,8 @@ module hca_req_send #(
       wr_id_q    <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_WR_ID_LSB +: 64];
       raddr_q    <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_REMOTE_ADDR_LSB +: 64];
       rkey_q     <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_RKEY_LSB +: 32];
+      inv_key_q  <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_INV_KEY_LSB +: 32];
+      fr_q       <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_FR_IOVA_LSB +: FR_W];
       sges_q     <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_SGE_LSB +: SGES_W];
       if (rsp_err) begin
         op_q    <= `HCA_WR_OPCODE_SEND;

@@ -36,6 +36,19 @@
 // Completions ("fin" beats of both engines): written to the CQ writer when
 // signaled or failed; sq_ci++ (and ERROR for a failure) when handed over,
 // so a QP's next WQE starts only after its previous one completed.
+//
+// Memory-management events (docs/engine.md): the firmware's answer DONE is
+// to an event what an ACK is to a message. The send engine posts the event
+// of a FAST_REG_MR / REG_INDIR_MR / LOCAL_INV and parks the QP in flight
+// waiting for DONE (evt_wait_q); the response engine posts the READ_INV of
+// an RDMA_READ_WITH_INV after its last byte was placed and parks it the same
+// way. Tag = QP number. DONE lasts one cycle and the response engine may be
+// busy then, so it is kept per QP (done_q, done_st_q) until the response
+// engine takes it and completes the WR with its status. A QP waiting for
+// DONE is not flushed when it enters ERROR (the firmware is doing the work
+// and will answer): it completes on DONE, and the flush goes on from there.
+// Waiting for DONE holds no key-checked DMA, so it never shows in
+// drain_busy_o (the firmware's invalidation DRAINs while we wait).
 module hca_requester #(
   parameter int MAX_QP = `HCA_MAX_QP
 ) (
@@ -100,15 +113,25 @@ module hca_requester #(
   output logic [15:0]                   cpl_cqn_o,
 
   // movers holding key-checked work not yet answered: {response, send} (ctx DRAIN)
-  output logic [1:0]                    drain_busy_o
+  output logic [1:0]                    drain_busy_o,
+
+  // memory-management events (hca_evt producer 0) and their DONE broadcast
+  output logic                          evt_valid_o,
+  input  logic                          evt_ready_i,
+  output logic [`HCA_FW_EVENT_W-1:0]    evt_o,
+  input  logic                          evt_done_valid_i,
+  input  logic [7:0]                    evt_done_tag_i,
+  input  logic [7:0]                    evt_done_status_i
 );
 
   localparam int QW     = $clog2(MAX_QP);
   localparam int XREQ_W = 8 + `HCA_ACCESS_W + 1 + 32 + `HCA_PD_BITS + 32 + 64;
   localparam int SGES_W = 4 * `HCA_SGE_W;
-  localparam int PARK_W = 16 + 3 + 3 + 32 + 64 + SGES_W;
+  localparam int PARK_W = 16 + 4 + 1 + 1 + 3 + 32 + 32 + 64 + SGES_W;
   localparam int FIN_W  = 16 + 16 + 2 + `HCA_CQE_W;
-  localparam logic [1:0] REL_INFLIGHT = 2'd1, REL_RNR = 2'd2;   // else: to IDLE
+  localparam int EW     = `HCA_FW_EVENT_W;
+  // REL_EVT: in flight, waiting for DONE; else: to IDLE
+  localparam logic [1:0] REL_INFLIGHT = 2'd1, REL_RNR = 2'd2, REL_EVT = 2'd3;
 
   generate if (MAX_QP < 2 || MAX_QP > 64 || (MAX_QP & (MAX_QP - 1)) != 0) begin : g_bad_params
 `ifdef __ICARUS__
@@ -128,12 +151,19 @@ module hca_requester #(
   logic [PARK_W-1:0] park_q [MAX_QP];
   logic [MAX_QP-1:0] nak_q;
   logic [4:0]   nak_syn_q [MAX_QP];
+  logic [MAX_QP-1:0] evt_wait_q;   // parked, waiting for DONE
+  logic [MAX_QP-1:0] done_q;       // DONE came, not yet taken by the response engine
+  logic [4:0]   done_st_q [MAX_QP];
   logic [31:0]  now_q;
 
   // ---------------------------------------------------------------- engines
   logic              sched_valid, sched_ready;
   logic [QW-1:0]     sched_qpn;
-  logic              s_rel_valid, s_rel_inflight;
+  logic              s_rel_valid, s_rel_inflight, s_rel_evt;
+  logic              s_evt_valid, s_evt_ready, r_evt_valid, r_evt_ready;
+  logic [EW-1:0]     s_evt, r_evt;
+  logic              done_any, r_done_take;
+  logic [QW-1:0]     done_qpn;
   logic [PARK_W-1:0] s_park;
   logic              s_free_valid, s_free_ready;
   logic [7:0]        s_free_id;
@@ -167,6 +197,13 @@ module hca_requester #(
   assign look_releasing = s_rel_valid && s_qpn == look_qpn;
   assign look_parking   = s_rel_inflight && s_qpn == look_qpn;
 
+  // Only QPs with an event outstanding take a DONE (a late one for a QP the
+  // firmware reset is dropped); bits >= MAX_QP name no QP of ours.
+  logic          done_mine;
+  logic [QW-1:0] done_tag_qpn;
+  assign done_tag_qpn = evt_done_tag_i[QW-1:0];
+  assign done_mine    = evt_done_valid_i && evt_done_tag_i[7:QW] == '0 && evt_wait_q[done_tag_qpn];
+
   // The looked-up QP's entries, read here and not in the port list: Yosys
   // 0.23 re-elaborates a module whose parameterized instance has a port
   // bound to an unpacked-array element, and with the module's parameters
@@ -175,7 +212,9 @@ module hca_requester #(
   qst_e              look_qst;
   logic [PARK_W-1:0] look_park;
   logic [2:0]        look_rnr_cnt;
+  logic [4:0]        done_st;
   assign look_qst     = qst_q[look_qpn];
+  assign done_st = done_st_q[done_qpn];
   assign look_park    = look_parking ? s_park : park_q[look_qpn];
   assign look_rnr_cnt = rnr_cnt_q[look_qpn];
 
@@ -194,7 +233,11 @@ module hca_requester #(
     .nak_syn_i       (s_nak_syn),
     .rel_valid_o     (s_rel_valid),
     .rel_inflight_o  (s_rel_inflight),
+    .rel_evt_o       (s_rel_evt),
     .park_o          (s_park),
+    .evt_valid_o     (s_evt_valid),
+    .evt_ready_i     (s_evt_ready),
+    .evt_o           (s_evt),
     .alloc_valid_i   (pb_alloc_valid_i),
     .alloc_ready_o   (pb_alloc_ready_o),
     .alloc_id_i      (pb_alloc_id_i),
@@ -235,6 +278,14 @@ module hca_requester #(
     .rx_i            (rx_i),
     .look_qpn_o      (look_qpn),
     .look_inflight_i (look_qst == Q_INFLIGHT || look_parking),
+    .look_evt_wait_i (evt_wait_q[look_qpn] || (look_parking && s_rel_evt)),
+    .done_valid_i    (done_any),
+    .done_qpn_i      (done_qpn),
+    .done_status_i   (done_st),
+    .done_take_o     (r_done_take),
+    .evt_valid_o     (r_evt_valid),
+    .evt_ready_i     (r_evt_ready),
+    .evt_o           (r_evt),
     .park_i          (look_park),
     .rnr_cnt_i       (look_rnr_cnt),
     .claim_o         (r_claim),
@@ -279,7 +330,7 @@ module hca_requester #(
       expired = !(now_q - deadline_q[q] >= 32'h8000_0000);
       cand[q] = (qst_q[q] == Q_IDLE && sq_pending_i[q]) ||
                 (qst_q[q] == Q_RNR_WAIT && (expired || qp_error_i[q])) ||
-                (qst_q[q] == Q_INFLIGHT && qp_error_i[q]);
+                (qst_q[q] == Q_INFLIGHT && qp_error_i[q] && !evt_wait_q[q]);
       if (r_claim && look_qpn == QW'(q)) begin
         cand[q] = 1'b0;
       end
@@ -312,6 +363,8 @@ module hca_requester #(
       s_qpn <= '0;
       now_q <= '0;
       nak_q <= '0;
+      evt_wait_q <= '0;
+      done_q     <= '0;
       for (int q = 0; q < MAX_QP; q++) begin
         qst_q[q]     <= Q_IDLE;
         rnr_cnt_q[q] <= '0;
@@ -331,18 +384,30 @@ module hca_requester #(
         end
         if (s_rel_valid && s_qpn == QW'(q)) begin
           if (s_rel_inflight) begin
-            qst_q[q] <= Q_INFLIGHT;
+            qst_q[q]      <= Q_INFLIGHT;
+            evt_wait_q[q] <= s_rel_evt;
           end else begin
             qst_q[q]     <= Q_IDLE;
             rnr_cnt_q[q] <= '0;
           end
         end
         if (r_claim && look_qpn == QW'(q)) begin
-          qst_q[q] <= Q_RESP;
+          qst_q[q]      <= Q_RESP;
+          evt_wait_q[q] <= 1'b0;
+        end
+        if (done_mine && done_tag_qpn == QW'(q)) begin
+          done_q[q] <= 1'b1;
+        end
+        if (r_done_take && done_qpn == QW'(q)) begin
+          done_q[q] <= 1'b0;
         end
         if (r_rel_valid && look_qpn == QW'(q)) begin
           case (r_rel_kind)
             REL_INFLIGHT: qst_q[q] <= Q_INFLIGHT;
+            REL_EVT: begin
+              qst_q[q]      <= Q_INFLIGHT;
+              evt_wait_q[q] <= 1'b1;
+            end
             REL_RNR: begin
               qst_q[q]     <= Q_RNR_WAIT;
               rnr_cnt_q[q] <= rnr_cnt_q[q] + 3'd1;
@@ -357,9 +422,11 @@ module hca_requester #(
         // flight (an engine that owns it finishes first and releases it).
         if (qpc_wr_i && {1'b0, qpc_wr_qpn_i} < 17'(MAX_QP) && wr_qpn == QW'(q) &&
             qst_q[q] != Q_ACTIVE && qst_q[q] != Q_RESP) begin
-          qst_q[q]     <= Q_IDLE;
-          rnr_cnt_q[q] <= '0;
-          nak_q[q]     <= 1'b0;
+          qst_q[q]      <= Q_IDLE;
+          rnr_cnt_q[q]  <= '0;
+          nak_q[q]      <= 1'b0;
+          evt_wait_q[q] <= 1'b0;
+          done_q[q]     <= 1'b0;
         end
       end
     end
@@ -375,6 +442,21 @@ module hca_requester #(
     end
     if (r_nak_save) begin
       nak_syn_q[look_qpn] <= r_nak_syn;
+    end
+    if (done_mine) begin
+      done_st_q[done_tag_qpn] <= evt_done_status_i[4:0];
+    end
+  end
+
+  // The lowest QP with a DONE waiting (DONEs are rare: no fairness needed).
+  always_comb begin
+    done_any = 1'b0;
+    done_qpn = '0;
+    for (int q = MAX_QP - 1; q >= 0; q--) begin
+      if (done_q[q]) begin
+        done_any = 1'b1;
+        done_qpn = QW'(q);
+      end
     end
   end
 
@@ -438,6 +520,23 @@ module hca_requester #(
     .out_id_o    (unused_free_id)
   );
 
+  // Events of both engines onto hca_evt (each holds its event until taken).
+  logic unused_evt_id;
+  hca_arb #(
+    .N (2),
+    .W (EW)
+  ) u_evt_arb (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  ({r_evt_valid, s_evt_valid}),
+    .in_ready_o  ({r_evt_ready, s_evt_ready}),
+    .in_data_i   ({r_evt, s_evt}),
+    .out_valid_o (evt_valid_o),
+    .out_ready_i (evt_ready_i),
+    .out_data_o  (evt_o),
+    .out_id_o    (unused_evt_id)
+  );
+
   // Completions: {qpn, cqn, write, err, cqe}.
   logic             fin_valid, fin_ready, fin_write, fin_err;
   logic [FIN_W-1:0] fin;
@@ -469,6 +568,6 @@ module hca_requester #(
 
   logic unused;
   assign unused = ^{unused_sched, sched_grant, unused_dma_id, unused_free_id, unused_fin_id,
-                    qpc_wr_qpn_i};
+                    unused_evt_id, qpc_wr_qpn_i, evt_done_status_i[7:5]};
 
 endmodule

@@ -19,6 +19,7 @@
 
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -515,6 +516,7 @@ TEST(CoreDma, BadArgumentsAreRefused)
 
 constexpr uint32_t kFwp = HCA_FWP_BASE - HCA_DEVREG_BASE;
 constexpr uint32_t kCtx = HCA_FW_CTX_BASE - HCA_DEVREG_BASE;
+constexpr uint32_t kEvt = HCA_FW_EVT_BASE - HCA_DEVREG_BASE;
 constexpr uint32_t kPd = 7;
 
 struct CoreRtlBench {
@@ -674,24 +676,28 @@ struct CoreRtlBench {
         hca_cq_ctx_set_log_depth(&c, 6);
         hca_cq_ctx_set_cq_valid(&c, 1);
         WriteCqc(1, c);
-        for (Qp *q : {&a, &b}) {
-            q->sq = q == &a && sq_base_a ? sq_base_a : Alloc(16 * 128);
-            q->rq = Alloc(16 * 64);
-            hca_qp_ctx_t x;
-            memset(&x, 0, sizeof x);
-            hca_qp_ctx_set_state(&x, HCA_QP_STATE_RTS);
-            hca_qp_ctx_set_mtu_log2(&x, mtu_log2);
-            hca_qp_ctx_set_sq_log(&x, 4);
-            hca_qp_ctx_set_rq_log(&x, 4);
-            hca_qp_ctx_set_send_cqn(&x, 1);
-            hca_qp_ctx_set_recv_cqn(&x, 1);
-            x.pd = kPd;
-            x.sq_base = q->sq;
-            x.rq_base = q->rq;
-            x.remote_qpn = (q == &a ? b : a).qpn;
-            x.rnr_timer = 1000;
-            WriteQpc(q->qpn, x);
-        }
+        SetupQp(a, b.qpn, mtu_log2, sq_base_a);
+        SetupQp(b, a.qpn, mtu_log2);
+    }
+    // QP q in RTS on CQ 1 (Setup made it), connected to remote_qpn; rings in fresh host memory.
+    void SetupQp(Qp &q, uint32_t remote_qpn, unsigned mtu_log2 = 12, uint64_t sq_base = 0)
+    {
+        q.sq = sq_base ? sq_base : Alloc(16 * 128);
+        q.rq = Alloc(16 * 64);
+        hca_qp_ctx_t x;
+        memset(&x, 0, sizeof x);
+        hca_qp_ctx_set_state(&x, HCA_QP_STATE_RTS);
+        hca_qp_ctx_set_mtu_log2(&x, mtu_log2);
+        hca_qp_ctx_set_sq_log(&x, 4);
+        hca_qp_ctx_set_rq_log(&x, 4);
+        hca_qp_ctx_set_send_cqn(&x, 1);
+        hca_qp_ctx_set_recv_cqn(&x, 1);
+        x.pd = kPd;
+        x.sq_base = q.sq;
+        x.rq_base = q.rq;
+        x.remote_qpn = remote_qpn;
+        x.rnr_timer = 1000;
+        WriteQpc(q.qpn, x);
     }
     void PostSend(Qp &q, const hca_sq_wqe_t &w)
     {
@@ -705,12 +711,15 @@ struct CoreRtlBench {
         q.rq_pi++;
         ASSERT_EQ(0, core_db_write(core, HCA_DB_RQ, HCA_DB_RQ_QPN_PUT(q.qpn) | HCA_DB_RQ_PI_PUT(q.rq_pi)));
     }
-    // Wait for n new CQEs (owner bit of the first pass); they are returned in order.
-    std::vector<hca_cqe_t> Cqes(size_t n, uint64_t bound = 2000000)
+    // Wait for n new CQEs (owner bit of the first pass); they are returned in
+    // order. each: run every 50 cycles (a firmware serving events).
+    std::vector<hca_cqe_t> Cqes(size_t n, uint64_t bound = 2000000, const std::function<void()> &each = {})
     {
         std::vector<hca_cqe_t> out;
         for (uint64_t i = 0; i < bound && out.size() < n; i += 50) {
             core_step(core, 50);
+            if (each)
+                each();
             hca_cqe_t e;
             while (out.size() < n && hostmem_read(mem, cq_base + (cq_ci % 64) * 32, &e, sizeof e) == 0 &&
                    hca_cqe_get_owner(&e) == (((cq_ci >> 6) & 1) ^ 1)) {
@@ -736,6 +745,69 @@ struct CoreRtlBench {
             if (hca_dma_req_get_op(&d.req) == op && (d.err == -1) == (issue != 0))
                 v.push_back(d);
         return v;
+    }
+    // A CQE is waiting at cq_ci.
+    bool CqeReady()
+    {
+        hca_cqe_t e;
+        return hostmem_read(mem, cq_base + (cq_ci % 64) * 32, &e, sizeof e) == 0 &&
+               hca_cqe_get_owner(&e) == (((cq_ci >> 6) & 1) ^ 1);
+    }
+    // The cycle CQE slot idx of the ring was written (UINT64_MAX: not written).
+    uint64_t CqeWritten(uint32_t idx) const
+    {
+        for (const Dma &d : dma)
+            if (d.err == 0 && hca_dma_req_get_op(&d.req) == HCA_DMA_OP_WRITE_DATA &&
+                d.req.addr == cq_base + (idx % 64) * 32)
+                return d.cycle;
+        return UINT64_MAX;
+    }
+
+    // The firmware's side of regs evt.
+    uint32_t EvtStatus() { return Rd(kEvt + HCA_EVT_STATUS); }
+    // Poll STATUS until an event is pending: the cycle it was seen, UINT64_MAX if not within bound cycles.
+    uint64_t WaitEvent(uint64_t bound = 400000)
+    {
+        const uint64_t t0 = core_cycle(core);
+        while (core_cycle(core) - t0 < bound)
+            if (HCA_EVT_STATUS_PENDING_GET(EvtStatus()))
+                return core_cycle(core);
+        return UINT64_MAX;
+    }
+    hca_fw_event_t ReadEvent()
+    {
+        hca_fw_event_t e;
+        Unstage(kEvt + HCA_EVT_DATA, &e, sizeof e);
+        return e;
+    }
+    void Pop() { Wr(kEvt + HCA_EVT_POP, 0); }
+    void Done(unsigned tag, unsigned status)
+    {
+        Wr(kEvt + HCA_EVT_DONE, HCA_EVT_DONE_STATUS_PUT(status) | HCA_EVT_DONE_TAG_PUT(tag));
+    }
+    // The head event, read and popped (one must be pending).
+    hca_fw_event_t Take()
+    {
+        hca_fw_event_t e = ReadEvent();
+        Pop();
+        return e;
+    }
+    // Answer every pending event with status (what a firmware that accepts everything does).
+    void ServeAll(unsigned status)
+    {
+        while (HCA_EVT_STATUS_PENDING_GET(EvtStatus())) {
+            hca_fw_event_t e = Take();
+            served.push_back(e);
+            Done(hca_fw_event_get_tag(&e), status);
+        }
+    }
+    std::vector<hca_fw_event_t> served;
+    unsigned QpState(uint32_t qpn)
+    {
+        hca_qp_ctx_t q;
+        EXPECT_EQ((unsigned)HCA_FWP_RESULT_OK, CtxCmd(HCA_CTX_OP_READ_QPC, qpn));
+        Unstage(kCtx + HCA_CTX_DATA, &q, sizeof q);
+        return hca_qp_ctx_get_state(&q);
     }
     std::string Violations() const
     {
@@ -807,7 +879,7 @@ TEST(CoreRtl, FirmwarePortReachesTheTranslationUnitAndTheContexts)
     EXPECT_EQ(5u, hca_cq_ctx_get_log_depth(&rc));
     EXPECT_EQ(1u, hca_cq_ctx_get_cq_valid(&rc));
     EXPECT_EQ((unsigned)HCA_FWP_RESULT_BAD_OP, b.CtxCmd(9, 0)) << "an unknown ctx op";
-    EXPECT_EQ(0u, b.Rd(0x800)) << "outside both blocks reads 0";
+    EXPECT_EQ(0u, b.Rd(0xc00)) << "outside the three blocks reads 0";
 }
 
 TEST(CoreRtl, KeyCheckProbesGoThroughTheCoresArbiter)
@@ -1270,5 +1342,477 @@ INSTANTIATE_TEST_SUITE_P(Sizes, CoreRtlNak,
                              return std::string(i.param.invalidate ? "Invalidated" : "NoRemoteWrite") + "Mtu" +
                                     std::to_string(1u << i.param.mtu_log2) + "Len" + std::to_string(i.param.len);
                          });
+
+
+// ---------------------------------------------------------------- memory-management events
+//
+// CoreRtlEvt.* — the engine -> firmware event queue (regs evt, rtl/hca_evt.sv)
+// and the requester's memory-management work requests, with the test as the
+// firmware: it polls STATUS, reads EVT_DATA, POPs and answers DONE.
+
+using Qp = CoreRtlBench::Qp;
+
+// A FAST_REG_MR / REG_INDIR_MR work request with recognizable fr_* fields.
+hca_sq_wqe_t RegWqe(unsigned opcode, uint64_t wr_id, bool signaled, uint32_t key)
+{
+    hca_sq_wqe_t w = SqWqe(opcode, wr_id, signaled);
+    w.fr_iova = 0x123456789100ull;
+    w.fr_length = 3 * 4096 + 5;
+    w.fr_list = 0xabcd000ull;
+    w.fr_key = key;
+    hca_sq_wqe_set_fr_page_shift(&w, 12);
+    hca_sq_wqe_set_fr_access(&w, HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_READ);
+    hca_sq_wqe_set_fr_list_len(&w, 4);
+    return w;
+}
+
+hca_sq_wqe_t InvWqe(unsigned opcode, uint64_t wr_id, bool signaled, uint32_t inv_key)
+{
+    hca_sq_wqe_t w = SqWqe(opcode, wr_id, signaled);
+    w.inv_key = inv_key;
+    return w;
+}
+
+// A source MR (index 1) and a target MR (index 2) of n bytes each, in fresh memory.
+struct Mrs {
+    uint64_t src, dst;
+    uint32_t ks, kd;
+};
+
+Mrs TwoMrs(CoreRtlBench &b, uint32_t n, unsigned src_access, unsigned dst_access)
+{
+    Mrs m;
+    m.src = b.Alloc(n);
+    m.dst = b.Alloc(n);
+    m.ks = b.RegMr(1, 0, m.src, n, src_access);
+    m.kd = b.RegMr(2, (n + 4095) / 4096, m.dst, n, dst_access);
+    return m;
+}
+
+// One SGE of n bytes over m: a READ (with or without invalidation) of src
+// into dst; a WRITE of src to dst; a SEND of src.
+hca_sq_wqe_t OneSge(unsigned opcode, uint64_t wr_id, bool signaled, const Mrs &m, uint32_t n, uint32_t inv_key = 0)
+{
+    hca_sq_wqe_t w = InvWqe(opcode, wr_id, signaled, inv_key);
+    hca_sq_wqe_set_num_sge(&w, 1);
+    if (opcode == HCA_WR_OPCODE_RDMA_READ || opcode == HCA_WR_OPCODE_RDMA_READ_WITH_INV) {
+        w.sge[0] = {m.dst, n, m.kd};
+        w.remote_addr = m.src;
+        w.rkey = m.ks;
+    } else {
+        w.sge[0] = {m.src, n, m.ks};
+        w.remote_addr = opcode == HCA_WR_OPCODE_RDMA_WRITE ? m.dst : 0;
+        w.rkey = opcode == HCA_WR_OPCODE_RDMA_WRITE ? m.kd : 0;
+    }
+    return w;
+}
+
+// QPs 1 <-> 2 and 3 <-> 4 on CQ 1.
+struct FourQps {
+    Qp a{1, 0, 0}, b{2, 0, 0}, c{3, 0, 0}, d{4, 0, 0};
+    explicit FourQps(CoreRtlBench &x)
+    {
+        x.Setup(a, b);
+        x.SetupQp(c, d.qpn);
+        x.SetupQp(d, c.qpn);
+    }
+};
+
+#define EXPECT_CQE(e, opcode, status, wr_id_)                                                                  \
+    do {                                                                                                       \
+        EXPECT_EQ((unsigned)(opcode), hca_cqe_get_opcode(&(e))) << "opcode of wr_id " << (e).wr_id;           \
+        EXPECT_EQ((unsigned)(status), hca_cqe_get_status(&(e))) << "status of wr_id " << (e).wr_id;           \
+        EXPECT_EQ((uint64_t)(wr_id_), (e).wr_id) << "wr_id";                                                   \
+    } while (0)
+
+TEST(CoreRtlEvt, AFastRegMrIsOneEventWithTheWqesFieldsAndCompletesOnDone)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb);
+    EXPECT_EQ(0u, b.EvtStatus()) << "an empty queue reads STATUS 0";
+    EXPECT_EQ(0, core_fw_irq(b.core)) << "no event, no interrupt";
+
+    const hca_sq_wqe_t w = RegWqe(HCA_WR_OPCODE_FAST_REG_MR, 0x51, true, 0x000a42);
+    const uint64_t t0 = core_cycle(b.core);
+    b.PostSend(qa, w);
+    const uint64_t seen = b.WaitEvent();
+    ASSERT_NE(UINT64_MAX, seen) << "no event came for the FAST_REG_MR";
+    EXPECT_EQ(1, core_fw_irq(b.core)) << "an event is pending: fw_irq must be high";
+    const uint32_t st = b.EvtStatus();
+    EXPECT_EQ(1u, HCA_EVT_STATUS_PENDING_GET(st)) << "STATUS 0x" << std::hex << st;
+    EXPECT_EQ(1u, HCA_EVT_STATUS_COUNT_GET(st)) << "STATUS 0x" << std::hex << st;
+    const hca_fw_event_t e = b.ReadEvent();
+    EXPECT_EQ((unsigned)HCA_EVT_KIND_FAST_REG_MR, hca_fw_event_get_kind(&e));
+    EXPECT_EQ(1u, hca_fw_event_get_tag(&e)) << "the requester's tag is the QP number";
+    EXPECT_EQ(1u, hca_fw_event_get_qpn(&e));
+    EXPECT_EQ(kPd, e.pd) << "the QP's PD from its context";
+    EXPECT_EQ(w.fr_key, e.key);
+    EXPECT_EQ(w.fr_params, e.params);
+    EXPECT_EQ(w.fr_iova, e.iova);
+    EXPECT_EQ(w.fr_length, e.length);
+    EXPECT_EQ(w.fr_list, e.list);
+    EXPECT_EQ(0u, e.rsvd);
+
+    b.Pop();
+    EXPECT_EQ(0u, b.EvtStatus()) << "POP emptied the queue";
+    EXPECT_EQ(0, core_fw_irq(b.core)) << "the interrupt falls with the last POP";
+    EXPECT_EQ(0u, b.Rd(kEvt + HCA_EVT_DATA)) << "EVT_DATA of an empty queue reads 0";
+    core_step(b.core, 3000);
+    EXPECT_FALSE(b.CqeReady()) << "the FAST_REG_MR completed before its DONE";
+
+    const uint64_t done = core_cycle(b.core);
+    b.Done(1, HCA_WC_STATUS_SUCCESS);
+    std::vector<hca_cqe_t> c = b.Cqes(1);
+    ASSERT_EQ(1u, c.size());
+    EXPECT_CQE(c[0], HCA_WC_OPCODE_FAST_REG_MR, HCA_WC_STATUS_SUCCESS, 0x51);
+    EXPECT_EQ(1u, c[0].qpn);
+    EXPECT_EQ(0u, c[0].wqe_counter);
+    const uint64_t cqe_at = b.CqeWritten(0);
+    ASSERT_NE(UINT64_MAX, cqe_at);
+
+    // The same with a firmware that answers at once: post to CQE.
+    const uint64_t t1 = core_cycle(b.core);
+    b.PostSend(qa, RegWqe(HCA_WR_OPCODE_FAST_REG_MR, 0x52, true, 0x000b42));
+    ASSERT_NE(UINT64_MAX, b.WaitEvent());
+    b.Take();
+    b.Done(1, HCA_WC_STATUS_SUCCESS);
+    c = b.Cqes(1);
+    ASSERT_EQ(1u, c.size());
+    EXPECT_CQE(c[0], HCA_WC_OPCODE_FAST_REG_MR, HCA_WC_STATUS_SUCCESS, 0x52);
+    EXPECT_EQ(1u, c[0].wqe_counter);
+    const uint64_t post_to_cqe = b.CqeWritten(1) - t1;
+    RecordProperty("post_to_event_cycles", std::to_string(seen - t0));
+    RecordProperty("done_to_cqe_cycles", std::to_string(cqe_at - done));
+    RecordProperty("post_to_cqe_cycles", std::to_string(post_to_cqe));
+    printf("FAST_REG_MR: post to event seen %llu cycles, DONE write to CQE %llu, post to CQE (answered at once) "
+           "%llu\n",
+           (unsigned long long)(seen - t0), (unsigned long long)(cqe_at - done), (unsigned long long)post_to_cqe);
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
+}
+
+TEST(CoreRtlEvt, AnUnsignaledRegistrationCompletesSilentlyAndTheNextWrFollows)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb);
+    b.PostSend(qa, RegWqe(HCA_WR_OPCODE_REG_INDIR_MR, 0x61, false, 0x000c07));
+    b.PostSend(qa, InvWqe(HCA_WR_OPCODE_LOCAL_INV, 0x62, true, 0x000c07));
+    ASSERT_NE(UINT64_MAX, b.WaitEvent());
+    hca_fw_event_t e = b.Take();
+    EXPECT_EQ((unsigned)HCA_EVT_KIND_REG_INDIR_MR, hca_fw_event_get_kind(&e));
+    EXPECT_EQ(0x000c07u, e.key);
+    core_step(b.core, 2000);
+    EXPECT_EQ(0u, b.EvtStatus()) << "the LOCAL_INV was posted before the REG_INDIR_MR completed";
+    b.Done(1, HCA_WC_STATUS_SUCCESS);
+    ASSERT_NE(UINT64_MAX, b.WaitEvent());
+    e = b.Take();
+    EXPECT_EQ((unsigned)HCA_EVT_KIND_LOCAL_INV, hca_fw_event_get_kind(&e));
+    EXPECT_EQ(0x000c07u, e.key) << "LOCAL_INV's key is inv_key";
+    EXPECT_EQ(0u, e.params);
+    EXPECT_EQ(0u, e.iova);
+    b.Done(1, HCA_WC_STATUS_SUCCESS);
+    std::vector<hca_cqe_t> c = b.Cqes(1);
+    ASSERT_EQ(1u, c.size());
+    EXPECT_CQE(c[0], HCA_WC_OPCODE_LOCAL_INV, HCA_WC_STATUS_SUCCESS, 0x62);
+    EXPECT_EQ(1u, c[0].wqe_counter) << "the unsignaled REG_INDIR_MR wrote no CQE";
+    EXPECT_EQ((unsigned)HCA_QP_STATE_RTS, b.QpState(1));
+}
+
+TEST(CoreRtlEvt, ARefusedLocalInvCompletesMwBindErrMovesTheQpToErrorAndFlushesTheRest)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb);
+    b.PostSend(qa, InvWqe(HCA_WR_OPCODE_LOCAL_INV, 0x71, false, 0x000777)); // unsignaled: fails anyway
+    b.PostSend(qa, SqWqe(HCA_WR_OPCODE_SEND, 0x72, true));
+    b.PostSend(qa, RegWqe(HCA_WR_OPCODE_FAST_REG_MR, 0x73, false, 0x000a42));
+    ASSERT_NE(UINT64_MAX, b.WaitEvent());
+    const hca_fw_event_t e = b.Take();
+    EXPECT_EQ((unsigned)HCA_EVT_KIND_LOCAL_INV, hca_fw_event_get_kind(&e));
+    EXPECT_EQ(0x000777u, e.key);
+    b.Done(1, HCA_WC_STATUS_MW_BIND_ERR);
+    std::vector<hca_cqe_t> c = b.Cqes(3);
+    ASSERT_EQ(3u, c.size());
+    EXPECT_CQE(c[0], HCA_WC_OPCODE_LOCAL_INV, HCA_WC_STATUS_MW_BIND_ERR, 0x71);
+    EXPECT_CQE(c[1], HCA_WC_OPCODE_SEND, HCA_WC_STATUS_WR_FLUSH_ERR, 0x72);
+    EXPECT_CQE(c[2], HCA_WC_OPCODE_FAST_REG_MR, HCA_WC_STATUS_WR_FLUSH_ERR, 0x73);
+    EXPECT_EQ((unsigned)HCA_QP_STATE_ERROR, b.QpState(1)) << "MW_BIND_ERR moves the QP to ERROR";
+    EXPECT_EQ(0u, b.EvtStatus()) << "a flushed FAST_REG_MR posts no event";
+    for (const auto &p : b.pkts)
+        EXPECT_FALSE(p.tx) << "nothing was sent, op " << hca_pkt_get_op(&p.pkt);
+}
+
+// LOCAL_INV starts only after every earlier WR completed: its event comes
+// after the WRITE's ACK (after its last placement), and its WQE is fetched
+// only then.
+TEST(CoreRtlEvt, ALocalInvPostedAfterALongWriteWaitsForIt)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb);
+    const uint32_t n = 64 * 1024;
+    const Mrs m = TwoMrs(b, n, 0, HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE);
+    b.PostSend(qa, OneSge(HCA_WR_OPCODE_RDMA_WRITE, 0x81, true, m, n));
+    b.PostSend(qa, InvWqe(HCA_WR_OPCODE_LOCAL_INV, 0x82, true, m.ks));
+    const uint64_t seen = b.WaitEvent();
+    ASSERT_NE(UINT64_MAX, seen);
+    uint64_t ack_at = UINT64_MAX;
+    for (const auto &p : b.pkts)
+        if (!p.tx && hca_pkt_get_op(&p.pkt) == HCA_PKT_OP_ACK && hca_pkt_get_dst_qpn(&p.pkt) == 1)
+            ack_at = p.cycle;
+    ASSERT_NE(UINT64_MAX, ack_at) << "the WRITE's ACK came back before the LOCAL_INV event";
+    EXPECT_LT(ack_at, seen) << "event seen at " << seen;
+    const auto placed = b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 0);
+    ASSERT_EQ(16u, placed.size()) << "all 16 chunks placed before the LOCAL_INV event";
+    for (const auto &d : placed)
+        EXPECT_LT(d.cycle, seen) << "a placement landed after the LOCAL_INV event";
+    for (const auto &d : b.DmaOf(HCA_DMA_OP_READ_DATA, 1)) {
+        if (d.req.addr == qa.sq + 128) {
+            EXPECT_GT(d.cycle, ack_at) << "the LOCAL_INV's WQE was fetched before the WRITE completed (ACK at "
+                                       << ack_at << ")";
+        }
+    }
+    const hca_fw_event_t e = b.Take();
+    EXPECT_EQ((unsigned)HCA_EVT_KIND_LOCAL_INV, hca_fw_event_get_kind(&e));
+    EXPECT_EQ(m.ks, e.key);
+    b.Done(1, HCA_WC_STATUS_SUCCESS);
+    std::vector<hca_cqe_t> c = b.Cqes(2);
+    ASSERT_EQ(2u, c.size());
+    EXPECT_CQE(c[0], HCA_WC_OPCODE_RDMA_WRITE, HCA_WC_STATUS_SUCCESS, 0x81);
+    EXPECT_CQE(c[1], HCA_WC_OPCODE_LOCAL_INV, HCA_WC_STATUS_SUCCESS, 0x82);
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
+}
+
+// RDMA_READ_WITH_INV: READ_INV for sge[0]'s lkey (inv_key 0) only after
+// every placement of the last byte was answered; completion RDMA_READ with
+// DONE's status.
+TEST(CoreRtlEvt, AReadWithInvPostsReadInvOnlyAfterTheLastBytePlaced)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb);
+    const uint32_t n = 16 * 1024;
+    const Mrs m = TwoMrs(b, n, HCA_ACCESS_REMOTE_READ, HCA_ACCESS_LOCAL_WRITE);
+    std::vector<uint8_t> pat(n);
+    for (size_t i = 0; i < n; i++)
+        pat[i] = (uint8_t)(i * 29 + 3);
+    ASSERT_EQ(0, hostmem_write(b.mem, m.src, pat.data(), n));
+    b.PostSend(qa, OneSge(HCA_WR_OPCODE_RDMA_READ_WITH_INV, 0x91, true, m, n));
+    const uint64_t seen = b.WaitEvent();
+    ASSERT_NE(UINT64_MAX, seen);
+    const auto issued = b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 1);
+    const auto placed = b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 0);
+    uint64_t bytes = 0;
+    for (const auto &d : placed) {
+        bytes += d.req.len;
+        EXPECT_LT(d.cycle, seen) << "a placement of the READ landed after its READ_INV event";
+        EXPECT_EQ(m.kd, d.req.key);
+    }
+    EXPECT_EQ(issued.size(), placed.size()) << "every placement answered before the event";
+    EXPECT_EQ(n, bytes) << "every byte placed before the event";
+    const hca_fw_event_t e = b.Take();
+    EXPECT_EQ((unsigned)HCA_EVT_KIND_READ_INV, hca_fw_event_get_kind(&e));
+    EXPECT_EQ(m.kd, e.key) << "inv_key 0: sge[0]'s lkey";
+    EXPECT_EQ(1u, hca_fw_event_get_tag(&e));
+    EXPECT_EQ(1u, hca_fw_event_get_qpn(&e));
+    EXPECT_EQ(kPd, e.pd);
+    core_step(b.core, 2000);
+    EXPECT_FALSE(b.CqeReady()) << "the READ completed before its READ_INV's DONE";
+    b.Done(1, HCA_WC_STATUS_SUCCESS);
+    std::vector<hca_cqe_t> c = b.Cqes(1);
+    ASSERT_EQ(1u, c.size());
+    EXPECT_CQE(c[0], HCA_WC_OPCODE_RDMA_READ, HCA_WC_STATUS_SUCCESS, 0x91);
+    EXPECT_EQ(n, c[0].byte_len);
+    std::vector<uint8_t> got(n);
+    ASSERT_EQ(0, hostmem_read(b.mem, m.dst, got.data(), n));
+    EXPECT_TRUE(got == pat) << "the READ's data";
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
+}
+
+// A refused READ_INV: RDMA_READ MW_BIND_ERR, QP -> ERROR, the next WR
+// flushed. A READ_WITH_INV naming no key at all (inv_key 0, no SGE): nothing
+// to invalidate, so the WR is malformed: LOC_QP_OP_ERR, no READ_REQ sent.
+TEST(CoreRtlEvt, AReadWithInvRefusedOrNamingNoKeyFails)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    FourQps q(b);
+    const uint32_t n = 4096;
+    const Mrs m = TwoMrs(b, n, HCA_ACCESS_REMOTE_READ, HCA_ACCESS_LOCAL_WRITE);
+    b.PostSend(q.a, OneSge(HCA_WR_OPCODE_RDMA_READ_WITH_INV, 0xa1, false, m, n, 0x000999));
+    b.PostSend(q.a, SqWqe(HCA_WR_OPCODE_SEND, 0xa2, true));
+    ASSERT_NE(UINT64_MAX, b.WaitEvent());
+    const hca_fw_event_t e = b.Take();
+    EXPECT_EQ((unsigned)HCA_EVT_KIND_READ_INV, hca_fw_event_get_kind(&e));
+    EXPECT_EQ(0x000999u, e.key) << "an explicit inv_key wins over sge[0]'s lkey";
+    b.Done(1, HCA_WC_STATUS_MW_BIND_ERR);
+    std::vector<hca_cqe_t> c = b.Cqes(2);
+    ASSERT_EQ(2u, c.size());
+    EXPECT_CQE(c[0], HCA_WC_OPCODE_RDMA_READ, HCA_WC_STATUS_MW_BIND_ERR, 0xa1);
+    EXPECT_CQE(c[1], HCA_WC_OPCODE_SEND, HCA_WC_STATUS_WR_FLUSH_ERR, 0xa2);
+    EXPECT_EQ((unsigned)HCA_QP_STATE_ERROR, b.QpState(1));
+
+    const size_t pkts_before = b.pkts.size();
+    b.PostSend(q.c, InvWqe(HCA_WR_OPCODE_RDMA_READ_WITH_INV, 0xa3, false, 0));
+    c = b.Cqes(1);
+    ASSERT_EQ(1u, c.size());
+    EXPECT_CQE(c[0], HCA_WC_OPCODE_RDMA_READ, HCA_WC_STATUS_LOC_QP_OP_ERR, 0xa3);
+    EXPECT_EQ(pkts_before, b.pkts.size()) << "a READ_WITH_INV naming no key sent a packet";
+    EXPECT_EQ(0u, b.EvtStatus()) << "and posted no event";
+}
+
+// SEND_WITH_INV: SEND_INV packets, each carrying inv_key; the requester's
+// completion opcode is SEND with what the responder answered (the responder's
+// invalidation is served by the firmware here: every event answered SUCCESS).
+TEST(CoreRtlEvt, ASendWithInvSendsSendInvPacketsCarryingTheKey)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb, 0, 10); // MTU 1024: 3 packets
+    const uint32_t n = 3 * 1024;
+    const Mrs m = TwoMrs(b, n, 0, HCA_ACCESS_LOCAL_WRITE);
+    hca_rq_wqe_t r;
+    memset(&r, 0, sizeof r);
+    r.wr_id = 0xb0;
+    hca_rq_wqe_set_num_sge(&r, 1);
+    r.sge[0] = {m.dst, n, m.kd};
+    b.PostRecv(qb, r);
+    b.PostSend(qa, OneSge(HCA_WR_OPCODE_SEND_WITH_INV, 0xb1, true, m, n, 0x004455));
+    std::vector<hca_cqe_t> c = b.Cqes(2, 2000000, [&] { b.ServeAll(HCA_WC_STATUS_SUCCESS); });
+    ASSERT_EQ(2u, c.size());
+    unsigned sent = 0;
+    for (const auto &p : b.pkts) {
+        if (!p.tx || hca_pkt_get_src_qpn(&p.pkt) != 1)
+            continue;
+        EXPECT_EQ((unsigned)HCA_PKT_OP_SEND_INV, hca_pkt_get_op(&p.pkt)) << "packet " << sent;
+        EXPECT_EQ(0x004455u, p.pkt.inv_key) << "packet " << sent;
+        EXPECT_EQ(sent == 0 ? 1u : 0u, hca_pkt_get_first(&p.pkt)) << "packet " << sent;
+        EXPECT_EQ(sent == 2 ? 1u : 0u, hca_pkt_get_last(&p.pkt)) << "packet " << sent;
+        sent++;
+    }
+    EXPECT_EQ(3u, sent) << "SEND_INV packets of a 3 KiB SEND_WITH_INV at MTU 1024";
+    for (const hca_fw_event_t &e : b.served)
+        EXPECT_NE((unsigned)HCA_EVT_KIND_LOCAL_INV, hca_fw_event_get_kind(&e)) << "the requester posted an event";
+    const hca_cqe_t &s = hca_cqe_get_opcode(&c[0]) == HCA_WC_OPCODE_RECV ? c[1] : c[0];
+    const bool naked = b.Naks(HCA_WC_STATUS_REM_INV_REQ_ERR) > 0;
+    EXPECT_CQE(s, HCA_WC_OPCODE_SEND, naked ? HCA_WC_STATUS_REM_INV_REQ_ERR : HCA_WC_STATUS_SUCCESS, 0xb1);
+}
+
+// More events than the queue holds: the producers wait (no event lost, none
+// twice), the queue fills to EVT_QUEUE_DEPTH, and each POP lets one more in.
+TEST(CoreRtlEvt, AFullQueueHoldsTheProducersBackAndLosesNothing)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    constexpr unsigned kQps = HCA_EVT_QUEUE_DEPTH + 3;
+    std::vector<Qp> q;
+    for (unsigned i = 0; i < kQps; i++)
+        q.push_back(Qp{1 + i, 0, 0});
+    Qp unused{40, 0, 0};
+    b.Setup(q[0], unused);
+    for (unsigned i = 1; i < kQps; i++)
+        b.SetupQp(q[i], 40);
+    for (unsigned i = 0; i < kQps; i++)
+        b.PostSend(q[i], InvWqe(HCA_WR_OPCODE_LOCAL_INV, 0x100 + i, true, 0x1000 + i));
+    core_step(b.core, 5000);
+    uint32_t st = b.EvtStatus();
+    EXPECT_EQ(1u, HCA_EVT_STATUS_PENDING_GET(st));
+    EXPECT_EQ((unsigned)HCA_EVT_QUEUE_DEPTH, HCA_EVT_STATUS_COUNT_GET(st)) << "a full queue: STATUS 0x" << std::hex
+                                                                         << st;
+    std::vector<unsigned> seen(kQps, 0);
+    for (unsigned k = 0; k < kQps; k++) {
+        ASSERT_NE(UINT64_MAX, b.WaitEvent(20000)) << "event " << k << " never came";
+        const hca_fw_event_t e = b.Take();
+        const unsigned qpn = hca_fw_event_get_qpn(&e);
+        ASSERT_TRUE(qpn >= 1 && qpn <= kQps) << "event for QP " << qpn;
+        seen[qpn - 1]++;
+        EXPECT_EQ(0x1000u + qpn - 1, e.key) << "QP " << qpn;
+        if (k == 0) {
+            core_step(b.core, 200);
+            st = b.EvtStatus();
+            EXPECT_EQ((unsigned)HCA_EVT_QUEUE_DEPTH, HCA_EVT_STATUS_COUNT_GET(st))
+                << "one POP of a full queue let one waiting event in: STATUS 0x" << std::hex << st;
+        }
+        b.Done(hca_fw_event_get_tag(&e), HCA_WC_STATUS_SUCCESS);
+    }
+    for (unsigned i = 0; i < kQps; i++)
+        EXPECT_EQ(1u, seen[i]) << "events of QP " << i + 1;
+    std::vector<hca_cqe_t> c = b.Cqes(kQps);
+    ASSERT_EQ(kQps, c.size());
+    std::vector<unsigned> done(kQps, 0);
+    for (const hca_cqe_t &e : c) {
+        EXPECT_CQE(e, HCA_WC_OPCODE_LOCAL_INV, HCA_WC_STATUS_SUCCESS, 0x100 + e.qpn - 1);
+        if (e.qpn >= 1 && e.qpn <= kQps)
+            done[e.qpn - 1]++;
+    }
+    for (unsigned i = 0; i < kQps; i++)
+        EXPECT_EQ(1u, done[i]) << "completions of QP " << i + 1;
+}
+
+TEST(CoreRtlEvt, AQpWaitingForDoneDoesNotStallOtherQps)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    FourQps q(b);
+    const uint32_t n = 8192;
+    const Mrs m = TwoMrs(b, n, 0, HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE);
+    b.PostSend(q.a, InvWqe(HCA_WR_OPCODE_LOCAL_INV, 0xc1, true, 0x000c01));
+    ASSERT_NE(UINT64_MAX, b.WaitEvent());
+    b.PostSend(q.c, OneSge(HCA_WR_OPCODE_RDMA_WRITE, 0xc2, true, m, n));
+    std::vector<hca_cqe_t> c = b.Cqes(1);
+    ASSERT_EQ(1u, c.size());
+    EXPECT_CQE(c[0], HCA_WC_OPCODE_RDMA_WRITE, HCA_WC_STATUS_SUCCESS, 0xc2);
+    EXPECT_EQ(3u, c[0].qpn) << "QP 3's WRITE completed while QP 1 waits for its DONE";
+    const hca_fw_event_t e = b.Take();
+    b.Done(hca_fw_event_get_tag(&e), HCA_WC_STATUS_SUCCESS);
+    c = b.Cqes(1);
+    ASSERT_EQ(1u, c.size());
+    EXPECT_CQE(c[0], HCA_WC_OPCODE_LOCAL_INV, HCA_WC_STATUS_SUCCESS, 0xc1);
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
+}
+
+// The firmware invalidates with INVALIDATE then DRAIN before it answers
+// DONE: DRAIN must finish while the requester waits for DONE (a send engine
+// parked on a LOCAL_INV, a response engine parked on a READ_INV, one event
+// still queued), or the invalidation deadlocks.
+TEST(CoreRtlEvt, DrainFinishesWhileEventsAreOutstanding)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    FourQps q(b);
+    const uint32_t n = 8192;
+    const Mrs m = TwoMrs(b, n, HCA_ACCESS_REMOTE_READ, HCA_ACCESS_LOCAL_WRITE);
+    b.PostSend(q.a, InvWqe(HCA_WR_OPCODE_LOCAL_INV, 0xd1, true, 0x000d01));
+    ASSERT_NE(UINT64_MAX, b.WaitEvent());
+    const hca_fw_event_t e1 = b.Take(); // popped, being worked on
+    b.PostSend(q.c, OneSge(HCA_WR_OPCODE_RDMA_READ_WITH_INV, 0xd2, true, m, n));
+    ASSERT_NE(UINT64_MAX, b.WaitEvent()) << "the READ_INV event";
+    // Both QPs wait for DONE; the READ_INV is still queued.
+    b.Wr(kCtx + HCA_CTX_CMD, HCA_CTX_CMD_OP_PUT(HCA_CTX_OP_DRAIN));
+    const uint64_t cmd = core_cycle(b.core);
+    uint32_t st = 0;
+    unsigned busy_reads = 0;
+    while (((st = b.Rd(kCtx + HCA_CTX_STATUS)) & 1) && busy_reads < 10000)
+        busy_reads++;
+    ASSERT_EQ(0u, st & 1) << "DRAIN still busy " << core_cycle(b.core) - cmd << " cycles after the command";
+    EXPECT_EQ((unsigned)HCA_FWP_RESULT_OK, (st >> 4) & 0xf);
+    EXPECT_LT(core_cycle(b.core) - cmd, 100u) << "DRAIN waited for clients that only wait for DONE";
+    const hca_fw_event_t e2 = b.Take();
+    EXPECT_EQ((unsigned)HCA_EVT_KIND_READ_INV, hca_fw_event_get_kind(&e2));
+    b.Done(hca_fw_event_get_tag(&e2), HCA_WC_STATUS_SUCCESS);
+    b.Done(hca_fw_event_get_tag(&e1), HCA_WC_STATUS_SUCCESS);
+    std::vector<hca_cqe_t> c = b.Cqes(2);
+    ASSERT_EQ(2u, c.size());
+    EXPECT_CQE(c[0], HCA_WC_OPCODE_RDMA_READ, HCA_WC_STATUS_SUCCESS, 0xd2);
+    EXPECT_CQE(c[1], HCA_WC_OPCODE_LOCAL_INV, HCA_WC_STATUS_SUCCESS, 0xd1);
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
+}
 
 } // namespace
