@@ -123,14 +123,15 @@ TEST(MemMgt, FastRegMapsThePageListAndLocalInvRevokesIt)
     EXPECT_EQ(len, e.length);
 
     // An RDMA WRITE through the new R_Key lands page by page as the list says.
-    p.fill(p.src, 3 * 4096, 7);
-    ASSERT_EQ(0, p.send(2, HCA_WR_OPCODE_RDMA_WRITE, {p.s(p.src, 3 * 4096)}, iova + 0x1000, p.f.rkey));
+    const uint32_t wlen = 0x2e00; // MR offsets 0x1000..0x3dff, 0x100 short of its end
+    p.fill(p.src, wlen, 7);
+    ASSERT_EQ(0, p.send(2, HCA_WR_OPCODE_RDMA_WRITE, {p.s(p.src, wlen)}, iova + 0x1000, p.f.rkey));
     wc = p.wait(&p.cqa, 1);
     ASSERT_EQ(1u, wc.size());
     ASSERT_EQ(status_name(HCA_WC_STATUS_SUCCESS), status_name(wc[0].status)) << describe(wc[0]);
-    auto src = p.read(p.src, 3 * 4096);
-    // iova + 0x1000 is MR offset 0xf00: page 0 at 0xf00.., then pages 1, 2, 3.
-    uint64_t off = 0xf00 + 0x100, done = 0; // offset within the page list's pages
+    auto src = p.read(p.src, wlen);
+    // MR offset 0x1000 is page-list offset 0x1100 (iova starts 0x100 into page 0).
+    uint64_t off = 0x1000 + 0x100, done = 0; // offset within the page list's pages
     while (done < src.size()) {
         unsigned pg = (unsigned)(off / 4096);
         uint64_t in = off % 4096, n = std::min<uint64_t>(4096 - in, src.size() - done);
