@@ -25,6 +25,7 @@ const size_t HOST_SIZE = 1 << 16;
 struct CtxCmd {
     unsigned op;
     uint32_t index;
+    bool probing; // ran between probe_begin() and probe_end()
     uint32_t words[HCA_CTX_DATA_COUNT];
 };
 
@@ -38,6 +39,7 @@ struct Mock {
     Engine engine = Engine::PRESENT;
     int fail_write_qpc = -1; // the n-th WRITE_QPC (0-based) answers BAD_INDEX
     int write_qpcs = 0;
+    bool probing = false;
     std::vector<uint8_t> host = std::vector<uint8_t>(HOST_SIZE);
     std::string console;
 };
@@ -47,6 +49,19 @@ Mock *M;
 
 extern "C" {
 fw_trap_hook_t volatile fw_trap_hook;
+
+// dev.c's bus probe: the mock's ctx port never faults (an absent engine
+// answers BAD_OP), so the bracket only records that the probe is one.
+void probe_begin(void)
+{
+    M->probing = true;
+}
+
+int probe_end(void)
+{
+    M->probing = false;
+    return 0;
+}
 
 void ctx_stage(const void *data, unsigned words)
 {
@@ -63,6 +78,7 @@ unsigned ctx_run(unsigned op, uint32_t index)
     CtxCmd c;
     c.op = op;
     c.index = index;
+    c.probing = M->probing;
     memcpy(c.words, M->staging, sizeof c.words);
     M->log.push_back(c);
     if (M->engine == Engine::ABSENT)
@@ -169,6 +185,8 @@ TEST_F(FwQueues, CreateCqProbesTheEngineOnceAndWritesAValidContext)
     EXPECT_EQ(1u, cqn);
     ASSERT_EQ(2u, mock.log.size());
     EXPECT_EQ((unsigned)HCA_CTX_OP_NOP, mock.log[0].op) << "the probe";
+    EXPECT_TRUE(mock.log[0].probing) << "the probe runs with bus faults caught";
+    EXPECT_FALSE(mock.probing) << "and gives the trap hook back";
     const CtxCmd &w = mock.log[1];
     EXPECT_EQ((unsigned)HCA_CTX_OP_WRITE_CQC, w.op);
     EXPECT_EQ(1u, w.index);
