@@ -388,17 +388,8 @@ TEST(Scenario, ReadWithInvDefaultKeyNeedsSge0)
     EXPECT_EQ(r.rc, 0) << r.out;
 }
 
-// Whether the device serves the memory-management work requests yet.
-bool DeviceHasMemMgt()
-{
-    std::string f = Write("caps.jsonl", {R"({"op":"query_device","expect":{"mem_mgt_extensions":true}})"});
-    return Hcasim("run " + f).rc == 0;
-}
-
 TEST(Scenario, FastRegMrCopyOfTheDriver)
 {
-    if (!DeviceHasMemMgt())
-        GTEST_SKIP() << "the device does not report mem_mgt_extensions yet";
     // A FAST_REG_MR whose key names another MPT index is refused; the runner's
     // copy of f0 keeps f0's index, so check_mr reads f0 (FREE), not f1 (VALID).
     std::string f = Write("fr_index.jsonl", With(kTwoQps, {

@@ -33,3 +33,13 @@ vectors-soak: $(BIN)/test_xu_vectors
 	    $(PYTHON) vectors/gen_xlate_vectors.py --seed $$s --count $(SOAK_COUNT) --out $$d >/dev/null && \
 	    XU_VEC_DIR=$$d $(BIN)/test_xu_vectors --gtest_filter='Golden/*' --gtest_brief=1 || \
 	    { echo "vectors-soak: seed $$s failed (vectors in $$d)"; exit 1; }; done
+
+# Race sweeps of invalidation (LOCAL_INV, SEND_WITH_INV) against multi-chunk
+# RDMA WRITE/READ: vectors/directed/race_*.jsonl, generated (`make scenarios`
+# runs them). races-fresh: the committed files are what the generator writes.
+# Regenerate after changing it: python3 vectors/gen_mm_races.py (then commit).
+.PHONY: races-fresh
+races-fresh:
+	$(PYTHON) vectors/gen_mm_races.py --check --out vectors/directed
+
+CHECKS += races-fresh

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""gen_mm_races.py — race sweeps of invalidation against long RDMA operations.
+
+Writes vectors/directed/race_*.jsonl (stdlib only, deterministic: the same
+arguments write the same bytes). Each file is one sweep: an invalidation of a
+fast-reg MR's key — LOCAL_INV on the MR owner's send queue, or SEND_WITH_INV
+arriving at a responder QP of the MR's PD — posted at many cycle offsets
+against a multi-chunk RDMA WRITE into, or RDMA READ from, that MR.
+
+Every round:
+  1. a fresh race QP pair (MTU of the sweep) and a fresh probe pair;
+  2. update_fast_reg_key + FAST_REG_MR re-register the MR with a new key byte
+     (SUCCESS proves the previous round left it FREE), check_mr VALID;
+  3. the long operation and the invalidation, OFFSET cycles apart (a negative
+     offset posts the invalidation first);
+  4. the invalidation completes SUCCESS (SEND_WITH_INV: the receive carries
+     WITH_INVALIDATE and the key); the long operation completes SUCCESS or
+     REM_ACCESS_ERR (the winner is not fixed, SEMANTICS.md "Invalidation during
+     a long operation");
+  5. certain checks: check_mr FREE with the round's key byte; a probe through
+     the old key fails REM_ACCESS_ERR and moves nothing (memory unchanged).
+The protection checker runs under every `hcasim run` and fails the run on any
+DMA through the key after the invalidation completed (SEMANTICS.md
+"Invariants the harness checks on every run"): it must stay silent.
+
+Usage:
+  python3 vectors/gen_mm_races.py [--out DIR] [--pending-out DIR]   write the files
+  python3 vectors/gen_mm_races.py --check [--out DIR] [--pending-out DIR]
+                                                   exit 1 unless DIR holds
+                                                   exactly what would be written
+"""
+import argparse
+import json
+import os
+import sys
+
+def spread(lo, hi, n):
+    """n offsets from lo to hi inclusive, evenly spread, integers."""
+    if n == 1:
+        return [lo]
+    return [lo + (hi - lo) * i // (n - 1) for i in range(n)]
+
+
+# The sweeps. Offsets are cycles from posting the first WR to posting the
+# second (negative: the invalidation goes first). Where they sit, measured on
+# the RTL engine: the requester sends one message at a time, so a LOCAL_INV or
+# SEND_WITH_INV posted after a WRITE starts only once the WRITE's last packet is
+# sent (about 5,000 cycles for 16 x 256 B, 11,000 for 32 x 1 KiB); a LOCAL_INV
+# then takes about 860 cycles. The WRITE sweeps of LOCAL_INV therefore set a
+# link latency (1,500 cycles) that keeps packets in flight while the
+# invalidation lands, and crowd their offsets where it lands mid-placement; the
+# SEND_WITH_INV WRITE sweeps crowd theirs before the WRITE (the SEND arrives
+# first and its invalidation meets the WRITE's packets). The READ sweeps span
+# the read's length.
+# pending: the name of a device bug; the file goes to vectors/pending/ (out of
+# `make scenarios`) with the bug named in its header, until the bug is fixed.
+DEADLOCK = ("device bug: a SEND_WITH_INV arriving while the responder serves an RDMA READ of 20 or more "
+            "response packets deadlocks (neither the READ, the SEND_WITH_INV nor its receive ever "
+            "completes); minimal case vectors/pending/bug_sinv_during_long_read.jsonl")
+SWEEPS = [
+    dict(inv="linv", op="write", mtu=256, chunks=16, link_latency=1500,
+         offsets=[-800, -400, 0] + spread(4200, 7000, 11)),
+    dict(inv="linv", op="write", mtu=1024, chunks=32, link_latency=1500,
+         offsets=[-800, -400, 0] + spread(10300, 13300, 11)),
+    dict(inv="linv", op="read", mtu=512, chunks=16, offsets=spread(-1500, 7500, 14)),
+    dict(inv="linv", op="read", mtu=1024, chunks=8, offsets=spread(-1000, 5500, 14)),
+    dict(inv="sinv", op="write", mtu=256, chunks=32, offsets=spread(-2500, 0, 10) + [1000, 3000, 6000, 9000]),
+    dict(inv="sinv", op="write", mtu=1024, chunks=16, offsets=spread(-2500, 0, 10) + [1000, 3000, 5000, 7000]),
+    dict(inv="sinv", op="read", mtu=256, chunks=16, offsets=spread(-1500, 7000, 14)),
+    dict(inv="sinv", op="read", mtu=1024, chunks=12, offsets=spread(-1500, 6000, 14)),
+    dict(inv="sinv", op="read", mtu=1024, chunks=32, offsets=spread(-1000, 14000, 14), pending=DEADLOCK),
+]
+
+IOVA = 0x40000000
+ACCESS = ["LOCAL_WRITE", "REMOTE_READ", "REMOTE_WRITE"]
+
+
+def J(o):
+    return json.dumps(o, separators=(",", ":"))
+
+
+def key_byte(sweep, rnd):
+    # consecutive rounds differ (an odd step mod 256); sweeps start apart
+    return (0x11 + 0x35 * sweep + 0x25 * rnd) & 0xFF
+
+
+def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=None):
+    size = mtu * chunks
+    rounds = len(offsets)
+    pages = (size + 4095) // 4096
+    name = "race_%s_%s_mtu%d_x%d.jsonl" % (inv, op, mtu, chunks)
+    inv_name = "LOCAL_INV (on the MR owner's send queue)" if inv == "linv" else \
+        "SEND_WITH_INV (arriving at a responder QP of the MR's PD)"
+    opname = "RDMA_WRITE" if op == "write" else "RDMA_READ"
+    offs = offsets
+    lo, hi = min(offs), max(offs)
+    head = [
+        "# engines: rtl",
+        "# Generated by vectors/gen_mm_races.py: do not edit (regenerate; `make races-fresh` checks).",
+        "# Race sweep: %s of fast-reg MR fb's key against a %d-byte %s %s fb (MTU %d, %d chunks)," % (
+            inv_name, size, opname, "into" if op == "write" else "from", mtu, chunks),
+        "# posted at %d cycle offsets from %d to %d (negative: the invalidation first)%s. SEMANTICS.md" % (
+            rounds, lo, hi, ", link latency %d cycles" % link_latency if link_latency else ""),
+        "# \"Invalidation during a long operation\": every chunk re-checks the key; once the invalidation has",
+        "# completed no DMA reaches memory through the old key (the protection checker fails the run otherwise),",
+        "# so the %s completes SUCCESS or REM_ACCESS_ERR (the winner is not fixed). Certain after every round:" % opname,
+        "# the invalidation SUCCESS%s, fb FREE with the round's key byte," % (
+            "" if inv == "linv" else " (RECV with WITH_INVALIDATE and invalidate_rkey)"),
+        "# and a probe %s through the old key fails REM_ACCESS_ERR moving nothing (\"Where a failed check" % opname,
+        "# lands\", row 3). Each round re-registers fb with a new key byte (FAST_REG_MR SUCCESS: it was FREE).",
+    ]
+    if pending:
+        head[1:1] = ["# PENDING (not in vectors/directed): " + pending]
+    L = []
+    add = L.append
+    if link_latency:
+        add({"op": "device", "link_latency": link_latency})
+    add({"op": "alloc_pd", "pd": "pd0"})
+    for cq in ("cqc", "cqs", "cqr", "cqx", "cqy", "cqp"):
+        add({"op": "create_cq", "cq": cq, "depth": 64})
+    # control pair: qc registers and (LOCAL_INV) invalidates fb
+    add({"op": "create_qp", "qp": "qc", "pd": "pd0", "send_cq": "cqc", "recv_cq": "cqc"})
+    add({"op": "create_qp", "qp": "qd", "pd": "pd0", "send_cq": "cqc", "recv_cq": "cqc"})
+    add({"op": "connect", "qp": "qc", "remote": "qd"})
+    if inv == "sinv":
+        add({"op": "create_qp", "qp": "qs", "pd": "pd0", "send_cq": "cqs", "recv_cq": "cqs"})
+        add({"op": "create_qp", "qp": "qr", "pd": "pd0", "send_cq": "cqr", "recv_cq": "cqr"})
+        add({"op": "connect", "qp": "qs", "remote": "qr"})
+        add({"op": "host_alloc", "buf": "rbuf", "size": 4096})
+        add({"op": "reg_mr", "mr": "mrb", "pd": "pd0", "buf": "rbuf", "access": ["LOCAL_WRITE"]})
+    add({"op": "host_alloc", "buf": "fbuf", "size": pages * 4096, "fill": "random"})
+    add({"op": "host_alloc", "buf": "src", "size": size, "fill": "random"})
+    add({"op": "host_alloc", "buf": "dst", "size": size})
+    add({"op": "host_alloc", "buf": "pbuf", "size": 4096})
+    add({"op": "reg_mr", "mr": "ms", "pd": "pd0", "buf": "src", "access": []})
+    add({"op": "reg_mr", "mr": "md", "pd": "pd0", "buf": "dst", "access": ["LOCAL_WRITE"]})
+    add({"op": "reg_mr", "mr": "mp", "pd": "pd0", "buf": "pbuf", "access": ["LOCAL_WRITE"]})
+    add({"op": "alloc_mr", "mr": "fb", "pd": "pd0", "type": "fast_reg", "max_page_list_len": pages})
+    add({"op": "alloc_fast_reg_page_list", "pl": "pl", "len": pages})
+    # pages in reverse order: iova page i is fbuf page pages-1-i
+    add({"op": "set_page_list", "pl": "pl",
+         "pages": [{"buf": "fbuf", "offset": 4096 * (pages - 1 - i)} for i in range(pages)]})
+    body = [J(o) for o in L]
+    wr = 1
+    for r, off in enumerate(offs):
+        k = key_byte(si, r)
+        a, b, p, q = "a%d" % r, "b%d" % r, "p%d" % r, "q%d" % r
+        R = []
+        R.append({"op": "create_qp", "qp": a, "pd": "pd0", "send_cq": "cqx", "recv_cq": "cqx", "mtu": mtu})
+        R.append({"op": "create_qp", "qp": b, "pd": "pd0", "send_cq": "cqy", "recv_cq": "cqy", "mtu": mtu})
+        R.append({"op": "connect", "qp": a, "remote": b})
+        R.append({"op": "create_qp", "qp": p, "pd": "pd0", "send_cq": "cqp", "recv_cq": "cqp"})
+        R.append({"op": "create_qp", "qp": q, "pd": "pd0", "send_cq": "cqp", "recv_cq": "cqp"})
+        R.append({"op": "connect", "qp": p, "remote": q})
+        R.append({"op": "update_fast_reg_key", "mr": "fb", "key": k})
+        R.append({"op": "post_send", "qp": "qc", "wr_id": wr, "opcode": "FAST_REG_MR", "mr": "fb", "page_list": "pl",
+                  "page_shift": 12, "iova": IOVA, "length": size, "access": ACCESS})
+        R.append({"op": "poll_cq", "cq": "cqc", "expect": [{"wr_id": wr, "status": "SUCCESS", "opcode": "FAST_REG_MR"}]})
+        R.append({"op": "check_mr", "mr": "fb", "expect": {"state": "VALID", "key": k, "length": size}})
+        w_fr, w_op, w_inv, w_recv, w_probe = wr, wr + 1, wr + 2, wr + 3, wr + 4
+        wr += 10
+        if op == "write":
+            race = {"op": "post_send", "qp": a, "wr_id": w_op, "opcode": "RDMA_WRITE",
+                    "sge": [{"mr": "ms", "offset": 0, "length": size}], "remote": {"mr": "fb", "offset": 0}}
+        else:
+            race = {"op": "post_send", "qp": a, "wr_id": w_op, "opcode": "RDMA_READ",
+                    "sge": [{"mr": "md", "offset": 0, "length": size}], "remote": {"mr": "fb", "offset": 0}}
+        if inv == "linv":
+            invw = {"op": "post_send", "qp": "qc", "wr_id": w_inv, "opcode": "LOCAL_INV", "invalidate": {"mr": "fb"}}
+        else:
+            R.append({"op": "post_recv", "qp": "qr", "wr_id": w_recv,
+                      "sge": [{"mr": "mrb", "offset": 0, "length": 64}]})
+            invw = {"op": "post_send", "qp": "qs", "wr_id": w_inv, "opcode": "SEND_WITH_INV",
+                    "sge": [{"mr": "ms", "offset": 0, "length": 64}], "invalidate": {"mr": "fb"}}
+        first, second = (race, invw) if off >= 0 else (invw, race)
+        R.append("# round %d: key byte %d, %s %d cycles before %s" % (
+            r, k, "RDMA op" if off >= 0 else "invalidation", abs(off), "the invalidation" if off >= 0 else "the RDMA op"))
+        R.append(first)
+        if off:
+            R.append({"op": "run", "cycles": abs(off)})
+        R.append(second)
+        if inv == "linv":
+            R.append({"op": "poll_cq", "cq": "cqc",
+                      "expect": [{"wr_id": w_inv, "status": "SUCCESS", "opcode": "LOCAL_INV"}]})
+        else:
+            R.append({"op": "poll_cq", "cq": "cqs", "expect": [{"wr_id": w_inv, "status": "SUCCESS", "opcode": "SEND"}]})
+            R.append({"op": "poll_cq", "cq": "cqr",
+                      "expect": [{"wr_id": w_recv, "status": "SUCCESS", "opcode": "RECV", "byte_len": 64,
+                                  "wc_flags": ["WITH_INVALIDATE"], "invalidate_rkey": {"mr": "fb"}}]})
+        R.append({"op": "poll_cq", "cq": "cqx",
+                  "expect": [{"wr_id": w_op, "status": ["SUCCESS", "REM_ACCESS_ERR"], "opcode": opname}]})
+        R.append({"op": "check_mr", "mr": "fb", "expect": {"state": "FREE", "key": k}})
+        # the probe through the old key: refused, nothing moved
+        if op == "write":
+            R.append({"op": "host_write", "buf": "fbuf", "offset": 4096 * (pages - 1), "hex": "00" * 16})
+            R.append({"op": "post_send", "qp": p, "wr_id": w_probe, "opcode": "RDMA_WRITE",
+                      "sge": [{"mr": "ms", "offset": 0, "length": 256}], "remote": {"mr": "fb", "offset": 0}})
+            R.append({"op": "poll_cq", "cq": "cqp", "expect": [{"wr_id": w_probe, "status": "REM_ACCESS_ERR"}]})
+            R.append({"op": "check_mem", "buf": "fbuf", "offset": 4096 * (pages - 1), "hex": "00" * 16})
+        else:
+            R.append({"op": "host_write", "buf": "pbuf", "offset": 0, "hex": "00" * 16})
+            R.append({"op": "post_send", "qp": p, "wr_id": w_probe, "opcode": "RDMA_READ",
+                      "sge": [{"mr": "mp", "offset": 0, "length": 256}], "remote": {"mr": "fb", "offset": 0}})
+            R.append({"op": "poll_cq", "cq": "cqp", "expect": [{"wr_id": w_probe, "status": "REM_ACCESS_ERR"}]})
+            R.append({"op": "check_mem", "buf": "pbuf", "offset": 0, "hex": "00" * 16})
+        R.append({"op": "expect_qp_state", "qp": p, "state": "ERROR"})
+        body += [x if isinstance(x, str) else J(x) for x in R]
+    tail = [{"op": "expect_qp_state", "qp": "qc", "state": "RTS"}]
+    if inv == "sinv":
+        tail.append({"op": "expect_qp_state", "qp": "qs", "state": "RTS"})
+        tail.append({"op": "expect_qp_state", "qp": "qr", "state": "RTS"})
+    for cq in ("cqc", "cqs", "cqr", "cqx", "cqy", "cqp"):
+        tail.append({"op": "expect_cq_empty", "cq": cq, "after_cycles": 0 if cq != "cqc" else 2000})
+    body += [J(o) for o in tail]
+    return name, "\n".join(head + body) + "\n"
+
+
+def generate():
+    """[(name, text, pending)] of every sweep."""
+    out = []
+    for i, sw in enumerate(SWEEPS):
+        name, text = sweep_file(i, **sw)
+        out.append((name, text, bool(sw.get("pending"))))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--out", default=os.path.join(here, "directed"), help="where the sweeps go")
+    ap.add_argument("--pending-out", default=os.path.join(here, "pending"),
+                    help="where sweeps held back by a device bug go")
+    ap.add_argument("--check", action="store_true", help="compare instead of writing")
+    a = ap.parse_args()
+    files = [(os.path.join(a.pending_out if pend else a.out, n), text) for n, text, pend in generate()]
+    if a.check:
+        bad = []
+        for path, text in files:
+            try:
+                with open(path) as f:
+                    if f.read() != text:
+                        bad.append(path + " differs")
+            except OSError:
+                bad.append(path + " is missing")
+        want = {p for p, _ in files}
+        for d in (a.out, a.pending_out):
+            if os.path.isdir(d):
+                for n in sorted(os.listdir(d)):
+                    p = os.path.join(d, n)
+                    if n.startswith("race_") and n.endswith(".jsonl") and p not in want:
+                        bad.append(p + " is not written by the generator")
+        for b in bad:
+            print("races-fresh: " + b, file=sys.stderr)
+        if bad:
+            print("races-fresh: regenerate with python3 vectors/gen_mm_races.py and commit", file=sys.stderr)
+            return 1
+        print("races-fresh: %d files as generated" % len(files))
+        return 0
+    for path, text in files:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+    print("wrote %d files (%d pending)" % (len(files), sum(1 for _, _, p in generate() if p)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
