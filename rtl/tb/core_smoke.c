@@ -446,8 +446,11 @@ int main(int argc, char **argv)
                    3 + 3 * i);
     }
 
-    /* 11. Decode: each malformed or not-yet-served WQE on a QP of its own
-     *     completes LOC_QP_OP_ERR (wc opcode of its WR opcode); bus errors. */
+    /* 11. Decode: each malformed WQE on a QP of its own completes
+     *     LOC_QP_OP_ERR (wc opcode of its WR opcode); bus errors. The
+     *     memory-management opcodes are served (events to a firmware this
+     *     smoke test does not have: test_core CoreRtlEvt.*), except an
+     *     RDMA_READ_WITH_INV that names no key (inv_key 0, no SGE). */
     {
         cq_t cq6;
         make_cq(&cq6, 6);
@@ -460,11 +463,7 @@ int main(int argc, char **argv)
             {0, 1, HCA_WR_OPCODE_RDMA_WRITE, HCA_WC_OPCODE_RDMA_WRITE}, /* rsvd0 */
             {4u << HCA_SQ_WQE_FLAGS_LSB, 0, HCA_WR_OPCODE_SEND, HCA_WC_OPCODE_SEND}, /* flag above FENCE */
             {1u << 31, 0, HCA_WR_OPCODE_RDMA_READ, HCA_WC_OPCODE_RDMA_READ}, /* ctrl_rsvd top bit */
-            {0, 0, HCA_WR_OPCODE_LOCAL_INV, HCA_WC_OPCODE_LOCAL_INV},   /* not served yet */
-            {0, 0, HCA_WR_OPCODE_SEND_WITH_INV, HCA_WC_OPCODE_SEND},
-            {0, 0, HCA_WR_OPCODE_RDMA_READ_WITH_INV, HCA_WC_OPCODE_RDMA_READ},
-            {0, 0, HCA_WR_OPCODE_FAST_REG_MR, HCA_WC_OPCODE_FAST_REG_MR},
-            {0, 0, HCA_WR_OPCODE_REG_INDIR_MR, HCA_WC_OPCODE_REG_INDIR_MR},
+            {0, 0, HCA_WR_OPCODE_RDMA_READ_WITH_INV, HCA_WC_OPCODE_RDMA_READ}, /* no key to invalidate */
         };
         for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
             qp_t q;
