@@ -14,7 +14,10 @@
 //               stream, failed and invalidated WRITEs witnessed by the checker,
 //               ctx DRAIN waiting for the placement on the bus;
 //   CoreRtlNak.* WRITEs (and CoreRtl.ASendNaked… a SEND) NAKed while the
-//               requester is still sending them complete with the syndrome.
+//               requester is still sending them complete with the syndrome;
+//   CoreRtlEvt.* the memory-management event queue (regs evt, fw_irq) and the
+//               requester's FAST_REG_MR / REG_INDIR_MR / LOCAL_INV /
+//               SEND_WITH_INV / RDMA_READ_WITH_INV, the test as the firmware.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -1776,6 +1779,33 @@ TEST(CoreRtlEvt, AQpWaitingForDoneDoesNotStallOtherQps)
     ASSERT_EQ(1u, c.size());
     EXPECT_CQE(c[0], HCA_WC_OPCODE_LOCAL_INV, HCA_WC_STATUS_SUCCESS, 0xc1);
     EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
+}
+
+// DONE names its waiter by tag: a DONE for another QP, or with the
+// responder's tag bit for the same QP number, completes nothing here.
+TEST(CoreRtlEvt, ADoneCompletesOnlyTheQpItsTagNames)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    FourQps q(b);
+    b.PostSend(q.a, InvWqe(HCA_WR_OPCODE_LOCAL_INV, 0xe1, true, 0x000e01));
+    ASSERT_NE(UINT64_MAX, b.WaitEvent());
+    b.Take();
+    b.Done(HCA_EVT_TAG_RESPONDER | 1, HCA_WC_STATUS_MW_BIND_ERR);
+    b.Done(3, HCA_WC_STATUS_MW_BIND_ERR); // QP 3 waits for nothing
+    b.Done(0xff, HCA_WC_STATUS_MW_BIND_ERR);
+    core_step(b.core, 2000);
+    EXPECT_FALSE(b.CqeReady()) << "a DONE for another tag completed QP 1's LOCAL_INV";
+    b.Done(1, HCA_WC_STATUS_SUCCESS);
+    std::vector<hca_cqe_t> c = b.Cqes(1);
+    ASSERT_EQ(1u, c.size());
+    EXPECT_CQE(c[0], HCA_WC_OPCODE_LOCAL_INV, HCA_WC_STATUS_SUCCESS, 0xe1);
+    EXPECT_EQ((unsigned)HCA_QP_STATE_RTS, b.QpState(1));
+    EXPECT_EQ((unsigned)HCA_QP_STATE_RTS, b.QpState(3)) << "a stray DONE moved QP 3";
+    b.Done(1, HCA_WC_STATUS_MW_BIND_ERR); // late duplicate: nobody waits
+    core_step(b.core, 2000);
+    EXPECT_FALSE(b.CqeReady()) << "a second DONE for QP 1 completed something";
+    EXPECT_EQ((unsigned)HCA_QP_STATE_RTS, b.QpState(1));
 }
 
 // The firmware invalidates with INVALIDATE then DRAIN before it answers
