@@ -53,7 +53,7 @@ module hca_req_resp #(
   input  logic [2:0]                    rnr_cnt_i,
   output logic                          claim_o,        // in flight -> owned here
   output logic                          rel_valid_o,    // owned -> rel_kind_o
-  output logic [1:0]                    rel_kind_o,     // REL_IDLE / REL_INFLIGHT / REL_RNR
+  output logic [1:0]                    rel_kind_o,     // REL_IDLE / REL_INFLIGHT / REL_RNR / REL_EVT
   output logic [31:0]                   rnr_timer_o,    // with REL_RNR
   input  logic                          look_active_i,  // owned by the send engine, not released now
   input  logic                          look_evt_wait_i, // in flight waiting for DONE, not a packet
