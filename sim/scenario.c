@@ -1055,6 +1055,21 @@ static int run_one_engine(const scn_t *cs, const scn_run_opts_t *o, scn_engine_t
         fprintf(r.err, "%s:%u: %s\n", s->file, fline, c.msg);
         fflush(r.err);
     }
+    if (rc && o->verbose && r.dev) { /* what the firmware said, for the diagnosis (its last lines) */
+        const char *con = hca_dev_console(r.dev);
+        size_t n = con ? strlen(con) : 0, from = n > 4000 ? n - 4000 : 0;
+        while (from > 0 && con[from - 1] != '\n')
+            from++;
+        fprintf(r.out, "firmware: %" PRIu64 " instructions retired, busy %" PRIu64 " of %" PRIu64 " cycles; console (%s):\n",
+                hca_dev_fw_instret(r.dev), hca_dev_fw_busy_cycles(r.dev), hca_dev_cycle(r.dev),
+                from ? "its last lines" : "all of it");
+        for (const char *p = con + from; p && *p;) {
+            const char *e = strchr(p, '\n');
+            int len = e ? (int)(e - p) : (int)strlen(p);
+            fprintf(r.out, "  fw| %.*s\n", len, p);
+            p = e ? e + 1 : p + len;
+        }
+    }
     fprintf(r.out, "%s %s: %zu ops, %" PRIu64 " cycles, engine %s, seed %" PRIu64 "%s\n",
             rc == SCN_PASS ? "PASS" : rc == SCN_FAIL ? "FAIL" : "ERROR", s->file, s->nops, cycles,
             engine_name(engine), r.seed, rc == SCN_PASS ? "" : rc == SCN_FAIL ? " (stopped at the first mismatch)" : "");

@@ -301,6 +301,26 @@ TEST(Scenario, VerboseListsEveryOp)
     EXPECT_FALSE(Contains(q.out, "line    6")) << "one line per op only with -v: " << q.out;
 }
 
+TEST(Scenario, VerboseFailureShowsTheFirmware)
+{
+    // With -v a failed run ends with the firmware's state and console (for a
+    // diagnosis: is it idle, or stuck in a command?); without -v it does not.
+    auto lines = kPassing;
+    lines[7] = R"({"op":"check_mem","buf":"b0","offset":254,"hex":"feff0002"})";
+    std::string f = Write("fwconsole.jsonl", lines);
+    Result r = Hcasim("run -v " + f);
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_TRUE(Contains(r.out, "firmware: ")) << r.out;
+    EXPECT_TRUE(Contains(r.out, " instructions retired, busy ")) << r.out;
+    EXPECT_TRUE(Contains(r.out, "  fw| hcafw: firmware core up")) << r.out;
+    r = Hcasim("run " + f);
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_FALSE(Contains(r.out, "fw| ")) << r.out;
+    r = Hcasim("run -v " + Write("fwpass.jsonl", kPassing));
+    EXPECT_EQ(r.rc, 0) << r.out;
+    EXPECT_FALSE(Contains(r.out, "fw| ")) << "only failed runs: " << r.out;
+}
+
 TEST(Scenario, NotAvailableYetIsExit2)
 {
     // Peer memory, device options whose feature is missing, --engine both.
