@@ -56,7 +56,8 @@ def spread(lo, hi, n):
 # `make scenarios`) with the bug named in its header, until the bug is fixed.
 DEADLOCK = ("device bug: a SEND_WITH_INV arriving while the responder serves an RDMA READ of 20 or more "
             "response packets deadlocks (neither the READ, the SEND_WITH_INV nor its receive ever "
-            "completes); minimal case vectors/pending/bug_sinv_during_long_read.jsonl")
+            "completes); minimal case vectors/pending/bug_sinv_during_long_read.jsonl; a plain SEND hangs "
+            "the same way: vectors/pending/bug_send_during_long_read.jsonl")
 SWEEPS = [
     dict(inv="linv", op="write", mtu=256, chunks=16, link_latency=1500,
          offsets=[-800, -400, 0] + spread(4200, 7000, 11)),
