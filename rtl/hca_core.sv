@@ -108,6 +108,8 @@ module hca_core #(
   localparam logic [15:0] FWP_END = 16'(`HCA_FWP_SIZES + 4);
   localparam logic [15:0] EVT_OFF = 16'(`HCA_FW_EVT_BASE - `HCA_DEVREG_BASE);
   localparam logic [15:0] EVT_END = EVT_OFF + 16'(`HCA_EVT_DONE + 4);
+  // packet buffers only the responder can take (its READ_RESPs; hca_pbuf)
+  localparam int PBUF_RESP_RSV = 4;
 
   // ---------------------------------------------------------------- firmware port decode
   logic        hit_fwp, hit_ctx, hit_evt;
@@ -295,7 +297,35 @@ module hca_core #(
   assign rx_op      = `HCA_PKT_OP(rx_i);
   assign rx_to_rs   = rx_op == `HCA_PKT_OP_SEND || rx_op == `HCA_PKT_OP_SEND_INV ||
                       rx_op == `HCA_PKT_OP_WRITE || rx_op == `HCA_PKT_OP_READ_REQ;
-  assign rx_ready_o = rx_to_rs ? rs_rx_ready : rq_rx_ready;
+  assign rx_ready_o = rx_to_rs ? rs_rxq_room : rq_rx_ready;
+
+  // The responder's receive queue. The link is one in-order stream: a request
+  // waiting at its head for a busy responder (serving a long READ, or waiting
+  // for a REMOTE_INV's DONE) would hold back the READ_RESPs behind it, whose
+  // buffers are what the responder waits for — a deadlock. So requests never
+  // wait on the link: they queue here, and the queue cannot fill. Requests in
+  // flight are bounded: SEND/WRITE packets each hold a packet buffer the
+  // requester allocated (at most PKT_BUFS - PBUF_RESP_RSV), and a READ_REQ is
+  // its QP's one message in flight (at most MAX_QP).
+  localparam int RS_RXQ_DEPTH = 1 << $clog2(PKT_BUFS - PBUF_RESP_RSV + MAX_QP);
+  logic                                    rs_rxq_valid, rs_rxq_room;
+  logic [`HCA_PKT_W-1:0]                   rs_rxq;
+  logic [$clog2(RS_RXQ_DEPTH + 1)-1:0]     rs_rxq_level;
+  assign rs_rxq_room = rs_rxq_level != ($clog2(RS_RXQ_DEPTH + 1))'(RS_RXQ_DEPTH);
+
+  xu_fifo #(
+    .WIDTH (`HCA_PKT_W),
+    .DEPTH (RS_RXQ_DEPTH)
+  ) u_rs_rxq (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  (rx_valid_i && rx_to_rs && rs_rxq_room),
+    .in_data_i   (rx_i),
+    .out_valid_o (rs_rxq_valid),
+    .out_ready_i (rs_rx_ready),
+    .out_data_o  (rs_rxq),
+    .level_o     (rs_rxq_level)
+  );
 
   logic unused_tx_id;
   hca_arb #(
@@ -354,7 +384,8 @@ module hca_core #(
   logic [8:0] pb_free_count;
 
   hca_pbuf #(
-    .PKT_BUFS (PKT_BUFS)
+    .PKT_BUFS (PKT_BUFS),
+    .RESP_RSV (PBUF_RESP_RSV)
   ) u_pbuf (
     .clk_i             (clk_i),
     .rst_ni            (rst_ni),
@@ -517,9 +548,9 @@ module hca_core #(
   ) u_resp (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
-    .rx_valid_i       (rx_valid_i && rx_to_rs),
+    .rx_valid_i       (rs_rxq_valid),
     .rx_ready_o       (rs_rx_ready),
-    .rx_i             (rx_i),
+    .rx_i             (rs_rxq),
     .tx_valid_o       (rs_tx_valid),
     .tx_ready_i       (rs_tx_ready),
     .tx_o             (rs_tx),
