@@ -137,15 +137,14 @@ synth-core-rtl:
 	@mkdir -p $(RTL_CHK)
 	@t0=$$(date +%s); $(YOSYS) -q -w 'Replacing memory' -l $(RTL_CHK)/synth_core.log \
 	    -s rtl/synth_core.ys || exit 1; \
-	    f=$(RTL_CHK)/synth_core.hca_core.txt; \
-	    echo "synth-core-rtl: hca_core flattened (MPT 16, MTT 64, MAX_QP 4, MAX_CQ 4):" \
-	        "$$(grep -m1 'Number of cells' $$f | sed 's/.*: *//') cells," \
-	        "$$(awk '$$1 ~ /^[$$]_(S|AL)?DFF/ {n += $$2} END {print n + 0}' $$f) flops," \
-	        "$$(( $$(date +%s) - t0 )) s with the blocks below"
-	@for b in $$(sed -n 's/^tee .*synth_core\.\(.*\)\.txt stat$$/\1/p' rtl/synth_core.ys); do \
-	    [ "$$b" = hca_core ] && continue; \
-	    echo "synth-core-rtl:   $$b: $$(grep -m1 'Number of cells' $(RTL_CHK)/synth_core.$$b.txt | \
-	        sed 's/.*: *//') cells"; done
+	    f=$(RTL_CHK)/synth_core.txt; \
+	    echo "synth-core-rtl: hca_core (MPT 16, MTT 64, MAX_QP 4, MAX_CQ 4), $$(( $$(date +%s) - t0 )) s:" \
+	        "$$(sed -n '/design hierarchy/,$$p' $$f | grep -m1 'Number of cells' | sed 's/.*: *//') cells," \
+	        "$$(sed -n '/design hierarchy/,$$p' $$f | awk '$$1 ~ /^[$$]_(S|AL)?DFF/ {n += $$2} END {print n + 0}') flops"; \
+	    awk '/^=== / {m = ""; n = split($$2, p, "\\"); \
+	                  for (i = 1; i <= n; i++) if (p[i] != "" && p[i] !~ /^[$$]/ && p[i] !~ /=/) {m = p[i]; break}} \
+	         /Number of cells/ && m != "" && m != "design" {c[m] += $$NF; m = ""} \
+	         END {for (k in c) printf "synth-core-rtl:   %-16s %8d cells\n", k, c[k]}' $$f | sort
 
 lint: lint-rtl
 synth: synth-rtl synth-core-rtl responder-synth
