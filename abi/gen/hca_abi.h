@@ -803,12 +803,12 @@ typedef struct hca_sq_wqe {
     uint32_t inv_key; /* SEND_WITH_INV, RDMA_READ_WITH_INV, LOCAL_INV */
     uint64_t wr_id;
     uint64_t remote_addr; /* RDMA READ/WRITE */
-    uint32_t rkey; /* RDMA READ/WRITE */
+    uint32_t rkey; /* RDMA READ/WRITE: the remote key. FAST_REG_MR / REG_INDIR_MR: the key of the MR the WR registers, as the consumer holds it (its index names the MR; its key byte is not checked); fr_key's index must be the same (else MW_BIND_ERR). 0 (a WQE that names no MR: no MR has index 0): the MR fr_key's index names */
     uint32_t rsvd0; /* reserved: must be 0 */
-    uint64_t fr_iova; /* FAST_REG_MR / REG_INDIR_MR */
+    uint64_t fr_iova; /* FAST_REG_MR / REG_INDIR_MR (the MR is named by rkey) */
     uint64_t fr_length;
     uint64_t fr_list; /* bus address of the page list / KLM list */
-    uint32_t fr_key; /* the key the registration carries */
+    uint32_t fr_key; /* the key the registration carries (the MR's key afterwards): its index must be rkey's */
     uint32_t fr_params;
     hca_sge_t sge[4];
 } hca_sq_wqe_t;
@@ -1324,7 +1324,8 @@ typedef struct hca_fw_event {
     uint64_t iova;
     uint64_t length;
     uint64_t list; /* bus address of the page list / KLM list */
-    uint64_t rsvd;
+    uint32_t mr_key; /* registrations: sq_wqe.rkey, the MR the WR names (0: none named, the MR of key's index); 0 for other kinds */
+    uint32_t rsvd;
 } hca_fw_event_t;
 HCA_STATIC_ASSERT(sizeof(hca_fw_event_t) == 48, "hca_fw_event_t size");
 HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, hdr) == 0, "fw_event.hdr offset");
@@ -1334,7 +1335,8 @@ HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, params) == 12, "fw_event.params offse
 HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, iova) == 16, "fw_event.iova offset");
 HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, length) == 24, "fw_event.length offset");
 HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, list) == 32, "fw_event.list offset");
-HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, rsvd) == 40, "fw_event.rsvd offset");
+HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, mr_key) == 40, "fw_event.mr_key offset");
+HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, rsvd) == 44, "fw_event.rsvd offset");
 /* fw_event.kind: bits 0..3 of hdr. */
 #define HCA_FW_EVENT_KIND_LSB 0u
 #define HCA_FW_EVENT_KIND_WIDTH 4u
