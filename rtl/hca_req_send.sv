@@ -477,6 +477,8 @@ module hca_req_send #(
     `HCA_FW_EVENT_IOVA(evt_o)   = fr_iova;
     `HCA_FW_EVENT_LENGTH(evt_o) = fr_length;
     `HCA_FW_EVENT_LIST(evt_o)   = fr_list;
+    // registrations: the MR the WR names (sq_wqe.rkey); 0 for LOCAL_INV
+    `HCA_FW_EVENT_MR_KEY(evt_o) = (op_q == `HCA_WR_OPCODE_LOCAL_INV) ? 32'd0 : rkey_q;
   end
   assign evt_valid_o = state_q == S_EVT;
 

@@ -1355,10 +1355,12 @@ INSTANTIATE_TEST_SUITE_P(Sizes, CoreRtlNak,
 
 using Qp = CoreRtlBench::Qp;
 
-// A FAST_REG_MR / REG_INDIR_MR work request with recognizable fr_* fields.
-hca_sq_wqe_t RegWqe(unsigned opcode, uint64_t wr_id, bool signaled, uint32_t key)
+// A FAST_REG_MR / REG_INDIR_MR work request with recognizable fr_* fields;
+// rkey names the MR (default: fr_key's).
+hca_sq_wqe_t RegWqe(unsigned opcode, uint64_t wr_id, bool signaled, uint32_t key, uint32_t mr_key = 0)
 {
     hca_sq_wqe_t w = SqWqe(opcode, wr_id, signaled);
+    w.rkey = mr_key ? mr_key : key;
     w.fr_iova = 0x123456789100ull;
     w.fr_length = 3 * 4096 + 5;
     w.fr_list = 0xabcd000ull;
@@ -1437,7 +1439,8 @@ TEST(CoreRtlEvt, AFastRegMrIsOneEventWithTheWqesFieldsAndCompletesOnDone)
     EXPECT_EQ(0u, b.EvtStatus()) << "an empty queue reads STATUS 0";
     EXPECT_EQ(0, core_fw_irq(b.core)) << "no event, no interrupt";
 
-    const hca_sq_wqe_t w = RegWqe(HCA_WR_OPCODE_FAST_REG_MR, 0x51, true, 0x000a42);
+    // The MR named (rkey) is not fr_key's: the engine carries both, the firmware judges.
+    const hca_sq_wqe_t w = RegWqe(HCA_WR_OPCODE_FAST_REG_MR, 0x51, true, 0x000a42, 0x000b17);
     const uint64_t t0 = core_cycle(b.core);
     b.PostSend(qa, w);
     const uint64_t seen = b.WaitEvent();
@@ -1456,6 +1459,7 @@ TEST(CoreRtlEvt, AFastRegMrIsOneEventWithTheWqesFieldsAndCompletesOnDone)
     EXPECT_EQ(w.fr_iova, e.iova);
     EXPECT_EQ(w.fr_length, e.length);
     EXPECT_EQ(w.fr_list, e.list);
+    EXPECT_EQ(0x000b17u, e.mr_key) << "mr_key is the WQE's rkey (0x" << std::hex << w.rkey << "), read 0x" << e.mr_key;
     EXPECT_EQ(0u, e.rsvd);
 
     b.Pop();
@@ -1501,12 +1505,15 @@ TEST(CoreRtlEvt, AnUnsignaledRegistrationCompletesSilentlyAndTheNextWrFollows)
     ASSERT_CORE_OK(b);
     Qp qa{1, 0, 0}, qb{2, 0, 0};
     b.Setup(qa, qb);
-    b.PostSend(qa, RegWqe(HCA_WR_OPCODE_REG_INDIR_MR, 0x61, false, 0x000c07));
-    b.PostSend(qa, InvWqe(HCA_WR_OPCODE_LOCAL_INV, 0x62, true, 0x000c07));
+    b.PostSend(qa, RegWqe(HCA_WR_OPCODE_REG_INDIR_MR, 0x61, false, 0x000c07, 0x000cf0));
+    hca_sq_wqe_t inv = InvWqe(HCA_WR_OPCODE_LOCAL_INV, 0x62, true, 0x000c07);
+    inv.rkey = 0x000d33; // not a LOCAL_INV field: the event's mr_key stays 0
+    b.PostSend(qa, inv);
     ASSERT_NE(UINT64_MAX, b.WaitEvent());
     hca_fw_event_t e = b.Take();
     EXPECT_EQ((unsigned)HCA_EVT_KIND_REG_INDIR_MR, hca_fw_event_get_kind(&e));
     EXPECT_EQ(0x000c07u, e.key);
+    EXPECT_EQ(0x000cf0u, e.mr_key) << "REG_INDIR_MR's mr_key is the WQE's rkey";
     core_step(b.core, 2000);
     EXPECT_EQ(0u, b.EvtStatus()) << "the LOCAL_INV was posted before the REG_INDIR_MR completed";
     b.Done(1, HCA_WC_STATUS_SUCCESS);
@@ -1514,6 +1521,7 @@ TEST(CoreRtlEvt, AnUnsignaledRegistrationCompletesSilentlyAndTheNextWrFollows)
     e = b.Take();
     EXPECT_EQ((unsigned)HCA_EVT_KIND_LOCAL_INV, hca_fw_event_get_kind(&e));
     EXPECT_EQ(0x000c07u, e.key) << "LOCAL_INV's key is inv_key";
+    EXPECT_EQ(0u, e.mr_key) << "LOCAL_INV carries no mr_key (its WQE's rkey is 0x" << std::hex << inv.rkey << ")";
     EXPECT_EQ(0u, e.params);
     EXPECT_EQ(0u, e.iova);
     b.Done(1, HCA_WC_STATUS_SUCCESS);
