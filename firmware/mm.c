@@ -10,11 +10,14 @@
  * Registrations validate everything — the page addresses / KLM entries
  * included, read once by fdma into mkey_list_buf — before they write
  * anything; then the MTT words, then the MPT entry (WRITE_MPT). A refused
- * registration leaves the MR as it was. The MR is named by the index of the
- * key the WR carries (the WQE holds fr_key only), so SEMANTICS' "the WR's key
- * index differs from the MR's" can only show here as an index naming no MR,
- * or another MR failing the kind / state / PD checks: the driver builds
- * fr_key from its MR's index.
+ * registration leaves the MR as it was. The WR names its MR by mr_key
+ * (sq_wqe.rkey: the MR's key as the consumer holds it, only its index counts)
+ * apart from the key it carries (fr_key); SEMANTICS' "the WR's key index
+ * differs from the MR's" is index(mr_key) != index(key), checked first.
+ * mr_key 0 names no MR (index 0 never is one): the WQE of a driver written
+ * before mr_key existed (it zeroed the field) or a raw WQE — the MR is then
+ * the one key's index names, as before, rather than refusing WRs that were
+ * correct when written; hcadrv always fills it.
  *
  * Layouts written:
  *  - FAST_REG_MR: MTT[mtt_base + i] = page i (present, pfn); MPT: key = the
@@ -76,14 +79,19 @@ static unsigned refuse(const hca_fw_event_t *ev, unsigned st, const char *why)
     return st;
 }
 
-/* The checks every operation starts with: the MR named by the key's index,
- * its kind, its PD. NULL after a refusal (printed). */
+/* The checks every operation starts with: a registration's MR (mr_key) is
+ * the one its key's index names, the MR named by the key's index, its kind,
+ * its PD. NULL after a refusal (printed). */
 static mkey_t *find_mr(const hca_fw_event_t *ev, unsigned fail, int inval, unsigned *st)
 {
+    /* invalidations name the MR by the key only; mr_key 0: the key's MR */
+    const uint32_t named = !inval && ev->mr_key ? ev->mr_key : ev->key;
     mkey_t *m = mkey_get(ev->key >> HCA_KEY_INDEX_SHIFT);
     unsigned kind = hca_fw_event_get_kind(ev);
     const char *why = 0;
-    if (!m)
+    if (named >> HCA_KEY_INDEX_SHIFT != ev->key >> HCA_KEY_INDEX_SHIFT)
+        why = "the WR's key index differs from the MR's";
+    else if (!m)
         why = "the key's index names no allocated MR";
     else if (inval && m->key_byte != (ev->key & HCA_KEY_BYTE_MASK))
         why = "the key is not the MR's current key";

@@ -460,7 +460,9 @@ TEST_F(FwMm, FastRegEachRuleFailingAloneLeavesTheMrUntouched)
     uint32_t indirect = mr(HCA_MKEY_KIND_INDIRECT, 4);
     uint32_t dma = mr(HCA_MKEY_KIND_DMA, 0);
     uint32_t other_pd = mr(HCA_MKEY_KIND_FAST_REG, 4, pd2);
+    uint32_t free2 = mr(HCA_MKEY_KIND_FAST_REG, 4);
     hca_fw_event_t good = ev(HCA_EVT_KIND_FAST_REG_MR, pd, (k & ~0xffu) | 0x77);
+    good.mr_key = k; // the MR as the consumer holds it: another key byte than the WR's, not compared
     good.params = params(12, LW | RW, 4);
     good.iova = 0x10000ffe;
     good.length = 4 * 4096 - 0xffe; // exactly fills the list
@@ -468,14 +470,25 @@ TEST_F(FwMm, FastRegEachRuleFailingAloneLeavesTheMrUntouched)
     // Make `valid` VALID.
     hca_fw_event_t v = good;
     v.key = valid;
+    v.mr_key = valid;
     v.list = put_pages(pages, 0x3000);
     ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(v)) << mock.console;
     struct Case {
         const char *what, *rule;
         std::function<void(hca_fw_event_t &, std::vector<uint64_t> &)> mutate;
     };
-    auto key_of = [](uint32_t key) { return [key](hca_fw_event_t &e, std::vector<uint64_t> &) { e.key = key; }; };
+    // The WR names the MR of its key (rules other than the index's).
+    auto key_of = [](uint32_t key) {
+        return [key](hca_fw_event_t &e, std::vector<uint64_t> &) { e.key = e.mr_key = key; };
+    };
+    auto mr_key_of = [](uint32_t key) { return [key](hca_fw_event_t &e, std::vector<uint64_t> &) { e.mr_key = key; }; };
     const Case cases[] = {
+        {"key of another FREE MR", "the WR's key index differs from the MR's", [free2](hca_fw_event_t &e, std::vector<uint64_t> &) {
+             e.key = (free2 & ~0xffu) | 0x77;
+         }},
+        {"MR named: another FREE MR", "the WR's key index differs from the MR's", mr_key_of(free2)},
+        {"MR named: unallocated index", "the WR's key index differs from the MR's", mr_key_of(0xabc00 | 0x77)},
+        {"MR named: index 0, key byte 1", "the WR's key index differs from the MR's", mr_key_of(HCA_RESERVED_LKEY)},
         {"index 0", "names no allocated MR", key_of(0x77)},
         {"unallocated index", "names no allocated MR", key_of(0xabc00 | 0x77)},
         {"regular MR", "not fast_reg", key_of(regular)},
@@ -530,11 +543,14 @@ TEST_F(FwMm, FastRegEachRuleFailingAloneLeavesTheMrUntouched)
     EXPECT_EQ(mtt_before, mock.mtt);
     EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(k).state);
     EXPECT_EQ(k & 0xff, shadow(k).key_byte);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(free2).state) << "the MR the mismatched keys named";
+    EXPECT_EQ(free2 & 0xff, shadow(free2).key_byte);
     // The unmodified WR (the limits exactly met) succeeds on the untouched MR.
     hca_fw_event_t e = good;
     e.list = put_pages(pages);
     EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(e)) << mock.console;
     e.params = params(30, LW, 1); // the largest page, one of them
+    e.mr_key = 0;                 // no MR named: the key's
     e.key = mr(HCA_MKEY_KIND_FAST_REG, 1);
     e.iova = 0;
     e.length = 1ull << 30;
@@ -760,6 +776,13 @@ TEST_F(FwMm, RegIndirEachRuleFailingAloneLeavesTheMrUntouched)
         std::function<void(hca_fw_event_t &, L &)> mutate;
     };
     const Case cases[] = {
+        {"MR named: another indirect MR", "the WR's key index differs from the MR's",
+         [other](hca_fw_event_t &e, L &) { e.mr_key = other; }},
+        {"key of another MR than the one named", "the WR's key index differs from the MR's",
+         [k, fr](hca_fw_event_t &e, L &) {
+             e.mr_key = k;
+             e.key = fr;
+         }},
         {"unallocated", "names no allocated MR", [](hca_fw_event_t &e, L &) { e.key = 0x00fff001; }},
         {"fast_reg MR", "not indirect", [fr](hca_fw_event_t &e, L &) { e.key = fr; }},
         {"VALID", "is VALID", [valid](hca_fw_event_t &e, L &) { e.key = valid; }},
@@ -802,6 +825,73 @@ TEST_F(FwMm, RegIndirEachRuleFailingAloneLeavesTheMrUntouched)
     hca_fw_event_t e = good;
     e.list = put(good_list);
     EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(e)) << mock.console;
+}
+
+// The WR names its MR (mr_key = sq_wqe.rkey) apart from the key it carries:
+// only the indices are compared; mr_key 0 (no MR named) is the key's MR;
+// invalidations ignore mr_key.
+TEST_F(FwMm, ARegistrationRegistersTheMrItNamesOnlyWithAKeyOfThatIndex)
+{
+    const uint32_t f1 = mr(HCA_MKEY_KIND_FAST_REG, 2), f2 = mr(HCA_MKEY_KIND_FAST_REG, 2);
+    const uint32_t i1 = mr(HCA_MKEY_KIND_INDIRECT, 2), i2 = mr(HCA_MKEY_KIND_INDIRECT, 2);
+    const std::vector<uint64_t> pages = {0x1000, 0x2000};
+    auto fast = [&](uint32_t mr_key, uint32_t key) {
+        hca_fw_event_t e = ev(HCA_EVT_KIND_FAST_REG_MR, pd, key);
+        e.mr_key = mr_key;
+        e.params = params(12, LW, 2);
+        e.length = 8192;
+        e.list = put_pages(pages);
+        return e;
+    };
+    const hca_klm_entry_t klm[1] = {{0x1000, 64, 0x101}};
+    memcpy(&mock.host[0x5000], klm, sizeof klm);
+    auto indir = [&](uint32_t mr_key, uint32_t key) {
+        hca_fw_event_t e = ev(HCA_EVT_KIND_REG_INDIR_MR, pd, key);
+        e.mr_key = mr_key;
+        e.params = params(0, LW, 1);
+        e.length = 64;
+        e.list = HOST_BASE + 0x5000;
+        return e;
+    };
+    auto key_on = [](uint32_t k, unsigned byte) { return (k & ~0xffu) | byte; };
+    const std::map<uint32_t, uint64_t> mtt_before = mock.mtt;
+
+    // Named f1, key of f2 (the scenario mm_frmr_err_key_index); and the converse.
+    for (auto [named, key] : {std::pair{f1, key_on(f2, 42)}, std::pair{f2, key_on(f1, 42)}}) {
+        SCOPED_TRACE("named key " + std::to_string(named) + ", WR key " + std::to_string(key));
+        mock.console.clear();
+        EXPECT_EQ((unsigned)HCA_WC_STATUS_MW_BIND_ERR, serve(fast(named, key)));
+        EXPECT_EQ(0u, table_writes()) << "nothing written";
+        EXPECT_NE(std::string::npos, mock.console.find("the WR's key index differs from the MR's")) << mock.console;
+    }
+    mock.console.clear();
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_MW_BIND_ERR, serve(indir(i1, key_on(i2, 9))));
+    EXPECT_NE(std::string::npos, mock.console.find("the WR's key index differs from the MR's")) << mock.console;
+    EXPECT_EQ(mtt_before, mock.mtt) << "a refused registration writes no MTT word";
+    for (uint32_t k : {f1, f2, i1, i2}) {
+        EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(k).state) << "key 0x" << std::hex << k;
+        EXPECT_EQ(k & 0xff, shadow(k).key_byte) << "key 0x" << std::hex << k;
+    }
+
+    // Same index, another key byte (update_fast_reg_key's new one): registers the MR named.
+    ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(fast(f1, key_on(f1, 42)))) << mock.console;
+    EXPECT_EQ(key_on(f1, 42), mpt_of(f1).key);
+    EXPECT_EQ(42u, shadow(f1).key_byte);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(f1).state);
+    ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(indir(key_on(i1, 3), key_on(i1, 9)))) << mock.console;
+    EXPECT_EQ(key_on(i1, 9), mpt_of(i1).key);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(i1).state);
+    // mr_key 0 names no MR: the MR of the key's index (a WQE written without it).
+    ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(fast(0, key_on(f2, 7)))) << mock.console;
+    EXPECT_EQ(key_on(f2, 7), mpt_of(f2).key);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(f2).state);
+
+    // An invalidation names its MR by its key only: a stray mr_key changes nothing.
+    hca_fw_event_t inv = ev(HCA_EVT_KIND_LOCAL_INV, pd, key_on(f1, 42));
+    inv.mr_key = f2;
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(inv)) << mock.console;
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(f1).state);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(f2).state) << "the MR mr_key named is untouched";
 }
 
 TEST_F(FwMm, RegIndirOfTheLongestListInChunks)
