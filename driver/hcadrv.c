@@ -699,6 +699,7 @@ int hcadrv_post_send(hcadrv_t *drv, hcadrv_qp_t *qp, const hcadrv_send_wr_t *wr)
         w.fr_length = wr->fr_length;
         w.fr_list = pl ? pl->bus : wr->fr_list;
         w.fr_key = wr->fr_key;
+        w.rkey = wr->mr ? wr->mr->lkey : wr->fr_key; /* the MR: the device compares the indices */
         hca_sq_wqe_set_fr_page_shift(&w, wr->fr_page_shift);
         hca_sq_wqe_set_fr_access(&w, wr->fr_access);
         hca_sq_wqe_set_fr_list_len(&w, wr->fr_list_len);

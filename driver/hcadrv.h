@@ -200,7 +200,12 @@ typedef struct hcadrv_send_wr {
     /* FAST_REG_MR / REG_INDIR_MR */
     uint64_t fr_iova, fr_length;
     uint64_t fr_list; /**< raw bus address of the list; ignored when page_list is set */
-    uint32_t fr_key;
+    uint32_t fr_key; /**< the key the registration carries: the MR's key once it succeeds */
+    /** The MR the WR registers, written to the WQE's rkey as its key (mr->lkey)
+     *  as the consumer holds it: the device refuses (MW_BIND_ERR) an fr_key
+     *  whose index is not this MR's. NULL: the MR fr_key's index names (the
+     *  seed's API names the MR only through the key), i.e. rkey = fr_key. */
+    const hcadrv_mr_t *mr;
     unsigned fr_page_shift, fr_access;
     unsigned fr_list_len; /**< entries; FAST_REG_MR with page_list: 0..page_list->max_page_list_len */
     /** FAST_REG_MR: the page list (fr_list becomes its bus address, and the

@@ -341,6 +341,78 @@ TEST(FastRegApiPost, TheWqeCarriesThePageListAndTheDriverOwnsItUntilTheWrComplet
     EXPECT_EQ(0, hcadrv_free_fast_reg_page_list(p.drv, &pl));
 }
 
+// The WR names its MR (wr.mr) apart from the key it carries: the WQE's rkey
+// is the MR's key as the driver holds it, or fr_key when no MR is given.
+TEST(FastRegApiPost, TheWqesRkeyNamesTheMrTheWrRegisters)
+{
+    Pair p;
+    ASSERT_PAIR_UP(p);
+    hcadrv_mr_t f, g;
+    ASSERT_EQ(0, hcadrv_alloc_mr(p.drv, p.pd, HCA_MKEY_KIND_FAST_REG, 4, &f));
+    ASSERT_EQ(0, hcadrv_alloc_mr(p.drv, p.pd, HCA_MKEY_KIND_FAST_REG, 4, &g));
+    ASSERT_NE(f.lkey >> HCA_KEY_INDEX_SHIFT, g.lkey >> HCA_KEY_INDEX_SHIFT);
+    const uint32_t f_before = f.lkey;
+    hcadrv_update_fast_reg_key(&f, 0x42);
+    const uint64_t buf = p.alloc(3 * 4096);
+    hcadrv_page_list_t pl;
+    ASSERT_EQ(0, hcadrv_alloc_fast_reg_page_list(p.drv, 3, &pl));
+    for (uint32_t i = 0; i < 3; i++)
+        ASSERT_EQ(0, hcadrv_page_list_set(&pl, i, buf + 4096ull * i));
+
+    // The seed's way (no MR given): the MR is fr_key's.
+    hcadrv_send_wr_t wr = fast_reg_wr(1, f, nullptr, 3);
+    wr.fr_list = pl.bus_addr;
+    ASSERT_EQ(0, hcadrv_post_send(p.drv, &p.a, &wr));
+    hca_sq_wqe_t w = p.wqe(p.a, 0);
+    EXPECT_EQ(wr.fr_key, w.rkey) << std::hex << "no MR given: rkey = fr_key 0x" << wr.fr_key << ", got 0x" << w.rkey;
+    auto c = p.wait(1);
+    ASSERT_EQ(1u, c.size()) << p.console();
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, c[0].status) << p.console();
+
+    // The MR named: its key as the driver holds it (here not the key the device
+    // holds, which only the index matters for), fr_key as given.
+    wr = fast_reg_wr(2, g, nullptr, 3);
+    wr.fr_list = pl.bus_addr;
+    wr.mr = &g;
+    hcadrv_update_fast_reg_key(&g, 0x17);
+    wr.fr_key = g.lkey;
+    ASSERT_EQ(0, hcadrv_post_send(p.drv, &p.a, &wr));
+    w = p.wqe(p.a, 1);
+    EXPECT_EQ(g.lkey, w.rkey) << std::hex << "rkey = the MR's key 0x" << g.lkey << ", got 0x" << w.rkey;
+    EXPECT_EQ(g.lkey, w.fr_key);
+    c = p.wait(1);
+    ASSERT_EQ(1u, c.size()) << p.console();
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, c[0].status) << p.console();
+
+    // A key of another MR than the one named: posted as given (the device
+    // refuses it MW_BIND_ERR, SEMANTICS.md FAST_REG_MR), g left as it was.
+    hcadrv_mr_t h;
+    ASSERT_EQ(0, hcadrv_alloc_mr(p.drv, p.pd, HCA_MKEY_KIND_FAST_REG, 4, &h));
+    wr = fast_reg_wr(3, h, nullptr, 3);
+    wr.fr_list = pl.bus_addr;
+    wr.mr = &f; // f is VALID: named with h's key, the index rule comes first
+    wr.fr_key = (h.lkey & ~0xffu) | 0x99;
+    ASSERT_EQ(0, hcadrv_post_send(p.drv, &p.a, &wr));
+    w = p.wqe(p.a, 2);
+    EXPECT_EQ(f.lkey, w.rkey) << std::hex << "rkey = the named MR's key 0x" << f.lkey << ", got 0x" << w.rkey;
+    EXPECT_EQ(wr.fr_key, w.fr_key);
+    EXPECT_NE(f_before, w.rkey) << "the driver's copy (after update_fast_reg_key), not the key at alloc";
+    c = p.wait(1);
+    ASSERT_EQ(1u, c.size()) << p.console();
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_MW_BIND_ERR, c[0].status) << p.console();
+    EXPECT_NE(std::string::npos, p.console().find("the WR's key index differs from the MR's")) << p.console();
+
+    // Only the registrations write it: an RDMA WRITE's rkey is its own.
+    hcadrv_send_wr_t wr2;
+    memset(&wr2, 0, sizeof wr2);
+    wr2.opcode = HCA_WR_OPCODE_RDMA_WRITE;
+    wr2.rkey = 0x1234;
+    wr2.mr = &f;
+    ASSERT_EQ(0, hcadrv_post_send(p.drv, &p.a, &wr2));
+    w = p.wqe(p.a, 3);
+    EXPECT_EQ(0x1234u, w.rkey) << "RDMA WRITE: wr.rkey, wr.mr ignored";
+}
+
 TEST(FastRegApiPost, AnUnsignaledWrReleasesItsListWithALaterCqeOrItsQpsDestruction)
 {
     Pair p;
