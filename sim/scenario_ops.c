@@ -1192,11 +1192,11 @@ static int op_post_send(ctx_t *c, const json_value_t *o)
         else if (kv->type != JSON_OBJECT && key <= HCA_KEY_BYTE_MASK)
             key = (mk & ~(uint32_t)HCA_KEY_BYTE_MASK) | key; /* a key byte on the MR's index */
         wr.fr_key = key;
-        /* abi sq_wqe.rkey: a registration names its MR by the MR's key as the
-         * consumer holds it (its index; the key byte is not checked), so a
-         * "key" on another index is refused (MW_BIND_ERR) rather than
-         * registering that other MR. */
-        wr.rkey = mk;
+        /* The WR names its MR apart from its key (hcadrv_send_wr_t.mr: the
+         * WQE's rkey is the MR's key as the driver holds it; only its index
+         * counts), so a "key" on another index is refused by the device
+         * (MW_BIND_ERR) rather than registering that other MR. */
+        wr.mr = &scn_obj(c, fr_mr)->mr;
         wr.fr_iova = iova;
         wr.fr_length = length;
         wr.fr_access = access;
