@@ -68,6 +68,7 @@ struct hca_dev {
     int fwp_posted;    /* an access to the unit's firmware port is in flight */
     uint64_t now;      /* the cycle the next tick runs */
     uint64_t fw_sleep; /* core cycles spent asleep in WFI */
+    hca_dev_fw_stats_t fw_prof; /* port and fdma counters (hca_dev_get_fw_stats) */
     rv32_stop_t fw_stop;
 };
 
@@ -149,6 +150,7 @@ static int fw_port_access(hca_dev_t *d, int write, uint32_t off, unsigned size, 
     if ((d->core ? core_fw_poll(d->core, &v) : xu_fw_poll(d->xu, &v)) != 1)
         return RV32_BUS_STALL;
     d->fwp_posted = 0;
+    d->fw_prof.port_accesses++;
     if (rdata)
         *rdata = v;
     return RV32_BUS_OK;
@@ -262,6 +264,8 @@ static void fdma_start(hca_dev_t *d)
     }
     f->busy = 1;
     f->done_at = d->now + hostmem_transfer_cycles(&d->host, write, f->len);
+    d->fw_prof.fdma_transfers++;
+    d->fw_prof.fdma_cycles += f->done_at - d->now;
 }
 
 /* The copy happens when the transfer completes, as a bus master would see it. */
@@ -329,6 +333,7 @@ static void fw_catch_up(hca_dev_t *d)
         rv32_stop_t s = fwcore_run(d->fc, target - before);
         d->fw_stop = s;
         if (s == RV32_STOP_STALL) {
+            d->fw_prof.port_stall_cycles += target - rv32_cycles(d->cpu);
             rv32_add_cycles(d->cpu, target - rv32_cycles(d->cpu)); /* waits for the device */
             break;
         }
@@ -605,4 +610,16 @@ uint64_t hca_dev_fw_instret(const hca_dev_t *d)
 uint64_t hca_dev_fw_busy_cycles(const hca_dev_t *d)
 {
     return d ? rv32_cycles(d->cpu) - d->fw_sleep : 0;
+}
+
+void hca_dev_get_fw_stats(const hca_dev_t *d, hca_dev_fw_stats_t *st)
+{
+    if (!st)
+        return;
+    memset(st, 0, sizeof *st);
+    if (!d)
+        return;
+    *st = d->fw_prof;
+    st->instret = hca_dev_fw_instret(d);
+    st->busy_cycles = hca_dev_fw_busy_cycles(d);
 }

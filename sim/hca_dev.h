@@ -111,6 +111,19 @@ int hca_dev_fw_health(const hca_dev_t *dev, char *why, size_t len);
 uint64_t hca_dev_fw_instret(const hca_dev_t *dev);
 uint64_t hca_dev_fw_busy_cycles(const hca_dev_t *dev);
 
+/** Where the firmware core's time went, since the device was created: a
+ *  profile for firmware work (differences of two snapshots give one
+ *  operation's share). */
+typedef struct hca_dev_fw_stats {
+    uint64_t instret;           /**< instructions retired */
+    uint64_t busy_cycles;       /**< core cycles not asleep in WFI */
+    uint64_t port_accesses;     /**< answered accesses to the engine's registers (fwp, ctx, evt) */
+    uint64_t port_stall_cycles; /**< busy cycles stalled waiting for those answers */
+    uint64_t fdma_transfers;    /**< firmware DMA transfers started */
+    uint64_t fdma_cycles;       /**< device cycles they took (the core polls or works meanwhile) */
+} hca_dev_fw_stats_t;
+void hca_dev_get_fw_stats(const hca_dev_t *dev, hca_dev_fw_stats_t *st);
+
 #ifdef __cplusplus
 }
 #endif

@@ -147,6 +147,7 @@ static int reap_one(bench_t *B, hcadrv_wc_t *wc, uint64_t *at)
 
 typedef struct lat {
     double cycles, instrs, fw_busy;
+    double port_accesses, port_stalls, fdma_transfers, fdma_cycles;
 } lat_t;
 
 /* One WR at a time on QP 0, MR 0: FAST_REG_MR of `pages`, then LOCAL_INV;
@@ -158,15 +159,21 @@ static int latency(bench_t *B, unsigned pages, unsigned rounds, lat_t *fr, lat_t
     for (unsigned r = 0; r < rounds; r++) {
         for (int k = 0; k < 2; k++) {
             lat_t *l = k ? inv : fr;
-            uint64_t t0 = hca_dev_cycle(B->dev), i0 = hca_dev_fw_instret(B->dev),
-                     b0 = hca_dev_fw_busy_cycles(B->dev), t1;
+            hca_dev_fw_stats_t f0, f1;
+            hca_dev_get_fw_stats(B->dev, &f0);
+            uint64_t t0 = hca_dev_cycle(B->dev), t1;
             int rc = k ? post_local_inv(B, 0, 0, r) : post_fast_reg(B, 0, 0, pages, r);
             hcadrv_wc_t wc;
             if (rc || (rc = reap_one(B, &wc, &t1)))
                 return fail(k ? "LOCAL_INV" : "FAST_REG_MR", rc);
+            hca_dev_get_fw_stats(B->dev, &f1);
             l->cycles += (double)(t1 - t0) / rounds;
-            l->instrs += (double)(hca_dev_fw_instret(B->dev) - i0) / rounds;
-            l->fw_busy += (double)(hca_dev_fw_busy_cycles(B->dev) - b0) / rounds;
+            l->instrs += (double)(f1.instret - f0.instret) / rounds;
+            l->fw_busy += (double)(f1.busy_cycles - f0.busy_cycles) / rounds;
+            l->port_accesses += (double)(f1.port_accesses - f0.port_accesses) / rounds;
+            l->port_stalls += (double)(f1.port_stall_cycles - f0.port_stall_cycles) / rounds;
+            l->fdma_transfers += (double)(f1.fdma_transfers - f0.fdma_transfers) / rounds;
+            l->fdma_cycles += (double)(f1.fdma_cycles - f0.fdma_cycles) / rounds;
         }
     }
     return 0;
@@ -259,6 +266,17 @@ int main(void)
            "   fw busy = firmware core cycles not asleep, stalls on device registers and DMA included)\n",
            QPS, MRS_PER_QP);
     printf("  LOCAL_INV firmware instructions: %.0f\n", inv[0].instrs);
+    printf("  where a 1-page FAST_REG_MR's %.0f cycles go (one at a time; the firmware's share measured,\n"
+           "  the rest is the engine: doorbell, WQE fetch, event queue, CQE write):\n", fr[0].cycles);
+    printf("    firmware busy %.0f: %.0f instructions, %.0f cycles stalled on %.0f engine register accesses,\n"
+           "      %.0f fdma transfer(s) of %.0f cycles (the page list; the core polls meanwhile)\n",
+           fr[0].fw_busy, fr[0].instrs, fr[0].port_stalls, fr[0].port_accesses, fr[0].fdma_transfers,
+           fr[0].fdma_cycles);
+    printf("    engine and wake-up %.0f\n", fr[0].cycles - fr[0].fw_busy);
+    printf("  LOCAL_INV %.0f cycles: firmware busy %.0f (%.0f instructions, %.0f stalled on %.0f accesses,\n"
+           "    the ctx DRAIN included), engine and wake-up %.0f\n",
+           inv[0].cycles, inv[0].fw_busy, inv[0].instrs, inv[0].port_stalls, inv[0].port_accesses,
+           inv[0].cycles - inv[0].fw_busy);
     printf("  device with firmware: %.3g cycles/s\n", cps);
     return 0;
 }
