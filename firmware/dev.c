@@ -80,7 +80,7 @@ unsigned ctx_run(unsigned op, uint32_t index)
     return HCA_FWP_RESULT_BUSY;
 }
 
-int fdma_copy(uint64_t host, void *local, uint32_t len, int write)
+int fdma_start(uint64_t host, void *local, uint32_t len, int write)
 {
     if (len == 0 || len > HCA_FDMA_MAX_LEN)
         return -1;
@@ -89,11 +89,21 @@ int fdma_copy(uint64_t host, void *local, uint32_t len, int write)
     reg_write(FDMA(HCA_FDMA_LOCAL), fw_local_addr(local));
     reg_write(FDMA(HCA_FDMA_LEN), len);
     reg_write(FDMA(HCA_FDMA_CTRL), HCA_FDMA_CTRL_WRITE_PUT(write != 0));
+    return 0;
+}
+
+int fdma_wait(void)
+{
     uint32_t st;
     do
         st = reg_read(FDMA(HCA_FDMA_STATUS));
     while (HCA_FDMA_STATUS_BUSY_GET(st));
     return HCA_FDMA_STATUS_ERROR_GET(st) ? -1 : 0;
+}
+
+int fdma_copy(uint64_t host, void *local, uint32_t len, int write)
+{
+    return fdma_start(host, local, len, write) ? -1 : fdma_wait();
 }
 
 /* reg_probe: a device without the block answers the load with a bus fault;

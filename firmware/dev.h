@@ -74,5 +74,11 @@ unsigned ctx_run(unsigned op, uint32_t index);
 /** Copy len bytes (1..FDMA_MAX_LEN) host[addr] -> local (write = 0) or local -> host (write = 1).
  *  0, or -1 on a bus error or bad arguments. */
 int fdma_copy(uint64_t host, void *local, uint32_t len, int write);
+/** fdma_copy in two halves, so the core can work while the bus does:
+ *  fdma_start returns -1 for bad arguments (nothing started), else 0; every
+ *  started transfer must be ended by fdma_wait (0, or -1 on a bus error)
+ *  before the next starts. */
+int fdma_start(uint64_t host, void *local, uint32_t len, int write);
+int fdma_wait(void);
 
 #endif /* FW_DEV_H */

@@ -18,7 +18,7 @@ FW_OBJ     := $(FW_BUILD)/obj
 FW_GEN     := $(FW_BUILD)/gen
 
 FW_ARCH    := -march=rv32im_zicsr -mabi=ilp32
-FW_CFLAGS  := $(FW_ARCH) -ffreestanding -nostdlib -Os -g -Wall -Wextra -Werror -Iabi/gen -Ifirmware \
+FW_CFLAGS  := $(FW_ARCH) -ffreestanding -nostdlib -O2 -g -Wall -Wextra -Werror -Iabi/gen -Ifirmware \
               -ffunction-sections -fdata-sections -MMD -MP
 FW_ASFLAGS := $(FW_ARCH) -g -Wall -Wextra -Werror -Ifirmware -MMD -MP
 # libgcc (64-bit division, shifts, clz...) of the rv32im/ilp32 multilib.
