@@ -11,17 +11,11 @@
 #include <time.h>
 
 #include "hcadrv.h"
+#include "bench_util.h"
 
 typedef struct stat {
     uint64_t cycles, instret, n;
 } stat_t;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void add(stat_t *s, hcadrv_t *drv, hca_dev_t *dev, uint64_t instret0)
 {
@@ -55,7 +49,7 @@ static int bench(xu_engine_kind_t engine, unsigned rounds, stat_t st[N_STATS], d
     if (!rc)
         rc = hostmem_alloc(mem, 16 * 4096, 4096, &buf);
     uint64_t c0 = dev ? hca_dev_cycle(dev) : 0;
-    double t0 = now_s();
+    double t0 = bench_now_s();
     for (unsigned r = 0; !rc && r < rounds; r++) {
         hcadrv_mr_t m[3];
         const unsigned kind[3] = {REG1, REG16, FASTREG};
@@ -74,7 +68,7 @@ static int bench(xu_engine_kind_t engine, unsigned rounds, stat_t st[N_STATS], d
             add(&st[DESTROY], drv, dev, i0);
         }
     }
-    double secs = now_s() - t0;
+    double secs = bench_now_s() - t0;
     if (!rc)
         *cps = (double)(hca_dev_cycle(dev) - c0) / secs;
     else

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "hcadrv.h"
+#include "bench_util.h"
 
 #define QPS 4u      /* QPs posting in the throughput run */
 #define MRS_PER_QP 8u /* fast-reg MRs per QP: registrations posted at once per QP */
@@ -38,17 +39,9 @@ typedef struct bench {
     uint8_t key;
 } bench_t;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int fail(const char *what, int rc)
 {
-    fprintf(stderr, "bench_mm: %s: %s\n", what, strerror(rc < 0 ? -rc : EIO));
-    return rc ? rc : -EIO;
+    return bench_fail("bench_mm", what, rc);
 }
 
 static int setup(bench_t *B)
@@ -235,14 +228,14 @@ int main(void)
     lat_t fr[3], inv[3];
     tput_t tput[3];
     uint64_t c0 = hca_dev_cycle(B.dev);
-    double t0 = now_s();
+    double t0 = bench_now_s();
     int rc = 0;
     for (unsigned i = 0; !rc && i < 3; i++) {
         rc = latency(&B, sizes[i], 20, &fr[i], &inv[i]);
         if (!rc)
             rc = throughput(&B, sizes[i], sizes[i] == 256 ? 2 : 4, &tput[i]);
     }
-    double cps = (double)(hca_dev_cycle(B.dev) - c0) / (now_s() - t0);
+    double cps = (double)(hca_dev_cycle(B.dev) - c0) / (bench_now_s() - t0);
     char why[256] = "";
     if (!rc && hca_dev_fw_health(B.dev, why, sizeof why)) {
         fprintf(stderr, "bench_mm: firmware: %s\n", why);

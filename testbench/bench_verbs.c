@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "hcadrv.h"
+#include "bench_util.h"
 
 #define WINDOW 8u
 
@@ -26,17 +27,9 @@ typedef struct bench {
     uint32_t pd;
 } bench_t;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int fail(const char *what, int rc)
 {
-    fprintf(stderr, "bench_verbs: %s: %s\n", what, strerror(-rc));
-    return rc ? rc : -1;
+    return bench_fail("bench_verbs", what, rc);
 }
 
 static int setup(bench_t *B, uint64_t buf_len)
@@ -174,7 +167,7 @@ int main(void)
     }
     double w4 = 0, w64 = 0, r4 = 0, r64 = 0, lat_r = 0, lat_s = 0;
     uint64_t c0 = hca_dev_cycle(B.dev);
-    double t0 = now_s();
+    double t0 = bench_now_s();
     int rc = bandwidth(&B, HCA_WR_OPCODE_RDMA_WRITE, 4096, 200, &w4);
     if (!rc)
         rc = bandwidth(&B, HCA_WR_OPCODE_RDMA_WRITE, 65536, 40, &w64);
@@ -184,7 +177,7 @@ int main(void)
         rc = bandwidth(&B, HCA_WR_OPCODE_RDMA_READ, 65536, 40, &r64);
     if (!rc)
         rc = send_latency(&B, 50, &lat_r, &lat_s);
-    double cps = (double)(hca_dev_cycle(B.dev) - c0) / (now_s() - t0);
+    double cps = (double)(hca_dev_cycle(B.dev) - c0) / (bench_now_s() - t0);
     hostmem_timing_t t = hostmem_default_timing();
     teardown(&B);
     if (rc)

@@ -15,15 +15,9 @@
 #include <time.h>
 
 #include "xu.h"
+#include "bench_util.h"
 
 #define BENCH_MRS 64u
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* MR i: index i+1, key byte 0x11, 16 pages of 4 KiB, VALID, local+remote rights. */
 static int setup_tables(xu_t *xu)
@@ -66,7 +60,7 @@ static int stream(xu_t *xu, uint64_t n, run_result_t *r)
 {
     uint64_t submitted = 0, beats = 0, bad = 0;
     uint64_t c0 = xu_cycle(xu), first_accept, last_beat = 0;
-    double t0 = now_s();
+    double t0 = bench_now_s();
     while (beats < n) {
         while (submitted < n && xu_pending(xu) < XU_QUEUE_DEPTH / 2) {
             uint32_t mr = (uint32_t)(submitted % BENCH_MRS);
@@ -92,7 +86,7 @@ static int stream(xu_t *xu, uint64_t n, run_result_t *r)
         if (xu_cycle(xu) - c0 > 64 * n + 100000)
             return -ETIMEDOUT;
     }
-    r->seconds = now_s() - t0;
+    r->seconds = bench_now_s() - t0;
     first_accept = xu_accept_cycle(xu, 0);
     r->requests = n;
     r->beats = beats;

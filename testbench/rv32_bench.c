@@ -17,6 +17,7 @@
 #include "hca_abi.h"
 #include "rv32.h"
 #include "rv32_asm.h"
+#include "bench_util.h"
 
 #define RAM_SIZE (64u * 1024u)
 #define DATA (HCA_FW_RAM_BASE + 0x1000u)
@@ -37,13 +38,6 @@ static int bus_store(void *ctx, uint32_t addr, unsigned size, uint32_t val)
         return RV32_BUS_FAULT;
     rv32_halt(g_cpu, val);
     return RV32_BUS_OK;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Emit word w at *n. */
@@ -125,14 +119,14 @@ static int run_one(const char *name, uint32_t iters, uint64_t quantum, uint32_t 
     rv32_reset(g_cpu, HCA_FW_RAM_BASE);
     rv32_set_reg(g_cpu, 13, iters);
     uint64_t i0 = rv32_instret(g_cpu), c0 = rv32_cycles(g_cpu);
-    double t0 = now_s();
+    double t0 = bench_now_s();
     rv32_stop_t s;
     if (quantum == 0)
         s = rv32_run(g_cpu, UINT64_MAX);
     else
         while ((s = rv32_run(g_cpu, quantum)) == RV32_STOP_BUDGET)
             ;
-    double dt = now_s() - t0;
+    double dt = bench_now_s() - t0;
     if (s != RV32_STOP_HALT) {
         uint32_t cause = 0, epc = 0, tval = 0;
         rv32_last_trap(g_cpu, &cause, &epc, &tval);

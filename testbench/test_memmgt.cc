@@ -77,6 +77,18 @@ struct MmPair : LoopPair {
         wr.inv_key = key;
         return hcadrv_post_send(drv, qp, &wr);
     }
+    int send_with_inv(uint64_t wr_id, hca_sge_t sge, uint32_t inv_key)
+    {
+        hcadrv_send_wr_t wr;
+        memset(&wr, 0, sizeof wr);
+        wr.wr_id = wr_id;
+        wr.opcode = HCA_WR_OPCODE_SEND_WITH_INV;
+        wr.flags = HCA_SEND_FLAGS_SIGNALED;
+        wr.num_sge = 1;
+        wr.sge[0] = sge;
+        wr.inv_key = inv_key;
+        return hcadrv_post_send(drv, &a, &wr);
+    }
     hca_mpt_entry_t mpt()
     {
         hca_mpt_entry_t e;
@@ -238,15 +250,7 @@ TEST(MemMgt, SendWithInvInvalidatesAtTheResponder)
     ASSERT_MM_UP(p);
     p.register_f(0x31);
     ASSERT_EQ(0, p.recv(7, {p.s(p.dst, 4096)}));
-    hcadrv_send_wr_t wr;
-    memset(&wr, 0, sizeof wr);
-    wr.wr_id = 8;
-    wr.opcode = HCA_WR_OPCODE_SEND_WITH_INV;
-    wr.flags = HCA_SEND_FLAGS_SIGNALED;
-    wr.num_sge = 1;
-    wr.sge[0] = p.s(p.src, 1000);
-    wr.inv_key = p.f.rkey;
-    ASSERT_EQ(0, p.post(&p.a, wr));
+    ASSERT_EQ(0, p.send_with_inv(8, p.s(p.src, 1000), p.f.rkey));
     auto ra = p.wait(&p.cqa, 1), rb = p.wait(&p.cqb, 1);
     ASSERT_EQ(1u, ra.size()) << p.console();
     ASSERT_EQ(1u, rb.size()) << p.console();
@@ -267,15 +271,7 @@ TEST(MemMgt, SendWithInvOfAWrongKeyFailsBothSides)
     ASSERT_MM_UP(p);
     p.register_f(0x32);
     ASSERT_EQ(0, p.recv(7, {p.s(p.dst, 4096)}));
-    hcadrv_send_wr_t wr;
-    memset(&wr, 0, sizeof wr);
-    wr.wr_id = 8;
-    wr.opcode = HCA_WR_OPCODE_SEND_WITH_INV;
-    wr.flags = HCA_SEND_FLAGS_SIGNALED;
-    wr.num_sge = 1;
-    wr.sge[0] = p.s(p.src, 64);
-    wr.inv_key = (p.f.rkey & ~0xffu) | 0x99; // right index, wrong key byte
-    ASSERT_EQ(0, p.post(&p.a, wr));
+    ASSERT_EQ(0, p.send_with_inv(8, p.s(p.src, 64), (p.f.rkey & ~0xffu) | 0x99)); // right index, wrong key byte
     auto ra = p.wait(&p.cqa, 1), rb = p.wait(&p.cqb, 1);
     ASSERT_EQ(1u, ra.size()) << p.console();
     ASSERT_EQ(1u, rb.size()) << p.console();
