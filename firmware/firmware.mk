@@ -82,6 +82,17 @@ $(FW_BUILD)/tests/%.elf: $(FW_OBJ)/firmware/tests/%.o $(FW_TESTLIB_OBJS) $(FW_RT
 $(FW_BUILD)/%.lst: $(FW_BUILD)/%.elf
 	$(FW_OBJDUMP) -d -S $< > $@
 
+# A mutant image, for the tests that prove the protection checker and the
+# invalidation races can fail: invalidations skip the ctx DRAIN (firmware/mm.c
+# built with HCAFW_MUTANT_NO_DRAIN; everything else is the real image's).
+FW_MUTANT_NO_DRAIN := $(FW_BUILD)/mutants/hcafw_no_drain.elf
+$(FW_OBJ)/mutants/mm_no_drain.o: firmware/mm.c
+	@mkdir -p $(@D)
+	$(FW_CC) $(FW_CFLAGS) -DHCAFW_MUTANT_NO_DRAIN -c $< -o $@
+$(FW_MUTANT_NO_DRAIN): $(filter-out $(FW_OBJ)/firmware/mm.o,$(call fw_objs,$(FW_IMAGE_SRCS))) \
+                       $(FW_OBJ)/mutants/mm_no_drain.o $(FW_RT_OBJS) firmware/link.ld $(FW_GEN)/hca_abi.ld
+	$(fw_link)
+
 .PHONY: firmware firmware-tests
 firmware: $(FW_IMAGE)
 firmware-tests: $(FW_TEST_ELFS)

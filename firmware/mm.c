@@ -255,7 +255,11 @@ static unsigned invalidate(const hca_fw_event_t *ev)
     m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE from here on */
     /* The device-level fence (as mkey_destroy): an engine without a WQE
      * engine answers BAD_OP and has nothing to drain. */
+#ifndef HCAFW_MUTANT_NO_DRAIN
     unsigned dr = ctx_run(HCA_CTX_OP_DRAIN, 0);
+#else /* the mutant image the tests use to prove a missing fence is caught */
+    unsigned dr = HCA_FWP_RESULT_OK;
+#endif
     if (dr != HCA_FWP_RESULT_OK && dr != HCA_FWP_RESULT_BAD_OP)
         return refuse(ev, FAIL, "ctx DRAIN did not complete");
     return HCA_WC_STATUS_SUCCESS;

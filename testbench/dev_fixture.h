@@ -181,8 +181,8 @@ struct LoopPair : DevFixture {
     std::string why; // the setup step that failed
 
     explicit LoopPair(unsigned rnr_retry = 7, uint32_t rnr_timer = 500, uint32_t mtu = 0, uint32_t cq_depth = 64,
-                  uint32_t sq_depth = 16, uint32_t rq_depth = 16)
-        : DevFixture(XU_ENGINE_RTL)
+                  uint32_t sq_depth = 16, uint32_t rq_depth = 16, const char *firmware = nullptr)
+        : DevFixture(XU_ENGINE_RTL, 0, firmware)
     {
         if (!ok())
             return;

@@ -27,7 +27,7 @@ struct MmPair : LoopPair {
     hcadrv_mr_t f{};
     hcadrv_page_list_t pl{};
 
-    explicit MmPair(uint32_t mtu = 0) : LoopPair(7, 500, mtu, 64, 16, 16)
+    explicit MmPair(uint32_t mtu = 0, const char *firmware = nullptr) : LoopPair(7, 500, mtu, 64, 16, 16, firmware)
     {
         if (!up)
             return;
@@ -311,10 +311,43 @@ TEST(MemMgt, ReadWithInvInvalidatesTheSinkAfterTheLastByte)
 
 // ---------------------------------------------------------------- races (the checker must stay silent)
 
-// A long WRITE (a -> b) into f while b invalidates f, the LOCAL_INV posted at
-// offsets spread over the WRITE's life. Either the WRITE wins whole or fails
-// REM_ACCESS_ERR; the checker (fixture) sees no DMA through f after the
-// LOCAL_INV's completion, and no placement of a NAKed WRITE.
+// One race round: a long WRITE (x -> y) into f, or a long READ (x <- y) from
+// f, while f is invalidated `offset` cycles after the post, from another QP
+// (p.b) or from the responder QP y itself (a lost race moves y to ERROR while
+// its LOCAL_INV may be with the firmware). Fresh QPs every round. The racing
+// op's status lands in *status.
+void race_round(MmPair &p, bool read, uint64_t offset, bool inv_from_y, uint8_t key_byte, unsigned *status)
+{
+    hcadrv_qp_attr_t at = {p.pd, &p.cqa, &p.cqa, 16, 16, 7, 500, 256};
+    hcadrv_qp_t x{}, y{};
+    ASSERT_EQ(0, hcadrv_create_qp(p.drv, &at, &x));
+    at.send_cq = at.recv_cq = &p.cqb;
+    ASSERT_EQ(0, hcadrv_create_qp(p.drv, &at, &y));
+    ASSERT_EQ(0, hcadrv_connect(p.drv, &x, &y));
+    p.register_f(key_byte, p.fbuf);
+    const unsigned op = read ? HCA_WR_OPCODE_RDMA_READ : HCA_WR_OPCODE_RDMA_WRITE;
+    ASSERT_EQ(0, p.send(1, op, {p.s(p.src, PAGES * 4096)}, p.fbuf, p.f.rkey, HCA_SEND_FLAGS_SIGNALED, &x));
+    hca_dev_step(p.dev, offset);
+    hcadrv_qp_t *inv_qp = inv_from_y ? &y : &p.b;
+    ASSERT_EQ(0, p.local_inv(inv_qp, 2, p.f.lkey));
+    auto wx = p.wait(&p.cqa, 1), wy = p.wait(&p.cqb, 1);
+    ASSERT_EQ(1u, wx.size()) << p.console();
+    ASSERT_EQ(1u, wy.size()) << p.console();
+    if (wy[0].status != HCA_WC_STATUS_SUCCESS) {
+        EXPECT_TRUE(inv_from_y && wy[0].status == HCA_WC_STATUS_WR_FLUSH_ERR) << describe(wy[0]);
+        // flushed or not, leave f FREE for the next round
+        if (mpt_state(p.mpt()) != HCA_MKEY_STATE_FREE) {
+            ASSERT_EQ(0, p.local_inv(&p.b, 3, p.f.lkey));
+            ASSERT_EQ(1u, p.wait(&p.cqb, 1).size());
+        }
+    }
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, mpt_state(p.mpt()));
+    *status = wx[0].status;
+}
+
+// Either the op wins whole or fails REM_ACCESS_ERR; the checker (fixture)
+// sees no DMA through f after the LOCAL_INV's completion, and no placement of
+// a NAKed WRITE.
 TEST(MemMgt, LocalInvRacingAMultiChunkWriteOrRead)
 {
     MmPair p(256);
@@ -323,45 +356,45 @@ TEST(MemMgt, LocalInvRacingAMultiChunkWriteOrRead)
     for (int read = 0; read < 2; read++)
         for (unsigned k = 0; k < 8; k++) {
             SCOPED_TRACE(std::string(read ? "READ" : "WRITE") + " offset step " + std::to_string(k));
-            // fresh QPs every round: a lost race errors them
-            hcadrv_qp_attr_t at = {p.pd, &p.cqa, &p.cqa, 16, 16, 7, 500, 256};
-            hcadrv_qp_t x{}, y{};
-            ASSERT_EQ(0, hcadrv_create_qp(p.drv, &at, &x));
-            at.send_cq = at.recv_cq = &p.cqb;
-            ASSERT_EQ(0, hcadrv_create_qp(p.drv, &at, &y));
-            ASSERT_EQ(0, hcadrv_connect(p.drv, &x, &y));
-            p.register_f((uint8_t)(0x60 + read * 16 + k), p.fbuf);
-            const unsigned op = read ? HCA_WR_OPCODE_RDMA_READ : HCA_WR_OPCODE_RDMA_WRITE;
-            ASSERT_EQ(0, p.send(1, op, {p.s(p.src, PAGES * 4096)}, p.fbuf, p.f.rkey, HCA_SEND_FLAGS_SIGNALED, &x));
-            hca_dev_step(p.dev, 200 + 900 * k);
-            // Odd rounds invalidate from the responder QP itself: a lost race
-            // moves it to ERROR while its LOCAL_INV may be with the firmware.
-            hcadrv_qp_t *inv_qp = (k & 1) ? &y : &p.b;
-            ASSERT_EQ(0, p.local_inv(inv_qp, 2, p.f.lkey));
-            auto wx = p.wait(&p.cqa, 1), wy = p.wait(&p.cqb, 1);
-            ASSERT_EQ(1u, wx.size()) << p.console();
-            ASSERT_EQ(1u, wy.size()) << p.console();
-            if (wy[0].status != HCA_WC_STATUS_SUCCESS) {
-                EXPECT_TRUE(inv_qp == &y && wy[0].status == HCA_WC_STATUS_WR_FLUSH_ERR) << describe(wy[0]);
-                // flushed or not, the MR must be invalidated by now or stay usable: make sure it is FREE
-                if (mpt_state(p.mpt()) != HCA_MKEY_STATE_FREE) {
-                    ASSERT_EQ(0, p.local_inv(&p.b, 3, p.f.lkey));
-                    ASSERT_EQ(1u, p.wait(&p.cqb, 1).size());
-                }
-            }
-            EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, mpt_state(p.mpt()));
-            if (wx[0].status == HCA_WC_STATUS_SUCCESS)
+            unsigned st = 0;
+            race_round(p, read, 200 + 900 * k, k & 1, (uint8_t)(0x60 + read * 16 + k), &st);
+            if (HasFatalFailure())
+                return;
+            if (st == HCA_WC_STATUS_SUCCESS)
                 wins++;
-            else if (wx[0].status == HCA_WC_STATUS_REM_ACCESS_ERR)
+            else if (st == HCA_WC_STATUS_REM_ACCESS_ERR)
                 losses++;
             else
-                ADD_FAILURE() << "the racing op: " << describe(wx[0]);
+                ADD_FAILURE() << "the racing op completed " << status_name(st);
             char v[2048] = "";
             ASSERT_EQ(0u, hca_dev_violations(p.dev, v, sizeof v)) << v;
         }
     // The sweep must really race: both outcomes seen.
     EXPECT_GT(wins, 0u) << "no round let the operation finish first: the offsets miss the race";
     EXPECT_GT(losses, 0u) << "no round invalidated mid-operation: the offsets miss the race";
+}
+
+// The same READ race against a firmware that invalidates without the ctx
+// DRAIN (the mutant image): the checker must see READ responses leave
+// through f after the LOCAL_INV completed — proof that the sweep above and
+// the checker can fail, kept in every run.
+TEST(MemMgt, TheRaceCatchesAFirmwareThatSkipsTheDrain)
+{
+    MmPair p(256, FW_MUTANT_NO_DRAIN);
+    ASSERT_MM_UP(p);
+    uint64_t caught = 0;
+    for (unsigned k = 0; k < 8 && !caught; k++) {
+        unsigned st = 0;
+        race_round(p, true, 200 + 900 * k, false, (uint8_t)(0x70 + k), &st);
+        if (HasFatalFailure())
+            return;
+        caught = hca_dev_violations(p.dev, nullptr, 0);
+    }
+    char v[512] = "";
+    hca_dev_violations(p.dev, v, sizeof v);
+    EXPECT_GT(caught, 0u) << "no breach: the race or the checker misses an invalidation that does not fence DMA";
+    EXPECT_NE(std::string::npos, std::string(v).find("I2")) << "expected an I2 breach (DMA after the invalidation), got: " << v;
+    protcheck_reset(hca_dev_protcheck(p.dev)); // the breach was the point: let the fixture's check pass
 }
 
 } // namespace

@@ -25,5 +25,6 @@ $(BIN)/test_verbs: $(OBJ)/testbench/test_verbs.o $(HCASIM_LIBS) $(FW_IMAGE)
 	$(call link_bin,$(GTEST_LIBS))
 
 GTEST_BINS += $(BIN)/test_memmgt
-$(BIN)/test_memmgt: $(OBJ)/testbench/test_memmgt.o $(HCASIM_LIBS) $(FW_IMAGE)
+$(OBJ)/testbench/test_memmgt.o: ALL_CXXFLAGS += -DFW_MUTANT_NO_DRAIN='"$(FW_MUTANT_NO_DRAIN)"'
+$(BIN)/test_memmgt: $(OBJ)/testbench/test_memmgt.o $(HCASIM_LIBS) $(FW_IMAGE) $(FW_MUTANT_NO_DRAIN)
 	$(call link_bin,$(GTEST_LIBS))
