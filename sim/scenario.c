@@ -917,6 +917,17 @@ static void write_json_result(const char *path, const char *file, scn_engine_t e
         json_write_string(f, fmsg, strlen(fmsg));
         fputc('}', f);
     }
+    fputs(",\"checker\":", f);
+    if (r && r->dev) {
+        protcheck_stats_t ps;
+        protcheck_get_stats(hca_dev_protcheck(r->dev), &ps);
+        fprintf(f,
+                "{\"dma\":%" PRIu64 ",\"dma_keyed\":%" PRIu64 ",\"invalidations\":%" PRIu64 ",\"registrations\":%" PRIu64
+                ",\"write_pkts\":%" PRIu64 ",\"breaches\":%" PRIu64 "}",
+                ps.dma_issued, ps.dma_keyed, ps.invalidations, ps.validations, ps.write_pkts, ps.violations);
+    } else {
+        fputs("null", f);
+    }
     fputs(",\"wrs\":[", f);
     for (size_t i = 0; r && i < r->nwrs; i++) {
         const wr_rec_t *w = &r->wrs[i];
@@ -1069,6 +1080,14 @@ static int run_one_engine(const scn_t *cs, const scn_run_opts_t *o, scn_engine_t
             fprintf(r.out, "  fw| %.*s\n", len, p);
             p = e ? e + 1 : p + len;
         }
+    }
+    if (r.dev) { /* what the protection checker watched: a pass means as much as this */
+        protcheck_stats_t ps;
+        protcheck_get_stats(hca_dev_protcheck(r.dev), &ps);
+        fprintf(r.out,
+                "checker: %" PRIu64 " engine DMAs watched (%" PRIu64 " through a key), %" PRIu64 " key invalidations and %" PRIu64
+                " registrations followed, %" PRIu64 " WRITE packets, %" PRIu64 " breaches\n",
+                ps.dma_issued, ps.dma_keyed, ps.invalidations, ps.validations, ps.write_pkts, ps.violations);
     }
     fprintf(r.out, "%s %s: %zu ops, %" PRIu64 " cycles, engine %s, seed %" PRIu64 "%s\n",
             rc == SCN_PASS ? "PASS" : rc == SCN_FAIL ? "FAIL" : "ERROR", s->file, s->nops, cycles,

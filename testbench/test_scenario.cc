@@ -175,6 +175,10 @@ TEST(Scenario, PassingScenarioExits0)
         EXPECT_EQ(r.rc, 0) << engine << "\n" << r.out;
         EXPECT_TRUE(Contains(r.out, "PASS " + f + ": 9 ops")) << r.out;
         EXPECT_TRUE(Contains(r.out, std::string("engine ") + engine)) << r.out;
+        // what the checker watched: the MR's birth (CREATE_MKEY) and death (DESTROY_MKEY), no queue traffic
+        EXPECT_TRUE(Contains(r.out, "checker: 0 engine DMAs watched (0 through a key), 1 key invalidations and 1 "
+                                    "registrations followed, 0 WRITE packets, 0 breaches\n"))
+            << r.out;
     }
 }
 
@@ -256,6 +260,17 @@ TEST(Scenario, JsonResultParsesBack)
         EXPECT_EQ(j.get("failure")->type, JSON_NULL);
         ASSERT_NE(j.get("wrs"), nullptr);
         EXPECT_EQ(j.get("wrs")->type, JSON_ARRAY);
+        const json_value_t *chk = j.get("checker");
+        ASSERT_NE(chk, nullptr);
+        uint64_t inv = 9, reg = 9, breaches = 9, dma = 9;
+        EXPECT_EQ(json_as_u64(json_get(chk, "invalidations"), &inv), 0);
+        EXPECT_EQ(json_as_u64(json_get(chk, "registrations"), &reg), 0);
+        EXPECT_EQ(json_as_u64(json_get(chk, "breaches"), &breaches), 0);
+        EXPECT_EQ(json_as_u64(json_get(chk, "dma"), &dma), 0);
+        EXPECT_EQ(1u, inv) << "DESTROY_MKEY";
+        EXPECT_EQ(1u, reg) << "CREATE_MKEY";
+        EXPECT_EQ(0u, breaches);
+        EXPECT_EQ(0u, dma) << "no queue traffic";
     }
     auto lines = kPassing;
     lines.resize(5);
