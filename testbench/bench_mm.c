@@ -46,14 +46,9 @@ static int fail(const char *what, int rc)
 
 static int setup(bench_t *B)
 {
-    char err[256] = "";
-    hca_dev_config_t cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.engine = XU_ENGINE_RTL;
-    int rc;
-    if ((rc = hostmem_create(&B->mem)) || (rc = hca_dev_create(&B->dev, &cfg, B->mem, err, sizeof err)) ||
-        (rc = hcadrv_open(&B->drv, B->dev, B->mem)))
-        return fprintf(stderr, "bench_mm: device: %s\n", err), rc;
+    int rc = bench_open_device("bench_mm", &B->mem, &B->dev, &B->drv);
+    if (rc)
+        return rc;
     hcadrv_device_attr_t attr;
     if ((rc = hcadrv_query_device(B->drv, &attr)))
         return fail("query_device", rc);
@@ -82,9 +77,7 @@ static int setup(bench_t *B)
 
 static void teardown(bench_t *B)
 {
-    hcadrv_close(B->drv);
-    hca_dev_destroy(B->dev);
-    hostmem_destroy(B->mem);
+    bench_close_device(B->mem, B->dev, B->drv);
 }
 
 /* Post a FAST_REG_MR of `pages` pages for MR (q, m), with the next key byte. */

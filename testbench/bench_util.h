@@ -1,5 +1,7 @@
 /* bench_util.h — what every `make bench` program needs: a wall clock for
- * simulated-cycles-per-second figures and one way to report a failed step. */
+ * simulated-cycles-per-second figures and one way to report a failed step;
+ * for the device benches (hcadrv.h included first), the device's bring-up
+ * and teardown. */
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
 
@@ -22,5 +24,29 @@ static inline int bench_fail(const char *prog, const char *what, int rc)
     fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(rc < 0 ? -rc : EIO));
     return rc ? rc : -EIO;
 }
+
+#ifdef HCADRV_H
+/** Host memory, a device on the RTL engine with its firmware, and the
+ *  driver: 0, or the error (the reason printed as "PROG: device: ..."). */
+static inline int bench_open_device(const char *prog, hostmem_t **mem, hca_dev_t **dev, hcadrv_t **drv)
+{
+    char err[256] = "";
+    hca_dev_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.engine = XU_ENGINE_RTL;
+    int rc;
+    if ((rc = hostmem_create(mem)) || (rc = hca_dev_create(dev, &cfg, *mem, err, sizeof err)) ||
+        (rc = hcadrv_open(drv, *dev, *mem)))
+        fprintf(stderr, "%s: device: %s\n", prog, err[0] ? err : strerror(-rc));
+    return rc;
+}
+
+static inline void bench_close_device(hostmem_t *mem, hca_dev_t *dev, hcadrv_t *drv)
+{
+    hcadrv_close(drv);
+    hca_dev_destroy(dev);
+    hostmem_destroy(mem);
+}
+#endif
 
 #endif /* BENCH_UTIL_H */

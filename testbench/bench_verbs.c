@@ -34,14 +34,9 @@ static int fail(const char *what, int rc)
 
 static int setup(bench_t *B, uint64_t buf_len)
 {
-    char err[256] = "";
-    hca_dev_config_t cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.engine = XU_ENGINE_RTL;
-    int rc;
-    if ((rc = hostmem_create(&B->mem)) || (rc = hca_dev_create(&B->dev, &cfg, B->mem, err, sizeof err)) ||
-        (rc = hcadrv_open(&B->drv, B->dev, B->mem)))
-        return fprintf(stderr, "bench_verbs: device: %s\n", err), rc;
+    int rc = bench_open_device("bench_verbs", &B->mem, &B->dev, &B->drv);
+    if (rc)
+        return rc;
     if ((rc = hcadrv_alloc_pd(B->drv, &B->pd)) || (rc = hcadrv_create_cq(B->drv, 256, &B->cq)))
         return fail("pd/cq", rc);
     hcadrv_qp_attr_t at = {B->pd, &B->cq, &B->cq, 64, 64, 7, 100, 0};
@@ -59,9 +54,7 @@ static int setup(bench_t *B, uint64_t buf_len)
 
 static void teardown(bench_t *B)
 {
-    hcadrv_close(B->drv);
-    hca_dev_destroy(B->dev);
-    hostmem_destroy(B->mem);
+    bench_close_device(B->mem, B->dev, B->drv);
 }
 
 /* Wait for n completions on the CQ; returns 0 or an error (a failed WC too). */
