@@ -1,0 +1,821 @@
+#!/usr/bin/env python3
+"""gen_mm_soak.py — random mixed-traffic soak of the memory-management WRs.
+
+Writes scenario files (stdlib only, deterministic from the seed: the same seed
+writes the same bytes). A file runs several QP pairs (2-4 at a time, MTU 256,
+512 or 1024) over the loopback link, two regular MRs (src: read-only source,
+REMOTE_READ; dst: LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ) and 3-5 fast-reg MRs,
+in batches. In a batch, in random order and with random `run` gaps (several
+QPs busy at once):
+  - FAST_REG_MR of FREE fast-reg MRs (new key byte via update_fast_reg_key, new
+    page order, iova, length and access), on the control QP or a "clean" pair;
+  - invalidations of VALID fast-reg MRs: LOCAL_INV (control QP or a clean
+    pair), SEND_WITH_INV (a clean pair, receive posted), RDMA_READ_WITH_INV (a
+    clean pair, the MR is the READ's sink), and LOCAL_INV of a FREE MR with its
+    current key (succeeds, SEMANTICS.md "LOCAL_INV");
+  - RDMA WRITE/READ and SEND (multi-packet, up to 6 KiB) through regular MRs and
+    through fast-reg MRs that stay VALID all batch (certain SUCCESS, data
+    checked), zero-length WRITE/READ with a dead key (SUCCESS, IBA C9-88);
+  - on "racy" pairs, WRITE/READ through an MR being invalidated this batch:
+    SUCCESS or REM_ACCESS_ERR (remote key) / LOC_PROT_ERR (local sink or
+    gather), SEMANTICS.md "Invalidation during a long operation";
+  - on "probe" pairs, one access that must fail (FREE MR, stale key byte, out
+    of range, missing right, FAST_REG_MR of a VALID MR, LOCAL_INV with a wrong
+    key) and then WRs that must flush (WR_FLUSH_ERR).
+
+Soundness (only what SEMANTICS.md makes certain is asserted):
+  - memory-management WRs run only on QPs that cannot go to ERROR in the batch,
+    so every MR's state and key are known after each batch (check_mr);
+  - after a possibly failing WR on a racy pair, later WRs of the pair accept
+    WR_FLUSH_ERR, and earlier ones too when the failure could be local (a QP in
+    ERROR flushes everything outstanding); racy pairs carry no SENDs (a
+    receive whose SEND was flushed would never complete) and are polled
+    any_order; racy and probe pairs are retired after their batch;
+  - destinations of a batch are disjoint from each other and from every source,
+    so each certain data movement is checked with check_mem same_as at the end
+    of the batch, and a failed probe is checked to have moved nothing;
+  - every posted WR is polled (one CQ per QP); each batch ends with check_mr of
+    every fast-reg MR and the state of the control QP and the clean pairs;
+  - the file ends with a certain probe through every FREE MR's key (fails,
+    moves nothing) and a WRITE+READ round trip through every VALID one.
+The protection checker runs in every `hcasim run` and fails on any breach; a
+poll timeout is a hang.
+
+Usage:
+  python3 vectors/gen_mm_soak.py                      write the committed seeds
+                                                      into vectors/directed/
+  python3 vectors/gen_mm_soak.py --seed N [--out DIR] write soak_mm_sN.jsonl
+  python3 vectors/gen_mm_soak.py --check              exit 1 unless
+                                                      vectors/directed holds
+                                                      exactly the committed seeds
+"""
+import argparse
+import json
+import os
+import random
+import sys
+
+# The seeds committed to vectors/directed/ (make scenarios runs them; make
+# soak-fresh checks they are what this script writes).
+FIXED_SEEDS = []
+
+MAX_PAIRS = 30           # MAX_QP 64 / MAX_CQ 64: QPs and CQs 1..63; 2 each a pair, 2 QPs + 1 CQ the control
+FULL = ["LOCAL_WRITE", "REMOTE_READ", "REMOTE_WRITE"]
+ACCESS_CHOICES = [FULL, FULL, FULL, ["LOCAL_WRITE", "REMOTE_WRITE"], ["REMOTE_READ"], ["LOCAL_WRITE", "REMOTE_READ"]]
+SRC_SIZE = 65536
+DST_SIZE = 131072
+PAGE = 4096
+PROBE_DST = DST_SIZE - 8192   # dst's last 8 KiB: targets of WRs that must fail (nothing lands there)
+
+
+def J(o):
+    return json.dumps(o, separators=(",", ":"))
+
+
+class FMR:
+    """A fast-reg MR as the generator knows it (device and driver agree after every batch)."""
+
+    def __init__(self, name, pages):
+        self.name, self.pages = name, pages
+        self.state = "FREE"
+        self.key = None          # key byte (None: alloc_mr's, not known here)
+        self.iova = self.length = 0
+        self.access = []
+        self.perm = list(range(pages))
+        self.plan = None         # this batch: stable / inv / reg / idle
+        self.inv = None          # (method, pair or None) when plan == inv
+        self.inv_posted = False
+        self.bump = 0            # next free MR offset this batch
+
+    def phys(self, off, n):
+        """[(buf, offset, len)] of MR offsets [off, off+n)."""
+        out = []
+        pos = (self.iova & (PAGE - 1)) + off
+        while n > 0:
+            pg, inpg = pos // PAGE, pos % PAGE
+            take = min(n, PAGE - inpg)
+            out.append(("fb_" + self.name, self.perm[pg] * PAGE + inpg, take))
+            pos += take
+            n -= take
+        return out
+
+
+class Pair:
+    def __init__(self, idx, mtu):
+        self.a, self.b = "a%d" % idx, "b%d" % idx
+        self.cqa, self.cqb = "ca%d" % idx, "cb%d" % idx
+        self.mtu = mtu
+        self.role = None
+
+
+class Gen:
+    def __init__(self, seed):
+        self.seed = seed
+        self.rng = random.Random(seed * 7919 + 17)
+        self.out = []
+        self.wr = 1
+        self.npairs = 0
+        self.active = []
+
+    def add(self, o):
+        self.out.append(o if isinstance(o, str) else J(o))
+
+    def run_gap(self):
+        r = self.rng.random()
+        if r < 0.25:
+            return
+        if r < 0.6:
+            c = self.rng.randint(20, 400)
+        elif r < 0.9:
+            c = self.rng.randint(400, 2500)
+        else:
+            c = self.rng.randint(2500, 8000)
+        self.add({"op": "run", "cycles": c})
+
+    def new_pair(self):
+        i = self.npairs
+        self.npairs += 1
+        p = Pair(i, self.rng.choice([256, 512, 1024]))
+        self.add({"op": "create_cq", "cq": p.cqa, "depth": 64})
+        self.add({"op": "create_cq", "cq": p.cqb, "depth": 64})
+        self.add({"op": "create_qp", "qp": p.a, "pd": "pd0", "send_cq": p.cqa, "recv_cq": p.cqa, "mtu": p.mtu})
+        self.add({"op": "create_qp", "qp": p.b, "pd": "pd0", "send_cq": p.cqb, "recv_cq": p.cqb, "mtu": p.mtu})
+        self.add({"op": "connect", "qp": p.a, "remote": p.b})
+        return p
+
+    # ---- regions (one batch: destinations disjoint from everything) ----
+    def take_dst(self, n):
+        if self.dst_bump + n > PROBE_DST:
+            return None
+        o = self.dst_bump
+        self.dst_bump += n + self.rng.choice([0, 8, 64, 100])
+        return o
+
+    def take_f(self, f, n):
+        if f.bump + n > f.length:
+            return None
+        o = f.bump
+        f.bump += n + self.rng.choice([0, 1, 64, 300])
+        return o
+
+    def loc(self, where):
+        """where = ("src"|"dst"|FMR, off, n) -> physical pieces."""
+        m, off, n = where
+        if m == "src":
+            return [("src", off, n)]
+        if m == "dst":
+            return [("dst", off, n)]
+        return m.phys(off, n)
+
+    @staticmethod
+    def mrname(m):
+        return {"src": "ms", "dst": "md"}.get(m) if isinstance(m, str) else m.name
+
+    def sge(self, where):
+        m, off, n = where
+        return [{"mr": self.mrname(m), "offset": off, "length": n}]
+
+    def remote(self, where):
+        m, off, _ = where
+        return {"mr": self.mrname(m), "offset": off}
+
+    # ---- the file ----
+    def setup(self):
+        r = self.rng
+        self.link_latency = r.choice([None, None, 300, 1000])
+        if self.link_latency:
+            self.add({"op": "device", "link_latency": self.link_latency})
+        self.add({"op": "query_device", "expect": {"mem_mgt_extensions": True, "read_with_inv": True}})
+        self.add({"op": "alloc_pd", "pd": "pd0"})
+        self.add({"op": "create_cq", "cq": "cqc", "depth": 64})
+        self.add({"op": "create_qp", "qp": "qc", "pd": "pd0", "send_cq": "cqc", "recv_cq": "cqc"})
+        self.add({"op": "create_qp", "qp": "qd", "pd": "pd0", "send_cq": "cqc", "recv_cq": "cqc"})
+        self.add({"op": "connect", "qp": "qc", "remote": "qd"})
+        self.add({"op": "host_alloc", "buf": "src", "size": SRC_SIZE, "fill": "random"})
+        self.add({"op": "host_alloc", "buf": "dst", "size": DST_SIZE})
+        self.add({"op": "reg_mr", "mr": "ms", "pd": "pd0", "buf": "src", "access": ["REMOTE_READ"]})
+        self.add({"op": "reg_mr", "mr": "md", "pd": "pd0", "buf": "dst",
+                  "access": ["LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ"]})
+        self.fmrs = []
+        for i in range(r.randint(3, 5)):
+            f = FMR("f%d" % i, r.choice([2, 4, 6, 8]))
+            self.fmrs.append(f)
+            self.add({"op": "host_alloc", "buf": "fb_" + f.name, "size": f.pages * PAGE, "fill": "random"})
+            self.add({"op": "alloc_mr", "mr": f.name, "pd": "pd0", "type": "fast_reg",
+                      "max_page_list_len": f.pages})
+            self.add({"op": "alloc_fast_reg_page_list", "pl": "pl_" + f.name, "len": f.pages})
+        self.n_active = r.randint(2, 4)
+        self.qc_wrs = []
+
+    def expect_for(self, op):
+        st = op["status"]
+        e = {"wr_id": op["wr_id"], "status": st if len(st) > 1 else st[0]}
+        if st == ["SUCCESS"]:
+            if op.get("opcode"):
+                e["opcode"] = op["opcode"]
+            if op.get("byte_len") is not None:
+                e["byte_len"] = op["byte_len"]
+            if op.get("wc_flags") is not None:
+                e["wc_flags"] = op["wc_flags"]
+            if op.get("invalidate_rkey") is not None:
+                e["invalidate_rkey"] = op["invalidate_rkey"]
+        return e
+
+    def frmr_wr(self, f, qp, new):
+        """post FAST_REG_MR of f on qp; new: re-randomise (else the same parameters again)."""
+        r = self.rng
+        if new:
+            old = f.key
+            k = r.randrange(256)
+            while k == old:
+                k = r.randrange(256)
+            f.key = k
+            r.shuffle(f.perm)
+            npl = r.randint(1, f.pages)
+            off = r.choice([0, 0, r.randrange(1, PAGE)])
+            f.iova = r.randrange(1, 1 << 20) * PAGE * r.choice([1, 1 << 20]) + off
+            f.length = r.randint(max(1, (npl - 1) * PAGE - off + 1), npl * PAGE - off)
+            f.npl = npl
+            f.access = r.choice(ACCESS_CHOICES)
+            self.add({"op": "set_page_list", "pl": "pl_" + f.name,
+                      "pages": [{"buf": "fb_" + f.name, "offset": p * PAGE} for p in f.perm]})
+            self.add({"op": "update_fast_reg_key", "mr": f.name, "key": k})
+        w = self.wr
+        self.wr += 1
+        self.add({"op": "post_send", "qp": qp, "wr_id": w, "opcode": "FAST_REG_MR", "mr": f.name,
+                  "page_list": "pl_" + f.name, "page_list_len": f.npl, "page_shift": 12,
+                  "iova": "0x%x" % f.iova, "length": f.length, "access": f.access})
+        return w
+
+    def batch(self, bi):
+        r = self.rng
+        while len(self.active) < self.n_active:
+            self.active.append(self.new_pair())
+        pairs = list(self.active)
+        r.shuffle(pairs)
+        for p in pairs:
+            p.role = r.choice(["clean", "clean", "racy", "racy", "probe"])
+        if not any(p.role == "clean" for p in pairs) and r.random() < 0.7:
+            pairs[0].role = "clean"
+        clean = [p for p in pairs if p.role == "clean"]
+        racy = [p for p in pairs if p.role == "racy"]
+        probe = [p for p in pairs if p.role == "probe"]
+        self.dst_bump = 0
+        for f in self.fmrs:
+            f.bump = 0
+            f.inv_posted = False
+            f.inv = None
+            if f.state == "FREE":
+                f.plan = r.choice(["reg", "reg", "reg", "idle"])
+            else:
+                f.plan = r.choice(["stable", "inv", "inv"])
+                if f.plan == "inv":
+                    meths = [("linv", None)]
+                    for p in clean:
+                        meths.append(("linv", p))
+                        if "REMOTE_READ" in f.access or "REMOTE_WRITE" in f.access:
+                            meths.append(("sinv", p))
+                        if "LOCAL_WRITE" in f.access:
+                            meths.append(("rinv", p))
+                    f.inv = r.choice(meths)
+        self.add("# ---- batch %d: pairs %s; MRs %s" % (
+            bi, ", ".join("%s/%s %s mtu %d" % (p.a, p.b, p.role, p.mtu) for p in pairs),
+            ", ".join("%s %s%s" % (f.name, f.plan, "(%s%s)" % (f.inv[0], " on " + f.inv[1].a if f.inv[1] else " on qc")
+                                   if f.inv else "") for f in self.fmrs)))
+        # events: MM ones, probes, data ops; MM ones at random places
+        events = []
+        for f in self.fmrs:
+            if f.plan == "reg":
+                events.append(("reg", f, r.choice([None] + clean)))
+            elif f.plan == "inv":
+                events.append(("inv", f))
+            elif f.plan == "idle" and r.random() < 0.3:
+                events.append(("relinv", f))
+        for p in probe:
+            events.append(("probe", p))
+        ndata = r.randint(8, 18)
+        events += [("data",)] * ndata
+        r.shuffle(events)
+        # the posted WRs, per CQ, in posting order
+        posted = {}              # cq -> [op]
+        pair_ops = {}            # pair.a -> [op] (send queue of a)
+        datachecks = []          # (op, dst pieces, src pieces)
+        zerochecks = []          # (op, buf, off) must be zero
+        racy_used = set()
+
+        def post(cq, op):
+            posted.setdefault(cq, []).append(op)
+            return op
+
+        for ev in events:
+            kind = ev[0]
+            if kind == "reg":
+                f, p = ev[1], ev[2]
+                qp, cq = ("qc", "cqc") if p is None else (p.a, p.cqa)
+                w = self.frmr_wr(f, qp, True)
+                op = post(cq, {"wr_id": w, "status": ["SUCCESS"], "opcode": "FAST_REG_MR"})
+                if p is not None:
+                    pair_ops.setdefault(p.a, []).append(op)
+            elif kind == "relinv":
+                f = ev[1]
+                w = self.wr
+                self.wr += 1
+                self.add({"op": "post_send", "qp": "qc", "wr_id": w, "opcode": "LOCAL_INV", "invalidate": {"mr": f.name}})
+                post("cqc", {"wr_id": w, "status": ["SUCCESS"], "opcode": "LOCAL_INV"})
+            elif kind == "inv":
+                self.post_inv(ev[1], post, pair_ops, datachecks)
+            elif kind == "probe":
+                self.post_probe(ev[1], post, pair_ops, zerochecks)
+            else:
+                self.post_data(clean, racy, post, pair_ops, datachecks, racy_used)
+            self.run_gap()
+        # statuses on racy pairs
+        any_order = set()
+        for p in racy:
+            ops = pair_ops.get(p.a, [])
+            first = next((i for i, o in enumerate(ops) if o.get("racy")), None)
+            if first is None:
+                continue
+            any_order.add(p.cqa)
+            local = any(o.get("local_fail") for o in ops)
+            for i, o in enumerate(ops):
+                if (i > first or (i < first and local)) and "WR_FLUSH_ERR" not in o["status"]:
+                    o["status"] = o["status"] + ["WR_FLUSH_ERR"]
+        # poll everything
+        cqs = ["cqc"] + [c for p in pairs for c in (p.cqa, p.cqb)]
+        for cq in cqs:
+            ops = posted.get(cq)
+            if not ops:
+                continue
+            for i in range(0, len(ops), 32):
+                chunk = ops[i:i + 32]
+                q = {"op": "poll_cq", "cq": cq, "expect": [self.expect_for(o) for o in chunk]}
+                if cq in any_order and len(chunk) > 1:
+                    q["any_order"] = True
+                self.add(q)
+        # certain checks
+        for op, dpieces, spieces in datachecks:
+            if op["status"] != ["SUCCESS"]:
+                continue
+            for b, o, b2, o2, n in self.pairs_of(dpieces, spieces):
+                self.add({"op": "check_mem", "buf": b, "offset": o, "length": n, "same_as": {"buf": b2, "offset": o2}})
+        for buf, off, k in zerochecks:
+            self.add({"op": "check_mem", "buf": buf, "offset": off, "hex": "00" * k})
+        for f in self.fmrs:
+            if f.plan in ("reg",):
+                f.state = "VALID"
+            elif f.plan == "inv":
+                f.state = "FREE"
+            e = {"state": f.state}
+            if f.key is not None:
+                e["key"] = f.key
+            if f.state == "VALID":
+                e.update({"iova": "0x%x" % f.iova, "length": f.length})
+            self.add({"op": "check_mr", "mr": f.name, "expect": e})
+        self.add({"op": "expect_qp_state", "qp": "qc", "state": "RTS"})
+        for p in clean:
+            self.add({"op": "expect_qp_state", "qp": p.a, "state": "RTS"})
+            self.add({"op": "expect_qp_state", "qp": p.b, "state": "RTS"})
+        for p in probe:
+            self.add({"op": "expect_qp_state", "qp": p.a, "state": "ERROR"})
+            self.add({"op": "expect_qp_state", "qp": p.b, "state": p.probe_b_state})
+        for p in racy:
+            if p.a in pair_ops and any(o.get("racy") for o in pair_ops[p.a]):
+                self.active.remove(p)
+        for p in probe:
+            self.active.remove(p)
+
+    @staticmethod
+    def pairs_of(dp, sp):
+        """split two piece lists of equal total length into aligned (buf, off, buf2, off2, n)."""
+        out = []
+        dp, sp = [list(x) for x in dp], [list(x) for x in sp]
+        i = j = 0
+        while i < len(dp) and j < len(sp):
+            n = min(dp[i][2], sp[j][2])
+            out.append((dp[i][0], dp[i][1], sp[j][0], sp[j][1], n))
+            dp[i][1] += n
+            dp[i][2] -= n
+            sp[j][1] += n
+            sp[j][2] -= n
+            if dp[i][2] == 0:
+                i += 1
+            if sp[j][2] == 0:
+                j += 1
+        return out
+
+    def size(self, mtu):
+        r = self.rng.random()
+        if r < 0.15:
+            return self.rng.randint(1, 200)
+        if r < 0.5:
+            return self.rng.randint(mtu, 3 * mtu)
+        return self.rng.randint(2 * mtu, 6144)
+
+    def pick_src(self, n, frs):
+        """a source region: src, or a VALID fast-reg MR in frs (local read is always allowed)."""
+        r = self.rng
+        if frs and r.random() < 0.5:
+            f = r.choice(frs)
+            o = self.take_f(f, n)
+            if o is not None:
+                return (f, o, n)
+        return ("src", r.randrange(0, SRC_SIZE - n + 1), n)
+
+    def pick_dst(self, n, frs):
+        r = self.rng
+        if frs and r.random() < 0.6:
+            f = r.choice(frs)
+            o = self.take_f(f, n)
+            if o is not None:
+                return (f, o, n)
+        o = self.take_dst(n)
+        return None if o is None else ("dst", o, n)
+
+    def post_inv(self, f, post, pair_ops, datachecks):
+        meth, p = f.inv
+        w = self.wr
+        self.wr += 1
+        f.inv_posted = True
+        if meth == "linv":
+            qp, cq = ("qc", "cqc") if p is None else (p.a, p.cqa)
+            self.add({"op": "post_send", "qp": qp, "wr_id": w, "opcode": "LOCAL_INV", "invalidate": {"mr": f.name}})
+            op = post(cq, {"wr_id": w, "status": ["SUCCESS"], "opcode": "LOCAL_INV"})
+            if p is not None:
+                pair_ops.setdefault(p.a, []).append(op)
+        elif meth == "sinv":
+            n = self.size(p.mtu)
+            s = self.pick_src(n, [g for g in self.fmrs if g.plan == "stable"])
+            d = self.pick_dst(n, [g for g in self.fmrs if g.plan == "stable" and "LOCAL_WRITE" in g.access])
+            if d is None:   # no room: a zero-byte SEND_WITH_INV (still invalidates)
+                n, s = 0, ("src", 0, 0)
+            self.add({"op": "post_recv", "qp": p.b, "wr_id": w, "sge": self.sge(d) if d else []})
+            post(p.cqb, {"wr_id": w, "status": ["SUCCESS"], "opcode": "RECV", "byte_len": n,
+                         "wc_flags": ["WITH_INVALIDATE"], "invalidate_rkey": {"mr": f.name}})
+            w2 = self.wr
+            self.wr += 1
+            self.add({"op": "post_send", "qp": p.a, "wr_id": w2, "opcode": "SEND_WITH_INV",
+                      "sge": self.sge(s) if d else [], "invalidate": {"mr": f.name}})
+            op = post(p.cqa, {"wr_id": w2, "status": ["SUCCESS"], "opcode": "SEND"})
+            pair_ops.setdefault(p.a, []).append(op)
+            if d is not None:
+                datachecks.append((op, self.loc(d), self.loc(s)))
+        else:   # rinv: READ from src into f, then f invalidated
+            n = self.size(p.mtu)
+            o = self.take_f(f, n)
+            s = ("src", self.rng.randrange(0, SRC_SIZE - n + 1), n)
+            if o is None:   # no room left in f this batch: a zero-length READ_WITH_INV naming f
+                self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_READ_WITH_INV",
+                          "sge": [], "remote": self.remote(s), "invalidate": {"mr": f.name}})
+                n = 0
+            else:
+                self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_READ_WITH_INV",
+                          "sge": self.sge((f, o, n)), "remote": self.remote(s)})
+            op = post(p.cqa, {"wr_id": w, "status": ["SUCCESS"], "opcode": "RDMA_READ", "byte_len": n})
+            pair_ops.setdefault(p.a, []).append(op)
+            if n:
+                datachecks.append((op, self.loc((f, o, n)), self.loc(s)))
+
+    def post_data(self, clean, racy, post, pair_ops, datachecks, racy_used):
+        r = self.rng
+        pairs = clean + racy
+        if not pairs:
+            return
+        p = r.choice(pairs)
+        stable = [g for g in self.fmrs if g.plan == "stable"]
+        if p.role == "clean":
+            # MRs this pair's a may still touch with certainty: stable ones, and one whose LOCAL_INV on
+            # this same send queue is still to come (it starts only after every earlier WR completed)
+            mine = [g for g in self.fmrs if g.plan == "inv" and g.inv == ("linv", p) and not g.inv_posted]
+            usable = stable + mine
+            hot = []
+        else:
+            usable = stable
+            hot = [g for g in self.fmrs if g.plan == "inv"]
+        tainted = p.role == "racy" and any(o.get("racy") for o in pair_ops.get(p.a, []))
+        kinds = ["write", "write", "read", "read"]
+        if p.role == "clean":
+            kinds += ["send", "send", "zero"]
+        kind = r.choice(kinds)
+        n = self.size(p.mtu)
+        w = self.wr
+        self.wr += 1
+        fails = set()
+        if kind == "zero":
+            # zero-length WRITE/READ through a dead key: no R_Key check (IBA C9-88)
+            opc = r.choice(["RDMA_WRITE", "RDMA_READ"])
+            self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": opc, "sge": [],
+                      "remote_addr": "0x%x" % r.randrange(1 << 40), "rkey": "0x%x" % r.randrange(1 << 24, 1 << 32)})
+            op = post(p.cqa, {"wr_id": w, "status": ["SUCCESS"], "opcode": opc, "byte_len": 0})
+            pair_ops.setdefault(p.a, []).append(op)
+            return
+        if kind == "send":
+            s = self.pick_src(n, usable)
+            d = self.pick_dst(n, [g for g in usable if "LOCAL_WRITE" in g.access])
+            if d is None:
+                return
+            self.add({"op": "post_recv", "qp": p.b, "wr_id": w, "sge": self.sge(d)})
+            post(p.cqb, {"wr_id": w, "status": ["SUCCESS"], "opcode": "RECV", "byte_len": n, "wc_flags": []})
+            w2 = self.wr
+            self.wr += 1
+            self.add({"op": "post_send", "qp": p.a, "wr_id": w2, "opcode": "SEND", "sge": self.sge(s)})
+            op = post(p.cqa, {"wr_id": w2, "status": ["SUCCESS"], "opcode": "SEND"})
+            pair_ops.setdefault(p.a, []).append(op)
+            datachecks.append((op, self.loc(d), self.loc(s)))
+            return
+        racy_op = bool(hot) and r.random() < 0.6
+        if kind == "write":
+            # local source, remote destination
+            if racy_op and r.random() < 0.75:
+                cands = [g for g in hot if "REMOTE_WRITE" in g.access]
+                if cands:
+                    g = r.choice(cands)
+                    o = self.take_f(g, n)
+                    d = (g, o, n) if o is not None else None
+                    if d:
+                        fails.add("REM_ACCESS_ERR")
+                s = self.pick_src(n, usable)
+                if not fails:
+                    d = self.pick_dst(n, [g for g in usable if "REMOTE_WRITE" in g.access])
+            elif racy_op:
+                g = r.choice(hot)
+                o = self.take_f(g, n)
+                s = (g, o, n) if o is not None else self.pick_src(n, usable)
+                if o is not None:
+                    fails.add("LOC_PROT_ERR")
+                d = self.pick_dst(n, [g for g in usable if "REMOTE_WRITE" in g.access])
+            else:
+                s = self.pick_src(n, usable)
+                d = self.pick_dst(n, [g for g in usable if "REMOTE_WRITE" in g.access])
+            if d is None:
+                self.wr -= 1
+                return
+            self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_WRITE", "sge": self.sge(s),
+                      "remote": self.remote(d)})
+            opc, bl = "RDMA_WRITE", None
+        else:
+            # remote source, local sink
+            if racy_op and r.random() < 0.6:
+                cands = [g for g in hot if "REMOTE_READ" in g.access]
+                s = None
+                if cands:
+                    g = r.choice(cands)
+                    o = self.take_f(g, n)
+                    if o is not None:
+                        s = (g, o, n)
+                        fails.add("REM_ACCESS_ERR")
+                if s is None:
+                    s = self.pick_src(n, [g for g in usable if "REMOTE_READ" in g.access])
+                d = self.pick_dst(n, [g for g in usable if "LOCAL_WRITE" in g.access])
+            elif racy_op:
+                cands = [g for g in hot if "LOCAL_WRITE" in g.access]
+                d = None
+                if cands:
+                    g = r.choice(cands)
+                    o = self.take_f(g, n)
+                    if o is not None:
+                        d = (g, o, n)
+                        fails.add("LOC_PROT_ERR")
+                if d is None:
+                    d = self.pick_dst(n, [g for g in usable if "LOCAL_WRITE" in g.access])
+                s = self.pick_src(n, [g for g in usable if "REMOTE_READ" in g.access])
+            else:
+                s = self.pick_src(n, [g for g in usable if "REMOTE_READ" in g.access])
+                d = self.pick_dst(n, [g for g in usable if "LOCAL_WRITE" in g.access])
+            if d is None:
+                self.wr -= 1
+                return
+            self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_READ", "sge": self.sge(d),
+                      "remote": self.remote(s)})
+            opc, bl = "RDMA_READ", n
+        st = ["SUCCESS"] + sorted(fails)
+        op = post(p.cqa, {"wr_id": w, "status": st, "opcode": opc, "byte_len": bl,
+                          "racy": bool(fails), "local_fail": "LOC_PROT_ERR" in fails})
+        pair_ops.setdefault(p.a, []).append(op)
+        if not fails and not tainted:
+            datachecks.append((op, self.loc(d), self.loc(s)))
+
+    def post_probe(self, p, post, pair_ops, zerochecks):
+        """one WR on pair p that must fail, then 0-2 WRs that must flush."""
+        r = self.rng
+        w = self.wr
+        self.wr += 1
+        idle = [g for g in self.fmrs if g.plan == "idle"]
+        stable = [g for g in self.fmrs if g.plan == "stable"]
+        kinds = []
+        if idle:
+            kinds += ["free_write", "free_read", "free_sink", "free_gather"]
+        if stable:
+            kinds += ["stale_write", "stale_read", "range_write", "frmr_valid", "linv_wrongkey"]
+            if any("REMOTE_WRITE" not in g.access for g in stable):
+                kinds.append("noright_write")
+        p.probe_b_state = "ERROR"
+        if not kinds:
+            kinds = ["range_md"]
+        kind = r.choice(kinds)
+        self.add("# probe on %s: %s" % (p.a, kind))
+        n = self.size(p.mtu)
+
+        def zero_dst(where):
+            # the first bytes of the probe's target (within it: the next region is another WR's)
+            m, off, ln = where
+            b, o, k = self.loc((m, off, min(16, ln)))[0]
+            self.add({"op": "host_write", "buf": b, "offset": o, "hex": "00" * k})
+            zerochecks.append((b, o, k))
+
+        st = "REM_ACCESS_ERR"
+        if kind.startswith("free_"):
+            g = r.choice(idle)
+            o = r.randrange(0, 64)
+            if kind == "free_write":
+                # the driver's iova of a never-registered MR is 0: remote_addr through its key
+                d = (g, o, n)
+                if g.key is not None:
+                    zero_dst(d)
+                self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_WRITE",
+                          "sge": self.sge(("src", 0, n)), "remote": self.remote(d)})
+            elif kind == "free_read":
+                d = ("dst", PROBE_DST, n)
+                zero_dst(d)
+                self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_READ",
+                          "sge": self.sge(d), "remote": self.remote((g, o, n))})
+            elif kind == "free_sink":
+                st = "LOC_PROT_ERR"
+                p.probe_b_state = "RTS"
+                if g.key is not None:
+                    zero_dst((g, o, n))
+                self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_READ",
+                          "sge": self.sge((g, o, n)), "remote": self.remote(("src", 0, n))})
+            else:
+                st = "LOC_PROT_ERR"
+                p.probe_b_state = "RTS"
+                self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_WRITE",
+                          "sge": self.sge((g, o, n)), "remote": self.remote(("dst", PROBE_DST, n))})
+        elif kind in ("stale_write", "stale_read", "range_write", "noright_write"):
+            if kind == "noright_write":
+                g = r.choice([x for x in stable if "REMOTE_WRITE" not in x.access])
+            else:
+                g = r.choice(stable)
+            bad = (g.key + r.randrange(1, 256)) & 0xFF
+            if kind == "range_write":
+                o = g.length - r.randint(0, min(n - 1, g.length))
+                if o + n <= g.length:
+                    o = g.length - n + 1
+                o = max(o, 0)
+                rem = {"mr": g.name, "offset": o}
+                rkey = None
+                where = None
+            else:
+                o = self.take_f(g, n)
+                where = (g, o, n)
+                if o is None:   # no room left in g this batch: no zero check (offset 0 is another WR's)
+                    n, o, where = 1, 0, None
+                rem = {"mr": g.name, "offset": o}
+                rkey = {"mr": g.name, "key": bad} if kind.startswith("stale") else None
+            ps = {"op": "post_send", "qp": p.a, "wr_id": w}
+            if kind == "stale_read":
+                d = ("dst", PROBE_DST, n)
+                zero_dst(d)
+                ps.update({"opcode": "RDMA_READ", "sge": self.sge(d), "remote": rem})
+            else:
+                if where is not None and o + n <= g.length:
+                    zero_dst(where)
+                ps.update({"opcode": "RDMA_WRITE", "sge": self.sge(("src", 0, n)), "remote": rem})
+            if rkey is not None:
+                ps["rkey"] = rkey
+            self.add(ps)
+        elif kind == "frmr_valid":
+            # re-registering a VALID MR (same parameters): MW_BIND_ERR, the MR unchanged
+            g = r.choice(stable)
+            st = "MW_BIND_ERR"
+            p.probe_b_state = "RTS"
+            self.wr -= 1
+            w = self.frmr_wr(g, p.a, False)
+        elif kind == "linv_wrongkey":
+            g = r.choice(stable)
+            st = "MW_BIND_ERR"
+            p.probe_b_state = "RTS"
+            self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "LOCAL_INV",
+                      "invalidate": {"mr": g.name, "key": (g.key + r.randrange(1, 256)) & 0xFF}})
+        else:
+            self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_WRITE",
+                      "sge": self.sge(("src", 0, 64)), "remote": {"mr": "md", "offset": DST_SIZE - 32}})
+        post(p.cqa, {"wr_id": w, "status": [st]})
+        for _ in range(r.randint(0, 2)):
+            self.run_gap()
+            w = self.wr
+            self.wr += 1
+            self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_WRITE",
+                      "sge": self.sge(("src", 0, 128)), "remote": {"mr": "md", "offset": PROBE_DST}})
+            post(p.cqa, {"wr_id": w, "status": ["WR_FLUSH_ERR"]})
+
+    def finale(self):
+        """certain end: every FREE MR's key refused (nothing moved), every VALID one works both ways."""
+        self.add("# ---- finale: certain checks through every fast-reg MR")
+        for f in self.fmrs:
+            p = self.new_pair()
+            w = self.wr
+            self.wr += 2
+            if f.state == "FREE":
+                if f.key is not None:
+                    b, o, _ = f.phys(0, 1)[0]
+                    self.add({"op": "host_write", "buf": b, "offset": o, "hex": "00" * 16})
+                self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_WRITE",
+                          "sge": [{"mr": "ms", "offset": 0, "length": 2 * p.mtu + 5}], "remote": {"mr": f.name, "offset": 0}})
+                self.add({"op": "poll_cq", "cq": p.cqa, "expect": [{"wr_id": w, "status": "REM_ACCESS_ERR"}]})
+                if f.key is not None:
+                    self.add({"op": "check_mem", "buf": b, "offset": o, "hex": "00" * 16})
+                self.add({"op": "expect_qp_state", "qp": p.a, "state": "ERROR"})
+                self.add({"op": "expect_qp_state", "qp": p.b, "state": "ERROR"})
+                self.add({"op": "check_mr", "mr": f.name, "expect": {"state": "FREE"}})
+            else:
+                # WRITE into [0, n1), READ from [n1, n1+n2) (disjoint: no reliance on WRITE-then-READ order)
+                ok_w = "REMOTE_WRITE" in f.access
+                ok_r = "REMOTE_READ" in f.access
+                n1 = min(f.length // 2 if ok_r else f.length, 3 * p.mtu + 7) if ok_w else 0
+                n2 = min(f.length - n1, 2 * p.mtu + 3) if ok_r else 0
+                exp = []
+                if n1:
+                    self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_WRITE",
+                              "sge": [{"mr": "ms", "offset": 100, "length": n1}], "remote": {"mr": f.name, "offset": 0}})
+                    exp.append({"wr_id": w, "status": "SUCCESS", "opcode": "RDMA_WRITE"})
+                if n2:
+                    self.add({"op": "post_send", "qp": p.a, "wr_id": w + 1, "opcode": "RDMA_READ",
+                              "sge": [{"mr": "md", "offset": 0, "length": n2}], "remote": {"mr": f.name, "offset": n1}})
+                    exp.append({"wr_id": w + 1, "status": "SUCCESS", "opcode": "RDMA_READ", "byte_len": n2})
+                if exp:
+                    self.add({"op": "poll_cq", "cq": p.cqa, "expect": exp})
+                if n1:
+                    for b, o, b2, o2, k in self.pairs_of(f.phys(0, n1), [("src", 100, n1)]):
+                        self.add({"op": "check_mem", "buf": b, "offset": o, "length": k, "same_as": {"buf": b2, "offset": o2}})
+                if n2:
+                    for b, o, b2, o2, k in self.pairs_of([("dst", 0, n2)], f.phys(n1, n2)):
+                        self.add({"op": "check_mem", "buf": b, "offset": o, "length": k, "same_as": {"buf": b2, "offset": o2}})
+                self.add({"op": "expect_qp_state", "qp": p.a, "state": "RTS"})
+                self.add({"op": "check_mr", "mr": f.name, "expect": {"state": "VALID", "key": f.key}})
+        self.add({"op": "expect_qp_state", "qp": "qc", "state": "RTS"})
+        self.add({"op": "expect_cq_empty", "cq": "cqc", "after_cycles": 2000})
+
+    def generate(self):
+        self.setup()
+        bi = 0
+        while self.npairs + self.n_active + len(self.fmrs) <= MAX_PAIRS and bi < 12:
+            self.batch(bi)
+            bi += 1
+        self.finale()
+        head = [
+            "# engines: rtl",
+            "# Generated by vectors/gen_mm_soak.py --seed %d: do not edit (regenerate; `make soak-fresh` checks)." % self.seed,
+            "# Memory-management soak: %d batches of random mixed traffic over %d QP pairs (%d at a time, MTU 256-1024%s)," % (
+                bi, self.npairs, self.n_active,
+                ", link latency %d" % self.link_latency if self.link_latency else ""),
+            "# %d fast-reg MRs and two regular ones: FAST_REG_MR with new key bytes, LOCAL_INV, SEND_WITH_INV," % len(self.fmrs),
+            "# RDMA_READ_WITH_INV, RDMA WRITE/READ and SEND through fast-reg and regular MRs, multi-packet, several QPs at",
+            "# once, random gaps. Racy accesses (through an MR invalidated in the same batch) accept SUCCESS or the",
+            "# failure of SEMANTICS.md's table; everything else, the data moved, every MR's state and key after each",
+            "# batch, and the final probes are certain. The protection checker must stay silent; a poll timeout is a hang.",
+        ]
+        return "soak_mm_s%d.jsonl" % self.seed, "\n".join(head + self.out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--out", default=os.path.join(here, "directed"), help="where the files go")
+    ap.add_argument("--seed", type=int, action="append", help="seed(s) to write (default: the committed ones)")
+    ap.add_argument("--check", action="store_true", help="compare the committed seeds instead of writing")
+    a = ap.parse_args()
+    seeds = a.seed or FIXED_SEEDS
+    files = [(os.path.join(a.out, n), t) for n, t in (Gen(s).generate() for s in seeds)]
+    if a.check:
+        bad = []
+        for path, text in files:
+            try:
+                with open(path) as f:
+                    if f.read() != text:
+                        bad.append(path + " differs")
+            except OSError:
+                bad.append(path + " is missing")
+        want = {p for p, _ in files}
+        if not a.seed and os.path.isdir(a.out):
+            for n in sorted(os.listdir(a.out)):
+                p = os.path.join(a.out, n)
+                if n.startswith("soak_mm_") and n.endswith(".jsonl") and p not in want:
+                    bad.append(p + " is not written by the generator")
+        for b in bad:
+            print("soak-fresh: " + b, file=sys.stderr)
+        if bad:
+            print("soak-fresh: regenerate with python3 vectors/gen_mm_soak.py and commit", file=sys.stderr)
+            return 1
+        print("soak-fresh: %d files as generated" % len(files))
+        return 0
+    for path, text in files:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+    print("wrote %d files" % len(files))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
