@@ -16,7 +16,8 @@ QPs busy at once):
   - RDMA WRITE/READ and SEND (multi-packet, up to 6 KiB) through regular MRs and
     through fast-reg MRs that stay VALID all batch (certain SUCCESS, data
     checked), zero-length WRITE/READ with a dead key (SUCCESS, IBA C9-88);
-  - on "racy" pairs, WRITE/READ through an MR being invalidated this batch:
+  - on "racy" pairs, WRITE/READ through an MR being invalidated this batch, or
+    through the new key of an MR whose FAST_REG_MR is posted but not polled:
     SUCCESS or REM_ACCESS_ERR (remote key) / LOC_PROT_ERR (local sink or
     gather), SEMANTICS.md "Invalidation during a long operation";
   - on "probe" pairs, one access that must fail (FREE MR, stale key byte, out
@@ -75,8 +76,9 @@ def J(o):
 class FMR:
     """A fast-reg MR as the generator knows it (device and driver agree after every batch)."""
 
-    def __init__(self, name, pages):
-        self.name, self.pages = name, pages
+    def __init__(self, name, pages, shift):
+        self.name, self.pages, self.shift = name, pages, shift
+        self.psize = 1 << shift
         self.state = "FREE"
         self.key = None          # key byte (None: alloc_mr's, not known here)
         self.iova = self.length = 0
@@ -90,11 +92,12 @@ class FMR:
     def phys(self, off, n):
         """[(buf, offset, len)] of MR offsets [off, off+n)."""
         out = []
-        pos = (self.iova & (PAGE - 1)) + off
+        ps = self.psize
+        pos = (self.iova & (ps - 1)) + off
         while n > 0:
-            pg, inpg = pos // PAGE, pos % PAGE
-            take = min(n, PAGE - inpg)
-            out.append(("fb_" + self.name, self.perm[pg] * PAGE + inpg, take))
+            pg, inpg = pos // ps, pos % ps
+            take = min(n, ps - inpg)
+            out.append(("fb_" + self.name, self.perm[pg] * ps + inpg, take))
             pos += take
             n -= take
         return out
@@ -159,7 +162,9 @@ class Gen:
         return o
 
     def loc(self, where):
-        """where = ("src"|"dst"|FMR, off, n) -> physical pieces."""
+        """where = ("src"|"dst"|FMR, off, n), or a list of them -> physical pieces."""
+        if isinstance(where, list):
+            return [x for w in where for x in self.loc(w)]
         m, off, n = where
         if m == "src":
             return [("src", off, n)]
@@ -172,6 +177,8 @@ class Gen:
         return {"src": "ms", "dst": "md"}.get(m) if isinstance(m, str) else m.name
 
     def sge(self, where):
+        if isinstance(where, list):
+            return [x for w in where for x in self.sge(w)]
         m, off, n = where
         return [{"mr": self.mrname(m), "offset": off, "length": n}]
 
@@ -198,9 +205,10 @@ class Gen:
                   "access": ["LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ"]})
         self.fmrs = []
         for i in range(r.randint(3, 5)):
-            f = FMR("f%d" % i, r.choice([2, 4, 6, 8]))
+            f = FMR("f%d" % i, r.choice([2, 4, 6, 8]), r.choice([12, 12, 12, 13, 16]))
             self.fmrs.append(f)
-            self.add({"op": "host_alloc", "buf": "fb_" + f.name, "size": f.pages * PAGE, "fill": "random"})
+            self.add({"op": "host_alloc", "buf": "fb_" + f.name, "size": f.pages * f.psize, "align": f.psize,
+                      "fill": "random"})
             self.add({"op": "alloc_mr", "mr": f.name, "pd": "pd0", "type": "fast_reg",
                       "max_page_list_len": f.pages})
             self.add({"op": "alloc_fast_reg_page_list", "pl": "pl_" + f.name, "len": f.pages})
@@ -232,18 +240,21 @@ class Gen:
             f.key = k
             r.shuffle(f.perm)
             npl = r.randint(1, f.pages)
-            off = r.choice([0, 0, r.randrange(1, PAGE)])
-            f.iova = r.randrange(1, 1 << 20) * PAGE * r.choice([1, 1 << 20]) + off
-            f.length = r.randint(max(1, (npl - 1) * PAGE - off + 1), npl * PAGE - off)
+            ps = f.psize
+            off = r.choice([0, 0, r.randrange(1, ps)])
+            f.iova = r.randrange(1, 1 << 20) * ps * r.choice([1, 1 << 16]) + off
+            f.length = r.randint(max(1, (npl - 1) * ps - off + 1), npl * ps - off)
             f.npl = npl
             f.access = r.choice(ACCESS_CHOICES)
             self.add({"op": "set_page_list", "pl": "pl_" + f.name,
-                      "pages": [{"buf": "fb_" + f.name, "offset": p * PAGE} for p in f.perm]})
+                      "pages": [{"buf": "fb_" + f.name, "offset": p * f.psize} for p in f.perm]})
             self.add({"op": "update_fast_reg_key", "mr": f.name, "key": k})
+            f.reg_posted = True
         w = self.wr
         self.wr += 1
+        f.pl_busy = True
         self.add({"op": "post_send", "qp": qp, "wr_id": w, "opcode": "FAST_REG_MR", "mr": f.name,
-                  "page_list": "pl_" + f.name, "page_list_len": f.npl, "page_shift": 12,
+                  "page_list": "pl_" + f.name, "page_list_len": f.npl, "page_shift": f.shift,
                   "iova": "0x%x" % f.iova, "length": f.length, "access": f.access})
         return w
 
@@ -255,6 +266,7 @@ class Gen:
         r.shuffle(pairs)
         for p in pairs:
             p.role = r.choice(["clean", "clean", "racy", "racy", "probe"])
+            p.local_ok = r.random() < 0.5   # racy: may a WR fail locally (LOC_PROT_ERR)? else SENDs allowed
         if not any(p.role == "clean" for p in pairs) and r.random() < 0.7:
             pairs[0].role = "clean"
         clean = [p for p in pairs if p.role == "clean"]
@@ -263,6 +275,8 @@ class Gen:
         self.dst_bump = 0
         for f in self.fmrs:
             f.bump = 0
+            f.pl_busy = False
+            f.reg_posted = False
             f.inv_posted = False
             f.inv = None
             if f.state == "FREE":
@@ -277,6 +291,7 @@ class Gen:
                             meths.append(("sinv", p))
                         if "LOCAL_WRITE" in f.access:
                             meths.append(("rinv", p))
+                        meths.append(("rinv_other", p))
                     f.inv = r.choice(meths)
         self.add("# ---- batch %d: pairs %s; MRs %s" % (
             bi, ", ".join("%s/%s %s mtu %d" % (p.a, p.b, p.role, p.mtu) for p in pairs),
@@ -353,6 +368,8 @@ class Gen:
                 if cq in any_order and len(chunk) > 1:
                     q["any_order"] = True
                 self.add(q)
+        for cq in cqs:
+            self.add({"op": "expect_cq_empty", "cq": cq})
         # certain checks
         for op, dpieces, spieces in datachecks:
             if op["status"] != ["SUCCESS"]:
@@ -406,15 +423,30 @@ class Gen:
 
     def size(self, mtu):
         r = self.rng.random()
+        if r < 0.08:
+            return self.rng.randint(6144, 12288)
         if r < 0.15:
             return self.rng.randint(1, 200)
         if r < 0.5:
             return self.rng.randint(mtu, 3 * mtu)
         return self.rng.randint(2 * mtu, 6144)
 
-    def pick_src(self, n, frs):
-        """a source region: src, or a VALID fast-reg MR in frs (local read is always allowed)."""
+    def parts(self, n, k):
+        """n split into 1..k parts (several: a multi-SGE list) -> sizes, or None for one."""
         r = self.rng
+        if k < 2 or n < 2 or r.random() < 0.7:
+            return None
+        k = r.randint(2, min(k, n))
+        cuts = sorted(r.sample(range(1, n), k - 1))
+        return [b - a for a, b in zip([0] + cuts, cuts + [n])]
+
+    def pick_src(self, n, frs, k=1):
+        """a source region: src, or a VALID fast-reg MR in frs (local read is always allowed);
+        k > 1: maybe a list of up to k regions (a gather list)."""
+        r = self.rng
+        ps = self.parts(n, k)
+        if ps:
+            return [self.pick_src(x, frs) for x in ps]
         if frs and r.random() < 0.5:
             f = r.choice(frs)
             o = self.take_f(f, n)
@@ -422,8 +454,12 @@ class Gen:
                 return (f, o, n)
         return ("src", r.randrange(0, SRC_SIZE - n + 1), n)
 
-    def pick_dst(self, n, frs):
+    def pick_dst(self, n, frs, k=1):
         r = self.rng
+        ps = self.parts(n, k)
+        if ps:
+            out = [self.pick_dst(x, frs) for x in ps]
+            return None if None in out else out
         if frs and r.random() < 0.6:
             f = r.choice(frs)
             o = self.take_f(f, n)
@@ -445,8 +481,8 @@ class Gen:
                 pair_ops.setdefault(p.a, []).append(op)
         elif meth == "sinv":
             n = self.size(p.mtu)
-            s = self.pick_src(n, [g for g in self.fmrs if g.plan == "stable"])
-            d = self.pick_dst(n, [g for g in self.fmrs if g.plan == "stable" and "LOCAL_WRITE" in g.access])
+            s = self.pick_src(n, [g for g in self.fmrs if g.plan == "stable"], 4)
+            d = self.pick_dst(n, [g for g in self.fmrs if g.plan == "stable" and "LOCAL_WRITE" in g.access], 3)
             if d is None:   # no room: a zero-byte SEND_WITH_INV (still invalidates)
                 n, s = 0, ("src", 0, 0)
             self.add({"op": "post_recv", "qp": p.b, "wr_id": w, "sge": self.sge(d) if d else []})
@@ -460,6 +496,20 @@ class Gen:
             pair_ops.setdefault(p.a, []).append(op)
             if d is not None:
                 datachecks.append((op, self.loc(d), self.loc(s)))
+        elif meth == "rinv_other":   # READ from src into dst, naming f in `invalidate`
+            n = self.size(p.mtu)
+            s = ("src", self.rng.randrange(0, SRC_SIZE - n + 1), n)
+            o = self.take_dst(n)
+            if o is None:
+                n, sg = 0, []
+            else:
+                sg = self.sge(("dst", o, n))
+            self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_READ_WITH_INV",
+                      "sge": sg, "remote": self.remote(s), "invalidate": {"mr": f.name}})
+            op = post(p.cqa, {"wr_id": w, "status": ["SUCCESS"], "opcode": "RDMA_READ", "byte_len": n})
+            pair_ops.setdefault(p.a, []).append(op)
+            if n:
+                datachecks.append((op, self.loc(("dst", o, n)), self.loc(s)))
         else:   # rinv: READ from src into f, then f invalidated
             n = self.size(p.mtu)
             o = self.take_f(f, n)
@@ -491,11 +541,21 @@ class Gen:
             hot = []
         else:
             usable = stable
-            hot = [g for g in self.fmrs if g.plan == "inv"]
+            # racing an invalidation, or a FAST_REG_MR already posted (through its new key)
+            hot = [g for g in self.fmrs if g.plan == "inv" or (g.plan == "reg" and g.reg_posted)]
         tainted = p.role == "racy" and any(o.get("racy") for o in pair_ops.get(p.a, []))
+        if p.role == "racy" and not p.local_ok:
+            hot_local = []
+        else:
+            hot_local = hot
         kinds = ["write", "write", "read", "read"]
         if p.role == "clean":
             kinds += ["send", "send", "zero"]
+        elif not p.local_ok and not tainted:
+            # a SEND (its receive completes: no WR of this pair can fail locally, so a SEND is never
+            # flushed unseen); its receive buffer may be an MR being invalidated: SUCCESS, or the
+            # receive LOC_PROT_ERR and the SEND REM_OP_ERR (both QPs to ERROR)
+            kinds += ["send"]
         kind = r.choice(kinds)
         n = self.size(p.mtu)
         w = self.wr
@@ -510,18 +570,31 @@ class Gen:
             pair_ops.setdefault(p.a, []).append(op)
             return
         if kind == "send":
-            s = self.pick_src(n, usable)
-            d = self.pick_dst(n, [g for g in usable if "LOCAL_WRITE" in g.access])
+            s = self.pick_src(n, usable, 4)
+            d = None
+            cands = [g for g in hot if "LOCAL_WRITE" in g.access]
+            if p.role == "racy" and cands and r.random() < 0.6:
+                g = r.choice(cands)
+                o = self.take_f(g, n)
+                if o is not None:
+                    d = (g, o, n)
+            racy_send = d is not None
             if d is None:
+                d = self.pick_dst(n, [g for g in usable if "LOCAL_WRITE" in g.access], 3)
+            if d is None:
+                self.wr -= 1
                 return
             self.add({"op": "post_recv", "qp": p.b, "wr_id": w, "sge": self.sge(d)})
-            post(p.cqb, {"wr_id": w, "status": ["SUCCESS"], "opcode": "RECV", "byte_len": n, "wc_flags": []})
+            post(p.cqb, {"wr_id": w, "status": ["SUCCESS", "LOC_PROT_ERR"] if racy_send else ["SUCCESS"],
+                         "opcode": "RECV", "byte_len": n, "wc_flags": []})
             w2 = self.wr
             self.wr += 1
             self.add({"op": "post_send", "qp": p.a, "wr_id": w2, "opcode": "SEND", "sge": self.sge(s)})
-            op = post(p.cqa, {"wr_id": w2, "status": ["SUCCESS"], "opcode": "SEND"})
+            op = post(p.cqa, {"wr_id": w2, "status": ["SUCCESS", "REM_OP_ERR"] if racy_send else ["SUCCESS"],
+                              "opcode": "SEND", "racy": racy_send})
             pair_ops.setdefault(p.a, []).append(op)
-            datachecks.append((op, self.loc(d), self.loc(s)))
+            if not racy_send:
+                datachecks.append((op, self.loc(d), self.loc(s)))
             return
         racy_op = bool(hot) and r.random() < 0.6
         if kind == "write":
@@ -534,24 +607,29 @@ class Gen:
                     d = (g, o, n) if o is not None else None
                     if d:
                         fails.add("REM_ACCESS_ERR")
-                s = self.pick_src(n, usable)
+                s = self.pick_src(n, usable, 4)
                 if not fails:
                     d = self.pick_dst(n, [g for g in usable if "REMOTE_WRITE" in g.access])
-            elif racy_op:
-                g = r.choice(hot)
+            elif racy_op and hot_local:
+                g = r.choice(hot_local)
                 o = self.take_f(g, n)
-                s = (g, o, n) if o is not None else self.pick_src(n, usable)
+                s = (g, o, n) if o is not None else self.pick_src(n, usable, 4)
                 if o is not None:
                     fails.add("LOC_PROT_ERR")
+                    if n >= 2 and r.random() < 0.4:   # the hot region one SGE of a gather list
+                        n1 = r.randint(1, n - 1)
+                        s = [(g, o, n1), self.pick_src(n - n1, usable)]
+                        if r.random() < 0.5:
+                            s.reverse()
                 d = self.pick_dst(n, [g for g in usable if "REMOTE_WRITE" in g.access])
             else:
-                s = self.pick_src(n, usable)
+                s = self.pick_src(n, usable, 4)
                 d = self.pick_dst(n, [g for g in usable if "REMOTE_WRITE" in g.access])
             if d is None:
                 self.wr -= 1
                 return
-            self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_WRITE", "sge": self.sge(s),
-                      "remote": self.remote(d)})
+            ps = {"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_WRITE", "sge": self.sge(s),
+                  "remote": self.remote(d)}
             opc, bl = "RDMA_WRITE", None
         else:
             # remote source, local sink
@@ -566,9 +644,9 @@ class Gen:
                         fails.add("REM_ACCESS_ERR")
                 if s is None:
                     s = self.pick_src(n, [g for g in usable if "REMOTE_READ" in g.access])
-                d = self.pick_dst(n, [g for g in usable if "LOCAL_WRITE" in g.access])
+                d = self.pick_dst(n, [g for g in usable if "LOCAL_WRITE" in g.access], 4)
             elif racy_op:
-                cands = [g for g in hot if "LOCAL_WRITE" in g.access]
+                cands = [g for g in hot_local if "LOCAL_WRITE" in g.access]
                 d = None
                 if cands:
                     g = r.choice(cands)
@@ -576,18 +654,32 @@ class Gen:
                     if o is not None:
                         d = (g, o, n)
                         fails.add("LOC_PROT_ERR")
+                        if n >= 2 and r.random() < 0.4:   # the hot region one SGE of a scatter list
+                            n1 = r.randint(1, n - 1)
+                            d2 = self.pick_dst(n - n1, [x for x in usable if "LOCAL_WRITE" in x.access])
+                            if d2 is not None:
+                                d = [(g, o, n1), d2]
+                                if r.random() < 0.5:
+                                    d.reverse()
                 if d is None:
-                    d = self.pick_dst(n, [g for g in usable if "LOCAL_WRITE" in g.access])
+                    d = self.pick_dst(n, [g for g in usable if "LOCAL_WRITE" in g.access], 4)
                 s = self.pick_src(n, [g for g in usable if "REMOTE_READ" in g.access])
             else:
                 s = self.pick_src(n, [g for g in usable if "REMOTE_READ" in g.access])
-                d = self.pick_dst(n, [g for g in usable if "LOCAL_WRITE" in g.access])
+                d = self.pick_dst(n, [g for g in usable if "LOCAL_WRITE" in g.access], 4)
             if d is None:
                 self.wr -= 1
                 return
-            self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_READ", "sge": self.sge(d),
-                      "remote": self.remote(s)})
+            ps = {"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_READ", "sge": self.sge(d),
+                  "remote": self.remote(s)}
             opc, bl = "RDMA_READ", n
+        if p.role == "clean" and r.random() < 0.15:
+            # unsignaled: no CQE (expect_cq_empty after the batch's polls); its data is not checked
+            # (no later CQE need prove it landed)
+            ps["signaled"] = False
+            self.add(ps)
+            return
+        self.add(ps)
         st = ["SUCCESS"] + sorted(fails)
         op = post(p.cqa, {"wr_id": w, "status": st, "opcode": opc, "byte_len": bl,
                           "racy": bool(fails), "local_fail": "LOC_PROT_ERR" in fails})
@@ -606,7 +698,9 @@ class Gen:
         if idle:
             kinds += ["free_write", "free_read", "free_sink", "free_gather"]
         if stable:
-            kinds += ["stale_write", "stale_read", "range_write", "frmr_valid", "linv_wrongkey"]
+            kinds += ["stale_write", "stale_read", "range_write", "linv_wrongkey"]
+            if any(not g.pl_busy for g in stable):
+                kinds.append("frmr_valid")
             if any("REMOTE_WRITE" not in g.access for g in stable):
                 kinds.append("noright_write")
         p.probe_b_state = "ERROR"
@@ -686,7 +780,8 @@ class Gen:
             self.add(ps)
         elif kind == "frmr_valid":
             # re-registering a VALID MR (same parameters): MW_BIND_ERR, the MR unchanged
-            g = r.choice(stable)
+            # (one a batch per MR: the driver refuses a page list an unpolled FAST_REG_MR owns, EBUSY)
+            g = r.choice([x for x in stable if not x.pl_busy])
             st = "MW_BIND_ERR"
             p.probe_b_state = "RTS"
             self.wr -= 1
