@@ -278,7 +278,7 @@ class Gen:
             f.pl_busy = False
             f.reg_posted = False
             f.inv_posted = False
-            f.inv = None
+            f.inv = f.inv2 = None
             if f.state == "FREE":
                 f.plan = r.choice(["reg", "reg", "reg", "idle"])
             else:
@@ -293,17 +293,27 @@ class Gen:
                             meths.append(("rinv", p))
                         meths.append(("rinv_other", p))
                     f.inv = r.choice(meths)
+                    f.inv2 = None
+                    # sometimes a second invalidation of the same key from another QP, racing the first:
+                    # both succeed whatever the order (invalidating a FREE MR with its current key
+                    # succeeds). Not with rinv: its READ places into f, which the other may free first.
+                    others = [m for m in meths if m[0] != "rinv" and m[1] is not f.inv[1]]
+                    if f.inv[0] != "rinv" and others and r.random() < 0.3:
+                        f.inv2 = r.choice(others)
         self.add("# ---- batch %d: pairs %s; MRs %s" % (
             bi, ", ".join("%s/%s %s mtu %d" % (p.a, p.b, p.role, p.mtu) for p in pairs),
-            ", ".join("%s %s%s" % (f.name, f.plan, "(%s%s)" % (f.inv[0], " on " + f.inv[1].a if f.inv[1] else " on qc")
-                                   if f.inv else "") for f in self.fmrs)))
+            ", ".join("%s %s%s" % (f.name, f.plan, "".join("(%s%s)" % (m[0], " on " + m[1].a if m[1] else " on qc")
+                                                            for m in (f.inv, f.inv2) if m) if f.inv else "")
+                      for f in self.fmrs)))
         # events: MM ones, probes, data ops; MM ones at random places
         events = []
         for f in self.fmrs:
             if f.plan == "reg":
                 events.append(("reg", f, r.choice([None] + clean)))
             elif f.plan == "inv":
-                events.append(("inv", f))
+                events.append(("inv", f, f.inv))
+                if f.inv2:
+                    events.append(("inv", f, f.inv2))
             elif f.plan == "idle" and r.random() < 0.3:
                 events.append(("relinv", f))
         for p in probe:
@@ -338,7 +348,7 @@ class Gen:
                 self.add({"op": "post_send", "qp": "qc", "wr_id": w, "opcode": "LOCAL_INV", "invalidate": {"mr": f.name}})
                 post("cqc", {"wr_id": w, "status": ["SUCCESS"], "opcode": "LOCAL_INV"})
             elif kind == "inv":
-                self.post_inv(ev[1], post, pair_ops, datachecks)
+                self.post_inv(ev[1], ev[2], post, pair_ops, datachecks)
             elif kind == "probe":
                 self.post_probe(ev[1], post, pair_ops, zerochecks)
             else:
@@ -468,8 +478,8 @@ class Gen:
         o = self.take_dst(n)
         return None if o is None else ("dst", o, n)
 
-    def post_inv(self, f, post, pair_ops, datachecks):
-        meth, p = f.inv
+    def post_inv(self, f, m, post, pair_ops, datachecks):
+        meth, p = m
         w = self.wr
         self.wr += 1
         f.inv_posted = True
@@ -536,7 +546,8 @@ class Gen:
         if p.role == "clean":
             # MRs this pair's a may still touch with certainty: stable ones, and one whose LOCAL_INV on
             # this same send queue is still to come (it starts only after every earlier WR completed)
-            mine = [g for g in self.fmrs if g.plan == "inv" and g.inv == ("linv", p) and not g.inv_posted]
+            mine = [g for g in self.fmrs if g.plan == "inv" and g.inv == ("linv", p) and not g.inv2
+                    and not g.inv_posted]
             usable = stable + mine
             hot = []
         else:
