@@ -493,6 +493,16 @@ class Gen:
             n = self.size(p.mtu)
             s = self.pick_src(n, [g for g in self.fmrs if g.plan == "stable"], 4)
             d = self.pick_dst(n, [g for g in self.fmrs if g.plan == "stable" and "LOCAL_WRITE" in g.access], 3)
+            if not f.inv2 and self.rng.random() < 0.35:
+                # the invalidated MR itself is the receive buffer (placed, then invalidated) or the
+                # SEND's gather source (read before the message leaves): certain while no other
+                # invalidation of f races this one
+                o = self.take_f(f, n)
+                if o is not None:
+                    if "LOCAL_WRITE" in f.access and self.rng.random() < 0.5:
+                        d = (f, o, n)
+                    else:
+                        s = (f, o, n)
             if d is None:   # no room: a zero-byte SEND_WITH_INV (still invalidates)
                 n, s = 0, ("src", 0, 0)
             self.add({"op": "post_recv", "qp": p.b, "wr_id": w, "sge": self.sge(d) if d else []})
