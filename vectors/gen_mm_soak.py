@@ -66,7 +66,7 @@ ACCESS_CHOICES = [FULL, FULL, FULL, ["LOCAL_WRITE", "REMOTE_WRITE"], ["REMOTE_RE
 SRC_SIZE = 65536
 DST_SIZE = 131072
 PAGE = 4096
-PROBE_DST = DST_SIZE - 8192   # dst's last 8 KiB: targets of WRs that must fail (nothing lands there)
+PROBE_DST = DST_SIZE - 16384   # dst's last 16 KiB (messages are at most 12 KiB): targets of WRs that must fail (nothing lands there)
 
 
 def J(o):
