@@ -117,6 +117,7 @@ class Gen:
         self.rng = random.Random(seed * 7919 + 17)
         self.out = []
         self.wr = 1
+        self.dense = False
         self.npairs = 0
         self.active = []
 
@@ -125,7 +126,7 @@ class Gen:
 
     def run_gap(self):
         r = self.rng.random()
-        if r < 0.25:
+        if r < (0.85 if self.dense else 0.25):
             return
         if r < 0.6:
             c = self.rng.randint(20, 400)
@@ -278,6 +279,7 @@ class Gen:
             pairs[0].role = "clean"
         clean = [p for p in pairs if p.role == "clean"]
         racy = [p for p in pairs if p.role == "racy"]
+        self.dense = r.random() < 0.3   # a burst: WRs back to back, most without a run between
         probe = [p for p in pairs if p.role == "probe"]
         self.dst_bump = 0
         for f in self.fmrs:
@@ -307,8 +309,8 @@ class Gen:
                     others = [m for m in meths if m[0] != "rinv" and m[1] is not f.inv[1]]
                     if f.inv[0] != "rinv" and others and r.random() < 0.3:
                         f.inv2 = r.choice(others)
-        self.add("# ---- batch %d: pairs %s; MRs %s" % (
-            bi, ", ".join("%s/%s %s mtu %d" % (p.a, p.b, p.role, p.mtu) for p in pairs),
+        self.add("# ---- batch %d%s: pairs %s; MRs %s" % (
+            bi, " (burst)" if self.dense else "", ", ".join("%s/%s %s mtu %d" % (p.a, p.b, p.role, p.mtu) for p in pairs),
             ", ".join("%s %s%s" % (f.name, f.plan, "".join("(%s%s)" % (m[0], " on " + m[1].a if m[1] else " on qc")
                                                             for m in (f.inv, f.inv2) if m) if f.inv else "")
                       for f in self.fmrs)))
@@ -325,7 +327,7 @@ class Gen:
                 events.append(("relinv", f))
         for p in probe:
             events.append(("probe", p))
-        ndata = r.randint(8, 18)
+        ndata = r.randint(8, 24 if self.dense else 18)
         events += [("data",)] * ndata
         r.shuffle(events)
         # the posted WRs, per CQ, in posting order
