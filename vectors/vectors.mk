@@ -43,3 +43,15 @@ races-fresh:
 	$(PYTHON) vectors/gen_mm_races.py --check --out vectors/directed
 
 CHECKS += races-fresh
+
+# Memory-management soak: random mixed traffic (FAST_REG_MR, LOCAL_INV, SEND_WITH_INV,
+# RDMA_READ_WITH_INV, WRITE/READ/SEND through fast-reg and regular MRs, several QP pairs at once):
+# vectors/directed/soak_mm_s*.jsonl, the seeds in vectors/gen_mm_soak.py's FIXED_SEEDS (`make scenarios`
+# runs them). soak-fresh: the committed files are what the generator writes. Regenerate after changing
+# it: python3 vectors/gen_mm_soak.py (then commit). More seeds, for a hunt:
+#   python3 vectors/gen_mm_soak.py --seed N --out DIR && build/bin/hcasim run DIR/soak_mm_sN.jsonl
+.PHONY: soak-fresh
+soak-fresh:
+	$(PYTHON) vectors/gen_mm_soak.py --check --out vectors/directed
+
+CHECKS += soak-fresh
