@@ -46,6 +46,9 @@ Usage:
   python3 vectors/gen_mm_soak.py                      write the committed seeds
                                                       into vectors/directed/
   python3 vectors/gen_mm_soak.py --seed N [--out DIR] write soak_mm_sN.jsonl
+  python3 vectors/gen_mm_soak.py --storm --seed N --out DIR
+                                                      a hunting variant: mostly racy
+                                                      pairs (soak_mm_storm_sN.jsonl)
   python3 vectors/gen_mm_soak.py --check              exit 1 unless
                                                       vectors/directed holds
                                                       exactly the committed seeds
