@@ -34,6 +34,8 @@ import json
 import os
 import sys
 
+import genfiles
+
 def spread(lo, hi, n):
     """n offsets from lo to hi inclusive, evenly spread, integers."""
     if n == 1:
@@ -250,35 +252,7 @@ def main():
     ap.add_argument("--check", action="store_true", help="compare instead of writing")
     a = ap.parse_args()
     files = [(os.path.join(a.pending_out if pend else a.out, n), text) for n, text, pend in generate()]
-    if a.check:
-        bad = []
-        for path, text in files:
-            try:
-                with open(path) as f:
-                    if f.read() != text:
-                        bad.append(path + " differs")
-            except OSError:
-                bad.append(path + " is missing")
-        want = {p for p, _ in files}
-        for d in (a.out, a.pending_out):
-            if os.path.isdir(d):
-                for n in sorted(os.listdir(d)):
-                    p = os.path.join(d, n)
-                    if n.startswith("race_") and n.endswith(".jsonl") and p not in want:
-                        bad.append(p + " is not written by the generator")
-        for b in bad:
-            print("races-fresh: " + b, file=sys.stderr)
-        if bad:
-            print("races-fresh: regenerate with python3 vectors/gen_mm_races.py and commit", file=sys.stderr)
-            return 1
-        print("races-fresh: %d files as generated" % len(files))
-        return 0
-    for path, text in files:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(text)
-    print("wrote %d files (%d pending)" % (len(files), sum(1 for _, _, p in generate() if p)))
-    return 0
+    return genfiles.sync("races-fresh", files, (a.out, a.pending_out), "race_", a.check)
 
 
 if __name__ == "__main__":

@@ -59,6 +59,8 @@ import os
 import random
 import sys
 
+import genfiles
+
 # The seeds committed to vectors/directed/ (make scenarios runs them; make
 # soak-fresh checks they are what this script writes).
 FIXED_SEEDS = [368, 377, 387]
@@ -924,34 +926,7 @@ def main():
         ap.error("--storm needs --seed and writes hunting files only")
     files = [(os.path.join(a.out, n.replace("soak_mm_", "soak_mm_storm_") if a.storm else n), t)
              for n, t in (Gen(s, a.storm).generate() for s in seeds)]
-    if a.check:
-        bad = []
-        for path, text in files:
-            try:
-                with open(path) as f:
-                    if f.read() != text:
-                        bad.append(path + " differs")
-            except OSError:
-                bad.append(path + " is missing")
-        want = {p for p, _ in files}
-        if not a.seed and os.path.isdir(a.out):
-            for n in sorted(os.listdir(a.out)):
-                p = os.path.join(a.out, n)
-                if n.startswith("soak_mm_") and n.endswith(".jsonl") and p not in want:
-                    bad.append(p + " is not written by the generator")
-        for b in bad:
-            print("soak-fresh: " + b, file=sys.stderr)
-        if bad:
-            print("soak-fresh: regenerate with python3 vectors/gen_mm_soak.py and commit", file=sys.stderr)
-            return 1
-        print("soak-fresh: %d files as generated" % len(files))
-        return 0
-    for path, text in files:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(text)
-    print("wrote %d files" % len(files))
-    return 0
+    return genfiles.sync("soak-fresh", files, () if a.seed else (a.out,), "soak_mm_", a.check)
 
 
 if __name__ == "__main__":
