@@ -69,6 +69,8 @@ struct hca_dev {
     uint64_t now;      /* the cycle the next tick runs */
     uint64_t fw_sleep; /* core cycles spent asleep in WFI */
     hca_dev_fw_stats_t fw_prof; /* port and fdma counters (hca_dev_get_fw_stats) */
+    uint64_t *pc_prof;          /* cycles per RAM word (hca_dev_fw_profile_start), or NULL */
+    char *firmware;             /* the image's path */
     rv32_stop_t fw_stop;
 };
 
@@ -350,6 +352,11 @@ static void dev_tick(hca_dev_t *d)
 {
     if (d->fw_stop != RV32_STOP_HALT && d->fw_stop != RV32_STOP_TRAP)
         fw_catch_up(d);
+    if (d->pc_prof && d->fw_stop != RV32_STOP_WFI && d->fw_stop != RV32_STOP_HALT && d->fw_stop != RV32_STOP_TRAP) {
+        uint32_t w = (rv32_pc(d->cpu) - HCA_FW_RAM_BASE) / 4;
+        if (w < HCA_FW_RAM_SIZE / 4)
+            d->pc_prof[w]++;
+    }
     if (d->core)
         core_step(d->core, 1);
     else
@@ -435,7 +442,8 @@ int hca_dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *mem,
         return rc;
     }
     const char *fw = cfg->firmware ? cfg->firmware : hca_dev_default_firmware();
-    rc = fwcore_load(d->fc, fw, err, errlen);
+    d->firmware = strdup(fw);
+    rc = d->firmware ? fwcore_load(d->fc, fw, err, errlen) : -ENOMEM;
     if (rc) {
         hca_dev_destroy(d);
         return rc;
@@ -453,6 +461,8 @@ void hca_dev_destroy(hca_dev_t *d)
     core_destroy(d->core);
     xu_destroy(d->xu);
     protcheck_destroy(d->pc);
+    free(d->pc_prof);
+    free(d->firmware);
     free(d);
 }
 
@@ -610,6 +620,27 @@ uint64_t hca_dev_fw_instret(const hca_dev_t *d)
 uint64_t hca_dev_fw_busy_cycles(const hca_dev_t *d)
 {
     return d ? rv32_cycles(d->cpu) - d->fw_sleep : 0;
+}
+
+int hca_dev_fw_profile_start(hca_dev_t *d)
+{
+    if (!d)
+        return -EINVAL;
+    if (!d->pc_prof && !(d->pc_prof = calloc(HCA_FW_RAM_SIZE / 4, sizeof *d->pc_prof)))
+        return -ENOMEM;
+    return 0;
+}
+
+const uint64_t *hca_dev_fw_profile(const hca_dev_t *d, size_t *words)
+{
+    if (words)
+        *words = d && d->pc_prof ? HCA_FW_RAM_SIZE / 4 : 0;
+    return d ? d->pc_prof : NULL;
+}
+
+const char *hca_dev_firmware(const hca_dev_t *d)
+{
+    return d ? d->firmware : NULL;
 }
 
 void hca_dev_get_fw_stats(const hca_dev_t *d, hca_dev_fw_stats_t *st)

@@ -124,6 +124,16 @@ typedef struct hca_dev_fw_stats {
 } hca_dev_fw_stats_t;
 void hca_dev_get_fw_stats(const hca_dev_t *dev, hca_dev_fw_stats_t *st);
 
+/** From now on, count every device cycle the firmware core is not asleep
+ *  against the instruction it is at (executing or stalled): a cycle-weighted
+ *  profile (hcasim run --fw-profile). 0, or -ENOMEM. */
+int hca_dev_fw_profile_start(hca_dev_t *dev);
+/** The profile: cycles at RAM word i (pc = FW_RAM_BASE + 4 i), *words
+ *  entries; NULL when not started. */
+const uint64_t *hca_dev_fw_profile(const hca_dev_t *dev, size_t *words);
+/** The firmware image the device runs (its path). */
+const char *hca_dev_firmware(const hca_dev_t *dev);
+
 #ifdef __cplusplus
 }
 #endif

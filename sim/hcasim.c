@@ -3,7 +3,7 @@
  *   hcasim demo       [--engine rtl|model] [--firmware ELF] [--trace OUT.fst [--trace-from C] [--trace-to C]]
  *   hcasim xlate-demo [--engine rtl|model] [--trace OUT.fst [--trace-from C] [--trace-to C]]
  *   hcasim run FILE   [--engine rtl|model|both] [--seed N] [--json OUT] [-v] [--validate] [--firmware ELF]
- *                     [--trace OUT.fst [--trace-from C] [--trace-to C]]
+ *                     [--trace OUT.fst [--trace-from C] [--trace-to C]] [--fw-profile OUT]
  *
  * Exit codes: 0 success, 1 a check failed, 2 bad usage or the run could not start.
  */
@@ -46,7 +46,8 @@ static void usage(FILE *f)
           "  --seed N             override the scenario's seed (device op)\n"
           "  --json OUT           write the result as JSON (docs/scenarios.md)\n"
           "  -v                   one line per op: cycle, line, op, result\n"
-          "  --validate           check the whole file, run nothing (exit 0 or 2)\n",
+          "  --validate           check the whole file, run nothing (exit 0 or 2)\n"
+          "  --fw-profile OUT     write the firmware's busy cycles per function to OUT\n",
           f);
 }
 
@@ -478,6 +479,8 @@ static int cmd_run(int argc, char **argv)
             o.trace = v;
         else if (!strcmp(a, "--firmware"))
             o.firmware = v;
+        else if (!strcmp(a, "--fw-profile"))
+            o.fw_profile = v;
         else {
             fprintf(stderr, "hcasim run: unexpected argument '%s'\n", a);
             return 2;
@@ -486,7 +489,8 @@ static int cmd_run(int argc, char **argv)
     }
     if (!file) {
         fprintf(stderr, "usage: hcasim run FILE [--engine rtl|model|both] [--seed N] [--json OUT] [-v] [--validate]\n"
-                        "                  [--firmware ELF] [--trace OUT.fst [--trace-from C] [--trace-to C]]\n");
+                        "                  [--firmware ELF] [--trace OUT.fst [--trace-from C] [--trace-to C]]\n"
+                        "                  [--fw-profile OUT]\n");
         return 2;
     }
     scn_t *s = NULL;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_syms.h"
 #include "scenario_int.h"
 #include "xu.h"
 
@@ -984,6 +985,14 @@ static int start_device(ctx_t *c)
                        err[0] ? err : strerror(-rc));
     if ((rc = hcadrv_open(&r->drv, r->dev, r->mem)))
         return scn_bad(c, "driver: %s", strerror(-rc));
+    if (r->o->fw_profile) { /* refuse an unwritable path now, not after the run */
+        FILE *t = fopen(r->o->fw_profile, "w");
+        if (!t)
+            return scn_bad(c, "--fw-profile %s: %s", r->o->fw_profile, strerror(errno));
+        fclose(t);
+        if ((rc = hca_dev_fw_profile_start(r->dev)))
+            return scn_bad(c, "--fw-profile: %s", strerror(-rc));
+    }
     if (r->o->trace) {
         rc = hca_dev_trace_open(r->dev, r->o->trace, r->o->trace_from, r->o->trace_to ? r->o->trace_to : UINT64_MAX);
         if (rc)
@@ -1010,6 +1019,44 @@ static int check_invariants(ctx_t *c)
     if (hca_dev_fw_health(c->run->dev, why, sizeof why))
         return scn_mismatch(c, "the firmware stopped at cycle %" PRIu64 ": %s", hca_dev_cycle(c->run->dev), why);
     return 0;
+}
+
+/* --fw-profile: the firmware's busy cycles per function, most first. */
+static int write_fw_profile(const char *path, hca_dev_t *dev)
+{
+    size_t words = 0, nf = 0;
+    const uint64_t *h = hca_dev_fw_profile(dev, &words);
+    elf_func_t *f = NULL;
+    int rc = elf_read_functions(hca_dev_firmware(dev), &f, &nf);
+    FILE *out = rc ? NULL : fopen(path, "w");
+    if (rc || !out) {
+        free(f);
+        return rc ? rc : -errno;
+    }
+    uint64_t *per = calloc(nf + 1, sizeof *per), total = 0; /* per[nf]: outside every function */
+    for (size_t w = 0; per && w < words; w++) {
+        if (!h[w])
+            continue;
+        const elf_func_t *fn = elf_func_at(f, nf, HCA_FW_RAM_BASE + 4 * (uint32_t)w);
+        per[fn ? (size_t)(fn - f) : nf] += h[w];
+        total += h[w];
+    }
+    fprintf(out, "# firmware busy cycles per function (%s), %" PRIu64 " cycles sampled\n", hca_dev_firmware(dev), total);
+    for (;;) { /* selection by the largest left: the list is short */
+        size_t best = nf + 1;
+        for (size_t i = 0; per && i <= nf; i++)
+            if (per[i] && (best > nf || per[i] > per[best]))
+                best = i;
+        if (best > nf)
+            break;
+        fprintf(out, "%12" PRIu64 " %6.2f%%  %s\n", per[best], 100.0 * (double)per[best] / (double)total,
+                best < nf ? f[best].name : "(outside any function)");
+        per[best] = 0;
+    }
+    rc = per ? 0 : -ENOMEM;
+    free(per);
+    free(f);
+    return fclose(out) || rc ? (rc ? rc : -EIO) : 0;
 }
 
 static int run_one_engine(const scn_t *cs, const scn_run_opts_t *o, scn_engine_t engine, uint64_t *cycles_out)
@@ -1094,6 +1141,13 @@ static int run_one_engine(const scn_t *cs, const scn_run_opts_t *o, scn_engine_t
             engine_name(engine), r.seed, rc == SCN_PASS ? "" : rc == SCN_FAIL ? " (stopped at the first mismatch)" : "");
     if (o->json_out)
         write_json_result(o->json_out, s->file, engine, r.seed, cycles, rc, fline, fop, c.msg, s, &r);
+    if (o->fw_profile && r.dev) {
+        int prc = write_fw_profile(o->fw_profile, r.dev);
+        if (prc)
+            fprintf(r.err, "%s: --fw-profile %s: %s\n", s->file, o->fw_profile, strerror(-prc));
+        else
+            fprintf(r.out, "firmware profile: %s\n", o->fw_profile);
+    }
     teardown(&r, s->nsyms);
     if (cycles_out)
         *cycles_out = cycles;

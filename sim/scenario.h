@@ -45,6 +45,7 @@ typedef struct scn_run_opts {
     const char *json_out; /**< NULL: no JSON result */
     const char *trace;    /**< NULL: no waves; else an FST path (RTL only) */
     uint64_t trace_from, trace_to; /**< device cycles; trace_to 0: end of run */
+    const char *fw_profile; /**< NULL: none; else a path for the firmware's cycles per function */
     int verbose;          /**< 1: one line per op */
     FILE *out;            /**< progress and summary; NULL: stdout */
     FILE *err;            /**< "FILE:LINE: …" diagnostics; NULL: stderr */

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -528,3 +529,40 @@ TEST(Scenario, LibraryApi)
 }
 
 } // namespace
+
+// --fw-profile: the firmware's busy cycles per function, from the image's own
+// symbol table. A FAST_REG_MR scenario must show the boot (_start), the event
+// service and the mailbox; the counts are sorted and add up to the header's.
+TEST(Scenario, FirmwareProfileNamesWhereTheCyclesWent)
+{
+    const std::string out = TempPath("fw_profile.txt");
+    std::remove(out.c_str());
+    Result r = Hcasim(std::string("run ") + SCN_VECTORS + "/directed/mm_fast_reg_success.jsonl --fw-profile " + out);
+    ASSERT_EQ(r.rc, 0) << r.out;
+    EXPECT_TRUE(Contains(r.out, "firmware profile: " + out)) << r.out;
+    FILE *f = fopen(out.c_str(), "r");
+    ASSERT_NE(f, nullptr) << out;
+    char line[256];
+    unsigned long long total = 0, sum = 0, prev = ~0ull;
+    ASSERT_NE(fgets(line, sizeof line, f), nullptr);
+    ASSERT_EQ(1, sscanf(strstr(line, "), ") ? strstr(line, "), ") + 3 : "", "%llu", &total)) << line;
+    std::map<std::string, unsigned long long> per;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long n = 0;
+        double pct = 0;
+        char name[128] = "";
+        ASSERT_EQ(3, sscanf(line, "%llu %lf%% %127[^\n]", &n, &pct, name)) << line;
+        EXPECT_LE(n, prev) << "sorted, most first: " << line;
+        prev = n;
+        sum += n;
+        per[name] = n;
+    }
+    fclose(f);
+    EXPECT_EQ(total, sum) << "the functions' cycles add up to the cycles sampled";
+    EXPECT_GT(per["_start"], 100000u) << "the boot zeroes the firmware's bookkeeping";
+    EXPECT_GT(per["mm_service"], 0u) << "FAST_REG_MR and LOCAL_INV are served there";
+    EXPECT_GT(per["cmd_dispatch"], 0u) << "the mailbox";
+    Result bad = Hcasim(std::string("run ") + SCN_VECTORS + "/directed/query_device.jsonl --fw-profile /nonexistent/dir/p.txt");
+    EXPECT_EQ(2, bad.rc) << "an unwritable profile path is refused before the run: " << bad.out;
+    EXPECT_TRUE(Contains(bad.out, "--fw-profile /nonexistent/dir/p.txt: No such file or directory")) << bad.out;
+}
