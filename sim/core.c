@@ -19,6 +19,7 @@
  * accept cycles).
  */
 #include "core.h"
+#include "probe_client.h"
 
 #include "trace_window.h"
 
@@ -29,9 +30,6 @@
 
 /** How long a blocking firmware-port access waits, in cycles. */
 #define CORE_FW_TIMEOUT 10000000ull
-/** Probe accept cycles kept for core_xlate_accept_cycle(). */
-#define CORE_ACCEPT_HISTORY (1u << 20)
-#define CORE_INITIAL_CAP 1024u
 
 _Static_assert((CORE_DMA_OUTSTANDING_MAX & (CORE_DMA_OUTSTANDING_MAX - 1)) == 0, "ring index by mask");
 _Static_assert((CORE_LINK_DEPTH & (CORE_LINK_DEPTH - 1)) == 0, "ring index by mask");
@@ -407,79 +405,13 @@ struct core {
 
     /* translation probes: ring of XU_QUEUE_DEPTH requests, growable beat
      * queue, accept history (as xu.c) */
-    xu_req_t *rq;
-    uint32_t rq_head, rq_count;
-    xu_seg_t *bq;
-    size_t bq_cap, bq_head, bq_count;
-    uint64_t *acc;
-    uint64_t acc_cap, acc_n;
-    uint32_t gap_thr, stall_thr;
-    uint64_t rng;
+    probe_client_t probe; /* the xq/xs pins' client */
 
     /* trace window */
     trace_window_t trace;
 };
 
-/* ---------------------------------------------------------------- probe helpers (as xu.c) */
-
-static inline uint64_t core_rand(core_t *c)
-{
-    uint64_t z = (c->rng += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static inline int core_chance(core_t *c, uint32_t thr) { return thr && (uint32_t)(core_rand(c) >> 32) < thr; }
-
-static uint32_t pct_thr(unsigned pct)
-{
-    if (pct == 0)
-        return 0;
-    if (pct >= 100)
-        return UINT32_MAX;
-    return (uint32_t)(((uint64_t)pct << 32) / 100u);
-}
-
-static void push_beat(core_t *c, const core_pins_t *p)
-{
-    if (c->bq_count == c->bq_cap) {
-        size_t ncap = c->bq_cap * 2;
-        xu_seg_t *n = malloc(ncap * sizeof *n);
-        if (!n)
-            abort(); /* out of memory while the clock runs: nothing sane to return */
-        for (size_t i = 0; i < c->bq_count; i++)
-            n[i] = c->bq[(c->bq_head + i) & (c->bq_cap - 1)];
-        free(c->bq);
-        c->bq = n;
-        c->bq_cap = ncap;
-        c->bq_head = 0;
-    }
-    xu_seg_t *s = &c->bq[(c->bq_head + c->bq_count) & (c->bq_cap - 1)];
-    s->tag = p->xs_tag;
-    s->status = p->xs_status;
-    s->last = p->xs_last;
-    s->len = p->xs_len;
-    s->pa = p->xs_pa;
-    s->cycle = c->now;
-    c->bq_count++;
-}
-
-static void push_accept(core_t *c)
-{
-    if (c->acc_n == c->acc_cap && c->acc_cap < CORE_ACCEPT_HISTORY) {
-        uint64_t *n = realloc(c->acc, (size_t)c->acc_cap * 2 * sizeof *n);
-        if (!n)
-            abort();
-        c->acc = n;
-        c->acc_cap *= 2;
-    }
-    c->acc[c->acc_n & (c->acc_cap - 1)] = c->now;
-    c->acc_n++;
-}
-
 /* ---------------------------------------------------------------- the clock */
-
 
 /** One clock cycle: the hot path (the device's speed). */
 static inline void core_tick(core_t *c)
@@ -494,8 +426,8 @@ static inline void core_tick(core_t *c)
         p->db_addr = e->addr;
         p->db_data = e->data;
     }
-    if (!p->xq_valid && c->rq_count && !core_chance(c, c->gap_thr)) {
-        const xu_req_t *r = &c->rq[c->rq_head];
+    const xu_req_t *r;
+    if (!p->xq_valid && (r = probe_head(&c->probe)) && !probe_chance(&c->probe, c->probe.gap_thr)) {
         p->xq_valid = 1;
         p->xq_tag = r->tag;
         p->xq_rights = r->rights;
@@ -505,7 +437,7 @@ static inline void core_tick(core_t *c)
         p->xq_len = r->len;
         p->xq_va = r->va;
     }
-    p->xs_ready = !core_chance(c, c->stall_thr);
+    p->xs_ready = !probe_chance(&c->probe, c->probe.stall_thr);
     dma_drive(c->dma, p, c->now);
     link_drive(c->link, p, c->now);
 
@@ -519,12 +451,13 @@ static inline void core_tick(core_t *c)
     }
     if (p->xq_valid && p->xq_ready) {
         p->xq_valid = 0;
-        c->rq_head = (c->rq_head + 1) & (XU_QUEUE_DEPTH - 1);
-        c->rq_count--;
-        push_accept(c);
+        probe_accepted(&c->probe, c->now);
     }
-    if (p->xs_valid && p->xs_ready)
-        push_beat(c, p);
+    if (p->xs_valid && p->xs_ready) {
+        const xu_seg_t beat = {.tag = p->xs_tag, .status = p->xs_status, .last = p->xs_last,
+                               .len = p->xs_len, .pa = p->xs_pa, .cycle = c->now};
+        probe_push_beat(&c->probe, &beat);
+    }
     if (__builtin_expect(c->fw_state != FW_IDLE, 0)) {
         if (c->fw_state == FW_REQ && p->fw_ready) {
             p->fw_valid = 0;
@@ -571,9 +504,7 @@ static void core_clear(core_t *c)
     c->fw_state = FW_IDLE;
     c->db_head = c->db_count = 0;
     c->doorbells = 0;
-    c->rq_head = c->rq_count = 0;
-    c->bq_head = c->bq_count = 0;
-    c->acc_n = 0;
+    probe_client_clear(&c->probe);
     core_dma_reset(c->dma);
     core_link_reset(c->link);
 }
@@ -611,13 +542,9 @@ int core_create(core_t **out, const core_engine_ops_t *ops, const core_config_t 
     c->pc = pc;
     c->pbufs = calloc(HCA_PKT_BUFS, HCA_PKT_BUF_SIZE);
     c->dbq = malloc(CORE_DB_QUEUE_DEPTH * sizeof *c->dbq);
-    c->rq = malloc(XU_QUEUE_DEPTH * sizeof *c->rq);
-    c->bq_cap = CORE_INITIAL_CAP;
-    c->bq = malloc(c->bq_cap * sizeof *c->bq);
-    c->acc_cap = CORE_INITIAL_CAP;
-    c->acc = malloc(c->acc_cap * sizeof *c->acc);
+    const int probe_rc = probe_client_init(&c->probe);
     int rc = -ENOMEM;
-    if (c->pbufs && c->dbq && c->rq && c->bq && c->acc) {
+    if (c->pbufs && c->dbq && !probe_rc) {
         rc = core_dma_create(&c->dma, mem, &k.host, k.dma_max_outstanding, c->pbufs, pc);
         if (!rc)
             rc = core_link_create(&c->link, k.link_latency, k.link_bytes_per_cycle, pc);
@@ -632,7 +559,7 @@ int core_create(core_t **out, const core_engine_ops_t *ops, const core_config_t 
         return rc;
     }
     trace_window_init(&c->trace, c->eng, ops->trace_open, ops->trace_close);
-    c->rng = 0x243f6a8885a308d3ull;
+    c->probe.rng = 0x243f6a8885a308d3ull;
     core_clear(c);
     ops->reset(c->eng);
     *out = c;
@@ -651,9 +578,7 @@ void core_destroy(core_t *c)
     core_link_destroy(c->link);
     free(c->pbufs);
     free(c->dbq);
-    free(c->rq);
-    free(c->bq);
-    free(c->acc);
+    probe_client_free(&c->probe);
     free(c);
 }
 
@@ -775,40 +700,22 @@ int core_fw_write(core_t *c, uint32_t offset, uint32_t val) { return core_fw_acc
 
 int core_xlate_submit(core_t *c, const xu_req_t *req)
 {
-    if (!c || !req)
-        return -EINVAL;
-    if (c->rq_count == XU_QUEUE_DEPTH)
-        return -ENOSPC;
-    c->rq[(c->rq_head + c->rq_count) & (XU_QUEUE_DEPTH - 1)] = *req;
-    c->rq_count++;
-    return 0;
+    return c && req ? probe_submit(&c->probe, req) : -EINVAL;
 }
 
-size_t core_xlate_pending(const core_t *c) { return c ? c->rq_count : 0; }
+size_t core_xlate_pending(const core_t *c) { return c ? c->probe.rq_count : 0; }
 
 int core_xlate_collect(core_t *c, xu_seg_t *seg)
 {
-    if (!c || !seg || c->bq_count == 0)
-        return 0;
-    *seg = c->bq[c->bq_head];
-    c->bq_head = (c->bq_head + 1) & (c->bq_cap - 1);
-    c->bq_count--;
-    return 1;
+    return c && seg ? probe_collect(&c->probe, seg) : 0;
 }
 
 uint64_t core_xlate_accept_cycle(const core_t *c, uint64_t n)
 {
-    if (!c || n >= c->acc_n || c->acc_n - n > c->acc_cap)
-        return UINT64_MAX;
-    return c->acc[n & (c->acc_cap - 1)];
+    return c ? probe_accept_cycle(&c->probe, n) : UINT64_MAX;
 }
 
 int core_xlate_backpressure(core_t *c, unsigned req_gap_pct, unsigned rsp_stall_pct, uint64_t seed)
 {
-    if (!c || req_gap_pct > 100 || rsp_stall_pct > 100)
-        return -EINVAL;
-    c->gap_thr = pct_thr(req_gap_pct);
-    c->stall_thr = pct_thr(rsp_stall_pct);
-    c->rng = seed;
-    return 0;
+    return c ? probe_set_backpressure(&c->probe, req_gap_pct, rsp_stall_pct, seed) : -EINVAL;
 }

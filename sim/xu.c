@@ -15,10 +15,11 @@
  *
  * Memory: the request queue is a fixed ring of XU_QUEUE_DEPTH requests; the
  * collected-beat queue grows (doubling) while beats are not collected; the
- * accept-cycle history grows to XU_ACCEPT_HISTORY entries (8 bytes each) and
- * then keeps the most recent XU_ACCEPT_HISTORY.
+ * accept-cycle history grows to PROBE_ACCEPT_HISTORY entries (8 bytes each) and
+ * then keeps the most recent PROBE_ACCEPT_HISTORY.
  */
 #include "xu.h"
+#include "probe_client.h"
 
 #include "trace_window.h"
 
@@ -27,11 +28,8 @@
 #include <string.h>
 
 /** Accept cycles kept for xu_accept_cycle(): the most recent 2^20 (8 MiB at most). */
-#define XU_ACCEPT_HISTORY (1u << 20)
 /** How long a blocking firmware-port helper waits, in cycles, before -ETIMEDOUT. */
 #define XU_FW_TIMEOUT 10000000ull
-/** First size of the growable queues. */
-#define XU_INITIAL_CAP 1024u
 
 struct xu {
     const xu_engine_ops_t *ops;
@@ -39,21 +37,7 @@ struct xu {
     xu_pins_t pins;
     uint64_t now; /**< the cycle the next tick runs */
 
-    /* requests waiting: ring of XU_QUEUE_DEPTH */
-    xu_req_t *rq;
-    uint32_t rq_head, rq_count;
-
-    /* collected beats: growable ring, capacity a power of two */
-    xu_seg_t *bq;
-    size_t bq_cap, bq_head, bq_count;
-
-    /* accept cycles of requests since reset: growable, then a ring */
-    uint64_t *acc;
-    uint64_t acc_cap, acc_n;
-
-    /* back-pressure */
-    uint32_t gap_thr, stall_thr; /**< probability * 2^32, 0 = never */
-    uint64_t rng;
+    probe_client_t probe; /* the request/response pins' client */
 
     /* trace window */
     trace_window_t trace;
@@ -65,69 +49,11 @@ struct xu {
 
 /* ---------------------------------------------------------------- helpers */
 
-/** splitmix64: small, fast, good enough for back-pressure decisions. */
-static inline uint64_t xu_rand(xu_t *xu)
-{
-    uint64_t z = (xu->rng += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
-/** 1 with probability thr / 2^32. */
-static inline int xu_chance(xu_t *xu, uint32_t thr) { return thr && (uint32_t)(xu_rand(xu) >> 32) < thr; }
-
-static uint32_t xu_pct_thr(unsigned pct)
-{
-    if (pct == 0)
-        return 0;
-    if (pct >= 100)
-        return UINT32_MAX;
-    return (uint32_t)(((uint64_t)pct << 32) / 100u);
-}
 
 static int xu_size_ok(uint32_t v) { return v >= 2 && v <= (1u << 24) && (v & (v - 1)) == 0; }
 
 
-/** Append a handed-over beat; grows the queue (doubling) when full. */
-static void xu_push_beat(xu_t *xu, const xu_pins_t *p)
-{
-    if (xu->bq_count == xu->bq_cap) {
-        size_t ncap = xu->bq_cap * 2;
-        xu_seg_t *n = malloc(ncap * sizeof *n);
-        if (!n)
-            abort(); /* out of memory while the clock runs: nothing sane to return */
-        for (size_t i = 0; i < xu->bq_count; i++)
-            n[i] = xu->bq[(xu->bq_head + i) & (xu->bq_cap - 1)];
-        free(xu->bq);
-        xu->bq = n;
-        xu->bq_cap = ncap;
-        xu->bq_head = 0;
-    }
-    xu_seg_t *s = &xu->bq[(xu->bq_head + xu->bq_count) & (xu->bq_cap - 1)];
-    s->tag = p->rsp_tag;
-    s->status = p->rsp_status;
-    s->last = p->rsp_last;
-    s->len = p->rsp_len;
-    s->pa = p->rsp_pa;
-    s->cycle = xu->now;
-    xu->bq_count++;
-}
-
-/** Record the accept cycle of the next request; grows the history to XU_ACCEPT_HISTORY. */
-static void xu_push_accept(xu_t *xu)
-{
-    if (xu->acc_n == xu->acc_cap && xu->acc_cap < XU_ACCEPT_HISTORY) {
-        /* still linear (acc_n == acc_cap): doubling keeps index n at n */
-        uint64_t *n = realloc(xu->acc, (size_t)xu->acc_cap * 2 * sizeof *n);
-        if (!n)
-            abort();
-        xu->acc = n;
-        xu->acc_cap *= 2;
-    }
-    xu->acc[xu->acc_n & (xu->acc_cap - 1)] = xu->now;
-    xu->acc_n++;
-}
 
 /** One clock cycle. The hot path: the speed benchmarks run through it. */
 static inline void xu_tick(xu_t *xu)
@@ -136,8 +62,8 @@ static inline void xu_tick(xu_t *xu)
 
     if (__builtin_expect(trace_window_pending(&xu->trace), 0))
         trace_window_edge(&xu->trace, xu->now);
-    if (!p->req_valid && xu->rq_count && !xu_chance(xu, xu->gap_thr)) {
-        const xu_req_t *r = &xu->rq[xu->rq_head];
+    const xu_req_t *r;
+    if (!p->req_valid && (r = probe_head(&xu->probe)) && !probe_chance(&xu->probe, xu->probe.gap_thr)) {
         p->req_valid = 1;
         p->req_tag = r->tag;
         p->req_rights = r->rights;
@@ -147,18 +73,19 @@ static inline void xu_tick(xu_t *xu)
         p->req_len = r->len;
         p->req_va = r->va;
     }
-    p->rsp_ready = !xu_chance(xu, xu->stall_thr);
+    p->rsp_ready = !probe_chance(&xu->probe, xu->probe.stall_thr);
 
     xu->ops->cycle(xu->eng, p, xu->now);
 
     if (p->req_valid && p->req_ready) {
         p->req_valid = 0;
-        xu->rq_head = (xu->rq_head + 1) & (XU_QUEUE_DEPTH - 1);
-        xu->rq_count--;
-        xu_push_accept(xu);
+        probe_accepted(&xu->probe, xu->now);
     }
-    if (p->rsp_valid && p->rsp_ready)
-        xu_push_beat(xu, p);
+    if (p->rsp_valid && p->rsp_ready) {
+        const xu_seg_t beat = {.tag = p->rsp_tag, .status = p->rsp_status, .last = p->rsp_last,
+                              .len = p->rsp_len, .pa = p->rsp_pa, .cycle = xu->now};
+        probe_push_beat(&xu->probe, &beat);
+    }
     if (__builtin_expect(xu->fw_state != FW_IDLE, 0)) {
         if (xu->fw_state == FW_REQ && p->fw_ready) {
             p->fw_valid = 0;
@@ -196,9 +123,7 @@ static void xu_clear(xu_t *xu)
     p->fw_valid = 0;
     p->fw_write = 0;
     xu->fw_state = FW_IDLE;
-    xu->rq_head = xu->rq_count = 0;
-    xu->bq_head = xu->bq_count = 0;
-    xu->acc_n = 0;
+    probe_client_clear(&xu->probe);
 }
 
 int xu_create(xu_t **out, xu_engine_kind_t kind, const xu_params_t *params)
@@ -227,12 +152,7 @@ int xu_create(xu_t **out, xu_engine_kind_t kind, const xu_params_t *params)
     if (!xu)
         return -ENOMEM;
     xu->ops = ops;
-    xu->rq = malloc(XU_QUEUE_DEPTH * sizeof *xu->rq);
-    xu->bq_cap = XU_INITIAL_CAP;
-    xu->bq = malloc(xu->bq_cap * sizeof *xu->bq);
-    xu->acc_cap = XU_INITIAL_CAP;
-    xu->acc = malloc(xu->acc_cap * sizeof *xu->acc);
-    if (!xu->rq || !xu->bq || !xu->acc) {
+    if (probe_client_init(&xu->probe)) {
         xu_destroy(xu);
         return -ENOMEM;
     }
@@ -243,7 +163,7 @@ int xu_create(xu_t **out, xu_engine_kind_t kind, const xu_params_t *params)
         return rc;
     }
     trace_window_init(&xu->trace, xu->eng, ops->trace_open, ops->trace_close);
-    xu->rng = 0x243f6a8885a308d3ull;
+    xu->probe.rng = 0x243f6a8885a308d3ull;
     xu_clear(xu);
     ops->reset(xu->eng);
     *out = xu;
@@ -258,9 +178,7 @@ void xu_destroy(xu_t *xu)
         xu_trace_close(xu);
         xu->ops->destroy(xu->eng);
     }
-    free(xu->rq);
-    free(xu->bq);
-    free(xu->acc);
+    probe_client_free(&xu->probe);
     free(xu);
 }
 
@@ -288,42 +206,24 @@ void xu_step(xu_t *xu, uint64_t n)
 
 int xu_submit(xu_t *xu, const xu_req_t *req)
 {
-    if (!xu || !req)
-        return -EINVAL;
-    if (xu->rq_count == XU_QUEUE_DEPTH)
-        return -ENOSPC;
-    xu->rq[(xu->rq_head + xu->rq_count) & (XU_QUEUE_DEPTH - 1)] = *req;
-    xu->rq_count++;
-    return 0;
+    return xu && req ? probe_submit(&xu->probe, req) : -EINVAL;
 }
 
-size_t xu_pending(const xu_t *xu) { return xu ? xu->rq_count : 0; }
+size_t xu_pending(const xu_t *xu) { return xu ? xu->probe.rq_count : 0; }
 
 int xu_collect(xu_t *xu, xu_seg_t *seg)
 {
-    if (!xu || !seg || xu->bq_count == 0)
-        return 0;
-    *seg = xu->bq[xu->bq_head];
-    xu->bq_head = (xu->bq_head + 1) & (xu->bq_cap - 1);
-    xu->bq_count--;
-    return 1;
+    return xu && seg ? probe_collect(&xu->probe, seg) : 0;
 }
 
 uint64_t xu_accept_cycle(const xu_t *xu, uint64_t n)
 {
-    if (!xu || n >= xu->acc_n || xu->acc_n - n > xu->acc_cap)
-        return UINT64_MAX;
-    return xu->acc[n & (xu->acc_cap - 1)];
+    return xu ? probe_accept_cycle(&xu->probe, n) : UINT64_MAX;
 }
 
 int xu_set_backpressure(xu_t *xu, unsigned req_gap_pct, unsigned rsp_stall_pct, uint64_t seed)
 {
-    if (!xu || req_gap_pct > 100 || rsp_stall_pct > 100)
-        return -EINVAL;
-    xu->gap_thr = xu_pct_thr(req_gap_pct);
-    xu->stall_thr = xu_pct_thr(rsp_stall_pct);
-    xu->rng = seed;
-    return 0;
+    return xu ? probe_set_backpressure(&xu->probe, req_gap_pct, rsp_stall_pct, seed) : -EINVAL;
 }
 
 /* ---------------------------------------------------------------- firmware port */
