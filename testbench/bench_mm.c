@@ -17,7 +17,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "hcadrv.h"
 #include "bench_util.h"
