@@ -19,7 +19,8 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 
 CC  := gcc
 CXX := g++
-INCLUDES := -Iabi/gen -Isim -Imodel -Idriver
+SIM_DIRS := $(sort $(dir $(wildcard sim/*/*)))
+INCLUDES := -Iabi/gen $(patsubst %/,-I%,$(SIM_DIRS)) -Imodel -Idriver
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CXXFLAGS ?= -O2 -g
@@ -54,7 +55,7 @@ endef
 
 # Fragments, one or more per directory, in dependency order (rtl/ first: it
 # defines HCASIM_LINK, which binaries elsewhere link).
-include $(foreach d,abi rtl sim model firmware driver testbench vectors,$(sort $(wildcard $(d)/*.mk)))
+include $(foreach d,abi rtl sim model firmware driver testbench vectors,$(sort $(wildcard $(d)/*.mk $(d)/*/*.mk)))
 
 HCASIM_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(HCASIM_SRCS)))
 

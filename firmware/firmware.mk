@@ -97,7 +97,7 @@ $(FW_MUTANT_NO_DRAIN): $(filter-out $(FW_OBJ)/firmware/mm.o,$(call fw_objs,$(FW_
 firmware: $(FW_IMAGE)
 firmware-tests: $(FW_TEST_ELFS)
 
-# The self-checking programs, run on the ISS through fwcore (sim/fwcore.c).
+# The self-checking programs, run on the ISS through fwcore (sim/iss/fwcore.c).
 GTEST_BINS += $(BIN)/test_fwprog
 $(OBJ)/testbench/test_fwprog.o: ALL_CXXFLAGS += -DFW_BUILD_DIR='"$(FW_BUILD)"'
 $(BIN)/test_fwprog: $(OBJ)/testbench/test_fwprog.o $(HCASIM_LIBS) $(FW_IMAGE) $(FW_TEST_ELFS)

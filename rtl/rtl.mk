@@ -50,9 +50,9 @@ $(VL_MODEL_A) $(VL_RT_A) &: $(VL_MK)
 	+$(MAKE) --no-print-directory -C $(VL_DIR) -f hcasim.mk $(VL_OPT) \
 	    $(notdir $(VL_MODEL_A)) $(notdir $(VL_RT_A))
 
-HCASIM_SRCS += sim/xu_rtl.cpp
+HCASIM_SRCS += sim/verilated/xu_rtl.cpp
 HCASIM_LINK += $(VL_MODEL_A) $(VL_RT_A)
-ALL_TARGETS += $(VL_MODEL_A) $(VL_RT_A) $(OBJ)/sim/xu_rtl.o
+ALL_TARGETS += $(VL_MODEL_A) $(VL_RT_A) $(OBJ)/sim/verilated/xu_rtl.o
 
 # ---------------------------------------------------------------- Verilated core
 # The second top, hca_core, in a folder of its own. Its classes carry their
@@ -79,23 +79,23 @@ $(CORE_MK) $(CORE_HDR) &: $(RTL_SRCS) $(RTL_INC) $(CORE_FLAGS_TXT)
 $(CORE_MODEL_A): $(CORE_MK)
 	+$(MAKE) --no-print-directory -C $(CORE_DIR) -f $(notdir $(CORE_MK)) $(VL_OPT) $(notdir $(CORE_MODEL_A))
 
-HCASIM_SRCS += sim/core_rtl.cpp
+HCASIM_SRCS += sim/verilated/core_rtl.cpp
 # Before the runtime archive: the model's objects refer to it.
 HCASIM_LINK := $(CORE_MODEL_A) $(HCASIM_LINK)
-ALL_TARGETS += $(CORE_MODEL_A) $(OBJ)/sim/core_rtl.o
+ALL_TARGETS += $(CORE_MODEL_A) $(OBJ)/sim/verilated/core_rtl.o
 
-$(OBJ)/sim/core_rtl.o: ALL_CXXFLAGS += -I$(CORE_DIR) -isystem $(VERILATOR_ROOT)/include \
+$(OBJ)/sim/verilated/core_rtl.o: ALL_CXXFLAGS += -I$(CORE_DIR) -isystem $(VERILATOR_ROOT)/include \
     -isystem $(VERILATOR_ROOT)/include/vltstd -DVM_TRACE=1 -DVM_TRACE_FST=1 \
     -DVM_TRACE_VCD=0 -DVM_COVERAGE=0 -DVM_SC=0
-$(OBJ)/sim/core_rtl.o: $(CORE_HDR)
+$(OBJ)/sim/verilated/core_rtl.o: $(CORE_HDR)
 
 # The shim sees the Verilated header and the runtime's (as system headers:
 # they are not ours to keep -Wextra clean), with the same configuration the
 # model was compiled with.
-$(OBJ)/sim/xu_rtl.o: ALL_CXXFLAGS += -I$(VL_DIR) -isystem $(VERILATOR_ROOT)/include \
+$(OBJ)/sim/verilated/xu_rtl.o: ALL_CXXFLAGS += -I$(VL_DIR) -isystem $(VERILATOR_ROOT)/include \
     -isystem $(VERILATOR_ROOT)/include/vltstd -DVM_TRACE=1 -DVM_TRACE_FST=1 \
     -DVM_TRACE_VCD=0 -DVM_COVERAGE=0 -DVM_SC=0
-$(OBJ)/sim/xu_rtl.o: $(VL_HDR)
+$(OBJ)/sim/verilated/xu_rtl.o: $(VL_HDR)
 
 # ---------------------------------------------------------------- checks
 RTL_CHK := $(BUILD)/rtl-checks

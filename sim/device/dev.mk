@@ -1,14 +1,14 @@
 # sim/hca_dev — the whole device (translation unit + firmware core + mailbox +
 # firmware DMA) and the hcasim command line.
-HCASIM_SRCS += sim/hca_dev.c
+HCASIM_SRCS += sim/device/hca_dev.c
 
 # The device boots the image `make` builds unless told otherwise.
-$(OBJ)/sim/hca_dev.o: ALL_CFLAGS += -DHCASIM_FIRMWARE_DEFAULT='"$(abspath $(BUILD))/firmware/hcafw.elf"'
+$(OBJ)/sim/device/hca_dev.o: ALL_CFLAGS += -DHCASIM_FIRMWARE_DEFAULT='"$(abspath $(BUILD))/firmware/hcafw.elf"'
 
 # hcasim.c holds main(): linked into the command, never into libhcasim.
 HCASIM_BIN := $(BIN)/hcasim
 ALL_TARGETS += $(HCASIM_BIN)
-$(HCASIM_BIN): $(OBJ)/sim/hcasim.o $(HCASIM_LIBS)
+$(HCASIM_BIN): $(OBJ)/sim/runner/hcasim.o $(HCASIM_LIBS)
 	$(call link_bin,)
 
 # make run: the demo scenario, end to end on the RTL engine with firmware.

@@ -1,5 +1,5 @@
 # sim/rv32 — the firmware core's RV32IM instruction-set simulator, its tests and its bench.
-HCASIM_SRCS += sim/rv32.c
+HCASIM_SRCS += sim/iss/rv32.c
 
 GTEST_BINS += $(BIN)/test_rv32
 $(BIN)/test_rv32: $(OBJ)/testbench/test_rv32.o $(HCASIM_LIBS) ; $(call link_bin,$(GTEST_LIBS))

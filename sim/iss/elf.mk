@@ -1,5 +1,5 @@
 # sim/elf.mk — the firmware ELF loader and the firmware core harness.
-HCASIM_SRCS += sim/elf_load.c sim/elf_syms.c sim/fwcore.c
+HCASIM_SRCS += sim/iss/elf_load.c sim/iss/elf_syms.c sim/iss/fwcore.c
 
 GTEST_BINS += $(BIN)/test_elf
 
