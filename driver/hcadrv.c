@@ -17,6 +17,8 @@
 
 /* Cycles between two polls of HCR.CTRL.go: a driver spinning on MMIO reads. */
 #define CMD_POLL_CYCLES 16u
+/* Device-visible memory is allocated in pages of this size. */
+#define DRV_PAGE_SIZE (1u << HCA_PAGE_SHIFT_MIN)
 /* Bus addresses of u64 page addresses the page-list buffer holds. */
 #define PAGE_LIST_BYTES (HCA_MAX_REG_PAGES * 8u)
 
@@ -49,8 +51,7 @@ typedef struct drv_pl {
 } drv_pl_t;
 
 struct hcadrv {
-    hca_dev_t *dev;
-    hostmem_t *mem;
+    hca_host_t host; /* the only way to the device */
     uint64_t mbox_in, mbox_out; /* one page each */
     uint64_t page_list;         /* PAGE_LIST_BYTES */
     unsigned last_status;
@@ -68,20 +69,46 @@ static uint32_t hcr(uint32_t reg)
     return HCA_HOST_HCR_OFFSET + reg;
 }
 
-int hcadrv_open(hcadrv_t **out, hca_dev_t *dev, hostmem_t *mem)
+/* ---------------------------------------------------------------- the host boundary */
+
+static int mmio_rd(hcadrv_t *drv, uint32_t off, uint32_t *val) { return drv->host.ops->mmio_read(drv->host.ctx, off, val); }
+static int mmio_wr(hcadrv_t *drv, uint32_t off, uint32_t val) { return drv->host.ops->mmio_write(drv->host.ctx, off, val); }
+static int mem_rd(hcadrv_t *drv, uint64_t addr, void *buf, size_t len)
 {
-    if (!out || !dev || !mem)
+    return drv->host.ops->mem_read(drv->host.ctx, addr, buf, len);
+}
+static int mem_wr(hcadrv_t *drv, uint64_t addr, const void *buf, size_t len)
+{
+    return drv->host.ops->mem_write(drv->host.ctx, addr, buf, len);
+}
+static int mem_alloc(hcadrv_t *drv, uint64_t size, uint64_t align, uint64_t *addr)
+{
+    return drv->host.ops->mem_alloc(drv->host.ctx, size, align, addr);
+}
+static int mem_free(hcadrv_t *drv, uint64_t addr, uint64_t size) { return drv->host.ops->mem_free(drv->host.ctx, addr, size); }
+static uint64_t now(hcadrv_t *drv) { return drv->host.ops->now(drv->host.ctx); }
+
+/* The firmware core stopped (CAUSE.FATAL): no command will be answered. */
+static int device_dead(hcadrv_t *drv)
+{
+    uint32_t cause = 0;
+    mmio_rd(drv, HCA_HOST_IRQ_OFFSET + HCA_HOST_IRQ_CAUSE, &cause);
+    return HCA_HOST_IRQ_CAUSE_FATAL_GET(cause);
+}
+
+int hcadrv_open(hcadrv_t **out, const hca_host_t *host)
+{
+    if (!out || !host || !host->ops)
         return -EINVAL;
     hcadrv_t *d = calloc(1, sizeof *d);
     if (!d)
         return -ENOMEM;
-    d->dev = dev;
-    d->mem = mem;
-    int rc = hostmem_alloc(mem, HOSTMEM_PAGE_SIZE, HOSTMEM_PAGE_SIZE, &d->mbox_in);
+    d->host = *host;
+    int rc = mem_alloc(d, DRV_PAGE_SIZE, DRV_PAGE_SIZE, &d->mbox_in);
     if (!rc)
-        rc = hostmem_alloc(mem, HOSTMEM_PAGE_SIZE, HOSTMEM_PAGE_SIZE, &d->mbox_out);
+        rc = mem_alloc(d, DRV_PAGE_SIZE, DRV_PAGE_SIZE, &d->mbox_out);
     if (!rc)
-        rc = hostmem_alloc(mem, PAGE_LIST_BYTES, HOSTMEM_PAGE_SIZE, &d->page_list);
+        rc = mem_alloc(d, PAGE_LIST_BYTES, DRV_PAGE_SIZE, &d->page_list);
     if (rc) {
         free(d);
         return rc;
@@ -127,26 +154,26 @@ int hcadrv_cmd(hcadrv_t *drv, unsigned op, uint64_t in_param, uint64_t out_param
     if (!drv || op > 0xff)
         return -EINVAL;
     uint32_t ctrl = 0;
-    hca_dev_mmio_read(drv->dev, hcr(HCA_HCR_CTRL), &ctrl);
+    mmio_rd(drv, hcr(HCA_HCR_CTRL), &ctrl);
     if (HCA_HCR_CTRL_GO_GET(ctrl))
         return -EBUSY; /* the previous command never finished */
-    hca_dev_mmio_write(drv->dev, hcr(HCA_HCR_IN_PARAM_LO), (uint32_t)in_param);
-    hca_dev_mmio_write(drv->dev, hcr(HCA_HCR_IN_PARAM_HI), (uint32_t)(in_param >> 32));
-    hca_dev_mmio_write(drv->dev, hcr(HCA_HCR_OUT_PARAM_LO), (uint32_t)out_param);
-    hca_dev_mmio_write(drv->dev, hcr(HCA_HCR_OUT_PARAM_HI), (uint32_t)(out_param >> 32));
-    hca_dev_mmio_write(drv->dev, hcr(HCA_HCR_IN_MOD), in_mod);
-    uint64_t t0 = hca_dev_cycle(drv->dev);
-    hca_dev_mmio_write(drv->dev, hcr(HCA_HCR_CTRL), HCA_HCR_CTRL_OP_PUT(op) | HCA_HCR_CTRL_GO_PUT(1));
+    mmio_wr(drv, hcr(HCA_HCR_IN_PARAM_LO), (uint32_t)in_param);
+    mmio_wr(drv, hcr(HCA_HCR_IN_PARAM_HI), (uint32_t)(in_param >> 32));
+    mmio_wr(drv, hcr(HCA_HCR_OUT_PARAM_LO), (uint32_t)out_param);
+    mmio_wr(drv, hcr(HCA_HCR_OUT_PARAM_HI), (uint32_t)(out_param >> 32));
+    mmio_wr(drv, hcr(HCA_HCR_IN_MOD), in_mod);
+    uint64_t t0 = now(drv);
+    mmio_wr(drv, hcr(HCA_HCR_CTRL), HCA_HCR_CTRL_OP_PUT(op) | HCA_HCR_CTRL_GO_PUT(1));
     do {
-        if (hca_dev_cycle(drv->dev) - t0 > HCADRV_CMD_TIMEOUT_CYCLES || hca_dev_fw_health(drv->dev, NULL, 0))
+        if (now(drv) - t0 > HCADRV_CMD_TIMEOUT_CYCLES || device_dead(drv))
             return -ETIMEDOUT;
-        hca_dev_step(drv->dev, CMD_POLL_CYCLES);
-        hca_dev_mmio_read(drv->dev, hcr(HCA_HCR_CTRL), &ctrl);
+        drv->host.ops->wait(drv->host.ctx, CMD_POLL_CYCLES, 0);
+        mmio_rd(drv, hcr(HCA_HCR_CTRL), &ctrl);
     } while (HCA_HCR_CTRL_GO_GET(ctrl));
-    drv->last_cycles = hca_dev_cycle(drv->dev) - t0;
+    drv->last_cycles = now(drv) - t0;
     uint32_t st = 0, imm = 0;
-    hca_dev_mmio_read(drv->dev, hcr(HCA_HCR_STATUS), &st);
-    hca_dev_mmio_read(drv->dev, hcr(HCA_HCR_OUT_IMM), &imm);
+    mmio_rd(drv, hcr(HCA_HCR_STATUS), &st);
+    mmio_rd(drv, hcr(HCA_HCR_OUT_IMM), &imm);
     drv->last_status = HCA_HCR_STATUS_STATUS_GET(st);
     if (out_imm)
         *out_imm = imm;
@@ -160,7 +187,7 @@ int hcadrv_query_device(hcadrv_t *drv, hcadrv_device_attr_t *attr)
     hca_query_device_out_t q;
     int rc = hcadrv_cmd(drv, HCA_CMD_OP_QUERY_DEVICE, 0, drv->mbox_out, 0, NULL);
     if (!rc)
-        rc = hostmem_read(drv->mem, drv->mbox_out, &q, sizeof q);
+        rc = mem_rd(drv, drv->mbox_out, &q, sizeof q);
     if (rc)
         return rc;
     memset(attr, 0, sizeof *attr);
@@ -221,7 +248,7 @@ static int access_valid(uint32_t access)
 
 static int create_mkey(hcadrv_t *drv, const hca_create_mkey_in_t *in, uint32_t *key)
 {
-    int rc = hostmem_write(drv->mem, drv->mbox_in, in, sizeof *in);
+    int rc = mem_wr(drv, drv->mbox_in, in, sizeof *in);
     return rc ? rc : hcadrv_cmd(drv, HCA_CMD_OP_CREATE_MKEY, drv->mbox_in, 0, 0, key);
 }
 
@@ -240,7 +267,7 @@ int hcadrv_reg_mr(hcadrv_t *drv, uint32_t pd, uint64_t addr, uint64_t length, ui
         return -EINVAL;
     for (uint64_t i = 0; i < npages; i++) {
         uint64_t page = first + (i << page_shift);
-        int rc = hostmem_write(drv->mem, drv->page_list + 8 * i, &page, 8);
+        int rc = mem_wr(drv, drv->page_list + 8 * i, &page, 8);
         if (rc)
             return rc;
     }
@@ -377,7 +404,7 @@ int hcadrv_alloc_fast_reg_page_list(hcadrv_t *drv, uint32_t len, hcadrv_page_lis
         drv->npls = n;
     }
     uint64_t bytes = (uint64_t)actual * 8, bus = 0;
-    if ((rc = hostmem_alloc(drv->mem, bytes, HOSTMEM_PAGE_SIZE, &bus)))
+    if ((rc = mem_alloc(drv, bytes, DRV_PAGE_SIZE, &bus)))
         return rc; /* hostmem maps zeroed pages */
     drv->pls[slot] = (drv_pl_t){.used = 1, .bus = bus, .bytes = bytes, .len = actual};
     *pl = (hcadrv_page_list_t){.drv = drv, .bus_addr = bus, .max_page_list_len = actual, .handle = slot + 1};
@@ -391,7 +418,7 @@ int hcadrv_free_fast_reg_page_list(hcadrv_t *drv, hcadrv_page_list_t *pl)
         return -EINVAL;
     if (pl_owned(drv, p))
         return -EBUSY;
-    hostmem_unmap(drv->mem, p->bus, p->bytes);
+    mem_free(drv, p->bus, p->bytes);
     memset(p, 0, sizeof *p);
     pl->handle = 0;
     return 0;
@@ -407,7 +434,7 @@ int hcadrv_page_list_set(hcadrv_page_list_t *pl, uint32_t i, uint64_t addr)
         return -EINVAL;
     if (pl_owned(drv, p))
         return -EBUSY;
-    return hostmem_write(drv->mem, p->bus + 8ull * i, &addr, 8);
+    return mem_wr(drv, p->bus + 8ull * i, &addr, 8);
 }
 
 int hcadrv_query_mkey(hcadrv_t *drv, uint32_t index, hca_mpt_entry_t *entry)
@@ -415,7 +442,7 @@ int hcadrv_query_mkey(hcadrv_t *drv, uint32_t index, hca_mpt_entry_t *entry)
     if (!drv || !entry)
         return -EINVAL;
     int rc = hcadrv_cmd(drv, HCA_CMD_OP_QUERY_MKEY, 0, drv->mbox_out, index, NULL);
-    return rc ? rc : hostmem_read(drv->mem, drv->mbox_out, entry, sizeof *entry);
+    return rc ? rc : mem_rd(drv, drv->mbox_out, entry, sizeof *entry);
 }
 
 /* ---------------------------------------------------------------- queues */
@@ -438,13 +465,13 @@ static unsigned log2_ceil(uint32_t n)
 /* A ring of bytes (rounded up to whole pages), zeroed. */
 static int ring_alloc(hcadrv_t *drv, uint64_t bytes, uint64_t *addr, uint64_t *mapped)
 {
-    *mapped = (bytes + HOSTMEM_PAGE_SIZE - 1) & ~(uint64_t)(HOSTMEM_PAGE_SIZE - 1);
-    return hostmem_alloc(drv->mem, *mapped, HOSTMEM_PAGE_SIZE, addr);
+    *mapped = (bytes + DRV_PAGE_SIZE - 1) & ~(uint64_t)(DRV_PAGE_SIZE - 1);
+    return mem_alloc(drv, *mapped, DRV_PAGE_SIZE, addr);
 }
 
 static int doorbell(hcadrv_t *drv, uint32_t reg, uint32_t val)
 {
-    return hca_dev_mmio_write(drv->dev, HCA_HOST_DB_OFFSET + reg, val);
+    return mmio_wr(drv, HCA_HOST_DB_OFFSET + reg, val);
 }
 
 static drv_cq_t *cq_of(hcadrv_t *drv, uint32_t cqn)
@@ -483,13 +510,13 @@ int hcadrv_create_cq(hcadrv_t *drv, uint32_t depth, hcadrv_cq_t *cq)
     in.base = base;
     in.log_depth = log;
     uint32_t cqn = 0;
-    rc = hostmem_write(drv->mem, drv->mbox_in, &in, sizeof in);
+    rc = mem_wr(drv, drv->mbox_in, &in, sizeof in);
     if (!rc)
         rc = hcadrv_cmd(drv, HCA_CMD_OP_CREATE_CQ, drv->mbox_in, 0, 0, &cqn);
     if (!rc && (cqn == 0 || cqn >= HCA_MAX_CQ || drv->cqs[cqn].used))
         rc = -EIO; /* the firmware handed out a number it should not have */
     if (rc) {
-        hostmem_unmap(drv->mem, base, mapped);
+        mem_free(drv, base, mapped);
         return rc;
     }
     drv->cqs[cqn] = (drv_cq_t){.used = 1, .base = base, .bytes = mapped, .log_depth = log, .ci = 0};
@@ -507,7 +534,7 @@ int hcadrv_destroy_cq(hcadrv_t *drv, hcadrv_cq_t *cq)
     int rc = hcadrv_cmd(drv, HCA_CMD_OP_DESTROY_CQ, 0, 0, cq->cqn, NULL);
     if (rc)
         return rc;
-    hostmem_unmap(drv->mem, c->base, c->bytes);
+    mem_free(drv, c->base, c->bytes);
     memset(c, 0, sizeof *c);
     return 0;
 }
@@ -531,7 +558,7 @@ int hcadrv_create_qp(hcadrv_t *drv, const hcadrv_qp_attr_t *attr, hcadrv_qp_t *q
         return rc;
     rc = ring_alloc(drv, RQ_WQE_BYTES << rq_log, &rq, &rq_bytes);
     if (rc) {
-        hostmem_unmap(drv->mem, sq, sq_bytes);
+        mem_free(drv, sq, sq_bytes);
         return rc;
     }
     hca_create_qp_in_t in;
@@ -547,14 +574,14 @@ int hcadrv_create_qp(hcadrv_t *drv, const hcadrv_qp_attr_t *attr, hcadrv_qp_t *q
     hca_create_qp_in_set_rnr_retry(&in, attr->rnr_retry);
     in.rnr_timer = attr->rnr_timer;
     uint32_t qpn = 0;
-    rc = hostmem_write(drv->mem, drv->mbox_in, &in, sizeof in);
+    rc = mem_wr(drv, drv->mbox_in, &in, sizeof in);
     if (!rc)
         rc = hcadrv_cmd(drv, HCA_CMD_OP_CREATE_QP, drv->mbox_in, 0, 0, &qpn);
     if (!rc && (qpn == 0 || qpn >= HCA_MAX_QP || drv->qps[qpn].used))
         rc = -EIO;
     if (rc) {
-        hostmem_unmap(drv->mem, sq, sq_bytes);
-        hostmem_unmap(drv->mem, rq, rq_bytes);
+        mem_free(drv, sq, sq_bytes);
+        mem_free(drv, rq, rq_bytes);
         return rc;
     }
     drv_qp_t *s = &drv->qps[qpn];
@@ -597,8 +624,8 @@ int hcadrv_destroy_qp(hcadrv_t *drv, hcadrv_qp_t *qp)
     int rc = hcadrv_cmd(drv, HCA_CMD_OP_DESTROY_QP, 0, 0, qp->qpn, NULL);
     if (rc)
         return rc;
-    hostmem_unmap(drv->mem, s->sq_base, s->sq_bytes);
-    hostmem_unmap(drv->mem, s->rq_base, s->rq_bytes);
+    mem_free(drv, s->sq_base, s->sq_bytes);
+    mem_free(drv, s->rq_base, s->rq_bytes);
     memset(s, 0, sizeof *s);
     for (uint32_t i = 0; i < drv->npls; i++) /* its WRs are gone: so is their hold on page lists */
         if (drv->pls[i].owned && drv->pls[i].qpn == qp->qpn)
@@ -616,7 +643,7 @@ int hcadrv_query_qp(hcadrv_t *drv, const hcadrv_qp_t *qp, unsigned *state)
     hca_qp_ctx_t c;
     int rc = hcadrv_cmd(drv, HCA_CMD_OP_QUERY_QP, 0, drv->mbox_out, qp->qpn, NULL);
     if (!rc)
-        rc = hostmem_read(drv->mem, drv->mbox_out, &c, sizeof c);
+        rc = mem_rd(drv, drv->mbox_out, &c, sizeof c);
     if (rc)
         return rc;
     *state = hca_qp_ctx_get_state(&c);
@@ -643,7 +670,7 @@ static int post_check(hcadrv_t *drv, hcadrv_qp_t *qp, int recv, drv_qp_t **out)
 static int sq_push(hcadrv_t *drv, drv_qp_t *s, hcadrv_qp_t *qp, const void *wqe)
 {
     uint64_t at = s->sq_base + (uint64_t)(s->sq_pi & ((1u << s->sq_log) - 1)) * SQ_WQE_BYTES;
-    int rc = hostmem_write(drv->mem, at, wqe, SQ_WQE_BYTES);
+    int rc = mem_wr(drv, at, wqe, SQ_WQE_BYTES);
     if (rc)
         return rc;
     uint32_t pi = s->sq_pi + 1;
@@ -748,7 +775,7 @@ int hcadrv_post_recv(hcadrv_t *drv, hcadrv_qp_t *qp, const hcadrv_recv_wr_t *wr)
     for (unsigned i = 0; i < wr->num_sge; i++)
         w.sge[i] = wr->sge[i];
     uint64_t at = s->rq_base + (uint64_t)(s->rq_pi & ((1u << s->rq_log) - 1)) * RQ_WQE_BYTES;
-    if ((rc = hostmem_write(drv->mem, at, &w, sizeof w)))
+    if ((rc = mem_wr(drv, at, &w, sizeof w)))
         return rc;
     uint32_t pi = s->rq_pi + 1;
     if ((rc = doorbell(drv, HCA_DB_RQ, HCA_DB_RQ_QPN_PUT(qp->qpn) | HCA_DB_RQ_PI_PUT(pi & INDEX_MASK))))
@@ -771,7 +798,7 @@ static void advance_done(uint32_t *done, uint32_t pi, uint32_t counter)
  * owner == ((i >> log_depth) & 1) ^ 1), 0 when not, or a negative errno. */
 static int cqe_at(hcadrv_t *drv, const drv_cq_t *c, uint32_t i, hca_cqe_t *e)
 {
-    int rc = hostmem_read(drv->mem, c->base + (uint64_t)(i & ((1u << c->log_depth) - 1)) * CQE_BYTES, e, sizeof *e);
+    int rc = mem_rd(drv, c->base + (uint64_t)(i & ((1u << c->log_depth) - 1)) * CQE_BYTES, e, sizeof *e);
     if (rc)
         return rc;
     return hca_cqe_get_owner(e) == (((i >> c->log_depth) & 1u) ^ 1u);
@@ -791,7 +818,7 @@ static int cq_check_overflow(hcadrv_t *drv, drv_cq_t *c, uint32_t cqn)
     int rc = hcadrv_cmd(drv, HCA_CMD_OP_QUERY_CQ, 0, drv->mbox_out, cqn, NULL);
     hca_cq_ctx_t ctx;
     if (!rc)
-        rc = hostmem_read(drv->mem, drv->mbox_out, &ctx, sizeof ctx);
+        rc = mem_rd(drv, drv->mbox_out, &ctx, sizeof ctx);
     if (rc)
         return rc;
     c->overflowed = hca_cq_ctx_get_overflow(&ctx) != 0;

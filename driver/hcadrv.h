@@ -1,9 +1,10 @@
 /* hcadrv.h — the host reference driver: the consumer API of the device.
  *
- * It reaches the device only through BAR0 registers and host memory, as a
- * kernel driver would: commands go through the HCR mailbox with their
- * arguments in host-memory mailboxes. Calls that wait (for the mailbox)
- * advance device time by stepping the device; they never wait forever.
+ * It reaches the device only through its host boundary (hca_host.h): BAR0
+ * registers, device-visible memory and waiting, as a kernel driver would:
+ * commands go through the HCR mailbox with their arguments in host-memory
+ * mailboxes. Calls that wait (for the mailbox) let device time pass through
+ * the host's wait; they never wait forever.
  *
  * Every function returns 0 or a negative errno: -EINVAL for a bad argument
  * caught before the device is asked, the device's answer mapped otherwise
@@ -16,7 +17,8 @@
 
 #include <stdint.h>
 
-#include "hca_dev.h"
+#include "hca_abi.h"
+#include "hca_host.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,8 +42,9 @@ typedef struct hcadrv_device_attr {
 /** Cycles a mailbox command may take before -ETIMEDOUT. */
 #define HCADRV_CMD_TIMEOUT_CYCLES 5000000ull
 
-/** Open the device (dev and mem are borrowed). 0, -ENOMEM. */
-int hcadrv_open(hcadrv_t **out, hca_dev_t *dev, hostmem_t *mem);
+/** Open the device behind host (copied; its context is borrowed). 0,
+ *  -EINVAL, -ENOMEM (device-visible memory for the mailboxes). */
+int hcadrv_open(hcadrv_t **out, const hca_host_t *host);
 void hcadrv_close(hcadrv_t *drv);
 /** cmd_status of the last mailbox command. */
 unsigned hcadrv_last_status(const hcadrv_t *drv);

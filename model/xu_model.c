@@ -125,7 +125,6 @@ static inline void xm_set_bit(uint64_t *bm, uint64_t i, int v)
 
 static unsigned xm_log2(uint32_t v) { return (unsigned)__builtin_ctz(v); }
 
-static int xm_size_ok(uint32_t v) { return v >= 2 && v <= (1u << 24) && (v & (v - 1)) == 0; }
 
 /** True when [va, va+len) goes past 2^64 (written so it cannot overflow). */
 static inline int xm_wraps(uint64_t va, uint32_t len) { return len != 0 && va + (uint64_t)(len - 1) < va; }
@@ -405,7 +404,7 @@ static int xm_create(void **eng, const xu_params_t *params)
 {
     if (!eng || !params)
         return -EINVAL;
-    if (!xm_size_ok(params->mpt_entries) || !xm_size_ok(params->mtt_entries))
+    if (!xu_params_ok(params))
         return -EINVAL;
     xu_model_t *m = calloc(1, sizeof *m);
     if (!m)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hca_dev.h"
 #include "hcadrv.h"
 #include "bench_util.h"
 
@@ -27,7 +28,7 @@ enum { REG1, REG16, FASTREG, DESTROY, N_STATS };
 static const char *const names[N_STATS] = {"CREATE_MKEY regular, 1 page", "CREATE_MKEY regular, 16 pages",
                                            "CREATE_MKEY fast_reg (16)", "DESTROY_MKEY"};
 
-static int bench(xu_engine_kind_t engine, unsigned rounds, stat_t st[N_STATS], double *cps)
+static int bench(dev_engine_kind_t engine, unsigned rounds, stat_t st[N_STATS], double *cps)
 {
     hostmem_t *mem = NULL;
     hca_dev_t *dev = NULL;
@@ -39,8 +40,9 @@ static int bench(xu_engine_kind_t engine, unsigned rounds, stat_t st[N_STATS], d
     int rc = hostmem_create(&mem);
     if (!rc)
         rc = hca_dev_create(&dev, &cfg, mem, err, sizeof err);
+    hca_host_t host = dev ? hca_dev_host(dev) : (hca_host_t){0};
     if (!rc)
-        rc = hcadrv_open(&drv, dev, mem);
+        rc = hcadrv_open(&drv, &host);
     uint32_t pd = 0;
     uint64_t buf = 0;
     if (!rc)
@@ -71,7 +73,7 @@ static int bench(xu_engine_kind_t engine, unsigned rounds, stat_t st[N_STATS], d
     if (!rc)
         *cps = (double)(hca_dev_cycle(dev) - c0) / secs;
     else
-        fprintf(stderr, "bench_dev: %s: %s %s\n", engine == XU_ENGINE_RTL ? "rtl" : "model", strerror(-rc), err);
+        fprintf(stderr, "bench_dev: %s: %s %s\n", dev_engine_name(engine), strerror(-rc), err);
     hcadrv_close(drv);
     hca_dev_destroy(dev);
     hostmem_destroy(mem);
@@ -85,7 +87,7 @@ int main(void)
     double rtl_cps = 0, model_cps = 0;
     memset(rtl, 0, sizeof rtl);
     memset(model, 0, sizeof model);
-    if (bench(XU_ENGINE_RTL, rounds, rtl, &rtl_cps) || bench(XU_ENGINE_MODEL, rounds, model, &model_cps))
+    if (bench(DEV_ENGINE_RTL, rounds, rtl, &rtl_cps) || bench(DEV_ENGINE_MODEL, rounds, model, &model_cps))
         return 1;
     printf("mailbox commands through the firmware, %u of each, mean per command (post to answer):\n", rounds);
     printf("  %-32s %14s %14s %14s\n", "", "cycles (rtl)", "cycles (model)", "fw instrs");

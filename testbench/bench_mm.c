@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hca_dev.h"
 #include "hcadrv.h"
 #include "bench_util.h"
 

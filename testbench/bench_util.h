@@ -33,10 +33,11 @@ static inline int bench_open_device(const char *prog, hostmem_t **mem, hca_dev_t
     char err[256] = "";
     hca_dev_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.engine = XU_ENGINE_RTL;
+    cfg.engine = DEV_ENGINE_RTL;
     int rc;
+    hca_host_t host;
     if ((rc = hostmem_create(mem)) || (rc = hca_dev_create(dev, &cfg, *mem, err, sizeof err)) ||
-        (rc = hcadrv_open(drv, *dev, *mem)))
+        (host = hca_dev_host(*dev), rc = hcadrv_open(drv, &host)))
         fprintf(stderr, "%s: device: %s\n", prog, err[0] ? err : strerror(-rc));
     return rc;
 }

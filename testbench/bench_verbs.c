@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hca_dev.h"
 #include "hcadrv.h"
 #include "bench_util.h"
 
@@ -170,7 +171,7 @@ int main(void)
     if (!rc)
         rc = send_latency(&B, 50, &lat_r, &lat_s);
     double cps = (double)(hca_dev_cycle(B.dev) - c0) / (bench_now_s() - t0);
-    hostmem_timing_t t = hostmem_default_timing();
+    bus_timing_t t = bus_default_timing();
     teardown(&B);
     if (rc)
         return 1;

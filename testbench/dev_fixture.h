@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "hca_dev.h"
 #include "hcadrv.h"
 
 // A completion as a failing assertion prints it.
@@ -44,7 +45,7 @@ struct DevFixture {
     hcadrv_t *drv = nullptr;
     char err[512] = "";
 
-    explicit DevFixture(xu_engine_kind_t engine, uint32_t mpt_entries = 0, const char *firmware = nullptr)
+    explicit DevFixture(dev_engine_kind_t engine, uint32_t mpt_entries = 0, const char *firmware = nullptr)
     {
         hca_dev_config_t cfg;
         memset(&cfg, 0, sizeof cfg);
@@ -56,7 +57,8 @@ struct DevFixture {
         }
         if (hostmem_create(&mem) || hca_dev_create(&dev, &cfg, mem, err, sizeof err))
             return;
-        hcadrv_open(&drv, dev, mem);
+        hca_host_t host = hca_dev_host(dev);
+        hcadrv_open(&drv, &host);
     }
     ~DevFixture()
     {
@@ -182,7 +184,7 @@ struct LoopPair : DevFixture {
 
     explicit LoopPair(unsigned rnr_retry = 7, uint32_t rnr_timer = 500, uint32_t mtu = 0, uint32_t cq_depth = 64,
                   uint32_t sq_depth = 16, uint32_t rq_depth = 16, const char *firmware = nullptr)
-        : DevFixture(XU_ENGINE_RTL, 0, firmware)
+        : DevFixture(DEV_ENGINE_RTL, 0, firmware)
     {
         if (!ok())
             return;

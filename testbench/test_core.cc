@@ -27,6 +27,8 @@
 #include <vector>
 
 #include "core.h"
+#include "hostmem.h"
+#include "protcheck.h"
 
 namespace {
 
@@ -51,9 +53,10 @@ hca_dma_req_t Req(unsigned op, unsigned tag, uint64_t addr, uint32_t len, unsign
 struct DmaBench {
     hostmem_t *mem = nullptr;
     protcheck_t *pc = nullptr;
+    evlog_t log = {};
     core_dma_t *dma = nullptr;
     std::vector<uint8_t> pbufs = std::vector<uint8_t>((size_t)HCA_PKT_BUFS * HCA_PKT_BUF_SIZE);
-    hostmem_timing_t t = hostmem_default_timing();
+    bus_timing_t t = bus_default_timing();
     core_pins_t p;
     uint64_t now = 0;
     std::deque<hca_dma_req_t> q;
@@ -65,12 +68,14 @@ struct DmaBench {
     std::vector<Rsp> rsps;
     bool rsp_ready = true;
 
-    explicit DmaBench(unsigned max_outstanding = CORE_DMA_OUTSTANDING_DEFAULT)
+    explicit DmaBench(unsigned max_outstanding = DEV_ENGINE_DMA_OUTSTANDING_DEFAULT)
     {
         memset(&p, 0, sizeof p);
         EXPECT_EQ(0, hostmem_create(&mem));
         EXPECT_EQ(0, protcheck_create(&pc));
-        EXPECT_EQ(0, core_dma_create(&dma, mem, &t, max_outstanding, pbufs.data(), pc));
+        EXPECT_EQ(0, protcheck_attach(pc, &log));
+        const bus_t bus = hostmem_bus(mem);
+        EXPECT_EQ(0, core_dma_create(&dma, &bus, &t, max_outstanding, pbufs.data(), &log));
     }
     ~DmaBench()
     {
@@ -124,7 +129,7 @@ TEST(CoreDma, ReadDataAnswersAfterTheReadLatencyAndItsBytes)
     b.RunUntil(1);
     ASSERT_EQ(1u, b.accepted.size());
     EXPECT_EQ(1u, b.accepted[0]) << "accepted in the first cycle it was offered";
-    EXPECT_EQ(b.accepted[0] + hostmem_transfer_cycles(&b.t, 0, 128), b.rsps[0].cycle)
+    EXPECT_EQ(b.accepted[0] + bus_transfer_cycles(&b.t, 0, 128), b.rsps[0].cycle)
         << "read latency " << b.t.read_latency << " + 128 B / " << b.t.bytes_per_cycle << " B/cycle";
     const hca_dma_rsp_t &r = b.rsps[0].rsp;
     EXPECT_EQ(0x41u, hca_dma_rsp_get_rtag(&r));
@@ -132,7 +137,7 @@ TEST(CoreDma, ReadDataAnswersAfterTheReadLatencyAndItsBytes)
     uint8_t want[128];
     ASSERT_EQ(0, hostmem_read(b.mem, a + 64, want, sizeof want));
     EXPECT_EQ(0, memcmp(want, r.rdata, sizeof want));
-    core_stats_t st;
+    dev_engine_stats_t st;
     core_dma_get_stats(b.dma, &st);
     EXPECT_EQ(1u, st.dma_reqs);
     EXPECT_EQ(128u, st.dma_rd_bytes);
@@ -161,7 +166,7 @@ TEST(CoreDma, WriteDataLandsInTheCycleItCompletes)
     for (unsigned i = 0; i < 4; i++)
         r.data[i] = 0x1111111111111111ull * (i + 1);
     b.q.push_back(r);
-    const uint64_t done = hostmem_transfer_cycles(&b.t, 1, 32); // accepted in cycle 0
+    const uint64_t done = bus_transfer_cycles(&b.t, 1, 32); // accepted in cycle 0
     uint8_t before[32], after[32];
     ASSERT_EQ(0, hostmem_read(b.mem, a + 32, before, 32));
     while (b.now < done) // cycles 0 .. done-1
@@ -200,7 +205,7 @@ TEST(CoreDma, A64KiBStreamTakesItsBytesOverTheBandwidth)
     ASSERT_EQ(0, hostmem_read(b.mem, src, s.data(), s.size()));
     ASSERT_EQ(0, hostmem_read(b.mem, dst, d.data(), d.size()));
     EXPECT_TRUE(s == d) << "64 KiB copied through the packet buffers";
-    core_stats_t st;
+    dev_engine_stats_t st;
     core_dma_get_stats(b.dma, &st);
     EXPECT_EQ(65536u, st.dma_rd_bytes);
     EXPECT_EQ(65536u, st.dma_wr_bytes);
@@ -239,7 +244,7 @@ TEST(CoreDma, BusErrorsAnswerErrAndMoveNothing)
     ASSERT_EQ(0, hostmem_read(b.mem, a + 4000, tail, sizeof tail));
     for (unsigned i = 0; i < sizeof tail; i++)
         ASSERT_EQ((uint8_t)(5 + (4000 + i) * 7), tail[i]) << "host byte " << i << " changed";
-    core_stats_t st;
+    dev_engine_stats_t st;
     core_dma_get_stats(b.dma, &st);
     EXPECT_EQ(4u, st.dma_bus_errs);
     EXPECT_EQ(0u, st.dma_rd_bytes + st.dma_wr_bytes);
@@ -268,7 +273,7 @@ TEST(CoreDma, MalformedRequestsAreAnsweredErrAndReportedAsEngineBugs)
         EXPECT_LE(b.rsps[i].cycle, 10u) << "no bus time for a refused request";
     }
     EXPECT_EQ(0u, hca_dma_rsp_get_err(&b.rsps[6].rsp));
-    core_stats_t st;
+    dev_engine_stats_t st;
     core_dma_get_stats(b.dma, &st);
     EXPECT_EQ(6u, st.dma_bad_reqs);
     ASSERT_EQ(6u, protcheck_count(b.pc));
@@ -343,15 +348,15 @@ TEST(CoreDma, AnObserverSeesEveryRequestAndItsEnd)
     struct Log {
         std::vector<uint64_t> issue, done, err;
     } log;
-    core_observer_t obs;
-    memset(&obs, 0, sizeof obs);
-    obs.ctx = &log;
-    obs.dma_issue = [](void *c, uint64_t cycle, const hca_dma_req_t *) { ((Log *)c)->issue.push_back(cycle); };
-    obs.dma_done = [](void *c, uint64_t cycle, const hca_dma_req_t *, int err) {
-        ((Log *)c)->done.push_back(cycle);
-        ((Log *)c)->err.push_back(err);
+    const evlog_fn_t watch = [](void *c, const evlog_event_t *e) {
+        if (e->kind == EVLOG_DMA_ISSUE)
+            ((Log *)c)->issue.push_back(e->cycle);
+        if (e->kind == EVLOG_DMA_DONE) {
+            ((Log *)c)->done.push_back(e->cycle);
+            ((Log *)c)->err.push_back(e->err);
+        }
     };
-    core_dma_set_observer(b.dma, &obs);
+    ASSERT_EQ(0, evlog_subscribe(&b.log, watch, &log));
     b.q.push_back(Req(HCA_DMA_OP_READ_DATA, 1, a, 128));
     b.q.push_back(Req(HCA_DMA_OP_READ_DATA, 2, a + 4096, 8)); // bus error
     b.q.push_back(Req(HCA_DMA_OP_READ_DATA, 3, a, 200));      // malformed
@@ -365,6 +370,7 @@ TEST(CoreDma, AnObserverSeesEveryRequestAndItsEnd)
 // The test plays the engine on the link pins.
 struct LinkBench {
     protcheck_t *pc = nullptr;
+    evlog_t log = {};
     core_link_t *link = nullptr;
     core_pins_t p;
     uint64_t now = 0;
@@ -381,7 +387,8 @@ struct LinkBench {
     {
         memset(&p, 0, sizeof p);
         EXPECT_EQ(0, protcheck_create(&pc));
-        EXPECT_EQ(0, core_link_create(&link, latency, bpc, pc));
+        EXPECT_EQ(0, protcheck_attach(pc, &log));
+        EXPECT_EQ(0, core_link_create(&link, latency, bpc, &log));
     }
     ~LinkBench()
     {
@@ -439,7 +446,7 @@ TEST(CoreLink, AHeaderArrivesAfterTheLatencyAPayloadAfterItsSerialization)
     EXPECT_EQ(b.sent[1] + 4096 / 16 + 100, b.rx[1].cycle);
     EXPECT_EQ(2u, b.rx[1].pkt.psn);
     EXPECT_EQ(3u, hca_pkt_get_pbuf(&b.rx[1].pkt)) << "the header arrives whole";
-    core_stats_t st;
+    dev_engine_stats_t st;
     core_link_get_stats(b.link, &st);
     EXPECT_EQ(2u, st.pkts);
     EXPECT_EQ(4096u, st.pkt_bytes);
@@ -498,15 +505,20 @@ TEST(CoreDma, BadArgumentsAreRefused)
     hostmem_t *mem = nullptr;
     ASSERT_EQ(0, hostmem_create(&mem));
     std::vector<uint8_t> bufs((size_t)HCA_PKT_BUFS * HCA_PKT_BUF_SIZE);
-    hostmem_timing_t t = hostmem_default_timing();
+    bus_timing_t t = bus_default_timing();
     core_dma_t *d = nullptr;
-    EXPECT_EQ(-EINVAL, core_dma_create(&d, mem, &t, 0, bufs.data(), nullptr));
-    EXPECT_EQ(-EINVAL, core_dma_create(&d, mem, &t, CORE_DMA_OUTSTANDING_MAX + 1, bufs.data(), nullptr));
+    const bus_t bus = hostmem_bus(mem);
+    EXPECT_EQ(-EINVAL, core_dma_create(&d, &bus, &t, 0, bufs.data(), nullptr));
+    EXPECT_EQ(-EINVAL, core_dma_create(&d, &bus, &t, CORE_DMA_OUTSTANDING_MAX + 1, bufs.data(), nullptr));
+    EXPECT_EQ(-EINVAL, core_dma_create(&d, nullptr, &t, 4, bufs.data(), nullptr));
     t.bytes_per_cycle = 0;
-    EXPECT_EQ(-EINVAL, core_dma_create(&d, mem, &t, 4, bufs.data(), nullptr));
+    EXPECT_EQ(-EINVAL, core_dma_create(&d, &bus, &t, 4, bufs.data(), nullptr));
     core_link_t *l = nullptr;
     EXPECT_EQ(-EINVAL, core_link_create(&l, 10, 0, nullptr));
-    EXPECT_EQ(-EINVAL, core_create(nullptr, nullptr, nullptr, mem, nullptr));
+    const dev_engine_env_t env = {bus, nullptr};
+    EXPECT_EQ(-EINVAL, core_create(nullptr, nullptr, nullptr, &env));
+    core_t *c = nullptr;
+    EXPECT_EQ(-EINVAL, core_create(&c, &core_rtl_ops, nullptr, nullptr)) << "no environment";
     hostmem_destroy(mem);
 }
 
@@ -525,8 +537,9 @@ constexpr uint32_t kPd = 7;
 struct CoreRtlBench {
     hostmem_t *mem = nullptr;
     protcheck_t *pc = nullptr;
+    evlog_t log = {};
     core_t *core = nullptr;
-    hostmem_timing_t t = hostmem_default_timing();
+    bus_timing_t t = bus_default_timing();
     struct Dma {
         uint64_t cycle;
         hca_dma_req_t req;
@@ -539,35 +552,35 @@ struct CoreRtlBench {
     };
     std::vector<Dma> dma;
     std::vector<Pkt> pkts;
-    core_observer_t obs;
 
-    explicit CoreRtlBench(uint32_t link_latency = 100, uint32_t link_bpc = 16, const hostmem_timing_t *host = nullptr)
+    explicit CoreRtlBench(uint32_t link_latency = 100, uint32_t link_bpc = 16, const bus_timing_t *host = nullptr)
     {
         EXPECT_EQ(0, hostmem_create(&mem));
         EXPECT_EQ(0, protcheck_create(&pc));
-        core_config_t cfg;
+        EXPECT_EQ(0, protcheck_attach(pc, &log));
+        dev_engine_config_t cfg;
         memset(&cfg, 0, sizeof cfg);
         cfg.link_latency = link_latency;
         cfg.link_bytes_per_cycle = link_bpc;
         if (host) {
-            cfg.host = *host;
+            cfg.dma = *host;
             t = *host;
         }
-        EXPECT_EQ(0, core_create(&core, &core_rtl_ops, &cfg, mem, pc));
-        memset(&obs, 0, sizeof obs);
-        obs.ctx = this;
-        obs.dma_issue = [](void *c, uint64_t cy, const hca_dma_req_t *r) {
-            ((CoreRtlBench *)c)->dma.push_back({cy, *r, -1});
-        };
-        obs.dma_done = [](void *c, uint64_t cy, const hca_dma_req_t *r, int err) {
-            ((CoreRtlBench *)c)->dma.push_back({cy, *r, err});
-        };
-        obs.pkt_tx = [](void *c, uint64_t cy, const hca_pkt_t *k) { ((CoreRtlBench *)c)->pkts.push_back({cy, *k, true}); };
-        obs.pkt_rx = [](void *c, uint64_t cy, const hca_pkt_t *k) {
-            ((CoreRtlBench *)c)->pkts.push_back({cy, *k, false});
-        };
-        if (core)
-            core_set_observer(core, &obs);
+        const dev_engine_env_t env = {hostmem_bus(mem), &log};
+        EXPECT_EQ(0, core_create(&core, &core_rtl_ops, &cfg, &env));
+        EXPECT_EQ(0, evlog_subscribe(&log, Watch, this));
+    }
+    // What the harness reports on the log: DMA and packets, in order.
+    static void Watch(void *c, const evlog_event_t *e)
+    {
+        CoreRtlBench *b = (CoreRtlBench *)c;
+        switch (e->kind) {
+        case EVLOG_DMA_ISSUE: b->dma.push_back({e->cycle, *e->dma, -1}); break;
+        case EVLOG_DMA_DONE: b->dma.push_back({e->cycle, *e->dma, e->err}); break;
+        case EVLOG_PKT_TX: b->pkts.push_back({e->cycle, *e->pkt, true}); break;
+        case EVLOG_PKT_RX: b->pkts.push_back({e->cycle, *e->pkt, false}); break;
+        default: break;
+        }
     }
     ~CoreRtlBench()
     {
@@ -924,7 +937,7 @@ TEST(CoreRtl, ADoorbellStartsAWqeFetchThatTakesTheBusLatency)
     const uint64_t t0 = core_cycle(b.core);
     b.PostSend(qa, SqWqe(HCA_WR_OPCODE_SEND, 11, true)); // zero-length SEND
     std::vector<hca_cqe_t> e = b.Cqes(2);
-    core_stats_t st;
+    dev_engine_stats_t st;
     core_get_stats(b.core, &st);
     EXPECT_EQ(2u, st.doorbells);
     auto fetch = b.DmaOf(HCA_DMA_OP_READ_DATA, 1);
@@ -941,7 +954,7 @@ TEST(CoreRtl, ADoorbellStartsAWqeFetchThatTakesTheBusLatency)
         EXPECT_LT(fetch[i].cycle, t0 + 20) << "the doorbell reached the requester";
         for (const auto &d : fetched) {
             if (d.req.addr == qa.sq) {
-                EXPECT_EQ(fetch[i].cycle + hostmem_transfer_cycles(&b.t, 0, 128), d.cycle);
+                EXPECT_EQ(fetch[i].cycle + bus_transfer_cycles(&b.t, 0, 128), d.cycle);
             }
         }
     }
@@ -1020,7 +1033,7 @@ TEST(CoreRtl, ABusErrorOnTheWqeFetchIsAnsweredErrAndCompletesLocAccessErr)
     ASSERT_FALSE(done.empty());
     EXPECT_EQ(hole, done[0].req.addr);
     EXPECT_EQ(1, done[0].err);
-    core_stats_t st;
+    dev_engine_stats_t st;
     core_get_stats(b.core, &st);
     EXPECT_GE(st.dma_bus_errs, 1u);
     ASSERT_EQ(1u, e.size());
@@ -1057,7 +1070,7 @@ TEST(CoreRtl, A64KiBRdmaWriteStreamsAtTheBusBandwidth)
     std::vector<uint8_t> got(n);
     ASSERT_EQ(0, hostmem_read(b.mem, dst, got.data(), n));
     EXPECT_TRUE(got == pat);
-    core_stats_t st;
+    dev_engine_stats_t st;
     core_get_stats(b.core, &st);
     EXPECT_EQ(n, st.pkt_bytes);
     EXPECT_GE(st.dma_rd_bytes, n);
@@ -1144,7 +1157,7 @@ TEST(CoreRtl, InvalidationDuringALongWriteStopsItsPlacement)
 // than that packet: the packets placed after the command are not waited for.
 TEST(CoreRtl, DrainWaitsForTheKeyCheckedDmasInFlightAndNoLater)
 {
-    hostmem_timing_t slow = hostmem_default_timing();
+    bus_timing_t slow = bus_default_timing();
     slow.write_cost = 1500;
     CoreRtlBench b(100, 16, &slow);
     ASSERT_CORE_OK(b);

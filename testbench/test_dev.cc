@@ -10,18 +10,19 @@
 #include <vector>
 
 #include "dev_fixture.h"
+#include "hca_dev.h"
 #include "hcadrv.h"
 
 namespace {
 
-std::string engine_name(xu_engine_kind_t k)
+std::string engine_name(dev_engine_kind_t k)
 {
-    return k == XU_ENGINE_RTL ? "rtl" : "model";
+    return dev_engine_name(k);
 }
 
 using Dev = DevFixture;
 
-class Device : public ::testing::TestWithParam<xu_engine_kind_t> {
+class Device : public ::testing::TestWithParam<dev_engine_kind_t> {
 };
 
 TEST_P(Device, BootsPrintsItsBannerAndIdlesWithoutTrapping)
@@ -53,7 +54,7 @@ TEST_P(Device, QueryDeviceReportsWhatTheDeviceServes)
     EXPECT_EQ(HCA_RESERVED_LKEY, a.reserved_lkey);
     // The memory-management WRs need the RTL engine's event queue; indirect
     // registration the KLM walk (not yet): nothing is claimed that isn't served.
-    const bool rtl = GetParam() == XU_ENGINE_RTL;
+    const bool rtl = GetParam() == DEV_ENGINE_RTL;
     EXPECT_EQ(rtl, (bool)a.mem_mgt_extensions);
     EXPECT_EQ(rtl, (bool)a.read_with_inv);
     EXPECT_FALSE(a.indir_reg);
@@ -302,7 +303,7 @@ TEST_P(Device, DestroyFencesFreesTheSlotAndStaleKeysFail)
 // size) every slot is used, one is freed and taken again: same index, new key.
 TEST(DeviceSmallMpt, ReusedIndexGetsANewKeyByteAndTheTableRunsOut)
 {
-    Dev d(XU_ENGINE_MODEL, 16);
+    Dev d(DEV_ENGINE_MODEL, 16);
     ASSERT_DEV_OK(d);
     uint32_t pd = 0;
     ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &pd));
@@ -323,9 +324,9 @@ TEST(DeviceSmallMpt, ReusedIndexGetsANewKeyByteAndTheTableRunsOut)
 // commands are refused as unsupported and doorbells have nothing behind them.
 TEST(DeviceModelEngine, QueueCommandsAreUnsupportedAndDoorbellsRefused)
 {
-    Dev d(XU_ENGINE_MODEL);
+    Dev d(DEV_ENGINE_MODEL);
     ASSERT_DEV_OK(d);
-    EXPECT_EQ(nullptr, hca_dev_core(d.dev));
+    EXPECT_STREQ("model", hca_dev_engine_name(d.dev));
     hcadrv_cq_t cq;
     EXPECT_EQ(-EOPNOTSUPP, hcadrv_create_cq(d.drv, 16, &cq)) << d.console();
     EXPECT_EQ(HCA_CMD_STATUS_BAD_OP, hcadrv_last_status(d.drv));
@@ -334,7 +335,7 @@ TEST(DeviceModelEngine, QueueCommandsAreUnsupportedAndDoorbellsRefused)
     EXPECT_EQ(0, hca_dev_mmio_read(d.dev, HCA_HOST_DB_OFFSET + HCA_DB_CQ, &v)) << "doorbells read 0";
     EXPECT_EQ(0u, v);
     EXPECT_EQ(-EINVAL, hca_dev_mmio_write(d.dev, HCA_HOST_DB_OFFSET + 0xc, 1)) << "no such doorbell";
-    core_stats_t st;
+    dev_engine_stats_t st;
     hca_dev_get_stats(d.dev, &st);
     EXPECT_EQ(0u, st.dma_reqs);
     EXPECT_EQ(0u, hca_dev_violations(d.dev, nullptr, 0));
@@ -354,7 +355,7 @@ TEST(DeviceRtlDrain, DestroyMkeyWaitsForPlacementsAndGathersInFlight)
 {
     hca_dev_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.engine = XU_ENGINE_RTL;
+    cfg.engine = DEV_ENGINE_RTL;
     cfg.host.read_latency = 1500;
     cfg.host.write_cost = 1500;
     cfg.host.bytes_per_cycle = 16;
@@ -364,32 +365,29 @@ TEST(DeviceRtlDrain, DestroyMkeyWaitsForPlacementsAndGathersInFlight)
     char err[512] = "";
     ASSERT_EQ(0, hca_dev_create(&dev, &cfg, mem, err, sizeof err)) << err;
     hcadrv_t *drv = nullptr;
-    ASSERT_EQ(0, hcadrv_open(&drv, dev, mem));
+    hca_host_t host = hca_dev_host(dev);
+    ASSERT_EQ(0, hcadrv_open(&drv, &host));
 
     // Who touched memory through the MR of the round, and when.
     struct Obs {
         uint32_t key = 0;
         std::vector<std::pair<uint64_t, uint64_t>> dma; // issue, done (UINT64_MAX: not yet)
     } obs;
-    core_observer_t o;
-    memset(&o, 0, sizeof o);
-    o.ctx = &obs;
-    o.dma_issue = [](void *c, uint64_t cy, const hca_dma_req_t *r) {
+    const evlog_fn_t watch = [](void *c, const evlog_event_t *e) {
         Obs *b = (Obs *)c;
-        if (r->key && r->key == b->key)
-            b->dma.push_back({cy, UINT64_MAX});
-    };
-    o.dma_done = [](void *c, uint64_t cy, const hca_dma_req_t *r, int) {
-        Obs *b = (Obs *)c;
-        if (!r->key || r->key != b->key)
+        if ((e->kind != EVLOG_DMA_ISSUE && e->kind != EVLOG_DMA_DONE) || !e->dma->key || e->dma->key != b->key)
             return;
+        if (e->kind == EVLOG_DMA_ISSUE) {
+            b->dma.push_back({e->cycle, UINT64_MAX});
+            return;
+        }
         for (auto &d : b->dma)
             if (d.second == UINT64_MAX) { // served in order of arrival
-                d.second = cy;
+                d.second = e->cycle;
                 break;
             }
     };
-    core_set_observer(hca_dev_core(dev), &o);
+    ASSERT_EQ(0, evlog_subscribe(hca_dev_log(dev), watch, &obs));
 
     const uint32_t RWX = HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_READ | HCA_ACCESS_REMOTE_WRITE;
     const uint32_t LEN = 16 * 1024;
@@ -475,7 +473,7 @@ TEST(DeviceRtlDrain, DestroyMkeyWaitsForPlacementsAndGathersInFlight)
         for (hcadrv_qp_t *q : {&w[0], &w[1], &r[0], &r[1]})
             ASSERT_EQ(0, hcadrv_destroy_qp(drv, q));
     }
-    core_set_observer(hca_dev_core(dev), nullptr);
+    evlog_unsubscribe(hca_dev_log(dev), watch, &obs);
     EXPECT_GE(raced, ROUNDS / 2) << "the destroy rarely raced a DMA through the MR: the test lost its point";
     char why[4096] = "";
     EXPECT_EQ(0u, hca_dev_violations(dev, why, sizeof why)) << why;
@@ -503,16 +501,16 @@ TEST(DeviceFirmware, ABadImageIsRefusedWithTheSegmentAtFault)
     ASSERT_NE(nullptr, out);
     fwrite(img.data(), 1, 600, out); // header and program headers, no segment data
     fclose(out);
-    Dev d(XU_ENGINE_MODEL, 0, path);
+    Dev d(DEV_ENGINE_MODEL, 0, path);
     EXPECT_EQ(nullptr, d.dev);
     EXPECT_NE(std::string::npos, std::string(d.err).find("segment")) << d.err;
     EXPECT_NE(std::string::npos, std::string(d.err).find("truncated")) << d.err;
-    Dev missing(XU_ENGINE_MODEL, 0, "/nonexistent/fw.elf");
+    Dev missing(DEV_ENGINE_MODEL, 0, "/nonexistent/fw.elf");
     EXPECT_EQ(nullptr, missing.dev);
     EXPECT_NE(std::string::npos, std::string(missing.err).find("/nonexistent/fw.elf")) << missing.err;
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, Device, ::testing::Values(XU_ENGINE_RTL, XU_ENGINE_MODEL),
-                         [](const ::testing::TestParamInfo<xu_engine_kind_t> &i) { return engine_name(i.param); });
+INSTANTIATE_TEST_SUITE_P(Engines, Device, ::testing::Values(DEV_ENGINE_RTL, DEV_ENGINE_MODEL),
+                         [](const ::testing::TestParamInfo<dev_engine_kind_t> &i) { return engine_name(i.param); });
 
 } // namespace

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "dev_fixture.h"
+#include "hca_dev.h"
 #include "hcadrv.h"
 
 namespace {
@@ -24,7 +25,7 @@ const uint32_t RW = HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_READ | HCA_ACCESS
 
 using Dev = DevFixture;
 
-class FastRegApi : public ::testing::TestWithParam<xu_engine_kind_t> {
+class FastRegApi : public ::testing::TestWithParam<dev_engine_kind_t> {
 };
 
 // ---------------------------------------------------------------- page lists
@@ -186,9 +187,9 @@ TEST_P(FastRegApi, GetDmaMrIsTheReservedLkeyValidInEveryPd)
     EXPECT_EQ(-EINVAL, hcadrv_get_dma_mr(d.drv, pd0, nullptr));
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, FastRegApi, ::testing::Values(XU_ENGINE_RTL, XU_ENGINE_MODEL),
-                         [](const ::testing::TestParamInfo<xu_engine_kind_t> &i) {
-                             return std::string(i.param == XU_ENGINE_RTL ? "rtl" : "model");
+INSTANTIATE_TEST_SUITE_P(Engines, FastRegApi, ::testing::Values(DEV_ENGINE_RTL, DEV_ENGINE_MODEL),
+                         [](const ::testing::TestParamInfo<dev_engine_kind_t> &i) {
+                             return std::string(dev_engine_name(i.param));
                          });
 
 // ---------------------------------------------------------------- posting (RTL: the WQE engine)
@@ -201,7 +202,7 @@ struct Pair : Dev {
     bool up = false;
     std::string why;
 
-    Pair() : Dev(XU_ENGINE_RTL)
+    Pair() : Dev(DEV_ENGINE_RTL)
     {
         if (!ok())
             return;

@@ -103,10 +103,10 @@ TEST_F(HostMem, RangeWrappingTwoToTheSixtyFourIsRefused)
 
 TEST(HostMemTiming, TransferCyclesAreLatencyPlusBytesOverBandwidth)
 {
-    hostmem_timing_t t = {100, 10, 16};
-    EXPECT_EQ(100u + 1, hostmem_transfer_cycles(&t, 0, 1));
-    EXPECT_EQ(100u + 256, hostmem_transfer_cycles(&t, 0, 4096));
-    EXPECT_EQ(10u + 257, hostmem_transfer_cycles(&t, 1, 4097));
+    bus_timing_t t = {100, 10, 16};
+    EXPECT_EQ(100u + 1, bus_transfer_cycles(&t, 0, 1));
+    EXPECT_EQ(100u + 256, bus_transfer_cycles(&t, 0, 4096));
+    EXPECT_EQ(10u + 257, bus_transfer_cycles(&t, 1, 4097));
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "dev_fixture.h"
+#include "hca_dev.h"
 #include "hcadrv.h"
 
 namespace {

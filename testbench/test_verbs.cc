@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "dev_fixture.h"
+#include "hca_dev.h"
 #include "hcadrv.h"
 
 namespace {
@@ -53,7 +54,7 @@ std::vector<uint8_t> gather(Dev &d, const std::vector<hca_sge_t> &sges)
 
 TEST(VerbsModel, QueueCommandsAnswerNotSupportedAndTheFirmwareKeepsServing)
 {
-    Dev d(XU_ENGINE_MODEL);
+    Dev d(DEV_ENGINE_MODEL);
     ASSERT_DEV_OK(d);
     hcadrv_cq_t cq;
     EXPECT_EQ(-EOPNOTSUPP, hcadrv_create_cq(d.drv, 16, &cq)) << d.console();
@@ -80,7 +81,7 @@ TEST(VerbsModel, QueueCommandsAnswerNotSupportedAndTheFirmwareKeepsServing)
 
 TEST(Verbs, QueueCommandsValidateTheirArguments)
 {
-    Dev d(XU_ENGINE_RTL);
+    Dev d(DEV_ENGINE_RTL);
     ASSERT_DEV_OK(d);
     uint32_t pd = 0;
     ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &pd));
@@ -187,7 +188,7 @@ TEST(Verbs, QueueCommandsValidateTheirArguments)
 // What each queue command costs, post to answer (device cycles), recorded in the test XML.
 TEST(Verbs, QueueCommandCosts)
 {
-    Dev d(XU_ENGINE_RTL);
+    Dev d(DEV_ENGINE_RTL);
     ASSERT_DEV_OK(d);
     uint32_t pd = 0;
     ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &pd));
@@ -434,7 +435,7 @@ TEST(Verbs, CqWrapsAroundAndTheOwnerBitFlips)
 
 TEST(Verbs, TwoPairsShareOneCqAndEachQpGetsItsOwnCompletions)
 {
-    Dev d(XU_ENGINE_RTL);
+    Dev d(DEV_ENGINE_RTL);
     ASSERT_DEV_OK(d);
     uint32_t pd = 0;
     ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &pd));

@@ -85,6 +85,8 @@ extern "C" {
 #define HCA_HOST_DB_OFFSET 4096u
 /* the engine's QP/CQ context port as the firmware core sees it (regs ctx) */
 #define HCA_FW_CTX_BASE 0x40000400u
+/* host BAR0 offset of the interrupt block (regs host_irq) */
+#define HCA_HOST_IRQ_OFFSET 8192u
 /* the engine's event queue as the firmware core sees it (regs evt) */
 #define HCA_FW_EVT_BASE 0x40000800u
 /* events the queue holds; the engine waits when it is full */
@@ -1452,6 +1454,22 @@ HCA_STATIC_ASSERT(offsetof(hca_klm_entry_t, lkey) == 12, "klm_entry.lkey offset"
 #define HCA_FDMA_STATUS_ERROR_WIDTH 1u
 #define HCA_FDMA_STATUS_ERROR_GET(r) (((uint32_t)(r) >> 1) & 1u)
 #define HCA_FDMA_STATUS_ERROR_PUT(v) (((uint32_t)(v) & 1u) << 1)
+
+/* register block host_irq: the host interrupt line's cause and mask (host BAR0 at HOST_IRQ_OFFSET) */
+#define HCA_HOST_IRQ_CAUSE 0x0u /* read; write 1s to clear (FATAL excepted) */
+#define HCA_HOST_IRQ_CAUSE_CQE_LSB 0u
+#define HCA_HOST_IRQ_CAUSE_CQE_WIDTH 1u
+#define HCA_HOST_IRQ_CAUSE_CQE_GET(r) (((uint32_t)(r) >> 0) & 1u)
+#define HCA_HOST_IRQ_CAUSE_CQE_PUT(v) (((uint32_t)(v) & 1u) << 0)
+#define HCA_HOST_IRQ_CAUSE_CMD_DONE_LSB 1u
+#define HCA_HOST_IRQ_CAUSE_CMD_DONE_WIDTH 1u
+#define HCA_HOST_IRQ_CAUSE_CMD_DONE_GET(r) (((uint32_t)(r) >> 1) & 1u)
+#define HCA_HOST_IRQ_CAUSE_CMD_DONE_PUT(v) (((uint32_t)(v) & 1u) << 1)
+#define HCA_HOST_IRQ_CAUSE_FATAL_LSB 2u
+#define HCA_HOST_IRQ_CAUSE_FATAL_WIDTH 1u
+#define HCA_HOST_IRQ_CAUSE_FATAL_GET(r) (((uint32_t)(r) >> 2) & 1u)
+#define HCA_HOST_IRQ_CAUSE_FATAL_PUT(v) (((uint32_t)(v) & 1u) << 2)
+#define HCA_HOST_IRQ_MASK 0x4u /* causes that raise the line; all after reset */
 
 /* register block db: doorbells (host BAR0 at HOST_DB_OFFSET): each write carries a queue number and the new index */
 #define HCA_DB_SQ 0x0u

@@ -41,6 +41,7 @@ PKT_BUFS = 0x10  # packet buffers of PKT_BUF_SIZE bytes the engine owns (data in
 PKT_BUF_SIZE = 0x1000
 HOST_DB_OFFSET = 0x1000  # host BAR0 offset of the doorbell block (regs db)
 FW_CTX_BASE = 0x40000400  # the engine's QP/CQ context port as the firmware core sees it (regs ctx)
+HOST_IRQ_OFFSET = 0x2000  # host BAR0 offset of the interrupt block (regs host_irq)
 FW_EVT_BASE = 0x40000800  # the engine's event queue as the firmware core sees it (regs evt)
 EVT_QUEUE_DEPTH = 0x8  # events the queue holds; the engine waits when it is full
 EVT_TAG_RESPONDER = 0x80  # fw_event.hdr.tag of an event: requester events carry the QP number, responder events (REMOTE_INV) EVT_TAG_RESPONDER | QP number, so DONE finds its waiter
@@ -707,6 +708,13 @@ FDMA_CTRL_WRITE = (0, 1)  # (lsb, width)
 FDMA_STATUS = 0x14
 FDMA_STATUS_BUSY = (0, 1)  # (lsb, width)
 FDMA_STATUS_ERROR = (1, 1)  # (lsb, width)
+
+# register block host_irq: the host interrupt line's cause and mask (host BAR0 at HOST_IRQ_OFFSET)
+HOST_IRQ_CAUSE = 0x0
+HOST_IRQ_CAUSE_CQE = (0, 1)  # (lsb, width)
+HOST_IRQ_CAUSE_CMD_DONE = (1, 1)  # (lsb, width)
+HOST_IRQ_CAUSE_FATAL = (2, 1)  # (lsb, width)
+HOST_IRQ_MASK = 0x4
 
 # register block db: doorbells (host BAR0 at HOST_DB_OFFSET): each write carries a queue number and the new index
 DB_SQ = 0x0

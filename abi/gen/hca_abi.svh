@@ -76,6 +76,8 @@
 `define HCA_HOST_DB_OFFSET 4096
 // the engine's QP/CQ context port as the firmware core sees it (regs ctx)
 `define HCA_FW_CTX_BASE 1073742848
+// host BAR0 offset of the interrupt block (regs host_irq)
+`define HCA_HOST_IRQ_OFFSET 8192
 // the engine's event queue as the firmware core sees it (regs evt)
 `define HCA_FW_EVT_BASE 1073743872
 // events the queue holds; the engine waits when it is full
@@ -888,6 +890,16 @@
 `define HCA_FDMA_STATUS_BUSY_W 1
 `define HCA_FDMA_STATUS_ERROR_LSB 1
 `define HCA_FDMA_STATUS_ERROR_W 1
+
+// register block host_irq: the host interrupt line's cause and mask (host BAR0 at HOST_IRQ_OFFSET)
+`define HCA_HOST_IRQ_CAUSE 0
+`define HCA_HOST_IRQ_CAUSE_CQE_LSB 0
+`define HCA_HOST_IRQ_CAUSE_CQE_W 1
+`define HCA_HOST_IRQ_CAUSE_CMD_DONE_LSB 1
+`define HCA_HOST_IRQ_CAUSE_CMD_DONE_W 1
+`define HCA_HOST_IRQ_CAUSE_FATAL_LSB 2
+`define HCA_HOST_IRQ_CAUSE_FATAL_W 1
+`define HCA_HOST_IRQ_MASK 4
 
 // register block db: doorbells (host BAR0 at HOST_DB_OFFSET): each write carries a queue number and the new index
 `define HCA_DB_SQ 0

@@ -278,7 +278,9 @@ static uint32_t make_mr(uint64_t base, unsigned pages)
 
 int main(int argc, char **argv)
 {
-    if (hostmem_create(&mem) || protcheck_create(&pc) || core_create(&c, &core_rtl_ops, NULL, mem, pc)) {
+    static evlog_t log;
+    if (hostmem_create(&mem) || protcheck_create(&pc) || protcheck_attach(pc, &log) ||
+        core_create(&c, &core_rtl_ops, NULL, &(dev_engine_env_t){hostmem_bus(mem), &log})) {
         fprintf(stderr, "core_smoke: cannot create the core\n");
         return 2;
     }
@@ -502,7 +504,7 @@ int main(int argc, char **argv)
     protcheck_stats_t ps;
     protcheck_get_stats(pc, &ps);
     CHECK_EQ("protection checker violations", 0, ps.violations);
-    core_stats_t cs;
+    dev_engine_stats_t cs;
     core_get_stats(c, &cs);
     CHECK_EQ("malformed DMA requests", 0, cs.dma_bad_reqs);
     printf("core_smoke: %llu cycles, %llu DMA requests, %llu packets\n", (unsigned long long)core_cycle(c),

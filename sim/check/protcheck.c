@@ -156,6 +156,7 @@ struct protcheck {
     size_t nranges, ranges_cap;
     protcheck_violation_t kept[PROTCHECK_KEEP];
     protcheck_stats_t st;
+    uint8_t dma_flagged[256]; /* by DMA tag: reported at issue already (evlog feed) */
 };
 
 static void pc_add(protcheck_t *pc, uint64_t cycle, uint32_t key, uint64_t addr, const char *fmt, va_list ap)
@@ -533,4 +534,42 @@ void protcheck_get_stats(const protcheck_t *pc, protcheck_stats_t *st)
         memset(st, 0, sizeof *st);
     else
         *st = pc->st;
+}
+
+/* ---------------------------------------------------------------- the event-log feed */
+
+static void on_event(void *ctx, const evlog_event_t *e)
+{
+    protcheck_t *pc = ctx;
+    switch (e->kind) {
+    case EVLOG_DMA_ISSUE:
+        if (!e->refused)
+            pc->dma_flagged[hca_dma_req_get_tag(e->dma)] = (uint8_t)protcheck_dma_issue(pc, e->cycle, e->dma);
+        break;
+    case EVLOG_DMA_DONE:
+        if (!e->refused)
+            protcheck_dma_done(pc, e->issue_cycle, e->cycle, e->dma, !e->err,
+                               pc->dma_flagged[hca_dma_req_get_tag(e->dma)]);
+        break;
+    case EVLOG_PKT_TX: protcheck_pkt_tx(pc, e->cycle, e->pkt); break;
+    case EVLOG_PKT_RX: protcheck_pkt_rx(pc, e->cycle, e->pkt); break;
+    case EVLOG_KEY_INVALIDATING: protcheck_key_invalidating(pc, e->cycle, e->key, e->on); break;
+    case EVLOG_KEY_INVALID: protcheck_key_invalid(pc, e->cycle, e->key, e->what); break;
+    case EVLOG_KEY_VALID: protcheck_key_valid(pc, e->cycle, e->key); break;
+    case EVLOG_ENGINE_BUG: protcheck_report(pc, e->cycle, e->key, e->addr, "I5: engine bug: %s", e->what); break;
+    default: break; /* completions: nothing to check */
+    }
+}
+
+int protcheck_attach(protcheck_t *pc, evlog_t *log)
+{
+    if (!pc || !log)
+        return -EINVAL;
+    return evlog_subscribe(log, on_event, pc) ? -ENOSPC : 0;
+}
+
+void protcheck_detach(protcheck_t *pc, evlog_t *log)
+{
+    if (pc && log)
+        evlog_unsubscribe(log, on_event, pc);
 }

@@ -1,7 +1,9 @@
 /* protcheck.h — the protection checker: an independent witness of the
  * invariants of SEMANTICS.md ("Invariants the harness checks on every run"),
- * fed by the harness with what crosses the engine's ports and what the
- * mailbox answered. It never touches the device; it only records breaches.
+ * fed by the device's event log (protcheck_attach: what crosses the engine's
+ * ports, what the mailbox and the firmware's event service settled). It never
+ * touches the device; it only records breaches. The protcheck_* event calls
+ * below are what the feed calls; tests may call them directly.
  *
  * Events (all times in device cycles, fed in non-decreasing cycle order):
  *   - every DMA request the DMA block accepts (issue) and, when it touched
@@ -41,6 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "evlog.h"
 #include "hca_abi.h"
 
 #ifdef __cplusplus
@@ -72,6 +75,9 @@ typedef struct protcheck_stats {
 
 /** 0 or -ENOMEM / -EINVAL. */
 int protcheck_create(protcheck_t **out);
+/** Learn from log from now on (subscribe). 0, -EINVAL, -ENOSPC (the log is full). */
+int protcheck_attach(protcheck_t *pc, evlog_t *log);
+void protcheck_detach(protcheck_t *pc, evlog_t *log);
 void protcheck_destroy(protcheck_t *pc);
 /** Forget every event and breach (a device reset). */
 void protcheck_reset(protcheck_t *pc);

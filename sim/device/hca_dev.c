@@ -1,8 +1,8 @@
-/* hca_dev.c — the device: firmware core + engine + mailbox + firmware DMA.
+/* hca_dev.c — the device: firmware core + engine + mailbox + firmware DMA +
+ * host interrupt, over one bus map, reporting on one event log.
  *
- * The engine is the device core (sim/core.h, RTL) or, on the model engine,
- * the translation unit alone (sim/xu.h) with a context port that refuses
- * every command (no C model of the WQE engine yet).
+ * The engine is whichever dev_engine.h implementation the configuration
+ * names; nothing here depends on which.
  *
  * One device cycle (dev_tick):
  *   1. the firmware core catches up to this cycle (it runs whole instructions;
@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "busmap.h"
 #include "fwcore.h"
 
 #ifndef HCASIM_FIRMWARE_DEFAULT
@@ -37,17 +38,10 @@ typedef struct hcr_state {
     uint32_t in_lo, in_hi, out_lo, out_hi, in_mod, ctrl, status, out_imm;
 } hcr_state_t;
 
-/* The model engine's context port: staging registers, and every command
- * completes at once with BAD_OP (no WQE engine behind it). */
-typedef struct ctx_refuser {
-    uint32_t data[HCA_CTX_DATA_COUNT];
-    uint32_t status;
-} ctx_refuser_t;
-
-/* The checker's view of the memory-management events (regs evt): the head
- * event as the firmware read it, remembered by tag at POP, settled at DONE.
- * The harness learns which keys an event invalidates or registers by
- * watching the firmware's own accesses, like it watches the mailbox. */
+/* The log's view of the memory-management events (regs evt): the head event
+ * as the firmware read it, remembered by tag at POP, settled at DONE. The
+ * device learns which keys an event invalidates or registers by watching the
+ * firmware's own accesses, like it watches the mailbox. */
 typedef struct evt_snoop {
     uint32_t head[HCA_EVT_DATA_COUNT];
     hca_fw_event_t by_tag[256];
@@ -56,12 +50,15 @@ typedef struct evt_snoop {
 struct hca_dev {
     fwcore_t *fc;
     rv32_t *cpu;
-    core_t *core; /* RTL engine */
-    xu_t *xu;     /* model engine */
-    ctx_refuser_t ctx;
+    const dev_engine_ops_t *eng_ops;
+    void *eng;
+    evlog_t log;
     protcheck_t *pc;
-    hostmem_t *mem;
-    hostmem_timing_t host;
+    hostmem_t *mem;    /* host memory: the bus map's fallback, the host's device-visible memory */
+    busmap_t *busmap;  /* what the engine's DMA and the firmware DMA reach */
+    bus_t bus;         /* busmap as a bus */
+    bus_timing_t host;
+    uint32_t irq_cause, irq_mask; /* regs host_irq (FATAL is computed) */
     hcr_state_t hcr;
     fdma_state_t fdma;
     evt_snoop_t evt;
@@ -106,20 +103,27 @@ static int fw_hcr_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
     return RV32_BUS_OK;
 }
 
+static void log_key(hca_dev_t *d, evlog_kind_t kind, uint32_t key, int on, const char *what)
+{
+    evlog_emit(&d->log, &(evlog_event_t){.kind = kind, .cycle = d->now, .key = key, .on = (uint8_t)on, .what = what});
+}
+
 /* The firmware answers a command by clearing CTRL.go (STATUS, OUT_IMM written
- * before): the checker learns which keys died (DESTROY_MKEY, IN_MOD = key:
- * invalidated and fenced by now) and which were born (CREATE_MKEY, OUT_IMM). */
+ * before): the host is interrupted, and the log learns which keys died
+ * (DESTROY_MKEY, IN_MOD = key: invalidated and fenced by now) and which were
+ * born (CREATE_MKEY, OUT_IMM). */
 static void mailbox_answered(hca_dev_t *d, uint32_t op)
 {
+    d->irq_cause |= HCA_HOST_IRQ_CAUSE_CMD_DONE_PUT(1);
     if (HCA_HCR_STATUS_STATUS_GET(d->hcr.status) != HCA_CMD_STATUS_OK) {
         if (op == HCA_CMD_OP_DESTROY_MKEY) /* the key stays as it was */
-            protcheck_key_invalidating(d->pc, d->now, d->hcr.in_mod, 0);
+            log_key(d, EVLOG_KEY_INVALIDATING, d->hcr.in_mod, 0, NULL);
         return;
     }
     if (op == HCA_CMD_OP_DESTROY_MKEY)
-        protcheck_key_invalid(d->pc, d->now, d->hcr.in_mod, "DESTROY_MKEY");
+        log_key(d, EVLOG_KEY_INVALID, d->hcr.in_mod, 0, "DESTROY_MKEY");
     else if (op == HCA_CMD_OP_CREATE_MKEY)
-        protcheck_key_valid(d->pc, d->now, d->hcr.out_imm);
+        log_key(d, EVLOG_KEY_VALID, d->hcr.out_imm, 0, NULL);
 }
 
 static int fw_hcr_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
@@ -142,14 +146,12 @@ static int fw_port_access(hca_dev_t *d, int write, uint32_t off, unsigned size, 
     if (size != 4)
         return RV32_BUS_FAULT;
     if (!d->fwp_posted) {
-        int rc = d->core ? core_fw_post(d->core, write, off, wdata) : xu_fw_post(d->xu, write, off, wdata);
-        if (rc)
-            return RV32_BUS_FAULT; /* offset outside the block */
+        if (d->eng_ops->fw_post(d->eng, write, off, wdata))
+            return RV32_BUS_FAULT; /* no register there */
         d->fwp_posted = 1;
-        return RV32_BUS_STALL;
     }
     uint32_t v = 0;
-    if ((d->core ? core_fw_poll(d->core, &v) : xu_fw_poll(d->xu, &v)) != 1)
+    if (d->eng_ops->fw_poll(d->eng, &v) != 1)
         return RV32_BUS_STALL;
     d->fwp_posted = 0;
     d->fw_prof.port_accesses++;
@@ -211,46 +213,19 @@ static int fw_evt_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
         memcpy(&ev, d->evt.head, sizeof ev);
         d->evt.by_tag[hca_fw_event_get_tag(&ev)] = ev;
         if (evt_is_invalidation(hca_fw_event_get_kind(&ev)))
-            protcheck_key_invalidating(d->pc, d->now, ev.key, 1);
+            log_key(d, EVLOG_KEY_INVALIDATING, ev.key, 1, NULL);
     } else if (off == HCA_EVT_DONE) {
         const hca_fw_event_t *ev = &d->evt.by_tag[HCA_EVT_DONE_TAG_GET(val)];
         const unsigned kind = hca_fw_event_get_kind(ev);
         const int ok = HCA_EVT_DONE_STATUS_GET(val) == HCA_WC_STATUS_SUCCESS;
         if (evt_is_invalidation(kind) && ok)
-            protcheck_key_invalid(d->pc, d->now, ev->key, hca_evt_kind_name(kind));
+            log_key(d, EVLOG_KEY_INVALID, ev->key, 0, hca_evt_kind_name(kind));
         else if (evt_is_invalidation(kind))
-            protcheck_key_invalidating(d->pc, d->now, ev->key, 0);
+            log_key(d, EVLOG_KEY_INVALIDATING, ev->key, 0, NULL);
         else if (ok && (kind == HCA_EVT_KIND_FAST_REG_MR || kind == HCA_EVT_KIND_REG_INDIR_MR))
-            protcheck_key_valid(d->pc, d->now, ev->key);
+            log_key(d, EVLOG_KEY_VALID, ev->key, 0, NULL);
     }
     return rc;
-}
-
-/* The model engine's context port (ctx_refuser_t). */
-static int fw_ctx_refuse_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
-{
-    ctx_refuser_t *c = &((hca_dev_t *)ctx)->ctx;
-    if (size != 4)
-        return RV32_BUS_FAULT;
-    if (off < HCA_CTX_CMD)
-        *val = c->data[off / 4];
-    else if (off == HCA_CTX_STATUS)
-        *val = c->status;
-    else
-        *val = 0;
-    return RV32_BUS_OK;
-}
-
-static int fw_ctx_refuse_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
-{
-    ctx_refuser_t *c = &((hca_dev_t *)ctx)->ctx;
-    if (size != 4)
-        return RV32_BUS_FAULT;
-    if (off < HCA_CTX_CMD)
-        c->data[off / 4] = val;
-    else if (off == HCA_CTX_CMD)
-        c->status = HCA_CTX_STATUS_RESULT_PUT(HCA_FWP_RESULT_BAD_OP);
-    return RV32_BUS_OK;
 }
 
 static void fdma_start(hca_dev_t *d)
@@ -265,7 +240,7 @@ static void fdma_start(hca_dev_t *d)
         return;
     }
     f->busy = 1;
-    f->done_at = d->now + hostmem_transfer_cycles(&d->host, write, f->len);
+    f->done_at = d->now + bus_transfer_cycles(&d->host, write, f->len);
     d->fw_prof.fdma_transfers++;
     d->fw_prof.fdma_cycles += f->done_at - d->now;
 }
@@ -276,8 +251,8 @@ static void fdma_finish(hca_dev_t *d)
     fdma_state_t *f = &d->fdma;
     uint64_t host = (uint64_t)f->host_hi << 32 | f->host_lo;
     uint8_t *ram = fwcore_ram(d->fc) + (f->local - HCA_FW_RAM_BASE);
-    int rc = HCA_FDMA_CTRL_WRITE_GET(f->ctrl) ? hostmem_write(d->mem, host, ram, f->len)
-                                              : hostmem_read(d->mem, host, ram, f->len);
+    int rc = HCA_FDMA_CTRL_WRITE_GET(f->ctrl) ? bus_write(&d->bus, host, ram, f->len)
+                                              : bus_read(&d->bus, host, ram, f->len);
     f->error = rc != 0;
     f->busy = 0;
 }
@@ -357,13 +332,10 @@ static void dev_tick(hca_dev_t *d)
         if (w < HCA_FW_RAM_SIZE / 4)
             d->pc_prof[w]++;
     }
-    if (d->core)
-        core_step(d->core, 1);
-    else
-        xu_step(d->xu, 1);
+    d->eng_ops->step(d->eng);
     if (d->fdma.busy && d->fdma.done_at <= d->now)
         fdma_finish(d);
-    rv32_set_irq(d->cpu, HCA_HCR_CTRL_GO_GET(d->hcr.ctrl) || core_fw_irq(d->core));
+    rv32_set_irq(d->cpu, HCA_HCR_CTRL_GO_GET(d->hcr.ctrl) || d->eng_ops->fw_irq(d->eng));
     d->now++;
 }
 
@@ -382,6 +354,13 @@ uint64_t hca_dev_cycle(const hca_dev_t *d)
 
 /* ---------------------------------------------------------------- life cycle */
 
+/* Completions written: the host interrupt's CQE cause. */
+static void dev_on_event(void *ctx, const evlog_event_t *e)
+{
+    if (e->kind == EVLOG_CQE)
+        ((hca_dev_t *)ctx)->irq_cause |= HCA_HOST_IRQ_CAUSE_CQE_PUT(1);
+}
+
 int hca_dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *mem, char *err, size_t errlen)
 {
     if (err && errlen)
@@ -389,32 +368,43 @@ int hca_dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *mem,
     if (!out || !cfg || !mem)
         return -EINVAL;
     *out = NULL;
-    if (cfg->engine != XU_ENGINE_RTL && cfg->engine != XU_ENGINE_MODEL)
+    const dev_engine_ops_t *ops = dev_engine_get(cfg->engine);
+    if (!ops)
         return -EINVAL;
     hca_dev_t *d = calloc(1, sizeof *d);
     if (!d)
         return -ENOMEM;
+    d->eng_ops = ops;
     d->mem = mem;
-    d->host = cfg->host.bytes_per_cycle ? cfg->host : hostmem_default_timing();
-    const xu_params_t *tables = cfg->tables.mpt_entries ? &cfg->tables : NULL;
+    d->host = cfg->host.bytes_per_cycle ? cfg->host : bus_default_timing();
+    d->irq_mask = ~0u;
     fwcore_config_t fcfg;
     memset(&fcfg, 0, sizeof fcfg);
     fcfg.costs = cfg->core;
     int rc = protcheck_create(&d->pc);
     const char *what = "protection checker";
-    if (!rc && cfg->engine == XU_ENGINE_RTL) {
-        core_config_t ccfg;
-        memset(&ccfg, 0, sizeof ccfg);
-        if (tables)
-            ccfg.tables = *tables;
-        ccfg.host = d->host;
-        ccfg.link_latency = cfg->link_latency;
-        ccfg.link_bytes_per_cycle = cfg->link_bytes_per_cycle;
-        what = "device core (rtl engine)";
-        rc = core_create(&d->core, &core_rtl_ops, &ccfg, mem, d->pc);
-    } else if (!rc) {
-        what = "translation unit (model engine)";
-        rc = xu_create(&d->xu, XU_ENGINE_MODEL, tables);
+    if (!rc) /* the checker hears everything first, then the device itself */
+        rc = protcheck_attach(d->pc, &d->log);
+    if (!rc)
+        rc = evlog_subscribe(&d->log, dev_on_event, d) ? -ENOSPC : 0;
+    if (!rc) {
+        what = "bus map";
+        rc = busmap_create(&d->busmap, hostmem_bus(mem));
+    }
+    if (!rc) {
+        d->bus = busmap_bus(d->busmap);
+        dev_engine_config_t ecfg;
+        memset(&ecfg, 0, sizeof ecfg);
+        if (cfg->tables.mpt_entries)
+            ecfg.tables = cfg->tables;
+        ecfg.dma = d->host;
+        ecfg.link_latency = cfg->link_latency;
+        ecfg.link_bytes_per_cycle = cfg->link_bytes_per_cycle;
+        const dev_engine_env_t env = {d->bus, &d->log};
+        what = "device engine";
+        rc = ops->create(&d->eng, &ecfg, &env);
+        if (rc)
+            d->eng = NULL;
     }
     if (rc) {
         if (err)
@@ -422,18 +412,17 @@ int hca_dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *mem,
         hca_dev_destroy(d);
         return rc;
     }
+    /* Every register block of the firmware's device window; the engine
+     * answers (or refuses: a bus fault) the accesses to its own. */
     const fwcore_mmio_t blocks[] = {
         {"fwp", HCA_FWP_BASE, HCA_FWP_SIZES + 4, d, fw_fwp_load, fw_fwp_store},
-        {"ctx", HCA_FW_CTX_BASE, HCA_CTX_STATUS + 4, d, d->core ? fw_ctx_load : fw_ctx_refuse_load,
-         d->core ? fw_ctx_store : fw_ctx_refuse_store},
+        {"ctx", HCA_FW_CTX_BASE, HCA_CTX_STATUS + 4, d, fw_ctx_load, fw_ctx_store},
         {"hcr", HCA_FW_HCR_BASE, HCA_HCR_OUT_IMM + 4, d, fw_hcr_load, fw_hcr_store},
         {"fdma", HCA_FDMA_BASE, HCA_FDMA_STATUS + 4, d, fw_fdma_load, fw_fdma_store},
-        /* the model engine has no event queue: the firmware's probe faults */
         {"evt", HCA_FW_EVT_BASE, HCA_EVT_DONE + 4, d, fw_evt_load, fw_evt_store},
     };
-    const size_t nblocks = sizeof blocks / sizeof blocks[0] - (d->core ? 0 : 1);
     rc = fwcore_create(&d->fc, &fcfg);
-    for (size_t i = 0; !rc && i < nblocks; i++)
+    for (size_t i = 0; !rc && i < sizeof blocks / sizeof blocks[0]; i++)
         rc = fwcore_map_mmio(d->fc, &blocks[i]);
     if (rc) {
         if (err)
@@ -458,8 +447,9 @@ void hca_dev_destroy(hca_dev_t *d)
     if (!d)
         return;
     fwcore_destroy(d->fc);
-    core_destroy(d->core);
-    xu_destroy(d->xu);
+    if (d->eng)
+        d->eng_ops->destroy(d->eng);
+    busmap_destroy(d->busmap);
     protcheck_destroy(d->pc);
     free(d->pc_prof);
     free(d->firmware);
@@ -469,11 +459,15 @@ void hca_dev_destroy(hca_dev_t *d)
 /* ---------------------------------------------------------------- host side */
 
 /* The BAR0 register at offset, or NULL. Unsigned wrap-around makes offsets
- * below the block fail the range check too. */
+ * below a block fail its range check too. */
 static uint32_t *bar0_reg(hca_dev_t *d, uint32_t offset)
 {
-    uint32_t rel = offset - HCA_HOST_HCR_OFFSET;
-    return rel <= HCA_HCR_OUT_IMM ? hcr_reg(&d->hcr, rel) : NULL;
+    const uint32_t rel = offset - HCA_HOST_HCR_OFFSET;
+    if (rel <= HCA_HCR_OUT_IMM)
+        return hcr_reg(&d->hcr, rel);
+    if (offset == HCA_HOST_IRQ_OFFSET + HCA_HOST_IRQ_MASK)
+        return &d->irq_mask;
+    return NULL;
 }
 
 /* The doorbell register at offset (HCA_DB_*), or -1. */
@@ -483,10 +477,26 @@ static int bar0_db(uint32_t offset)
     return rel == HCA_DB_SQ || rel == HCA_DB_RQ || rel == HCA_DB_CQ ? (int)rel : -1;
 }
 
+/* CAUSE as the host reads it: the latched events and FATAL, the firmware's state. */
+static uint32_t irq_cause(const hca_dev_t *d)
+{
+    const int stopped = d->fw_stop == RV32_STOP_HALT || d->fw_stop == RV32_STOP_TRAP;
+    return d->irq_cause | HCA_HOST_IRQ_CAUSE_FATAL_PUT(stopped);
+}
+
+int hca_dev_host_irq(const hca_dev_t *d)
+{
+    return d && (irq_cause(d) & d->irq_mask) != 0;
+}
+
 int hca_dev_mmio_read(hca_dev_t *d, uint32_t offset, uint32_t *val)
 {
     if (!d || !val)
         return -EINVAL;
+    if (offset == HCA_HOST_IRQ_OFFSET + HCA_HOST_IRQ_CAUSE) {
+        *val = irq_cause(d);
+        return 0;
+    }
     uint32_t *r = bar0_reg(d, offset);
     *val = r ? *r : 0;
     return r || bar0_db(offset) >= 0 ? 0 : -EINVAL;
@@ -498,7 +508,11 @@ int hca_dev_mmio_write(hca_dev_t *d, uint32_t offset, uint32_t val)
         return -EINVAL;
     int db = bar0_db(offset);
     if (db >= 0)
-        return d->core ? core_db_write(d->core, (uint32_t)db, val) : -EOPNOTSUPP;
+        return d->eng_ops->doorbell(d->eng, (uint32_t)db, val);
+    if (offset == HCA_HOST_IRQ_OFFSET + HCA_HOST_IRQ_CAUSE) {
+        d->irq_cause &= ~val; /* write 1 to clear; FATAL is not latched */
+        return 0;
+    }
     uint32_t *r = bar0_reg(d, offset);
     if (!r)
         return -EINVAL;
@@ -508,71 +522,117 @@ int hca_dev_mmio_write(hca_dev_t *d, uint32_t offset, uint32_t val)
      * the key (the checker's I4 counts the invalidation from here to the answer). */
     if (offset == HCA_HOST_HCR_OFFSET + HCA_HCR_CTRL && !HCA_HCR_CTRL_GO_GET(old) && HCA_HCR_CTRL_GO_GET(val) &&
         HCA_HCR_CTRL_OP_GET(val) == HCA_CMD_OP_DESTROY_MKEY)
-        protcheck_key_invalidating(d->pc, d->now, d->hcr.in_mod, 1);
+        log_key(d, EVLOG_KEY_INVALIDATING, d->hcr.in_mod, 1, NULL);
     return 0;
 }
 
-xu_t *hca_dev_xu(hca_dev_t *d)
+/* ---------------------------------------------------------------- the driver's boundary (hca_host.h) */
+
+static int host_mmio_read(void *ctx, uint32_t offset, uint32_t *val) { return hca_dev_mmio_read(ctx, offset, val); }
+static int host_mmio_write(void *ctx, uint32_t offset, uint32_t val) { return hca_dev_mmio_write(ctx, offset, val); }
+
+static int host_mem_alloc(void *ctx, uint64_t size, uint64_t align, uint64_t *bus_addr)
 {
-    return d ? d->xu : NULL;
+    return hostmem_alloc(((hca_dev_t *)ctx)->mem, size, align, bus_addr);
 }
 
-core_t *hca_dev_core(hca_dev_t *d)
+static int host_mem_free(void *ctx, uint64_t bus_addr, uint64_t size)
 {
-    return d ? d->core : NULL;
+    return hostmem_unmap(((hca_dev_t *)ctx)->mem, bus_addr, size);
+}
+
+static int host_mem_read(void *ctx, uint64_t bus_addr, void *buf, size_t len)
+{
+    return hostmem_read(((hca_dev_t *)ctx)->mem, bus_addr, buf, len);
+}
+
+static int host_mem_write(void *ctx, uint64_t bus_addr, const void *buf, size_t len)
+{
+    return hostmem_write(((hca_dev_t *)ctx)->mem, bus_addr, buf, len);
+}
+
+static uint64_t host_wait(void *ctx, uint64_t max_cycles, int wake_on_irq)
+{
+    hca_dev_t *d = ctx;
+    uint64_t n = 0;
+    if (!wake_on_irq) {
+        hca_dev_step(d, max_cycles);
+        return max_cycles;
+    }
+    while (n < max_cycles && !hca_dev_host_irq(d)) {
+        dev_tick(d);
+        n++;
+    }
+    return n;
+}
+
+static uint64_t host_now(void *ctx) { return hca_dev_cycle(ctx); }
+
+static const hca_host_ops_t dev_host_ops = {
+    host_mmio_read, host_mmio_write, host_mem_alloc, host_mem_free, host_mem_read, host_mem_write, host_wait, host_now,
+};
+
+hca_host_t hca_dev_host(hca_dev_t *d)
+{
+    return (hca_host_t){&dev_host_ops, d};
+}
+
+/* ---------------------------------------------------------------- engine, bus, log */
+
+const char *hca_dev_engine_name(const hca_dev_t *d)
+{
+    return d ? d->eng_ops->name : "?";
+}
+
+int hca_dev_map_window(hca_dev_t *d, uint64_t base, uint64_t size, bus_t target)
+{
+    return d ? busmap_map(d->busmap, base, size, target) : -EINVAL;
+}
+
+int hca_dev_unmap_window(hca_dev_t *d, uint64_t base)
+{
+    return d ? busmap_unmap(d->busmap, base) : -EINVAL;
+}
+
+evlog_t *hca_dev_log(hca_dev_t *d)
+{
+    return d ? &d->log : NULL;
 }
 
 int hca_dev_xlate_submit(hca_dev_t *d, const xu_req_t *req)
 {
-    if (!d)
-        return -EINVAL;
-    return d->core ? core_xlate_submit(d->core, req) : xu_submit(d->xu, req);
+    return d && req ? d->eng_ops->probe_submit(d->eng, req) : -EINVAL;
 }
 
 size_t hca_dev_xlate_pending(const hca_dev_t *d)
 {
-    if (!d)
-        return 0;
-    return d->core ? core_xlate_pending(d->core) : xu_pending(d->xu);
+    return d ? d->eng_ops->probe_pending(d->eng) : 0;
 }
 
 int hca_dev_xlate_collect(hca_dev_t *d, xu_seg_t *seg)
 {
-    if (!d)
-        return 0;
-    return d->core ? core_xlate_collect(d->core, seg) : xu_collect(d->xu, seg);
+    return d && seg ? d->eng_ops->probe_collect(d->eng, seg) : 0;
 }
 
 uint64_t hca_dev_xlate_accept_cycle(const hca_dev_t *d, uint64_t n)
 {
-    if (!d)
-        return UINT64_MAX;
-    return d->core ? core_xlate_accept_cycle(d->core, n) : xu_accept_cycle(d->xu, n);
+    return d ? d->eng_ops->probe_accept_cycle(d->eng, n) : UINT64_MAX;
 }
 
 int hca_dev_xlate_backpressure(hca_dev_t *d, unsigned req_gap_pct, unsigned rsp_stall_pct, uint64_t seed)
 {
-    if (!d)
-        return -EINVAL;
-    return d->core ? core_xlate_backpressure(d->core, req_gap_pct, rsp_stall_pct, seed)
-                   : xu_set_backpressure(d->xu, req_gap_pct, rsp_stall_pct, seed);
+    return d ? d->eng_ops->probe_backpressure(d->eng, req_gap_pct, rsp_stall_pct, seed) : -EINVAL;
 }
 
 int hca_dev_trace_open(hca_dev_t *d, const char *path, uint64_t from, uint64_t to)
 {
-    if (!d)
-        return -EINVAL;
-    return d->core ? core_trace_open(d->core, path, from, to) : xu_trace_open(d->xu, path, from, to);
+    return d ? d->eng_ops->trace_open(d->eng, path, from, to) : -EINVAL;
 }
 
 void hca_dev_trace_close(hca_dev_t *d)
 {
-    if (!d)
-        return;
-    if (d->core)
-        core_trace_close(d->core);
-    else
-        xu_trace_close(d->xu);
+    if (d)
+        d->eng_ops->trace_close(d->eng);
 }
 
 protcheck_t *hca_dev_protcheck(hca_dev_t *d)
@@ -587,13 +647,13 @@ uint64_t hca_dev_violations(const hca_dev_t *d, char *buf, size_t len)
     return d ? protcheck_format(d->pc, buf, len) : 0;
 }
 
-void hca_dev_get_stats(const hca_dev_t *d, core_stats_t *st)
+void hca_dev_get_stats(const hca_dev_t *d, dev_engine_stats_t *st)
 {
     if (!st)
         return;
     memset(st, 0, sizeof *st);
-    if (d && d->core)
-        core_get_stats(d->core, st);
+    if (d)
+        d->eng_ops->get_stats(d->eng, st);
 }
 
 const char *hca_dev_console(const hca_dev_t *d)

@@ -1,27 +1,23 @@
-/* hca_dev.h — the HCA as a whole: firmware core running the firmware ELF,
- * command mailbox (HCR), firmware DMA over host memory, and the engine, all
- * on one device clock.
+/* hca_dev.h — the HCA as a whole: the firmware core running the firmware
+ * ELF, the command mailbox (HCR), the firmware DMA, the host interrupt, and
+ * the device engine (dev_engine.h: RTL or model, chosen at creation), on one
+ * device clock, over one bus.
  *
- * Engines:
- *   XU_ENGINE_RTL    the device core rtl/hca_core.sv (WQE engine, responder,
- *                    CQ writer and translation unit) in its harness
- *                    (sim/core.h: DMA block, packet buffers, loopback link,
- *                    doorbells); queues and work requests are served.
- *   XU_ENGINE_MODEL  the C model of the translation unit only: there is no C
- *                    model of the WQE engine yet, so the engine's context
- *                    port answers every command BAD_OP (the firmware reports
- *                    the queue commands unsupported, the driver -EOPNOTSUPP)
- *                    and doorbells are refused.
+ * Memory: the engine's DMA and the firmware DMA reach memory through the
+ * device's bus map (busmap.h): host memory behind every address, plus the
+ * windows mapped with hca_dev_map_window() (peer memory).
  *
- * The protection checker (protcheck.h) runs in every device: it sees every
- * DMA request of the engine, every packet, and the mailbox's DESTROY_MKEY /
- * CREATE_MKEY answers; other invalidations are told through
- * hca_dev_protcheck(). Breaches never stop the device.
+ * What happened is told on the device's event log (hca_dev_log()): the
+ * engine's DMA, packets and completions, and the key validity changes the
+ * device learns from the mailbox and the firmware's event service. The
+ * protection checker runs in every device, subscribed to that log. Breaches
+ * never stop the device.
  *
- * The host side reaches the device only through hca_dev_mmio_read/write
- * (BAR0: HCR at HOST_HCR_OFFSET, doorbells at HOST_DB_OFFSET) and host memory,
- * as a kernel driver would. Time advances only in hca_dev_step(); all times
- * are device cycles.
+ * The host side: hca_dev_host() is the driver's boundary (driver/hca_host.h):
+ * BAR0 (HCR at HOST_HCR_OFFSET, doorbells at HOST_DB_OFFSET, the interrupt
+ * block at HOST_IRQ_OFFSET), device-visible host memory, and waiting. Time
+ * advances only in hca_dev_step() and the host's wait; all times are device
+ * cycles.
  */
 #ifndef HCA_DEV_H
 #define HCA_DEV_H
@@ -29,11 +25,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core.h"
+#include "bus.h"
+#include "dev_engine.h"
+#include "evlog.h"
+#include "hca_host.h"
 #include "hostmem.h"
 #include "protcheck.h"
 #include "rv32.h"
-#include "xu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,13 +40,13 @@ extern "C" {
 typedef struct hca_dev hca_dev_t;
 
 typedef struct hca_dev_config {
-    xu_engine_kind_t engine; /**< RTL (the device core) or model (translation unit only) */
+    dev_engine_kind_t engine; /**< DEV_ENGINE_RTL or DEV_ENGINE_MODEL (dev_engine.h) */
     const char *firmware;    /**< firmware ELF; NULL: hca_dev_default_firmware() */
     xu_params_t tables;      /**< all 0: default table sizes */
-    hostmem_timing_t host;   /**< all 0: hostmem_default_timing() */
+    bus_timing_t host;       /**< DMA timing of host memory; all 0: bus_default_timing() */
     rv32_costs_t core;       /**< all 0: rv32_default_costs() */
-    uint32_t link_latency;   /**< cycles a packet travels; 0: CORE_LINK_LATENCY_DEFAULT */
-    uint32_t link_bytes_per_cycle; /**< link bandwidth; 0: CORE_LINK_BYTES_PER_CYCLE_DEFAULT */
+    uint32_t link_latency;   /**< cycles a packet travels; 0: DEV_ENGINE_LINK_LATENCY_DEFAULT */
+    uint32_t link_bytes_per_cycle; /**< link bandwidth; 0: DEV_ENGINE_LINK_BYTES_PER_CYCLE_DEFAULT */
 } hca_dev_config_t;
 
 /** Path of the firmware image `make` builds. */
@@ -65,24 +63,36 @@ void hca_dev_destroy(hca_dev_t *dev);
 void hca_dev_step(hca_dev_t *dev, uint64_t n);
 uint64_t hca_dev_cycle(const hca_dev_t *dev);
 
-/** Host MMIO into BAR0: HOST_HCR_OFFSET + HCA_HCR_* (the mailbox) and
+/** Host MMIO into BAR0: HOST_HCR_OFFSET + HCA_HCR_* (the mailbox),
  *  HOST_DB_OFFSET + HCA_DB_* (doorbells: write-only, read 0; queued to the
- *  engine, which takes them one a cycle). Takes no device time. Unknown
- *  offsets read 0 / ignore writes and return -EINVAL; a doorbell returns
- *  -EOPNOTSUPP on the model engine (no WQE engine) and -ENOSPC when
- *  CORE_DB_QUEUE_DEPTH doorbells wait. */
+ *  engine) and HOST_IRQ_OFFSET + HCA_HOST_IRQ_* (the interrupt block). Takes
+ *  no device time. Unknown offsets read 0 / ignore writes and return -EINVAL;
+ *  a doorbell returns the engine's answer (-EOPNOTSUPP on an engine that
+ *  serves no queues, -ENOSPC when its doorbell queue is full). */
 int hca_dev_mmio_read(hca_dev_t *dev, uint32_t offset, uint32_t *val);
 int hca_dev_mmio_write(hca_dev_t *dev, uint32_t offset, uint32_t val);
+/** 1 while the host interrupt line is high (CAUSE & MASK != 0). */
+int hca_dev_host_irq(const hca_dev_t *dev);
 
-/** The model engine's translation unit; NULL on the RTL engine, whose
- *  translation unit sits inside the core: use the hca_dev_xlate_* probes. */
-xu_t *hca_dev_xu(hca_dev_t *dev);
-/** The RTL engine's core harness (DMA block, link, counters); NULL on the model engine. */
-core_t *hca_dev_core(hca_dev_t *dev);
+/** The driver's boundary to this device (driver/hca_host.h): BAR0 as
+ *  hca_dev_mmio_*, device-visible memory in the host memory given at
+ *  creation, waits that step the device. Valid while the device lives. */
+hca_host_t hca_dev_host(hca_dev_t *dev);
+
+/** The engine's name ("rtl", "model"). */
+const char *hca_dev_engine_name(const hca_dev_t *dev);
+
+/** Route the device's accesses to [base, base + size) to target instead of
+ *  host memory (busmap_map): a peer device's memory. */
+int hca_dev_map_window(hca_dev_t *dev, uint64_t base, uint64_t size, bus_t target);
+int hca_dev_unmap_window(hca_dev_t *dev, uint64_t base);
+
+/** The device's event log: subscribe to learn what happened (evlog.h). */
+evlog_t *hca_dev_log(hca_dev_t *dev);
 
 /** Key-check probes through the device's translation unit (an external client
- *  of its arbiter on the RTL engine), on either engine: as xu_submit,
- *  xu_pending, xu_collect, xu_accept_cycle and xu_set_backpressure. */
+ *  of its arbiter), on either engine: as xu_submit, xu_pending, xu_collect,
+ *  xu_accept_cycle and xu_set_backpressure. */
 int hca_dev_xlate_submit(hca_dev_t *dev, const xu_req_t *req);
 size_t hca_dev_xlate_pending(const hca_dev_t *dev);
 int hca_dev_xlate_collect(hca_dev_t *dev, xu_seg_t *seg);
@@ -94,14 +104,13 @@ int hca_dev_xlate_backpressure(hca_dev_t *dev, unsigned req_gap_pct, unsigned rs
 int hca_dev_trace_open(hca_dev_t *dev, const char *path, uint64_t from, uint64_t to);
 void hca_dev_trace_close(hca_dev_t *dev);
 
-/** The protection checker: feed it invalidations the device cannot see
- *  itself (LOCAL_INV completions, peer invalidations), read its statistics. */
+/** The protection checker (subscribed to the log): its statistics and breaches. */
 protcheck_t *hca_dev_protcheck(hca_dev_t *dev);
 /** Breaches of the protection invariants so far; their lines ("cycle C key K
  *  addr A: reason") into buf (may be NULL), NUL-terminated, cut to len. */
 uint64_t hca_dev_violations(const hca_dev_t *dev, char *buf, size_t len);
-/** DMA and link counters of the engine (all 0 on the model engine). */
-void hca_dev_get_stats(const hca_dev_t *dev, core_stats_t *st);
+/** DMA and link counters of the engine. */
+void hca_dev_get_stats(const hca_dev_t *dev, dev_engine_stats_t *st);
 /** Everything the firmware printed on its console so far (NUL-terminated). */
 const char *hca_dev_console(const hca_dev_t *dev);
 /** 0 while the firmware runs; -EFAULT when it trapped or halted, with the

@@ -24,6 +24,7 @@
 #include "trace_window.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,36 +41,48 @@ _Static_assert(sizeof(((hca_dma_req_t *)0)->data) == CORE_DMA_WRITE_DATA_MAX, "W
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+/** Report a breach of the engine's port contract (the checker's I5). */
+static void engine_bug(const evlog_t *log, uint64_t now, const hca_dma_req_t *req, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void engine_bug(const evlog_t *log, uint64_t now, const hca_dma_req_t *req, const char *fmt, ...)
+{
+    char why[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    evlog_emit(log, &(evlog_event_t){.kind = EVLOG_ENGINE_BUG, .cycle = now, .key = req->key, .addr = req->addr,
+                                     .what = why});
+}
+
 /* ================================================================ DMA block */
 
 typedef struct dma_slot {
     hca_dma_req_t req;
     hca_dma_rsp_t rsp;
     uint64_t issue_at, done_at;
-    uint8_t bad;     /**< malformed: answered err, no bus time */
-    uint8_t flagged; /**< the checker already reported it at issue */
+    uint8_t bad; /**< malformed: answered err, no bus time */
 } dma_slot_t;
 
 struct core_dma {
-    hostmem_t *mem;
-    hostmem_timing_t t;
+    bus_t bus;
+    bus_timing_t t;
     unsigned max;
     uint8_t *pbufs;
-    protcheck_t *pc;
+    const evlog_t *log;
     dma_slot_t *slot;         /* ring of CORE_DMA_OUTSTANDING_MAX */
     unsigned head, count;     /* outstanding = count */
     unsigned ncopied;         /* slots from head whose transfer completed */
     uint64_t chan_free;       /* first cycle the data channel is free */
     uint64_t last_done;       /* completion cycle of the newest slot */
     uint64_t tag_busy[4];     /* outstanding tags (bitmap) */
-    const core_observer_t *obs;
-    core_stats_t st;
+    dev_engine_stats_t st;
 };
 
-int core_dma_create(core_dma_t **out, hostmem_t *mem, const hostmem_timing_t *t, unsigned max_outstanding,
-                    uint8_t *pbufs, protcheck_t *pc)
+int core_dma_create(core_dma_t **out, const bus_t *bus, const bus_timing_t *t, unsigned max_outstanding,
+                    uint8_t *pbufs, const evlog_t *log)
 {
-    if (!out || !mem || !t || !pbufs || t->bytes_per_cycle == 0 || max_outstanding == 0 ||
+    if (!out || !bus || !bus->ops || !t || !pbufs || t->bytes_per_cycle == 0 || max_outstanding == 0 ||
         max_outstanding > CORE_DMA_OUTSTANDING_MAX)
         return -EINVAL;
     core_dma_t *d = calloc(1, sizeof *d);
@@ -80,11 +93,11 @@ int core_dma_create(core_dma_t **out, hostmem_t *mem, const hostmem_timing_t *t,
         free(d);
         return -ENOMEM;
     }
-    d->mem = mem;
+    d->bus = *bus;
     d->t = *t;
     d->max = max_outstanding;
     d->pbufs = pbufs;
-    d->pc = pc;
+    d->log = log;
     *out = d;
     return 0;
 }
@@ -109,13 +122,7 @@ void core_dma_reset(core_dma_t *d)
 
 unsigned core_dma_outstanding(const core_dma_t *d) { return d ? d->count : 0; }
 
-void core_dma_set_observer(core_dma_t *d, const core_observer_t *obs)
-{
-    if (d)
-        d->obs = obs;
-}
-
-void core_dma_get_stats(const core_dma_t *d, core_stats_t *st)
+void core_dma_get_stats(const core_dma_t *d, dev_engine_stats_t *st)
 {
     if (d && st)
         *st = d->st;
@@ -154,26 +161,20 @@ static void dma_accept(core_dma_t *d, const hca_dma_req_t *req, uint64_t now)
     d->count++;
     d->st.dma_reqs++;
     if (d->tag_busy[tag >> 6] & (1ull << (tag & 63)))
-        protcheck_report(d->pc, now, req->key, req->addr, "I5: engine bug: dma_req tag %u reused while outstanding",
-                         tag);
+        engine_bug(d->log, now, req, "dma_req tag %u reused while outstanding", tag);
     d->tag_busy[tag >> 6] |= 1ull << (tag & 63);
-    if (d->obs && d->obs->dma_issue)
-        d->obs->dma_issue(d->obs->ctx, now, req);
 
     const char *bad = dma_bad_reason(req);
+    s->bad = bad != NULL;
+    evlog_emit(d->log, &(evlog_event_t){.kind = EVLOG_DMA_ISSUE, .cycle = now, .dma = req, .refused = s->bad});
     if (bad) {
-        s->bad = 1;
-        s->flagged = 0;
         s->done_at = max_u64(now + 1, d->last_done);
         d->last_done = s->done_at;
         d->st.dma_bad_reqs++;
-        protcheck_report(d->pc, now, req->key, req->addr,
-                         "I5: engine bug: malformed dma_req (%s): op %u tag %u buf %u buf_off %u len %u", bad, op, tag,
-                         hca_dma_req_get_buf(req), req->buf_off, req->len);
+        engine_bug(d->log, now, req, "malformed dma_req (%s): op %u tag %u buf %u buf_off %u len %u", bad, op, tag,
+                   hca_dma_req_get_buf(req), req->buf_off, req->len);
         return;
     }
-    s->bad = 0;
-    s->flagged = (uint8_t)protcheck_dma_issue(d->pc, now, req);
     const int write = op == HCA_DMA_OP_WRITE_DATA || op == HCA_DMA_OP_BUF_TO_HOST;
     const uint64_t data = div_up(req->len, d->t.bytes_per_cycle);
     const uint64_t start = max_u64(now + (write ? d->t.write_cost : d->t.read_latency), d->chan_free);
@@ -188,8 +189,8 @@ static void dma_complete(core_dma_t *d, dma_slot_t *s, uint64_t now)
 {
     if (s->bad) {
         hca_dma_rsp_set_err(&s->rsp, 1);
-        if (d->obs && d->obs->dma_done)
-            d->obs->dma_done(d->obs->ctx, now, &s->req, 1);
+        evlog_emit(d->log, &(evlog_event_t){.kind = EVLOG_DMA_DONE, .cycle = now, .dma = &s->req,
+                                            .issue_cycle = s->issue_at, .err = 1, .refused = 1});
         return;
     }
     const hca_dma_req_t *r = &s->req;
@@ -197,17 +198,17 @@ static void dma_complete(core_dma_t *d, dma_slot_t *s, uint64_t now)
     int rc, write = 0;
     switch (hca_dma_req_get_op(r)) {
     case HCA_DMA_OP_READ_DATA:
-        rc = hostmem_read(d->mem, r->addr, s->rsp.rdata, r->len);
+        rc = bus_read(&d->bus, r->addr, s->rsp.rdata, r->len);
         break;
     case HCA_DMA_OP_WRITE_DATA:
-        rc = hostmem_write(d->mem, r->addr, r->data, r->len);
+        rc = bus_write(&d->bus, r->addr, r->data, r->len);
         write = 1;
         break;
     case HCA_DMA_OP_HOST_TO_BUF:
-        rc = hostmem_read(d->mem, r->addr, buf, r->len);
+        rc = bus_read(&d->bus, r->addr, buf, r->len);
         break;
     default: /* BUF_TO_HOST: dma_bad_reason() let nothing else through */
-        rc = hostmem_write(d->mem, r->addr, buf, r->len);
+        rc = bus_write(&d->bus, r->addr, buf, r->len);
         write = 1;
         break;
     }
@@ -219,9 +220,11 @@ static void dma_complete(core_dma_t *d, dma_slot_t *s, uint64_t now)
     } else {
         d->st.dma_rd_bytes += r->len;
     }
-    protcheck_dma_done(d->pc, s->issue_at, now, r, rc == 0, s->flagged);
-    if (d->obs && d->obs->dma_done)
-        d->obs->dma_done(d->obs->ctx, now, r, rc != 0);
+    evlog_emit(d->log, &(evlog_event_t){.kind = EVLOG_DMA_DONE, .cycle = now, .dma = r, .issue_cycle = s->issue_at,
+                                        .err = rc != 0});
+    /* WRITE_DATA is the CQ writer's only op: a completion is in host memory */
+    if (rc == 0 && hca_dma_req_get_op(r) == HCA_DMA_OP_WRITE_DATA)
+        evlog_emit(d->log, &(evlog_event_t){.kind = EVLOG_CQE, .cycle = now, .addr = r->addr});
 }
 
 static inline void dma_drive(core_dma_t *d, core_pins_t *p, uint64_t now)
@@ -279,15 +282,14 @@ typedef struct link_slot {
 
 struct core_link {
     uint32_t latency, bpc;
-    protcheck_t *pc;
+    const evlog_t *log;
     link_slot_t q[CORE_LINK_DEPTH];
     unsigned head, count;
     uint64_t wire_free; /* first cycle the wire is free */
-    const core_observer_t *obs;
-    core_stats_t st;
+    dev_engine_stats_t st;
 };
 
-int core_link_create(core_link_t **out, uint32_t latency, uint32_t bytes_per_cycle, protcheck_t *pc)
+int core_link_create(core_link_t **out, uint32_t latency, uint32_t bytes_per_cycle, const evlog_t *log)
 {
     if (!out || bytes_per_cycle == 0)
         return -EINVAL;
@@ -296,7 +298,7 @@ int core_link_create(core_link_t **out, uint32_t latency, uint32_t bytes_per_cyc
         return -ENOMEM;
     l->latency = latency;
     l->bpc = bytes_per_cycle;
-    l->pc = pc;
+    l->log = log;
     *out = l;
     return 0;
 }
@@ -314,13 +316,7 @@ void core_link_reset(core_link_t *l)
 
 unsigned core_link_in_flight(const core_link_t *l) { return l ? l->count : 0; }
 
-void core_link_set_observer(core_link_t *l, const core_observer_t *obs)
-{
-    if (l)
-        l->obs = obs;
-}
-
-void core_link_get_stats(const core_link_t *l, core_stats_t *st)
+void core_link_get_stats(const core_link_t *l, dev_engine_stats_t *st)
 {
     if (l && st)
         *st = l->st;
@@ -342,9 +338,7 @@ static inline void link_drive(core_link_t *l, core_pins_t *p, uint64_t now)
 static inline void link_sample(core_link_t *l, core_pins_t *p, uint64_t now)
 {
     if (p->rx_valid && p->rx_ready) {
-        protcheck_pkt_rx(l->pc, now, &p->rx);
-        if (l->obs && l->obs->pkt_rx)
-            l->obs->pkt_rx(l->obs->ctx, now, &p->rx);
+        evlog_emit(l->log, &(evlog_event_t){.kind = EVLOG_PKT_RX, .cycle = now, .pkt = &p->rx});
         l->head = (l->head + 1) & (CORE_LINK_DEPTH - 1);
         l->count--;
         p->rx_valid = 0;
@@ -358,9 +352,7 @@ static inline void link_sample(core_link_t *l, core_pins_t *p, uint64_t now)
         l->count++;
         l->st.pkts++;
         l->st.pkt_bytes += p->tx.len;
-        protcheck_pkt_tx(l->pc, now, &p->tx);
-        if (l->obs && l->obs->pkt_tx)
-            l->obs->pkt_tx(l->obs->ctx, now, &p->tx);
+        evlog_emit(l->log, &(evlog_event_t){.kind = EVLOG_PKT_TX, .cycle = now, .pkt = &p->tx});
     }
 }
 
@@ -388,8 +380,6 @@ struct core {
     void *eng;
     core_pins_t pins;
     uint64_t now; /* the cycle the next tick runs */
-    protcheck_t *pc;
-    core_observer_t obs;
     uint8_t *pbufs;
     core_dma_t *dma;
     core_link_t *link;
@@ -509,29 +499,29 @@ static void core_clear(core_t *c)
     core_link_reset(c->link);
 }
 
-int core_create(core_t **out, const core_engine_ops_t *ops, const core_config_t *cfg, hostmem_t *mem,
-                protcheck_t *pc)
+int core_create(core_t **out, const core_engine_ops_t *ops, const dev_engine_config_t *cfg,
+                const dev_engine_env_t *env)
 {
     if (!out)
         return -EINVAL;
     *out = NULL;
-    if (!ops || !mem)
+    if (!ops || !env || !env->dma.ops)
         return -EINVAL;
-    core_config_t k;
+    dev_engine_config_t k;
     memset(&k, 0, sizeof k);
     if (cfg)
         k = *cfg;
     xu_params_t tables = {HCA_MPT_ENTRIES_DEFAULT, HCA_MTT_ENTRIES_DEFAULT};
     if (k.tables.mpt_entries || k.tables.mtt_entries)
         tables = k.tables;
-    if (!k.host.bytes_per_cycle)
-        k.host = hostmem_default_timing();
+    if (!k.dma.bytes_per_cycle)
+        k.dma = bus_default_timing();
     if (!k.link_latency)
-        k.link_latency = CORE_LINK_LATENCY_DEFAULT;
+        k.link_latency = DEV_ENGINE_LINK_LATENCY_DEFAULT;
     if (!k.link_bytes_per_cycle)
-        k.link_bytes_per_cycle = CORE_LINK_BYTES_PER_CYCLE_DEFAULT;
+        k.link_bytes_per_cycle = DEV_ENGINE_LINK_BYTES_PER_CYCLE_DEFAULT;
     if (!k.dma_max_outstanding)
-        k.dma_max_outstanding = CORE_DMA_OUTSTANDING_DEFAULT;
+        k.dma_max_outstanding = DEV_ENGINE_DMA_OUTSTANDING_DEFAULT;
     if (k.dma_max_outstanding > CORE_DMA_OUTSTANDING_MAX)
         return -EINVAL;
 
@@ -539,15 +529,14 @@ int core_create(core_t **out, const core_engine_ops_t *ops, const core_config_t 
     if (!c)
         return -ENOMEM;
     c->ops = ops;
-    c->pc = pc;
     c->pbufs = calloc(HCA_PKT_BUFS, HCA_PKT_BUF_SIZE);
     c->dbq = malloc(CORE_DB_QUEUE_DEPTH * sizeof *c->dbq);
     const int probe_rc = probe_client_init(&c->probe);
     int rc = -ENOMEM;
     if (c->pbufs && c->dbq && !probe_rc) {
-        rc = core_dma_create(&c->dma, mem, &k.host, k.dma_max_outstanding, c->pbufs, pc);
+        rc = core_dma_create(&c->dma, &env->dma, &k.dma, k.dma_max_outstanding, c->pbufs, env->log);
         if (!rc)
-            rc = core_link_create(&c->link, k.link_latency, k.link_bytes_per_cycle, pc);
+            rc = core_link_create(&c->link, k.link_latency, k.link_bytes_per_cycle, env->log);
     }
     if (!rc) {
         rc = ops->create(&c->eng, &tables);
@@ -590,11 +579,11 @@ void core_reset(core_t *c)
     core_clear(c);
 }
 
-void core_get_stats(const core_t *c, core_stats_t *st)
+void core_get_stats(const core_t *c, dev_engine_stats_t *st)
 {
     if (!c || !st)
         return;
-    core_stats_t l = {0};
+    dev_engine_stats_t l = {0};
     core_dma_get_stats(c->dma, st);
     core_link_get_stats(c->link, &l);
     st->pkts = l.pkts;
@@ -605,18 +594,6 @@ void core_get_stats(const core_t *c, core_stats_t *st)
 uint8_t *core_pbuf(core_t *c, unsigned id)
 {
     return c && id < HCA_PKT_BUFS ? c->pbufs + (size_t)id * HCA_PKT_BUF_SIZE : NULL;
-}
-
-protcheck_t *core_protcheck(core_t *c) { return c ? c->pc : NULL; }
-
-void core_set_observer(core_t *c, const core_observer_t *obs)
-{
-    if (!c)
-        return;
-    if (obs)
-        c->obs = *obs;
-    core_dma_set_observer(c->dma, obs ? &c->obs : NULL);
-    core_link_set_observer(c->link, obs ? &c->obs : NULL);
 }
 
 /* ---------------------------------------------------------------- doorbells */
@@ -719,3 +696,55 @@ int core_xlate_backpressure(core_t *c, unsigned req_gap_pct, unsigned rsp_stall_
 {
     return c ? probe_set_backpressure(&c->probe, req_gap_pct, rsp_stall_pct, seed) : -EINVAL;
 }
+
+/* ---------------------------------------------------------------- as the rtl device engine */
+
+static int rtl_create(void **eng, const dev_engine_config_t *cfg, const dev_engine_env_t *env)
+{
+    return core_create((core_t **)eng, &core_rtl_ops, cfg, env);
+}
+
+static void rtl_destroy(void *eng) { core_destroy(eng); }
+static void rtl_step(void *eng) { core_tick(eng); }
+/* RTL state changes every cycle: never quiet, never skipped. */
+static uint64_t rtl_quiet_until(const void *eng) { return ((const core_t *)eng)->now + 1; }
+static void rtl_skip(void *eng, uint64_t to) { (void)eng, (void)to; }
+static int rtl_doorbell(void *eng, uint32_t off, uint32_t val) { return core_db_write(eng, off, val); }
+static int rtl_fw_post(void *eng, int write, uint32_t off, uint32_t wdata) { return core_fw_post(eng, write, off, wdata); }
+static int rtl_fw_poll(void *eng, uint32_t *rdata) { return core_fw_poll(eng, rdata); }
+static int rtl_fw_irq(const void *eng) { return core_fw_irq(eng); }
+static int rtl_probe_submit(void *eng, const xu_req_t *req) { return core_xlate_submit(eng, req); }
+static size_t rtl_probe_pending(const void *eng) { return core_xlate_pending(eng); }
+static int rtl_probe_collect(void *eng, xu_seg_t *seg) { return core_xlate_collect(eng, seg); }
+static uint64_t rtl_probe_accept_cycle(const void *eng, uint64_t n) { return core_xlate_accept_cycle(eng, n); }
+static int rtl_probe_backpressure(void *eng, unsigned gap, unsigned stall, uint64_t seed)
+{
+    return core_xlate_backpressure(eng, gap, stall, seed);
+}
+static int rtl_trace_open(void *eng, const char *path, uint64_t from, uint64_t to)
+{
+    return core_trace_open(eng, path, from, to);
+}
+static void rtl_trace_close(void *eng) { core_trace_close(eng); }
+static void rtl_get_stats(const void *eng, dev_engine_stats_t *st) { core_get_stats(eng, st); }
+
+const dev_engine_ops_t dev_engine_rtl = {
+    .name = "rtl",
+    .create = rtl_create,
+    .destroy = rtl_destroy,
+    .step = rtl_step,
+    .quiet_until = rtl_quiet_until,
+    .skip = rtl_skip,
+    .doorbell = rtl_doorbell,
+    .fw_post = rtl_fw_post,
+    .fw_poll = rtl_fw_poll,
+    .fw_irq = rtl_fw_irq,
+    .probe_submit = rtl_probe_submit,
+    .probe_pending = rtl_probe_pending,
+    .probe_collect = rtl_probe_collect,
+    .probe_accept_cycle = rtl_probe_accept_cycle,
+    .probe_backpressure = rtl_probe_backpressure,
+    .trace_open = rtl_trace_open,
+    .trace_close = rtl_trace_close,
+    .get_stats = rtl_get_stats,
+};

@@ -10,17 +10,21 @@
  *   - doorbells: host doorbell writes queued onto the db pins;
  *   - firmware port: one register access at a time (post/poll), as xu.h;
  *   - external translation client: key-check probes (submit/collect), as xu.h.
- * Every DMA request, its completion and every packet is shown to the
- * protection checker given at creation (protcheck.h).
+ * Every DMA request, its completion, every packet and every completion
+ * written is reported on the event log given at creation (evlog.h), where the
+ * protection checker and the runner learn of them.
+ *
+ * The core is the RTL device engine (dev_engine.h): dev_engine_get(
+ * DEV_ENGINE_RTL) is these calls over core_rtl_ops.
  *
  * Timing (device cycles):
  *   DMA   A request accepted in cycle a waits for the bus's one data channel:
  *         its data phase starts at max(a + L, end of the previous request's
  *         data phase) and lasts ceil(len / bytes_per_cycle) cycles, where L is
  *         the host read latency (READ_DATA, HOST_TO_BUF) or the posted-write
- *         cost (WRITE_DATA, BUF_TO_HOST) of hostmem_timing_t. The copy
+ *         cost (WRITE_DATA, BUF_TO_HOST) of bus_timing_t. The copy
  *         happens and dma_rsp is offered in the cycle the data phase ends:
- *         uncontended, a + hostmem_transfer_cycles(); a stream of requests
+ *         uncontended, a + bus_transfer_cycles(); a stream of requests
  *         moves bytes_per_cycle bytes a cycle. Requests are served in order
  *         of arrival; at most dma_max_outstanding are accepted and not yet
  *         answered (dma_req_ready falls). A request that breaks the wire
@@ -45,67 +49,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bus.h"
 #include "core_engine.h"
-#include "hostmem.h"
-#include "protcheck.h"
-#include "xu.h"
+#include "dev_engine.h"
+#include "evlog.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define CORE_LINK_LATENCY_DEFAULT 100u     /**< cycles */
-#define CORE_LINK_BYTES_PER_CYCLE_DEFAULT 16u
-#define CORE_DMA_OUTSTANDING_DEFAULT 16u
 #define CORE_DMA_OUTSTANDING_MAX 256u      /**< one per tag */
 #define CORE_LINK_DEPTH 64u                /**< packets in flight on the link */
 #define CORE_DB_QUEUE_DEPTH 4096u          /**< doorbells waiting for db_ready */
 #define CORE_DMA_READ_DATA_MAX 128u        /**< dma_rsp.rdata bytes */
 #define CORE_DMA_WRITE_DATA_MAX 32u        /**< dma_req.data bytes */
 
-typedef struct core_config {
-    xu_params_t tables;            /**< all 0: default table sizes */
-    hostmem_timing_t host;         /**< bytes_per_cycle 0: hostmem_default_timing() */
-    uint32_t link_latency;         /**< cycles; 0: CORE_LINK_LATENCY_DEFAULT */
-    uint32_t link_bytes_per_cycle; /**< 0: CORE_LINK_BYTES_PER_CYCLE_DEFAULT */
-    uint32_t dma_max_outstanding;  /**< 0: CORE_DMA_OUTSTANDING_DEFAULT; at most CORE_DMA_OUTSTANDING_MAX */
-} core_config_t;
-
-/** Counters since creation (or core_reset). */
-typedef struct core_stats {
-    uint64_t dma_reqs;      /**< requests accepted */
-    uint64_t dma_rd_bytes;  /**< bytes read from host memory (READ_DATA, HOST_TO_BUF) */
-    uint64_t dma_wr_bytes;  /**< bytes written to host memory (WRITE_DATA, BUF_TO_HOST) */
-    uint64_t dma_bus_errs;  /**< requests answered err for a bus error */
-    uint64_t dma_bad_reqs;  /**< malformed requests (engine bugs) answered err */
-    uint64_t dma_busy_cycles; /**< cycles the data channel moved bytes */
-    uint64_t pkts;          /**< packets sent on the link */
-    uint64_t pkt_bytes;     /**< their payload bytes */
-    uint64_t doorbells;     /**< doorbells taken by the core */
-} core_stats_t;
-
-/** Optional observer of the engine's traffic (an event log, a test). Any
- *  callback may be NULL; they run inside the cycle, after the handshake. */
-typedef struct core_observer {
-    void *ctx;
-    /** A DMA request accepted in `cycle`. */
-    void (*dma_issue)(void *ctx, uint64_t cycle, const hca_dma_req_t *req);
-    /** Its transfer ended in `cycle` (err: bus error or refused request; 0: the bytes moved). */
-    void (*dma_done)(void *ctx, uint64_t cycle, const hca_dma_req_t *req, int err);
-    /** A packet taken from tx / handed to rx in `cycle`. */
-    void (*pkt_tx)(void *ctx, uint64_t cycle, const hca_pkt_t *pkt);
-    void (*pkt_rx)(void *ctx, uint64_t cycle, const hca_pkt_t *pkt);
-} core_observer_t;
-
 /* ---------------------------------------------------------------- the core */
 
 typedef struct core core_t;
 
-/** Make a core on an engine (core_rtl_ops) over host memory mem (borrowed),
- *  reporting to the checker pc (borrowed; may be NULL). cfg may be NULL.
+/** Make a core on an engine (core_rtl_ops) whose DMA reaches env->dma,
+ *  reporting to env->log (both borrowed). cfg may be NULL (defaults).
  *  0, -EINVAL, -ENOTSUP (table sizes the engine was not built with), -ENOMEM. */
-int core_create(core_t **out, const core_engine_ops_t *ops, const core_config_t *cfg, hostmem_t *mem,
-                protcheck_t *pc);
+int core_create(core_t **out, const core_engine_ops_t *ops, const dev_engine_config_t *cfg,
+                const dev_engine_env_t *env);
 void core_destroy(core_t *c);
 /** Reset the engine and every adapter (queues emptied, packet buffers kept); time goes on. */
 void core_reset(core_t *c);
@@ -113,13 +80,9 @@ void core_reset(core_t *c);
 uint64_t core_cycle(const core_t *c);
 /** Run n cycles. */
 void core_step(core_t *c, uint64_t n);
-void core_get_stats(const core_t *c, core_stats_t *st);
+void core_get_stats(const core_t *c, dev_engine_stats_t *st);
 /** Packet buffer id (< PKT_BUFS), PKT_BUF_SIZE bytes; NULL for a bad id. */
 uint8_t *core_pbuf(core_t *c, unsigned id);
-/** The checker given at creation. */
-protcheck_t *core_protcheck(core_t *c);
-/** Observe DMA and link traffic (copied; NULL: stop observing). */
-void core_set_observer(core_t *c, const core_observer_t *obs);
 
 /** Queue a doorbell: off = HCA_DB_SQ / HCA_DB_RQ / HCA_DB_CQ, val its word.
  *  -EINVAL for another offset, -ENOSPC when CORE_DB_QUEUE_DEPTH wait. */
@@ -161,10 +124,11 @@ void core_trace_close(core_t *c);
 
 typedef struct core_dma core_dma_t;
 
-/** A DMA block over mem (borrowed) and pbufs (borrowed: PKT_BUFS * PKT_BUF_SIZE
- *  bytes), timing t (copied), reporting to pc (may be NULL). */
-int core_dma_create(core_dma_t **out, hostmem_t *mem, const hostmem_timing_t *t, unsigned max_outstanding,
-                    uint8_t *pbufs, protcheck_t *pc);
+/** A DMA block over the memory behind bus (copied) and pbufs (borrowed:
+ *  PKT_BUFS * PKT_BUF_SIZE bytes), timing t (copied), reporting to log
+ *  (borrowed; may be NULL). */
+int core_dma_create(core_dma_t **out, const bus_t *bus, const bus_timing_t *t, unsigned max_outstanding,
+                    uint8_t *pbufs, const evlog_t *log);
 void core_dma_destroy(core_dma_t *d);
 void core_dma_reset(core_dma_t *d);
 /** Cycle now, before the engine: complete what is due (copy), drive
@@ -176,14 +140,12 @@ void core_dma_drive(core_dma_t *d, core_pins_t *p, uint64_t now);
 void core_dma_sample(core_dma_t *d, core_pins_t *p, uint64_t now);
 /** Requests accepted and not yet answered. */
 unsigned core_dma_outstanding(const core_dma_t *d);
-void core_dma_get_stats(const core_dma_t *d, core_stats_t *st);
-/** Observe accepted requests and ended transfers (obs borrowed; NULL: none). */
-void core_dma_set_observer(core_dma_t *d, const core_observer_t *obs);
+void core_dma_get_stats(const core_dma_t *d, dev_engine_stats_t *st);
 
 typedef struct core_link core_link_t;
 
-/** A loopback link (latency >= 0 cycles, bytes_per_cycle >= 1), reporting to pc (may be NULL). */
-int core_link_create(core_link_t **out, uint32_t latency, uint32_t bytes_per_cycle, protcheck_t *pc);
+/** A loopback link (latency >= 0 cycles, bytes_per_cycle >= 1), reporting to log (may be NULL). */
+int core_link_create(core_link_t **out, uint32_t latency, uint32_t bytes_per_cycle, const evlog_t *log);
 void core_link_destroy(core_link_t *l);
 void core_link_reset(core_link_t *l);
 /** Cycle now, before the engine: drive tx_ready, rx_valid and rx. */
@@ -193,9 +155,7 @@ void core_link_drive(core_link_t *l, core_pins_t *p, uint64_t now);
 void core_link_sample(core_link_t *l, core_pins_t *p, uint64_t now);
 /** Packets on the link. */
 unsigned core_link_in_flight(const core_link_t *l);
-void core_link_get_stats(const core_link_t *l, core_stats_t *st);
-/** Observe packets sent and delivered (obs borrowed; NULL: none). */
-void core_link_set_observer(core_link_t *l, const core_observer_t *obs);
+void core_link_get_stats(const core_link_t *l, dev_engine_stats_t *st);
 
 #ifdef __cplusplus
 }

@@ -51,7 +51,6 @@ struct xu {
 
 
 
-static int xu_size_ok(uint32_t v) { return v >= 2 && v <= (1u << 24) && (v & (v - 1)) == 0; }
 
 
 
@@ -145,7 +144,7 @@ int xu_create(xu_t **out, xu_engine_kind_t kind, const xu_params_t *params)
     xu_params_t prm = {HCA_MPT_ENTRIES_DEFAULT, HCA_MTT_ENTRIES_DEFAULT};
     if (params)
         prm = *params;
-    if (!xu_size_ok(prm.mpt_entries) || !xu_size_ok(prm.mtt_entries))
+    if (!xu_params_ok(&prm))
         return -EINVAL;
 
     xu_t *xu = calloc(1, sizeof *xu);

@@ -30,27 +30,6 @@ typedef enum xu_engine_kind {
 
 typedef struct xu xu_t;
 
-/** One key-checked access. */
-typedef struct xu_req {
-    uint8_t tag;    /**< echoed on the response beats */
-    uint8_t rights; /**< HCA_ACCESS_* needed */
-    uint8_t remote; /**< 1: remote access (R_Key) */
-    uint32_t key;
-    uint32_t pd;
-    uint32_t len; /**< bytes */
-    uint64_t va;
-} xu_req_t;
-
-/** One response beat: a physical segment, or the error of a failed check. */
-typedef struct xu_seg {
-    uint8_t tag;
-    uint8_t status; /**< enum hca_xlate_status */
-    uint8_t last;
-    uint32_t len;
-    uint64_t pa;
-    uint64_t cycle; /**< cycle in which the beat was handed over */
-} xu_seg_t;
-
 /** Requests xu_submit() queues before it answers -ENOSPC. */
 #define XU_QUEUE_DEPTH 4096u
 

@@ -33,6 +33,19 @@ typedef struct xu_params {
     uint32_t mtt_entries; /**< MTT entries; default HCA_MTT_ENTRIES_DEFAULT */
 } xu_params_t;
 
+/** The table-size rule every engine and harness applies: a power of two in
+ *  [2, 2^HCA_TABLE_INDEX_BITS] (an index must fit the key's 24-bit index). */
+static inline int xu_table_size_ok(uint32_t n)
+{
+    return n >= 2 && n <= (1u << HCA_TABLE_INDEX_BITS) && (n & (n - 1)) == 0;
+}
+
+/** Both sizes of p follow the rule. */
+static inline int xu_params_ok(const xu_params_t *p)
+{
+    return xu_table_size_ok(p->mpt_entries) && xu_table_size_ok(p->mtt_entries);
+}
+
 /** The unit's ports for one cycle. The harness sets the inputs, the engine the outputs. */
 typedef struct xu_pins {
     /* request stream: one key-checked access {key, pd, va, len, rights, remote} */
@@ -67,6 +80,27 @@ typedef struct xu_pins {
     uint32_t fw_wdata;  /**< in */
     uint32_t fw_rdata;  /**< out: read data when fw_rvalid (0 for a write) */
 } xu_pins_t;
+
+/** One key-checked access. */
+typedef struct xu_req {
+    uint8_t tag;    /**< echoed on the response beats */
+    uint8_t rights; /**< HCA_ACCESS_* needed */
+    uint8_t remote; /**< 1: remote access (R_Key) */
+    uint32_t key;
+    uint32_t pd;
+    uint32_t len; /**< bytes */
+    uint64_t va;
+} xu_req_t;
+
+/** One response beat: a physical segment, or the error of a failed check. */
+typedef struct xu_seg {
+    uint8_t tag;
+    uint8_t status; /**< enum hca_xlate_status */
+    uint8_t last;
+    uint32_t len;
+    uint64_t pa;
+    uint64_t cycle; /**< cycle in which the beat was handed over */
+} xu_seg_t;
 
 /** An engine: the RTL or the model. All functions are required. */
 typedef struct xu_engine_ops {

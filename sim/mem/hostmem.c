@@ -17,17 +17,6 @@ struct hostmem {
     uint64_t next_alloc;
 };
 
-hostmem_timing_t hostmem_default_timing(void)
-{
-    return (hostmem_timing_t){.read_latency = 250, .write_cost = 20, .bytes_per_cycle = 16};
-}
-
-uint64_t hostmem_transfer_cycles(const hostmem_timing_t *t, int write, uint64_t len)
-{
-    uint64_t bpc = t->bytes_per_cycle ? t->bytes_per_cycle : 1;
-    return (write ? t->write_cost : t->read_latency) + (len + bpc - 1) / bpc;
-}
-
 static size_t hash_pfn(uint64_t pfn, size_t cap)
 {
     pfn *= 0x9e3779b97f4a7c15ull; /* Fibonacci hashing spreads consecutive pages */
@@ -208,4 +197,23 @@ int hostmem_write(hostmem_t *m, uint64_t addr, const void *buf, size_t len)
         return -EFAULT;
     copy(m, addr, NULL, buf, len);
     return 0;
+}
+
+/* ---------------------------------------------------------------- as a bus */
+
+static int bus_host_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+    return hostmem_read(ctx, addr, buf, len);
+}
+
+static int bus_host_write(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+    return hostmem_write(ctx, addr, buf, len);
+}
+
+static const bus_ops_t hostmem_bus_ops = {bus_host_read, bus_host_write};
+
+bus_t hostmem_bus(hostmem_t *m)
+{
+    return (bus_t){&hostmem_bus_ops, m};
 }

@@ -1,4 +1,4 @@
-/* hostmem.h — sparse, bus-addressed host memory and its DMA timing.
+/* hostmem.h — sparse, bus-addressed host memory (a bus.h memory).
  *
  * Memory is backed in 4 KiB pages only where it was mapped; any access that
  * touches an unbacked byte is a bus error (-EFAULT) and transfers nothing,
@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bus.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -20,19 +22,6 @@ extern "C" {
 #define HOSTMEM_PAGE_SIZE (1u << HOSTMEM_PAGE_SHIFT)
 /** First bus address hostmem_alloc() hands out. */
 #define HOSTMEM_ALLOC_BASE 0x100000000ull
-
-/** DMA timing of the host bus, in device cycles. */
-typedef struct hostmem_timing {
-    uint32_t read_latency;    /**< cycles from a read request to its first byte */
-    uint32_t write_cost;      /**< cycles a posted write occupies the bus before data */
-    uint32_t bytes_per_cycle; /**< bus bandwidth; >= 1 */
-} hostmem_timing_t;
-
-/** Defaults: 250 cycles read round trip (1 us at 250 MHz), 20-cycle posted write, 16 B/cycle. */
-hostmem_timing_t hostmem_default_timing(void);
-
-/** Cycles a transfer of len bytes occupies, from request to last byte. */
-uint64_t hostmem_transfer_cycles(const hostmem_timing_t *t, int write, uint64_t len);
 
 typedef struct hostmem hostmem_t;
 
@@ -52,6 +41,9 @@ int hostmem_backed(const hostmem_t *m, uint64_t addr, uint64_t len);
 /** Copy out / in. 0, or -EFAULT when any byte is unbacked (nothing transferred). */
 int hostmem_read(const hostmem_t *m, uint64_t addr, void *buf, size_t len);
 int hostmem_write(hostmem_t *m, uint64_t addr, const void *buf, size_t len);
+
+/** The memory as a bus (bus.h): reads and writes as hostmem_read/hostmem_write. */
+bus_t hostmem_bus(hostmem_t *m);
 
 #ifdef __cplusplus
 }

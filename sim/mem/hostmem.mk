@@ -1,5 +1,5 @@
 # sim/hostmem — sparse host memory model.
-HCASIM_SRCS += sim/mem/hostmem.c
+HCASIM_SRCS += sim/mem/hostmem.c sim/mem/busmap.c
 GTEST_BINS += $(BIN)/test_hostmem
 $(BIN)/test_hostmem: $(OBJ)/testbench/test_hostmem.o $(HCASIM_LIBS)
 	$(call link_bin,$(GTEST_LIBS))

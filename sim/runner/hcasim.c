@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hca_dev.h"
 #include "hcadrv.h"
 #include "scenario.h"
 #include "xu.h"
@@ -52,7 +53,7 @@ static void usage(FILE *f)
 }
 
 typedef struct cli_opts {
-    xu_engine_kind_t engine;
+    dev_engine_kind_t engine;
     const char *firmware;
     const char *trace;
     uint64_t trace_from, trace_to;
@@ -72,7 +73,7 @@ static int parse_u64(const char *s, uint64_t *out)
 /* Parses argv[first..]; returns 0 or prints the reason and returns 2. */
 static int parse_opts(int argc, char **argv, int first, cli_opts_t *o)
 {
-    o->engine = XU_ENGINE_RTL;
+    o->engine = DEV_ENGINE_RTL;
     o->firmware = NULL;
     o->trace = NULL;
     o->trace_from = 0;
@@ -82,9 +83,9 @@ static int parse_opts(int argc, char **argv, int first, cli_opts_t *o)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--engine") && v) {
             if (!strcmp(v, "rtl"))
-                o->engine = XU_ENGINE_RTL;
+                o->engine = DEV_ENGINE_RTL;
             else if (!strcmp(v, "model"))
-                o->engine = XU_ENGINE_MODEL;
+                o->engine = DEV_ENGINE_MODEL;
             else {
                 fprintf(stderr, "hcasim: --engine %s: expected rtl or model\n", v);
                 return 2;
@@ -156,10 +157,10 @@ static void format_rights(char *buf, size_t n, unsigned rights)
 static int cmd_xlate_demo(const cli_opts_t *o)
 {
     xu_t *xu = NULL;
-    int rc = xu_create(&xu, o->engine, NULL);
+    int rc = xu_create(&xu, o->engine == DEV_ENGINE_RTL ? XU_ENGINE_RTL : XU_ENGINE_MODEL, NULL); /* the unit alone */
     if (rc) {
         fprintf(stderr, "hcasim: cannot create the %s engine: %s\n",
-                o->engine == XU_ENGINE_RTL ? "rtl" : "model", strerror(-rc));
+                dev_engine_name(o->engine), strerror(-rc));
         return 2;
     }
     if (o->trace && (rc = xu_trace_open(xu, o->trace, o->trace_from, o->trace_to))) {
@@ -328,7 +329,8 @@ static int cmd_demo(const cli_opts_t *o)
     int rc = hostmem_create(&mem);
     if (!rc && (rc = hca_dev_create(&dev, &cfg, mem, err, sizeof err)))
         fprintf(stderr, "hcasim: cannot start the device: %s\n", err[0] ? err : strerror(-rc));
-    if (!rc && (rc = hcadrv_open(&drv, dev, mem)))
+    hca_host_t host = dev ? hca_dev_host(dev) : (hca_host_t){0};
+    if (!rc && (rc = hcadrv_open(&drv, &host)))
         fprintf(stderr, "hcasim: driver: %s\n", strerror(-rc));
     if (!rc && o->trace && (rc = hca_dev_trace_open(dev, o->trace, o->trace_from, o->trace_to)))
         fprintf(stderr, "hcasim: --trace %s: %s\n", o->trace, strerror(-rc));
@@ -340,7 +342,7 @@ static int cmd_demo(const cli_opts_t *o)
     }
     unsigned bad = 0;
     uint64_t accepted = 0, n0;
-    printf("hcasim demo: engine %s, firmware %s\n\n", o->engine == XU_ENGINE_RTL ? "rtl" : "model",
+    printf("hcasim demo: engine %s, firmware %s\n\n", dev_engine_name(o->engine),
            o->firmware ? o->firmware : hca_dev_default_firmware());
 
     hcadrv_device_attr_t a;

@@ -975,7 +975,7 @@ static int start_device(ctx_t *c)
 {
     run_t *r = c->run;
     char err[512] = "";
-    r->cfg.engine = r->engine == SCN_ENGINE_MODEL ? XU_ENGINE_MODEL : XU_ENGINE_RTL;
+    r->cfg.engine = r->engine == SCN_ENGINE_MODEL ? DEV_ENGINE_MODEL : DEV_ENGINE_RTL;
     r->cfg.firmware = r->o->firmware;
     int rc = hostmem_create(&r->mem);
     if (rc)
@@ -983,7 +983,8 @@ static int start_device(ctx_t *c)
     if ((rc = hca_dev_create(&r->dev, &r->cfg, r->mem, err, sizeof err)))
         return scn_bad(c, "cannot start the device (%s engine): %s", engine_name(r->engine),
                        err[0] ? err : strerror(-rc));
-    if ((rc = hcadrv_open(&r->drv, r->dev, r->mem)))
+    hca_host_t host = hca_dev_host(r->dev);
+    if ((rc = hcadrv_open(&r->drv, &host)))
         return scn_bad(c, "driver: %s", strerror(-rc));
     if (r->o->fw_profile) { /* refuse an unwritable path now, not after the run */
         FILE *t = fopen(r->o->fw_profile, "w");

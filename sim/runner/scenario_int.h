@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "hca_dev.h"
 #include "hcadrv.h"
 #include "json.h"
 #include "scenario.h"

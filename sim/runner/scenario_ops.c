@@ -308,7 +308,7 @@ static int op_device(ctx_t *c, const json_value_t *o)
         if (!strncmp(keys[i].key, "host_", 5)) {
             /* one host timing field set: the others keep their defaults */
             static const char *const host[] = {"host_read_latency", "host_write_cost", "host_bytes_per_cycle"};
-            hostmem_timing_t t = hostmem_default_timing();
+            bus_timing_t t = bus_default_timing();
             uint64_t d[] = {t.read_latency, t.write_cost, t.bytes_per_cycle};
             for (int h = 0; h < 3; h++)
                 if (!json_get(o, host[h]) && (rc = scn_device_option(c, host[h], d[h])))

@@ -31,12 +31,6 @@ template <typename Top> struct VlEngine {
     std::unique_ptr<VerilatedFstC> fst;
 };
 
-/** Table sizes a unit accepts: powers of two in [2, 2^TABLE_INDEX_BITS]. */
-inline bool size_ok(uint32_t n)
-{
-    return n >= 2 && n <= (1u << HCA_TABLE_INDEX_BITS) && (n & (n - 1)) == 0;
-}
-
 /** Hold rst_ni low (asynchronous) over kResetCycles clocks with idle inputs,
  *  then release it while the clock is low. */
 template <typename Top, typename Idle> void reset(Top &t, Idle idle_inputs)
@@ -64,7 +58,7 @@ template <typename Top> int create(void **eng, const xu_params_t *params, const 
     *eng = nullptr;
     const uint32_t mpt = params ? params->mpt_entries : HCA_MPT_ENTRIES_DEFAULT;
     const uint32_t mtt = params ? params->mtt_entries : HCA_MTT_ENTRIES_DEFAULT;
-    if (!size_ok(mpt) || !size_ok(mtt))
+    if (!xu_table_size_ok(mpt) || !xu_table_size_ok(mtt))
         return -EINVAL;
     if (mpt != HCA_MPT_ENTRIES_DEFAULT || mtt != HCA_MTT_ENTRIES_DEFAULT)
         return -ENOTSUP;

@@ -1,0 +1,2 @@
+# sim/check/ — the protection checker, fed by the device's event log.
+HCASIM_SRCS += sim/check/protcheck.c
