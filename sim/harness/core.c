@@ -19,6 +19,7 @@
  * accept cycles).
  */
 #include "core.h"
+#include "fw_port.h"
 #include "probe_client.h"
 
 #include "trace_window.h"
@@ -389,9 +390,7 @@ struct core {
     uint32_t db_head, db_count;
     uint64_t doorbells;
 
-    /* the one firmware-port access in flight */
-    enum { FW_IDLE, FW_REQ, FW_WAIT, FW_DONE } fw_state;
-    uint32_t fw_rdata;
+    fw_port_t fw; /* the one firmware-port access in flight */
 
     /* translation probes: ring of XU_QUEUE_DEPTH requests, growable beat
      * queue, accept history (as xu.c) */
@@ -448,16 +447,7 @@ static inline void core_tick(core_t *c)
                                .len = p->xs_len, .pa = p->xs_pa, .cycle = c->now};
         probe_push_beat(&c->probe, &beat);
     }
-    if (__builtin_expect(c->fw_state != FW_IDLE, 0)) {
-        if (c->fw_state == FW_REQ && p->fw_ready) {
-            p->fw_valid = 0;
-            p->fw_write = 0;
-            c->fw_state = FW_WAIT;
-        } else if (c->fw_state == FW_WAIT && p->fw_rvalid) {
-            c->fw_rdata = p->fw_rdata;
-            c->fw_state = FW_DONE;
-        }
-    }
+    fw_port_sample(&c->fw);
     dma_sample(c->dma, p, c->now);
     link_sample(c->link, p, c->now);
     c->now++;
@@ -491,7 +481,7 @@ void core_trace_close(core_t *c)
 static void core_clear(core_t *c)
 {
     memset(&c->pins, 0, sizeof c->pins);
-    c->fw_state = FW_IDLE;
+    fw_port_bind(&c->fw, &c->pins);
     c->db_head = c->db_count = 0;
     c->doorbells = 0;
     probe_client_clear(&c->probe);
@@ -619,15 +609,7 @@ int core_fw_post(core_t *c, int write, uint32_t offset, uint32_t wdata)
 {
     if (!c || (offset & 3u) || offset > UINT16_MAX)
         return -EINVAL;
-    if (c->fw_state != FW_IDLE)
-        return -EBUSY;
-    core_pins_t *p = &c->pins;
-    p->fw_valid = 1;
-    p->fw_write = (uint8_t)(write != 0);
-    p->fw_addr = (uint16_t)offset;
-    p->fw_wdata = write ? wdata : 0;
-    c->fw_state = FW_REQ;
-    return 0;
+    return fw_port_post(&c->fw, write, offset, wdata);
 }
 
 int core_fw_irq(const core_t *c)
@@ -637,31 +619,16 @@ int core_fw_irq(const core_t *c)
 
 int core_fw_poll(core_t *c, uint32_t *rdata)
 {
-    if (!c || c->fw_state == FW_IDLE)
-        return -ENOENT;
-    if (c->fw_state != FW_DONE)
-        return 0;
-    if (rdata)
-        *rdata = c->fw_rdata;
-    c->fw_state = FW_IDLE;
-    return 1;
+    return c ? fw_port_poll(&c->fw, rdata) : -ENOENT;
 }
+
+static void core_tick_fn(void *c) { core_tick(c); }
 
 static int core_fw_access(core_t *c, int write, uint32_t offset, uint32_t wdata, uint32_t *rdata)
 {
-    int rc = core_fw_post(c, write, offset, wdata);
-    if (rc)
-        return rc;
-    const uint64_t deadline = c->now + CORE_FW_TIMEOUT;
-    while ((rc = core_fw_poll(c, rdata)) == 0) {
-        if (c->now >= deadline) {
-            c->pins.fw_valid = 0;
-            c->fw_state = FW_IDLE;
-            return -ETIMEDOUT;
-        }
-        core_tick(c);
-    }
-    return rc < 0 ? rc : 0;
+    if (!c || (offset & 3u) || offset > UINT16_MAX)
+        return -EINVAL;
+    return fw_port_access(&c->fw, core_tick_fn, c, &c->now, CORE_FW_TIMEOUT, write, offset, wdata, rdata);
 }
 
 int core_fw_read(core_t *c, uint32_t offset, uint32_t *val)

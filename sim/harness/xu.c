@@ -19,6 +19,7 @@
  * then keeps the most recent PROBE_ACCEPT_HISTORY.
  */
 #include "xu.h"
+#include "fw_port.h"
 #include "probe_client.h"
 
 #include "trace_window.h"
@@ -42,9 +43,7 @@ struct xu {
     /* trace window */
     trace_window_t trace;
 
-    /* the one firmware-port access in flight (xu_fw_post/xu_fw_poll) */
-    enum { FW_IDLE, FW_REQ, FW_WAIT, FW_DONE } fw_state;
-    uint32_t fw_rdata;
+    fw_port_t fw; /* the one firmware-port access in flight (xu_fw_post/xu_fw_poll) */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -85,16 +84,7 @@ static inline void xu_tick(xu_t *xu)
                               .len = p->rsp_len, .pa = p->rsp_pa, .cycle = xu->now};
         probe_push_beat(&xu->probe, &beat);
     }
-    if (__builtin_expect(xu->fw_state != FW_IDLE, 0)) {
-        if (xu->fw_state == FW_REQ && p->fw_ready) {
-            p->fw_valid = 0;
-            p->fw_write = 0;
-            xu->fw_state = FW_WAIT; /* the answer comes on a later cycle */
-        } else if (xu->fw_state == FW_WAIT && p->fw_rvalid) {
-            xu->fw_rdata = p->fw_rdata;
-            xu->fw_state = FW_DONE;
-        }
-    }
+    fw_port_sample(&xu->fw);
     xu->now++;
 }
 _Static_assert((XU_QUEUE_DEPTH & (XU_QUEUE_DEPTH - 1)) == 0, "XU_QUEUE_DEPTH must be a power of two");
@@ -121,7 +111,7 @@ static void xu_clear(xu_t *xu)
     p->rsp_ready = 0;
     p->fw_valid = 0;
     p->fw_write = 0;
-    xu->fw_state = FW_IDLE;
+    fw_port_bind(&xu->fw, p);
     probe_client_clear(&xu->probe);
 }
 
@@ -231,45 +221,22 @@ int xu_fw_post(xu_t *xu, int write, uint32_t offset, uint32_t wdata)
 {
     if (!xu || (offset & 3u) || offset > HCA_FWP_SIZES)
         return -EINVAL;
-    if (xu->fw_state != FW_IDLE)
-        return -EBUSY;
-    xu_pins_t *p = &xu->pins;
-    p->fw_valid = 1;
-    p->fw_write = (uint8_t)(write != 0);
-    p->fw_addr = (uint16_t)offset;
-    p->fw_wdata = write ? wdata : 0;
-    xu->fw_state = FW_REQ;
-    return 0;
+    return fw_port_post(&xu->fw, write, offset, wdata);
 }
 
 int xu_fw_poll(xu_t *xu, uint32_t *rdata)
 {
-    if (!xu || xu->fw_state == FW_IDLE)
-        return -ENOENT;
-    if (xu->fw_state != FW_DONE)
-        return 0;
-    if (rdata)
-        *rdata = xu->fw_rdata;
-    xu->fw_state = FW_IDLE;
-    return 1;
+    return xu ? fw_port_poll(&xu->fw, rdata) : -ENOENT;
 }
+
+static void xu_tick_fn(void *xu) { xu_tick(xu); }
 
 /** One register access, blocking: post it, then tick until it is answered. */
 static int xu_fw_access(xu_t *xu, int write, uint32_t offset, uint32_t wdata, uint32_t *rdata)
 {
-    int rc = xu_fw_post(xu, write, offset, wdata);
-    if (rc)
-        return rc;
-    const uint64_t deadline = xu->now + XU_FW_TIMEOUT;
-    while ((rc = xu_fw_poll(xu, rdata)) == 0) {
-        if (xu->now >= deadline) {
-            xu->pins.fw_valid = 0;
-            xu->fw_state = FW_IDLE;
-            return -ETIMEDOUT;
-        }
-        xu_tick(xu);
-    }
-    return rc < 0 ? rc : 0;
+    if (!xu || (offset & 3u) || offset > HCA_FWP_SIZES)
+        return -EINVAL;
+    return fw_port_access(&xu->fw, xu_tick_fn, xu, &xu->now, XU_FW_TIMEOUT, write, offset, wdata, rdata);
 }
 
 int xu_fw_read(xu_t *xu, uint32_t offset, uint32_t *val)
