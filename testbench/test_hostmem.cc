@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "busmap.h"
 #include "hostmem.h"
 
 namespace {
@@ -101,12 +102,77 @@ TEST_F(HostMem, RangeWrappingTwoToTheSixtyFourIsRefused)
     EXPECT_EQ(-EFAULT, hostmem_read(m, ~0ull - 1, b, 4));
 }
 
-TEST(HostMemTiming, TransferCyclesAreLatencyPlusBytesOverBandwidth)
+TEST(BusTiming, TransferCyclesAreLatencyPlusBytesOverBandwidth)
 {
     bus_timing_t t = {100, 10, 16};
     EXPECT_EQ(100u + 1, bus_transfer_cycles(&t, 0, 1));
     EXPECT_EQ(100u + 256, bus_transfer_cycles(&t, 0, 4096));
     EXPECT_EQ(10u + 257, bus_transfer_cycles(&t, 1, 4097));
+}
+
+// ---------------------------------------------------------------- the bus map (busmap.h)
+
+// Host memory behind everything, a peer memory behind one window: each access
+// goes to the memory whose window holds it, one that straddles a window's
+// edge moves nothing.
+TEST(BusMap, RoutesEachAccessToTheMemoryOfItsWindow)
+{
+    hostmem_t *host = nullptr, *peer = nullptr;
+    ASSERT_EQ(0, hostmem_create(&host));
+    ASSERT_EQ(0, hostmem_create(&peer));
+    const uint64_t base = 0x200000000ull, size = 2 * HOSTMEM_PAGE_SIZE;
+    ASSERT_EQ(0, hostmem_map(host, base - HOSTMEM_PAGE_SIZE, 4 * HOSTMEM_PAGE_SIZE)); // around the window too
+    ASSERT_EQ(0, hostmem_map(peer, base, size));
+    busmap_t *m = nullptr;
+    ASSERT_EQ(0, busmap_create(&m, hostmem_bus(host)));
+    ASSERT_EQ(0, busmap_map(m, base, size, hostmem_bus(peer)));
+    const bus_t bus = busmap_bus(m);
+
+    const uint32_t in = 0xfeedf00d, before = 0x11111111;
+    uint32_t out = 0;
+    ASSERT_EQ(0, bus_write(&bus, base + 8, &in, 4));
+    ASSERT_EQ(0, hostmem_read(peer, base + 8, &out, 4));
+    EXPECT_EQ(in, out) << "inside the window: the peer memory";
+    ASSERT_EQ(0, hostmem_read(host, base + 8, &out, 4));
+    EXPECT_EQ(0u, out) << "host memory under the window is untouched";
+    ASSERT_EQ(0, bus_write(&bus, base - 4, &before, 4));
+    ASSERT_EQ(0, hostmem_read(host, base - 4, &out, 4));
+    EXPECT_EQ(before, out) << "outside every window: host memory";
+    uint8_t b[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    EXPECT_EQ(-EFAULT, bus_write(&bus, base - 4, b, 8)) << "straddles the window's start";
+    EXPECT_EQ(-EFAULT, bus_read(&bus, base + size - 4, b, 8)) << "straddles the window's end";
+    ASSERT_EQ(0, bus_read(&bus, base + size - 4, b, 4)) << "the window's last bytes";
+    ASSERT_EQ(0, hostmem_read(host, base - 4, &out, 4));
+    EXPECT_EQ(before, out) << "a refused access moves nothing";
+
+    ASSERT_EQ(0, busmap_unmap(m, base));
+    ASSERT_EQ(0, bus_read(&bus, base + 8, &out, 4));
+    EXPECT_EQ(0u, out) << "unmapped: host memory again";
+    busmap_destroy(m);
+    hostmem_destroy(peer);
+    hostmem_destroy(host);
+}
+
+TEST(BusMap, OverlapsWrapsAndTooManyWindowsAreRefused)
+{
+    hostmem_t *host = nullptr;
+    ASSERT_EQ(0, hostmem_create(&host));
+    busmap_t *m = nullptr;
+    EXPECT_EQ(-EINVAL, busmap_create(&m, bus_t{nullptr, nullptr}));
+    ASSERT_EQ(0, busmap_create(&m, hostmem_bus(host)));
+    const bus_t t = hostmem_bus(host);
+    EXPECT_EQ(-EINVAL, busmap_map(m, 0x1000, 0, t));
+    EXPECT_EQ(-EINVAL, busmap_map(m, ~0ull - 10, 100, t)) << "wraps 2^64";
+    ASSERT_EQ(0, busmap_map(m, 0x10000, 0x1000, t));
+    EXPECT_EQ(-EEXIST, busmap_map(m, 0xf000, 0x1001, t)) << "overlaps the first byte";
+    EXPECT_EQ(-EEXIST, busmap_map(m, 0x10fff, 0x10, t)) << "overlaps the last byte";
+    ASSERT_EQ(0, busmap_map(m, 0x11000, 0x1000, t)) << "adjacent is fine";
+    for (unsigned i = 2; i < BUSMAP_MAX_WINDOWS; i++)
+        ASSERT_EQ(0, busmap_map(m, 0x100000ull * (i + 1), 0x1000, t));
+    EXPECT_EQ(-ENOSPC, busmap_map(m, 0x7000000000ull, 0x1000, t));
+    EXPECT_EQ(-ENOENT, busmap_unmap(m, 0x10800)) << "a window is named by its base";
+    busmap_destroy(m);
+    hostmem_destroy(host);
 }
 
 } // namespace

@@ -360,4 +360,61 @@ TEST_F(ProtCheck, HarnessReportsAreKeptFormattedAndCapped)
     EXPECT_EQ("", All());
 }
 
+// The checker as the device feeds it: from the event log. A DMA through a key
+// the log invalidated in flight is I2; a refused (malformed) request is not
+// a DMA and counts nowhere; the harness's contract breach becomes I5 with the
+// reason; after detach nothing is heard.
+TEST_F(ProtCheck, TheEventLogFeedChecksWhatTheDeviceTells)
+{
+    evlog_t log = {};
+    ASSERT_EQ(0, protcheck_attach(pc, &log));
+    const uint32_t key = 0x00000705;
+    hca_dma_req_t r = Dma(HCA_DMA_OP_BUF_TO_HOST, key, A, 64);
+    hca_dma_req_set_tag(&r, 9);
+    evlog_event_t issue = {};
+    issue.kind = EVLOG_DMA_ISSUE;
+    issue.cycle = 10;
+    issue.dma = &r;
+    evlog_emit(&log, &issue);
+    evlog_event_t inv = {};
+    inv.kind = EVLOG_KEY_INVALID;
+    inv.cycle = 20;
+    inv.key = key;
+    inv.what = "LOCAL_INV";
+    evlog_emit(&log, &inv);
+    evlog_event_t done = {};
+    done.kind = EVLOG_DMA_DONE;
+    done.cycle = 30;
+    done.dma = &r;
+    done.issue_cycle = 10;
+    evlog_emit(&log, &done);
+    ASSERT_EQ(1u, protcheck_count(pc)) << All();
+    EXPECT_NE(std::string::npos, All().find("I2")) << All();
+
+    hca_dma_req_t bad = Dma(HCA_DMA_OP_READ_DATA, key, A, 4096);
+    evlog_event_t refused = {};
+    refused.kind = EVLOG_DMA_ISSUE;
+    refused.cycle = 40;
+    refused.dma = &bad;
+    refused.refused = 1;
+    evlog_emit(&log, &refused);
+    protcheck_stats_t st;
+    protcheck_get_stats(pc, &st);
+    EXPECT_EQ(1u, st.dma_issued) << "a refused request is no DMA";
+    EXPECT_EQ(1u, protcheck_count(pc)) << "nor a breach of I1 through the dead key";
+
+    evlog_event_t bug = {};
+    bug.kind = EVLOG_ENGINE_BUG;
+    bug.cycle = 41;
+    bug.key = key;
+    bug.what = "malformed dma_req (READ_DATA longer than 128 bytes)";
+    evlog_emit(&log, &bug);
+    ASSERT_EQ(2u, protcheck_count(pc));
+    EXPECT_STREQ("I5: engine bug: malformed dma_req (READ_DATA longer than 128 bytes)", Get(1).reason);
+
+    protcheck_detach(pc, &log);
+    evlog_emit(&log, &bug);
+    EXPECT_EQ(2u, protcheck_count(pc)) << "detached: not listening";
+}
+
 } // namespace
