@@ -40,11 +40,13 @@ typedef struct drv_qp {
     uint32_t send_cqn, recv_cqn;
 } drv_qp_t;
 
-/* A fast-reg page list as the driver tracks it (index = handle - 1). */
+/* A registration list as the driver tracks it (index = handle - 1): a
+ * fast-reg page list (u64 entries) or a KLM list (hca_sge_t entries). */
 typedef struct drv_pl {
     int used;
     uint64_t bus, bytes;
     uint32_t len;
+    uint32_t entry;    /* bytes per entry: 8 page list, sizeof(hca_sge_t) KLM list */
     int owned;         /* a posted FAST_REG_MR names it ... */
     uint32_t qpn;      /* ... on this QP's send queue ... */
     uint32_t sq_index; /* ... at this (free-running) SQ index */
@@ -58,7 +60,7 @@ struct hcadrv {
     uint64_t last_cycles;
     drv_cq_t cqs[HCA_MAX_CQ];
     drv_qp_t qps[HCA_MAX_QP];
-    drv_pl_t *pls; /* page lists, grown on demand */
+    drv_pl_t *pls; /* page and KLM lists, grown on demand */
     uint32_t npls;
     hcadrv_device_attr_t attr; /* QUERY_DEVICE, cached on first use */
     int attr_valid;
@@ -352,22 +354,32 @@ int hcadrv_get_dma_mr(hcadrv_t *drv, uint32_t pd, hcadrv_mr_t *mr)
     return 0;
 }
 
-/* ---------------------------------------------------------------- fast-reg page lists */
+/* ---------------------------------------------------------------- registration lists (page, KLM) */
+
+/* The list behind a handle (handle, bus address and entry size must match). */
+static drv_pl_t *list_of(hcadrv_t *drv, uint32_t handle, uint64_t bus, uint32_t entry)
+{
+    if (!drv || handle == 0 || handle > drv->npls)
+        return NULL;
+    drv_pl_t *p = &drv->pls[handle - 1];
+    return p->used && p->bus == bus && p->entry == entry ? p : NULL;
+}
 
 static drv_pl_t *pl_of(hcadrv_t *drv, const hcadrv_page_list_t *pl)
 {
-    if (!drv || !pl || pl->drv != drv || pl->handle == 0 || pl->handle > drv->npls)
-        return NULL;
-    drv_pl_t *p = &drv->pls[pl->handle - 1];
-    return p->used && p->bus == pl->bus_addr ? p : NULL;
+    return pl && pl->drv == drv ? list_of(drv, pl->handle, pl->bus_addr, 8) : NULL;
+}
+
+static drv_pl_t *klm_of(hcadrv_t *drv, const hcadrv_indir_reg_list_t *l)
+{
+    return l && l->drv == drv ? list_of(drv, l->handle, l->bus_addr, sizeof(hca_sge_t)) : NULL;
 }
 
 static drv_qp_t *qp_of(hcadrv_t *drv, uint32_t qpn);
 
-/* Whether an outstanding FAST_REG_MR WR still owns the list: its QP exists
- * and the driver's sq_done has not passed its index (a polled CQE of it, or of
- * a later WR of that send queue, retires it). Ownership, once ended, stays
- * ended. */
+/* Whether an outstanding WR still owns the list: its QP exists and the
+ * driver's sq_done has not passed its index (a polled CQE of it, or of a later
+ * WR of that send queue, retires it). Ownership, once ended, stays ended. */
 static int pl_owned(hcadrv_t *drv, drv_pl_t *p)
 {
     if (!p->owned)
@@ -378,19 +390,9 @@ static int pl_owned(hcadrv_t *drv, drv_pl_t *p)
     return p->owned;
 }
 
-int hcadrv_alloc_fast_reg_page_list(hcadrv_t *drv, uint32_t len, hcadrv_page_list_t *pl)
+/* A new list of len entries of entry bytes (device memory zeroed): its handle. */
+static int list_alloc(hcadrv_t *drv, uint32_t len, uint32_t entry, uint32_t *handle, uint64_t *bus)
 {
-    if (!drv || !pl)
-        return -EINVAL;
-    const hcadrv_device_attr_t *a;
-    int rc = dev_attr(drv, &a);
-    if (rc)
-        return rc;
-    if (len == 0 || len > a->max_fast_reg_page_list_len)
-        return -EINVAL;
-    uint32_t actual = (len + 7u) & ~7u;
-    if (actual > a->max_fast_reg_page_list_len)
-        actual = a->max_fast_reg_page_list_len;
     uint32_t slot = 0;
     while (slot < drv->npls && drv->pls[slot].used)
         slot++;
@@ -403,38 +405,93 @@ int hcadrv_alloc_fast_reg_page_list(hcadrv_t *drv, uint32_t len, hcadrv_page_lis
         drv->pls = grown;
         drv->npls = n;
     }
-    uint64_t bytes = (uint64_t)actual * 8, bus = 0;
-    if ((rc = mem_alloc(drv, bytes, DRV_PAGE_SIZE, &bus)))
-        return rc; /* hostmem maps zeroed pages */
-    drv->pls[slot] = (drv_pl_t){.used = 1, .bus = bus, .bytes = bytes, .len = actual};
-    *pl = (hcadrv_page_list_t){.drv = drv, .bus_addr = bus, .max_page_list_len = actual, .handle = slot + 1};
+    const uint64_t bytes = (uint64_t)len * entry;
+    int rc = mem_alloc(drv, bytes, entry == 8 ? DRV_PAGE_SIZE : 64, bus);
+    if (rc)
+        return rc;
+    drv->pls[slot] = (drv_pl_t){.used = 1, .bus = *bus, .bytes = bytes, .len = len, .entry = entry};
+    *handle = slot + 1;
     return 0;
 }
 
-int hcadrv_free_fast_reg_page_list(hcadrv_t *drv, hcadrv_page_list_t *pl)
+static int list_free(hcadrv_t *drv, drv_pl_t *p, uint32_t *handle)
 {
-    drv_pl_t *p = pl_of(drv, pl);
     if (!p)
         return -EINVAL;
     if (pl_owned(drv, p))
         return -EBUSY;
     mem_free(drv, p->bus, p->bytes);
     memset(p, 0, sizeof *p);
-    pl->handle = 0;
+    *handle = 0;
     return 0;
 }
 
-int hcadrv_page_list_set(hcadrv_page_list_t *pl, uint32_t i, uint64_t addr)
+static int list_set(hcadrv_t *drv, drv_pl_t *p, uint32_t i, const void *e)
 {
-    if (!pl)
-        return -EINVAL;
-    hcadrv_t *drv = pl->drv;
-    drv_pl_t *p = pl_of(drv, pl);
     if (!p || i >= p->len)
         return -EINVAL;
     if (pl_owned(drv, p))
         return -EBUSY;
-    return mem_wr(drv, p->bus + 8ull * i, &addr, 8);
+    return mem_wr(drv, p->bus + (uint64_t)p->entry * i, e, p->entry);
+}
+
+int hcadrv_alloc_fast_reg_page_list(hcadrv_t *drv, uint32_t len, hcadrv_page_list_t *pl)
+{
+    if (!drv || !pl)
+        return -EINVAL;
+    const hcadrv_device_attr_t *a;
+    int rc = dev_attr(drv, &a);
+    if (rc)
+        return rc;
+    if (len == 0 || len > a->max_fast_reg_page_list_len)
+        return -EINVAL;
+    uint32_t actual = (len + 7u) & ~7u; /* one 64-byte line */
+    if (actual > a->max_fast_reg_page_list_len)
+        actual = a->max_fast_reg_page_list_len;
+    uint32_t handle = 0;
+    uint64_t bus = 0;
+    if ((rc = list_alloc(drv, actual, 8, &handle, &bus)))
+        return rc;
+    *pl = (hcadrv_page_list_t){.drv = drv, .bus_addr = bus, .max_page_list_len = actual, .handle = handle};
+    return 0;
+}
+
+int hcadrv_free_fast_reg_page_list(hcadrv_t *drv, hcadrv_page_list_t *pl)
+{
+    return pl ? list_free(drv, pl_of(drv, pl), &pl->handle) : -EINVAL;
+}
+
+int hcadrv_page_list_set(hcadrv_page_list_t *pl, uint32_t i, uint64_t addr)
+{
+    return pl ? list_set(pl->drv, pl_of(pl->drv, pl), i, &addr) : -EINVAL;
+}
+
+int hcadrv_alloc_indir_reg_list(hcadrv_t *drv, uint32_t len, hcadrv_indir_reg_list_t *l)
+{
+    if (!drv || !l)
+        return -EINVAL;
+    const hcadrv_device_attr_t *a;
+    int rc = dev_attr(drv, &a);
+    if (rc)
+        return rc;
+    if (len == 0 || len > a->max_indir_reg_list_len)
+        return -EINVAL;
+    uint32_t handle = 0;
+    uint64_t bus = 0;
+    if ((rc = list_alloc(drv, len, sizeof(hca_sge_t), &handle, &bus)))
+        return rc;
+    *l = (hcadrv_indir_reg_list_t){.drv = drv, .bus_addr = bus, .max_indir_list_len = len, .handle = handle};
+    return 0;
+}
+
+int hcadrv_free_indir_reg_list(hcadrv_t *drv, hcadrv_indir_reg_list_t *l)
+{
+    return l ? list_free(drv, klm_of(drv, l), &l->handle) : -EINVAL;
+}
+
+int hcadrv_indir_reg_list_set(hcadrv_indir_reg_list_t *l, uint32_t i, const hca_sge_t *e)
+{
+    return l && e ? list_set(l->drv, klm_of(l->drv, l), i, e) : -EINVAL;
 }
 
 int hcadrv_query_mkey(hcadrv_t *drv, uint32_t index, hca_mpt_entry_t *entry)
@@ -682,17 +739,34 @@ static int sq_push(hcadrv_t *drv, drv_qp_t *s, hcadrv_qp_t *qp, const void *wqe)
     return 0;
 }
 
+/* A posted registration WR: the consumer's copy of its MR takes it (hcadrv.h, hcadrv_send_wr_t.mr). */
+static void take_registration(const hcadrv_send_wr_t *wr)
+{
+    hcadrv_mr_t *m = wr->mr;
+    if (!m || !((wr->opcode == HCA_WR_OPCODE_FAST_REG_MR && m->kind == HCA_MKEY_KIND_FAST_REG) ||
+                (wr->opcode == HCA_WR_OPCODE_REG_INDIR_MR && m->kind == HCA_MKEY_KIND_INDIRECT)))
+        return;
+    if ((wr->fr_key >> HCA_KEY_INDEX_SHIFT) == (m->lkey >> HCA_KEY_INDEX_SHIFT))
+        m->lkey = m->rkey = wr->fr_key;
+    m->iova = wr->fr_iova;
+    m->length = wr->fr_length;
+    m->access = wr->fr_access;
+}
+
 int hcadrv_post_send(hcadrv_t *drv, hcadrv_qp_t *qp, const hcadrv_send_wr_t *wr)
 {
     if (!drv || !qp || !wr || wr->opcode > HCA_WR_OPCODE_MAX || wr->num_sge > HCA_MAX_SEND_SGE ||
         (wr->flags & ~(unsigned)(HCA_SEND_FLAGS_SIGNALED | HCA_SEND_FLAGS_FENCE)))
         return -EINVAL;
-    drv_pl_t *pl = NULL;
-    if (wr->page_list) {
-        if (wr->opcode != HCA_WR_OPCODE_FAST_REG_MR || !(pl = pl_of(drv, wr->page_list)) ||
-            wr->fr_list_len > pl->len)
-            return -EINVAL;
-    }
+    drv_pl_t *pl = NULL; /* the page or KLM list the WR names */
+    if (wr->page_list && wr->indir_list)
+        return -EINVAL;
+    if (wr->page_list && (wr->opcode != HCA_WR_OPCODE_FAST_REG_MR || !(pl = pl_of(drv, wr->page_list))))
+        return -EINVAL;
+    if (wr->indir_list && (wr->opcode != HCA_WR_OPCODE_REG_INDIR_MR || !(pl = klm_of(drv, wr->indir_list))))
+        return -EINVAL;
+    if (pl && wr->fr_list_len > pl->len)
+        return -EINVAL;
     drv_qp_t *s = NULL;
     int rc = post_check(drv, qp, 0, &s);
     if (rc)
@@ -743,6 +817,7 @@ int hcadrv_post_send(hcadrv_t *drv, hcadrv_qp_t *qp, const hcadrv_send_wr_t *wr)
         pl->qpn = qp->qpn;
         pl->sq_index = s->sq_pi - 1;
     }
+    take_registration(wr);
     return 0;
 }
 

@@ -137,6 +137,31 @@ int hcadrv_free_fast_reg_page_list(hcadrv_t *drv, hcadrv_page_list_t *pl);
  *  handle, i out of range), -EBUSY (owned by an outstanding FAST_REG_MR WR),
  *  -EFAULT (host memory refused the write). */
 int hcadrv_page_list_set(hcadrv_page_list_t *pl, uint32_t i, uint64_t addr);
+/** An indirect-registration (KLM) list: an array of hca_sge_t {addr, length,
+ *  lkey} entries, byte-aligned, in device-readable host memory (the seed's
+ *  ib_indir_reg_list). Entries are written through with
+ *  hcadrv_indir_reg_list_set. Owned by the driver from the post of a
+ *  REG_INDIR_MR work request naming it (wr.indir_list) until that WR
+ *  completes, as a page list is. A handle, copyable. */
+typedef struct hcadrv_indir_reg_list {
+    hcadrv_t *drv;
+    uint64_t bus_addr;           /**< bus address of entry 0 (what the WQE's fr_list carries) */
+    uint32_t max_indir_list_len; /**< entries the array holds (= the len asked for) */
+    uint32_t handle;             /**< the driver's, nonzero while allocated */
+} hcadrv_indir_reg_list_t;
+
+/** Allocate a KLM list of len entries, len 1..max_indir_reg_list_len of
+ *  QUERY_DEVICE (cached on first use), zeroed. 0; -EINVAL (NULL argument, len
+ *  0 or above the device maximum); -ENOMEM; QUERY_DEVICE's error. */
+int hcadrv_alloc_indir_reg_list(hcadrv_t *drv, uint32_t len, hcadrv_indir_reg_list_t *l);
+/** Free it. -EBUSY while a posted REG_INDIR_MR WR naming it is outstanding;
+ *  -EINVAL for an unknown or freed handle. On success l->handle becomes 0. */
+int hcadrv_free_indir_reg_list(hcadrv_t *drv, hcadrv_indir_reg_list_t *l);
+/** Set entry i (0..max_indir_list_len-1). Written to host memory at once.
+ *  -EINVAL (unknown handle, i out of range, e NULL), -EBUSY (owned by an
+ *  outstanding WR), -EFAULT (host memory refused the write). */
+int hcadrv_indir_reg_list_set(hcadrv_indir_reg_list_t *l, uint32_t i, const hca_sge_t *e);
+
 /** Debug read of the device's MPT entry for an index. */
 int hcadrv_query_mkey(hcadrv_t *drv, uint32_t index, hca_mpt_entry_t *entry);
 
@@ -207,20 +232,29 @@ typedef struct hcadrv_send_wr {
     /** The MR the WR registers, written to the WQE's rkey as its key (mr->lkey)
      *  as the consumer holds it: the device refuses (MW_BIND_ERR) an fr_key
      *  whose index is not this MR's. NULL: the MR fr_key's index names (the
-     *  seed's API names the MR only through the key), i.e. rkey = fr_key. */
-    const hcadrv_mr_t *mr;
+     *  seed's API names the MR only through the key), i.e. rkey = fr_key.
+     *  Once posted, the driver's copy takes the registration (as ib_map_mr_sg
+     *  does): a FAST_REG_MR on a fast-reg MR or a REG_INDIR_MR on an indirect
+     *  one sets *mr's iova, length and access, and its lkey and rkey to fr_key
+     *  when fr_key is on the MR's index (a key on another index, which the
+     *  device refuses, leaves the keys alone). Another opcode or kind leaves
+     *  *mr as it was. */
+    hcadrv_mr_t *mr;
     unsigned fr_page_shift, fr_access;
     unsigned fr_list_len; /**< entries; FAST_REG_MR with page_list: 0..page_list->max_page_list_len */
     /** FAST_REG_MR: the page list (fr_list becomes its bus address, and the
      *  driver owns it until the WR completes); NULL: fr_list is used raw. */
     const hcadrv_page_list_t *page_list;
+    /** REG_INDIR_MR: the KLM list, likewise (fr_list_len: 0..its max_indir_list_len). */
+    const hcadrv_indir_reg_list_t *indir_list;
 } hcadrv_send_wr_t;
 
 /** Write the WQE into the SQ and ring the doorbell. -EINVAL (num_sge above
  *  MAX_SEND_SGE, unknown opcode, reserved flag bits, unknown QP; page_list on
- *  an opcode other than FAST_REG_MR, an unknown page-list handle or fr_list_len
- *  above its max_page_list_len), -EBUSY (page_list still owned by an earlier
- *  outstanding FAST_REG_MR WR: one outstanding WR per page list), -ENOMEM (SQ
+ *  an opcode other than FAST_REG_MR, indir_list on one other than
+ *  REG_INDIR_MR, an unknown list handle or fr_list_len above the list's
+ *  length), -EBUSY (the list still owned by an earlier outstanding WR: one
+ *  outstanding WR per list), -ENOMEM (SQ
  *  full: sq_pi - sq_done = depth; only CQEs retire WQEs, so signal at least
  *  one WR per depth), -ENOTCONN (QP not connected). The driver does not refuse
  *  the memory-management opcodes (FAST_REG_MR, REG_INDIR_MR, LOCAL_INV,

@@ -458,4 +458,111 @@ TEST(FastRegApiPost, AnUnsignaledWrReleasesItsListWithALaterCqeOrItsQpsDestructi
     EXPECT_EQ(0, hcadrv_free_fast_reg_page_list(p.drv, &pl2)) << "the QP is gone: so is its hold";
 }
 
+// After a registration WR is posted the consumer's copy of its MR holds the
+// registration (the runner and consumers rely on it, as on ib_map_mr_sg): the
+// new key byte, iova, length and access. A key on another index (refused by
+// the device) leaves the copy's keys, and a WR naming a regular MR leaves it
+// untouched.
+TEST(FastRegApiPost, ThePostedRegistrationIsTheMrCopys)
+{
+    Pair p;
+    ASSERT_PAIR_UP(p);
+    hcadrv_mr_t f, g;
+    ASSERT_EQ(0, hcadrv_alloc_mr(p.drv, p.pd, HCA_MKEY_KIND_FAST_REG, 16, &f));
+    ASSERT_EQ(0, hcadrv_alloc_mr(p.drv, p.pd, HCA_MKEY_KIND_FAST_REG, 16, &g));
+    hcadrv_page_list_t pl;
+    ASSERT_EQ(0, hcadrv_alloc_fast_reg_page_list(p.drv, 3, &pl));
+    const uint32_t old_key = f.lkey;
+    hcadrv_send_wr_t wr = fast_reg_wr(1, f, &pl, 3);
+    wr.fr_key = (f.lkey & ~0xffu) | 0x9c;
+    wr.mr = &f;
+    ASSERT_EQ(0, hcadrv_post_send(p.drv, &p.a, &wr));
+    EXPECT_EQ((old_key & ~0xffu) | 0x9c, f.lkey);
+    EXPECT_EQ(f.lkey, f.rkey);
+    EXPECT_EQ(0x7000123ull, f.iova);
+    EXPECT_EQ(3ull * 4096 - 0x123, f.length);
+    EXPECT_EQ(RW, f.access);
+    auto wc = p.wait(1);
+    ASSERT_EQ(1u, wc.size());
+    EXPECT_EQ(HCA_WC_STATUS_SUCCESS, wc[0].status) << describe(wc[0]);
+
+    const hcadrv_mr_t before = g;
+    wr = fast_reg_wr(2, g, &pl, 3);
+    wr.fr_key = f.lkey; // another MR's index: the device refuses it
+    wr.mr = &g;
+    ASSERT_EQ(0, hcadrv_post_send(p.drv, &p.a, &wr));
+    EXPECT_EQ(before.lkey, g.lkey) << "a key on another index is not this MR's";
+    EXPECT_EQ(0x7000123ull, g.iova);
+    wc = p.wait(1);
+    ASSERT_EQ(1u, wc.size());
+    EXPECT_EQ(HCA_WC_STATUS_MW_BIND_ERR, wc[0].status) << describe(wc[0]);
+}
+
+// KLM lists: the driver allocates them in device-readable memory, writes
+// entries through, carries their bus address in REG_INDIR_MR and owns them
+// until the WR completes, as page lists.
+TEST(FastRegApiPost, KlmListsAreAllocatedWrittenCarriedAndOwnedLikePageLists)
+{
+    Pair p;
+    ASSERT_PAIR_UP(p);
+    hcadrv_device_attr_t attr;
+    ASSERT_EQ(0, hcadrv_query_device(p.drv, &attr));
+    hcadrv_indir_reg_list_t l;
+    EXPECT_EQ(-EINVAL, hcadrv_alloc_indir_reg_list(p.drv, 0, &l));
+    EXPECT_EQ(-EINVAL, hcadrv_alloc_indir_reg_list(p.drv, attr.max_indir_reg_list_len + 1, &l));
+    ASSERT_EQ(0, hcadrv_alloc_indir_reg_list(p.drv, 2, &l));
+    EXPECT_EQ(2u, l.max_indir_list_len);
+    const hca_sge_t e0 = {0x100003001ull, 77, 0x12345601}, e1 = {0x100005000ull, 4096, 0x22222201};
+    ASSERT_EQ(0, hcadrv_indir_reg_list_set(&l, 0, &e0));
+    ASSERT_EQ(0, hcadrv_indir_reg_list_set(&l, 1, &e1));
+    EXPECT_EQ(-EINVAL, hcadrv_indir_reg_list_set(&l, 2, &e1)) << "past the list";
+    hca_sge_t got[2];
+    ASSERT_EQ(0, hostmem_read(p.mem, l.bus_addr, got, sizeof got));
+    EXPECT_EQ(0, memcmp(&e0, &got[0], sizeof e0));
+    EXPECT_EQ(0, memcmp(&e1, &got[1], sizeof e1));
+
+    hcadrv_mr_t ind;
+    ASSERT_EQ(0, hcadrv_alloc_mr(p.drv, p.pd, HCA_MKEY_KIND_INDIRECT, 4, &ind));
+    hcadrv_send_wr_t wr;
+    memset(&wr, 0, sizeof wr);
+    wr.wr_id = 5;
+    wr.opcode = HCA_WR_OPCODE_REG_INDIR_MR;
+    wr.flags = HCA_SEND_FLAGS_SIGNALED;
+    wr.fr_key = ind.lkey;
+    wr.mr = &ind;
+    wr.fr_iova = 0x9000;
+    wr.fr_length = 77 + 4096;
+    wr.fr_access = RW;
+    wr.fr_list_len = 3;
+    wr.indir_list = &l;
+    EXPECT_EQ(-EINVAL, hcadrv_post_send(p.drv, &p.a, &wr)) << "fr_list_len above the list";
+    wr.fr_list_len = 2;
+    hcadrv_page_list_t pl;
+    ASSERT_EQ(0, hcadrv_alloc_fast_reg_page_list(p.drv, 2, &pl));
+    wr.page_list = &pl;
+    EXPECT_EQ(-EINVAL, hcadrv_post_send(p.drv, &p.a, &wr)) << "a page list and a KLM list";
+    wr.page_list = nullptr;
+    hcadrv_indir_reg_list_t as_klm = {p.drv, pl.bus_addr, pl.max_page_list_len, pl.handle};
+    wr.indir_list = &as_klm;
+    EXPECT_EQ(-EINVAL, hcadrv_post_send(p.drv, &p.a, &wr)) << "a page list's handle is no KLM list";
+    wr.indir_list = &l;
+    wr.opcode = HCA_WR_OPCODE_FAST_REG_MR;
+    EXPECT_EQ(-EINVAL, hcadrv_post_send(p.drv, &p.a, &wr)) << "a KLM list on FAST_REG_MR";
+    wr.opcode = HCA_WR_OPCODE_REG_INDIR_MR;
+    EXPECT_EQ(0u, p.a.sq_pi);
+
+    ASSERT_EQ(0, hcadrv_post_send(p.drv, &p.a, &wr));
+    hca_sq_wqe_t w = p.wqe(p.a, 0);
+    EXPECT_EQ(l.bus_addr, w.fr_list);
+    EXPECT_EQ(2u, hca_sq_wqe_get_fr_list_len(&w));
+    EXPECT_EQ(0x9000ull, ind.iova) << "the indirect MR's copy took the registration";
+    EXPECT_EQ(-EBUSY, hcadrv_indir_reg_list_set(&l, 0, &e1)) << "owned while the WR is outstanding";
+    EXPECT_EQ(-EBUSY, hcadrv_free_indir_reg_list(p.drv, &l));
+    auto wc = p.wait(1);
+    ASSERT_EQ(1u, wc.size()) << "REG_INDIR_MR did not complete";
+    EXPECT_EQ(0, hcadrv_free_indir_reg_list(p.drv, &l)) << "completed: the list is the consumer's again";
+    EXPECT_EQ(0u, l.handle);
+    EXPECT_EQ(-EINVAL, hcadrv_free_indir_reg_list(p.drv, &l));
+}
+
 } // namespace
