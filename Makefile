@@ -24,8 +24,11 @@ INCLUDES := -Iabi/gen $(patsubst %/,-I%,$(SIM_DIRS)) -Imodel -Idriver
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CXXFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_DEFAULT_SOURCE $(WARN) $(INCLUDES) -MMD -MP $(CFLAGS)
-ALL_CXXFLAGS := -std=c++17 $(WARN) $(INCLUDES) -MMD -MP $(CXXFLAGS)
+# Sanitizer flags, for compiling and linking: empty, except in the build of
+# `make sanitize` (testbench/sanitize.mk), which sets them on its command line.
+SAN_FLAGS :=
+ALL_CFLAGS := -std=c11 -D_DEFAULT_SOURCE $(WARN) $(INCLUDES) -MMD -MP $(CFLAGS) $(SAN_FLAGS)
+ALL_CXXFLAGS := -std=c++17 $(WARN) $(INCLUDES) -MMD -MP $(CXXFLAGS) $(SAN_FLAGS)
 LDLIBS := -lelf -lz -lpthread -lm
 GTEST_LIBS := -lgtest_main -lgtest
 
@@ -50,7 +53,7 @@ HCASIM_LIBS = $(LIBHCASIM) $(filter %.a,$(HCASIM_LINK))
 # link_bin: link $@ from its objects, libhcasim and the Verilated RTL; $(1) = extra libs.
 define link_bin
 	@mkdir -p $(@D)
-	$(CXX) -o $@ $(filter %.o,$^) $(LIBHCASIM) $(HCASIM_LINK) $(LDLIBS) $(1)
+	$(CXX) $(SAN_FLAGS) -o $@ $(filter %.o,$^) $(LIBHCASIM) $(HCASIM_LINK) $(LDLIBS) $(1)
 endef
 
 # Fragments, one or more per directory, in dependency order (rtl/ first: it

@@ -16,7 +16,10 @@ YOSYS      ?= yosys
 VERILATOR_ROOT ?= $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null || echo /usr/share/verilator)
 
 # ---------------------------------------------------------------- Verilated model
-VL_DIR     := $(BUILD)/verilated/$(RTL_TOP)
+# Where the Verilated archives live: $(BUILD)/verilated unless told (`make
+# sanitize` builds into build/asan but links the plain archives of build/).
+VL_BUILD   ?= $(BUILD)
+VL_DIR     := $(VL_BUILD)/verilated/$(RTL_TOP)
 VL_PREFIX  := V$(RTL_TOP)
 VL_MK      := $(VL_DIR)/$(VL_PREFIX).mk
 VL_HDR     := $(VL_DIR)/$(VL_PREFIX).h
@@ -59,7 +62,7 @@ ALL_TARGETS += $(VL_MODEL_A) $(VL_RT_A) $(OBJ)/sim/verilated/xu_rtl.o
 # own prefix (Vhca_core), so both models link into one binary with one copy
 # of the Verilator runtime (the one built above, same flags).
 CORE_TOP      := hca_core
-CORE_DIR      := $(BUILD)/verilated/$(CORE_TOP)
+CORE_DIR      := $(VL_BUILD)/verilated/$(CORE_TOP)
 CORE_PREFIX   := V$(CORE_TOP)
 CORE_MK       := $(CORE_DIR)/$(CORE_PREFIX).mk
 CORE_HDR      := $(CORE_DIR)/$(CORE_PREFIX).h

@@ -17,4 +17,4 @@ $(OBJ)/testbench/test_fwmm.o: ALL_CXXFLAGS += -Ifirmware -DFW_HOST_REGS
 GTEST_BINS += $(BIN)/test_fwmm
 $(BIN)/test_fwmm: $(OBJ)/testbench/test_fwmm.o $(FWMM_HOST_OBJS)
 	@mkdir -p $(@D)
-	$(CXX) -o $@ $^ $(GTEST_LIBS) -lpthread
+	$(CXX) $(SAN_FLAGS) -o $@ $^ $(GTEST_LIBS) -lpthread

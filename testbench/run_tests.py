@@ -15,18 +15,21 @@ import subprocess
 import sys
 import time
 
-RESULTS = os.path.join("build", "test-results")
+RESULTS = os.path.join("build", "test-results")  # --results DIR
 
 
-def run_gtest(binary):
+def run_gtest(binary, results):
     """-> (name, passed, failed, failed-case names, output)"""
     name = os.path.basename(binary)
-    report = os.path.join(RESULTS, name + ".json")
+    report = os.path.join(results, name + ".json")
     if os.path.exists(report):
         os.remove(report)
     t0 = time.time()
-    proc = subprocess.run([binary, f"--gtest_output=json:{report}", "--gtest_brief=1"],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        proc = subprocess.run([binary, f"--gtest_output=json:{report}", "--gtest_brief=1"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    except OSError as e:
+        return name, 0, 1, [f"{name} (cannot run: {e.strerror})"], str(e), 0.0
     took = time.time() - t0
     try:
         with open(report) as f:
@@ -67,12 +70,17 @@ def main():
     ap.add_argument("--check", action="append", default=[])
     ap.add_argument("--make", default="make -s")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--results", default=RESULTS, help="folder of the GoogleTest JSON reports")
+    ap.add_argument("--tail", type=int, default=60, help="lines of a failure's output to print")
+    ap.add_argument("--elapsed", metavar="LABEL", help="print 'LABEL: N s of runs' before the last line")
     args = ap.parse_args()
-    os.makedirs(RESULTS, exist_ok=True)
+    results = args.results
+    os.makedirs(results, exist_ok=True)
     total_pass = total_fail = 0
     failures = []
+    t0 = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futs = [pool.submit(run_gtest, b) for b in args.gtest]
+        futs = [pool.submit(run_gtest, b, results) for b in args.gtest]
         futs += [pool.submit(run_check, args.make, c) for c in args.check]
         for fut in concurrent.futures.as_completed(futs):
             name, p, f, bad, out, took = fut.result()
@@ -85,7 +93,9 @@ def main():
     for name, bad, out in failures:
         print(f"\n==== {name}: {', '.join(bad)}")
         lines = out.rstrip().splitlines()
-        print("\n".join(lines[-60:]))
+        print("\n".join(lines[-args.tail:]))
+    if args.elapsed:
+        print(f"{args.elapsed}: {time.time() - t0:.0f} s of runs, {args.jobs} at a time")
     print(f"{total_pass} passed, {total_fail} failed")
     return 1 if total_fail else 0
 

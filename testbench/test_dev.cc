@@ -5,8 +5,10 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include "dev_fixture.h"
@@ -490,18 +492,21 @@ TEST(DeviceFirmware, ABadImageIsRefusedWithTheSegmentAtFault)
     // A text file is no ELF; a test program is an ELF but no device firmware
     // is required to be refused: only the loader's checks apply. Use a
     // truncated copy of the real image.
-    const char *path = "build/test-results/truncated_hcafw.elf";
     FILE *in = fopen(hca_dev_default_firmware(), "rb");
     ASSERT_NE(nullptr, in);
     std::vector<char> img(1 << 20);
     size_t n = fread(img.data(), 1, img.size(), in);
     fclose(in);
     ASSERT_GT(n, 1000u);
-    FILE *out = fopen(path, "wb");
+    char path[] = "/tmp/test_dev_truncated_hcafw_XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT_GE(fd, 0) << strerror(errno);
+    FILE *out = fdopen(fd, "wb");
     ASSERT_NE(nullptr, out);
     fwrite(img.data(), 1, 600, out); // header and program headers, no segment data
     fclose(out);
     Dev d(DEV_ENGINE_MODEL, 0, path);
+    unlink(path);
     EXPECT_EQ(nullptr, d.dev);
     EXPECT_NE(std::string::npos, std::string(d.err).find("segment")) << d.err;
     EXPECT_NE(std::string::npos, std::string(d.err).find("truncated")) << d.err;

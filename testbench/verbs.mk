@@ -18,7 +18,7 @@ $(OBJ)/testbench/test_fwqp.o: ALL_CXXFLAGS += -Ifirmware
 GTEST_BINS += $(BIN)/test_fwqp
 $(BIN)/test_fwqp: $(OBJ)/testbench/test_fwqp.o $(FWQP_HOST_OBJS)
 	@mkdir -p $(@D)
-	$(CXX) -o $@ $^ $(GTEST_LIBS) -lpthread
+	$(CXX) $(SAN_FLAGS) -o $@ $^ $(GTEST_LIBS) -lpthread
 
 GTEST_BINS += $(BIN)/test_verbs
 $(BIN)/test_verbs: $(OBJ)/testbench/test_verbs.o $(HCASIM_LIBS) $(FW_IMAGE)
