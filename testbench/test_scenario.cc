@@ -528,6 +528,44 @@ TEST(Scenario, LibraryApi)
     EXPECT_TRUE(Contains(err, "crlf.jsonl:4: not JSON: column 22")) << err;
 }
 
+// The field checks the runner's schema (sim/runner/scn_schema.c) drives:
+// unknown fields of nested objects, fields of another variant (post_send per
+// opcode, alloc_mr per type), required fields per form, and the order in which
+// a line's errors are found (the first field the op reads wins).
+TEST(Scenario, SchemaDrivenFieldChecks)
+{
+    const std::string prefix = R"({"op":"alloc_pd","pd":"pd0"}
+{"op":"create_cq","cq":"cq0"}
+{"op":"create_qp","qp":"qa","pd":"pd0","send_cq":"cq0","recv_cq":"cq0"}
+{"op":"host_alloc","buf":"b0","size":4096}
+{"op":"reg_mr","mr":"m0","pd":"pd0","buf":"b0"}
+)";
+    const std::pair<const char *, const char *> cases[] = {
+        {R"({"op":"poll_cq","cq":"cq0","expect":[{"wr_idd":1}]})",
+         R"(op poll_cq: field "expect[0].wr_idd": unknown field (did you mean "wr_id"?))"},
+        {R"({"op":"alloc_mr","mr":"f0","pd":"pd0","type":"indirect","max_page_list_len":4})",
+         R"(op alloc_mr: field "max_page_list_len": does not apply to type indirect)"},
+        {R"({"op":"post_send","qp":"qa","wr_id":1,"opcode":"LOCAL_INV","sge":[]})",
+         R"(op post_send: field "sge": does not apply to opcode LOCAL_INV (it takes: invalidate))"},
+        {R"({"op":"post_send","qp":"qa","wr_id":1,"opcode":"SEND_WITH_INV"})",
+         R"(op post_send: field "invalidate": missing (a key reference))"},
+        {R"({"op":"post_recv","qp":"qa","wr_id":1,"sge":[{"addr":4096,"lkey":{"mr":"m0"}}]})",
+         R"(op post_recv: field "sge[0].length": missing (an SGE by address has a length))"},
+        {R"({"op":"create_qp","qp":"qb","pd":"pd0","recv_cq":"cq0"})",
+         R"(op create_qp: field "send_cq": missing (a cq name))"},
+        {R"({"op":"check_mem","buf":"b0","same_as":{"buf":"b0"}})",
+         R"(op check_mem: field "length": missing (an integer))"},
+        {R"({"op":"reg_mr","mr":"m0","pd":"pd0"})", R"(op reg_mr: field "mr": "m0" is already bound (a mr, line 5))"},
+    };
+    for (auto &c : cases) {
+        std::string text = prefix + c.first + "\n";
+        scn_t *s = nullptr;
+        char err[1024];
+        EXPECT_EQ(scn_load_text("t.jsonl", text.data(), text.size(), &s, err, sizeof err), SCN_ERROR) << c.first;
+        EXPECT_EQ(std::string(err), std::string("t.jsonl:6: ") + c.second) << c.first;
+    }
+}
+
 } // namespace
 
 // --fw-profile: the firmware's busy cycles per function, from the image's own

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dev_engine.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -35,7 +37,12 @@ void scn_free(scn_t *s);
 /** Ops in the file (comment and blank lines excluded). */
 size_t scn_op_count(const scn_t *s);
 
-typedef enum scn_engine { SCN_ENGINE_RTL = 0, SCN_ENGINE_MODEL, SCN_ENGINE_BOTH } scn_engine_t;
+/** The device engine a run uses (dev_engine.h's kinds), or both side by side. */
+typedef enum scn_engine {
+    SCN_ENGINE_RTL = DEV_ENGINE_RTL,
+    SCN_ENGINE_MODEL = DEV_ENGINE_MODEL,
+    SCN_ENGINE_BOTH = DEV_ENGINE_KINDS,
+} scn_engine_t;
 
 typedef struct scn_run_opts {
     scn_engine_t engine;

@@ -1,3 +1,7 @@
-# sim/scenario.mk — scenario files (docs/scenarios.md): the JSON parser, the
-# scenario parser/validator and the runner behind `hcasim run`.
-HCASIM_SRCS += sim/runner/json.c sim/runner/scenario.c sim/runner/scenario_ops.c
+# sim/runner/scenario.mk — scenario files (docs/scenarios.md): the JSON parser,
+# and the scenario runner behind `hcasim run` (scn_int.h says which file holds what).
+HCASIM_SRCS += sim/runner/json.c \
+               sim/runner/scn_schema.c sim/runner/scn_diag.c sim/runner/scn_fields.c sim/runner/scn_names.c \
+               sim/runner/scn_load.c sim/runner/scn_run.c sim/runner/scn_result.c \
+               sim/runner/scn_ops_setup.c sim/runner/scn_ops_mr.c sim/runner/scn_ops_wr.c \
+               sim/runner/scn_ops_cq.c sim/runner/scn_ops_check.c

@@ -1,0 +1,323 @@
+/* scn_ops_setup.c — the ops that set things up (SCENARIO.md "Setup", "Host and
+ * peer memory"): the device's configuration, protection domains, CQs, QPs and
+ * their connection, host buffers, and peer memory (parsed, not served yet).
+ *
+ * Each handler reads its fields first (both passes), returns when validating
+ * (c->run == NULL), then acts. See scn_int.h.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scn_int.h"
+
+#define PEER "peer memory"
+
+/* ================================================================ device, pd, cq, qp */
+
+int scn_op_device(ctx_t *c, const json_value_t *o)
+{
+    static const struct {
+        const char *key;
+        uint64_t min, max;
+        const char *feature; /* non-NULL: not available yet */
+    } keys[] = {
+        {"seed", 0, UINT64_MAX, NULL},
+        {"mpt_entries", 2, 1u << 24, NULL},
+        {"mtt_entries", 2, 1u << 24, NULL},
+        {"host_read_latency", 0, 1000000, NULL},
+        {"host_write_cost", 0, 1000000, NULL},
+        {"host_bytes_per_cycle", 1, 4096, NULL},
+        {"link_latency", 1, 1000000, NULL},
+        {"link_bytes_per_cycle", 1, 4096, NULL},
+        {"max_indirection", 1, 64, "indirect registration (REG_INDIR_MR)"},
+        {"peer_latency", 0, 1000000, "peer memory"},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        uint64_t v = 0;
+        if (!json_get(o, keys[i].key))
+            continue;
+        int rc = scn_int(c, o, keys[i].key, keys[i].min, keys[i].max, &v);
+        if (!rc && (!strcmp(keys[i].key, "mpt_entries") || !strcmp(keys[i].key, "mtt_entries")) && (v & (v - 1)))
+            rc = scn_bad_field(c, keys[i].key, "%" PRIu64 " is not a power of two", v);
+        if (rc)
+            return rc;
+        if (!RUNNING)
+            continue;
+        if (keys[i].feature)
+            return scn_unavailable(c, keys[i].key, keys[i].feature);
+        if ((rc = scn_device_option(c, keys[i].key, v)))
+            return rc;
+    }
+    int b = 0;
+    int rc = scn_bool(c, o, "peer_invalidation", &b);
+    if (rc)
+        return rc;
+    if (RUNNING && json_get(o, "peer_invalidation"))
+        return scn_unavailable(c, "peer_invalidation", PEER);
+    return 0;
+}
+
+int scn_op_alloc_pd(ctx_t *c, const json_value_t *o)
+{
+    int id, want = 0;
+    int rc = scn_bind(c, o, "pd", &id);
+    if (!rc)
+        rc = scn_errno(c, o, "expect_error", &want);
+    if (rc || !RUNNING)
+        return rc;
+    rt_obj_t *p = scn_obj(c, id);
+    rc = hcadrv_alloc_pd(scn_drv(c), &p->pd);
+    if ((rc = scn_expect_rc(c, rc, want, "ALLOC_PD")))
+        return rc;
+    p->live = want == 0;
+    scn_note(c, "pd %u", p->pd);
+    return 0;
+}
+
+int scn_op_create_cq(ctx_t *c, const json_value_t *o)
+{
+    int id;
+    uint64_t depth = 64;
+    int rc = scn_bind(c, o, "cq", &id);
+    if (!rc)
+        rc = scn_int(c, o, "depth", 1, 1u << HCA_QUEUE_LOG_MAX, &depth);
+    if (rc || !RUNNING)
+        return rc;
+    rt_obj_t *q = scn_obj(c, id);
+    if ((rc = hcadrv_create_cq(scn_drv(c), (uint32_t)depth, &q->cq)))
+        return scn_refused(c, rc, "CREATE_CQ");
+    if (!(q->seen_cycle = calloc((size_t)1 << q->cq.log_depth, sizeof *q->seen_cycle)))
+        return scn_bad(c, "out of memory");
+    q->live = 1;
+    scn_note(c, "cqn %u, %u entries", q->cq.cqn, 1u << q->cq.log_depth);
+    return 0;
+}
+
+int scn_op_create_qp(ctx_t *c, const json_value_t *o)
+{
+    int id, pd, scq, rcq;
+    uint64_t sq = 64, rq = 64, retry = 7, timer = 1000, mtu = 0;
+    int rc = scn_bind(c, o, "qp", &id);
+    if (!rc)
+        rc = scn_ref(c, o, "pd", &pd);
+    if (!rc)
+        rc = scn_ref(c, o, "send_cq", &scq);
+    if (!rc)
+        rc = scn_ref(c, o, "recv_cq", &rcq);
+    if (!rc)
+        rc = scn_int(c, o, "sq_depth", 1, 1u << HCA_QUEUE_LOG_MAX, &sq);
+    if (!rc)
+        rc = scn_int(c, o, "rq_depth", 1, 1u << HCA_QUEUE_LOG_MAX, &rq);
+    if (!rc)
+        rc = scn_int(c, o, "rnr_retry", 0, 7, &retry);
+    if (!rc)
+        rc = scn_int(c, o, "rnr_timer", 0, UINT32_MAX, &timer);
+    if (!rc)
+        rc = scn_int(c, o, "mtu", 256, 4096, &mtu);
+    if (!rc && json_get(o, "mtu") && (mtu & (mtu - 1)))
+        rc = scn_bad_field(c, "mtu", "%" PRIu64 " is not a power of two", mtu);
+    if (rc || !RUNNING)
+        return rc;
+    rt_obj_t *q = scn_obj(c, id);
+    hcadrv_qp_attr_t a;
+    memset(&a, 0, sizeof a);
+    a.pd = scn_obj(c, pd)->pd;
+    a.send_cq = &scn_obj(c, scq)->cq;
+    a.recv_cq = &scn_obj(c, rcq)->cq;
+    a.sq_depth = (uint32_t)sq;
+    a.rq_depth = (uint32_t)rq;
+    a.rnr_retry = (unsigned)retry;
+    a.rnr_timer = (uint32_t)timer;
+    a.mtu = (uint32_t)mtu;
+    if ((rc = hcadrv_create_qp(scn_drv(c), &a, &q->qp)))
+        return scn_refused(c, rc, "CREATE_QP");
+    q->live = 1;
+    scn_note(c, "qpn %u", q->qp.qpn);
+    return 0;
+}
+
+int scn_op_connect(ctx_t *c, const json_value_t *o)
+{
+    int a, b;
+    int rc = scn_ref(c, o, "qp", &a);
+    if (!rc)
+        rc = scn_ref(c, o, "remote", &b);
+    if (rc || !RUNNING)
+        return rc;
+    if ((rc = hcadrv_connect(scn_drv(c), &scn_obj(c, a)->qp, &scn_obj(c, b)->qp)))
+        return scn_refused(c, rc, "CONNECT_QP");
+    return 0;
+}
+
+/* ================================================================ host memory */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Fill a fresh buffer (kind as scn_fill reads it); each buffer's random
+ * stream depends on the seed and its name only. */
+static int fill_buffer(ctx_t *c, int id, unsigned kind, uint8_t byte)
+{
+    rt_obj_t *b = scn_obj(c, id);
+    if (kind == 0)
+        return 0; /* host memory maps zeroed pages */
+    const char *name = scn_sym(c, id)->name;
+    uint64_t st = scn_seed(c);
+    for (const char *p = name; *p; p++)
+        st = (st ^ (unsigned char)*p) * 1099511628211ull;
+    uint8_t chunk[4096];
+    for (uint64_t off = 0; off < b->size; off += sizeof chunk) {
+        size_t n = b->size - off < sizeof chunk ? (size_t)(b->size - off) : sizeof chunk;
+        for (size_t i = 0; i < n; i++) {
+            if (kind == 1) {
+                if ((i & 7) == 0) {
+                    uint64_t r = splitmix64(&st);
+                    memcpy(chunk + i, &r, n - i < 8 ? n - i : 8);
+                }
+            } else
+                chunk[i] = kind == 2 ? (uint8_t)(off + i) : byte;
+        }
+        if (scn_mem_write(c, b->addr + off, chunk, n))
+            return scn_bad(c, "host memory refused the fill");
+    }
+    return 0;
+}
+
+int scn_op_host_alloc(ctx_t *c, const json_value_t *o)
+{
+    int id;
+    uint64_t size = 0, align = 4096;
+    unsigned fill = 0;
+    uint8_t byte = 0;
+    int rc = scn_bind(c, o, "buf", &id);
+    if (!rc)
+        rc = scn_int(c, o, "size", 1, 1ull << 30, &size);
+    if (!rc)
+        rc = scn_int(c, o, "align", 1, 1ull << 30, &align);
+    if (!rc && (align & (align - 1)))
+        rc = scn_bad_field(c, "align", "%" PRIu64 " is not a power of two", align);
+    if (!rc)
+        rc = scn_fill(c, o, "fill", &fill, &byte);
+    if (rc)
+        return rc;
+    if (!RUNNING) {
+        scn_sym(c, id)->size = size;
+        return 0;
+    }
+    rt_obj_t *b = scn_obj(c, id);
+    if ((rc = scn_mem_alloc(c, size, align, &b->addr)))
+        return scn_bad(c, "host memory: %s", strerror(-rc));
+    b->size = size;
+    b->live = 1;
+    scn_note(c, "bus address 0x%" PRIx64 ", %" PRIu64 " bytes", b->addr, size);
+    return fill_buffer(c, id, fill, byte);
+}
+
+int scn_op_host_write(ctx_t *c, const json_value_t *o)
+{
+    int id;
+    uint64_t off = 0;
+    uint8_t *bytes = NULL;
+    size_t n = 0;
+    int rc = scn_ref(c, o, "buf", &id);
+    if (!rc)
+        rc = scn_int(c, o, "offset", 0, UINT64_MAX, &off);
+    if (!rc)
+        rc = scn_hex(c, o, "hex", &bytes, &n);
+    if (!rc)
+        rc = scn_buf_range(c, id, "hex", off, n);
+    if (!rc && RUNNING) {
+        if (scn_sym(c, id)->peer)
+            rc = scn_unavailable(c, "a peer buffer", PEER);
+        else if (scn_mem_write(c, scn_obj(c, id)->addr + off, bytes, n))
+            rc = scn_bad(c, "host memory refused the write");
+    }
+    free(bytes);
+    return rc;
+}
+
+/* ================================================================ peer memory (parsed, not served yet) */
+
+int scn_op_peer_client(ctx_t *c, const json_value_t *o)
+{
+    int id, inv = 0;
+    uint64_t ps = 0, size = 0;
+    int rc = scn_bind(c, o, "client", &id);
+    if (!rc)
+        rc = scn_int(c, o, "page_size", 4096, 1ull << 30, &ps);
+    if (!rc && (ps & (ps - 1)))
+        rc = scn_bad_field(c, "page_size", "%" PRIu64 " is not a power of two", ps);
+    if (!rc)
+        rc = scn_int(c, o, "size", 1, 1ull << 40, &size);
+    if (!rc)
+        rc = scn_bool(c, o, "requires_invalidation", &inv);
+    if (rc || !RUNNING)
+        return rc;
+    return scn_unavailable(c, NULL, PEER);
+}
+
+int scn_op_peer_alloc(ctx_t *c, const json_value_t *o)
+{
+    int id, cl;
+    uint64_t size = 0;
+    unsigned fill;
+    uint8_t byte;
+    int rc = scn_bind(c, o, "buf", &id);
+    if (!rc)
+        rc = scn_ref(c, o, "client", &cl);
+    if (!rc)
+        rc = scn_int(c, o, "size", 1, 1ull << 30, &size);
+    if (!rc)
+        rc = scn_fill(c, o, "fill", &fill, &byte);
+    if (rc)
+        return rc;
+    if (!RUNNING) {
+        scn_sym(c, id)->size = size;
+        scn_sym(c, id)->peer = 1;
+        return 0;
+    }
+    return scn_unavailable(c, NULL, PEER);
+}
+
+int scn_op_peer_invalidate(ctx_t *c, const json_value_t *o)
+{
+    int cl, b;
+    int rc = scn_ref(c, o, "client", &cl);
+    if (!rc)
+        rc = scn_ref(c, o, "buf", &b);
+    if (!rc && !RUNNING && !scn_sym(c, b)->peer)
+        rc = scn_bad_field(c, "buf", "\"%s\" is host memory, not a peer buffer", scn_sym(c, b)->name);
+    if (rc || !RUNNING)
+        return rc;
+    return scn_unavailable(c, NULL, PEER);
+}
+
+int scn_op_peer_stats(ctx_t *c, const json_value_t *o)
+{
+    int cl;
+    int rc = scn_ref(c, o, "client", &cl);
+    const json_value_t *e = NULL;
+    if (!rc)
+        e = scn_field(c, o, "expect", K_OBJECT, &rc);
+    if (!rc)
+        rc = scn_need_object(c, e, "expect");
+    if (rc)
+        return rc;
+    scn_frame_t fr;
+    scn_enter(c, "expect", 0, 0, &fr);
+    rc = scn_fields_known(c, e);
+    for (size_t i = 0; !rc && i < e->u.object.n; i++) {
+        uint64_t v;
+        rc = scn_int_value(c, e->u.object.members[i].value, e->u.object.members[i].key, 0, UINT64_MAX, &v);
+    }
+    scn_leave(c, &fr);
+    if (rc || !RUNNING)
+        return rc;
+    return scn_unavailable(c, NULL, PEER);
+}

@@ -1,0 +1,154 @@
+/* scn_result.c — what a run reports (docs/scenarios.md "Running"): the text
+ * result (the reason, the firmware's diagnosis, the checker and summary
+ * lines), the JSON result and the --fw-profile file. They are written from
+ * what scn_run.c gathered; nothing here reaches the device. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf_syms.h"
+#include "scn_int.h"
+
+const char *scn_engine_name(scn_engine_t e)
+{
+    return e == SCN_ENGINE_BOTH ? "both" : dev_engine_name((dev_engine_kind_t)e);
+}
+
+static const char *result_name(int rc)
+{
+    return rc == SCN_PASS ? "PASS" : rc == SCN_FAIL ? "FAIL" : "ERROR";
+}
+
+/* The firmware's state and the last lines of its console. */
+static void print_fw(FILE *out, const scn_fw_state_t *fw)
+{
+    const char *con = fw->console;
+    size_t n = con ? strlen(con) : 0, from = n > 4000 ? n - 4000 : 0;
+    while (from > 0 && con[from - 1] != '\n')
+        from++;
+    fprintf(out, "firmware: %" PRIu64 " instructions retired, busy %" PRIu64 " of %" PRIu64 " cycles; console (%s):\n",
+            fw->instret, fw->busy, fw->cycles, from ? "its last lines" : "all of it");
+    for (const char *p = con + from; p && *p;) {
+        const char *e = strchr(p, '\n');
+        int len = e ? (int)(e - p) : (int)strlen(p);
+        fprintf(out, "  fw| %.*s\n", len, p);
+        p = e ? e + 1 : p + len;
+    }
+}
+
+void scn_print_report(const scn_report_t *r, FILE *out, FILE *err)
+{
+    fflush(out); /* the reason comes before the summary, also when both go to one pipe */
+    if (r->result) {
+        fprintf(err, "%s:%u: %s\n", r->file, r->line, r->msg);
+        fflush(err);
+    }
+    if (r->fw)
+        print_fw(out, r->fw);
+    if (r->checker) /* what the protection checker watched: a pass means as much as this */
+        fprintf(out,
+                "checker: %" PRIu64 " engine DMAs watched (%" PRIu64 " through a key), %" PRIu64 " key invalidations and %" PRIu64
+                " registrations followed, %" PRIu64 " WRITE packets, %" PRIu64 " breaches\n",
+                r->checker->dma, r->checker->dma_keyed, r->checker->invalidations, r->checker->registrations,
+                r->checker->write_pkts, r->checker->breaches);
+    fprintf(out, "%s %s: %zu ops, %" PRIu64 " cycles, engine %s, seed %" PRIu64 "%s\n", result_name(r->result),
+            r->file, scn_op_count(r->s), r->cycles, scn_engine_name(r->engine), r->seed,
+            r->result == SCN_PASS ? "" : r->result == SCN_FAIL ? " (stopped at the first mismatch)" : "");
+}
+
+void scn_write_json(const char *path, const scn_report_t *r)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fputs("{\"file\":", f);
+    json_write_string(f, r->file, strlen(r->file));
+    fprintf(f, ",\"engine\":\"%s\",\"seed\":%" PRIu64 ",\"cycles\":%" PRIu64 ",\"result\":\"%s\",\"failure\":",
+            scn_engine_name(r->engine), r->seed, r->cycles,
+            r->result == SCN_PASS ? "pass" : r->result == SCN_FAIL ? "fail" : "error");
+    if (r->result == SCN_PASS)
+        fputs("null", f);
+    else {
+        fprintf(f, "{\"line\":%u,\"op\":", r->line);
+        if (r->op)
+            json_write_string(f, r->op, strlen(r->op));
+        else
+            fputs("null", f);
+        fputs(",\"message\":", f);
+        json_write_string(f, r->msg, strlen(r->msg));
+        fputc('}', f);
+    }
+    fputs(",\"checker\":", f);
+    if (r->checker)
+        fprintf(f,
+                "{\"dma\":%" PRIu64 ",\"dma_keyed\":%" PRIu64 ",\"invalidations\":%" PRIu64 ",\"registrations\":%" PRIu64
+                ",\"write_pkts\":%" PRIu64 ",\"breaches\":%" PRIu64 "}",
+                r->checker->dma, r->checker->dma_keyed, r->checker->invalidations, r->checker->registrations,
+                r->checker->write_pkts, r->checker->breaches);
+    else
+        fputs("null", f);
+    fputs(",\"wrs\":[", f);
+    for (size_t i = 0; i < r->nwrs; i++) {
+        const wr_rec_t *w = &r->wrs[i];
+        const char *qp = r->s->syms[w->qp].name;
+        fprintf(f, "%s{\"line\":%u,\"qp\":", i ? "," : "", w->line);
+        json_write_string(f, qp, strlen(qp));
+        fprintf(f, ",\"wr_id\":%" PRIu64 ",\"opcode\":\"%s\",\"post_cycle\":%" PRIu64 ",\"completion_cycle\":", w->wr_id,
+                w->opcode, w->post_cycle);
+        if (w->done)
+            fprintf(f, "%" PRIu64 ",\"status\":\"%s\"}", w->completion_cycle,
+                    hca_wc_status_name(w->status) ? hca_wc_status_name(w->status) : "?");
+        else
+            fputs("null,\"status\":null}", f);
+    }
+    fputs("]}\n", f);
+    fclose(f);
+}
+
+int scn_write_load_error_json(const char *json_out, const char *file, const char *msg, scn_engine_t engine)
+{
+    unsigned line = 0;
+    size_t fl = strlen(file);
+    if (!strncmp(msg, file, fl) && msg[fl] == ':')
+        line = (unsigned)strtoul(msg + fl + 1, NULL, 10);
+    scn_report_t r = {NULL, file, engine, 0, 0, SCN_ERROR, line, NULL, msg, NULL, NULL, NULL, 0};
+    scn_write_json(json_out, &r);
+    return 0;
+}
+
+int scn_write_fw_profile(const char *path, const char *firmware, const uint64_t *h, size_t words)
+{
+    size_t nf = 0;
+    elf_func_t *f = NULL;
+    int rc = elf_read_functions(firmware, &f, &nf);
+    FILE *out = rc ? NULL : fopen(path, "w");
+    if (rc || !out) {
+        free(f);
+        return rc ? rc : -errno;
+    }
+    uint64_t *per = calloc(nf + 1, sizeof *per), total = 0; /* per[nf]: outside every function */
+    for (size_t w = 0; per && w < words; w++) {
+        if (!h[w])
+            continue;
+        const elf_func_t *fn = elf_func_at(f, nf, HCA_FW_RAM_BASE + 4 * (uint32_t)w);
+        per[fn ? (size_t)(fn - f) : nf] += h[w];
+        total += h[w];
+    }
+    fprintf(out, "# firmware busy cycles per function (%s), %" PRIu64 " cycles sampled\n", firmware, total);
+    for (;;) { /* selection by the largest left: the list is short */
+        size_t best = nf + 1;
+        for (size_t i = 0; per && i <= nf; i++)
+            if (per[i] && (best > nf || per[i] > per[best]))
+                best = i;
+        if (best > nf)
+            break;
+        fprintf(out, "%12" PRIu64 " %6.2f%%  %s\n", per[best], 100.0 * (double)per[best] / (double)total,
+                best < nf ? f[best].name : "(outside any function)");
+        per[best] = 0;
+    }
+    rc = per ? 0 : -ENOMEM;
+    free(per);
+    free(f);
+    return fclose(out) || rc ? (rc ? rc : -EIO) : 0;
+}

@@ -1,0 +1,389 @@
+/* scn_run.c — running a loaded scenario: the run state, the device (its
+ * configuration, start and teardown), time, watching CQs for completions and
+ * recording work requests, the invariants checked after every op, and the run
+ * loop. This file is where the runner meets the device, host memory and the
+ * driver's setup (hca_dev_*, hostmem_*, hcadrv_open/close/query/poll); the
+ * op handlers reach them through the helpers below. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scn_int.h"
+
+struct run {
+    const scn_run_opts_t *o;
+    const scn_t *s;
+    scn_engine_t engine; /* rtl or model for this run */
+    FILE *out, *err;
+    uint64_t seed;
+    hca_dev_config_t cfg;
+    int host_set; /* some cfg.host field was set: the others hold their defaults */
+    hostmem_t *mem;
+    hca_dev_t *dev;
+    hca_host_t host; /* the device's host boundary: the driver's and the buffers' */
+    hcadrv_t *drv;
+    int attr_valid;
+    hcadrv_device_attr_t attr;
+    rt_obj_t *obj;
+    size_t nobj;
+    wr_rec_t *wrs;
+    size_t nwrs, capwrs;
+};
+
+/* ================================================================ what handlers reach */
+
+rt_obj_t *scn_obj(ctx_t *c, int id)
+{
+    return &c->run->obj[id];
+}
+sym_t *scn_sym(ctx_t *c, int id)
+{
+    return &c->s->syms[id];
+}
+hcadrv_t *scn_drv(ctx_t *c)
+{
+    return c->run->drv;
+}
+uint64_t scn_seed(ctx_t *c)
+{
+    return c->run->seed;
+}
+int scn_engine_is_model(ctx_t *c)
+{
+    return c->run->engine == SCN_ENGINE_MODEL;
+}
+FILE *scn_out(ctx_t *c)
+{
+    return c->run->out;
+}
+uint64_t scn_cycle(ctx_t *c)
+{
+    return hca_dev_cycle(c->run->dev);
+}
+/* Buffers are device-visible memory, reached as the driver reaches it (hca_host.h). */
+int scn_mem_alloc(ctx_t *c, uint64_t size, uint64_t align, uint64_t *addr)
+{
+    const hca_host_t *h = &c->run->host;
+    return h->ops->mem_alloc(h->ctx, size, align, addr);
+}
+int scn_mem_read(ctx_t *c, uint64_t addr, void *buf, uint64_t len)
+{
+    const hca_host_t *h = &c->run->host;
+    return h->ops->mem_read(h->ctx, addr, buf, len);
+}
+int scn_mem_write(ctx_t *c, uint64_t addr, const void *buf, uint64_t len)
+{
+    const hca_host_t *h = &c->run->host;
+    return h->ops->mem_write(h->ctx, addr, buf, len);
+}
+
+int scn_attr(ctx_t *c, const hcadrv_device_attr_t **attr)
+{
+    run_t *r = c->run;
+    if (!r->attr_valid) {
+        int rc = hcadrv_query_device(r->drv, &r->attr);
+        if (rc)
+            return scn_bad(c, "QUERY_DEVICE (to learn the device's capabilities) failed: %s", strerror(-rc));
+        r->attr_valid = 1;
+    }
+    *attr = &r->attr;
+    return 0;
+}
+
+int scn_device_option(ctx_t *c, const char *key, uint64_t v)
+{
+    run_t *r = c->run;
+    hca_dev_config_t *cfg = &r->cfg;
+    if (!strncmp(key, "host_", 5) && !r->host_set) { /* one host timing field set: the others keep their defaults */
+        cfg->host = bus_default_timing();
+        r->host_set = 1;
+    }
+    if (!strcmp(key, "seed")) {
+        if (!r->o->seed_set)
+            r->seed = v;
+    } else if (!strcmp(key, "mpt_entries")) {
+        if (!cfg->tables.mtt_entries) /* one table size set: the other keeps its default */
+            cfg->tables.mtt_entries = HCA_MTT_ENTRIES_DEFAULT;
+        cfg->tables.mpt_entries = (uint32_t)v;
+    } else if (!strcmp(key, "mtt_entries")) {
+        if (!cfg->tables.mpt_entries)
+            cfg->tables.mpt_entries = HCA_MPT_ENTRIES_DEFAULT;
+        cfg->tables.mtt_entries = (uint32_t)v;
+    } else if (!strcmp(key, "host_read_latency"))
+        cfg->host.read_latency = (uint32_t)v;
+    else if (!strcmp(key, "host_write_cost"))
+        cfg->host.write_cost = (uint32_t)v;
+    else if (!strcmp(key, "host_bytes_per_cycle"))
+        cfg->host.bytes_per_cycle = (uint32_t)v;
+    else if (!strcmp(key, "link_latency"))
+        cfg->link_latency = (uint32_t)v;
+    else if (!strcmp(key, "link_bytes_per_cycle"))
+        cfg->link_bytes_per_cycle = (uint32_t)v;
+    else
+        return scn_bad(c, "%s: no such device option", key);
+    return 0;
+}
+
+/* ================================================================ time and completions */
+
+/* The device's event log: a CQE written to a live CQ's ring is seen by the
+ * host from the next cycle on (its arrival cycle). */
+static void on_event(void *ctx, const evlog_event_t *e)
+{
+    run_t *r = ctx;
+    if (e->kind != EVLOG_CQE)
+        return;
+    for (size_t id = 0; id < r->nobj; id++) {
+        rt_obj_t *q = &r->obj[id];
+        const uint64_t depth = 1ull << q->cq.log_depth;
+        if (r->s->syms[id].kind != SYM_CQ || !q->live || e->addr - q->cq.base >= depth * sizeof(hca_cqe_t))
+            continue;
+        q->seen_cycle[(e->addr - q->cq.base) / sizeof(hca_cqe_t)] = e->cycle + 1;
+        if (q->seen < depth)
+            q->seen++;
+        return;
+    }
+}
+
+void scn_advance(ctx_t *c, uint64_t n)
+{
+    hca_dev_step(c->run->dev, n);
+}
+
+uint32_t scn_wait_cqes(ctx_t *c, int cq, uint32_t n, uint64_t timeout)
+{
+    const rt_obj_t *q = scn_obj(c, cq);
+    uint64_t start = hca_dev_cycle(c->run->dev);
+    while (q->seen < n && hca_dev_cycle(c->run->dev) - start < timeout)
+        hca_dev_step(c->run->dev, 1);
+    return q->seen;
+}
+
+int scn_posted(ctx_t *c, int qp, int recv, uint64_t wr_id, const char *opcode, uint32_t index, uint64_t post_cycle)
+{
+    run_t *r = c->run;
+    if (r->nwrs == r->capwrs) {
+        size_t nc = r->capwrs ? 2 * r->capwrs : 64;
+        wr_rec_t *n = realloc(r->wrs, nc * sizeof *n);
+        if (!n)
+            return scn_bad(c, "out of memory");
+        r->wrs = n;
+        r->capwrs = nc;
+    }
+    r->wrs[r->nwrs++] = (wr_rec_t){c->line, qp, recv, wr_id, opcode, index, post_cycle, 0, 0, 0};
+    return 0;
+}
+
+int scn_qp_by_qpn(ctx_t *c, uint32_t qpn)
+{
+    for (size_t id = 0; id < c->run->nobj; id++)
+        if (c->s->syms[id].kind == SYM_QP && c->run->obj[id].live && c->run->obj[id].qp.qpn == qpn)
+            return (int)id;
+    return -1;
+}
+
+/* The posted WR a CQE completes (by QP, queue and WQE index; else by wr_id), or NULL. */
+static wr_rec_t *find_wr(ctx_t *c, const hcadrv_wc_t *wc)
+{
+    run_t *r = c->run;
+    int qp = scn_qp_by_qpn(c, wc->qpn);
+    int recv = wc->opcode == HCA_WC_OPCODE_RECV;
+    for (size_t i = 0; i < r->nwrs; i++) {
+        wr_rec_t *w = &r->wrs[i];
+        if (!w->done && w->qp == qp && w->recv == recv && (w->index & 0xffff) == (wc->wqe_counter & 0xffff))
+            return w;
+    }
+    for (size_t i = 0; i < r->nwrs; i++) {
+        wr_rec_t *w = &r->wrs[i];
+        if (!w->done && w->qp == qp && w->wr_id == wc->wr_id)
+            return w;
+    }
+    return NULL;
+}
+
+int scn_poll(ctx_t *c, int cq, int n, hcadrv_wc_t *wc, uint64_t *arrival, wr_rec_t **rec)
+{
+    rt_obj_t *q = scn_obj(c, cq);
+    uint32_t mask = (1u << q->cq.log_depth) - 1, ci0 = q->cq.ci;
+    int got = hcadrv_poll_cq(c->run->drv, &q->cq, wc, n);
+    if (got < 0)
+        return got;
+    uint64_t now = hca_dev_cycle(c->run->dev);
+    for (int i = 0; i < got; i++) {
+        arrival[i] = (uint32_t)i < q->seen ? q->seen_cycle[(ci0 + (uint32_t)i) & mask] : now;
+        wr_rec_t *w = find_wr(c, &wc[i]);
+        if (w) {
+            w->done = 1;
+            w->completion_cycle = arrival[i];
+            w->status = wc[i].status;
+        }
+        if (rec)
+            rec[i] = w;
+    }
+    q->seen = q->seen > (uint32_t)got ? q->seen - (uint32_t)got : 0;
+    return got;
+}
+
+/* ================================================================ the device */
+
+/* Start the device at the first op that needs it. SCN_PASS or SCN_ERROR. */
+static int start_device(ctx_t *c)
+{
+    run_t *r = c->run;
+    char err[512] = "";
+    r->cfg.engine = (dev_engine_kind_t)r->engine; /* rtl or model: scenario.h */
+    r->cfg.firmware = r->o->firmware;
+    int rc = hostmem_create(&r->mem);
+    if (rc)
+        return scn_bad(c, "host memory: %s", strerror(-rc));
+    if ((rc = hca_dev_create(&r->dev, &r->cfg, r->mem, err, sizeof err)))
+        return scn_bad(c, "cannot start the device (%s engine): %s", scn_engine_name(r->engine),
+                       err[0] ? err : strerror(-rc));
+    if (evlog_subscribe(hca_dev_log(r->dev), on_event, r))
+        return scn_bad(c, "the device's event log is full");
+    r->host = hca_dev_host(r->dev);
+    if ((rc = hcadrv_open(&r->drv, &r->host)))
+        return scn_bad(c, "driver: %s", strerror(-rc));
+    if (r->o->fw_profile) { /* refuse an unwritable path now, not after the run */
+        FILE *t = fopen(r->o->fw_profile, "w");
+        if (!t)
+            return scn_bad(c, "--fw-profile %s: %s", r->o->fw_profile, strerror(errno));
+        fclose(t);
+        if ((rc = hca_dev_fw_profile_start(r->dev)))
+            return scn_bad(c, "--fw-profile: %s", strerror(-rc));
+    }
+    if (r->o->trace) {
+        rc = hca_dev_trace_open(r->dev, r->o->trace, r->o->trace_from, r->o->trace_to ? r->o->trace_to : UINT64_MAX);
+        if (rc)
+            return scn_bad(c, "--trace %s: %s%s", r->o->trace, strerror(-rc),
+                           r->engine == SCN_ENGINE_MODEL ? " (waves come from the RTL engine only)" : "");
+    }
+    return SCN_PASS;
+}
+
+static void teardown(run_t *r, size_t nsyms)
+{
+    if (r->dev && r->o->trace)
+        hca_dev_trace_close(r->dev);
+    hcadrv_close(r->drv);
+    hca_dev_destroy(r->dev);
+    hostmem_destroy(r->mem);
+    for (size_t i = 0; r->obj && i < nsyms; i++)
+        free(r->obj[i].seen_cycle);
+    free(r->obj);
+    free(r->wrs);
+}
+
+/* Invariants checked after every op: no breach of the protection checker
+ * (SEMANTICS.md "Invariants the harness checks on every run") and the firmware
+ * still runs. */
+static int check_invariants(ctx_t *c)
+{
+    char why[600] = "";
+    uint64_t n = hca_dev_violations(c->run->dev, why, sizeof why);
+    if (n) {
+        char *nl = strchr(why, '\n');
+        if (nl)
+            *nl = 0;
+        return scn_mismatch(c, "protection invariant broken (%" PRIu64 " breach%s so far; first: %s)", n,
+                            n == 1 ? "" : "es", why);
+    }
+    if (hca_dev_fw_health(c->run->dev, why, sizeof why))
+        return scn_mismatch(c, "the firmware stopped at cycle %" PRIu64 ": %s", hca_dev_cycle(c->run->dev), why);
+    return 0;
+}
+
+/* What the protection checker watched. */
+static const scn_checker_t *checker_of(hca_dev_t *dev, scn_checker_t *ck)
+{
+    protcheck_stats_t ps;
+    protcheck_get_stats(hca_dev_protcheck(dev), &ps);
+    *ck = (scn_checker_t){ps.dma_issued, ps.dma_keyed, ps.invalidations, ps.validations, ps.write_pkts,
+                          ps.violations};
+    return ck;
+}
+
+/* ================================================================ the run loop */
+
+static int run_one_engine(const scn_t *cs, const scn_run_opts_t *o, scn_engine_t engine)
+{
+    scn_t *s = (scn_t *)cs; /* the symbol table is read only while running */
+    run_t r;
+    memset(&r, 0, sizeof r);
+    r.o = o;
+    r.s = cs;
+    r.engine = engine;
+    r.out = o->out ? o->out : stdout;
+    r.err = o->err ? o->err : stderr;
+    r.seed = o->seed_set ? o->seed : 1;
+    r.nobj = s->nsyms;
+    r.obj = calloc(s->nsyms ? s->nsyms : 1, sizeof *r.obj);
+    int rc = r.obj ? SCN_PASS : SCN_ERROR;
+    ctx_t c;
+    memset(&c, 0, sizeof c);
+    c.s = s;
+    c.run = &r;
+    unsigned fline = 0;
+    const char *fop = NULL;
+    if (!r.obj)
+        snprintf(c.msg, sizeof c.msg, "out of memory");
+    for (size_t i = 0; i < s->nops && rc == SCN_PASS; i++) {
+        const op_line_t *l = &s->ops[i];
+        scn_ctx_op(&c, l);
+        fline = l->line;
+        fop = c.op;
+        if (!r.dev && !(scn_ops[l->op].flags & SCN_OP_CONFIG) && (rc = start_device(&c)))
+            break;
+        rc = scn_ops[l->op].fn(&c, l->v);
+        if (r.dev && rc == SCN_PASS)
+            rc = check_invariants(&c);
+        if (o->verbose)
+            fprintf(r.out, "cycle %10" PRIu64 "  line %4u  %-24s %s%s%s\n", r.dev ? hca_dev_cycle(r.dev) : 0, l->line,
+                    c.op, rc == SCN_PASS ? "ok" : rc == SCN_FAIL ? "MISMATCH" : "ERROR", c.note[0] ? "  " : "",
+                    rc == SCN_PASS ? c.note : "");
+    }
+    if (!r.dev && rc == SCN_PASS) { /* a file with no op but `device` still boots the device */
+        c.op = "device";
+        rc = start_device(&c);
+    }
+    scn_checker_t ck;
+    scn_fw_state_t fw;
+    scn_report_t rep = {s, s->file, engine, r.seed, 0, rc, fline, fop, c.msg, NULL, NULL, r.wrs, r.nwrs};
+    if (r.dev) {
+        rep.cycles = hca_dev_cycle(r.dev);
+        rep.checker = checker_of(r.dev, &ck);
+        if (rc && o->verbose) { /* what the firmware said, for the diagnosis */
+            fw = (scn_fw_state_t){hca_dev_console(r.dev), hca_dev_fw_instret(r.dev), hca_dev_fw_busy_cycles(r.dev),
+                                  rep.cycles};
+            rep.fw = &fw;
+        }
+    }
+    scn_print_report(&rep, r.out, r.err);
+    if (o->json_out)
+        scn_write_json(o->json_out, &rep);
+    if (o->fw_profile && r.dev) {
+        size_t words = 0;
+        const uint64_t *hist = hca_dev_fw_profile(r.dev, &words);
+        int prc = scn_write_fw_profile(o->fw_profile, hca_dev_firmware(r.dev), hist, words);
+        if (prc)
+            fprintf(r.err, "%s: --fw-profile %s: %s\n", s->file, o->fw_profile, strerror(-prc));
+        else
+            fprintf(r.out, "firmware profile: %s\n", o->fw_profile);
+    }
+    teardown(&r, s->nsyms);
+    return rc;
+}
+
+int scn_run(const scn_t *s, const scn_run_opts_t *o)
+{
+    if (o->engine == SCN_ENGINE_BOTH) {
+        FILE *err = o->err ? o->err : stderr;
+        fprintf(err, "%s: --engine both: not available yet (arrives with the model's WQE engine and the "
+                     "lockstep comparison)\n", s->file);
+        if (o->json_out)
+            scn_write_load_error_json(o->json_out, s->file, "--engine both: not available yet", o->engine);
+        return SCN_ERROR;
+    }
+    return run_one_engine(s, o, o->engine);
+}
