@@ -306,6 +306,43 @@ TEST(Scenario, JsonResultParsesBack)
     EXPECT_EQ(line, 3u);
 }
 
+// An unwritable --json path is a command-line error: refused before anything
+// runs (exit 2, the path and the reason), also when the file cannot be loaded.
+TEST(Scenario, UnwritableJsonRefusedBeforeTheRun)
+{
+    std::string f = Write("pass.jsonl", kPassing);
+    Result r = Hcasim("run " + f + " --json /nonexistent/dir/r.json");
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_TRUE(Contains(r.out, "--json /nonexistent/dir/r.json: No such file or directory")) << r.out;
+    EXPECT_FALSE(Contains(r.out, "cycles, engine")) << "nothing may run: " << r.out;
+    r = Hcasim(std::string("run ") + SCN_VECTORS + "/malformed/unknown_op.jsonl --json /nonexistent/dir/r.json");
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_TRUE(Contains(r.out, "--json /nonexistent/dir/r.json: No such file or directory")) << r.out;
+    // The library refuses it too, before the device starts.
+    std::string text;
+    for (auto &l : kPassing)
+        text += l + "\n";
+    scn_t *s = nullptr;
+    char err[512];
+    ASSERT_EQ(scn_load_text("mem.jsonl", text.data(), text.size(), &s, err, sizeof err), SCN_PASS) << err;
+    char *obuf = nullptr, *ebuf = nullptr;
+    size_t olen = 0, elen = 0;
+    FILE *o = open_memstream(&obuf, &olen), *e = open_memstream(&ebuf, &elen);
+    scn_run_opts_t opts{};
+    opts.engine = SCN_ENGINE_MODEL;
+    opts.json_out = "/nonexistent/dir/r.json";
+    opts.out = o;
+    opts.err = e;
+    EXPECT_EQ(scn_run(s, &opts), SCN_ERROR);
+    fclose(o);
+    fclose(e);
+    EXPECT_TRUE(Contains(ebuf, "--json /nonexistent/dir/r.json: No such file or directory")) << ebuf;
+    EXPECT_FALSE(Contains(obuf, "cycles, engine")) << obuf;
+    free(obuf);
+    free(ebuf);
+    scn_free(s);
+}
+
 TEST(Scenario, VerboseListsEveryOp)
 {
     std::string f = Write("pass.jsonl", kPassing);

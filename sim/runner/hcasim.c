@@ -497,6 +497,10 @@ static int cmd_run(int argc, char **argv)
     }
     scn_t *s = NULL;
     char err[1024];
+    if (scn_check_opts(&o, err, sizeof err)) { /* before the file is even read */
+        fprintf(stderr, "hcasim run: %s\n", err);
+        return 2;
+    }
     if (scn_load(file, &s, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         if (o.json_out)

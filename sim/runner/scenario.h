@@ -62,6 +62,11 @@ typedef struct scn_run_opts {
  *  opts->err, the JSON result (when asked) to opts->json_out in every case. */
 int scn_run(const scn_t *s, const scn_run_opts_t *opts);
 
+/** Check a run's command-line paths before anything runs: --json and
+ *  --fw-profile must be writable (each is created, empty). 0, or SCN_ERROR with
+ *  "--OPTION PATH: reason" in err. scn_run calls it first. */
+int scn_check_opts(const scn_run_opts_t *opts, char *err, size_t errlen);
+
 /** Write the JSON result of a scenario that could not be loaded (result
  *  "error", failure line taken from msg's "FILE:LINE:" prefix). 0 or -errno. */
 int scn_write_load_error_json(const char *json_out, const char *file, const char *msg, scn_engine_t engine);

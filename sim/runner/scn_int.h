@@ -373,8 +373,8 @@ typedef struct scn_report {
 
 /** The reason (to err), the firmware diagnosis, the checker and summary lines (to out). */
 void scn_print_report(const scn_report_t *r, FILE *out, FILE *err);
-/** The JSON result; silent when path cannot be written. */
-void scn_write_json(const char *path, const scn_report_t *r);
+/** The JSON result. 0 or -errno. */
+int scn_write_json(const char *path, const scn_report_t *r);
 /** The firmware's busy cycles per function of firmware (ELF), most first, from
  *  a histogram of words counts per 4-byte word of its RAM. 0 or -errno. */
 int scn_write_fw_profile(const char *path, const char *firmware, const uint64_t *hist, size_t words);

@@ -57,11 +57,11 @@ void scn_print_report(const scn_report_t *r, FILE *out, FILE *err)
             r->result == SCN_PASS ? "" : r->result == SCN_FAIL ? " (stopped at the first mismatch)" : "");
 }
 
-void scn_write_json(const char *path, const scn_report_t *r)
+int scn_write_json(const char *path, const scn_report_t *r)
 {
     FILE *f = fopen(path, "w");
     if (!f)
-        return;
+        return -errno;
     fputs("{\"file\":", f);
     json_write_string(f, r->file, strlen(r->file));
     fprintf(f, ",\"engine\":\"%s\",\"seed\":%" PRIu64 ",\"cycles\":%" PRIu64 ",\"result\":\"%s\",\"failure\":",
@@ -103,7 +103,8 @@ void scn_write_json(const char *path, const scn_report_t *r)
             fputs("null,\"status\":null}", f);
     }
     fputs("]}\n", f);
-    fclose(f);
+    int bad = ferror(f);
+    return fclose(f) || bad ? -EIO : 0;
 }
 
 int scn_write_load_error_json(const char *json_out, const char *file, const char *msg, scn_engine_t engine)
@@ -113,8 +114,7 @@ int scn_write_load_error_json(const char *json_out, const char *file, const char
     if (!strncmp(msg, file, fl) && msg[fl] == ':')
         line = (unsigned)strtoul(msg + fl + 1, NULL, 10);
     scn_report_t r = {NULL, file, engine, 0, 0, SCN_ERROR, line, NULL, msg, NULL, NULL, NULL, 0};
-    scn_write_json(json_out, &r);
-    return 0;
+    return scn_write_json(json_out, &r);
 }
 
 int scn_write_fw_profile(const char *path, const char *firmware, const uint64_t *h, size_t words)

@@ -245,11 +245,7 @@ static int start_device(ctx_t *c)
     r->host = hca_dev_host(r->dev);
     if ((rc = hcadrv_open(&r->drv, &r->host)))
         return scn_bad(c, "driver: %s", strerror(-rc));
-    if (r->o->fw_profile) { /* refuse an unwritable path now, not after the run */
-        FILE *t = fopen(r->o->fw_profile, "w");
-        if (!t)
-            return scn_bad(c, "--fw-profile %s: %s", r->o->fw_profile, strerror(errno));
-        fclose(t);
+    if (r->o->fw_profile) { /* its path was checked by scn_check_opts */
         if ((rc = hca_dev_fw_profile_start(r->dev)))
             return scn_bad(c, "--fw-profile: %s", strerror(-rc));
     }
@@ -360,8 +356,12 @@ static int run_one_engine(const scn_t *cs, const scn_run_opts_t *o, scn_engine_t
         }
     }
     scn_print_report(&rep, r.out, r.err);
-    if (o->json_out)
-        scn_write_json(o->json_out, &rep);
+    int jrc = o->json_out ? scn_write_json(o->json_out, &rep) : 0;
+    if (jrc) { /* checked before the run; a write can still fail (disk full) */
+        fprintf(r.err, "hcasim run: --json %s: %s\n", o->json_out, strerror(-jrc));
+        if (rc == SCN_PASS)
+            rc = SCN_ERROR;
+    }
     if (o->fw_profile && r.dev) {
         size_t words = 0;
         const uint64_t *hist = hca_dev_fw_profile(r.dev, &words);
@@ -375,8 +375,35 @@ static int run_one_engine(const scn_t *cs, const scn_run_opts_t *o, scn_engine_t
     return rc;
 }
 
+/* An output path the run cannot write is refused now, not found after the run. */
+static int check_writable(const char *opt, const char *path, char *err, size_t errlen)
+{
+    FILE *t = path ? fopen(path, "w") : NULL;
+    if (path && !t) {
+        snprintf(err, errlen, "%s %s: %s", opt, path, strerror(errno));
+        return SCN_ERROR;
+    }
+    if (t)
+        fclose(t);
+    return SCN_PASS;
+}
+
+int scn_check_opts(const scn_run_opts_t *o, char *err, size_t errlen)
+{
+    if (check_writable("--json", o->json_out, err, errlen) || check_writable("--fw-profile", o->fw_profile, err, errlen))
+        return SCN_ERROR;
+    return SCN_PASS;
+}
+
 int scn_run(const scn_t *s, const scn_run_opts_t *o)
 {
+    char why[600];
+    if (scn_check_opts(o, why, sizeof why)) { /* a command-line error: no FILE:LINE */
+        fprintf(o->err ? o->err : stderr, "hcasim run: %s\n", why);
+        if (o->json_out && strncmp(why, "--json ", 7))
+            scn_write_load_error_json(o->json_out, s->file, why, o->engine);
+        return SCN_ERROR;
+    }
     if (o->engine == SCN_ENGINE_BOTH) {
         FILE *err = o->err ? o->err : stderr;
         fprintf(err, "%s: --engine both: not available yet (arrives with the model's WQE engine and the "
