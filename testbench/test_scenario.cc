@@ -39,10 +39,11 @@ struct Result {
     double seconds = 0;
 };
 
-Result Hcasim(const std::string &args)
+// stdout and stderr together, or stdout alone (stderr dropped).
+Result Hcasim(const std::string &args, bool with_stderr = true)
 {
     Result r;
-    std::string cmd = std::string(HCASIM_BIN) + " " + args + " 2>&1";
+    std::string cmd = std::string(HCASIM_BIN) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
     auto t0 = std::chrono::steady_clock::now();
     FILE *p = popen(cmd.c_str(), "r");
     if (!p)
@@ -531,6 +532,32 @@ TEST(Scenario, UsageErrorsExit2)
     EXPECT_TRUE(Contains(r.out, "no-such-file.jsonl: cannot open")) << r.out;
     EXPECT_EQ(Hcasim("run x.jsonl --engine fpga").rc, 2);
     EXPECT_EQ(Hcasim("run x.jsonl --seed abc").rc, 2);
+}
+
+// --help and -h print usage to stdout and exit 0, for hcasim and each command.
+TEST(Scenario, HelpPrintsUsageToStdout)
+{
+    for (const char *args : {"--help", "-h", "help"}) {
+        Result r = Hcasim(args, false);
+        EXPECT_EQ(r.rc, 0) << args << "\n" << r.out;
+        EXPECT_TRUE(Contains(r.out, "usage: hcasim COMMAND [OPTIONS]")) << args << "\n" << r.out;
+    }
+    for (const char *args : {"run --help", "run -h", "run x.jsonl --help", "run --engine model -h"}) {
+        Result r = Hcasim(args, false);
+        EXPECT_EQ(r.rc, 0) << args << "\n" << r.out;
+        EXPECT_TRUE(Contains(r.out, "usage: hcasim run FILE [--engine rtl|model|both]")) << args << "\n" << r.out;
+        EXPECT_TRUE(Contains(r.out, "--fw-profile OUT")) << "the run options are listed: " << r.out;
+        EXPECT_FALSE(Contains(r.out, "cycles, engine")) << "nothing runs: " << r.out;
+    }
+    for (const char *args : {"demo --help", "xlate-demo -h"}) {
+        Result r = Hcasim(args, false);
+        EXPECT_EQ(r.rc, 0) << args << "\n" << r.out;
+        EXPECT_TRUE(Contains(r.out, "usage: hcasim COMMAND [OPTIONS]")) << args << "\n" << r.out;
+    }
+    // Without a command, usage is an error: to stderr, exit 2.
+    Result r = Hcasim("", false);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_EQ(r.out, "");
 }
 
 TEST(Scenario, LibraryApi)

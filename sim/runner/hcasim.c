@@ -33,7 +33,7 @@ static void usage(FILE *f)
           "  run FILE     run a scenario file (docs/scenarios.md): exit 0 when every\n"
           "               expectation held, 1 at the first mismatch, 2 when the file\n"
           "               cannot be run (FILE:LINE: reason)\n"
-          "  help         this text\n"
+          "  help         this text (also -h, --help; 'hcasim run --help' for run's)\n"
           "\n"
           "options:\n"
           "  --engine rtl|model   Verilated RTL (default) or the C model\n"
@@ -50,6 +50,35 @@ static void usage(FILE *f)
           "  --validate           check the whole file, run nothing (exit 0 or 2)\n"
           "  --fw-profile OUT     write the firmware's busy cycles per function to OUT\n",
           f);
+}
+
+static void run_usage(FILE *f)
+{
+    fputs("usage: hcasim run FILE [--engine rtl|model|both] [--seed N] [--json OUT] [-v] [--validate]\n"
+          "                  [--firmware ELF] [--trace OUT.fst [--trace-from C] [--trace-to C]]\n"
+          "                  [--fw-profile OUT]\n"
+          "\n"
+          "Run a scenario file (docs/scenarios.md): exit 0 when every expectation held,\n"
+          "1 at the first mismatch, 2 when the file cannot be run (FILE:LINE: reason).\n"
+          "\n"
+          "  --engine rtl|model   Verilated RTL (default) or the C model\n"
+          "  --engine both        run on both engines (not available yet)\n"
+          "  --seed N             override the scenario's seed (device op)\n"
+          "  --json OUT           write the result as JSON (docs/scenarios.md)\n"
+          "  -v                   one line per op: cycle, line, op, result\n"
+          "  --validate           check the whole file, run nothing (exit 0 or 2)\n"
+          "  --firmware ELF       firmware image (default: the one make builds)\n"
+          "  --trace OUT.fst      dump waves (RTL only)\n"
+          "  --trace-from C       first traced cycle (default 0)\n"
+          "  --trace-to C         first cycle no longer traced (default: end of run)\n"
+          "  --fw-profile OUT     write the firmware's busy cycles per function to OUT\n"
+          "  -h, --help           this text\n",
+          f);
+}
+
+static int is_help(const char *a)
+{
+    return !strcmp(a, "-h") || !strcmp(a, "--help");
 }
 
 typedef struct cli_opts {
@@ -70,7 +99,8 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-/* Parses argv[first..]; returns 0 or prints the reason and returns 2. */
+/* Parses argv[first..]; returns 0, or prints the reason and returns 2, or
+ * prints the usage for --help and returns -1 (exit 0). */
 static int parse_opts(int argc, char **argv, int first, cli_opts_t *o)
 {
     o->engine = DEV_ENGINE_RTL;
@@ -81,6 +111,10 @@ static int parse_opts(int argc, char **argv, int first, cli_opts_t *o)
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (is_help(a)) {
+            usage(stdout);
+            return -1;
+        }
         if (!strcmp(a, "--engine") && v) {
             if (!strcmp(v, "rtl"))
                 o->engine = DEV_ENGINE_RTL;
@@ -436,6 +470,10 @@ static int cmd_run(int argc, char **argv)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         uint64_t n;
+        if (is_help(a)) {
+            run_usage(stdout);
+            return 0;
+        }
         if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             o.verbose = 1;
             continue;
@@ -490,9 +528,7 @@ static int cmd_run(int argc, char **argv)
         i++;
     }
     if (!file) {
-        fprintf(stderr, "usage: hcasim run FILE [--engine rtl|model|both] [--seed N] [--json OUT] [-v] [--validate]\n"
-                        "                  [--firmware ELF] [--trace OUT.fst [--trace-from C] [--trace-to C]]\n"
-                        "                  [--fw-profile OUT]\n");
+        run_usage(stderr);
         return 2;
     }
     scn_t *s = NULL;
@@ -526,11 +562,11 @@ int main(int argc, char **argv)
     cli_opts_t o;
     if (!strcmp(argv[1], "demo")) {
         int rc = parse_opts(argc, argv, 2, &o);
-        return rc ? rc : cmd_demo(&o);
+        return rc < 0 ? 0 : rc ? rc : cmd_demo(&o);
     }
     if (!strcmp(argv[1], "xlate-demo")) {
         int rc = parse_opts(argc, argv, 2, &o);
-        return rc ? rc : cmd_xlate_demo(&o);
+        return rc < 0 ? 0 : rc ? rc : cmd_xlate_demo(&o);
     }
     if (!strcmp(argv[1], "run"))
         return cmd_run(argc, argv);
