@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <dirent.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -547,6 +548,65 @@ TEST(Scenario, UsageErrorsExit2)
         EXPECT_EQ(r.rc, 2) << c.first << "\n" << r.out;
         EXPECT_EQ(r.out, c.second) << c.first;
     }
+}
+
+// The default firmware image is found from the executable, not from the tree
+// it was built in: <exe dir>/../firmware/hcafw.elf (a build tree), else
+// <exe dir>/../share/hcasim/hcafw.elf (an install prefix). -v and --json say
+// which image ran.
+std::string RealPath(const std::string &p)
+{
+    char buf[PATH_MAX];
+    return realpath(p.c_str(), buf) ? std::string(buf) : "<" + p + " missing>";
+}
+
+std::string FirmwareOfRun(const std::string &hcasim, const std::string &scn, const std::string &json, std::string *out)
+{
+    std::string cmd = hcasim + " run " + scn + " -v --engine model --json " + json + " 2>&1";
+    FILE *p = popen(cmd.c_str(), "r");
+    if (!p)
+        return "<popen>";
+    char buf[4096];
+    size_t n;
+    out->clear();
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+        out->append(buf, n);
+    if (pclose(p) != 0)
+        return "<exit: " + *out + ">";
+    JsonFile j(json);
+    return j.doc ? Str(j.get("firmware")) : "<no json>";
+}
+
+TEST(Scenario, DefaultFirmwareFoundFromTheExecutable)
+{
+    const std::string built = RealPath(std::string(SCN_TMP) + "/../firmware/hcafw.elf");
+    const std::string scn = Write("pass.jsonl", kPassing), json = TempPath("r.json");
+    const std::string root = TempPath("tree");
+    ASSERT_EQ(0, system(("rm -rf " + root + " && mkdir -p " + root + "/inst/bin " + root + "/inst/share/hcasim " +
+                         root + "/build/bin " + root + "/build/firmware " + root + "/bare/bin")
+                            .c_str()));
+    for (const char *d : {"/inst/bin/", "/build/bin/", "/bare/bin/"})
+        ASSERT_EQ(0, system(("cp " HCASIM_BIN " " + root + d + "hcasim").c_str()));
+    ASSERT_EQ(0, system(("cp " + built + " " + root + "/inst/share/hcasim/hcafw.elf").c_str()));
+    ASSERT_EQ(0, system(("cp " + built + " " + root + "/build/firmware/hcafw.elf").c_str()));
+    std::string out;
+    // The build tree the test binary came from.
+    EXPECT_EQ(FirmwareOfRun(HCASIM_BIN, scn, json, &out), built);
+    EXPECT_TRUE(Contains(out, "firmware image: " + built + "\n")) << out;
+    // A moved build tree loads its own image, an installed one the prefix's.
+    std::string own = RealPath(root + "/build/firmware/hcafw.elf");
+    EXPECT_EQ(FirmwareOfRun(root + "/build/bin/hcasim", scn, json, &out), own);
+    EXPECT_TRUE(Contains(out, "firmware image: " + own + "\n")) << out;
+    own = RealPath(root + "/inst/share/hcasim/hcafw.elf");
+    EXPECT_EQ(FirmwareOfRun(root + "/inst/bin/hcasim", scn, json, &out), own);
+    // Neither beside it: the image of the tree it was built in.
+    EXPECT_EQ(FirmwareOfRun(root + "/bare/bin/hcasim", scn, json, &out), built);
+    // --firmware wins, and is named as given.
+    std::string given = root + "/build/firmware/hcafw.elf";
+    std::string cmd = std::string("run ") + scn + " --engine model --json " + json + " --firmware " + given;
+    ASSERT_EQ(Hcasim(cmd).rc, 0);
+    JsonFile j(json);
+    EXPECT_EQ(Str(j.get("firmware")), given);
 }
 
 // --help and -h print usage to stdout and exit 0, for hcasim and each command.

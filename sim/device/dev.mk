@@ -2,7 +2,9 @@
 # firmware DMA) and the hcasim command line.
 HCASIM_SRCS += sim/device/hca_dev.c
 
-# The device boots the image `make` builds unless told otherwise.
+# The device boots the image beside its executable (hca_dev_default_firmware:
+# <exe dir>/../firmware/, an install's <exe dir>/../share/hcasim/); this
+# tree's image only when neither exists.
 $(OBJ)/sim/device/hca_dev.o: ALL_CFLAGS += -DHCASIM_FIRMWARE_DEFAULT='"$(abspath $(BUILD))/firmware/hcafw.elf"'
 
 # hcasim.c holds main(): linked into the command, never into libhcasim.

@@ -17,13 +17,18 @@
 #include "hca_dev.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "busmap.h"
 #include "fwcore.h"
 
+/* The image of the tree this was built in: the last resort of
+ * hca_dev_default_firmware (dev.mk sets it). */
 #ifndef HCASIM_FIRMWARE_DEFAULT
 #define HCASIM_FIRMWARE_DEFAULT "build/firmware/hcafw.elf"
 #endif
@@ -71,9 +76,39 @@ struct hca_dev {
     rv32_stop_t fw_stop;
 };
 
+/* The default image, found from the running executable so that a moved or
+ * installed build loads its own image, not the build tree's:
+ *   <exe dir>/../firmware/hcafw.elf      a build tree (build/bin/, build/firmware/)
+ *   <exe dir>/../share/hcasim/hcafw.elf  an install prefix (bin/, share/hcasim/)
+ * the first that exists (as its canonical path), else the compile-time path. */
+static char fw_default[PATH_MAX];
+static pthread_once_t fw_default_once = PTHREAD_ONCE_INIT;
+
+static void find_default_firmware(void)
+{
+    static const char *const rel[] = {"/../firmware/hcafw.elf", "/../share/hcasim/hcafw.elf"};
+    char exe[PATH_MAX], cand[PATH_MAX + 32];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    snprintf(fw_default, sizeof fw_default, "%s", HCASIM_FIRMWARE_DEFAULT);
+    if (n <= 0)
+        return;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return;
+    *slash = 0;
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        snprintf(cand, sizeof cand, "%s%s", exe, rel[i]);
+        if (access(cand, R_OK) == 0 && realpath(cand, fw_default))
+            return;
+    }
+    snprintf(fw_default, sizeof fw_default, "%s", HCASIM_FIRMWARE_DEFAULT);
+}
+
 const char *hca_dev_default_firmware(void)
 {
-    return HCASIM_FIRMWARE_DEFAULT;
+    pthread_once(&fw_default_once, find_default_firmware);
+    return fw_default;
 }
 
 /* ---------------------------------------------------------------- register blocks */

@@ -49,7 +49,10 @@ typedef struct hca_dev_config {
     uint32_t link_bytes_per_cycle; /**< link bandwidth; 0: DEV_ENGINE_LINK_BYTES_PER_CYCLE_DEFAULT */
 } hca_dev_config_t;
 
-/** Path of the firmware image `make` builds. */
+/** Path of the default firmware image: beside the running executable
+ *  (<exe dir>/../firmware/hcafw.elf in a build tree, else
+ *  <exe dir>/../share/hcasim/hcafw.elf in an install prefix), else the image
+ *  of the tree this was built in. */
 const char *hca_dev_default_firmware(void);
 
 /** Build a device over host memory mem (borrowed), load and start its firmware.

@@ -365,6 +365,7 @@ typedef struct scn_report {
     unsigned line;         /**< of the failure */
     const char *op;        /**< the failing op, or NULL */
     const char *msg;       /**< the reason */
+    const char *firmware;  /**< the image the device ran, or NULL: no device started */
     const scn_checker_t *checker; /**< NULL: no device ran */
     const scn_fw_state_t *fw;     /**< NULL: no firmware diagnosis */
     const wr_rec_t *wrs;

@@ -79,6 +79,11 @@ int scn_write_json(const char *path, const scn_report_t *r)
         json_write_string(f, r->msg, strlen(r->msg));
         fputc('}', f);
     }
+    fputs(",\"firmware\":", f);
+    if (r->firmware)
+        json_write_string(f, r->firmware, strlen(r->firmware));
+    else
+        fputs("null", f);
     fputs(",\"checker\":", f);
     if (r->checker)
         fprintf(f,
@@ -113,7 +118,7 @@ int scn_write_load_error_json(const char *json_out, const char *file, const char
     size_t fl = strlen(file);
     if (!strncmp(msg, file, fl) && msg[fl] == ':')
         line = (unsigned)strtoul(msg + fl + 1, NULL, 10);
-    scn_report_t r = {NULL, file, engine, 0, 0, SCN_ERROR, line, NULL, msg, NULL, NULL, NULL, 0};
+    scn_report_t r = {NULL, file, engine, 0, 0, SCN_ERROR, line, NULL, msg, NULL, NULL, NULL, NULL, 0};
     return scn_write_json(json_out, &r);
 }
 

@@ -242,6 +242,8 @@ static int start_device(ctx_t *c)
                        err[0] ? err : strerror(-rc));
     if (evlog_subscribe(hca_dev_log(r->dev), on_event, r))
         return scn_bad(c, "the device's event log is full");
+    if (r->o->verbose)
+        fprintf(r->out, "firmware image: %s\n", hca_dev_firmware(r->dev));
     r->host = hca_dev_host(r->dev);
     if ((rc = hcadrv_open(&r->drv, &r->host)))
         return scn_bad(c, "driver: %s", strerror(-rc));
@@ -345,8 +347,9 @@ static int run_one_engine(const scn_t *cs, const scn_run_opts_t *o, scn_engine_t
     }
     scn_checker_t ck;
     scn_fw_state_t fw;
-    scn_report_t rep = {s, s->file, engine, r.seed, 0, rc, fline, fop, c.msg, NULL, NULL, r.wrs, r.nwrs};
+    scn_report_t rep = {s, s->file, engine, r.seed, 0, rc, fline, fop, c.msg, NULL, NULL, NULL, r.wrs, r.nwrs};
     if (r.dev) {
+        rep.firmware = hca_dev_firmware(r.dev);
         rep.cycles = hca_dev_cycle(r.dev);
         rep.checker = checker_of(r.dev, &ck);
         if (rc && o->verbose) { /* what the firmware said, for the diagnosis */
