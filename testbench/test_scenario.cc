@@ -705,6 +705,28 @@ TEST(Scenario, SchemaDrivenFieldChecks)
     }
 }
 
+// Error text: a number is echoed as the user wrote it (decimal stays
+// decimal, a string stays the string).
+TEST(Scenario, ErrorTextEchoesInputAsWritten)
+{
+    const std::pair<const char *, const char *> cases[] = {
+        {R"({"op":"create_cq","cq":"c","depth":99999999999})",
+         R"(op create_cq: field "depth": 99999999999 is out of range 1..4096)"},
+        {R"({"op":"create_cq","cq":"c","depth":"99999999999"})",
+         R"(op create_cq: field "depth": "99999999999" is out of range 1..4096)"},
+        {R"({"op":"create_cq","cq":"c","depth":"0x174876E7FF"})",
+         R"(op create_cq: field "depth": "0x174876E7FF" is out of range 1..4096)"},
+        {R"({"op":"create_cq","cq":"c","depth":"x"} )", R"(op create_cq: field "depth": "x" is not an integer (decimal or "0x" hex))"},
+    };
+    for (auto &c : cases) {
+        std::string text = std::string(c.first) + "\n";
+        scn_t *s = nullptr;
+        char err[1024];
+        EXPECT_EQ(scn_load_text("t.jsonl", text.data(), text.size(), &s, err, sizeof err), SCN_ERROR) << c.first;
+        EXPECT_EQ(std::string(err), std::string("t.jsonl:1: ") + c.second) << c.first;
+    }
+}
+
 } // namespace
 
 // --fw-profile: the firmware's busy cycles per function, from the image's own

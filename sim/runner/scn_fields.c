@@ -286,9 +286,12 @@ int scn_int_value(ctx_t *c, const json_value_t *v, const char *k, uint64_t min, 
     default:
         return scn_bad_field(c, k, "expected an integer, got a %s", json_type_name(v->type));
     }
-    if (x < min || x > max) {
-        char a[24], b[24], d[24];
-        fmt_u64(a, sizeof a, x);
+    if (x < min || x > max) { /* the value as the user wrote it: a decimal literal, or the string */
+        char a[64], b[24], d[24];
+        if (v->type == JSON_STRING)
+            snprintf(a, sizeof a, "\"%.40s\"", v->u.string.s);
+        else
+            snprintf(a, sizeof a, "%" PRIu64, x);
         fmt_u64(b, sizeof b, min);
         fmt_u64(d, sizeof d, max);
         return scn_bad_field(c, k, "%s is out of range %s..%s", a, b, d);
