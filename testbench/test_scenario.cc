@@ -706,7 +706,7 @@ TEST(Scenario, SchemaDrivenFieldChecks)
 }
 
 // Error text: a number is echoed as the user wrote it (decimal stays
-// decimal, a string stays the string).
+// decimal, a string stays the string), and a type takes its article.
 TEST(Scenario, ErrorTextEchoesInputAsWritten)
 {
     const std::pair<const char *, const char *> cases[] = {
@@ -716,7 +716,17 @@ TEST(Scenario, ErrorTextEchoesInputAsWritten)
          R"(op create_cq: field "depth": "99999999999" is out of range 1..4096)"},
         {R"({"op":"create_cq","cq":"c","depth":"0x174876E7FF"})",
          R"(op create_cq: field "depth": "0x174876E7FF" is out of range 1..4096)"},
+        {R"({"op":"create_cq","cq":"c","depth":{}})",
+         R"(op create_cq: field "depth": expected an integer, got an object)"},
+        {R"({"op":"create_cq","cq":"c","depth":[1]})",
+         R"(op create_cq: field "depth": expected an integer, got an array)"},
+        {R"({"op":"create_cq","cq":"c","depth":null})",
+         R"(op create_cq: field "depth": expected an integer, got null)"},
         {R"({"op":"create_cq","cq":"c","depth":"x"} )", R"(op create_cq: field "depth": "x" is not an integer (decimal or "0x" hex))"},
+        {R"({"op":"create_qp","qp":"q","pd":7,"send_cq":"c","recv_cq":"c"})",
+         R"(op create_qp: field "pd": expected a name (a string), got an integer)"},
+        {R"([1])", R"(expected one JSON object per line, got an array)"},
+        {R"({"op":{}})", R"(field "op": expected a string, got an object)"},
     };
     for (auto &c : cases) {
         std::string text = std::string(c.first) + "\n";

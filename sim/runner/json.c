@@ -705,6 +705,20 @@ const json_value_t *json_get(const json_value_t *v, const char *key)
     return NULL;
 }
 
+const char *json_type_phrase(json_type_t t)
+{
+    switch (t) {
+    case JSON_NULL: return "null";
+    case JSON_BOOL: return "a boolean";
+    case JSON_INT: return "an integer";
+    case JSON_NUMBER: return "a number";
+    case JSON_STRING: return "a string";
+    case JSON_ARRAY: return "an array";
+    case JSON_OBJECT: return "an object";
+    }
+    return "?";
+}
+
 const char *json_type_name(json_type_t t)
 {
     switch (t) {

@@ -92,6 +92,8 @@ void json_free(json_doc_t *doc);
 const json_value_t *json_get(const json_value_t *v, const char *key);
 /** Name of a type, for messages ("integer", "string", ...). */
 const char *json_type_name(json_type_t t);
+/** The same with its article, for "got …" ("an integer", "a string", "null"). */
+const char *json_type_phrase(json_type_t t);
 
 /** v as an unsigned 64-bit integer: 0; -EINVAL when v is not an integer (a
  *  fraction or exponent included); -ERANGE when it is negative or beyond 2^64-1. */

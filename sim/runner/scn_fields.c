@@ -202,14 +202,14 @@ void scn_leave(ctx_t *c, const scn_frame_t *saved)
 int scn_need_object(ctx_t *c, const json_value_t *v, const char *k)
 {
     if (v->type != JSON_OBJECT)
-        return scn_bad_field(c, k, "expected an object, got a %s", json_type_name(v->type));
+        return scn_bad_field(c, k, "expected an object, got %s", json_type_phrase(v->type));
     return 0;
 }
 
 int scn_need_array(ctx_t *c, const json_value_t *v, const char *k, size_t min, size_t max)
 {
     if (v->type != JSON_ARRAY)
-        return scn_bad_field(c, k, "expected a list, got a %s", json_type_name(v->type));
+        return scn_bad_field(c, k, "expected a list, got %s", json_type_phrase(v->type));
     if (v->u.array.n < min || v->u.array.n > max)
         return scn_bad_field(c, k, "%zu entries, expected %zu..%zu", v->u.array.n, min, max);
     return 0;
@@ -284,7 +284,7 @@ int scn_int_value(ctx_t *c, const json_value_t *v, const char *k, uint64_t min, 
         break;
     }
     default:
-        return scn_bad_field(c, k, "expected an integer, got a %s", json_type_name(v->type));
+        return scn_bad_field(c, k, "expected an integer, got %s", json_type_phrase(v->type));
     }
     if (x < min || x > max) { /* the value as the user wrote it: a decimal literal, or the string */
         char a[64], b[24], d[24];
@@ -314,7 +314,7 @@ int scn_bool(ctx_t *c, const json_value_t *o, const char *k, int *out)
     if (!v)
         return rc;
     if (v->type != JSON_BOOL)
-        return scn_bad_field(c, k, "expected true or false, got a %s", json_type_name(v->type));
+        return scn_bad_field(c, k, "expected true or false, got %s", json_type_phrase(v->type));
     *out = v->u.boolean;
     return 0;
 }
@@ -327,7 +327,7 @@ static int str_field(ctx_t *c, const json_value_t *o, const char *k, scn_kind_t 
     if (!v)
         return rc;
     if (v->type != JSON_STRING)
-        return scn_bad_field(c, k, "expected a string, got a %s", json_type_name(v->type));
+        return scn_bad_field(c, k, "expected a string, got %s", json_type_phrase(v->type));
     if (strlen(v->u.string.s) != v->u.string.len)
         return scn_bad_field(c, k, "the string holds a NUL character");
     *out = v->u.string.s;
@@ -364,7 +364,7 @@ int scn_enum_value(ctx_t *c, const json_value_t *v, const char *k, const char *(
                    unsigned *out)
 {
     if (v->type != JSON_STRING)
-        return scn_bad_field(c, k, "expected a name (a string), got a %s", json_type_name(v->type));
+        return scn_bad_field(c, k, "expected a name (a string), got %s", json_type_phrase(v->type));
     for (unsigned i = 0; i <= max; i++) {
         const char *n = name(i);
         if (n && strlen(n) == v->u.string.len && !strcmp(n, v->u.string.s)) {
@@ -393,7 +393,7 @@ int scn_flags(ctx_t *c, const json_value_t *o, const char *k, const char *(*bit_
     if (!v)
         return rc;
     if (v->type != JSON_ARRAY)
-        return scn_bad_field(c, k, "expected a list of names, got a %s", json_type_name(v->type));
+        return scn_bad_field(c, k, "expected a list of names, got %s", json_type_phrase(v->type));
     uint32_t mask = 0;
     for (size_t i = 0; i < v->u.array.n; i++) {
         char ik[64];

@@ -34,8 +34,8 @@ static int op_of(const json_value_t *v, const char *name, unsigned line, int *op
     if (!opv)
         return scn_load_error(err, errlen, name, line, "missing field \"op\"");
     if (opv->type != JSON_STRING)
-        return scn_load_error(err, errlen, name, line, "field \"op\": expected a string, got a %s",
-                              json_type_name(opv->type));
+        return scn_load_error(err, errlen, name, line, "field \"op\": expected a string, got %s",
+                              json_type_phrase(opv->type));
     *op = -1;
     for (size_t k = 0; k < scn_nops; k++)
         if (strlen(scn_ops[k].name) == opv->u.string.len && !strcmp(scn_ops[k].name, opv->u.string.s))
@@ -76,8 +76,8 @@ static int read_lines(scn_t *s, const char *name, const char *text, size_t len, 
         const json_value_t *v = json_root(doc);
         int op = -1, rc;
         if (v->type != JSON_OBJECT)
-            rc = scn_load_error(err, errlen, name, line, "expected one JSON object per line, got a %s",
-                                json_type_name(v->type));
+            rc = scn_load_error(err, errlen, name, line, "expected one JSON object per line, got %s",
+                                json_type_phrase(v->type));
         else
             rc = op_of(v, name, line, &op, err, errlen);
         if (!rc && s->nops == capops) {

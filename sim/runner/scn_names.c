@@ -84,7 +84,7 @@ static int sym_add(scn_t *s, const char *name, size_t len, sym_kind_t kind, unsi
 static int name_of(ctx_t *c, const json_value_t *v, const char *k, const char **name, size_t *len)
 {
     if (v->type != JSON_STRING)
-        return scn_bad_field(c, k, "expected a name (a string), got a %s", json_type_name(v->type));
+        return scn_bad_field(c, k, "expected a name (a string), got %s", json_type_phrase(v->type));
     size_t n = v->u.string.len;
     if (n < 1 || n > 64)
         return scn_bad_field(c, k, "a name has 1 to 64 characters");
@@ -184,8 +184,8 @@ int scn_keyref_value(ctx_t *c, const json_value_t *v, const char *k, uint32_t *o
     if (v->type != JSON_OBJECT) {
         if (v->type != JSON_INT && v->type != JSON_STRING && v->type != JSON_NUMBER)
             return scn_bad_field(c, k, "expected a key: {\"mr\":NAME}, {\"mr\":NAME,\"key\":BYTE} or an integer, "
-                                       "got a %s",
-                                 json_type_name(v->type));
+                                       "got %s",
+                                 json_type_phrase(v->type));
         uint64_t x = 0;
         int rc = scn_int_value(c, v, k, 0, UINT32_MAX, &x);
         *out = (uint32_t)x;
