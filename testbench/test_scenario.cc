@@ -609,6 +609,35 @@ TEST(Scenario, DefaultFirmwareFoundFromTheExecutable)
     EXPECT_EQ(Str(j.get("firmware")), given);
 }
 
+// A bad --firmware or --trace is a command-line error: said so, with no
+// FILE:LINE of the scenario (no op of the file is to blame), exit 2.
+TEST(Scenario, BadFirmwareOrTraceIsACommandLineError)
+{
+    const std::string f = Write("pass.jsonl", kPassing), json = TempPath("r.json");
+    const std::string notelf = Write("notelf.txt", {"not an ELF"});
+    const std::pair<std::string, std::string> cases[] = {
+        {"--firmware /nonexistent/fw.elf",
+         "hcasim run: command line: --firmware /nonexistent/fw.elf: No such file or directory\n"},
+        {"--firmware " + notelf, "hcasim run: command line: --firmware " + notelf + ": ELF header: not an ELF file"},
+        {"--trace /nonexistent/dir/w.fst", "hcasim run: command line: --trace /nonexistent/dir/w.fst: No such file or directory\n"},
+        {"--engine model --trace " + TempPath("w.fst"),
+         "hcasim run: command line: --trace " + TempPath("w.fst") + ": waves come from the RTL engine only (--engine rtl)\n"},
+    };
+    for (auto &c : cases) {
+        Result r = Hcasim("run " + f + " " + c.first + " --json " + json);
+        EXPECT_EQ(r.rc, 2) << c.first << "\n" << r.out;
+        EXPECT_TRUE(Contains(r.out, c.second)) << c.first << "\n" << r.out;
+        EXPECT_FALSE(Contains(r.out, f + ":3:")) << "no FILE:LINE (line 3 starts the device): " << r.out;
+        EXPECT_FALSE(Contains(r.out, "op query_device")) << r.out;
+        JsonFile j(json);
+        ASSERT_NE(j.doc, nullptr) << c.first;
+        EXPECT_EQ(Str(j.get("result")), "error");
+        uint64_t line = 9;
+        EXPECT_EQ(json_as_u64(json_get(j.get("failure"), "line"), &line), 0);
+        EXPECT_EQ(line, 0u) << c.first;
+    }
+}
+
 // --help and -h print usage to stdout and exit 0, for hcasim and each command.
 TEST(Scenario, HelpPrintsUsageToStdout)
 {

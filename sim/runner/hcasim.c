@@ -534,7 +534,9 @@ static int cmd_run(int argc, char **argv)
     scn_t *s = NULL;
     char err[1024];
     if (scn_check_opts(&o, err, sizeof err)) { /* before the file is even read */
-        fprintf(stderr, "hcasim run: %s\n", err);
+        fprintf(stderr, "hcasim run: command line: %s\n", err);
+        if (o.json_out && strncmp(err, "--json ", 7)) /* the JSON result is written in every case it can be */
+            scn_write_load_error_json(o.json_out, file, err, o.engine);
         return 2;
     }
     if (scn_load(file, &s, err, sizeof err)) {

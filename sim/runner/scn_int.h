@@ -370,6 +370,7 @@ typedef struct scn_report {
     const scn_fw_state_t *fw;     /**< NULL: no firmware diagnosis */
     const wr_rec_t *wrs;
     size_t nwrs;
+    int cmdline;           /**< the error is a command-line option's: no FILE:LINE */
 } scn_report_t;
 
 /** The reason (to err), the firmware diagnosis, the checker and summary lines (to out). */

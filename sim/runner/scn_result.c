@@ -41,7 +41,10 @@ void scn_print_report(const scn_report_t *r, FILE *out, FILE *err)
 {
     fflush(out); /* the reason comes before the summary, also when both go to one pipe */
     if (r->result) {
-        fprintf(err, "%s:%u: %s\n", r->file, r->line, r->msg);
+        if (r->cmdline)
+            fprintf(err, "hcasim run: command line: %s\n", r->msg);
+        else
+            fprintf(err, "%s:%u: %s\n", r->file, r->line, r->msg);
         fflush(err);
     }
     if (r->fw)
@@ -118,7 +121,7 @@ int scn_write_load_error_json(const char *json_out, const char *file, const char
     size_t fl = strlen(file);
     if (!strncmp(msg, file, fl) && msg[fl] == ':')
         line = (unsigned)strtoul(msg + fl + 1, NULL, 10);
-    scn_report_t r = {NULL, file, engine, 0, 0, SCN_ERROR, line, NULL, msg, NULL, NULL, NULL, NULL, 0};
+    scn_report_t r = {NULL, file, engine, 0, 0, SCN_ERROR, line, NULL, msg, NULL, NULL, NULL, NULL, 0, 0};
     return scn_write_json(json_out, &r);
 }
 

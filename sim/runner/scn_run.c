@@ -6,6 +6,7 @@
  * op handlers reach them through the helpers below. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,7 @@ struct run {
     size_t nobj;
     wr_rec_t *wrs;
     size_t nwrs, capwrs;
+    int cmdline_err; /* the error is the command line's (an option's value), not the file's */
 };
 
 /* ================================================================ what handlers reach */
@@ -227,6 +229,18 @@ int scn_poll(ctx_t *c, int cq, int n, hcadrv_wc_t *wc, uint64_t *arrival, wr_rec
 
 /* ================================================================ the device */
 
+/* An option of the command line is at fault, not the op that started the
+ * device: the reason in c->msg without "op NAME: ", reported without FILE:LINE. */
+static int cmdline_bad(ctx_t *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->msg, sizeof c->msg, fmt, ap);
+    va_end(ap);
+    c->run->cmdline_err = 1;
+    return SCN_ERROR;
+}
+
 /* Start the device at the first op that needs it. SCN_PASS or SCN_ERROR. */
 static int start_device(ctx_t *c)
 {
@@ -237,9 +251,13 @@ static int start_device(ctx_t *c)
     int rc = hostmem_create(&r->mem);
     if (rc)
         return scn_bad(c, "host memory: %s", strerror(-rc));
-    if ((rc = hca_dev_create(&r->dev, &r->cfg, r->mem, err, sizeof err)))
+    if ((rc = hca_dev_create(&r->dev, &r->cfg, r->mem, err, sizeof err))) {
+        size_t fl = r->o->firmware ? strlen(r->o->firmware) : 0;
+        if (fl && !strncmp(err, r->o->firmware, fl) && !strncmp(err + fl, ": ", 2)) /* the image given is bad */
+            return cmdline_bad(c, "--firmware %s", err);
         return scn_bad(c, "cannot start the device (%s engine): %s", scn_engine_name(r->engine),
                        err[0] ? err : strerror(-rc));
+    }
     if (evlog_subscribe(hca_dev_log(r->dev), on_event, r))
         return scn_bad(c, "the device's event log is full");
     if (r->o->verbose)
@@ -249,13 +267,13 @@ static int start_device(ctx_t *c)
         return scn_bad(c, "driver: %s", strerror(-rc));
     if (r->o->fw_profile) { /* its path was checked by scn_check_opts */
         if ((rc = hca_dev_fw_profile_start(r->dev)))
-            return scn_bad(c, "--fw-profile: %s", strerror(-rc));
+            return cmdline_bad(c, "--fw-profile %s: %s", r->o->fw_profile, strerror(-rc));
     }
     if (r->o->trace) {
         rc = hca_dev_trace_open(r->dev, r->o->trace, r->o->trace_from, r->o->trace_to ? r->o->trace_to : UINT64_MAX);
         if (rc)
-            return scn_bad(c, "--trace %s: %s%s", r->o->trace, strerror(-rc),
-                           r->engine == SCN_ENGINE_MODEL ? " (waves come from the RTL engine only)" : "");
+            return cmdline_bad(c, "--trace %s: %s%s", r->o->trace, strerror(-rc),
+                               r->engine == SCN_ENGINE_MODEL ? " (waves come from the RTL engine only)" : "");
     }
     return SCN_PASS;
 }
@@ -347,7 +365,12 @@ static int run_one_engine(const scn_t *cs, const scn_run_opts_t *o, scn_engine_t
     }
     scn_checker_t ck;
     scn_fw_state_t fw;
-    scn_report_t rep = {s, s->file, engine, r.seed, 0, rc, fline, fop, c.msg, NULL, NULL, NULL, r.wrs, r.nwrs};
+    scn_report_t rep = {s, s->file, engine, r.seed, 0, rc, fline, fop, c.msg, NULL, NULL, NULL, r.wrs, r.nwrs, 0};
+    if (r.cmdline_err) { /* no line of the file is to blame */
+        rep.line = 0;
+        rep.op = NULL;
+        rep.cmdline = 1;
+    }
     if (r.dev) {
         rep.firmware = hca_dev_firmware(r.dev);
         rep.cycles = hca_dev_cycle(r.dev);
@@ -395,14 +418,26 @@ int scn_check_opts(const scn_run_opts_t *o, char *err, size_t errlen)
 {
     if (check_writable("--json", o->json_out, err, errlen) || check_writable("--fw-profile", o->fw_profile, err, errlen))
         return SCN_ERROR;
-    return SCN_PASS;
+    if (o->firmware) { /* its contents are checked when the device loads it */
+        FILE *t = fopen(o->firmware, "rb");
+        if (!t) {
+            snprintf(err, errlen, "--firmware %s: %s", o->firmware, strerror(errno));
+            return SCN_ERROR;
+        }
+        fclose(t);
+    }
+    if (o->trace && o->engine == SCN_ENGINE_MODEL) {
+        snprintf(err, errlen, "--trace %s: waves come from the RTL engine only (--engine rtl)", o->trace);
+        return SCN_ERROR;
+    }
+    return check_writable("--trace", o->trace, err, errlen);
 }
 
 int scn_run(const scn_t *s, const scn_run_opts_t *o)
 {
     char why[600];
     if (scn_check_opts(o, why, sizeof why)) { /* a command-line error: no FILE:LINE */
-        fprintf(o->err ? o->err : stderr, "hcasim run: %s\n", why);
+        fprintf(o->err ? o->err : stderr, "hcasim run: command line: %s\n", why);
         if (o->json_out && strncmp(why, "--json ", 7))
             scn_write_load_error_json(o->json_out, s->file, why, o->engine);
         return SCN_ERROR;
