@@ -10,6 +10,20 @@ SHELL := /bin/bash
 .SUFFIXES:
 MAKEFLAGS += --no-builtin-rules
 
+# Quiet by default: one short line per step ("  CC      sim/device/hca_dev.c",
+# "  VERILATE hca_core"); `make V=1` prints the full commands instead (as
+# kbuild does). Errors and warnings are printed either way. In a recipe:
+#   $(call say,TAG,WHAT)    the short line (nothing with V=1)
+#   $(Q)command             the command (echoed only with V=1)
+V ?= 0
+ifeq ($(V),1)
+Q :=
+say = @:
+else
+Q := @
+say = @printf '  %-8s %s\n' '$(1)' '$(2)'
+endif
+
 BUILD := build
 OBJ   := $(BUILD)/obj
 BIN   := $(BUILD)/bin
@@ -53,7 +67,8 @@ HCASIM_LIBS = $(LIBHCASIM) $(filter %.a,$(HCASIM_LINK))
 # link_bin: link $@ from its objects, libhcasim and the Verilated RTL; $(1) = extra libs.
 define link_bin
 	@mkdir -p $(@D)
-	$(CXX) $(SAN_FLAGS) -o $@ $(filter %.o,$^) $(LIBHCASIM) $(HCASIM_LINK) $(LDLIBS) $(1)
+	$(call say,LD,$@)
+	$(Q)$(CXX) $(SAN_FLAGS) -o $@ $(filter %.o,$^) $(LIBHCASIM) $(HCASIM_LINK) $(LDLIBS) $(1)
 endef
 
 # Fragments, one or more per directory, in dependency order (rtl/ first: it
@@ -64,19 +79,23 @@ HCASIM_OBJS := $(patsubst %,$(OBJ)/%.o,$(basename $(HCASIM_SRCS)))
 
 $(LIBHCASIM): $(HCASIM_OBJS)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(OBJ)/%.o: %.cc
 	@mkdir -p $(@D)
-	$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
+	$(call say,CXX,$<)
+	$(Q)$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
 
 $(OBJ)/%.o: %.cpp
 	@mkdir -p $(@D)
-	$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
+	$(call say,CXX,$<)
+	$(Q)$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
 
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
@@ -94,7 +113,7 @@ deps:
 # run and test first install what is missing, then build in parallel.
 run: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
-	$(RUN_CMD)
+	$(Q)$(RUN_CMD)
 
 # Every GoogleTest case counts as one test, every check as one; the last line
 # of the output is "N passed, N failed".

@@ -30,6 +30,15 @@ VL_FLAGS   := --cc -Wall -O3 --x-assign fast --x-initial fast --trace-fst \
 # C++ optimization of the Verilated code (the RTL speed benchmark runs it).
 VL_OPT     := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 
+# $(call vl_make,ARGS): a sub-make of Verilator's generated makefile. Quiet
+# unless V=1 (-s, and without the "Archive ..." notes verilated.mk prints);
+# its errors and warnings go to stderr either way.
+ifeq ($(V),1)
+vl_make = $(MAKE) --no-print-directory $(1)
+else
+vl_make = set -o pipefail; $(MAKE) --no-print-directory -s $(1) | { grep -v '^Archive ' || true; }
+endif
+
 # The Verilator and C++ flags live in a file rewritten only when they
 # change, so editing this makefile rebuilds the model only if it changed how.
 VL_FLAGS_TXT := $(VL_DIR)/flags.txt
@@ -42,7 +51,8 @@ endif
 # timestamps move and the archives follow) even if it thinks nothing changed.
 $(VL_MK) $(VL_HDR) &: $(RTL_SRCS) $(RTL_INC) $(VL_FLAGS_TXT)
 	@mkdir -p $(VL_DIR)
-	$(VERILATOR) $(VL_FLAGS) --no-skip-identical --Mdir $(VL_DIR) $(RTL_SRCS)
+	$(call say,VERILATE,$(RTL_TOP))
+	$(Q)$(VERILATOR) $(VL_FLAGS) --no-skip-identical --Mdir $(VL_DIR) $(RTL_SRCS)
 
 # The model archive, and the Verilator runtime (VM_GLOBAL_* objects of the
 # generated makefile, which Verilator itself links only into executables) as a
@@ -50,8 +60,8 @@ $(VL_MK) $(VL_HDR) &: $(RTL_SRCS) $(RTL_INC) $(VL_FLAGS_TXT)
 $(VL_MODEL_A) $(VL_RT_A) &: $(VL_MK)
 	@printf 'include %s.mk\nlibverilated.a: $$(VK_GLOBAL_OBJS)\n\trm -f $$@ && $$(AR) rcs $$@ $$^\n' \
 	    $(VL_PREFIX) > $(VL_DIR)/hcasim.mk
-	+$(MAKE) --no-print-directory -C $(VL_DIR) -f hcasim.mk $(VL_OPT) \
-	    $(notdir $(VL_MODEL_A)) $(notdir $(VL_RT_A))
+	$(call say,VLMAKE,$(VL_MODEL_A) $(VL_RT_A))
+	+$(Q)$(call vl_make,-C $(VL_DIR) -f hcasim.mk $(VL_OPT) $(notdir $(VL_MODEL_A)) $(notdir $(VL_RT_A)))
 
 HCASIM_SRCS += sim/verilated/xu_rtl.cpp
 HCASIM_LINK += $(VL_MODEL_A) $(VL_RT_A)
@@ -77,10 +87,12 @@ endif
 
 $(CORE_MK) $(CORE_HDR) &: $(RTL_SRCS) $(RTL_INC) $(CORE_FLAGS_TXT)
 	@mkdir -p $(CORE_DIR)
-	$(VERILATOR) $(CORE_FLAGS) --no-skip-identical --Mdir $(CORE_DIR) $(RTL_SRCS)
+	$(call say,VERILATE,$(CORE_TOP))
+	$(Q)$(VERILATOR) $(CORE_FLAGS) --no-skip-identical --Mdir $(CORE_DIR) $(RTL_SRCS)
 
 $(CORE_MODEL_A): $(CORE_MK)
-	+$(MAKE) --no-print-directory -C $(CORE_DIR) -f $(notdir $(CORE_MK)) $(VL_OPT) $(notdir $(CORE_MODEL_A))
+	$(call say,VLMAKE,$(CORE_MODEL_A))
+	+$(Q)$(call vl_make,-C $(CORE_DIR) -f $(notdir $(CORE_MK)) $(VL_OPT) $(notdir $(CORE_MODEL_A)))
 
 HCASIM_SRCS += sim/verilated/core_rtl.cpp
 # Before the runtime archive: the model's objects refer to it.

@@ -2,7 +2,8 @@
 GTEST_BINS += $(BIN)/test_json
 $(BIN)/test_json: $(OBJ)/testbench/test_json.o $(OBJ)/sim/runner/json.o
 	@mkdir -p $(@D)
-	$(CXX) $(SAN_FLAGS) -o $@ $^ $(GTEST_LIBS) -lpthread
+	$(call say,LD,$@)
+	$(Q)$(CXX) $(SAN_FLAGS) -o $@ $^ $(GTEST_LIBS) -lpthread
 
 # test_scenario runs the real hcasim binary (and calls the library).
 GTEST_BINS += $(BIN)/test_scenario
