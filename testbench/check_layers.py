@@ -8,7 +8,8 @@ such as "../firmware/start.h" too, else the one header of the tree whose path
 ends in x.h) and so to that header's layer; `#include <x.h>` is resolved the
 same way when the tree holds an x.h, and is a system header otherwise.
 Verilator's headers (verilated*.h, the generated V<top>*.h, svdpi.h), which
-the tree does not hold, are the pseudo-layer `verilator`.
+the tree does not hold, are the pseudo-layer `verilator`; SystemC's (<systemc>,
+<tlm>, <tlm_utils/...>, ...) the pseudo-layer `SystemC`.
 
 Reported, each as FILE:LINE, exit status 1:
   - an include of a layer its layer may not include (the table below);
@@ -26,7 +27,8 @@ import sys
 import tempfile
 
 # The layers, bottom to top: (name, folders, layers or single headers it may
-# include besides its own). "*" is every layer of the tree (not Verilator).
+# include besides its own). "*" is every layer of the tree and SystemC (not
+# Verilator).
 LAYERS = [
     ("abi",            ["abi/gen"],        []),
     ("firmware",       ["firmware"],       ["abi"]),
@@ -41,6 +43,8 @@ LAYERS = [
     ("harness",        ["sim/harness"],    ["iface", "mem", "check", "abi"]),
     ("device",         ["sim/device"],     ["harness", "iss", "mem", "check", "iface", "abi",
                                             "driver/hca_host.h"]),
+    ("systemc",        ["sim/systemc"],    ["device", "harness", "iss", "mem", "check", "iface", "abi",
+                                            "driver/hca_host.h", "SystemC"]),
     ("runner",         ["sim/runner"],     ["driver", "device", "harness", "iss", "mem", "check",
                                             "iface", "abi"]),
     ("testbench",      ["testbench"],      ["*"]),
@@ -48,6 +52,8 @@ LAYERS = [
 ]
 VERILATOR = "verilator"
 VERILATOR_HEADER = re.compile(r"^(verilated\w*\.h|verilatedos\.h|svdpi\.h|vpi_user\.h|V\w+\.h)$")
+SYSTEMC = "SystemC"
+SYSTEMC_HEADER = re.compile(r"^(systemc|systemc\.h|tlm|tlm\.h|(tlm_utils|tlm_core|sysc)/.+)$")
 
 SOURCE_EXTS = (".c", ".h", ".cc", ".cpp", ".hh", ".hpp", ".S")
 HEADER_EXTS = (".h", ".hh", ".hpp")
@@ -134,7 +140,7 @@ def check(root):
                             f"{', '.join(paths)} (ambiguous)")
 
     def resolve(src, spec, quoted):
-        """-> tree path, VERILATOR, None (not ours: system), or [paths] (ambiguous)."""
+        """-> tree path, VERILATOR, SYSTEMC, None (not ours: system), or [paths] (ambiguous)."""
         if quoted:
             near = os.path.normpath(os.path.join(os.path.dirname(src), spec)).replace(os.sep, "/")
             if near in fileset:
@@ -142,6 +148,8 @@ def check(root):
         if VERILATOR_HEADER.match(os.path.basename(spec)) and not any(
                 h == spec or h.endswith("/" + spec) for h in headers):
             return VERILATOR
+        if not quoted and SYSTEMC_HEADER.match(spec):
+            return SYSTEMC
         norm = os.path.normpath(spec).replace(os.sep, "/")
         hits = [h for h in headers if h == norm or h.endswith("/" + norm)]
         if len(hits) == 1:
@@ -173,6 +181,8 @@ def check(root):
             n_inc += 1
             if target == VERILATOR:
                 tlayer, tdesc = VERILATOR, f"Verilator's header {spec}"
+            elif target == SYSTEMC:
+                tlayer, tdesc = SYSTEMC, f"SystemC's header {spec}"
             else:
                 tlayer = layer_of(target)
                 tdesc = f"{tlayer}'s header {target}" if tlayer else f"header {target} (in no layer)"
@@ -195,11 +205,12 @@ def self_test():
         "sim/device/hca_dev.h": ('#include "hca_host.h"\n'     # allowed: the contract header
                                  '#include "hcadrv.h"\n'),     # forbidden: line 2
         "sim/iface/bus.h": '#include "hca_abi.h"\n',
-        "model/m.c": '#include "bus.h"\n#include "verilated.h"\n',  # line 2 forbidden
+        "model/m.c": '#include "bus.h"\n#include "verilated.h"\n#include <tlm>\n',  # lines 2, 3 forbidden
+        "sim/systemc/s.cc": '#include <systemc>\n#include <tlm_utils/simple_target_socket.h>\n#include "bus.h"\n',
         "sim/verilated/shim.cpp": '#include <verilated.h>\n#include "Vtop.h"\n#include "bus.h"\n',
         "firmware/start.h": "\n",
         "firmware/tests/check.h": '#include "start.h"\n',
-        "testbench/t.cc": '#include "../firmware/start.h"\n#include "hca_dev.h"\n',
+        "testbench/t.cc": '#include "../firmware/start.h"\n#include "hca_dev.h"\n#include <systemc>\n',
         "firmware/main.c": '#include "../testbench/t.h"\n#include "missing.h"\n',
         "testbench/t.h": "\n",
         "sim/mem/dup.h": "\n",
@@ -212,6 +223,8 @@ def self_test():
         "sim/device/hca_dev.h:2: layer device includes driver's header driver/hcadrv.h "
         "(device may include: device, harness, iss, mem, check, iface, abi, driver/hca_host.h)",
         "model/m.c:2: layer model includes Verilator's header verilated.h "
+        "(model may include: model, iface, abi)",
+        "model/m.c:3: layer model includes SystemC's header tlm "
         "(model may include: model, iface, abi)",
         "firmware/main.c:1: layer firmware includes testbench's header testbench/t.h "
         "(firmware may include: firmware, abi)",
@@ -249,7 +262,7 @@ def main():
     problems, n_files, n_inc = check(args.root)
     for p in problems:
         print(p)
-    print(f"check-layers: {n_files} files, {n_inc} includes of the tree or Verilator, "
+    print(f"check-layers: {n_files} files, {n_inc} includes of the tree, Verilator or SystemC, "
           f"{len(problems)} problem{'s' if len(problems) != 1 else ''}")
     return 1 if problems else 0
 

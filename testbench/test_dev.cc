@@ -515,6 +515,33 @@ TEST(DeviceFirmware, ABadImageIsRefusedWithTheSegmentAtFault)
     EXPECT_NE(std::string::npos, std::string(missing.err).find("/nonexistent/fw.elf")) << missing.err;
 }
 
+TEST(DeviceOnBus, FallbackIsTheGivenBusAndThePlatformAllocates)
+{
+    hostmem_t *mem = nullptr;
+    ASSERT_EQ(0, hostmem_create(&mem));
+    uint64_t buf = 0;
+    ASSERT_EQ(0, hostmem_alloc(mem, 4096, 4096, &buf));
+    hca_dev_config_t cfg{};
+    cfg.engine = DEV_ENGINE_MODEL;
+    hca_dev_t *dev = nullptr;
+    char err[256] = "";
+    EXPECT_EQ(-EINVAL, hca_dev_create_on_bus(&dev, &cfg, bus_t{nullptr, nullptr}, err, sizeof err));
+    ASSERT_EQ(0, hca_dev_create_on_bus(&dev, &cfg, hostmem_bus(mem), err, sizeof err)) << err;
+    hca_host_t h = hca_dev_host(dev);
+    uint64_t a = 0;
+    EXPECT_EQ(-ENOMEM, h.ops->mem_alloc(h.ctx, 64, 64, &a)) << "the platform allocates";
+    const uint32_t v = 0x5eedf00d;
+    uint32_t got = 0;
+    ASSERT_EQ(0, h.ops->mem_write(h.ctx, buf + 8, &v, 4));
+    ASSERT_EQ(0, hostmem_read(mem, buf + 8, &got, 4));
+    EXPECT_EQ(v, got) << "host writes reach the given bus";
+    EXPECT_EQ(-EFAULT, h.ops->mem_read(h.ctx, 0x10, &got, 4)) << "unbacked, as the bus says";
+    hca_dev_step(dev, 1000);
+    EXPECT_EQ(0, hca_dev_fw_health(dev, nullptr, 0)) << "the firmware boots over it";
+    hca_dev_destroy(dev);
+    hostmem_destroy(mem);
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, Device, ::testing::Values(DEV_ENGINE_RTL, DEV_ENGINE_MODEL),
                          [](const ::testing::TestParamInfo<dev_engine_kind_t> &i) { return engine_name(i.param); });
 

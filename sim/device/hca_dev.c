@@ -396,11 +396,14 @@ static void dev_on_event(void *ctx, const evlog_event_t *e)
         ((hca_dev_t *)ctx)->irq_cause |= HCA_HOST_IRQ_CAUSE_CQE_PUT(1);
 }
 
-int hca_dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *mem, char *err, size_t errlen)
+/* mem: the host's device-visible memory, or NULL when the platform owns it
+ * (hca_dev_create_on_bus); fallback: what the bus map routes to outside windows. */
+static int dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *mem, bus_t fallback, char *err,
+                      size_t errlen)
 {
     if (err && errlen)
         err[0] = 0;
-    if (!out || !cfg || !mem)
+    if (!out || !cfg || !fallback.ops)
         return -EINVAL;
     *out = NULL;
     const dev_engine_ops_t *ops = dev_engine_get(cfg->engine);
@@ -424,7 +427,7 @@ int hca_dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *mem,
         rc = evlog_subscribe(&d->log, dev_on_event, d) ? -ENOSPC : 0;
     if (!rc) {
         what = "bus map";
-        rc = busmap_create(&d->busmap, hostmem_bus(mem));
+        rc = busmap_create(&d->busmap, fallback);
     }
     if (!rc) {
         d->bus = busmap_bus(d->busmap);
@@ -475,6 +478,18 @@ int hca_dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *mem,
     d->cpu = fwcore_cpu(d->fc);
     *out = d;
     return 0;
+}
+
+int hca_dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *mem, char *err, size_t errlen)
+{
+    if (!mem)
+        return -EINVAL;
+    return dev_create(out, cfg, mem, hostmem_bus(mem), err, errlen);
+}
+
+int hca_dev_create_on_bus(hca_dev_t **out, const hca_dev_config_t *cfg, bus_t mem, char *err, size_t errlen)
+{
+    return dev_create(out, cfg, NULL, mem, err, errlen);
 }
 
 void hca_dev_destroy(hca_dev_t *d)
@@ -566,24 +581,30 @@ int hca_dev_mmio_write(hca_dev_t *d, uint32_t offset, uint32_t val)
 static int host_mmio_read(void *ctx, uint32_t offset, uint32_t *val) { return hca_dev_mmio_read(ctx, offset, val); }
 static int host_mmio_write(void *ctx, uint32_t offset, uint32_t val) { return hca_dev_mmio_write(ctx, offset, val); }
 
+/* A device on the platform's bus (hca_dev_create_on_bus) has no memory of its
+ * own to hand out: the platform allocates; reads and writes go to that bus. */
 static int host_mem_alloc(void *ctx, uint64_t size, uint64_t align, uint64_t *bus_addr)
 {
-    return hostmem_alloc(((hca_dev_t *)ctx)->mem, size, align, bus_addr);
+    hca_dev_t *d = ctx;
+    return d->mem ? hostmem_alloc(d->mem, size, align, bus_addr) : -ENOMEM;
 }
 
 static int host_mem_free(void *ctx, uint64_t bus_addr, uint64_t size)
 {
-    return hostmem_unmap(((hca_dev_t *)ctx)->mem, bus_addr, size);
+    hca_dev_t *d = ctx;
+    return d->mem ? hostmem_unmap(d->mem, bus_addr, size) : -EINVAL;
 }
 
 static int host_mem_read(void *ctx, uint64_t bus_addr, void *buf, size_t len)
 {
-    return hostmem_read(((hca_dev_t *)ctx)->mem, bus_addr, buf, len);
+    hca_dev_t *d = ctx;
+    return d->mem ? hostmem_read(d->mem, bus_addr, buf, len) : bus_read(&d->bus, bus_addr, buf, len);
 }
 
 static int host_mem_write(void *ctx, uint64_t bus_addr, const void *buf, size_t len)
 {
-    return hostmem_write(((hca_dev_t *)ctx)->mem, bus_addr, buf, len);
+    hca_dev_t *d = ctx;
+    return d->mem ? hostmem_write(d->mem, bus_addr, buf, len) : bus_write(&d->bus, bus_addr, buf, len);
 }
 
 static uint64_t host_wait(void *ctx, uint64_t max_cycles, int wake_on_irq)

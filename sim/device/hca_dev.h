@@ -60,6 +60,12 @@ const char *hca_dev_default_firmware(void);
  *  On error err (may be NULL) receives the reason, e.g. the loader's
  *  "file: segment 2: reason". */
 int hca_dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *mem, char *err, size_t errlen);
+/** As hca_dev_create, over the memory mem (copied; its context borrowed) as
+ *  the bus map's fallback: a platform's bus (the SystemC wrapper's DMA
+ *  initiator). hca_dev_host()'s mem_alloc then answers -ENOMEM (the platform
+ *  allocates) and its mem_read/mem_write go to the device's bus (mem and
+ *  its windows). */
+int hca_dev_create_on_bus(hca_dev_t **out, const hca_dev_config_t *cfg, bus_t mem, char *err, size_t errlen);
 void hca_dev_destroy(hca_dev_t *dev);
 
 /** Advance the whole device by n cycles. */
@@ -79,7 +85,8 @@ int hca_dev_host_irq(const hca_dev_t *dev);
 
 /** The driver's boundary to this device (driver/hca_host.h): BAR0 as
  *  hca_dev_mmio_*, device-visible memory in the host memory given at
- *  creation, waits that step the device. Valid while the device lives. */
+ *  creation (see hca_dev_create_on_bus), waits that step the device.
+ *  Valid while the device lives. */
 hca_host_t hca_dev_host(hca_dev_t *dev);
 
 /** The engine's name ("rtl", "model"). */
