@@ -57,6 +57,7 @@ struct hca_dev {
     rv32_t *cpu;
     const dev_engine_ops_t *eng_ops;
     void *eng;
+    const uint8_t *fw_irq; /* the engine's fw_irq output */
     evlog_t log;
     protcheck_t *pc;
     hostmem_t *mem;    /* host memory: the bus map's fallback, the host's device-visible memory */
@@ -370,7 +371,7 @@ static void dev_tick(hca_dev_t *d)
     d->eng_ops->step(d->eng);
     if (d->fdma.busy && d->fdma.done_at <= d->now)
         fdma_finish(d);
-    rv32_set_irq(d->cpu, HCA_HCR_CTRL_GO_GET(d->hcr.ctrl) || d->eng_ops->fw_irq(d->eng));
+    rv32_set_irq(d->cpu, HCA_HCR_CTRL_GO_GET(d->hcr.ctrl) || *d->fw_irq);
     d->now++;
 }
 
@@ -443,6 +444,8 @@ static int dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *m
         rc = ops->create(&d->eng, &ecfg, &env);
         if (rc)
             d->eng = NULL;
+        else
+            d->fw_irq = ops->fw_irq_pin(d->eng);
     }
     if (rc) {
         if (err)

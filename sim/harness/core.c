@@ -343,7 +343,7 @@ static void rtl_skip(void *eng, uint64_t to) { (void)eng, (void)to; }
 static int rtl_doorbell(void *eng, uint32_t off, uint32_t val) { return core_db_write(eng, off, val); }
 static int rtl_fw_post(void *eng, int write, uint32_t off, uint32_t wdata) { return core_fw_post(eng, write, off, wdata); }
 static int rtl_fw_poll(void *eng, uint32_t *rdata) { return core_fw_poll(eng, rdata); }
-static int rtl_fw_irq(const void *eng) { return core_fw_irq(eng); }
+static const uint8_t *rtl_fw_irq_pin(void *eng) { return &((core_t *)eng)->pins.fw_irq; }
 static int rtl_probe_submit(void *eng, const xu_req_t *req) { return core_xlate_submit(eng, req); }
 static size_t rtl_probe_pending(const void *eng) { return core_xlate_pending(eng); }
 static int rtl_probe_collect(void *eng, xu_seg_t *seg) { return core_xlate_collect(eng, seg); }
@@ -369,7 +369,7 @@ const dev_engine_ops_t dev_engine_rtl = {
     .doorbell = rtl_doorbell,
     .fw_post = rtl_fw_post,
     .fw_poll = rtl_fw_poll,
-    .fw_irq = rtl_fw_irq,
+    .fw_irq_pin = rtl_fw_irq_pin,
     .probe_submit = rtl_probe_submit,
     .probe_pending = rtl_probe_pending,
     .probe_collect = rtl_probe_collect,

@@ -115,7 +115,12 @@ static int xd_fw_poll(void *eng, uint32_t *rdata)
     return xu_fw_poll(x->xu, rdata);
 }
 
-static int xd_fw_irq(const void *eng) { return (void)eng, 0; }
+/* No event queue: the line never rises. */
+static const uint8_t *xd_fw_irq_pin(void *eng)
+{
+    static const uint8_t low = 0;
+    return (void)eng, &low;
+}
 
 static int xd_probe_submit(void *eng, const xu_req_t *req) { return xu_submit(((xu_device_t *)eng)->xu, req); }
 static size_t xd_probe_pending(const void *eng) { return xu_pending(((const xu_device_t *)eng)->xu); }
@@ -149,7 +154,7 @@ const dev_engine_ops_t dev_engine_model = {
     .doorbell = xd_doorbell,
     .fw_post = xd_fw_post,
     .fw_poll = xd_fw_poll,
-    .fw_irq = xd_fw_irq,
+    .fw_irq_pin = xd_fw_irq_pin,
     .probe_submit = xd_probe_submit,
     .probe_pending = xd_probe_pending,
     .probe_collect = xd_probe_collect,

@@ -112,8 +112,10 @@ typedef struct dev_engine_ops {
      *  1 with *rdata once answered, 0 while in flight, -ENOENT when none. */
     int (*fw_post)(void *eng, int write, uint32_t off, uint32_t wdata);
     int (*fw_poll)(void *eng, uint32_t *rdata);
-    /** 1 while a memory-management event waits for the firmware (its interrupt). */
-    int (*fw_irq)(const void *eng);
+    /** The engine's fw_irq output (1 while a memory-management event waits
+     *  for the firmware): the address of a pin the device reads every cycle,
+     *  valid for the engine's life (a read, not a call, on the per-cycle path). */
+    const uint8_t *(*fw_irq_pin)(void *eng);
 
     /** Key-check probes (external translation client): as xu_submit,
      *  xu_pending, xu_collect, xu_accept_cycle, xu_set_backpressure. */
