@@ -1,6 +1,6 @@
 /* xu_model.c — the C model of the translation unit (key checker + MPT + MTT).
  *
- * The twin of rtl/xlate_unit.sv behind the same pins (sim/xu_engine.h), at
+ * The twin of rtl/xlate_unit.sv behind the same pins (sim/iface/xu_engine.h), at
  * the level of requests and beats rather than signals: the key check is one
  * function run on the request handshake, beats are values, the tables are
  * arrays. Plain C11, a few branches per cycle.

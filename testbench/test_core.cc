@@ -1,4 +1,4 @@
-// test_core.cc — the engine core's harness (sim/core.h).
+// test_core.cc — the engine core's harness (sim/harness/core.h).
 //
 // Suites:
 //   CoreDma.*   the DMA block alone, driven through its pins by the test

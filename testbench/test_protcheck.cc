@@ -1,4 +1,4 @@
-// test_protcheck.cc — the protection checker (sim/protcheck.h) alone, on
+// test_protcheck.cc — the protection checker (sim/check/protcheck.h) alone, on
 // synthetic event streams: each invariant broken alone is caught with its
 // cycle, key and address; the legal sequences around it are not flagged.
 #include <gtest/gtest.h>

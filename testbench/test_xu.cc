@@ -1,5 +1,5 @@
 // test_xu.cc — the translation unit (key checker + MPT + MTT) through the C
-// harness (sim/xu.h), on both engines.
+// harness (sim/harness/xu.h), on both engines.
 //
 // Suites:
 //   Engines/Xu.*        every test runs on the RTL and on the model

@@ -1,5 +1,5 @@
 // Golden-vector replay: vectors/xlate/*.vec (docs/xlate-vectors.md), written by
-// the Python reference model, run through sim/xu.h on each engine (RTL and C
+// the Python reference model, run through sim/harness/xu.h on each engine (RTL and C
 // model), with and without random back-pressure. Every beat must match.
 //
 // The .vec folder: $XU_VEC_DIR if set, else vectors/xlate under the current

@@ -1,5 +1,5 @@
 /* core_smoke.c — directed end-to-end bring-up of the Verilated hca_core
- * (rtl/hca_core.sv through sim/core_rtl.cpp) on the C harness (sim/core.c:
+ * (rtl/hca_core.sv through sim/verilated/core_rtl.cpp) on the C harness (sim/harness/core.c:
  * DMA block, loopback link), without firmware or driver: contexts and MPT
  * entries are written through the firmware port, WQEs straight into host
  * memory, doorbells through the harness.

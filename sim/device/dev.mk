@@ -1,4 +1,4 @@
-# sim/hca_dev — the whole device (translation unit + firmware core + mailbox +
+# sim/device/ — the whole device (device engine + firmware core + mailbox +
 # firmware DMA) and the hcasim command line.
 HCASIM_SRCS += sim/device/hca_dev.c
 

@@ -1,5 +1,5 @@
-/* probe_client.h — the key-check probe client both harnesses drive (sim/xu.c
- * on the translation unit's req/rsp pins, sim/core.c on the core's xq/xs
+/* probe_client.h — the key-check probe client both harnesses drive (sim/harness/xu.c
+ * on the translation unit's req/rsp pins, sim/harness/core.c on the core's xq/xs
  * pins): the queue of requests waiting, the beats handed over, the cycle each
  * request was accepted, and the back-pressure dice. Header-only: the per-cycle
  * parts sit in the harnesses' hot paths. */

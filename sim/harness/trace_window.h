@@ -1,7 +1,7 @@
 /* trace_window.h — dump an engine's waves for the cycles [from, to) only.
  *
- * Shared by the harnesses of the translation unit (sim/xu.c) and of the
- * device core (sim/core.c): both engines open and close FST files the same
+ * Shared by the harnesses of the translation unit (sim/harness/xu.c) and of the
+ * device core (sim/harness/core.c): both engines open and close FST files the same
  * way, and the harness calls trace_window_tick() before every cycle while
  * trace_window_pending() says a boundary is still ahead.
  */

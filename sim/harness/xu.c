@@ -1,5 +1,5 @@
 /* xu.c — the translation-unit harness: clock, request/response queues,
- * back-pressure, firmware-port helpers and the trace window (sim/xu.h).
+ * back-pressure, firmware-port helpers and the trace window (sim/harness/xu.h).
  *
  * One cycle (xu_tick):
  *   1. inputs: present the oldest queued request unless one is already

@@ -2,7 +2,7 @@
  *
  * One interface, two implementations: the Verilated RTL (sim/xu_rtl.cpp,
  * rtl/xlate_unit.sv) and the C cycle-approximate model (model/xu_model.c).
- * The harness (sim/xu.h) drives either through these pins; nothing else
+ * The harness (sim/harness/xu.h) drives either through these pins; nothing else
  * touches an engine.
  *
  * Pins follow the RTL ports of xlate_unit one to one (req_*, rsp_*, fw_*).

@@ -1,4 +1,4 @@
-# sim/rv32 — the firmware core's RV32IM instruction-set simulator, its tests and its bench.
+# sim/iss/rv32.mk — the firmware core's RV32IM instruction-set simulator, its tests and its bench.
 HCASIM_SRCS += sim/iss/rv32.c
 
 GTEST_BINS += $(BIN)/test_rv32

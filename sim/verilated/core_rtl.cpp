@@ -1,5 +1,5 @@
 /* core_rtl.cpp — the Verilated device core (rtl/hca_core.sv) behind
- * core_engine_ops_t (sim/core_engine.h), as sim/xu_rtl.cpp does for the
+ * core_engine_ops_t (sim/iface/core_engine.h), as sim/verilated/xu_rtl.cpp does for the
  * translation unit.
  *
  * One engine = one VerilatedContext + one model. Per cycle: inputs are

@@ -1,5 +1,5 @@
 /* xu_rtl.cpp — the Verilated translation unit (rtl/xlate_unit.sv) behind
- * xu_engine_ops_t (sim/xu_engine.h). The only C++ in the simulator core.
+ * xu_engine_ops_t (sim/iface/xu_engine.h). The only C++ in the simulator core.
  *
  * One engine = one VerilatedContext + one model, so engines are independent.
  * Per cycle: inputs are driven while the clock is low (the falling edge never
