@@ -522,6 +522,19 @@ TEST(FastRegApiPost, ThePostedRegistrationIsTheMrCopys)
     wc = p.wait(1);
     ASSERT_EQ(1u, wc.size());
     EXPECT_EQ(HCA_WC_STATUS_MW_BIND_ERR, wc[0].status) << describe(wc[0]);
+
+    // A FAST_REG_MR naming a regular MR: its copy is not a fast-reg MR's to take.
+    const uint64_t buf = p.alloc(4096);
+    hcadrv_mr_t reg;
+    ASSERT_EQ(0, hcadrv_reg_mr(p.drv, p.pd, buf, 4096, buf, RW, 12, &reg));
+    const hcadrv_mr_t reg_before = reg;
+    wr = fast_reg_wr(3, reg, &pl, 3);
+    wr.mr = &reg;
+    ASSERT_EQ(0, hcadrv_post_send(p.drv, &p.a, &wr));
+    EXPECT_EQ(0, memcmp(&reg_before, &reg, sizeof reg)) << "a regular MR's copy changed";
+    wc = p.wait(1);
+    ASSERT_EQ(1u, wc.size());
+    EXPECT_EQ(HCA_WC_STATUS_WR_FLUSH_ERR, wc[0].status) << "the QP is in ERROR since the refusal: " << describe(wc[0]);
 }
 
 // KLM lists: the driver allocates them in device-readable memory, writes
