@@ -1,2 +1,3 @@
-# model/ — the C model of the device blocks (the "model" engine).
-HCASIM_SRCS += model/xu_model.c
+# model/ — the C model of the device core (the "model" engine): one file per
+# RTL module (m_prim.h: the conventions), hca_core.c the top.
+HCASIM_SRCS += model/xu_model.c model/hca_core.c

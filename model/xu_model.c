@@ -52,7 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xu_engine.h"
+#include "xlate_unit.h"
 
 /** Beats issued and not yet handed over, at most (the RTL's read stage + output FIFO). */
 #define XM_CREDITS 4u
@@ -87,7 +87,7 @@ typedef struct xm_beat {
     uint8_t tag, status, last;
 } xm_beat_t;
 
-typedef struct xu_model {
+struct xu_model {
     uint32_t mpt_entries, mtt_entries;
     uint32_t mpt_log2, mtt_log2;
     hca_mpt_entry_t *mpt; /**< entry storage; flags bit alloc is not used: see alloc */
@@ -113,7 +113,7 @@ typedef struct xu_model {
     uint64_t fence_target; /**< busy until finished >= this */
     uint8_t rvalid;        /**< answer of the access accepted last cycle */
     uint32_t rdata;
-} xu_model_t;
+};
 
 static inline int xm_bit(const uint64_t *bm, uint64_t i) { return (int)((bm[i >> 6] >> (i & 63)) & 1u); }
 
@@ -426,25 +426,33 @@ static int xm_create(void **eng, const xu_params_t *params)
     return 0;
 }
 
-static void xm_cycle(void *eng, xu_pins_t *p, uint64_t now)
-{
-    xu_model_t *m = eng;
-
-    /* The walker this cycle, from the state at its start. */
+/* The walker this cycle, from the state at its start (comb and edge both
+ * need it; it reads state only). */
+typedef struct xm_walk {
     xm_beat_t b;
-    int issue = 0, done = 0, abort = 0;
+    int issue, done, abort;
+} xm_walk_t;
+
+static inline void xm_walk(const xu_model_t *m, xm_walk_t *w)
+{
+    w->issue = w->done = w->abort = 0;
     if (m->wk_busy) {
         if (m->wk_abort) {
-            done = 1; /* the aborting cycle: no beat */
+            w->done = 1; /* the aborting cycle: no beat */
         } else if (m->q_count < XM_CREDITS) {
-            issue = 1;
-            xm_issue(m, &m->wk, &b, &done, &abort);
+            w->issue = 1;
+            xm_issue(m, &m->wk, &w->b, &w->done, &w->abort);
         }
     }
-    const int ld_ready = !m->wk_busy || done;
+}
 
-    /* Outputs of this cycle. */
-    const int req_ready = !m->s1_valid || ld_ready;
+/* Every output is a function of the state (and the clock, for a beat's
+ * show cycle): no input reaches an output in the same cycle. */
+void xlate_unit_comb(const xu_model_t *m, xu_pins_t *p, uint64_t now)
+{
+    xm_walk_t w;
+    xm_walk(m, &w);
+    const int req_ready = !m->s1_valid || !m->wk_busy || w.done;
     const xm_beat_t *h = &m->q[m->q_head];
     const int rsp_valid = m->q_count != 0 && h->show <= now;
     p->req_ready = (uint8_t)req_ready;
@@ -459,25 +467,33 @@ static void xm_cycle(void *eng, xu_pins_t *p, uint64_t now)
     p->fw_ready = 1;
     p->fw_rvalid = m->rvalid;
     p->fw_rdata = m->rdata;
+}
 
-    /* The edge ending the cycle. */
+/* The edge ending the cycle, with the cycle's settled pins. */
+void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
+{
+    xm_walk_t w;
+    xm_walk(m, &w);
+    const int ld_ready = !m->wk_busy || w.done;
+    const int req_ready = !m->s1_valid || ld_ready;
+    const int rsp_valid = m->q_count != 0 && m->q[m->q_head].show <= now;
     if (rsp_valid && p->rsp_ready) {
-        m->finished += h->last;
+        m->finished += m->q[m->q_head].last;
         m->q_head = (m->q_head + 1) & (XM_CREDITS - 1);
         m->q_count--;
     }
-    if (issue) {
-        b.show = now + XM_ISSUE_TO_SHOW;
-        m->q[(m->q_head + m->q_count) & (XM_CREDITS - 1)] = b;
+    if (w.issue) {
+        w.b.show = now + XM_ISSUE_TO_SHOW;
+        m->q[(m->q_head + m->q_count) & (XM_CREDITS - 1)] = w.b;
         m->q_count++;
-        if (!done && !abort) { /* next page, from its first byte */
-            m->wk.len -= b.len;
+        if (!w.done && !w.abort) { /* next page, from its first byte */
+            m->wk.len -= w.b.len;
             m->wk.page++;
             m->wk.off = 0;
         }
     }
-    m->wk_abort = (uint8_t)abort;
-    if (done)
+    m->wk_abort = (uint8_t)w.abort;
+    if (w.done)
         m->wk_busy = 0;
     if (m->s1_valid && ld_ready) {
         m->wk = m->s1;
@@ -504,6 +520,19 @@ static void xm_cycle(void *eng, xu_pins_t *p, uint64_t now)
     }
 }
 
+uint64_t xlate_unit_quiet_until(const xu_model_t *m, uint64_t now)
+{
+    if (m->s1_valid || m->wk_busy || m->q_count || m->rvalid || m->busy)
+        return now + 1;
+    return UINT64_MAX;
+}
+
+static void xm_cycle(void *eng, xu_pins_t *p, uint64_t now)
+{
+    xlate_unit_comb(eng, p, now);
+    xlate_unit_edge(eng, p, now);
+}
+
 static int xm_trace_open(void *eng, const char *path)
 {
     (void)eng;
@@ -522,3 +551,9 @@ const xu_engine_ops_t xu_model_ops = {
     .trace_open = xm_trace_open,
     .trace_close = xm_trace_close,
 };
+
+/* ---------------------------------------------------------------- as a block of the device model */
+
+int xlate_unit_create(xu_model_t **m, const xu_params_t *params) { return xm_create((void **)m, params); }
+void xlate_unit_destroy(xu_model_t *m) { xm_destroy(m); }
+void xlate_unit_reset(xu_model_t *m) { xm_reset(m); }

@@ -375,12 +375,39 @@ static void dev_tick(hca_dev_t *d)
     d->now++;
 }
 
+/* The first cycle in [now, end] that must be stepped: while the firmware
+ * sleeps with nothing to wake it and the engine and the firmware DMA are
+ * quiet, cycles pass without anything happening (the model engine skips
+ * them; the RTL engine is never quiet). */
+static uint64_t dev_quiet_until(const hca_dev_t *d, uint64_t end)
+{
+    const int fw_idle = d->fw_stop == RV32_STOP_WFI || d->fw_stop == RV32_STOP_HALT || d->fw_stop == RV32_STOP_TRAP;
+    if (!fw_idle || HCA_HCR_CTRL_GO_GET(d->hcr.ctrl) || *d->fw_irq || d->pc_prof)
+        return d->now;
+    uint64_t q = d->eng_ops->quiet_until(d->eng);
+    if (d->fdma.busy && d->fdma.done_at < q)
+        q = d->fdma.done_at;
+    return q < end ? q : end;
+}
+
 void hca_dev_step(hca_dev_t *d, uint64_t n)
 {
     if (!d)
         return;
-    for (uint64_t i = 0; i < n; i++)
+    const uint64_t end = n > UINT64_MAX - d->now ? UINT64_MAX : d->now + n;
+    while (d->now < end) {
+        const uint64_t q = dev_quiet_until(d, end);
+        if (q > d->now) {
+            d->eng_ops->skip(d->eng, q);
+            if (d->fw_stop == RV32_STOP_WFI && rv32_cycles(d->cpu) < q) { /* slept through */
+                d->fw_sleep += q - rv32_cycles(d->cpu);
+                rv32_add_cycles(d->cpu, q - rv32_cycles(d->cpu));
+            }
+            d->now = q;
+            continue;
+        }
         dev_tick(d);
+    }
 }
 
 uint64_t hca_dev_cycle(const hca_dev_t *d)

@@ -127,6 +127,30 @@ void core_step(core_t *c, uint64_t n)
 
 uint64_t core_cycle(const core_t *c) { return c ? c->now : 0; }
 
+uint64_t core_quiet_until(const core_t *c)
+{
+    if (!c)
+        return 0;
+    const core_pins_t *p = &c->pins;
+    if (!c->ops->quiet_until || c->db_count || p->db_valid || c->fw.state == FW_PORT_REQ || c->fw.state == FW_PORT_WAIT || p->xq_valid ||
+        c->probe.rq_count || trace_window_pending(&c->trace))
+        return c->now;
+    uint64_t q = c->ops->quiet_until(c->eng, c->now);
+    const uint64_t dq = core_dma_quiet_until(c->dma, c->now - 1);
+    const uint64_t lq = core_link_quiet_until(c->link, c->now - 1);
+    if (dq < q)
+        q = dq;
+    if (lq < q)
+        q = lq;
+    return q < c->now ? c->now : q;
+}
+
+void core_skip(core_t *c, uint64_t to)
+{
+    if (c && to > c->now && to <= core_quiet_until(c))
+        c->now = to;
+}
+
 /* ---------------------------------------------------------------- trace window */
 
 int core_trace_open(core_t *c, const char *path, uint64_t from, uint64_t to)
@@ -328,54 +352,51 @@ int core_xlate_backpressure(core_t *c, unsigned req_gap_pct, unsigned rsp_stall_
     return c ? probe_set_backpressure(&c->probe, req_gap_pct, rsp_stall_pct, seed) : -EINVAL;
 }
 
-/* ---------------------------------------------------------------- as the rtl device engine */
+/* ---------------------------------------------------------------- as a device engine: rtl and model */
 
 static int rtl_create(void **eng, const dev_engine_config_t *cfg, const dev_engine_env_t *env)
 {
     return core_create((core_t **)eng, &core_rtl_ops, cfg, env);
 }
 
-static void rtl_destroy(void *eng) { core_destroy(eng); }
-static void rtl_step(void *eng) { core_tick(eng); }
-/* RTL state changes every cycle: never quiet, never skipped. */
-static uint64_t rtl_quiet_until(const void *eng) { return ((const core_t *)eng)->now + 1; }
-static void rtl_skip(void *eng, uint64_t to) { (void)eng, (void)to; }
-static int rtl_doorbell(void *eng, uint32_t off, uint32_t val) { return core_db_write(eng, off, val); }
-static int rtl_fw_post(void *eng, int write, uint32_t off, uint32_t wdata) { return core_fw_post(eng, write, off, wdata); }
-static int rtl_fw_poll(void *eng, uint32_t *rdata) { return core_fw_poll(eng, rdata); }
-static const uint8_t *rtl_fw_irq_pin(void *eng) { return &((core_t *)eng)->pins.fw_irq; }
-static int rtl_probe_submit(void *eng, const xu_req_t *req) { return core_xlate_submit(eng, req); }
-static size_t rtl_probe_pending(const void *eng) { return core_xlate_pending(eng); }
-static int rtl_probe_collect(void *eng, xu_seg_t *seg) { return core_xlate_collect(eng, seg); }
-static uint64_t rtl_probe_accept_cycle(const void *eng, uint64_t n) { return core_xlate_accept_cycle(eng, n); }
-static int rtl_probe_backpressure(void *eng, unsigned gap, unsigned stall, uint64_t seed)
+static int model_create(void **eng, const dev_engine_config_t *cfg, const dev_engine_env_t *env)
+{
+    return core_create((core_t **)eng, &core_model_ops, cfg, env);
+}
+
+static void dev_destroy(void *eng) { core_destroy(eng); }
+static void dev_step(void *eng) { core_tick(eng); }
+static uint64_t dev_quiet_until(const void *eng) { return core_quiet_until(eng); }
+static void dev_skip(void *eng, uint64_t to) { core_skip(eng, to); }
+static int dev_doorbell(void *eng, uint32_t off, uint32_t val) { return core_db_write(eng, off, val); }
+static int dev_fw_post(void *eng, int write, uint32_t off, uint32_t wdata) { return core_fw_post(eng, write, off, wdata); }
+static int dev_fw_poll(void *eng, uint32_t *rdata) { return core_fw_poll(eng, rdata); }
+static const uint8_t *dev_fw_irq_pin(void *eng) { return &((core_t *)eng)->pins.fw_irq; }
+static int dev_probe_submit(void *eng, const xu_req_t *req) { return core_xlate_submit(eng, req); }
+static size_t dev_probe_pending(const void *eng) { return core_xlate_pending(eng); }
+static int dev_probe_collect(void *eng, xu_seg_t *seg) { return core_xlate_collect(eng, seg); }
+static uint64_t dev_probe_accept_cycle(const void *eng, uint64_t n) { return core_xlate_accept_cycle(eng, n); }
+static int dev_probe_backpressure(void *eng, unsigned gap, unsigned stall, uint64_t seed)
 {
     return core_xlate_backpressure(eng, gap, stall, seed);
 }
-static int rtl_trace_open(void *eng, const char *path, uint64_t from, uint64_t to)
+static int dev_trace_open(void *eng, const char *path, uint64_t from, uint64_t to)
 {
     return core_trace_open(eng, path, from, to);
 }
-static void rtl_trace_close(void *eng) { core_trace_close(eng); }
-static void rtl_get_stats(const void *eng, dev_engine_stats_t *st) { core_get_stats(eng, st); }
+static void dev_trace_close(void *eng) { core_trace_close(eng); }
+static void dev_get_stats(const void *eng, dev_engine_stats_t *st) { core_get_stats(eng, st); }
 
-const dev_engine_ops_t dev_engine_rtl = {
-    .name = "rtl",
-    .create = rtl_create,
-    .destroy = rtl_destroy,
-    .step = rtl_step,
-    .quiet_until = rtl_quiet_until,
-    .skip = rtl_skip,
-    .doorbell = rtl_doorbell,
-    .fw_post = rtl_fw_post,
-    .fw_poll = rtl_fw_poll,
-    .fw_irq_pin = rtl_fw_irq_pin,
-    .probe_submit = rtl_probe_submit,
-    .probe_pending = rtl_probe_pending,
-    .probe_collect = rtl_probe_collect,
-    .probe_accept_cycle = rtl_probe_accept_cycle,
-    .probe_backpressure = rtl_probe_backpressure,
-    .trace_open = rtl_trace_open,
-    .trace_close = rtl_trace_close,
-    .get_stats = rtl_get_stats,
-};
+/* One table per engine: they differ in name and core_engine_ops only. */
+#define DEV_ENGINE_CORE_OPS(nm, mk)                                                                                    \
+    {                                                                                                                  \
+        .name = nm, .create = mk, .destroy = dev_destroy, .step = dev_step, .quiet_until = dev_quiet_until,            \
+        .skip = dev_skip, .doorbell = dev_doorbell, .fw_post = dev_fw_post, .fw_poll = dev_fw_poll,                    \
+        .fw_irq_pin = dev_fw_irq_pin, .probe_submit = dev_probe_submit, .probe_pending = dev_probe_pending,            \
+        .probe_collect = dev_probe_collect, .probe_accept_cycle = dev_probe_accept_cycle,                              \
+        .probe_backpressure = dev_probe_backpressure, .trace_open = dev_trace_open, .trace_close = dev_trace_close,    \
+        .get_stats = dev_get_stats,                                                                                    \
+    }
+
+const dev_engine_ops_t dev_engine_rtl = DEV_ENGINE_CORE_OPS("rtl", rtl_create);
+const dev_engine_ops_t dev_engine_model = DEV_ENGINE_CORE_OPS("model", model_create);

@@ -80,6 +80,14 @@ void core_reset(core_t *c);
 uint64_t core_cycle(const core_t *c);
 /** Run n cycles. */
 void core_step(core_t *c, uint64_t n);
+/** The first cycle >= core_cycle() in which anything may happen without new
+ *  input from outside (a doorbell, a firmware access, a probe): the engine's
+ *  own quiet_until (core_cycle() for an engine without one, the RTL), the
+ *  DMA block's next completion, the link's next arrival. */
+uint64_t core_quiet_until(const core_t *c);
+/** Advance the clock to `to` without running the cycles between (only up to
+ *  core_quiet_until(); anything else is ignored). */
+void core_skip(core_t *c, uint64_t to);
 void core_get_stats(const core_t *c, dev_engine_stats_t *st);
 /** Packet buffer id (< PKT_BUFS), PKT_BUF_SIZE bytes; NULL for a bad id. */
 uint8_t *core_pbuf(core_t *c, unsigned id);
@@ -140,6 +148,9 @@ void core_dma_drive(core_dma_t *d, core_pins_t *p, uint64_t now);
 void core_dma_sample(core_dma_t *d, core_pins_t *p, uint64_t now);
 /** Requests accepted and not yet answered. */
 unsigned core_dma_outstanding(const core_dma_t *d);
+/** The first cycle > now in which the block may drive something new (a
+ *  response due); UINT64_MAX with nothing outstanding. */
+uint64_t core_dma_quiet_until(const core_dma_t *d, uint64_t now);
 void core_dma_get_stats(const core_dma_t *d, dev_engine_stats_t *st);
 
 typedef struct core_link core_link_t;
@@ -155,6 +166,8 @@ void core_link_drive(core_link_t *l, core_pins_t *p, uint64_t now);
 void core_link_sample(core_link_t *l, core_pins_t *p, uint64_t now);
 /** Packets on the link. */
 unsigned core_link_in_flight(const core_link_t *l);
+/** The first cycle > now a packet may be offered on rx; UINT64_MAX when none travels. */
+uint64_t core_link_quiet_until(const core_link_t *l, uint64_t now);
 void core_link_get_stats(const core_link_t *l, dev_engine_stats_t *st);
 
 #ifdef __cplusplus

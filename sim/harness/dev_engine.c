@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 extern const dev_engine_ops_t dev_engine_rtl;   /* sim/harness/core.c over rtl/hca_core.sv */
-extern const dev_engine_ops_t dev_engine_model; /* sim/harness/xu_device.c over model/ */
+extern const dev_engine_ops_t dev_engine_model; /* sim/harness/core.c over model/hca_core.c */
 
 const dev_engine_ops_t *dev_engine_get(dev_engine_kind_t kind)
 {

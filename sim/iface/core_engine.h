@@ -63,7 +63,8 @@ typedef struct core_pins {
     uint64_t xs_pa;
 } core_pins_t;
 
-/** An implementation of the core: the Verilated RTL (sim/core_rtl.cpp). */
+/** An implementation of the core: the Verilated RTL (sim/verilated/core_rtl.cpp)
+ *  or the C model (model/hca_core.c). */
 typedef struct core_engine_ops {
     const char *name;
     /** Table sizes as xu_params_t; -ENOTSUP for sizes the engine was not built with. */
@@ -75,9 +76,16 @@ typedef struct core_engine_ops {
     void (*cycle)(void *eng, core_pins_t *pins, uint64_t now);
     int (*trace_open)(void *eng, const char *path);
     void (*trace_close)(void *eng);
+    /** Optional (NULL: never quiet). With `next` the cycle the next call of
+     *  cycle() would run and every input pin held as it is (valids low but
+     *  for responses already offered), the first cycle >= next in which the
+     *  engine would change an output or its state; UINT64_MAX when it waits
+     *  only for input. The harness skips the cycles before it. */
+    uint64_t (*quiet_until)(const void *eng, uint64_t next);
 } core_engine_ops_t;
 
 extern const core_engine_ops_t core_rtl_ops;
+extern const core_engine_ops_t core_model_ops;
 
 #ifdef __cplusplus
 }

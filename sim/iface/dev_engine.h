@@ -6,11 +6,8 @@
  *          queue, translation unit), Verilated, in its harness
  *          (sim/harness/core.c: DMA block, packet buffers, loopback link,
  *          doorbells, firmware port, key-check probes).
- *   model  the C model (model/). Today it models the translation unit only:
- *          its context port answers every command BAD_OP, it has no event
- *          queue and refuses doorbells, so the firmware reports the queue
- *          commands unsupported and QUERY_DEVICE claims nothing it cannot
- *          serve. The whole-device model replaces it behind this interface.
+ *   model  model/hca_core.c, the C model of the same blocks (one C file per
+ *          RTL module, cycle for cycle at its ports), in the same harness.
  *
  * What the engine is given (dev_engine_env_t): the bus its DMA reaches and
  * the event log it reports to. It never sees the firmware core, the mailbox or
@@ -25,8 +22,9 @@
  *     given new input (doorbell, firmware access, probe). The device may
  *     then advance `now` past the quiet cycles with skip() instead of stepping
  *     them (only while the firmware core sleeps). The RTL engine is never
- *     quiet (it returns the next cycle): a behavioural model returns the
- *     cycle of its next timed event, which is how it runs many times faster.
+ *     quiet (it returns the next cycle): the model returns the cycle of its
+ *     next timed event (a DMA completion, a packet's arrival, a timer), which
+ *     is how it runs many times faster.
  *   - Results (DMA, packets, completions) are reported on the event log in
  *     the cycle they happen, so both engines' logs can be compared event by
  *     event.
@@ -95,8 +93,8 @@ typedef struct dev_engine_ops {
     void (*destroy)(void *eng);
     /** Run one cycle. */
     void (*step)(void *eng);
-    /** See "Timing contract": the first cycle (>= the current one + 1) in
-     *  which the engine may act on its own. */
+    /** See "Timing contract": the first cycle >= the next one to run in
+     *  which the engine may act on its own (the next one: not quiet). */
     uint64_t (*quiet_until)(const void *eng);
     /** Jump the clock to cycle `to` without stepping (only up to quiet_until). */
     void (*skip)(void *eng, uint64_t to);

@@ -169,4 +169,5 @@ extern "C" const core_engine_ops_t core_rtl_ops = {
     rtl_cycle,
     rtl_trace_open,
     rtl_trace_close,
+    nullptr, /* quiet_until: RTL state may change every cycle, never skipped */
 };

@@ -1,0 +1,22 @@
+/* xlate_unit.h — the C model of rtl/xlate_unit.sv (model/xu_model.c) as a
+ * block of the device model (model/hca_core.c), in m_prim.h's conventions.
+ * Standalone it is the translation-unit engine xu_model_ops (xu_engine.h). */
+#ifndef XLATE_UNIT_H
+#define XLATE_UNIT_H
+
+#include <stdint.h>
+
+#include "xu_engine.h"
+
+typedef struct xu_model xu_model_t;
+
+/** 0, -EINVAL (sizes break xu_params_ok), -ENOMEM; the unit is reset. */
+int xlate_unit_create(xu_model_t **m, const xu_params_t *params);
+void xlate_unit_destroy(xu_model_t *m);
+void xlate_unit_reset(xu_model_t *m);
+/** Outputs of p from the state (none depends on an input in the same cycle). */
+void xlate_unit_comb(const xu_model_t *m, xu_pins_t *p, uint64_t now);
+void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now);
+uint64_t xlate_unit_quiet_until(const xu_model_t *m, uint64_t now);
+
+#endif /* XLATE_UNIT_H */
