@@ -1,19 +1,428 @@
-/* hca_core.c — the C model of rtl/hca_core.sv (being assembled). */
+/* hca_core.c — the C model of rtl/hca_core.sv: the device core's blocks
+ * (one model/<module>.c per RTL module) wired as the RTL wires them, behind
+ * core_engine_ops_t (core_model_ops), in the same harness as the RTL.
+ *
+ * One cycle: every block's comb runs, the wires between blocks are copied
+ * (as hca_core.sv assigns them), and this repeats until no wire changes —
+ * the RTL's combinational paths between blocks (valid forward through the
+ * arbiters, ready back) settle as they do in a simulator's delta cycles.
+ * Then every block takes the edge. A pass budget that runs out means a
+ * combinational loop, which the RTL cannot have (Verilator refuses one): it
+ * is reported once on stderr.
+ *
+ * Time: no block counts cycles it does nothing in; each tells when it next
+ * acts on its own (quiet_until) and the harness skips the cycles between
+ * (sim/harness/core.c core_quiet_until), which is where the model's speed
+ * comes from.
+ */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core_engine.h"
+#include "hca_cq_writer.h"
+#include "hca_ctx.h"
+#include "hca_evt.h"
+#include "hca_pbuf.h"
+#include "hca_requester.h"
+#include "hca_responder.h"
+#include "hca_xarb.h"
+#include "m_prim.h"
+#include "xlate_unit.h"
+
+/* hca_core.sv localparams */
+#define CM_CTX_OFF (HCA_FW_CTX_BASE - HCA_DEVREG_BASE)
+#define CM_CTX_END (CM_CTX_OFF + HCA_CTX_STATUS + 4u)
+#define CM_FWP_END (HCA_FWP_SIZES + 4u)
+#define CM_EVT_OFF (HCA_FW_EVT_BASE - HCA_DEVREG_BASE)
+#define CM_EVT_END (CM_EVT_OFF + HCA_EVT_DONE + 4u)
+#define CM_PBUF_RESP_RSV 4u /* packet buffers only the responder can take */
+/* The responder's receive queue: 1 << clog2(PKT_BUFS - PBUF_RESP_RSV + MAX_QP). */
+#define CM_RXQ_NEED (HCA_PKT_BUFS - CM_PBUF_RESP_RSV + HCA_MAX_QP)
+#define CM_RXQ_DEPTH (1u << (32 - __builtin_clz(CM_RXQ_NEED - 1u)))
+#define CM_MAX_PASSES 16
+
+/* Clients of the shared arbiters (hca_core.sv's concatenation order: input 0 is the rightmost). */
+enum { XC_REQ = 0, XC_RESP = 1, XC_EXT = 2, XC_N };
+enum { DC_REQ = 0, DC_RESP = 1, DC_CQW = 2, DC_N };
+enum { TC_REQ = 0, TC_RESP = 1, TC_N };
+
+/* Every wire between blocks: what one comb pass produces. */
+typedef struct cm_wires {
+    xu_pins_t xu;
+    hca_xarb_io_t xarb;
+    hca_ctx_io_t ctx;
+    hca_evt_io_t evt;
+    hca_pbuf_io_t pb;
+    hca_requester_io_t rq;
+    hca_responder_io_t rs;
+    hca_cq_writer_io_t cw;
+    m_arb_out_t tx_arb, dma_arb, cpl_arb;
+    uint8_t rx_to_rs, rxq_room;
+} cm_wires_t;
+
+typedef struct cm {
+    xu_model_t *xu;
+    hca_xarb_t xarb;
+    hca_ctx_t ctx;
+    hca_evt_t evt;
+    hca_pbuf_t pb;
+    hca_requester_t rq;
+    hca_responder_t rs;
+    hca_cq_writer_t cw;
+    m_arb_t tx_arb, dma_arb, cpl_arb;
+    m_fifo_t rxq; /* u_rs_rxq */
+    hca_pkt_t rxq_mem[CM_RXQ_DEPTH];
+    uint8_t other_rvalid; /* other_rvalid_q: an access that hit no block */
+    uint8_t loop_reported;
+    cm_wires_t w, prev;
+} cm_t;
+
+/* ---------------------------------------------------------------- one comb pass */
+
+static void cm_comb_pass(cm_t *m, const core_pins_t *p, uint64_t now)
+{
+    cm_wires_t *w = &m->w;
+    const uint16_t a = p->fw_addr;
+    const int hit_fwp = a < CM_FWP_END;
+    const int hit_ctx = a >= CM_CTX_OFF && a < CM_CTX_END;
+    const int hit_evt = a >= CM_EVT_OFF && a < CM_EVT_END;
+
+    /* translation unit: outputs from state */
+    w->xu.fw_valid = (uint8_t)(p->fw_valid && hit_fwp);
+    w->xu.fw_write = p->fw_write;
+    w->xu.fw_addr = a;
+    w->xu.fw_wdata = p->fw_wdata;
+    w->xu.req_valid = w->xarb.xu_req_valid;
+    w->xu.req_tag = w->xarb.xu_req.tag;
+    w->xu.req_rights = w->xarb.xu_req.rights;
+    w->xu.req_remote = w->xarb.xu_req.remote;
+    w->xu.req_key = w->xarb.xu_req.key;
+    w->xu.req_pd = w->xarb.xu_req.pd;
+    w->xu.req_len = w->xarb.xu_req.len;
+    w->xu.req_va = w->xarb.xu_req.va;
+    w->xu.rsp_ready = w->xarb.xu_rsp_ready;
+    xlate_unit_comb(m->xu, &w->xu, now);
+
+    /* contexts */
+    w->ctx.db_valid = p->db_valid;
+    w->ctx.db_addr = p->db_addr;
+    w->ctx.db_data = p->db_data;
+    w->ctx.fw_valid = (uint8_t)(p->fw_valid && hit_ctx);
+    w->ctx.fw_write = p->fw_write;
+    w->ctx.fw_addr = (uint16_t)(a - CM_CTX_OFF);
+    w->ctx.fw_wdata = p->fw_wdata;
+    w->ctx.drain_busy = (w->rq.drain_busy & 3u) | (uint32_t)w->rs.place_busy << 2;
+    w->ctx.ra_qpn = w->rq.ra_qpn;
+    w->ctx.rb_qpn = w->rq.rb_qpn;
+    w->ctx.req_sq_ci_inc = w->rq.sq_ci_inc;
+    w->ctx.req_sq_ci_qpn = w->rq.sq_ci_qpn;
+    w->ctx.req_err_valid = w->rq.qp_err_valid;
+    w->ctx.req_err_qpn = w->rq.qp_err_qpn;
+    w->ctx.rs_qpn = w->rs.qpc_idx;
+    w->ctx.rs_rq_ci_inc = w->rs.rq_ci_inc;
+    w->ctx.rs_err_valid = w->rs.qp_err_valid;
+    w->ctx.rs_err_qpn = w->rs.qp_err_qpn;
+    w->ctx.cq_cqn = w->cw.cq_cqn;
+    w->ctx.cq_pi_inc = w->cw.cq_pi_inc;
+    w->ctx.cq_ovf_set = w->cw.cq_ovf_set;
+    hca_ctx_comb(&m->ctx, &w->ctx, now);
+
+    /* events: producer 0 requester, 1 responder */
+    w->evt.evt_valid = (uint32_t)w->rq.evt_valid | (uint32_t)w->rs.evt_valid << 1;
+    w->evt.evt[0] = w->rq.evt;
+    w->evt.evt[1] = w->rs.evt;
+    w->evt.fw_valid = (uint8_t)(p->fw_valid && hit_evt);
+    w->evt.fw_write = p->fw_write;
+    w->evt.fw_addr = (uint32_t)(a - CM_EVT_OFF) & 0x3fu;
+    w->evt.fw_wdata = p->fw_wdata;
+    hca_evt_comb(&m->evt, &w->evt, now);
+
+    /* packet buffers */
+    w->pb.req_alloc_ready = w->rq.pb_alloc_ready;
+    w->pb.req_free_valid = w->rq.pb_free_valid;
+    w->pb.req_free_id = w->rq.pb_free_id;
+    w->pb.rsp_alloc_ready = w->rs.pb_alloc_ready;
+    w->pb.rsp_free_valid = w->rs.pb_free_valid;
+    w->pb.rsp_free_id = w->rs.pb_free_id;
+    hca_pbuf_comb(&m->pb, &w->pb, now);
+
+    /* the link in: requests through the responder's queue, answers to the requester */
+    const unsigned rx_op = hca_pkt_get_op(&p->rx);
+    w->rx_to_rs = (uint8_t)(rx_op == HCA_PKT_OP_SEND || rx_op == HCA_PKT_OP_SEND_INV ||
+                            rx_op == HCA_PKT_OP_WRITE || rx_op == HCA_PKT_OP_READ_REQ);
+    w->rxq_room = (uint8_t)(m_fifo_level(&m->rxq) != CM_RXQ_DEPTH);
+
+    /* DMA responses go back by rtag[7:6] */
+    const unsigned rsp_client = hca_dma_rsp_get_rtag(&p->dma_rsp) >> 6;
+
+    /* requester */
+    hca_requester_io_t *rq = &w->rq;
+    rq->ra_qpc = w->ctx.ra_qpc;
+    rq->ra_sq_ci = w->ctx.ra_sq_ci;
+    rq->rb_qpc = w->ctx.rb_qpc;
+    rq->rb_sq_ci = w->ctx.rb_sq_ci;
+    _Static_assert(HCA_MAX_QP <= 64, "the requester takes sq_pending/qp_error as one word");
+    rq->sq_pending = w->ctx.sq_pending[0];
+    rq->qp_error = w->ctx.qp_error[0];
+    rq->qpc_wr = w->ctx.qpc_wr;
+    rq->qpc_wr_qpn = w->ctx.qpc_wr_qpn;
+    rq->tx_ready = (uint8_t)(w->tx_arb.in_ready >> TC_REQ & 1u);
+    rq->rx_valid = (uint8_t)(p->rx_valid && !w->rx_to_rs);
+    rq->rx = p->rx;
+    rq->xq_ready = (uint8_t)(w->xarb.c_req_ready >> XC_REQ & 1u);
+    rq->xs_valid = (uint8_t)(w->xarb.c_rsp_valid >> XC_REQ & 1u);
+    rq->xs_status = w->xu.rsp_status;
+    rq->xs_last = w->xu.rsp_last;
+    rq->xs_len = w->xu.rsp_len;
+    rq->xs_pa = w->xu.rsp_pa;
+    rq->dma_req_ready = (uint8_t)(w->dma_arb.in_ready >> DC_REQ & 1u);
+    rq->dma_rsp_valid = (uint8_t)(p->dma_rsp_valid && rsp_client == DC_REQ);
+    rq->dma_rsp = p->dma_rsp;
+    rq->pb_alloc_valid = w->pb.req_alloc_valid;
+    rq->pb_alloc_id = w->pb.req_alloc_id;
+    rq->pb_free_ready = w->pb.req_free_ready;
+    rq->cpl_ready = (uint8_t)(w->cpl_arb.in_ready >> TC_REQ & 1u);
+    rq->evt_ready = (uint8_t)(w->evt.evt_ready & 1u);
+    rq->evt_done_valid = w->evt.done_valid;
+    rq->evt_done_tag = w->evt.done_tag;
+    rq->evt_done_status = w->evt.done_status;
+    hca_requester_comb(&m->rq, rq, now);
+
+    /* responder */
+    hca_responder_io_t *rs = &w->rs;
+    rs->rx_valid = (uint8_t)m_fifo_valid(&m->rxq);
+    if (rs->rx_valid)
+        rs->rx = *(const hca_pkt_t *)m_fifo_head(&m->rxq);
+    rs->tx_ready = (uint8_t)(w->tx_arb.in_ready >> TC_RESP & 1u);
+    rs->qpc = w->ctx.rs_qpc;
+    rs->qp_state = (uint8_t)w->ctx.rs_state;
+    rs->rq_pi = (uint16_t)w->ctx.rs_rq_pi;
+    rs->rq_ci = (uint16_t)w->ctx.rs_rq_ci;
+    rs->xq_ready = (uint8_t)(w->xarb.c_req_ready >> XC_RESP & 1u);
+    rs->xs_valid = (uint8_t)(w->xarb.c_rsp_valid >> XC_RESP & 1u);
+    rs->xs_tag = w->xu.rsp_tag;
+    rs->xs_status = w->xu.rsp_status;
+    rs->xs_last = w->xu.rsp_last;
+    rs->xs_len = w->xu.rsp_len;
+    rs->xs_pa = w->xu.rsp_pa;
+    rs->dma_req_ready = (uint8_t)(w->dma_arb.in_ready >> DC_RESP & 1u);
+    rs->dma_rsp_valid = (uint8_t)(p->dma_rsp_valid && rsp_client == DC_RESP);
+    rs->dma_rsp = p->dma_rsp;
+    rs->pb_alloc_valid = w->pb.rsp_alloc_valid;
+    rs->pb_alloc_id = (uint8_t)w->pb.rsp_alloc_id;
+    rs->pb_free_ready = w->pb.rsp_free_ready;
+    rs->cpl_ready = (uint8_t)(w->cpl_arb.in_ready >> TC_RESP & 1u);
+    rs->evt_ready = (uint8_t)(w->evt.evt_ready >> 1 & 1u);
+    rs->evt_done_valid = w->evt.done_valid;
+    rs->evt_done_tag = (uint8_t)w->evt.done_tag;
+    rs->evt_done_status = (uint8_t)w->evt.done_status;
+    hca_responder_comb(&m->rs, rs, now);
+
+    /* translation arbiter: clients requester, responder, external */
+    hca_xarb_io_t *xa = &w->xarb;
+    xa->c_req_valid = (uint32_t)rq->xq_valid | (uint32_t)rs->xq_valid << XC_RESP | (uint32_t)p->xq_valid << XC_EXT;
+    xa->c_req[XC_REQ] = rq->xq;
+    xa->c_req[XC_RESP] = rs->xq;
+    xa->c_req[XC_EXT] = (m_xreq_t){.tag = p->xq_tag, .rights = p->xq_rights, .remote = p->xq_remote,
+                                   .key = p->xq_key, .pd = p->xq_pd, .len = p->xq_len, .va = p->xq_va};
+    xa->c_rsp_ready = (uint32_t)rq->xs_ready | (uint32_t)rs->xs_ready << XC_RESP | (uint32_t)p->xs_ready << XC_EXT;
+    xa->xu_req_ready = w->xu.req_ready;
+    xa->xu_rsp_valid = w->xu.rsp_valid;
+    xa->xu_rsp_last = w->xu.rsp_last;
+    hca_xarb_comb(&m->xarb, xa, now);
+
+    /* completions: requester, responder -> CQ writer */
+    m_arb_comb(&m->cpl_arb, (uint32_t)rq->cpl_valid | (uint32_t)rs->cpl_valid << TC_RESP, w->cw.cpl_ready,
+               &w->cpl_arb);
+    w->cw.cpl_valid = w->cpl_arb.valid;
+    w->cw.cpl = w->cpl_arb.id == TC_REQ ? rq->cpl : rs->cpl;
+    w->cw.cpl_cqn = w->cpl_arb.id == TC_REQ ? rq->cpl_cqn : rs->cpl_cqn;
+    w->cw.cq_cqc = w->ctx.cq_cqc;
+    w->cw.cq_inrange = w->ctx.cq_inrange;
+    w->cw.cq_pi = w->ctx.cq_pi;
+    w->cw.cq_ci = w->ctx.cq_ci;
+    w->cw.dma_req_ready = (uint8_t)(w->dma_arb.in_ready >> DC_CQW & 1u);
+    w->cw.dma_rsp_valid = (uint8_t)(p->dma_rsp_valid && rsp_client == DC_CQW);
+    w->cw.dma_rsp = p->dma_rsp;
+    hca_cq_writer_comb(&m->cw, &w->cw, now);
+
+    /* TX and DMA arbiters: inputs to the pins (their readies go back next pass) */
+    m_arb_comb(&m->tx_arb, (uint32_t)rq->tx_valid | (uint32_t)rs->tx_valid << TC_RESP, p->tx_ready, &w->tx_arb);
+    m_arb_comb(&m->dma_arb,
+               (uint32_t)rq->dma_req_valid | (uint32_t)rs->dma_req_valid << DC_RESP |
+                   (uint32_t)w->cw.dma_req_valid << DC_CQW,
+               p->dma_req_ready, &w->dma_arb);
+}
+
+/* The pins the core drives, from the settled wires. */
+static void cm_outputs(const cm_t *m, core_pins_t *p)
+{
+    const cm_wires_t *w = &m->w;
+    p->db_ready = w->ctx.db_ready;
+    p->fw_ready = 1;
+    p->fw_rvalid = (uint8_t)(w->xu.fw_rvalid || w->ctx.fw_rvalid || w->evt.fw_rvalid || m->other_rvalid);
+    p->fw_rdata = (w->xu.fw_rvalid ? w->xu.fw_rdata : 0) | (w->ctx.fw_rvalid ? w->ctx.fw_rdata : 0) |
+                  (w->evt.fw_rvalid ? w->evt.fw_rdata : 0);
+    p->fw_irq = w->evt.irq;
+    p->dma_req_valid = w->dma_arb.valid;
+    switch (w->dma_arb.id) {
+    case DC_REQ: p->dma_req = w->rq.dma_req; break;
+    case DC_RESP: p->dma_req = w->rs.dma_req; break;
+    default: p->dma_req = w->cw.dma_req; break;
+    }
+    switch (hca_dma_rsp_get_rtag(&p->dma_rsp) >> 6) {
+    case DC_REQ: p->dma_rsp_ready = w->rq.dma_rsp_ready; break;
+    case DC_RESP: p->dma_rsp_ready = w->rs.dma_rsp_ready; break;
+    case DC_CQW: p->dma_rsp_ready = w->cw.dma_rsp_ready; break;
+    default: p->dma_rsp_ready = 1; break; /* nobody's: taken and dropped */
+    }
+    p->tx_valid = w->tx_arb.valid;
+    p->tx = w->tx_arb.id == TC_REQ ? w->rq.tx : w->rs.tx;
+    p->rx_ready = w->rx_to_rs ? w->rxq_room : w->rq.rx_ready;
+    p->xq_ready = (uint8_t)(w->xarb.c_req_ready >> XC_EXT & 1u);
+    p->xs_valid = (uint8_t)(w->xarb.c_rsp_valid >> XC_EXT & 1u);
+    p->xs_tag = w->xu.rsp_tag;
+    p->xs_status = w->xu.rsp_status;
+    p->xs_last = w->xu.rsp_last;
+    p->xs_len = w->xu.rsp_len;
+    p->xs_pa = w->xu.rsp_pa;
+}
+
+static void cm_cycle(void *eng, core_pins_t *p, uint64_t now)
+{
+    cm_t *m = eng;
+    int pass = 0;
+    do {
+        memcpy(&m->prev, &m->w, sizeof m->w);
+        cm_comb_pass(m, p, now);
+    } while (memcmp(&m->prev, &m->w, sizeof m->w) && ++pass < CM_MAX_PASSES);
+    if (pass == CM_MAX_PASSES && !m->loop_reported) {
+        m->loop_reported = 1;
+        fprintf(stderr, "hca_core model: wires did not settle in %d passes at cycle %llu (a combinational loop)\n",
+                CM_MAX_PASSES, (unsigned long long)now);
+    }
+    cm_outputs(m, p);
+
+    /* the edge */
+    const cm_wires_t *w = &m->w;
+    xlate_unit_edge(m->xu, &w->xu, now);
+    hca_xarb_edge(&m->xarb, &w->xarb, now);
+    hca_ctx_edge(&m->ctx, &w->ctx, now);
+    hca_evt_edge(&m->evt, &w->evt, now);
+    hca_pbuf_edge(&m->pb, &w->pb, now);
+    hca_requester_edge(&m->rq, &w->rq, now);
+    hca_responder_edge(&m->rs, &w->rs, now);
+    hca_cq_writer_edge(&m->cw, &w->cw, now);
+    m_arb_edge(&m->tx_arb, &w->tx_arb, p->tx_ready);
+    m_arb_edge(&m->dma_arb, &w->dma_arb, p->dma_req_ready);
+    m_arb_edge(&m->cpl_arb, &w->cpl_arb, w->cw.cpl_ready);
+    m_fifo_edge(&m->rxq, (uint8_t)(p->rx_valid && w->rx_to_rs && w->rxq_room), &p->rx, w->rs.rx_ready);
+    {
+        const uint16_t a = p->fw_addr;
+        const int hit = a < CM_FWP_END || (a >= CM_CTX_OFF && a < CM_CTX_END) || (a >= CM_EVT_OFF && a < CM_EVT_END);
+        m->other_rvalid = (uint8_t)(p->fw_valid && !hit);
+    }
+}
+
+/* ---------------------------------------------------------------- time */
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* The first cycle >= next in which a block acts with its inputs as they are:
+ * the harness's inputs are idle (it checks its own side), so only the
+ * blocks' own work and timers count. */
+static uint64_t cm_quiet_until(const void *eng, uint64_t next)
+{
+    const cm_t *m = eng;
+    const uint64_t last = next - 1;
+    if (m->other_rvalid || m_fifo_valid(&m->rxq) || m->tx_arb.hold || m->dma_arb.hold || m->cpl_arb.hold)
+        return next;
+    uint64_t q = xlate_unit_quiet_until(m->xu, last);
+    q = min_u64(q, hca_xarb_quiet_until(&m->xarb, last));
+    q = min_u64(q, hca_ctx_quiet_until(&m->ctx, last));
+    q = min_u64(q, hca_evt_quiet_until(&m->evt, last));
+    q = min_u64(q, hca_pbuf_quiet_until(&m->pb, last));
+    q = min_u64(q, hca_requester_quiet_until(&m->rq, last));
+    q = min_u64(q, hca_responder_quiet_until(&m->rs, last));
+    q = min_u64(q, hca_cq_writer_quiet_until(&m->cw, last));
+    return q < next ? next : q;
+}
+
+/* ---------------------------------------------------------------- life cycle */
+
+static void cm_reset(void *eng)
+{
+    cm_t *m = eng;
+    xlate_unit_reset(m->xu);
+    hca_xarb_reset(&m->xarb);
+    hca_ctx_reset(&m->ctx);
+    hca_evt_reset(&m->evt);
+    hca_pbuf_reset(&m->pb);
+    hca_requester_reset(&m->rq);
+    hca_responder_reset(&m->rs);
+    hca_cq_writer_reset(&m->cw);
+    m_arb_reset(&m->tx_arb, TC_N);
+    m_arb_reset(&m->dma_arb, DC_N);
+    m_arb_reset(&m->cpl_arb, TC_N);
+    m_fifo_reset(&m->rxq);
+    m->other_rvalid = 0;
+    memset(&m->w, 0, sizeof m->w);
+}
+
+static void cm_destroy(void *eng)
+{
+    cm_t *m = eng;
+    if (!m)
+        return;
+    xlate_unit_destroy(m->xu);
+    hca_ctx_free(&m->ctx);
+    hca_evt_free(&m->evt);
+    free(m);
+}
 
 static int cm_create(void **eng, const xu_params_t *params)
 {
-    (void)params;
+    if (!eng)
+        return -EINVAL;
     *eng = NULL;
-    return -ENOTSUP;
+    if (!params || !xu_params_ok(params))
+        return -EINVAL;
+    cm_t *m = calloc(1, sizeof *m);
+    if (!m)
+        return -ENOMEM;
+    int rc = xlate_unit_create(&m->xu, params);
+    if (!rc)
+        rc = hca_xarb_init(&m->xarb, XC_N);
+    if (!rc)
+        rc = hca_ctx_init(&m->ctx, HCA_MAX_QP, HCA_MAX_CQ, 3);
+    if (!rc)
+        rc = hca_evt_init(&m->evt, HCA_EVT_QUEUE_DEPTH);
+    if (!rc)
+        rc = hca_pbuf_init(&m->pb, HCA_PKT_BUFS, CM_PBUF_RESP_RSV);
+    if (!rc)
+        rc = hca_requester_init(&m->rq, HCA_MAX_QP);
+    if (!rc)
+        rc = hca_responder_init(&m->rs, HCA_MAX_QP);
+    if (!rc)
+        rc = hca_cq_writer_init(&m->cw);
+    if (rc) {
+        cm_destroy(m);
+        return rc;
+    }
+    m_fifo_init(&m->rxq, m->rxq_mem, sizeof m->rxq_mem[0], CM_RXQ_DEPTH);
+    cm_reset(m);
+    *eng = m;
+    return 0;
 }
-static void cm_destroy(void *eng) { (void)eng; }
-static void cm_reset(void *eng) { (void)eng; }
-static void cm_cycle(void *eng, core_pins_t *p, uint64_t now) { (void)eng, (void)p, (void)now; }
-static int cm_trace_open(void *eng, const char *path) { (void)eng, (void)path; return -ENOTSUP; }
+
+static int cm_trace_open(void *eng, const char *path)
+{
+    (void)eng, (void)path;
+    return -ENOTSUP; /* waves are the RTL's */
+}
+
 static void cm_trace_close(void *eng) { (void)eng; }
 
 const core_engine_ops_t core_model_ops = {
@@ -24,4 +433,5 @@ const core_engine_ops_t core_model_ops = {
     .cycle = cm_cycle,
     .trace_open = cm_trace_open,
     .trace_close = cm_trace_close,
+    .quiet_until = cm_quiet_until,
 };

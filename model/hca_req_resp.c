@@ -1,0 +1,330 @@
+/* hca_req_resp.c — C model of rtl/hca_req_resp.sv, cycle for cycle: the
+ * requester's response engine. A packet (or a DONE kept by the wrapper) is
+ * taken in R_IDLE, matched against the QP's park entry in R_CLAIM, a
+ * READ_RESP scattered by the mover in R_MOVE, its buffer freed in R_FREE,
+ * a READ_INV posted in R_EVT, the WR completed in R_FINISH.
+ *
+ * Same FSM (R_*), same registers, same cycle for every transition. No
+ * known difference from the RTL.
+ */
+#include "hca_req_resp.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* state_e of the RTL */
+enum { R_IDLE, R_CLAIM, R_MOVE, R_FREE, R_FINISH, R_EVT };
+
+/* localparams of rtl/hca_req_resp.sv */
+#define RR_DTAG 0x20u /* requester, response engine */
+#define RR_XTAG 0x01u
+#define RR_OP_DONE 0xfu /* op of a DONE taken in R_IDLE: no packet op (pkt_op is 0..7) */
+
+#define RR_PD_MASK ((1u << HCA_PD_BITS) - 1u)
+
+/* The state machine's always_comb: next-state values and the outputs it drives. */
+typedef struct rr_next {
+    uint8_t state, claimed, status, err;
+    uint8_t rx_ready, claim, rel_valid, rel_kind, mv_start, nak_save, done_take;
+} rr_next_t;
+
+/* qpn_q < 16'(1 << QW) */
+static inline int rr_in_range(const hca_req_resp_t *m)
+{
+    return m->qpn < ((1u << m->qw) & 0xffffu);
+}
+
+static void rr_step(const hca_req_resp_t *m, const hca_req_resp_io_t *io, rr_next_t *d)
+{
+    /* u_mover's done_o / status_o: registers */
+    const uint8_t mv_done = m->mv.state == HCA_SGE_MOVER_M_DONE;
+    const uint8_t mv_status = m->mv.st;
+    d->state = m->state;
+    d->claimed = m->claimed;
+    d->status = m->status;
+    d->err = m->err;
+    d->rx_ready = 0;
+    d->claim = 0;
+    d->rel_valid = 0;
+    d->rel_kind = HCA_REQ_RESP_REL_IDLE;
+    d->mv_start = 0;
+    d->nak_save = 0;
+    d->done_take = 0;
+
+    const int pk_read = io->park.wc_op == HCA_WC_OPCODE_RDMA_READ;
+    switch (m->state) {
+    case R_IDLE:
+        d->rx_ready = !io->done_valid;
+        d->done_take = io->done_valid;
+        d->claimed = 0;
+        d->err = 0;
+        d->status = HCA_WC_STATUS_SUCCESS;
+        if (io->rx_valid || io->done_valid)
+            d->state = R_CLAIM;
+        break;
+    case R_CLAIM: {
+        const int in_range = rr_in_range(m);
+        const int match = in_range && io->look_inflight &&
+                          (m->op == RR_OP_DONE ? io->look_evt_wait
+                                               : !io->look_evt_wait && io->park.psn == m->psn);
+        d->state = R_IDLE;
+        if (!match) {
+            if (m->op == HCA_PKT_OP_READ_RESP)
+                d->state = R_FREE;
+            /* The responder NAKed the message before its last packet left:
+             * the send engine owns the QP and completes it. */
+            if (m->op == HCA_PKT_OP_NAK && in_range && io->look_active && m->psn == io->sq_ci)
+                d->nak_save = 1;
+            break;
+        }
+        d->claim = 1;
+        d->claimed = 1;
+        switch (m->op) {
+        case RR_OP_DONE:
+            d->status = m->syn;
+            d->err = m->syn != HCA_WC_STATUS_SUCCESS;
+            d->state = R_FINISH;
+            break;
+        case HCA_PKT_OP_ACK:
+            if (pk_read) {
+                d->rel_valid = 1;
+                d->rel_kind = HCA_REQ_RESP_REL_INFLIGHT;
+            } else {
+                d->state = R_FINISH;
+            }
+            break;
+        case HCA_PKT_OP_NAK:
+            d->status = m->syn;
+            d->err = 1;
+            d->state = R_FINISH;
+            break;
+        case HCA_PKT_OP_RNR_NAK: {
+            const unsigned rnr_retry = hca_qp_ctx_get_rnr_retry(&io->qpc);
+            if (rnr_retry != 7u && (io->rnr_cnt & 7u) >= rnr_retry) {
+                d->status = HCA_WC_STATUS_RNR_RETRY_EXC_ERR;
+                d->err = 1;
+                d->state = R_FINISH;
+            } else {
+                d->rel_valid = 1;
+                d->rel_kind = HCA_REQ_RESP_REL_RNR;
+            }
+            break;
+        }
+        case HCA_PKT_OP_READ_RESP:
+            if (pk_read) {
+                d->mv_start = 1;
+                d->state = R_MOVE;
+            } else {
+                /* Not a READ: drop it, the message stays in flight. */
+                d->err = 0;
+                d->state = R_FREE;
+            }
+            break;
+        default:
+            d->rel_valid = 1;
+            d->rel_kind = HCA_REQ_RESP_REL_INFLIGHT;
+            break;
+        }
+        break;
+    }
+    case R_MOVE:
+        if (mv_done) {
+            if (mv_status != HCA_SGE_MOVER_ST_OK) {
+                d->status = mv_status == HCA_SGE_MOVER_ST_PROT ? HCA_WC_STATUS_LOC_PROT_ERR
+                                                               : HCA_WC_STATUS_LOC_ACCESS_ERR;
+                d->err = 1;
+            }
+            d->state = R_FREE;
+        }
+        break;
+    case R_FREE:
+        if (io->free_ready || m->len == 0) {
+            d->state = R_IDLE;
+            if (m->claimed) {
+                if (m->err) {
+                    d->state = R_FINISH;
+                } else if (m->last && pk_read && m->op == HCA_PKT_OP_READ_RESP) {
+                    d->state = io->park.read_inv ? R_EVT : R_FINISH;
+                } else {
+                    d->rel_valid = 1;
+                    d->rel_kind = HCA_REQ_RESP_REL_INFLIGHT;
+                }
+            }
+        }
+        break;
+    case R_FINISH:
+        if (io->fin_ready) {
+            d->rel_valid = 1;
+            d->rel_kind = HCA_REQ_RESP_REL_IDLE;
+            d->state = R_IDLE;
+        }
+        break;
+    case R_EVT:
+        if (io->evt_ready) {
+            d->rel_valid = 1;
+            d->rel_kind = HCA_REQ_RESP_REL_EVT;
+            d->state = R_IDLE;
+        }
+        break;
+    default:
+        d->state = R_IDLE;
+        break;
+    }
+}
+
+/* u_mover's ports from this engine's registers and inputs (start_i: mv_start). */
+static void rr_mover_io(const hca_req_resp_t *m, const hca_req_resp_io_t *io, uint8_t start,
+                        hca_sge_mover_io_t *mio)
+{
+    mio->start = start;
+    mio->check_only = 0;
+    mio->to_host = 1;
+    mio->rights = HCA_ACCESS_LOCAL_WRITE;
+    mio->pd = io->qpc.pd & RR_PD_MASK;
+    mio->off = m->off;
+    mio->len = m->len;
+    mio->buf = m->pbuf;
+    mio->num_sge = io->park.num_sge & 7u;
+    memcpy(mio->sge, io->park.sge, sizeof(mio->sge));
+    mio->xq_ready = io->xq_ready;
+    mio->xs_valid = io->xs_valid;
+    mio->xs_status = io->xs_status;
+    mio->xs_last = io->xs_last;
+    mio->xs_len = io->xs_len;
+    mio->xs_pa = io->xs_pa;
+    mio->dma_req_ready = io->dma_req_ready;
+    mio->dma_rsp_valid = io->dma_rsp_valid;
+    mio->dma_rsp_err = (uint8_t)hca_dma_rsp_get_err(&io->dma_rsp);
+}
+
+/* qpn_o: the packet's (or DONE's) QP in R_IDLE, else the one taken. */
+static inline uint16_t rr_qpn_o(const hca_req_resp_t *m, const hca_req_resp_io_t *io)
+{
+    if (m->state != R_IDLE)
+        return m->qpn;
+    return io->done_valid ? io->done_qpn : (uint16_t)hca_pkt_get_dst_qpn(&io->rx);
+}
+
+int hca_req_resp_init(hca_req_resp_t *m, unsigned qw)
+{
+    if (qw < 1 || qw > 16)
+        return -EINVAL;
+    memset(m, 0, sizeof(*m));
+    m->qw = (uint8_t)qw;
+    hca_sge_mover_init(&m->mv, RR_XTAG, RR_DTAG);
+    hca_req_resp_reset(m);
+    return 0;
+}
+
+void hca_req_resp_reset(hca_req_resp_t *m)
+{
+    /* The async-reset registers only; the packet fields keep their values. */
+    m->state = R_IDLE;
+    m->claimed = 0;
+    m->status = 0;
+    m->err = 0;
+    m->qpn = 0;
+    hca_sge_mover_reset(&m->mv);
+}
+
+void hca_req_resp_comb(const hca_req_resp_t *m, hca_req_resp_io_t *io, uint64_t now)
+{
+    rr_next_t d;
+    rr_step(m, io, &d);
+    /* No output of the mover depends on start_i: one pass. */
+    hca_sge_mover_io_t mio;
+    rr_mover_io(m, io, d.mv_start, &mio);
+    hca_sge_mover_comb(&m->mv, &mio, now);
+    io->rx_ready = d.rx_ready;
+    io->claim = d.claim;
+    io->rel_valid = d.rel_valid;
+    io->rel_kind = d.rel_kind;
+    io->nak_save = d.nak_save;
+    io->done_take = d.done_take;
+
+    io->look_qpn = (uint16_t)(m->qpn & ((1u << m->qw) - 1u));
+    io->qpn = rr_qpn_o(m, io);
+    io->rnr_timer = io->qpc.rnr_timer;
+    io->nak_syn = m->syn;
+    io->free_valid = m->state == R_FREE && m->len != 0;
+    io->free_id = m->pbuf;
+
+    const uint32_t pd = io->qpc.pd & RR_PD_MASK;
+    memset(&io->evt, 0, sizeof(io->evt));
+    io->evt.hdr = (uint32_t)HCA_EVT_KIND_READ_INV << HCA_FW_EVENT_KIND_LSB |
+                  (uint32_t)(m->qpn & 0xffu) << HCA_FW_EVENT_TAG_LSB | (uint32_t)m->qpn << HCA_FW_EVENT_QPN_LSB;
+    io->evt.pd = pd;
+    io->evt.key = io->park.inv_key;
+    io->evt_valid = m->state == R_EVT;
+
+    hca_req_send_fin_t *f = &io->fin;
+    memset(&f->cqe, 0, sizeof(f->cqe));
+    f->cqe.wr_id = io->park.wr_id;
+    f->cqe.byte_len = io->park.msg_len;
+    f->cqe.qpn = m->qpn;
+    f->cqe.info = (uint32_t)(m->status & 0x1fu) << HCA_CQE_STATUS_LSB |
+                  (uint32_t)(io->park.wc_op & 0xfu) << HCA_CQE_OPCODE_LSB;
+    f->cqe.wqe_counter = io->sq_ci;
+    f->qpn = m->qpn;
+    f->cqn = (uint16_t)hca_qp_ctx_get_send_cqn(&io->qpc);
+    f->write = (uint8_t)((io->park.signaled & 1u) || m->err);
+    f->err = m->err;
+    io->fin_valid = m->state == R_FINISH;
+
+    io->xq_valid = mio.xq_valid;
+    io->xq = mio.xq;
+    io->xs_ready = mio.xs_ready;
+    io->dma_req_valid = mio.dma_req_valid;
+    io->dma_req = mio.dma_req;
+    io->dma_rsp_ready = mio.dma_rsp_ready;
+    io->mv_busy = mio.busy;
+}
+
+void hca_req_resp_edge(hca_req_resp_t *m, const hca_req_resp_io_t *io, uint64_t now)
+{
+    if (m->state == R_IDLE && !io->rx_valid && !io->done_valid) {
+        /* idle: R_IDLE's defaults; the mover is idle too */
+        m->claimed = 0;
+        m->err = 0;
+        m->status = HCA_WC_STATUS_SUCCESS;
+        return;
+    }
+
+    rr_next_t d;
+    rr_step(m, io, &d);
+    hca_sge_mover_io_t mio;
+    rr_mover_io(m, io, d.mv_start, &mio);
+
+    if (m->state == R_IDLE) {
+        m->qpn = rr_qpn_o(m, io); /* rx_valid || done_valid here */
+        if (io->done_valid) {
+            m->op = RR_OP_DONE;
+            m->syn = io->done_status & 0x1fu;
+        } else {
+            m->op = (uint8_t)hca_pkt_get_op(&io->rx);
+            m->last = (uint8_t)hca_pkt_get_last(&io->rx);
+            m->syn = (uint8_t)(hca_pkt_get_syndrome(&io->rx) & 0x1fu);
+            m->pbuf = (uint8_t)hca_pkt_get_pbuf(&io->rx);
+            m->psn = (uint16_t)io->rx.psn;
+            m->len = io->rx.len;
+            m->off = io->rx.offset;
+        }
+    }
+    m->state = d.state;
+    m->claimed = d.claimed;
+    m->status = d.status;
+    m->err = d.err;
+    hca_sge_mover_edge(&m->mv, &mio, now);
+}
+
+uint64_t hca_req_resp_quiet_until(const hca_req_resp_t *m, uint64_t now)
+{
+    switch (m->state) {
+    case R_IDLE:
+        return UINT64_MAX; /* waits for rx_valid / done_valid; the mover is idle */
+    case R_MOVE:
+        return hca_sge_mover_quiet_until(&m->mv, now);
+    default:
+        return now + 1;
+    }
+}

@@ -1,0 +1,474 @@
+/* hca_req_send.c — C model of rtl/hca_req_send.sv, cycle for cycle: the
+ * requester's send engine (docs/engine.md "Requester" steps 1-5 and 8).
+ *
+ * Claims the scheduled QP (S_IDLE), latches its context (S_CTX), fetches
+ * the WQE at sq_ci (S_FETCH/S_FWAIT), decodes it (S_DECODE), pre-checks its
+ * SGEs through the mover (S_CHECK), then per MTU chunk allocates a packet
+ * buffer (S_ALLOC), gathers into it (S_GATHER) and sends it (S_TX); after
+ * the last packet the QP is released in flight with park written. Memory
+ * management WRs post a fw_event (S_EVT); failures complete here
+ * (S_FREE, S_FINISH). Same FSM, registers and cycles as the RTL; the
+ * mover (u_mover) is the member mv. No known difference from the RTL.
+ *
+ * Speed: the outputs that depend on registers only (packet, event, park,
+ * fin, fetch request, the mover's outputs) are rebuilt after every edge
+ * that changes state (rs_derive) and only copied by comb; an idle edge
+ * returns at once.
+ */
+#include "hca_req_send.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* state_e of the RTL */
+enum {
+    S_IDLE, S_CTX, S_FETCH, S_FWAIT, S_DECODE, S_CHECK, S_ALLOC, S_GATHER,
+    S_TX, S_FREE, S_FINISH, S_EVT
+};
+
+/* The RTL's localparams. */
+#define RS_DTAG 0x00u /* requester, send engine */
+#define RS_XTAG 0x00u
+#define RS_WQE_BYTES ((uint32_t)sizeof(hca_sq_wqe_t)) /* HCA_SQ_WQE_W / 8 */
+#define RS_PD_MASK ((1u << HCA_PD_BITS) - 1u)
+
+typedef hca_req_send_dec_t rs_dec_t;
+
+/* The decode and chunk wires: functions of the registers only. */
+static void rs_decode(const hca_req_send_t *m, rs_dec_t *d)
+{
+    const uint8_t op = m->op;
+    d->is_send_inv = op == HCA_WR_OPCODE_SEND_WITH_INV;
+    d->is_read_inv = op == HCA_WR_OPCODE_RDMA_READ_WITH_INV;
+    d->is_send = op == HCA_WR_OPCODE_SEND || d->is_send_inv;
+    d->is_write = op == HCA_WR_OPCODE_RDMA_WRITE;
+    d->is_read = op == HCA_WR_OPCODE_RDMA_READ || d->is_read_inv;
+    d->is_mm = op == HCA_WR_OPCODE_LOCAL_INV || op == HCA_WR_OPCODE_FAST_REG_MR ||
+               op == HCA_WR_OPCODE_REG_INDIR_MR;
+    const int no_inv_key = m->inv_key == 0 && m->nsge == 0;
+    d->malformed = op > HCA_WR_OPCODE_REG_INDIR_MR || m->nsge > HCA_MAX_SEND_SGE || m->rsvd_bad ||
+                   (m->flags >> 2) != 0 || (d->is_read_inv && no_inv_key);
+    d->nsge3 = m->nsge > HCA_SQ_WQE_SGE_COUNT ? HCA_SQ_WQE_SGE_COUNT : m->nsge; /* the SGEs the WQE holds */
+    d->read_inv_key = m->inv_key != 0 ? m->inv_key : m->sges[0].lkey;
+
+    uint64_t len33 = 0;
+    for (unsigned g = 0; g < d->nsge3; g++)
+        len33 += m->sges[g].length;
+    d->msg_len = (uint32_t)len33;
+    d->len_ovf = (uint8_t)(len33 >> 32 & 1u);
+
+    switch (op) { /* completion opcode, also for WRs not served yet */
+    case HCA_WR_OPCODE_RDMA_WRITE: d->wc_op = HCA_WC_OPCODE_RDMA_WRITE; break;
+    case HCA_WR_OPCODE_RDMA_READ:
+    case HCA_WR_OPCODE_RDMA_READ_WITH_INV: d->wc_op = HCA_WC_OPCODE_RDMA_READ; break;
+    case HCA_WR_OPCODE_LOCAL_INV: d->wc_op = HCA_WC_OPCODE_LOCAL_INV; break;
+    case HCA_WR_OPCODE_FAST_REG_MR: d->wc_op = HCA_WC_OPCODE_FAST_REG_MR; break;
+    case HCA_WR_OPCODE_REG_INDIR_MR: d->wc_op = HCA_WC_OPCODE_REG_INDIR_MR; break;
+    default: d->wc_op = HCA_WC_OPCODE_SEND; break;
+    }
+
+    /* MTU: mtu_log2 8..12; 0 (and anything out of range) is the default. */
+    const uint32_t mtu = (m->mtu_log >= 8 && m->mtu_log <= 12) ? 1u << m->mtu_log : HCA_MTU_DEFAULT;
+    const uint32_t rem = d->msg_len - m->off;
+    d->chunk = rem > mtu ? mtu : rem;
+    d->last_chunk = rem <= mtu;
+}
+
+/* The mover's port inputs as hca_req_send drives them. mv_start is the
+ * state machine's; the rest are wires. */
+static void rs_mover_in(const hca_req_send_t *m, const hca_req_send_io_t *io, const rs_dec_t *d,
+                        uint8_t mv_start, hca_sge_mover_io_t *mio)
+{
+    const int decode = m->state == S_DECODE;
+    mio->start = mv_start;
+    mio->check_only = (uint8_t)decode;
+    mio->to_host = 0;
+    mio->rights = d->is_read ? HCA_ACCESS_LOCAL_WRITE : 0;
+    mio->pd = m->pd;
+    mio->off = decode ? 0 : m->off;
+    mio->len = decode ? d->msg_len : d->chunk;
+    mio->buf = io->alloc_id;
+    mio->num_sge = d->nsge3;
+    memcpy(mio->sge, m->sges, sizeof(mio->sge));
+    mio->xq_ready = io->xq_ready;
+    mio->xs_valid = io->xs_valid;
+    mio->xs_status = io->xs_status;
+    mio->xs_last = io->xs_last;
+    mio->xs_len = io->xs_len;
+    mio->xs_pa = io->xs_pa;
+    mio->dma_req_ready = io->dma_req_ready;
+    mio->dma_rsp_valid = io->dma_rsp_valid;
+    mio->dma_rsp_err = (uint8_t)hca_dma_rsp_get_err(&io->dma_rsp);
+}
+
+/* The state machine's always_comb: next state and mv_start (its outputs
+ * sched_ready and alloc_ready are driven in hca_req_send_comb). */
+typedef struct rs_next {
+    uint8_t state, buf, status, err;
+    uint32_t off;
+    uint8_t mv_start;
+} rs_next_t;
+
+static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const rs_dec_t *d, rs_next_t *n)
+{
+    const uint8_t mv_done = m->mv.state == HCA_SGE_MOVER_M_DONE;
+    const uint8_t mv_status = m->mv.st;
+    n->state = m->state;
+    n->off = m->off;
+    n->buf = m->buf;
+    n->status = m->status;
+    n->err = m->err;
+    n->mv_start = 0;
+    switch (m->state) {
+    case S_IDLE:
+        if (io->sched_valid)
+            n->state = S_CTX;
+        break;
+    case S_CTX:
+        /* RESET: nothing to serve (a WRITE_QPC raced the scheduler). */
+        n->state = hca_qp_ctx_get_state(&io->qpc) == HCA_QP_STATE_RESET ? S_IDLE : S_FETCH;
+        break;
+    case S_FETCH:
+        if (io->dma_req_ready)
+            n->state = S_FWAIT;
+        break;
+    case S_FWAIT:
+        if (io->dma_rsp_valid) {
+            if (hca_dma_rsp_get_err(&io->dma_rsp)) {
+                n->status = m->err_state ? HCA_WC_STATUS_WR_FLUSH_ERR : HCA_WC_STATUS_LOC_ACCESS_ERR;
+                n->err = 1;
+                n->state = S_FINISH;
+            } else {
+                n->state = S_DECODE;
+            }
+        }
+        break;
+    case S_DECODE:
+        n->err = 1;
+        if (m->err_state) {
+            n->status = HCA_WC_STATUS_WR_FLUSH_ERR;
+            n->state = S_FINISH;
+        } else if (d->malformed) {
+            n->status = HCA_WC_STATUS_LOC_QP_OP_ERR;
+            n->state = S_FINISH;
+        } else if (d->is_mm) {
+            n->err = 0;
+            n->state = S_EVT;
+        } else if (d->len_ovf) {
+            n->status = HCA_WC_STATUS_LOC_LEN_ERR;
+            n->state = S_FINISH;
+        } else {
+            n->err = 0;
+            n->mv_start = 1;
+            n->state = S_CHECK;
+        }
+        break;
+    case S_CHECK:
+        if (mv_done) {
+            n->off = 0;
+            if (mv_status != HCA_SGE_MOVER_ST_OK) {
+                n->status = HCA_WC_STATUS_LOC_PROT_ERR;
+                n->err = 1;
+                n->state = S_FINISH;
+            } else {
+                n->state = d->is_read ? S_TX : S_ALLOC;
+            }
+        }
+        break;
+    case S_ALLOC:
+        if (io->nak) {
+            n->status = io->nak_syn & 0x1fu;
+            n->err = 1;
+            n->state = S_FINISH;
+        } else if (io->alloc_valid) {
+            n->buf = io->alloc_id;
+            n->mv_start = 1;
+            n->state = S_GATHER;
+        }
+        break;
+    case S_GATHER:
+        if (mv_done) {
+            if (io->nak) {
+                n->status = io->nak_syn & 0x1fu;
+                n->err = 1;
+                n->state = S_FREE;
+            } else if (mv_status != HCA_SGE_MOVER_ST_OK) {
+                n->status = mv_status == HCA_SGE_MOVER_ST_PROT ? HCA_WC_STATUS_LOC_PROT_ERR
+                                                                : HCA_WC_STATUS_LOC_ACCESS_ERR;
+                n->err = 1;
+                n->state = S_FREE;
+            } else {
+                n->state = S_TX;
+            }
+        }
+        break;
+    case S_TX:
+        if (io->tx_ready) {
+            if (io->nak) {
+                n->status = io->nak_syn & 0x1fu;
+                n->err = 1;
+                n->state = S_FINISH;
+            } else if (d->is_read || d->last_chunk) {
+                n->state = S_IDLE;
+            } else {
+                n->off = m->off + d->chunk;
+                n->state = S_ALLOC;
+            }
+        }
+        break;
+    case S_FREE:
+        if (io->free_ready)
+            n->state = S_FINISH;
+        break;
+    case S_FINISH:
+        if (io->fin_ready)
+            n->state = S_IDLE;
+        break;
+    case S_EVT:
+        if (io->evt_ready)
+            n->state = S_IDLE;
+        break;
+    default:
+        n->state = S_IDLE;
+        break;
+    }
+}
+
+/* Refresh the derived wires and register-only outputs (m->dec, *_w) after
+ * the registers changed. */
+static void rs_derive(hca_req_send_t *m)
+{
+    rs_dec_t *d = &m->dec;
+    rs_decode(m, d);
+
+    /* packet */
+    hca_pkt_t *t = &m->tx_w;
+    memset(t, 0, sizeof(*t));
+    if (d->is_read) {
+        t->hdr = (uint32_t)HCA_PKT_OP_READ_REQ << HCA_PKT_OP_LSB | 1u << HCA_PKT_FIRST_LSB |
+                 1u << HCA_PKT_LAST_LSB;
+        t->raddr = m->raddr;
+        t->len = 0;
+    } else {
+        const uint32_t op = d->is_write ? HCA_PKT_OP_WRITE : d->is_send_inv ? HCA_PKT_OP_SEND_INV : HCA_PKT_OP_SEND;
+        t->hdr = op << HCA_PKT_OP_LSB | (uint32_t)(m->off == 0) << HCA_PKT_FIRST_LSB |
+                 (uint32_t)d->last_chunk << HCA_PKT_LAST_LSB | (uint32_t)m->buf << HCA_PKT_PBUF_LSB;
+        t->inv_key = d->is_send_inv ? m->inv_key : 0;
+        t->raddr = d->is_write ? m->raddr + m->off : 0;
+        t->len = d->chunk;
+    }
+    t->qpns = (uint32_t)m->rqpn << HCA_PKT_DST_QPN_LSB | (uint32_t)m->qpn << HCA_PKT_SRC_QPN_LSB;
+    t->psn = m->sq_ci;
+    t->rkey = d->is_send ? 0 : m->rkey;
+    t->msg_len = d->msg_len;
+    t->offset = d->is_read ? 0 : m->off;
+
+    /* event: the WQE's fr_* fields are fw_event's params, iova, length, list */
+    hca_fw_event_t *e = &m->evt_w;
+    const int linv = m->op == HCA_WR_OPCODE_LOCAL_INV;
+    const uint32_t kind = linv ? HCA_EVT_KIND_LOCAL_INV
+                          : m->op == HCA_WR_OPCODE_FAST_REG_MR ? HCA_EVT_KIND_FAST_REG_MR
+                                                               : HCA_EVT_KIND_REG_INDIR_MR;
+    memset(e, 0, sizeof(*e));
+    e->hdr = kind << HCA_FW_EVENT_KIND_LSB | (uint32_t)(m->qpn & 0xffu) << HCA_FW_EVENT_TAG_LSB |
+             (uint32_t)m->qpn << HCA_FW_EVENT_QPN_LSB;
+    e->pd = m->pd;
+    e->key = linv ? m->inv_key : m->fr_key;
+    e->params = m->fr_params;
+    e->iova = m->fr_iova;
+    e->length = m->fr_length;
+    e->list = m->fr_list;
+    e->mr_key = linv ? 0 : m->rkey; /* registrations: the MR the WR names */
+
+    /* park */
+    hca_req_send_park_t *p = &m->park_w;
+    p->psn = m->sq_ci;
+    p->wc_op = d->wc_op & 0xfu;
+    p->read_inv = d->is_read_inv;
+    p->signaled = m->flags & HCA_SEND_FLAGS_SIGNALED;
+    p->num_sge = d->nsge3;
+    p->msg_len = d->msg_len;
+    p->inv_key = d->read_inv_key;
+    p->wr_id = m->wr_id;
+    memcpy(p->sge, m->sges, sizeof(p->sge));
+
+    /* finish: a flush does not move the QP (it is in ERROR already) */
+    hca_req_send_fin_t *f = &m->fin_w;
+    f->qpn = m->qpn;
+    f->cqn = m->cqn;
+    f->write = 1;
+    f->err = m->err && !m->err_state;
+    memset(&f->cqe, 0, sizeof(f->cqe));
+    f->cqe.wr_id = m->wr_id;
+    f->cqe.byte_len = d->msg_len;
+    f->cqe.qpn = m->qpn;
+    f->cqe.info = (uint32_t)m->status << HCA_CQE_STATUS_LSB | (uint32_t)d->wc_op << HCA_CQE_OPCODE_LSB;
+    f->cqe.wqe_counter = m->sq_ci;
+
+    /* the WQE fetch: READ_DATA of the entry at sq_ci mod 2^sq_log */
+    hca_dma_req_t *q = &m->fetch_w;
+    memset(q, 0, sizeof(*q));
+    q->hdr = (uint32_t)HCA_DMA_OP_READ_DATA << HCA_DMA_REQ_OP_LSB | (uint32_t)RS_DTAG << HCA_DMA_REQ_TAG_LSB;
+    q->len = RS_WQE_BYTES;
+    const uint32_t idx = m->sq_ci & (uint32_t)(((1u << m->sq_log) - 1u) & 0xffffu);
+    q->addr = m->sq_base + (uint64_t)idx * RS_WQE_BYTES;
+
+    /* the mover's outputs with every xs/dma input low */
+    hca_sge_mover_io_t *mio = &m->mv_w;
+    memset(mio, 0, sizeof(*mio));
+    memcpy(mio->sge, m->sges, sizeof(mio->sge));
+    hca_sge_mover_comb(&m->mv, mio, 0);
+}
+
+int hca_req_send_init(hca_req_send_t *m, unsigned qw)
+{
+    if (qw < 1 || qw > 16)
+        return -EINVAL;
+    memset(m, 0, sizeof(*m));
+    m->qw = (uint8_t)qw;
+    hca_sge_mover_init(&m->mv, RS_XTAG, RS_DTAG);
+    hca_req_send_reset(m);
+    return 0;
+}
+
+void hca_req_send_reset(hca_req_send_t *m)
+{
+    /* The async-reset registers only; context and WQE fields keep theirs. */
+    m->state = S_IDLE;
+    m->qpn = 0;
+    m->off = 0;
+    m->buf = 0;
+    m->status = 0;
+    m->err = 0;
+    hca_sge_mover_reset(&m->mv);
+    rs_derive(m);
+}
+
+void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t now)
+{
+    const rs_dec_t *d = &m->dec;
+    const uint8_t state = m->state;
+
+    /* The state machine's always_comb outputs (rs_step has the rest). */
+    io->sched_ready = state == S_IDLE;
+    io->alloc_ready = state == S_ALLOC && !io->nak;
+
+    /* Releases: the wrapper feeds them back into the response engine's claim
+     * in the same cycle. */
+    io->rel_evt = state == S_EVT && io->evt_ready;
+    io->rel_inflight = (state == S_TX && io->tx_ready && !io->nak && (d->is_read || d->last_chunk)) ||
+                       io->rel_evt;
+    io->rel_valid = io->rel_inflight || (state == S_FINISH && io->fin_ready) ||
+                    (state == S_CTX && hca_qp_ctx_get_state(&io->qpc) == HCA_QP_STATE_RESET);
+    io->qpn = state == S_IDLE ? (uint16_t)(io->sched_qpn & ((1u << m->qw) - 1u)) : m->qpn;
+    io->free_valid = state == S_FREE;
+    io->free_id = m->buf;
+
+    /* The mover's outputs: from the cache, but its readies depend on its
+     * inputs in M_BEAT / M_DWAIT (its comb does not read start: mv_start 0),
+     * and its DMA request carries xs_len / xs_pa. */
+    const hca_sge_mover_io_t *mw = &m->mv_w;
+    uint8_t xs_ready = 0, mv_rsp_ready = 0;
+    if (m->mv.state == HCA_SGE_MOVER_M_BEAT || m->mv.state == HCA_SGE_MOVER_M_DWAIT) {
+        hca_sge_mover_io_t mio;
+        rs_mover_in(m, io, d, 0, &mio);
+        hca_sge_mover_comb(&m->mv, &mio, now);
+        xs_ready = mio.xs_ready;
+        mv_rsp_ready = mio.dma_rsp_ready;
+    }
+    io->xq_valid = mw->xq_valid;
+    io->xq = mw->xq;
+    io->xs_ready = xs_ready;
+
+    /* DMA: the WQE fetch shares the port with the mover (never at once). */
+    io->dma_req_valid = state == S_FETCH || mw->dma_req_valid;
+    if (state == S_FETCH) {
+        io->dma_req = m->fetch_w;
+    } else {
+        io->dma_req = mw->dma_req;
+        io->dma_req.len = io->xs_len;
+        io->dma_req.addr = io->xs_pa;
+    }
+    io->dma_rsp_ready = state == S_FWAIT || mv_rsp_ready;
+    io->mv_busy = mw->busy;
+
+    io->tx = m->tx_w;
+    io->tx_valid = state == S_TX;
+    io->evt = m->evt_w;
+    io->evt_valid = state == S_EVT;
+    io->park = m->park_w;
+    io->fin = m->fin_w;
+    io->fin_valid = state == S_FINISH;
+}
+
+void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t now)
+{
+    if (m->state == S_IDLE && !io->sched_valid)
+        return; /* idle: nothing latches, the mover is idle too */
+
+    rs_next_t n;
+    hca_sge_mover_io_t mio;
+    rs_step(m, io, &m->dec, &n);
+    rs_mover_in(m, io, &m->dec, n.mv_start, &mio);
+    hca_sge_mover_edge(&m->mv, &mio, now);
+
+    const uint8_t state = m->state;
+    if (state == S_IDLE && io->sched_valid)
+        m->qpn = (uint16_t)(io->sched_qpn & ((1u << m->qw) - 1u));
+    if (state == S_CTX) {
+        const hca_qp_ctx_t *q = &io->qpc;
+        m->sq_base = q->sq_base;
+        m->sq_log = (uint8_t)hca_qp_ctx_get_sq_log(q);
+        m->mtu_log = (uint8_t)hca_qp_ctx_get_mtu_log2(q);
+        m->pd = q->pd & RS_PD_MASK;
+        m->rqpn = (uint16_t)q->remote_qpn;
+        m->cqn = (uint16_t)hca_qp_ctx_get_send_cqn(q);
+        m->sq_ci = io->sq_ci;
+        m->err_state = hca_qp_ctx_get_state(q) == HCA_QP_STATE_ERROR;
+    }
+    if (state == S_FWAIT && io->dma_rsp_valid) {
+        hca_sq_wqe_t w;
+        memcpy(&w, io->dma_rsp.rdata, sizeof(w)); /* rdata's bytes are the WQE */
+        m->op = (uint8_t)hca_sq_wqe_get_opcode(&w);
+        m->flags = (uint8_t)hca_sq_wqe_get_flags(&w);
+        m->nsge = (uint8_t)hca_sq_wqe_get_num_sge(&w);
+        m->rsvd_bad = hca_sq_wqe_get_ctrl_rsvd(&w) != 0 || w.rsvd0 != 0;
+        m->wr_id = w.wr_id;
+        m->raddr = w.remote_addr;
+        m->rkey = w.rkey;
+        m->inv_key = w.inv_key;
+        m->fr_iova = w.fr_iova;
+        m->fr_length = w.fr_length;
+        m->fr_list = w.fr_list;
+        m->fr_key = w.fr_key;
+        m->fr_params = w.fr_params;
+        memcpy(m->sges, w.sge, sizeof(m->sges));
+        if (hca_dma_rsp_get_err(&io->dma_rsp)) {
+            /* A failed fetch completes with wr_id 0 and no SGEs. */
+            m->op = HCA_WR_OPCODE_SEND;
+            m->flags = 0;
+            m->nsge = 0;
+            m->wr_id = 0;
+        }
+    }
+    m->state = n.state;
+    m->off = n.off;
+    m->buf = n.buf;
+    m->status = n.status;
+    m->err = n.err;
+    rs_derive(m);
+}
+
+uint64_t hca_req_send_quiet_until(const hca_req_send_t *m, uint64_t now)
+{
+    switch (m->state) {
+    case S_IDLE:  /* waits for sched_valid */
+    case S_FWAIT: /* waits for dma_rsp_valid */
+        return UINT64_MAX;
+    case S_CHECK:
+    case S_GATHER: /* the mover works; it reports its own waits */
+        return hca_sge_mover_quiet_until(&m->mv, now);
+    default:
+        return now + 1;
+    }
+}

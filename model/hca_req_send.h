@@ -1,0 +1,150 @@
+/* hca_req_send.h — C model of rtl/hca_req_send.sv, the requester's send
+ * engine: claim a scheduled QP, fetch + decode its WQE at sq_ci, pre-check
+ * its SGEs, gather and send the message, then park it (in flight) or
+ * complete it here. Instantiates hca_sge_mover (member mv).
+ *
+ * Comb paths (outputs from inputs in the same cycle):
+ *   sched_ready      state only
+ *   qpn              <- sched_qpn (S_IDLE)
+ *   rel_evt          <- evt_ready (S_EVT)
+ *   rel_inflight     <- tx_ready, nak (S_TX); evt_ready (S_EVT)
+ *   rel_valid        <- tx_ready, nak (S_TX); evt_ready (S_EVT);
+ *                       fin_ready (S_FINISH); qpc.state (S_CTX)
+ *   alloc_ready      <- nak (S_ALLOC)
+ *   xs_ready         <- xs_valid, xs_status, xs_last, dma_rsp_valid (mover)
+ *   dma_req          <- xs_len, xs_pa (mover's request fields)
+ *   dma_req_valid, dma_rsp_ready, xq_valid, xq, free_*, tx_valid, tx,
+ *   evt_valid, evt, park, fin_valid, fin, mv_busy: state only.
+ */
+#ifndef HCA_REQ_SEND_H
+#define HCA_REQ_SEND_H
+
+#include <stdint.h>
+
+#include "hca_abi.h"
+#include "hca_sge_mover.h"
+#include "m_xreq.h"
+
+/* park_o (PARK_W bits), MSB first as the RTL packs it:
+ * {psn, wc opcode, READ_INV after the last byte, signaled, num_sge, msg_len,
+ *  key to invalidate, wr_id, sges} */
+typedef struct hca_req_send_park {
+    uint16_t psn;       /**< 16: sq_ci of the WQE */
+    uint8_t wc_op;      /**< 4: HCA_WC_OPCODE_* (low 4 bits) */
+    uint8_t read_inv;   /**< 1: RDMA_READ_WITH_INV */
+    uint8_t signaled;   /**< 1: flags.SIGNALED */
+    uint8_t num_sge;    /**< 3: min(num_sge, 4) */
+    uint32_t msg_len;   /**< 32 */
+    uint32_t inv_key;   /**< 32: read_inv_key (inv_key, else sge[0].lkey) */
+    uint64_t wr_id;     /**< 64 */
+    hca_sge_t sge[4];   /**< SGES_W = 4 * 128, sge[0] at the LSBs */
+} hca_req_send_park_t;
+
+/* fin_o (FIN_W bits), MSB first: {qpn, cqn, write, err, cqe} */
+typedef struct hca_req_send_fin {
+    uint16_t qpn;       /**< 16 */
+    uint16_t cqn;       /**< 16 */
+    uint8_t write;      /**< 1: always 1 here */
+    uint8_t err;        /**< 1: the completion moves the QP to ERROR */
+    hca_cqe_t cqe;      /**< HCA_CQE_W, at the LSBs */
+} hca_req_send_fin_t;
+
+typedef struct hca_req_send_io {
+    /* inputs */
+    uint8_t sched_valid;
+    uint16_t sched_qpn;     /**< QW bits */
+    hca_qp_ctx_t qpc;       /**< answers one cycle after qpn */
+    uint16_t sq_ci;
+    uint8_t nak;
+    uint8_t nak_syn;        /**< 5 bits */
+    uint8_t evt_ready;
+    uint8_t alloc_valid;
+    uint8_t alloc_id;
+    uint8_t free_ready;
+    uint8_t xq_ready;
+    uint8_t xs_valid;
+    uint8_t xs_status;
+    uint8_t xs_last;
+    uint32_t xs_len;
+    uint64_t xs_pa;
+    uint8_t dma_req_ready;
+    uint8_t dma_rsp_valid;
+    hca_dma_rsp_t dma_rsp;
+    uint8_t tx_ready;
+    uint8_t fin_ready;
+    /* outputs */
+    uint8_t sched_ready;
+    uint16_t qpn;
+    uint8_t rel_valid;
+    uint8_t rel_inflight;
+    uint8_t rel_evt;
+    hca_req_send_park_t park;
+    uint8_t evt_valid;
+    hca_fw_event_t evt;
+    uint8_t alloc_ready;
+    uint8_t free_valid;
+    uint8_t free_id;
+    uint8_t xq_valid;
+    m_xreq_t xq;
+    uint8_t xs_ready;
+    uint8_t dma_req_valid;
+    hca_dma_req_t dma_req;
+    uint8_t dma_rsp_ready;
+    uint8_t tx_valid;
+    hca_pkt_t tx;
+    uint8_t fin_valid;
+    hca_req_send_fin_t fin;
+    uint8_t mv_busy;
+} hca_req_send_io_t;
+
+/* The decode wires of the RTL (functions of the registers only). */
+typedef struct hca_req_send_dec {
+    uint8_t is_send, is_write, is_read, is_mm, is_send_inv, is_read_inv, malformed;
+    uint8_t nsge3, wc_op, len_ovf, last_chunk;
+    uint32_t msg_len, chunk, read_inv_key;
+} hca_req_send_dec_t;
+
+typedef struct hca_req_send {
+    /* parameter */
+    uint8_t qw;             /**< QP number bits (1..16) */
+    /* control registers (names as the RTL's, without _q) */
+    uint8_t state;          /**< state_e: S_IDLE .. S_EVT */
+    uint16_t qpn;
+    uint32_t off;
+    uint8_t buf;
+    uint8_t status;         /**< completion status, 5 bits */
+    uint8_t err;
+    /* context fields (data, not reset) */
+    uint64_t sq_base;
+    uint8_t sq_log, mtu_log;
+    uint32_t pd;
+    uint16_t rqpn, cqn, sq_ci;
+    uint8_t err_state;
+    /* the decoded WQE (data, not reset) */
+    uint8_t op, flags, nsge, rsvd_bad;
+    uint64_t wr_id, raddr;
+    uint32_t rkey, inv_key;
+    uint64_t fr_iova, fr_length, fr_list;  /**< fr_q, field by field */
+    uint32_t fr_key, fr_params;
+    hca_sge_t sges[4];
+    /* the SGE mover (u_mover) */
+    hca_sge_mover_t mv;
+    /* Derived from the registers above after every edge, reset and init
+     * (not state of its own): the decode wires and the outputs that depend
+     * on registers only, so comb copies them instead of rebuilding them. */
+    hca_req_send_dec_t dec;
+    hca_req_send_park_t park_w;
+    hca_fw_event_t evt_w;
+    hca_pkt_t tx_w;
+    hca_req_send_fin_t fin_w;
+    hca_dma_req_t fetch_w;      /**< the WQE fetch request */
+    hca_sge_mover_io_t mv_w;    /**< the mover's outputs with its xs/dma inputs low */
+} hca_req_send_t;
+
+int hca_req_send_init(hca_req_send_t *m, unsigned qw); /* 0 / -EINVAL */
+void hca_req_send_reset(hca_req_send_t *m);
+void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t now);
+void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t now);
+uint64_t hca_req_send_quiet_until(const hca_req_send_t *m, uint64_t now);
+
+#endif /* HCA_REQ_SEND_H */

@@ -1,0 +1,492 @@
+/* hca_requester.c — C model of rtl/hca_requester.sv, cycle for cycle: the
+ * send queues. Two engines (hca_req_send, hca_req_resp) around per-QP
+ * state; a round-robin scheduler hands QPs to the send engine; the engines
+ * share the translation port (hca_xarb), DMA, packet-buffer free, event and
+ * completion ports (hca_arb each: m_arb; input 0 = send, 1 = response).
+ *
+ * The RTL's nets between the engines are combinational both ways (the
+ * response engine sees a QP the send engine parks in the same cycle; the
+ * scheduler drops a QP the response engine claims), so rq_settle() runs the
+ * engines' comb and the wiring until the engines' inputs stop changing; edge
+ * settles the same way and then clocks everything.
+ *
+ * now_q (the RTL's free-running cycle counter, for RNR deadlines) is
+ * (uint32_t)(cycle - base), base being the cycle of the first edge after
+ * reset: the device may skip quiet cycles. No known difference from the
+ * RTL.
+ */
+#include "hca_requester.h"
+
+#include <errno.h>
+#include <string.h>
+
+enum { Q_IDLE = HCA_REQUESTER_Q_IDLE, Q_ACTIVE = HCA_REQUESTER_Q_ACTIVE, Q_INFLIGHT = HCA_REQUESTER_Q_INFLIGHT,
+       Q_RESP = HCA_REQUESTER_Q_RESP, Q_RNR_WAIT = HCA_REQUESTER_Q_RNR_WAIT };
+
+/* dma_rsp rtag bit 5 routes an answer: 0 send engine, 1 response engine */
+#define RQ_RSP_TO_R_BIT 5u
+/* settle passes before giving up (the nets settle in a few) */
+#define RQ_SETTLE_MAX 16
+
+/* Every net of one cycle: the engines' and the arbiters' ports. */
+typedef struct rq_wires {
+    hca_req_send_io_t s;
+    hca_req_resp_io_t r;
+    hca_xarb_io_t x;
+    m_arb_out_t sched, dma, free, evt, fin;
+    uint8_t fin_ready;
+    uint8_t rsp_to_r;
+    uint64_t cand;
+} rq_wires_t;
+
+static inline uint32_t rq_now_q(const hca_requester_t *m, uint64_t now)
+{
+    return m->base_set ? (uint32_t)(now - m->base) : 0u;
+}
+
+/* expired = !(now_q - deadline_q >= 32'h8000_0000) */
+static inline int rq_expired(const hca_requester_t *m, unsigned q, uint32_t now_q)
+{
+    return (uint32_t)(now_q - m->deadline[q]) < 0x80000000u;
+}
+
+static inline unsigned rq_ctz(uint64_t v) { return (unsigned)__builtin_ctzll(v); }
+
+/* The scheduler's candidates before the response engine's claim. */
+static uint64_t rq_cand(const hca_requester_t *m, uint64_t sq_pending, uint64_t qp_error, uint32_t now_q)
+{
+    uint64_t cand = (m->idle_m & sq_pending) | (m->inflight_m & qp_error & ~m->evt_wait);
+    if (m->rnr_m) {
+        uint64_t expired = 0;
+        for (uint64_t b = m->rnr_m; b; b &= b - 1) {
+            const unsigned q = rq_ctz(b);
+            if (rq_expired(m, q, now_q))
+                expired |= 1ull << q;
+        }
+        cand |= m->rnr_m & (expired | qp_error);
+    }
+    return cand & m->qmask;
+}
+
+/* u_sched: hca_arb over MAX_QP (up to 64) inputs, m_arb's state and edge;
+ * in_ready is not used (sched_grant). */
+static void rq_sched_comb(const m_arb_t *a, uint64_t valid, m_arb_out_t *o)
+{
+    unsigned pick = 0, found = 0;
+    if (a->hold) {
+        pick = a->hold_id;
+        found = 1;
+    } else if (valid) {
+        /* first valid after last, wrapping */
+        const uint64_t after = a->last + 1u >= a->n ? 0 : valid & (~0ull << (a->last + 1u));
+        pick = rq_ctz(after ? after : valid);
+        found = 1;
+    }
+    o->id = (uint8_t)pick;
+    o->found = (uint8_t)found;
+    o->valid = (uint8_t)(found && (valid >> pick & 1u));
+    o->in_ready = 0;
+}
+
+static inline void rq_set8(uint8_t *dst, unsigned v, int *ch)
+{
+    if (*dst != (uint8_t)v) {
+        *dst = (uint8_t)v;
+        *ch = 1;
+    }
+}
+
+static inline void rq_set16(uint16_t *dst, unsigned v, int *ch)
+{
+    if (*dst != (uint16_t)v) {
+        *dst = (uint16_t)v;
+        *ch = 1;
+    }
+}
+
+/* The wiring: every engine input driven inside this block, from the engines'
+ * current outputs, the state and io's inputs. *chs / *chr: a send / response
+ * engine input changed. */
+static void rq_wire(const hca_requester_t *m, const hca_requester_io_t *io, uint64_t now, rq_wires_t *w,
+                    int *chs, int *chr)
+{
+    hca_req_send_io_t *s = &w->s;
+    hca_req_resp_io_t *r = &w->r;
+    int cs = 0, cr = 0;
+
+    /* The QP the send engine releases this cycle, seen by the response engine. */
+    const unsigned look = r->look_qpn & (m->max_qp - 1u);
+    const unsigned s_qpn = m->s_qpn;
+    const int look_releasing = s->rel_valid && s_qpn == look;
+    const int look_parking = s->rel_inflight && s_qpn == look;
+    rq_set8(&r->look_inflight, m->qst[look] == Q_INFLIGHT || look_parking, &cr);
+    rq_set8(&r->look_evt_wait, (m->evt_wait >> look & 1u) || (look_parking && s->rel_evt), &cr);
+    rq_set8(&r->look_active, m->qst[look] == Q_ACTIVE && !look_releasing, &cr);
+    rq_set8(&r->rnr_cnt, m->rnr_cnt[look], &cr);
+    const hca_req_send_park_t *park = look_parking ? &s->park : &m->park[look];
+    if (memcmp(&r->park, park, sizeof(*park)) != 0) {
+        r->park = *park;
+        cr = 1;
+    }
+
+    /* The lowest QP with a DONE waiting (DONEs are rare: no fairness needed). */
+    const unsigned done_qpn = m->done ? rq_ctz(m->done) : 0u;
+    rq_set8(&r->done_valid, m->done != 0, &cr);
+    rq_set16(&r->done_qpn, done_qpn, &cr);
+    rq_set8(&r->done_status, m->done_st[done_qpn], &cr);
+
+    rq_set8(&s->nak, (unsigned)(m->nak >> s_qpn & 1u), &cs);
+    rq_set8(&s->nak_syn, m->nak_syn[s_qpn], &cs);
+
+    /* events */
+    m_arb_comb(&m->evt_arb, (uint32_t)r->evt_valid << 1 | s->evt_valid, io->evt_ready, &w->evt);
+    rq_set8(&s->evt_ready, w->evt.in_ready & 1u, &cs);
+    rq_set8(&r->evt_ready, w->evt.in_ready >> 1 & 1u, &cr);
+
+    /* packet-buffer frees */
+    m_arb_comb(&m->free_arb, (uint32_t)r->free_valid << 1 | s->free_valid, io->pb_free_ready, &w->free);
+    rq_set8(&s->free_ready, w->free.in_ready & 1u, &cs);
+    rq_set8(&r->free_ready, w->free.in_ready >> 1 & 1u, &cr);
+
+    /* DMA requests; answers go back by rtag bit 5 */
+    m_arb_comb(&m->dma_arb, (uint32_t)r->dma_req_valid << 1 | s->dma_req_valid, io->dma_req_ready, &w->dma);
+    rq_set8(&s->dma_req_ready, w->dma.in_ready & 1u, &cs);
+    rq_set8(&r->dma_req_ready, w->dma.in_ready >> 1 & 1u, &cr);
+
+    /* translation */
+    hca_xarb_io_t *x = &w->x;
+    x->c_req_valid = (uint32_t)r->xq_valid << 1 | s->xq_valid;
+    x->c_req[0] = s->xq;
+    x->c_req[1] = r->xq;
+    x->c_rsp_ready = (uint32_t)r->xs_ready << 1 | s->xs_ready;
+    hca_xarb_comb(&m->xarb, x, now);
+    rq_set8(&s->xq_ready, x->c_req_ready & 1u, &cs);
+    rq_set8(&r->xq_ready, x->c_req_ready >> 1 & 1u, &cr);
+    rq_set8(&s->xs_valid, x->c_rsp_valid & 1u, &cs);
+    rq_set8(&r->xs_valid, x->c_rsp_valid >> 1 & 1u, &cr);
+
+    /* completions: fin_ready = !fin_write || cpl_ready, fin = the pick's */
+    const uint32_t fin_v = (uint32_t)r->fin_valid << 1 | s->fin_valid;
+    m_arb_comb(&m->fin_arb, fin_v, 0, &w->fin); /* the pick does not depend on out_ready */
+    const hca_req_send_fin_t *fin = w->fin.id ? &r->fin : &s->fin;
+    w->fin_ready = (uint8_t)(!fin->write || io->cpl_ready);
+    m_arb_comb(&m->fin_arb, fin_v, w->fin_ready, &w->fin);
+    rq_set8(&s->fin_ready, w->fin.in_ready & 1u, &cs);
+    rq_set8(&r->fin_ready, w->fin.in_ready >> 1 & 1u, &cr);
+
+    /* scheduler: a packet the response engine claims wins over the pick */
+    uint64_t cand = rq_cand(m, io->sq_pending, io->qp_error, rq_now_q(m, now));
+    if (r->claim)
+        cand &= ~(1ull << look);
+    w->cand = cand;
+    rq_sched_comb(&m->sched, cand, &w->sched);
+    rq_set8(&s->sched_valid, w->sched.valid, &cs);
+    rq_set16(&s->sched_qpn, w->sched.id, &cs);
+
+    *chs = cs;
+    *chr = cr;
+}
+
+/* Every net of the cycle, settled. */
+static void rq_settle(const hca_requester_t *m, const hca_requester_io_t *io, uint64_t now, rq_wires_t *w)
+{
+    hca_req_send_io_t *s = &w->s;
+    hca_req_resp_io_t *r = &w->r;
+    memset(w, 0, sizeof(*w));
+
+    /* inputs straight from the ports */
+    s->qpc = io->ra_qpc;
+    s->sq_ci = io->ra_sq_ci;
+    s->alloc_valid = io->pb_alloc_valid;
+    s->alloc_id = io->pb_alloc_id;
+    s->tx_ready = io->tx_ready;
+    r->rx_valid = io->rx_valid;
+    r->rx = io->rx;
+    r->qpc = io->rb_qpc;
+    r->sq_ci = io->rb_sq_ci;
+    w->rsp_to_r = (uint8_t)(io->dma_rsp.hdr >> (HCA_DMA_RSP_RTAG_LSB + RQ_RSP_TO_R_BIT) & 1u);
+    s->dma_rsp_valid = io->dma_rsp_valid && !w->rsp_to_r;
+    r->dma_rsp_valid = io->dma_rsp_valid && w->rsp_to_r;
+    s->dma_rsp = io->dma_rsp;
+    r->dma_rsp = io->dma_rsp;
+    s->xs_status = r->xs_status = io->xs_status;
+    s->xs_last = r->xs_last = io->xs_last;
+    s->xs_len = r->xs_len = io->xs_len;
+    s->xs_pa = r->xs_pa = io->xs_pa;
+    w->x.xu_req_ready = io->xq_ready;
+    w->x.xu_rsp_valid = io->xs_valid;
+    w->x.xu_rsp_last = io->xs_last;
+
+    /* First guess: the engines' outputs all low (look_qpn is a register:
+     * guessed right), then wire, comb, wire... until no input changes. */
+    r->look_qpn = (uint16_t)(m->resp.qpn & (m->max_qp - 1u));
+    int chs, chr;
+    rq_wire(m, io, now, w, &chs, &chr);
+    chs = chr = 1;
+    for (int pass = 0; pass < RQ_SETTLE_MAX && (chs || chr); pass++) {
+        if (chs)
+            hca_req_send_comb(&m->send, s, now);
+        if (chr)
+            hca_req_resp_comb(&m->resp, r, now);
+        rq_wire(m, io, now, w, &chs, &chr);
+    }
+}
+
+int hca_requester_init(hca_requester_t *m, unsigned max_qp)
+{
+    if (max_qp < 2 || max_qp > HCA_REQUESTER_MAX_QP_LIMIT || (max_qp & (max_qp - 1u)) != 0)
+        return -EINVAL;
+    memset(m, 0, sizeof(*m));
+    m->max_qp = (uint8_t)max_qp;
+    m->qw = (uint8_t)rq_ctz(max_qp);
+    m->qmask = max_qp == 64 ? ~0ull : (1ull << max_qp) - 1u;
+    int rc = hca_req_send_init(&m->send, m->qw);
+    if (rc == 0)
+        rc = hca_req_resp_init(&m->resp, m->qw);
+    if (rc == 0)
+        rc = hca_xarb_init(&m->xarb, 2);
+    if (rc != 0)
+        return rc;
+    hca_requester_reset(m);
+    return 0;
+}
+
+void hca_requester_reset(hca_requester_t *m)
+{
+    /* Control state; deadlines, park entries, syndromes and DONE statuses
+     * are data and keep their values. */
+    memset(m->qst, Q_IDLE, sizeof(m->qst));
+    memset(m->rnr_cnt, 0, sizeof(m->rnr_cnt));
+    m->nak = m->evt_wait = m->done = 0;
+    m->idle_m = m->qmask;
+    m->active_m = m->inflight_m = m->rnr_m = 0;
+    m->s_qpn = 0;
+    m->base = 0;
+    m->base_set = 0;
+    hca_req_send_reset(&m->send);
+    hca_req_resp_reset(&m->resp);
+    m_arb_reset(&m->sched, m->max_qp);
+    hca_xarb_reset(&m->xarb);
+    m_arb_reset(&m->dma_arb, 2);
+    m_arb_reset(&m->free_arb, 2);
+    m_arb_reset(&m->evt_arb, 2);
+    m_arb_reset(&m->fin_arb, 2);
+}
+
+void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64_t now)
+{
+    rq_wires_t w;
+    rq_settle(m, io, now, &w);
+    const hca_req_send_io_t *s = &w.s;
+    const hca_req_resp_io_t *r = &w.r;
+
+    io->ra_qpn = s->qpn;
+    io->rb_qpn = r->qpn;
+    io->tx_valid = s->tx_valid;
+    io->tx = s->tx;
+    io->rx_ready = r->rx_ready;
+    io->pb_alloc_ready = s->alloc_ready;
+
+    io->xq_valid = w.x.xu_req_valid;
+    io->xq = w.x.xu_req;
+    io->xs_ready = w.x.xu_rsp_ready;
+
+    io->dma_req_valid = w.dma.valid;
+    io->dma_req = w.dma.id ? r->dma_req : s->dma_req;
+    io->dma_rsp_ready = w.rsp_to_r ? r->dma_rsp_ready : s->dma_rsp_ready;
+
+    io->pb_free_valid = w.free.valid;
+    io->pb_free_id = w.free.id ? r->free_id : s->free_id;
+
+    io->evt_valid = w.evt.valid;
+    io->evt = w.evt.id ? r->evt : s->evt;
+
+    /* completions: {qpn, cqn, write, err, cqe} */
+    const hca_req_send_fin_t *fin = w.fin.id ? &r->fin : &s->fin;
+    const uint8_t take = w.fin.valid && w.fin_ready;
+    io->cpl = fin->cqe;
+    io->cpl_cqn = fin->cqn;
+    io->cpl_valid = w.fin.valid && fin->write;
+    io->sq_ci_inc = take;
+    io->sq_ci_qpn = fin->qpn;
+    io->qp_err_valid = take && fin->err;
+    io->qp_err_qpn = fin->qpn;
+
+    io->drain_busy = (uint8_t)(r->mv_busy << 1 | s->mv_busy);
+}
+
+/* qst_q[q] <= st, with the by-state masks */
+static inline void rq_set_qst(hca_requester_t *m, unsigned q, uint8_t st)
+{
+    const uint64_t b = 1ull << q;
+    m->qst[q] = st;
+    m->idle_m = st == Q_IDLE ? m->idle_m | b : m->idle_m & ~b;
+    m->active_m = st == Q_ACTIVE ? m->active_m | b : m->active_m & ~b;
+    m->inflight_m = st == Q_INFLIGHT ? m->inflight_m | b : m->inflight_m & ~b;
+    m->rnr_m = st == Q_RNR_WAIT ? m->rnr_m | b : m->rnr_m & ~b;
+}
+
+static inline uint64_t rq_put(uint64_t v, unsigned q, int bit)
+{
+    return bit ? v | 1ull << q : v & ~(1ull << q);
+}
+
+void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64_t now)
+{
+    rq_wires_t w;
+    rq_settle(m, io, now, &w);
+    const hca_req_send_io_t *s = &w.s;
+    const hca_req_resp_io_t *r = &w.r;
+    const uint32_t now_q = rq_now_q(m, now);
+
+    const unsigned look = r->look_qpn & (m->max_qp - 1u);
+    const unsigned s_qpn = m->s_qpn;
+    const unsigned sched_qpn = w.sched.id;
+    const int sched_take = w.sched.valid && s->sched_ready;
+    const unsigned done_tag_qpn = io->evt_done_tag & (m->max_qp - 1u);
+    const int done_mine = io->evt_done_valid && (io->evt_done_tag >> m->qw) == 0 &&
+                          (m->evt_wait >> done_tag_qpn & 1u);
+    const unsigned done_qpn = r->done_qpn;
+    const unsigned wr_qpn = io->qpc_wr_qpn & (m->max_qp - 1u);
+    /* the _q values the always_ff reads */
+    const uint8_t rnr_look_q = m->rnr_cnt[look];
+    const uint8_t qst_wr_q = m->qst[wr_qpn];
+
+    /* Parked messages and RNR deadlines: data (read before the control
+     * block's writes, which do not touch them). */
+    if (s->rel_valid && s->rel_inflight)
+        m->park[s_qpn] = s->park;
+    if (r->rel_valid && r->rel_kind == HCA_REQ_RESP_REL_RNR)
+        m->deadline[look] = now_q + r->rnr_timer;
+    if (r->nak_save)
+        m->nak_syn[look] = r->nak_syn & 0x1fu;
+    if (done_mine)
+        m->done_st[done_tag_qpn] = io->evt_done_status & 0x1fu;
+
+    /* Per-QP control, in the RTL's order: a later write to the same QP wins. */
+    if (sched_take) {
+        m->s_qpn = (uint16_t)sched_qpn;
+        rq_set_qst(m, sched_qpn, Q_ACTIVE);
+        m->nak = rq_put(m->nak, sched_qpn, 0);
+    }
+    if (r->nak_save)
+        m->nak = rq_put(m->nak, look, 1);
+    if (s->rel_valid) {
+        if (s->rel_inflight) {
+            rq_set_qst(m, s_qpn, Q_INFLIGHT);
+            m->evt_wait = rq_put(m->evt_wait, s_qpn, s->rel_evt);
+        } else {
+            rq_set_qst(m, s_qpn, Q_IDLE);
+            m->rnr_cnt[s_qpn] = 0;
+        }
+    }
+    if (r->claim) {
+        rq_set_qst(m, look, Q_RESP);
+        m->evt_wait = rq_put(m->evt_wait, look, 0);
+    }
+    if (done_mine)
+        m->done = rq_put(m->done, done_tag_qpn, 1);
+    if (r->done_take)
+        m->done = rq_put(m->done, done_qpn, 0);
+    if (r->rel_valid) {
+        switch (r->rel_kind) {
+        case HCA_REQ_RESP_REL_INFLIGHT:
+            rq_set_qst(m, look, Q_INFLIGHT);
+            break;
+        case HCA_REQ_RESP_REL_EVT:
+            rq_set_qst(m, look, Q_INFLIGHT);
+            m->evt_wait = rq_put(m->evt_wait, look, 1);
+            break;
+        case HCA_REQ_RESP_REL_RNR:
+            rq_set_qst(m, look, Q_RNR_WAIT);
+            m->rnr_cnt[look] = (uint8_t)((rnr_look_q + 1u) & 7u);
+            break;
+        default:
+            rq_set_qst(m, look, Q_IDLE);
+            m->rnr_cnt[look] = 0;
+            break;
+        }
+    }
+    /* The firmware reset or reconnected the QP: forget what was in flight
+     * (an engine that owns it finishes first and releases it). */
+    if (io->qpc_wr && io->qpc_wr_qpn < m->max_qp && qst_wr_q != Q_ACTIVE && qst_wr_q != Q_RESP) {
+        rq_set_qst(m, wr_qpn, Q_IDLE);
+        m->rnr_cnt[wr_qpn] = 0;
+        m->nak = rq_put(m->nak, wr_qpn, 0);
+        m->evt_wait = rq_put(m->evt_wait, wr_qpn, 0);
+        m->done = rq_put(m->done, wr_qpn, 0);
+    }
+
+    /* arbiters */
+    m_arb_edge(&m->sched, &w.sched, s->sched_ready);
+    m_arb_edge(&m->dma_arb, &w.dma, io->dma_req_ready);
+    m_arb_edge(&m->free_arb, &w.free, io->pb_free_ready);
+    m_arb_edge(&m->evt_arb, &w.evt, io->evt_ready);
+    m_arb_edge(&m->fin_arb, &w.fin, w.fin_ready);
+    hca_xarb_edge(&m->xarb, &w.x, now);
+
+    /* engines */
+    hca_req_send_edge(&m->send, s, now);
+    hca_req_resp_edge(&m->resp, r, now);
+
+    if (!m->base_set) { /* now_q was 0 in this cycle */
+        m->base = now;
+        m->base_set = 1;
+    }
+}
+
+/* The first cycle >= t0 in which RNR-waiting QP q has expired. */
+static uint64_t rq_expiry(const hca_requester_t *m, unsigned q, uint64_t t0)
+{
+    const uint32_t diff = rq_now_q(m, t0) - m->deadline[q];
+    if (diff < 0x80000000u)
+        return t0;
+    return t0 + (uint64_t)(0u - diff); /* wraps to 0 at the deadline */
+}
+
+uint64_t hca_requester_quiet_until_in(const hca_requester_t *m, uint64_t sq_pending, uint64_t qp_error,
+                                      uint64_t now)
+{
+    const uint64_t next = now + 1;
+    if (!m->base_set || m->done || m->dma_arb.hold || m->free_arb.hold || m->evt_arb.hold || m->fin_arb.hold)
+        return next;
+    uint64_t t = hca_req_send_quiet_until(&m->send, now);
+    const uint64_t tr = hca_req_resp_quiet_until(&m->resp, now);
+    const uint64_t tx = hca_xarb_quiet_until(&m->xarb, now);
+    if (tr < t)
+        t = tr;
+    if (tx < t)
+        t = tx;
+    if (t <= next)
+        return next;
+
+    /* The scheduler: a candidate is granted (send engine idle) or held. */
+    const uint64_t cand = rq_cand(m, sq_pending, qp_error, rq_now_q(m, next));
+    const int send_idle = m->send.state == 0; /* S_IDLE: takes the pick */
+    if (m->sched.hold) {
+        if (!(cand >> m->sched.hold_id & 1u) || send_idle)
+            return next;
+    } else if (cand) {
+        return next;
+    }
+    /* RNR waits that expire later make candidates then (or drop a held one
+     * when its expiry wraps, 2^31 cycles on). */
+    for (uint64_t b = m->rnr_m & ~qp_error & m->qmask; b; b &= b - 1) {
+        const unsigned q = rq_ctz(b);
+        uint64_t te;
+        if (!(cand >> q & 1u))
+            te = rq_expiry(m, q, next);
+        else if (m->sched.hold && m->sched.hold_id == q)
+            te = next + (0x80000000u - (uint32_t)(rq_now_q(m, next) - m->deadline[q]));
+        else
+            continue;
+        if (te < t)
+            t = te;
+    }
+    return t;
+}
+
+uint64_t hca_requester_quiet_until(const hca_requester_t *m, uint64_t now)
+{
+    return hca_requester_quiet_until_in(m, 0, 0, now);
+}

@@ -1,0 +1,737 @@
+/* hca_responder.c — C model of rtl/hca_responder.sv (see hca_responder.h),
+ * cycle for cycle at its ports; the placement engine u_place is the model
+ * of rtl/hca_resp_place.sv, a member of the state.
+ *
+ * One packet at a time, start to finish, and one flush-scan step between
+ * two packets; the state machine, its endings (`fin` with the actions a_*)
+ * and every register are the RTL's, under the RTL's names. edge() computes
+ * every *_d from the *_q values as the RTL's always_comb does, then commits.
+ * Every output is a function of the registers, so the outputs (and the
+ * placement engine's job) are derived once after each edge and reset, and
+ * comb() only copies them.
+ *
+ * Known differences from the RTL: none.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "hca_responder.h"
+
+/* state_e of rtl/hca_responder.sv */
+enum {
+    S_IDLE,       /* take a packet, or one flush-scan step */
+    S_PKT_CTX0,   /* context read of dst_qpn in flight */
+    S_PKT_CTX1,   /* context sampled: dispatch on the opcode */
+    S_FETCH_REQ,  /* RQ WQE READ_DATA */
+    S_FETCH_RSP,
+    S_SEND_PLAN,  /* WQE and length checks, SGE pieces */
+    S_GO,         /* start the placement engine */
+    S_PLACE,      /* placement engine busy */
+    S_RESULT,     /* act on its outcome */
+    S_RD_ALLOC,   /* READ: buffer for the next chunk */
+    S_SCAN_CTX0,  /* flush scan: context read of scan_p in flight */
+    S_SCAN_CTX1,
+    S_FL_REQ,     /* flush: RQ WQE READ_DATA for its wr_id */
+    S_FL_RSP,
+    S_EVT,        /* SEND_INV placed: post its REMOTE_INV event */
+    S_EVT_WAIT,   /* wait for the event's DONE */
+    S_FINISH      /* hand over response, CQE, free; pulse rq_ci_inc, qp_err */
+};
+
+/* localparams of rtl/hca_responder.sv */
+#define PIECES HCA_MAX_RECV_SGE
+#define BUF_SIZE HCA_PKT_BUF_SIZE
+#define FETCH_TAG 0x3fu               /* local DMA tag of a WQE fetch; placement uses 0..7 */
+#define WQE_BYTES 64u
+#define RS_DMA_CLIENT 0x40u           /* tag bits {01}: the responder's DMA client */
+#define RS_PLACE_SEGS 8u              /* u_place's SEGS */
+#define RS_PD_MASK ((1u << HCA_PD_BITS) - 1u)
+
+_Static_assert(PIECES <= HCA_RESP_PLACE_MAX_PIECES, "u_place takes at most 3 pieces");
+_Static_assert(sizeof(hca_rq_wqe_t) * 8 <= sizeof(((hca_dma_rsp_t *)0)->rdata) * 8, "WQE fits rdata");
+
+/* ---------------------------------------------------------------- builders */
+
+/** resp_pkt: an ACK / NAK / RNR_NAK to the requester (its QP is the packet's source). */
+static void rs_resp_pkt(const hca_responder_t *m, hca_pkt_t *r, unsigned op, unsigned syndrome)
+{
+    memset(r, 0, sizeof *r);
+    r->hdr = (op & 15u) << HCA_PKT_OP_LSB | (syndrome & 31u) << HCA_PKT_SYNDROME_LSB;
+    r->qpns = (uint32_t)m->p_sqpn << HCA_PKT_DST_QPN_LSB | (uint32_t)m->p_dqpn << HCA_PKT_SRC_QPN_LSB;
+    r->psn = m->p_psn;
+}
+
+/* READ chunk: rd_rem, rd_chunk, rd_end */
+static inline uint32_t rs_rd_rem(const hca_responder_t *m) { return m->p_msglen - m->rd_off; }
+static inline uint32_t rs_rd_chunk(const hca_responder_t *m)
+{
+    const uint32_t rem = rs_rd_rem(m);
+    return rem < m->c_mtu ? rem : m->c_mtu;
+}
+
+/** read_resp: the READ_RESP of the current chunk (one empty one for a zero-length READ). */
+static void rs_read_resp(const hca_responder_t *m, hca_pkt_t *r)
+{
+    const uint32_t chunk = rs_rd_chunk(m);
+    uint32_t first = m->rd_off == 0, last = chunk == rs_rd_rem(m), pbuf = m->rd_buf;
+    rs_resp_pkt(m, r, HCA_PKT_OP_READ_RESP, HCA_WC_STATUS_SUCCESS);
+    r->len = chunk;
+    if (m->p_msglen == 0) { /* no buffer: pbuf 0, len 0 */
+        first = last = 1;
+        r->len = 0;
+        pbuf = 0;
+    }
+    r->hdr |= first << HCA_PKT_FIRST_LSB | last << HCA_PKT_LAST_LSB | pbuf << HCA_PKT_PBUF_LSB;
+    r->offset = m->rd_off;
+    r->msg_len = m->p_msglen;
+    r->raddr = m->p_raddr + m->rd_off;
+}
+
+/** recv_cqe: a recv CQE of the QP served, for the WQE at c_rqci (inv: WITH_INVALIDATE). */
+static void rs_recv_cqe(const hca_responder_t *m, hca_cqe_t *c, uint64_t wr_id, unsigned status, uint32_t byte_len,
+                        int inv)
+{
+    memset(c, 0, sizeof *c);
+    c->wr_id = wr_id;
+    c->byte_len = byte_len;
+    c->qpn = m->qpn;
+    c->info = (status & 31u) << HCA_CQE_STATUS_LSB | (uint32_t)HCA_WC_OPCODE_RECV << HCA_CQE_OPCODE_LSB;
+    c->wqe_counter = m->c_rqci;
+    if (inv) {
+        c->info |= (uint32_t)HCA_WC_FLAGS_WITH_INVALIDATE << HCA_CQE_WC_FLAGS_LSB;
+        c->invalidate_rkey = m->p_invkey;
+    }
+}
+
+static inline int rs_p_send(const hca_responder_t *m)
+{
+    return m->p_op == HCA_PKT_OP_SEND || m->p_op == HCA_PKT_OP_SEND_INV;
+}
+
+/** pkt_has_buf: the packet holds a payload buffer this side frees. */
+static inline int rs_pkt_has_buf(const hca_responder_t *m)
+{
+    return rs_p_send(m) || m->p_op == HCA_PKT_OP_WRITE || (m->p_op == HCA_PKT_OP_READ_RESP && m->p_len != 0);
+}
+
+/** The packet [offset, offset + len) against the WQE's SGEs laid end to end:
+ *  one piece per SGE it touches (sp_va/sp_len/sp_key); returns sg_total. 34-bit
+ *  sums fit a uint64_t. */
+static uint64_t rs_plan(const hca_responder_t *m, uint64_t *va, uint32_t *len, uint32_t *key)
+{
+    const unsigned num_sge = hca_rq_wqe_get_num_sge(&m->wqe);
+    const uint64_t pkt_lo = m->p_off, pkt_hi = pkt_lo + m->p_len;
+    uint64_t total = 0;
+    for (unsigned i = 0; i < PIECES; i++) {
+        const hca_sge_t *s = &m->wqe.sge[i];
+        const uint64_t sg_len = i < num_sge ? s->length : 0;
+        const uint64_t sg_end = total + sg_len;
+        const uint64_t lo = pkt_lo > total ? pkt_lo : total;
+        const uint64_t hi = pkt_hi < sg_end ? pkt_hi : sg_end;
+        va[i] = 0;
+        len[i] = 0;
+        if (hi > lo) {
+            len[i] = (uint32_t)(hi - lo);
+            va[i] = s->addr + (lo - total); /* skip: bytes of this SGE before the piece */
+        }
+        key[i] = s->lkey;
+        total = sg_end;
+    }
+    return total;
+}
+
+/** Everything shown this cycle, from the registers: the placement engine's
+ *  job and outputs (m->pio), then the responder's outputs (m->o). */
+static void rs_outputs(hca_responder_t *m, uint64_t now)
+{
+    hca_resp_place_io_t *p = &m->pio;
+    hca_responder_io_t *o = &m->o;
+
+    /* the job: a function of registers that hold still while PLACE runs */
+    p->check_only = 0;
+    p->dma_op = HCA_DMA_OP_BUF_TO_HOST;
+    p->buf = m->p_pbuf;
+    p->pd = m->c_pd;
+    p->rights = HCA_ACCESS_REMOTE_WRITE;
+    p->remote = 1;
+    if (rs_p_send(m)) {
+        p->rights = HCA_ACCESS_LOCAL_WRITE;
+        p->remote = 0;
+        (void)rs_plan(m, p->va, p->len, p->key);
+    } else {
+        memset(p->va, 0, sizeof p->va);
+        memset(p->len, 0, sizeof p->len);
+        memset(p->key, 0, sizeof p->key);
+        p->key[0] = m->p_rkey;
+        if (m->p_op == HCA_PKT_OP_WRITE) {
+            p->check_only = m->whole;
+            p->va[0] = m->p_raddr;
+            p->len[0] = m->whole ? m->p_msglen : m->p_len;
+        } else {
+            p->dma_op = HCA_DMA_OP_HOST_TO_BUF;
+            p->buf = m->rd_buf;
+            p->rights = HCA_ACCESS_REMOTE_READ;
+            p->va[0] = m->p_raddr + m->rd_off;
+            p->len[0] = rs_rd_chunk(m);
+        }
+    }
+    hca_resp_place_comb(&m->place, p, now);
+
+    o->rx_ready = m->state == S_IDLE && !m->scan_pref;
+    o->tx_valid = m->tx_pend;
+    o->tx = m->tx;
+    o->qpc_idx = m->qpn;
+    o->rq_ci_inc = m->inc_pend;
+    o->qp_err_valid = m->err_pend;
+    o->qp_err_qpn = m->qpn;
+    o->xq_valid = p->xq_valid;
+    o->xq = p->xq;
+    o->xs_ready = 1;
+
+    /* DMA port: the WQE fetch, else the placement engine */
+    const int fetch_valid = m->state == S_FETCH_REQ || m->state == S_FL_REQ;
+    o->dma_req_valid = fetch_valid || p->dma_req_valid;
+    if (fetch_valid) {
+        const uint32_t rq_slot = m->c_rqci & (((1u << m->c_rqlog) - 1u) & 0xffffu);
+        hca_dma_req_t *r = &o->dma_req;
+        memset(r, 0, sizeof *r);
+        r->hdr = (uint32_t)HCA_DMA_OP_READ_DATA << HCA_DMA_REQ_OP_LSB | (RS_DMA_CLIENT | FETCH_TAG) << HCA_DMA_REQ_TAG_LSB;
+        r->len = WQE_BYTES;
+        r->addr = m->c_rqbase + ((uint64_t)rq_slot << 6);
+    } else {
+        o->dma_req = p->dma_req;
+    }
+    o->dma_rsp_ready = 1;
+
+    o->pb_alloc_ready = m->state == S_RD_ALLOC;
+    o->pb_free_valid = m->free_pend;
+    o->pb_free_id = m->free_id;
+    o->cpl_valid = m->cpl_pend;
+    o->cpl = m->cqe;
+    o->cpl_cqn = m->cqn;
+    o->place_busy = p->busy;
+
+    /* REMOTE_INV: one event at a time, so the tag alone names it */
+    o->evt_valid = m->state == S_EVT;
+    memset(&o->evt, 0, sizeof o->evt);
+    o->evt.hdr = (uint32_t)HCA_EVT_KIND_REMOTE_INV << HCA_FW_EVENT_KIND_LSB |
+                 (HCA_EVT_TAG_RESPONDER | m->qpn) << HCA_FW_EVENT_TAG_LSB | (uint32_t)m->qpn << HCA_FW_EVENT_QPN_LSB;
+    o->evt.pd = m->c_pd;
+    o->evt.key = m->p_invkey;
+}
+
+/* ---------------------------------------------------------------- API */
+
+int hca_responder_init(hca_responder_t *m, unsigned max_qp)
+{
+    if (max_qp < 2 || max_qp > 64)
+        return -EINVAL;
+    memset(m, 0, sizeof *m);
+    m->max_qp = max_qp;
+    const int rc = hca_resp_place_init(&m->place, PIECES, RS_PLACE_SEGS);
+    if (rc)
+        return rc;
+    hca_responder_reset(m);
+    return 0;
+}
+
+void hca_responder_reset(hca_responder_t *m)
+{
+    m->state = S_IDLE;
+    m->qpn = 0;
+    m->busy = 0;
+    m->wqe_valid = 0;
+    m->wqe_qpn = 0;
+    m->scan_p = 1;
+    m->scan_pref = 0;
+    m->whole = 0;
+    m->rd_off = 0;
+    m->rd_buf = 0;
+    m->res_key = m->res_bus = 0;
+    m->tx_pend = m->cpl_pend = m->free_pend = m->inc_pend = m->err_pend = m->err_wait = 0;
+    hca_resp_place_reset(&m->place);
+    rs_outputs(m, 0);
+}
+
+void hca_responder_comb(const hca_responder_t *m, hca_responder_io_t *io, uint64_t now)
+{
+    (void)now;
+    const hca_responder_io_t *o = &m->o;
+    io->rx_ready = o->rx_ready;
+    io->tx_valid = o->tx_valid;
+    io->tx = o->tx;
+    io->qpc_idx = o->qpc_idx;
+    io->rq_ci_inc = o->rq_ci_inc;
+    io->qp_err_valid = o->qp_err_valid;
+    io->qp_err_qpn = o->qp_err_qpn;
+    io->xq_valid = o->xq_valid;
+    io->xq = o->xq;
+    io->xs_ready = o->xs_ready;
+    io->dma_req_valid = o->dma_req_valid;
+    io->dma_req = o->dma_req;
+    io->dma_rsp_ready = o->dma_rsp_ready;
+    io->pb_alloc_ready = o->pb_alloc_ready;
+    io->pb_free_valid = o->pb_free_valid;
+    io->pb_free_id = o->pb_free_id;
+    io->cpl_valid = o->cpl_valid;
+    io->cpl = o->cpl;
+    io->cpl_cqn = o->cpl_cqn;
+    io->place_busy = o->place_busy;
+    io->evt_valid = o->evt_valid;
+    io->evt = o->evt;
+}
+
+void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64_t now)
+{
+    const hca_resp_place_io_t *eng = &m->pio; /* the engine's job and outputs this cycle */
+    const int st_rts = io->qp_state == HCA_QP_STATE_RTS;
+    const int rx_fire = io->rx_valid && m->state == S_IDLE && !m->scan_pref;
+    const int fetch_rsp = io->dma_rsp_valid && hca_dma_rsp_get_rtag(&io->dma_rsp) == (RS_DMA_CLIENT | FETCH_TAG);
+    const int fetch_err = (int)hca_dma_rsp_get_err(&io->dma_rsp);
+    const int p_send = rs_p_send(m);
+    const int has_buf = rs_pkt_has_buf(m);
+
+    uint8_t state_d = m->state, qpn_d = m->qpn;
+    uint64_t busy_d = m->busy;
+    uint8_t wqe_valid_d = m->wqe_valid, wqe_qpn_d = m->wqe_qpn;
+    uint8_t scan_p_d = m->scan_p, scan_pref_d = m->scan_pref, whole_d = m->whole;
+    uint32_t rd_off_d = m->rd_off;
+    uint8_t rd_buf_d = m->rd_buf, res_key_d = m->res_key, res_bus_d = m->res_bus;
+    uint8_t tx_pend_d = m->tx_pend && !io->tx_ready;
+    uint8_t cpl_pend_d = m->cpl_pend && !io->cpl_ready;
+    uint8_t free_pend_d = m->free_pend && !io->pb_free_ready;
+    uint8_t inc_pend_d = 0, err_pend_d = 0, err_wait_d = m->err_wait;
+    uint8_t free_id_d = m->free_id;
+    int ctx_latch = 0, wqe_load = 0, tx_read = 0; /* tx_read: tx_d = read_resp (RESULT of a READ chunk) */
+
+    /* the endings: `fin` moves to FINISH with the actions a_* */
+    int fin = 0, a_tx = 0, a_cpl = 0, a_free = 0, a_inc = 0, a_err = 0, a_unbusy = 0, a_inv = 0;
+    unsigned a_tx_op = HCA_PKT_OP_ACK, a_tx_syn = HCA_WC_STATUS_SUCCESS; /* a_tx_pkt = resp_pkt(op, syn) */
+    int a_tx_read = 0;                                                   /* ... or read_resp */
+    unsigned a_status = HCA_WC_STATUS_SUCCESS;
+    uint64_t a_wr_id = m->wqe.wr_id;
+    uint32_t a_byte_len = 0;
+    uint8_t a_free_id = m->p_pbuf;
+    int ev_send_ok = 0, ev_send_end = 0, ev_drop = 0;
+
+    switch (m->state) {
+    case S_IDLE:
+        if (rx_fire) {
+            const uint32_t rx_dqpn = hca_pkt_get_dst_qpn(&io->rx);
+            state_d = S_PKT_CTX0;
+            qpn_d = rx_dqpn < m->max_qp ? (uint8_t)rx_dqpn : 0; /* 0 when out of range */
+            scan_pref_d = 1;
+        } else {
+            state_d = S_SCAN_CTX0;
+            qpn_d = m->scan_p;
+            scan_pref_d = 0;
+        }
+        break;
+
+    case S_PKT_CTX0:
+        if (m->p_dqpn == 0 || m->p_dqpn >= m->max_qp) {
+            fin = 1; /* no such QP */
+            a_free = has_buf;
+        } else {
+            state_d = S_PKT_CTX1;
+        }
+        break;
+
+    case S_PKT_CTX1:
+        ctx_latch = 1;
+        if (!st_rts) {
+            ev_drop = 1; /* RESET or ERROR: dropped, the scan flushes */
+        } else if (p_send) {
+            if (m->p_first) {
+                if (io->rq_ci == io->rq_pi) {
+                    fin = 1; /* receiver not ready */
+                    a_tx = 1;
+                    a_tx_op = HCA_PKT_OP_RNR_NAK;
+                    a_free = has_buf;
+                    a_unbusy = 1;
+                } else {
+                    state_d = S_FETCH_REQ;
+                }
+            } else if (!(m->busy >> m->qpn & 1u)) {
+                fin = 1; /* its message was refused (RNR): drop quietly */
+                a_free = has_buf;
+            } else if (m->wqe_valid && m->wqe_qpn == m->qpn) {
+                state_d = S_SEND_PLAN;
+            } else {
+                state_d = S_FETCH_REQ;
+            }
+        } else if (m->p_op == HCA_PKT_OP_WRITE) {
+            if (m->p_len > BUF_SIZE) {
+                fin = 1;
+                a_tx = 1;
+                a_tx_op = HCA_PKT_OP_NAK;
+                a_tx_syn = HCA_WC_STATUS_REM_INV_REQ_ERR;
+                a_err = 1;
+                a_free = has_buf;
+            } else if (m->p_first && m->p_msglen != 0) {
+                state_d = S_GO;
+                whole_d = 1;
+            } else if (m->p_len != 0) {
+                state_d = S_GO;
+                whole_d = 0;
+            } else {
+                fin = 1; /* zero length: no key check (IBA C9-88) */
+                a_tx = m->p_last;
+                a_free = has_buf;
+            }
+        } else if (m->p_op == HCA_PKT_OP_READ_REQ) {
+            rd_off_d = 0;
+            if (m->p_msglen == 0) {
+                fin = 1; /* zero length: no key check, one empty READ_RESP */
+                a_tx = 1;
+                a_tx_read = 1;
+            } else {
+                state_d = S_RD_ALLOC;
+            }
+        } else {
+            ev_drop = 1; /* not a request: not the responder's */
+        }
+        break;
+
+    case S_FETCH_REQ:
+        if (io->dma_req_ready)
+            state_d = S_FETCH_RSP;
+        break;
+
+    case S_FETCH_RSP:
+        if (fetch_rsp) {
+            if (fetch_err) {
+                fin = 1;
+                a_cpl = 1;
+                a_status = HCA_WC_STATUS_LOC_ACCESS_ERR;
+                a_wr_id = 0;
+                a_inc = 1;
+                a_tx = 1;
+                a_tx_op = HCA_PKT_OP_NAK;
+                a_tx_syn = HCA_WC_STATUS_REM_OP_ERR;
+                a_err = 1;
+                a_free = has_buf;
+                a_unbusy = 1;
+            } else {
+                wqe_load = 1;
+                wqe_valid_d = 1;
+                wqe_qpn_d = m->qpn;
+                state_d = S_SEND_PLAN;
+            }
+        }
+        break;
+
+    case S_SEND_PLAN: {
+        uint64_t va[PIECES];
+        uint32_t len[PIECES], key[PIECES];
+        const uint64_t sg_total = rs_plan(m, va, len, key);
+        const uint64_t pkt_hi = (uint64_t)m->p_off + m->p_len;
+        const int wqe_bad = hca_rq_wqe_get_num_sge(&m->wqe) > PIECES || hca_rq_wqe_get_rq_rsvd(&m->wqe) != 0 ||
+                            m->wqe.rsvd != 0;
+        const int len_bad = m->p_len > BUF_SIZE || pkt_hi > sg_total || (m->p_first && m->p_msglen > sg_total);
+        if (wqe_bad || len_bad) {
+            fin = 1;
+            a_cpl = 1;
+            a_status = wqe_bad ? HCA_WC_STATUS_LOC_QP_OP_ERR : HCA_WC_STATUS_LOC_LEN_ERR;
+            a_inc = 1;
+            a_tx = 1;
+            a_tx_op = HCA_PKT_OP_NAK;
+            a_tx_syn = wqe_bad ? HCA_WC_STATUS_REM_OP_ERR : HCA_WC_STATUS_REM_INV_REQ_ERR;
+            a_err = 1;
+            a_free = has_buf;
+            a_unbusy = 1;
+        } else {
+            busy_d |= (uint64_t)1 << m->qpn;
+            if (m->p_len != 0) {
+                state_d = S_GO;
+                whole_d = 0;
+            } else {
+                ev_send_ok = 1;
+            }
+        }
+        break;
+    }
+
+    case S_GO:
+        state_d = S_PLACE;
+        break;
+
+    case S_PLACE:
+        if (eng->done) {
+            res_key_d = eng->key_fail;
+            res_bus_d = eng->bus_err;
+            state_d = S_RESULT;
+        }
+        break;
+
+    case S_RESULT:
+        /* A READ_RESP of the previous chunk may still wait for the link. */
+        if (m->tx_pend)
+            break;
+        if (p_send) {
+            if (m->res_key || m->res_bus) {
+                fin = 1;
+                a_cpl = 1;
+                a_status = m->res_key ? HCA_WC_STATUS_LOC_PROT_ERR : HCA_WC_STATUS_LOC_ACCESS_ERR;
+                a_inc = 1;
+                a_tx = 1;
+                a_tx_op = HCA_PKT_OP_NAK;
+                a_tx_syn = HCA_WC_STATUS_REM_OP_ERR;
+                a_err = 1;
+                a_free = has_buf;
+                a_unbusy = 1;
+            } else {
+                ev_send_ok = 1;
+            }
+        } else if (m->p_op == HCA_PKT_OP_WRITE) {
+            if (m->res_key || m->res_bus) {
+                fin = 1;
+                a_tx = 1;
+                a_tx_op = HCA_PKT_OP_NAK;
+                a_tx_syn = m->res_key ? HCA_WC_STATUS_REM_ACCESS_ERR : HCA_WC_STATUS_REM_OP_ERR;
+                a_err = 1;
+                a_free = has_buf;
+            } else if (m->whole && m->p_len != 0) {
+                state_d = S_GO; /* the whole message may be written: now this packet */
+                whole_d = 0;
+            } else {
+                fin = 1;
+                a_tx = m->p_last; /* ACK once the last packet's DMAs are answered */
+                a_free = has_buf;
+            }
+        } else {
+            if (m->res_key || m->res_bus) {
+                fin = 1;
+                a_tx = 1;
+                a_tx_op = HCA_PKT_OP_NAK;
+                a_tx_syn = m->res_key ? HCA_WC_STATUS_REM_ACCESS_ERR : HCA_WC_STATUS_REM_OP_ERR;
+                a_err = 1;
+                a_free = 1; /* the chunk's own buffer, never sent */
+                a_free_id = m->rd_buf;
+            } else {
+                const uint32_t chunk = rs_rd_chunk(m);
+                tx_pend_d = 1;
+                tx_read = 1;
+                rd_off_d = m->rd_off + chunk;
+                state_d = chunk == rs_rd_rem(m) ? S_FINISH : S_RD_ALLOC;
+            }
+        }
+        break;
+
+    case S_RD_ALLOC:
+        if (io->pb_alloc_valid) {
+            rd_buf_d = io->pb_alloc_id;
+            if (st_rts) {
+                state_d = S_GO;
+            } else {
+                fin = 1; /* the QP left RTS meanwhile: stop, give it back */
+                a_free = 1;
+                a_free_id = io->pb_alloc_id;
+            }
+        } else if (!st_rts) {
+            fin = 1;
+        }
+        break;
+
+    case S_SCAN_CTX0:
+        state_d = S_SCAN_CTX1;
+        break;
+
+    case S_SCAN_CTX1:
+        ctx_latch = 1;
+        if (!st_rts) {
+            busy_d &= ~((uint64_t)1 << m->qpn);
+            if (m->wqe_qpn == m->qpn)
+                wqe_valid_d = 0;
+        }
+        if (io->qp_state == HCA_QP_STATE_ERROR && io->rq_ci != io->rq_pi) {
+            state_d = S_FL_REQ; /* stay on this QP until its RQ is empty */
+        } else {
+            state_d = S_IDLE;
+            scan_p_d = m->scan_p + 1u >= m->max_qp ? 1 : (uint8_t)(m->scan_p + 1u);
+        }
+        break;
+
+    case S_FL_REQ:
+        if (io->dma_req_ready)
+            state_d = S_FL_RSP;
+        break;
+
+    case S_FL_RSP:
+        if (fetch_rsp) {
+            hca_rq_wqe_t w;
+            memcpy(&w, io->dma_rsp.rdata, sizeof w);
+            fin = 1;
+            a_cpl = 1;
+            a_status = HCA_WC_STATUS_WR_FLUSH_ERR;
+            a_wr_id = fetch_err ? 0 : w.wr_id;
+            a_inc = 1;
+        }
+        break;
+
+    case S_EVT:
+        if (io->evt_ready)
+            state_d = S_EVT_WAIT;
+        break;
+
+    case S_EVT_WAIT:
+        ev_send_end = io->evt_done_valid && io->evt_done_tag == (HCA_EVT_TAG_RESPONDER | m->qpn);
+        break;
+
+    case S_FINISH:
+        if (!m->err_pend && !st_rts)
+            err_wait_d = 0;
+        if (!m->tx_pend && !m->cpl_pend && !m->free_pend && !m->inc_pend && !m->err_pend && !m->err_wait)
+            state_d = S_IDLE;
+        break;
+
+    default:
+        state_d = S_IDLE;
+        break;
+    }
+
+    /* A SEND packet placed. The last packet of a SEND_INV first has the
+     * firmware invalidate its key: CQE and ACK must follow the fence. */
+    if (ev_send_ok) {
+        if (m->p_last && m->p_op == HCA_PKT_OP_SEND_INV)
+            state_d = S_EVT;
+        else
+            ev_send_end = 1;
+    }
+
+    /* The packet is done with; the last one completes the message. */
+    if (ev_send_end) {
+        fin = 1;
+        a_free = has_buf;
+        if (m->p_last) {
+            a_cpl = 1;
+            a_inc = 1;
+            a_tx = 1;
+            a_unbusy = 1;
+            a_byte_len = m->p_off + m->p_len;
+            if (m->p_op == HCA_PKT_OP_SEND_INV) {
+                if (io->evt_done_status == HCA_WC_STATUS_SUCCESS) { /* evt_ok */
+                    a_inv = 1;
+                } else {
+                    a_status = HCA_WC_STATUS_REM_INV_REQ_ERR;
+                    a_tx_op = HCA_PKT_OP_NAK;
+                    a_tx_syn = HCA_WC_STATUS_REM_INV_REQ_ERR;
+                    a_err = 1;
+                }
+            }
+        }
+    }
+
+    if (ev_drop) {
+        fin = 1;
+        a_free = has_buf;
+        a_unbusy = 1;
+    }
+
+    /* tx_d, cqe_d, cqn_d: built from the *_q values, written below */
+    if (tx_read)
+        rs_read_resp(m, &m->tx);
+    if (fin) {
+        state_d = S_FINISH;
+        inc_pend_d = (uint8_t)a_inc;
+        err_pend_d = (uint8_t)a_err;
+        err_wait_d = (uint8_t)a_err;
+        if (a_tx) {
+            tx_pend_d = 1;
+            if (a_tx_read)
+                rs_read_resp(m, &m->tx);
+            else
+                rs_resp_pkt(m, &m->tx, a_tx_op, a_tx_syn);
+        }
+        if (a_cpl) {
+            cpl_pend_d = 1;
+            rs_recv_cqe(m, &m->cqe, a_wr_id, a_status, a_byte_len, a_inv);
+            m->cqn = m->c_cqn;
+        }
+        if (a_free) {
+            free_pend_d = 1;
+            free_id_d = a_free_id;
+        }
+        if (a_unbusy || a_inc) {
+            /* The message ended (or the WQE was consumed): forget its WQE. */
+            busy_d &= ~((uint64_t)1 << m->qpn);
+            if (m->wqe_qpn == m->qpn)
+                wqe_valid_d = 0;
+        }
+    }
+
+    /* u_place's edge, with the job of this cycle (m->pio) and its handshakes */
+    if (eng->busy || m->state == S_GO) { /* an idle engine without start does nothing */
+        hca_resp_place_io_t *p = &m->pio;
+        p->start = m->state == S_GO;
+        p->xq_ready = io->xq_ready;
+        p->xs_valid = io->xs_valid;
+        p->xs_tag = io->xs_tag;
+        p->xs_status = io->xs_status;
+        p->xs_last = io->xs_last;
+        p->xs_len = io->xs_len;
+        p->xs_pa = io->xs_pa;
+        p->dma_req_ready = io->dma_req_ready;
+        p->dma_rsp_valid = io->dma_rsp_valid && !fetch_rsp;
+        p->dma_rsp_err = (uint8_t)fetch_err;
+        hca_resp_place_edge(&m->place, p, now);
+    }
+
+    /* data registers sampled on this edge (from the *_q values above) */
+    if (rx_fire) {
+        const hca_pkt_t *rx = &io->rx;
+        m->p_op = (uint8_t)hca_pkt_get_op(rx);
+        m->p_first = (uint8_t)hca_pkt_get_first(rx);
+        m->p_last = (uint8_t)hca_pkt_get_last(rx);
+        m->p_pbuf = (uint8_t)hca_pkt_get_pbuf(rx);
+        m->p_dqpn = (uint16_t)hca_pkt_get_dst_qpn(rx);
+        m->p_sqpn = (uint16_t)hca_pkt_get_src_qpn(rx);
+        m->p_psn = rx->psn;
+        m->p_rkey = rx->rkey;
+        m->p_raddr = rx->raddr;
+        m->p_len = rx->len;
+        m->p_msglen = rx->msg_len;
+        m->p_off = rx->offset;
+        m->p_invkey = rx->inv_key;
+    }
+    if (ctx_latch) {
+        const hca_qp_ctx_t *q = &io->qpc;
+        const unsigned ml = hca_qp_ctx_get_mtu_log2(q);
+        m->c_pd = q->pd & RS_PD_MASK;
+        m->c_rqbase = q->rq_base;
+        m->c_rqlog = (uint8_t)hca_qp_ctx_get_rq_log(q);
+        m->c_mtu = (uint16_t)(ml == 0 || ml > 12 ? 4096u : ml < 8 ? 256u : 1u << ml);
+        m->c_cqn = (uint16_t)hca_qp_ctx_get_recv_cqn(q);
+        m->c_rqci = io->rq_ci;
+    }
+    if (wqe_load)
+        memcpy(&m->wqe, io->dma_rsp.rdata, sizeof m->wqe);
+
+    m->state = state_d;
+    m->qpn = qpn_d;
+    m->busy = busy_d;
+    m->wqe_valid = wqe_valid_d;
+    m->wqe_qpn = wqe_qpn_d;
+    m->scan_p = scan_p_d;
+    m->scan_pref = scan_pref_d;
+    m->whole = whole_d;
+    m->rd_off = rd_off_d;
+    m->rd_buf = rd_buf_d;
+    m->res_key = res_key_d;
+    m->res_bus = res_bus_d;
+    m->tx_pend = tx_pend_d;
+    m->cpl_pend = cpl_pend_d;
+    m->free_pend = free_pend_d;
+    m->inc_pend = inc_pend_d;
+    m->err_pend = err_pend_d;
+    m->err_wait = err_wait_d;
+    m->free_id = free_id_d;
+
+    rs_outputs(m, now);
+}
+
+uint64_t hca_responder_quiet_until(const hca_responder_t *m, uint64_t now)
+{
+    (void)m;
+    return now + 1;
+}

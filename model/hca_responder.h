@@ -1,0 +1,127 @@
+/* hca_responder.h — C model of rtl/hca_responder.sv: the responder of the
+ * WQE engine (docs/engine.md "Responder"): incoming SEND, SEND_INV, WRITE and
+ * READ_REQ packets, their ACK/NAK/RNR_NAK/READ_RESP answers, receive
+ * completions, REMOTE_INV events and the RQ flush scan. Instantiates the
+ * placement engine hca_resp_place (model/hca_resp_place.h).
+ *
+ * Comb paths: none. Every output is a function of the registers alone
+ * (tx, cpl, pb_free, rq_ci_inc, qp_err come from pending registers; xq_*,
+ * dma_req, place_busy from the placement engine's state and the job, which
+ * is built from registers; pb_alloc_ready, rx_ready, evt_valid from the
+ * state); xs_ready and dma_rsp_ready are constant 1. So comb needs no inputs
+ * and one call per cycle settles it.
+ */
+#ifndef HCA_RESPONDER_H
+#define HCA_RESPONDER_H
+
+#include <stdint.h>
+
+#include "hca_abi.h"
+#include "hca_resp_place.h"
+#include "m_xreq.h"
+
+typedef struct hca_responder_io {
+    /* link in (requests) / out (ACK, NAK, RNR_NAK, READ_RESP) */
+    uint8_t rx_valid;
+    uint8_t rx_ready;        /**< out */
+    hca_pkt_t rx;
+    uint8_t tx_valid;        /**< out */
+    uint8_t tx_ready;
+    hca_pkt_t tx;            /**< out */
+    /* QP context read: qpc/qp_state/rq_pi/rq_ci describe QP qpc_idx one cycle after it is driven */
+    uint8_t qpc_idx;         /**< out, 6 bits */
+    hca_qp_ctx_t qpc;
+    uint8_t qp_state;        /**< HCA_QP_STATE_* */
+    uint16_t rq_pi;
+    uint16_t rq_ci;
+    uint8_t rq_ci_inc;       /**< out: one-cycle pulse, for QP qpc_idx */
+    uint8_t qp_err_valid;    /**< out: one-cycle pulse */
+    uint8_t qp_err_qpn;      /**< out, 6 bits */
+    /* translation unit client (in-order answers) */
+    uint8_t xq_valid;        /**< out */
+    uint8_t xq_ready;
+    m_xreq_t xq;             /**< out: xq_tag_o, xq_rights_o, xq_remote_o, xq_key_o, xq_pd_o, xq_len_o, xq_va_o */
+    uint8_t xs_valid;
+    uint8_t xs_ready;        /**< out: always 1 */
+    uint8_t xs_tag;
+    uint8_t xs_status;
+    uint8_t xs_last;
+    uint32_t xs_len;
+    uint64_t xs_pa;
+    /* DMA client: tags 8'b01xx_xxxx */
+    uint8_t dma_req_valid;   /**< out */
+    uint8_t dma_req_ready;
+    hca_dma_req_t dma_req;   /**< out */
+    uint8_t dma_rsp_valid;   /**< hca_core: dma_rsp_valid_i && rsp_client == 1 */
+    uint8_t dma_rsp_ready;   /**< out: always 1 */
+    hca_dma_rsp_t dma_rsp;
+    /* packet buffers */
+    uint8_t pb_alloc_valid;
+    uint8_t pb_alloc_ready;  /**< out */
+    uint8_t pb_alloc_id;
+    uint8_t pb_free_valid;   /**< out */
+    uint8_t pb_free_ready;
+    uint8_t pb_free_id;      /**< out */
+    /* completions: cqe without owner, to CQ cpl_cqn */
+    uint8_t cpl_valid;       /**< out */
+    uint8_t cpl_ready;
+    hca_cqe_t cpl;           /**< out */
+    uint16_t cpl_cqn;        /**< out */
+    /* the placement engine holds key-checked work not yet answered (ctx DRAIN) */
+    uint8_t place_busy;      /**< out */
+    /* REMOTE_INV events and their DONE broadcast */
+    uint8_t evt_valid;       /**< out */
+    uint8_t evt_ready;
+    hca_fw_event_t evt;      /**< out */
+    uint8_t evt_done_valid;
+    uint8_t evt_done_tag;
+    uint8_t evt_done_status; /**< a wc_status */
+} hca_responder_io_t;
+
+typedef struct hca_responder {
+    unsigned max_qp;         /**< parameter MAX_QP, 2..64 */
+    /* control registers (the RTL's names without _q) */
+    uint8_t state;           /**< state_e: S_IDLE .. S_FINISH */
+    uint8_t qpn;
+    uint64_t busy;           /**< per QP: a SEND message accepted, not ended */
+    uint8_t wqe_valid, wqe_qpn;
+    uint8_t scan_p, scan_pref;
+    uint8_t whole;
+    uint32_t rd_off;
+    uint8_t rd_buf;
+    uint8_t res_key, res_bus;
+    uint8_t tx_pend, cpl_pend, free_pend, inc_pend, err_pend, err_wait;
+    /* data registers (never reset) */
+    hca_pkt_t tx;
+    hca_cqe_t cqe;
+    uint16_t cqn;
+    uint8_t free_id;
+    /* the packet: p_*_q */
+    uint8_t p_op, p_first, p_last, p_pbuf;
+    uint16_t p_dqpn, p_sqpn;
+    uint32_t p_psn, p_rkey, p_len, p_msglen, p_off, p_invkey;
+    uint64_t p_raddr;
+    /* the context: c_*_q */
+    uint32_t c_pd;
+    uint64_t c_rqbase;
+    uint8_t c_rqlog;
+    uint16_t c_mtu, c_cqn, c_rqci;
+    hca_rq_wqe_t wqe;        /**< wqe_q */
+    hca_resp_place_t place;  /**< u_place */
+    /* not RTL state: the outputs and the placement engine's job and
+     * outputs, derived from the registers after every edge and reset */
+    hca_responder_io_t o;
+    hca_resp_place_io_t pio;
+} hca_responder_t;
+
+/** 0, or -EINVAL when max_qp is outside [2, 64]. Data registers start
+ *  zeroed (Verilator's initial value); the responder is reset. */
+int hca_responder_init(hca_responder_t *m, unsigned max_qp);
+void hca_responder_reset(hca_responder_t *m);
+/** Writes every output of io; reads no input (there is no comb path). */
+void hca_responder_comb(const hca_responder_t *m, hca_responder_io_t *io, uint64_t now);
+void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64_t now);
+/** Always now + 1: the flush scan reads a context every third cycle. */
+uint64_t hca_responder_quiet_until(const hca_responder_t *m, uint64_t now);
+
+#endif /* HCA_RESPONDER_H */
