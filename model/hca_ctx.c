@@ -18,6 +18,7 @@
  * indices and overflow 0, the firmware block cleared; the stored contexts
  * are data and survive. No known difference from the RTL. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,12 +151,10 @@ void hca_ctx_comb(const hca_ctx_t *m, hca_ctx_io_t *io, uint64_t now)
     memcpy(io->sq_pending, m->sq_pending, sizeof(io->sq_pending));
     memcpy(io->qp_error, m->qp_error, sizeof(io->qp_error));
 
-    /* the only combinational paths: fw inputs -> qpc_wr, qpc_wr_qpn */
-    const int wqpc = io->fw_valid && io->fw_write && (io->fw_addr & 0xffffu) == HCA_CTX_CMD &&
-                     HCA_CTX_CMD_OP_GET(io->fw_wdata) == HCA_CTX_OP_WRITE_QPC;
-    const uint32_t idx = HCA_CTX_CMD_INDEX_GET(io->fw_wdata);
-    io->qpc_wr = (uint8_t)(wqpc && idx != 0 && idx < m->max_qp && ctx_new_reset(m));
-    io->qpc_wr_qpn = idx;
+    /* the only combinational paths: fw inputs -> qpc_wr, qpc_wr_qpn (= wdata's index, always) */
+    const ctx_cmd_t c = ctx_decode(m, io);
+    io->qpc_wr = (uint8_t)(c.do_wqpc && ctx_new_reset(m));
+    io->qpc_wr_qpn = c.idx;
 
     const hca_ctx_qp_t *rs = &m->qp[m->rs_idx];
     ctx_qpc_view(m, m->rs_idx, &io->rs_qpc);

@@ -320,8 +320,9 @@ void hca_req_resp_edge(hca_req_resp_t *m, const hca_req_resp_io_t *io, uint64_t 
 uint64_t hca_req_resp_quiet_until(const hca_req_resp_t *m, uint64_t now)
 {
     switch (m->state) {
-    case R_IDLE:
-        return UINT64_MAX; /* waits for rx_valid / done_valid; the mover is idle */
+    case R_IDLE: /* waits for rx_valid / done_valid (the mover is idle) once
+                  * R_IDLE's defaults are in: status shows in fin */
+        return m->claimed || m->err || m->status != HCA_WC_STATUS_SUCCESS ? now + 1 : UINT64_MAX;
     case R_MOVE:
         return hca_sge_mover_quiet_until(&m->mv, now);
     default:

@@ -18,6 +18,7 @@
 #include "hca_requester.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 enum { Q_IDLE = HCA_REQUESTER_Q_IDLE, Q_ACTIVE = HCA_REQUESTER_Q_ACTIVE, Q_INFLIGHT = HCA_REQUESTER_Q_INFLIGHT,
@@ -28,16 +29,9 @@ enum { Q_IDLE = HCA_REQUESTER_Q_IDLE, Q_ACTIVE = HCA_REQUESTER_Q_ACTIVE, Q_INFLI
 /* settle passes before giving up (the nets settle in a few) */
 #define RQ_SETTLE_MAX 16
 
-/* Every net of one cycle: the engines' and the arbiters' ports. */
-typedef struct rq_wires {
-    hca_req_send_io_t s;
-    hca_req_resp_io_t r;
-    hca_xarb_io_t x;
-    m_arb_out_t sched, dma, free, evt, fin;
-    uint8_t fin_ready;
-    uint8_t rsp_to_r;
-    uint64_t cand;
-} rq_wires_t;
+_Static_assert(offsetof(hca_requester_io_t, tx) - offsetof(hca_requester_io_t, ra_qpc) == HCA_REQUESTER_IN_BYTES,
+               "HCA_REQUESTER_IN_BYTES: the input block of hca_requester_io_t");
+#define RQ_IN(io) ((const void *)&(io)->ra_qpc)
 
 static inline uint32_t rq_now_q(const hca_requester_t *m, uint64_t now)
 {
@@ -107,7 +101,7 @@ static inline void rq_set16(uint16_t *dst, unsigned v, int *ch)
 /* The wiring: every engine input driven inside this block, from the engines'
  * current outputs, the state and io's inputs. *chs / *chr: a send / response
  * engine input changed. */
-static void rq_wire(const hca_requester_t *m, const hca_requester_io_t *io, uint64_t now, rq_wires_t *w,
+static void rq_wire(const hca_requester_t *m, const hca_requester_io_t *io, uint64_t now, hca_requester_nets_t *w,
                     int *chs, int *chr)
 {
     hca_req_send_io_t *s = &w->s;
@@ -178,7 +172,6 @@ static void rq_wire(const hca_requester_t *m, const hca_requester_io_t *io, uint
     uint64_t cand = rq_cand(m, io->sq_pending, io->qp_error, rq_now_q(m, now));
     if (r->claim)
         cand &= ~(1ull << look);
-    w->cand = cand;
     rq_sched_comb(&m->sched, cand, &w->sched);
     rq_set8(&s->sched_valid, w->sched.valid, &cs);
     rq_set16(&s->sched_qpn, w->sched.id, &cs);
@@ -187,12 +180,11 @@ static void rq_wire(const hca_requester_t *m, const hca_requester_io_t *io, uint
     *chr = cr;
 }
 
-/* Every net of the cycle, settled. */
-static void rq_settle(const hca_requester_t *m, const hca_requester_io_t *io, uint64_t now, rq_wires_t *w)
+/* Every net of the cycle, settled; w holds a guess (any content). */
+static void rq_settle(const hca_requester_t *m, const hca_requester_io_t *io, uint64_t now, hca_requester_nets_t *w)
 {
     hca_req_send_io_t *s = &w->s;
     hca_req_resp_io_t *r = &w->r;
-    memset(w, 0, sizeof(*w));
 
     /* inputs straight from the ports */
     s->qpc = io->ra_qpc;
@@ -217,8 +209,10 @@ static void rq_settle(const hca_requester_t *m, const hca_requester_io_t *io, ui
     w->x.xu_rsp_valid = io->xs_valid;
     w->x.xu_rsp_last = io->xs_last;
 
-    /* First guess: the engines' outputs all low (look_qpn is a register:
-     * guessed right), then wire, comb, wire... until no input changes. */
+    /* From the guess (look_qpn is a register: guessed right): wire, comb
+     * both engines (their state may differ from the guess's), then wire and
+     * comb again the engines whose inputs changed, until none did. The
+     * logic is acyclic, so this reaches its one solution. */
     r->look_qpn = (uint16_t)(m->resp.qpn & (m->max_qp - 1u));
     int chs, chr;
     rq_wire(m, io, now, w, &chs, &chr);
@@ -230,6 +224,13 @@ static void rq_settle(const hca_requester_t *m, const hca_requester_io_t *io, ui
             hca_req_resp_comb(&m->resp, r, now);
         rq_wire(m, io, now, w, &chs, &chr);
     }
+}
+
+/* io's cache holds the nets of this state, cycle and inputs. */
+static int rq_cache_hit(const hca_requester_t *m, const hca_requester_io_t *io, uint64_t now)
+{
+    return io->cache.valid && io->cache.gen == m->gen && io->cache.now == now &&
+           memcmp(io->cache.in, RQ_IN(io), HCA_REQUESTER_IN_BYTES) == 0;
 }
 
 int hca_requester_init(hca_requester_t *m, unsigned max_qp)
@@ -263,6 +264,7 @@ void hca_requester_reset(hca_requester_t *m)
     m->s_qpn = 0;
     m->base = 0;
     m->base_set = 0;
+    m->gen++;
     hca_req_send_reset(&m->send);
     hca_req_resp_reset(&m->resp);
     m_arb_reset(&m->sched, m->max_qp);
@@ -275,10 +277,16 @@ void hca_requester_reset(hca_requester_t *m)
 
 void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64_t now)
 {
-    rq_wires_t w;
-    rq_settle(m, io, now, &w);
-    const hca_req_send_io_t *s = &w.s;
-    const hca_req_resp_io_t *r = &w.r;
+    if (!rq_cache_hit(m, io, now)) {
+        rq_settle(m, io, now, &io->cache.n);
+        memcpy(io->cache.in, RQ_IN(io), HCA_REQUESTER_IN_BYTES);
+        io->cache.gen = m->gen;
+        io->cache.now = now;
+        io->cache.valid = 1;
+    }
+    const hca_requester_nets_t *n = &io->cache.n;
+    const hca_req_send_io_t *s = &n->s;
+    const hca_req_resp_io_t *r = &n->r;
 
     io->ra_qpn = s->qpn;
     io->rb_qpn = r->qpn;
@@ -287,26 +295,26 @@ void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64
     io->rx_ready = r->rx_ready;
     io->pb_alloc_ready = s->alloc_ready;
 
-    io->xq_valid = w.x.xu_req_valid;
-    io->xq = w.x.xu_req;
-    io->xs_ready = w.x.xu_rsp_ready;
+    io->xq_valid = n->x.xu_req_valid;
+    io->xq = n->x.xu_req;
+    io->xs_ready = n->x.xu_rsp_ready;
 
-    io->dma_req_valid = w.dma.valid;
-    io->dma_req = w.dma.id ? r->dma_req : s->dma_req;
-    io->dma_rsp_ready = w.rsp_to_r ? r->dma_rsp_ready : s->dma_rsp_ready;
+    io->dma_req_valid = n->dma.valid;
+    io->dma_req = n->dma.id ? r->dma_req : s->dma_req;
+    io->dma_rsp_ready = n->rsp_to_r ? r->dma_rsp_ready : s->dma_rsp_ready;
 
-    io->pb_free_valid = w.free.valid;
-    io->pb_free_id = w.free.id ? r->free_id : s->free_id;
+    io->pb_free_valid = n->free.valid;
+    io->pb_free_id = n->free.id ? r->free_id : s->free_id;
 
-    io->evt_valid = w.evt.valid;
-    io->evt = w.evt.id ? r->evt : s->evt;
+    io->evt_valid = n->evt.valid;
+    io->evt = n->evt.id ? r->evt : s->evt;
 
     /* completions: {qpn, cqn, write, err, cqe} */
-    const hca_req_send_fin_t *fin = w.fin.id ? &r->fin : &s->fin;
-    const uint8_t take = w.fin.valid && w.fin_ready;
+    const hca_req_send_fin_t *fin = n->fin.id ? &r->fin : &s->fin;
+    const uint8_t take = n->fin.valid && n->fin_ready;
     io->cpl = fin->cqe;
     io->cpl_cqn = fin->cqn;
-    io->cpl_valid = w.fin.valid && fin->write;
+    io->cpl_valid = n->fin.valid && fin->write;
     io->sq_ci_inc = take;
     io->sq_ci_qpn = fin->qpn;
     io->qp_err_valid = take && fin->err;
@@ -333,16 +341,21 @@ static inline uint64_t rq_put(uint64_t v, unsigned q, int bit)
 
 void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64_t now)
 {
-    rq_wires_t w;
-    rq_settle(m, io, now, &w);
-    const hca_req_send_io_t *s = &w.s;
-    const hca_req_resp_io_t *r = &w.r;
+    hca_requester_nets_t local;
+    const hca_requester_nets_t *n = &io->cache.n;
+    if (!rq_cache_hit(m, io, now)) { /* io not from comb of this cycle: settle here */
+        local = io->cache.n;
+        rq_settle(m, io, now, &local);
+        n = &local;
+    }
+    const hca_req_send_io_t *s = &n->s;
+    const hca_req_resp_io_t *r = &n->r;
     const uint32_t now_q = rq_now_q(m, now);
 
     const unsigned look = r->look_qpn & (m->max_qp - 1u);
     const unsigned s_qpn = m->s_qpn;
-    const unsigned sched_qpn = w.sched.id;
-    const int sched_take = w.sched.valid && s->sched_ready;
+    const unsigned sched_qpn = n->sched.id;
+    const int sched_take = n->sched.valid && s->sched_ready;
     const unsigned done_tag_qpn = io->evt_done_tag & (m->max_qp - 1u);
     const int done_mine = io->evt_done_valid && (io->evt_done_tag >> m->qw) == 0 &&
                           (m->evt_wait >> done_tag_qpn & 1u);
@@ -418,17 +431,18 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
     }
 
     /* arbiters */
-    m_arb_edge(&m->sched, &w.sched, s->sched_ready);
-    m_arb_edge(&m->dma_arb, &w.dma, io->dma_req_ready);
-    m_arb_edge(&m->free_arb, &w.free, io->pb_free_ready);
-    m_arb_edge(&m->evt_arb, &w.evt, io->evt_ready);
-    m_arb_edge(&m->fin_arb, &w.fin, w.fin_ready);
-    hca_xarb_edge(&m->xarb, &w.x, now);
+    m_arb_edge(&m->sched, &n->sched, s->sched_ready);
+    m_arb_edge(&m->dma_arb, &n->dma, io->dma_req_ready);
+    m_arb_edge(&m->free_arb, &n->free, io->pb_free_ready);
+    m_arb_edge(&m->evt_arb, &n->evt, io->evt_ready);
+    m_arb_edge(&m->fin_arb, &n->fin, n->fin_ready);
+    hca_xarb_edge(&m->xarb, &n->x, now);
 
     /* engines */
     hca_req_send_edge(&m->send, s, now);
     hca_req_resp_edge(&m->resp, r, now);
 
+    m->gen++;
     if (!m->base_set) { /* now_q was 0 in this cycle */
         m->base = now;
         m->base_set = 1;

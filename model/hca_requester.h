@@ -51,68 +51,87 @@
 enum { HCA_REQUESTER_Q_IDLE, HCA_REQUESTER_Q_ACTIVE, HCA_REQUESTER_Q_INFLIGHT, HCA_REQUESTER_Q_RESP,
        HCA_REQUESTER_Q_RNR_WAIT };
 
-/* Vector ports [MAX_QP-1:0]: bit q = QP q. */
+/* The nets inside hca_requester in one cycle: the engines' and the
+ * arbiters' ports (input 0 = send engine, 1 = response engine). */
+typedef struct hca_requester_nets {
+    hca_req_send_io_t s;       /**< u_send */
+    hca_req_resp_io_t r;       /**< u_resp */
+    hca_xarb_io_t x;           /**< u_xarb */
+    m_arb_out_t sched, dma, free, evt, fin; /**< u_sched, u_dma_arb, u_free_arb, u_evt_arb, u_fin_arb */
+    uint8_t fin_ready;         /**< fin_ready: !fin_write || cpl_ready */
+    uint8_t rsp_to_r;          /**< rsp_to_r: dma_rsp rtag bit 5 */
+} hca_requester_nets_t;
+
+/** Bytes of the input ports of hca_requester_io_t (ra_qpc .. evt_done_status). */
+#define HCA_REQUESTER_IN_BYTES 368u
+
+/* Inputs first, then outputs (the cache below compares the inputs as one
+ * block). Vector ports [MAX_QP-1:0]: bit q = QP q. */
 typedef struct hca_requester_io {
-    /* hca_ctx */
-    uint16_t ra_qpn;          /**< out */
-    hca_qp_ctx_t ra_qpc;      /**< in */
-    uint16_t ra_sq_ci;        /**< in */
-    uint16_t rb_qpn;          /**< out */
-    hca_qp_ctx_t rb_qpc;      /**< in */
-    uint16_t rb_sq_ci;        /**< in */
-    uint8_t sq_ci_inc;        /**< out */
-    uint16_t sq_ci_qpn;       /**< out */
-    uint8_t qp_err_valid;     /**< out */
-    uint16_t qp_err_qpn;      /**< out */
-    uint64_t sq_pending;      /**< in */
-    uint64_t qp_error;        /**< in */
-    uint8_t qpc_wr;           /**< in */
-    uint16_t qpc_wr_qpn;      /**< in */
-    /* link */
-    uint8_t tx_valid;         /**< out */
-    uint8_t tx_ready;         /**< in */
-    hca_pkt_t tx;             /**< out */
-    uint8_t rx_valid;         /**< in */
-    uint8_t rx_ready;         /**< out */
-    hca_pkt_t rx;             /**< in */
-    /* translation client */
-    uint8_t xq_valid;         /**< out */
-    uint8_t xq_ready;         /**< in */
-    m_xreq_t xq;              /**< out */
-    uint8_t xs_valid;         /**< in */
-    uint8_t xs_ready;         /**< out */
-    uint8_t xs_status;        /**< in */
-    uint8_t xs_last;          /**< in */
-    uint32_t xs_len;          /**< in */
-    uint64_t xs_pa;           /**< in */
-    /* DMA client (tags 8'b00xx_xxxx) */
-    uint8_t dma_req_valid;    /**< out */
-    uint8_t dma_req_ready;    /**< in */
-    hca_dma_req_t dma_req;    /**< out */
-    uint8_t dma_rsp_valid;    /**< in */
-    uint8_t dma_rsp_ready;    /**< out */
-    hca_dma_rsp_t dma_rsp;    /**< in */
-    /* packet buffers */
-    uint8_t pb_alloc_valid;   /**< in */
-    uint8_t pb_alloc_ready;   /**< out */
-    uint8_t pb_alloc_id;      /**< in */
-    uint8_t pb_free_valid;    /**< out */
-    uint8_t pb_free_ready;    /**< in */
-    uint8_t pb_free_id;       /**< out */
-    /* completions to the CQ writer */
-    uint8_t cpl_valid;        /**< out */
-    uint8_t cpl_ready;        /**< in */
-    hca_cqe_t cpl;            /**< out */
-    uint16_t cpl_cqn;         /**< out */
-    /* movers holding key-checked work: bit 1 response, bit 0 send */
-    uint8_t drain_busy;       /**< out */
-    /* memory-management events (hca_evt producer 0) and their DONE */
-    uint8_t evt_valid;        /**< out */
-    uint8_t evt_ready;        /**< in */
-    hca_fw_event_t evt;       /**< out */
-    uint8_t evt_done_valid;   /**< in */
-    uint8_t evt_done_tag;     /**< in */
-    uint8_t evt_done_status;  /**< in */
+    /* ---- inputs */
+    hca_qp_ctx_t ra_qpc;       /**< hca_ctx read port a (send engine) */
+    hca_qp_ctx_t rb_qpc;       /**< hca_ctx read port b (response engine) */
+    hca_dma_rsp_t dma_rsp;
+    hca_pkt_t rx;
+    uint64_t sq_pending;
+    uint64_t qp_error;
+    uint64_t xs_pa;
+    uint32_t xs_len;
+    uint16_t ra_sq_ci;
+    uint16_t rb_sq_ci;
+    uint16_t qpc_wr_qpn;
+    uint8_t qpc_wr;
+    uint8_t tx_ready;
+    uint8_t rx_valid;
+    uint8_t xq_ready;
+    uint8_t xs_valid;
+    uint8_t xs_status;
+    uint8_t xs_last;
+    uint8_t dma_req_ready;
+    uint8_t dma_rsp_valid;
+    uint8_t pb_alloc_valid;
+    uint8_t pb_alloc_id;
+    uint8_t pb_free_ready;
+    uint8_t cpl_ready;
+    uint8_t evt_ready;
+    uint8_t evt_done_valid;
+    uint8_t evt_done_tag;
+    uint8_t evt_done_status;
+    /* ---- outputs */
+    hca_pkt_t tx;
+    hca_dma_req_t dma_req;
+    hca_cqe_t cpl;
+    hca_fw_event_t evt;
+    m_xreq_t xq;
+    uint16_t ra_qpn;
+    uint16_t rb_qpn;
+    uint16_t sq_ci_qpn;
+    uint16_t qp_err_qpn;
+    uint16_t cpl_cqn;
+    uint8_t sq_ci_inc;
+    uint8_t qp_err_valid;
+    uint8_t tx_valid;
+    uint8_t rx_ready;
+    uint8_t xq_valid;
+    uint8_t xs_ready;
+    uint8_t dma_req_valid;
+    uint8_t dma_rsp_ready;
+    uint8_t pb_alloc_ready;
+    uint8_t pb_free_valid;
+    uint8_t pb_free_id;
+    uint8_t cpl_valid;
+    uint8_t drain_busy;        /**< movers holding key-checked work: bit 1 response, bit 0 send */
+    uint8_t evt_valid;
+    /* ---- not ports: comb's settled nets, for edge and for the next comb of
+     * the cycle (reused when the state, the cycle and the inputs are the
+     * same; else the starting guess of the settle). Any content is valid:
+     * a zeroed or stale cache only costs time. */
+    struct {
+        uint64_t gen, now;     /**< of the state (hca_requester_t.gen) and cycle settled */
+        uint8_t valid;
+        uint8_t in[HCA_REQUESTER_IN_BYTES]; /**< the inputs settled */
+        hca_requester_nets_t n;
+    } cache;
 } hca_requester_io_t;
 
 typedef struct hca_requester {
@@ -125,6 +144,7 @@ typedef struct hca_requester {
     uint64_t nak, evt_wait, done;                /**< nak_q, evt_wait_q, done_q */
     uint64_t idle_m, active_m, inflight_m, rnr_m; /**< qst by state, bit q = QP q (derived) */
     uint16_t s_qpn;           /**< the QP the send engine owns */
+    uint64_t gen;             /**< counts edges and resets: keys io's cache */
     /* now_q = (uint32_t)(cycle - base) once base is set (the first edge
      * after reset); a deadline, not a counter, so the device may skip cycles */
     uint64_t base;

@@ -170,6 +170,24 @@ struct DevFixture {
 
 static const uint32_t ACCESS_RW = HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_READ | HCA_ACCESS_REMOTE_WRITE;
 
+// The engine of the running engine-parameterized test (EngineTest): what a
+// fixture built without an engine (LoopPair) runs on.
+inline dev_engine_kind_t &test_engine()
+{
+    static dev_engine_kind_t e = DEV_ENGINE_RTL;
+    return e;
+}
+
+// A test whose behaviour is engine-independent: run it on every engine
+// (ENGINE_TEST_SUITE(Suite) after the suite's TEST_Ps).
+struct EngineTest : ::testing::TestWithParam<dev_engine_kind_t> {
+    void SetUp() override { test_engine() = GetParam(); }
+    void TearDown() override { test_engine() = DEV_ENGINE_RTL; }
+};
+#define ENGINE_TEST_SUITE(Suite)                                                                                       \
+    INSTANTIATE_TEST_SUITE_P(Engines, Suite, ::testing::Values(DEV_ENGINE_RTL, DEV_ENGINE_MODEL),                     \
+                             [](const ::testing::TestParamInfo<dev_engine_kind_t> &i) { return std::string(dev_engine_name(i.param)); })
+
 // One connected loopback pair: a (requester) and b (responder), each with its
 // own CQ for both of its queues, and two registered 128 KiB buffers.
 struct LoopPair : DevFixture {
@@ -184,7 +202,7 @@ struct LoopPair : DevFixture {
 
     explicit LoopPair(unsigned rnr_retry = 7, uint32_t rnr_timer = 500, uint32_t mtu = 0, uint32_t cq_depth = 64,
                   uint32_t sq_depth = 16, uint32_t rq_depth = 16, const char *firmware = nullptr)
-        : DevFixture(DEV_ENGINE_RTL, 0, firmware)
+        : DevFixture(test_engine(), 0, firmware)
     {
         if (!ok())
             return;

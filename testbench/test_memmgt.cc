@@ -1,11 +1,11 @@
 // The memory-management work requests end to end (SEMANTICS.md FAST_REG_MR,
 // LOCAL_INV, SEND_WITH_INV, RDMA_READ_WITH_INV, "Invalidation during a long
-// operation"): the reference driver posts them, the WQE engine (RTL) hands
+// operation"): the reference driver posts them, the WQE engine (either) hands
 // them to the firmware through its event queue, the firmware validates and
 // writes the tables, and the engine completes them. Data moves through the
 // keys the registrations create; the protection checker watches every run
 // (the fixture fails a test on any breach), which is what the races below
-// are for.
+// are for. Every suite runs on both engines (EngineTest).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +18,8 @@
 #include "hcadrv.h"
 
 namespace {
+
+struct MemMgt : EngineTest {};
 
 const unsigned PAGES = 4;
 
@@ -117,7 +119,7 @@ unsigned mpt_state(const hca_mpt_entry_t &e)
 
 // ---------------------------------------------------------------- FAST_REG_MR + LOCAL_INV
 
-TEST(MemMgt, FastRegMapsThePageListAndLocalInvRevokesIt)
+TEST_P(MemMgt, FastRegMapsThePageListAndLocalInvRevokesIt)
 {
     MmPair p;
     ASSERT_MM_UP(p);
@@ -169,7 +171,7 @@ TEST(MemMgt, FastRegMapsThePageListAndLocalInvRevokesIt)
         << "a WRITE through an invalidated R_Key: " << describe(wc[0]);
 }
 
-TEST(MemMgt, RefusedFastRegLeavesTheMrAsItWasAndErrorsTheQp)
+TEST_P(MemMgt, RefusedFastRegLeavesTheMrAsItWasAndErrorsTheQp)
 {
     MmPair p;
     ASSERT_MM_UP(p);
@@ -191,7 +193,7 @@ TEST(MemMgt, RefusedFastRegLeavesTheMrAsItWasAndErrorsTheQp)
                                                          << " -> " << after.iova;
 }
 
-TEST(MemMgt, LocalInvWaitsForTheEarlierWritesOfItsQueue)
+TEST_P(MemMgt, LocalInvWaitsForTheEarlierWritesOfItsQueue)
 {
     MmPair p(256);
     ASSERT_MM_UP(p);
@@ -217,7 +219,7 @@ TEST(MemMgt, LocalInvWaitsForTheEarlierWritesOfItsQueue)
 // to error): the new key translates to the MR's first page, the previous
 // round's key fails its key check, and after the LOCAL_INV the new one fails
 // too (MR not VALID).
-TEST(MemMgt, KeyRotationKillsTheOldKeyEveryRound)
+TEST_P(MemMgt, KeyRotationKillsTheOldKeyEveryRound)
 {
     MmPair p;
     ASSERT_MM_UP(p);
@@ -255,7 +257,7 @@ TEST(MemMgt, KeyRotationKillsTheOldKeyEveryRound)
 
 // ---------------------------------------------------------------- SEND_WITH_INV
 
-TEST(MemMgt, SendWithInvInvalidatesAtTheResponder)
+TEST_P(MemMgt, SendWithInvInvalidatesAtTheResponder)
 {
     MmPair p;
     ASSERT_MM_UP(p);
@@ -276,7 +278,7 @@ TEST(MemMgt, SendWithInvInvalidatesAtTheResponder)
     EXPECT_EQ(p.read(p.src, 1000), p.read(p.dst, 1000));
 }
 
-TEST(MemMgt, SendWithInvOfAWrongKeyFailsBothSides)
+TEST_P(MemMgt, SendWithInvOfAWrongKeyFailsBothSides)
 {
     MmPair p;
     ASSERT_MM_UP(p);
@@ -295,7 +297,7 @@ TEST(MemMgt, SendWithInvOfAWrongKeyFailsBothSides)
 
 // ---------------------------------------------------------------- RDMA_READ_WITH_INV
 
-TEST(MemMgt, ReadWithInvInvalidatesTheSinkAfterTheLastByte)
+TEST_P(MemMgt, ReadWithInvInvalidatesTheSinkAfterTheLastByte)
 {
     MmPair p(256);
     ASSERT_MM_UP(p);
@@ -359,7 +361,7 @@ void race_round(MmPair &p, bool read, uint64_t offset, bool inv_from_y, uint8_t 
 // Either the op wins whole or fails REM_ACCESS_ERR; the checker (fixture)
 // sees no DMA through f after the LOCAL_INV's completion, and no placement of
 // a NAKed WRITE.
-TEST(MemMgt, LocalInvRacingAMultiChunkWriteOrRead)
+TEST_P(MemMgt, LocalInvRacingAMultiChunkWriteOrRead)
 {
     MmPair p(256);
     ASSERT_MM_UP(p);
@@ -389,7 +391,7 @@ TEST(MemMgt, LocalInvRacingAMultiChunkWriteOrRead)
 // DRAIN (the mutant image): the checker must see READ responses leave
 // through f after the LOCAL_INV completed — proof that the sweep above and
 // the checker can fail, kept in every run.
-TEST(MemMgt, TheRaceCatchesAFirmwareThatSkipsTheDrain)
+TEST_P(MemMgt, TheRaceCatchesAFirmwareThatSkipsTheDrain)
 {
     MmPair p(256, FW_MUTANT_NO_DRAIN);
     ASSERT_MM_UP(p);
@@ -407,5 +409,7 @@ TEST(MemMgt, TheRaceCatchesAFirmwareThatSkipsTheDrain)
     EXPECT_NE(std::string::npos, std::string(v).find("I2")) << "expected an I2 breach (DMA after the invalidation), got: " << v;
     protcheck_reset(hca_dev_protcheck(p.dev)); // the breach was the point: let the fixture's check pass
 }
+
+ENGINE_TEST_SUITE(MemMgt);
 
 } // namespace

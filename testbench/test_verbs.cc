@@ -4,8 +4,8 @@
 // loopback link and writes CQEs. Every row of SEMANTICS.md "Where a failed
 // check lands" is exercised; payload bytes are checked in host memory.
 //
-// The model engine has no WQE engine: its queue commands answer BAD_OP and
-// the driver returns -EOPNOTSUPP (VerbsModel).
+// Every suite runs on both engines (EngineTest): the verbs' behaviour is the
+// device's, whichever engine serves it.
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -19,6 +19,9 @@
 #include "hcadrv.h"
 
 namespace {
+
+struct Verbs : EngineTest {};
+struct VerbsErrors : EngineTest {};
 
 const uint32_t RW = ACCESS_RW;
 
@@ -50,38 +53,11 @@ std::vector<uint8_t> gather(Dev &d, const std::vector<hca_sge_t> &sges)
     return out;
 }
 
-// ---------------------------------------------------------------- the model engine
+// ---------------------------------------------------------------- commands and misuse
 
-TEST(VerbsModel, QueueCommandsAnswerNotSupportedAndTheFirmwareKeepsServing)
+TEST_P(Verbs, QueueCommandsValidateTheirArguments)
 {
-    Dev d(DEV_ENGINE_MODEL);
-    ASSERT_DEV_OK(d);
-    hcadrv_cq_t cq;
-    EXPECT_EQ(-EOPNOTSUPP, hcadrv_create_cq(d.drv, 16, &cq)) << d.console();
-    EXPECT_EQ(HCA_CMD_STATUS_BAD_OP, hcadrv_last_status(d.drv));
-    uint32_t pd = 0;
-    ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &pd));
-    cq.cqn = 1;
-    hcadrv_qp_attr_t at = {pd, &cq, &cq, 4, 4, 0, 0, 0};
-    hcadrv_qp_t qp;
-    EXPECT_EQ(-EOPNOTSUPP, hcadrv_create_qp(d.drv, &at, &qp));
-    EXPECT_EQ(-EOPNOTSUPP, hcadrv_cmd(d.drv, HCA_CMD_OP_CONNECT_QP, 0, 0, 1 | 2 << 16, nullptr));
-    EXPECT_EQ(-EOPNOTSUPP, hcadrv_cmd(d.drv, HCA_CMD_OP_QUERY_QP, 0, 0, 1, nullptr));
-    EXPECT_EQ(-EOPNOTSUPP, hcadrv_cmd(d.drv, HCA_CMD_OP_DESTROY_QP, 0, 0, 1, nullptr));
-    EXPECT_EQ(-EOPNOTSUPP, hcadrv_cmd(d.drv, HCA_CMD_OP_DESTROY_CQ, 0, 0, 1, nullptr));
-    EXPECT_EQ("running", d.health()) << d.console();
-    // The memory commands still work, and the PD is not held by the refused QP.
-    hcadrv_mr_t mr;
-    ASSERT_EQ(0, hcadrv_alloc_mr(d.drv, pd, HCA_MKEY_KIND_FAST_REG, 4, &mr));
-    ASSERT_EQ(0, hcadrv_dereg_mr(d.drv, &mr));
-    EXPECT_EQ(0, hcadrv_dealloc_pd(d.drv, pd));
-}
-
-// ---------------------------------------------------------------- commands and misuse (RTL)
-
-TEST(Verbs, QueueCommandsValidateTheirArguments)
-{
-    Dev d(DEV_ENGINE_RTL);
+    Dev d(GetParam());
     ASSERT_DEV_OK(d);
     uint32_t pd = 0;
     ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &pd));
@@ -186,9 +162,9 @@ TEST(Verbs, QueueCommandsValidateTheirArguments)
 }
 
 // What each queue command costs, post to answer (device cycles), recorded in the test XML.
-TEST(Verbs, QueueCommandCosts)
+TEST_P(Verbs, QueueCommandCosts)
 {
-    Dev d(DEV_ENGINE_RTL);
+    Dev d(GetParam());
     ASSERT_DEV_OK(d);
     uint32_t pd = 0;
     ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &pd));
@@ -220,7 +196,7 @@ TEST(Verbs, QueueCommandCosts)
         EXPECT_LT(c, 20000u) << "a queue command should take a few host round trips, not more";
 }
 
-TEST(Verbs, MisuseIsRefusedWithAnErrorCode)
+TEST_P(Verbs, MisuseIsRefusedWithAnErrorCode)
 {
     Pair p(7, 500, 0, 64, 2, 2);
     ASSERT_PAIR_UP(p);
@@ -276,7 +252,7 @@ TEST(Verbs, MisuseIsRefusedWithAnErrorCode)
 
 // ---------------------------------------------------------------- data movement (RTL)
 
-TEST(Verbs, SendOnePacket)
+TEST_P(Verbs, SendOnePacket)
 {
     Pair p;
     ASSERT_PAIR_UP(p);
@@ -297,7 +273,7 @@ TEST(Verbs, SendOnePacket)
     EXPECT_EQ((unsigned)HCA_QP_STATE_RTS, p.state(p.b));
 }
 
-TEST(Verbs, SendOfSeveralPacketsAndSgesAcrossPageSeams)
+TEST_P(Verbs, SendOfSeveralPacketsAndSgesAcrossPageSeams)
 {
     Pair p(7, 500, 1024); // MTU 1024: a 10000-byte message is 10 packets
     ASSERT_PAIR_UP(p);
@@ -347,7 +323,7 @@ TEST_P(VerbsRdma, WriteAndReadMoveTheBytes)
 INSTANTIATE_TEST_SUITE_P(Lengths, VerbsRdma, ::testing::Values(4096u, 65536u, 1u, 4097u),
                          [](const ::testing::TestParamInfo<uint32_t> &i) { return std::to_string(i.param); });
 
-TEST(Verbs, RdmaWithSeveralSgesAcrossPageSeams)
+TEST_P(Verbs, RdmaWithSeveralSgesAcrossPageSeams)
 {
     Pair p(7, 500, 512);
     ASSERT_PAIR_UP(p);
@@ -370,7 +346,7 @@ TEST(Verbs, RdmaWithSeveralSgesAcrossPageSeams)
     EXPECT_TRUE(gather(p, g) == gather(p, s));
 }
 
-TEST(Verbs, ZeroLengthRdmaSkipsTheRkeyCheck)
+TEST_P(Verbs, ZeroLengthRdmaSkipsTheRkeyCheck)
 {
     Pair p;
     ASSERT_PAIR_UP(p);
@@ -391,7 +367,7 @@ TEST(Verbs, ZeroLengthRdmaSkipsTheRkeyCheck)
     EXPECT_EQ((unsigned)HCA_QP_STATE_RTS, p.state(p.b));
 }
 
-TEST(Verbs, UnsignaledWrsCompleteSilentlyAndFreeTheirSlotsWithTheNextCqe)
+TEST_P(Verbs, UnsignaledWrsCompleteSilentlyAndFreeTheirSlotsWithTheNextCqe)
 {
     Pair p;
     ASSERT_PAIR_UP(p);
@@ -409,7 +385,7 @@ TEST(Verbs, UnsignaledWrsCompleteSilentlyAndFreeTheirSlotsWithTheNextCqe)
     EXPECT_EQ(5u, p.a.sq_done) << "one CQE retires every WQE up to its wqe_counter";
 }
 
-TEST(Verbs, CqWrapsAroundAndTheOwnerBitFlips)
+TEST_P(Verbs, CqWrapsAroundAndTheOwnerBitFlips)
 {
     Pair p(7, 500, 0, 4, 16, 16); // CQs of 4 entries
     ASSERT_PAIR_UP(p);
@@ -433,9 +409,9 @@ TEST(Verbs, CqWrapsAroundAndTheOwnerBitFlips)
         EXPECT_EQ(200 + i, w[i].wr_id);
 }
 
-TEST(Verbs, TwoPairsShareOneCqAndEachQpGetsItsOwnCompletions)
+TEST_P(Verbs, TwoPairsShareOneCqAndEachQpGetsItsOwnCompletions)
 {
-    Dev d(DEV_ENGINE_RTL);
+    Dev d(GetParam());
     ASSERT_DEV_OK(d);
     uint32_t pd = 0;
     ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &pd));
@@ -510,7 +486,7 @@ TEST(Verbs, TwoPairsShareOneCqAndEachQpGetsItsOwnCompletions)
 // The CQ writer never overwrites an unconsumed CQE: with the ring full the
 // extra CQEs are dropped (the device sets the CQ's overflow flag, which the
 // driver cannot read yet: see hcadrv_poll_cq), and what was written stays intact.
-TEST(Verbs, AnOverrunCqIsReportedAndStaysBroken)
+TEST_P(Verbs, AnOverrunCqIsReportedAndStaysBroken)
 {
     Pair p(7, 500, 0, 4, 16, 16);
     ASSERT_PAIR_UP(p);
@@ -524,7 +500,7 @@ TEST(Verbs, AnOverrunCqIsReportedAndStaysBroken)
     EXPECT_EQ((unsigned)HCA_QP_STATE_RTS, p.state(p.a));
 }
 
-TEST(Verbs, AFullCqThatDroppedNothingIsNotAnOverrun)
+TEST_P(Verbs, AFullCqThatDroppedNothingIsNotAnOverrun)
 {
     Pair p(7, 500, 0, 4, 16, 16);
     ASSERT_PAIR_UP(p);
@@ -542,7 +518,7 @@ TEST(Verbs, AFullCqThatDroppedNothingIsNotAnOverrun)
 
 // ---------------------------------------------------------------- SEMANTICS.md "Where a failed check lands" (RTL)
 
-TEST(VerbsErrors, GatherLkeyFailsLocProtErrNothingSent)
+TEST_P(VerbsErrors, GatherLkeyFailsLocProtErrNothingSent)
 {
     Pair p;
     ASSERT_PAIR_UP(p);
@@ -556,7 +532,7 @@ TEST(VerbsErrors, GatherLkeyFailsLocProtErrNothingSent)
     EXPECT_EQ((unsigned)HCA_QP_STATE_RTS, p.state(p.b));
 }
 
-TEST(VerbsErrors, ReadSinkWithoutLocalWriteIsLocProtErr)
+TEST_P(VerbsErrors, ReadSinkWithoutLocalWriteIsLocProtErr)
 {
     Pair p;
     ASSERT_PAIR_UP(p);
@@ -570,7 +546,7 @@ TEST(VerbsErrors, ReadSinkWithoutLocalWriteIsLocProtErr)
     EXPECT_EQ((unsigned)HCA_QP_STATE_ERROR, p.state(p.a));
 }
 
-TEST(VerbsErrors, DmaMrAtAnUnbackedBusAddressIsLocAccessErr)
+TEST_P(VerbsErrors, DmaMrAtAnUnbackedBusAddressIsLocAccessErr)
 {
     Pair p;
     ASSERT_PAIR_UP(p);
@@ -582,7 +558,7 @@ TEST(VerbsErrors, DmaMrAtAnUnbackedBusAddressIsLocAccessErr)
     EXPECT_EQ((unsigned)HCA_QP_STATE_ERROR, p.state(p.a));
 }
 
-TEST(VerbsErrors, RkeyFailsAtTheResponderForWriteRemAccessErrNothingPlaced)
+TEST_P(VerbsErrors, RkeyFailsAtTheResponderForWriteRemAccessErrNothingPlaced)
 {
     Pair p;
     ASSERT_PAIR_UP(p);
@@ -611,7 +587,7 @@ TEST(VerbsErrors, RkeyFailsAtTheResponderForWriteRemAccessErrNothingPlaced)
     EXPECT_EQ(std::vector<uint8_t>(4096, 0), q.read(q.dst + Pair::BUF - 4096, 4096)) << "no byte placed";
 }
 
-TEST(VerbsErrors, RkeyFailsAtTheResponderForReadRemAccessErr)
+TEST_P(VerbsErrors, RkeyFailsAtTheResponderForReadRemAccessErr)
 {
     Pair p;
     ASSERT_PAIR_UP(p);
@@ -630,7 +606,7 @@ TEST(VerbsErrors, RkeyFailsAtTheResponderForReadRemAccessErr)
     EXPECT_EQ((unsigned)HCA_QP_STATE_ERROR, p.state(p.b));
 }
 
-TEST(VerbsErrors, ReceiveSgeLkeyFailsRemOpErrAndRecvLocProtErr)
+TEST_P(VerbsErrors, ReceiveSgeLkeyFailsRemOpErrAndRecvLocProtErr)
 {
     Pair p;
     ASSERT_PAIR_UP(p);
@@ -649,7 +625,7 @@ TEST(VerbsErrors, ReceiveSgeLkeyFailsRemOpErrAndRecvLocProtErr)
     EXPECT_EQ((unsigned)HCA_QP_STATE_ERROR, p.state(p.b));
 }
 
-TEST(VerbsErrors, SendLongerThanTheReceiveBufferRemInvReqErrAndRecvLocLenErr)
+TEST_P(VerbsErrors, SendLongerThanTheReceiveBufferRemInvReqErrAndRecvLocLenErr)
 {
     Pair p;
     ASSERT_PAIR_UP(p);
@@ -665,7 +641,7 @@ TEST(VerbsErrors, SendLongerThanTheReceiveBufferRemInvReqErrAndRecvLocLenErr)
     EXPECT_EQ((unsigned)HCA_QP_STATE_ERROR, p.state(p.b));
 }
 
-TEST(VerbsErrors, RnrRetriesThenSucceedsWhenAReceiveArrives)
+TEST_P(VerbsErrors, RnrRetriesThenSucceedsWhenAReceiveArrives)
 {
     Pair p(3, 2000);
     ASSERT_PAIR_UP(p);
@@ -680,7 +656,7 @@ TEST(VerbsErrors, RnrRetriesThenSucceedsWhenAReceiveArrives)
     EXPECT_EQ(p.read(p.src, 64), p.read(p.dst, 64));
 }
 
-TEST(VerbsErrors, RnrRetryExhaustedIsRnrRetryExcErr)
+TEST_P(VerbsErrors, RnrRetryExhaustedIsRnrRetryExcErr)
 {
     Pair p(2, 1000);
     ASSERT_PAIR_UP(p);
@@ -694,7 +670,7 @@ TEST(VerbsErrors, RnrRetryExhaustedIsRnrRetryExcErr)
     EXPECT_EQ((unsigned)HCA_QP_STATE_RTS, p.state(p.b)) << "only the requester moves to ERROR";
 }
 
-TEST(VerbsErrors, MalformedWqesAreLocQpOpErr)
+TEST_P(VerbsErrors, MalformedWqesAreLocQpOpErr)
 {
     struct Case {
         const char *what;
@@ -727,7 +703,7 @@ TEST(VerbsErrors, MalformedWqesAreLocQpOpErr)
     }
 }
 
-TEST(VerbsErrors, WrsOnAQpInErrorFlushOnBothQueues)
+TEST_P(VerbsErrors, WrsOnAQpInErrorFlushOnBothQueues)
 {
     Pair p;
     ASSERT_PAIR_UP(p);
@@ -765,5 +741,8 @@ TEST(VerbsErrors, WrsOnAQpInErrorFlushOnBothQueues)
     EXPECT_TRUE(p.drain(&p.cqb).empty()) << "b saw nothing";
     EXPECT_EQ((unsigned)HCA_QP_STATE_RTS, p.state(p.b));
 }
+
+ENGINE_TEST_SUITE(Verbs);
+ENGINE_TEST_SUITE(VerbsErrors);
 
 } // namespace

@@ -71,6 +71,7 @@ struct hca_dev {
     int fwp_posted;    /* an access to the unit's firmware port is in flight */
     uint64_t now;      /* the cycle the next tick runs */
     uint64_t fw_sleep; /* core cycles spent asleep in WFI */
+    uint64_t skipped;  /* device cycles not stepped (hca_dev_step) */
     hca_dev_fw_stats_t fw_prof; /* port and fdma counters (hca_dev_get_fw_stats) */
     uint64_t *pc_prof;          /* cycles per RAM word (hca_dev_fw_profile_start), or NULL */
     char *firmware;             /* the image's path */
@@ -403,12 +404,15 @@ void hca_dev_step(hca_dev_t *d, uint64_t n)
                 d->fw_sleep += q - rv32_cycles(d->cpu);
                 rv32_add_cycles(d->cpu, q - rv32_cycles(d->cpu));
             }
+            d->skipped += q - d->now;
             d->now = q;
             continue;
         }
         dev_tick(d);
     }
 }
+
+uint64_t hca_dev_skipped_cycles(const hca_dev_t *d) { return d ? d->skipped : 0; }
 
 uint64_t hca_dev_cycle(const hca_dev_t *d)
 {

@@ -121,6 +121,10 @@ protcheck_t *hca_dev_protcheck(hca_dev_t *dev);
 uint64_t hca_dev_violations(const hca_dev_t *dev, char *buf, size_t len);
 /** DMA and link counters of the engine. */
 void hca_dev_get_stats(const hca_dev_t *dev, dev_engine_stats_t *st);
+/** Device cycles passed without being stepped: nothing could happen in
+ *  them (the firmware asleep, the engine quiet; dev_engine.h). Always 0 on
+ *  the RTL engine, which is never quiet. */
+uint64_t hca_dev_skipped_cycles(const hca_dev_t *dev);
 /** Everything the firmware printed on its console so far (NUL-terminated). */
 const char *hca_dev_console(const hca_dev_t *dev);
 /** 0 while the firmware runs; -EFAULT when it trapped or halted, with the

@@ -27,6 +27,7 @@
 #include "trace_window.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,7 +63,85 @@ struct core {
 
     /* trace window */
     trace_window_t trace;
+
+    /* lockstep: a second engine fed the same inputs every cycle, its outputs
+     * compared with the first's (which alone drive the harness) */
+    const core_engine_ops_t *shadow_ops;
+    void *shadow;
+    core_pins_t shadow_pins;
+    const evlog_t *log;
+    uint64_t mismatches;
 };
+
+/* ---------------------------------------------------------------- lockstep */
+
+/* The first output pin where the shadow differs, written into buf; 0 when
+ * they agree. Ready pins and payloads are compared only where their valid
+ * makes them observable. */
+static int pins_differ(const core_pins_t *a, const core_pins_t *b, char *buf, size_t len)
+{
+#define PIN_DIFF(cond, name, fa, fb)                                                                                   \
+    if (cond) {                                                                                                        \
+        snprintf(buf, len, "%s: rtl 0x%llx, model 0x%llx", name, (unsigned long long)(fa), (unsigned long long)(fb));  \
+        return 1;                                                                                                      \
+    }
+    PIN_DIFF(a->db_valid && a->db_ready != b->db_ready, "db_ready", a->db_ready, b->db_ready);
+    PIN_DIFF(a->fw_valid && a->fw_ready != b->fw_ready, "fw_ready", a->fw_ready, b->fw_ready);
+    PIN_DIFF(a->fw_rvalid != b->fw_rvalid, "fw_rvalid", a->fw_rvalid, b->fw_rvalid);
+    PIN_DIFF(a->fw_rvalid && a->fw_rdata != b->fw_rdata, "fw_rdata", a->fw_rdata, b->fw_rdata);
+    PIN_DIFF(a->fw_irq != b->fw_irq, "fw_irq", a->fw_irq, b->fw_irq);
+    PIN_DIFF(a->dma_req_valid != b->dma_req_valid, "dma_req_valid", a->dma_req_valid, b->dma_req_valid);
+    if (a->dma_req_valid && memcmp(&a->dma_req, &b->dma_req, sizeof a->dma_req)) {
+        snprintf(buf, len, "dma_req: rtl {op %u tag 0x%x addr 0x%llx len %u key 0x%x buf %u off %u}, "
+                           "model {op %u tag 0x%x addr 0x%llx len %u key 0x%x buf %u off %u}",
+                 hca_dma_req_get_op(&a->dma_req), hca_dma_req_get_tag(&a->dma_req),
+                 (unsigned long long)a->dma_req.addr, a->dma_req.len, a->dma_req.key,
+                 hca_dma_req_get_buf(&a->dma_req), a->dma_req.buf_off, hca_dma_req_get_op(&b->dma_req),
+                 hca_dma_req_get_tag(&b->dma_req), (unsigned long long)b->dma_req.addr, b->dma_req.len,
+                 b->dma_req.key, hca_dma_req_get_buf(&b->dma_req), b->dma_req.buf_off);
+        return 1;
+    }
+    PIN_DIFF(a->dma_rsp_valid && a->dma_rsp_ready != b->dma_rsp_ready, "dma_rsp_ready", a->dma_rsp_ready,
+             b->dma_rsp_ready);
+    PIN_DIFF(a->tx_valid != b->tx_valid, "tx_valid", a->tx_valid, b->tx_valid);
+    if (a->tx_valid && memcmp(&a->tx, &b->tx, sizeof a->tx)) {
+        snprintf(buf, len, "tx: rtl {op %u psn %u len %u off %u} model {op %u psn %u len %u off %u}",
+                 hca_pkt_get_op(&a->tx), a->tx.psn, a->tx.len, a->tx.offset, hca_pkt_get_op(&b->tx), b->tx.psn,
+                 b->tx.len, b->tx.offset);
+        return 1;
+    }
+    PIN_DIFF(a->rx_valid && a->rx_ready != b->rx_ready, "rx_ready", a->rx_ready, b->rx_ready);
+    PIN_DIFF(a->xq_valid && a->xq_ready != b->xq_ready, "xq_ready", a->xq_ready, b->xq_ready);
+    PIN_DIFF(a->xs_valid != b->xs_valid, "xs_valid", a->xs_valid, b->xs_valid);
+    if (a->xs_valid && (a->xs_tag != b->xs_tag || a->xs_status != b->xs_status || a->xs_last != b->xs_last ||
+                        a->xs_len != b->xs_len || a->xs_pa != b->xs_pa)) {
+        snprintf(buf, len, "xs beat: rtl {tag %u status %u last %u len %u pa 0x%llx}, model {tag %u status %u "
+                           "last %u len %u pa 0x%llx}",
+                 a->xs_tag, a->xs_status, a->xs_last, a->xs_len, (unsigned long long)a->xs_pa, b->xs_tag,
+                 b->xs_status, b->xs_last, b->xs_len, (unsigned long long)b->xs_pa);
+        return 1;
+    }
+#undef PIN_DIFF
+    return 0;
+}
+
+/* Run the shadow on this cycle's inputs and compare its outputs. The first
+ * mismatch goes to the event log as an engine bug (the checker fails the
+ * run), later ones are counted. */
+static void core_lockstep_cycle(core_t *c)
+{
+    c->shadow_pins = c->pins; /* inputs as driven (the engine wrote only outputs) */
+    c->shadow_ops->cycle(c->shadow, &c->shadow_pins, c->now);
+    char why[400];
+    if (__builtin_expect(!pins_differ(&c->pins, &c->shadow_pins, why, sizeof why), 1))
+        return;
+    if (c->mismatches++ == 0) {
+        static char first[480];
+        snprintf(first, sizeof first, "lockstep: %s and %s differ at cycle %llu, %s", c->ops->name,
+                 c->shadow_ops->name, (unsigned long long)c->now, why);
+        evlog_emit(c->log, &(evlog_event_t){.kind = EVLOG_ENGINE_BUG, .cycle = c->now, .what = first});
+    }
+}
 
 /* ---------------------------------------------------------------- the clock */
 
@@ -95,6 +174,8 @@ static inline void core_tick(core_t *c)
     core_link_drive(c->link, p, c->now);
 
     c->ops->cycle(c->eng, p, c->now);
+    if (c->shadow)
+        core_lockstep_cycle(c);
 
     if (p->db_valid && p->db_ready) {
         p->db_valid = 0;
@@ -177,8 +258,23 @@ static void core_clear(core_t *c)
     core_link_reset(c->link);
 }
 
+static int core_create_pair(core_t **out, const core_engine_ops_t *ops, const core_engine_ops_t *shadow_ops,
+                            const dev_engine_config_t *cfg, const dev_engine_env_t *env);
+
 int core_create(core_t **out, const core_engine_ops_t *ops, const dev_engine_config_t *cfg,
                 const dev_engine_env_t *env)
+{
+    return core_create_pair(out, ops, NULL, cfg, env);
+}
+
+int core_create_lockstep(core_t **out, const core_engine_ops_t *ops, const core_engine_ops_t *shadow_ops,
+                         const dev_engine_config_t *cfg, const dev_engine_env_t *env)
+{
+    return shadow_ops ? core_create_pair(out, ops, shadow_ops, cfg, env) : -EINVAL;
+}
+
+static int core_create_pair(core_t **out, const core_engine_ops_t *ops, const core_engine_ops_t *shadow_ops,
+                            const dev_engine_config_t *cfg, const dev_engine_env_t *env)
 {
     if (!out)
         return -EINVAL;
@@ -221,6 +317,14 @@ int core_create(core_t **out, const core_engine_ops_t *ops, const dev_engine_con
         if (rc)
             c->eng = NULL;
     }
+    if (!rc && shadow_ops) {
+        rc = shadow_ops->create(&c->shadow, &tables);
+        if (rc)
+            c->shadow = NULL;
+        else
+            c->shadow_ops = shadow_ops;
+    }
+    c->log = env->log;
     if (rc) {
         core_destroy(c);
         return rc;
@@ -229,6 +333,8 @@ int core_create(core_t **out, const core_engine_ops_t *ops, const dev_engine_con
     c->probe.rng = 0x243f6a8885a308d3ull;
     core_clear(c);
     ops->reset(c->eng);
+    if (c->shadow)
+        shadow_ops->reset(c->shadow);
     *out = c;
     return 0;
 }
@@ -241,6 +347,8 @@ void core_destroy(core_t *c)
         core_trace_close(c);
         c->ops->destroy(c->eng);
     }
+    if (c->shadow)
+        c->shadow_ops->destroy(c->shadow);
     core_dma_destroy(c->dma);
     core_link_destroy(c->link);
     free(c->pbufs);
@@ -254,6 +362,8 @@ void core_reset(core_t *c)
     if (!c)
         return;
     c->ops->reset(c->eng);
+    if (c->shadow)
+        c->shadow_ops->reset(c->shadow);
     core_clear(c);
 }
 
@@ -364,6 +474,11 @@ static int model_create(void **eng, const dev_engine_config_t *cfg, const dev_en
     return core_create((core_t **)eng, &core_model_ops, cfg, env);
 }
 
+static int lockstep_create(void **eng, const dev_engine_config_t *cfg, const dev_engine_env_t *env)
+{
+    return core_create_lockstep((core_t **)eng, &core_rtl_ops, &core_model_ops, cfg, env);
+}
+
 static void dev_destroy(void *eng) { core_destroy(eng); }
 static void dev_step(void *eng) { core_tick(eng); }
 static uint64_t dev_quiet_until(const void *eng) { return core_quiet_until(eng); }
@@ -400,3 +515,4 @@ static void dev_get_stats(const void *eng, dev_engine_stats_t *st) { core_get_st
 
 const dev_engine_ops_t dev_engine_rtl = DEV_ENGINE_CORE_OPS("rtl", rtl_create);
 const dev_engine_ops_t dev_engine_model = DEV_ENGINE_CORE_OPS("model", model_create);
+const dev_engine_ops_t dev_engine_lockstep = DEV_ENGINE_CORE_OPS("lockstep", lockstep_create);

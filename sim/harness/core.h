@@ -73,6 +73,13 @@ typedef struct core core_t;
  *  0, -EINVAL, -ENOTSUP (table sizes the engine was not built with), -ENOMEM. */
 int core_create(core_t **out, const core_engine_ops_t *ops, const dev_engine_config_t *cfg,
                 const dev_engine_env_t *env);
+/** As core_create, with a shadow engine run in lockstep: every cycle it is
+ *  given the inputs the first engine got and its outputs are compared; the
+ *  first engine alone drives the harness. The first output pin that differs
+ *  is reported on env->log as an ENGINE_BUG naming the cycle, the pin and
+ *  both values (the protection checker fails the run on it). */
+int core_create_lockstep(core_t **out, const core_engine_ops_t *ops, const core_engine_ops_t *shadow_ops,
+                         const dev_engine_config_t *cfg, const dev_engine_env_t *env);
 void core_destroy(core_t *c);
 /** Reset the engine and every adapter (queues emptied, packet buffers kept); time goes on. */
 void core_reset(core_t *c);

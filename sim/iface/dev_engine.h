@@ -8,6 +8,9 @@
  *          doorbells, firmware port, key-check probes).
  *   model  model/hca_core.c, the C model of the same blocks (one C file per
  *          RTL module, cycle for cycle at its ports), in the same harness.
+ *   lockstep  both cores in the one harness: the RTL drives it, the model
+ *          is given the same inputs every cycle and the first output pin
+ *          that differs is reported (a debugging engine: as slow as rtl).
  *
  * What the engine is given (dev_engine_env_t): the bus its DMA reaches and
  * the event log it reports to. It never sees the firmware core, the mailbox or
@@ -50,6 +53,7 @@ extern "C" {
 typedef enum dev_engine_kind {
     DEV_ENGINE_RTL = 0,
     DEV_ENGINE_MODEL = 1,
+    DEV_ENGINE_LOCKSTEP = 2, /**< rtl driving the device, model fed the same pins and compared each cycle */
     DEV_ENGINE_KINDS
 } dev_engine_kind_t;
 
@@ -86,7 +90,7 @@ typedef struct dev_engine_stats {
 } dev_engine_stats_t;
 
 typedef struct dev_engine_ops {
-    const char *name; /**< "rtl", "model" */
+    const char *name; /**< "rtl", "model", "lockstep" */
     /** 0; -EINVAL (bad sizes), -ENOTSUP (sizes this engine was not built
      *  for), -ENOMEM. The new engine is reset; its clock is at cycle 0. */
     int (*create)(void **eng, const dev_engine_config_t *cfg, const dev_engine_env_t *env);
@@ -133,7 +137,7 @@ typedef struct dev_engine_ops {
 /** The factory: the implementation of kind, or NULL for an unknown kind.
  *  The only place the kind is looked at. */
 const dev_engine_ops_t *dev_engine_get(dev_engine_kind_t kind);
-/** "rtl" / "model" / "?" */
+/** "rtl" / "model" / "lockstep" / "?" */
 const char *dev_engine_name(dev_engine_kind_t kind);
 
 #ifdef __cplusplus

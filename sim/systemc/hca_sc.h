@@ -5,7 +5,7 @@
  *         length or streaming width answers TLM_BURST_ERROR_RESPONSE, a byte
  *         enable pointer TLM_BYTE_ENABLE_ERROR_RESPONSE, an offset with no
  *         register (or unaligned) TLM_ADDRESS_ERROR_RESPONSE, a doorbell the
- *         device refuses (queue full, no queues) TLM_GENERIC_ERROR_RESPONSE.
+ *         device refuses (doorbell queue full) TLM_GENERIC_ERROR_RESPONSE.
  *         No DMI. Accesses take no device time (no delay is annotated).
  *   dma   initiator socket: every memory access of the device (engine DMA,
  *         firmware DMA) outside hca_dev_map_window windows, as b_transport;
