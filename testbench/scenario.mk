@@ -5,11 +5,13 @@ $(BIN)/test_json: $(OBJ)/testbench/test_json.o $(OBJ)/sim/runner/json.o
 	$(call say,LD,$@)
 	$(Q)$(CXX) $(SAN_FLAGS) -o $@ $^ $(GTEST_LIBS) -lpthread
 
-# test_scenario runs the real hcasim binary (and calls the library).
+# test_scenario runs the real hcasim binary (and calls the library);
+# test_scn_both.cc is --engine both's part of it.
 GTEST_BINS += $(BIN)/test_scenario
-$(OBJ)/testbench/test_scenario.o: ALL_CXXFLAGS += -DHCASIM_BIN='"$(abspath $(BIN))/hcasim"' \
-    -DSCN_VECTORS='"$(abspath vectors)"' -DSCN_TMP='"$(abspath $(BUILD))/test-results"'
-$(BIN)/test_scenario: $(OBJ)/testbench/test_scenario.o $(HCASIM_LIBS) $(HCASIM_BIN)
+$(OBJ)/testbench/test_scenario.o $(OBJ)/testbench/test_scn_both.o: ALL_CXXFLAGS += \
+    -DHCASIM_BIN='"$(abspath $(BIN))/hcasim"' -DSCN_VECTORS='"$(abspath vectors)"' \
+    -DSCN_TMP='"$(abspath $(BUILD))/test-results"'
+$(BIN)/test_scenario: $(OBJ)/testbench/test_scenario.o $(OBJ)/testbench/test_scn_both.o $(HCASIM_LIBS) $(HCASIM_BIN)
 	$(call link_bin,$(GTEST_LIBS))
 
 # `make scenarios`: every directed scenario, on each engine its "# engines:"

@@ -4,6 +4,7 @@
  *   hcasim xlate-demo [--engine rtl|model] [--trace OUT.fst [--trace-from C] [--trace-to C]]
  *   hcasim run FILE   [--engine rtl|model|both] [--seed N] [--json OUT] [-v] [--validate] [--firmware ELF]
  *                     [--trace OUT.fst [--trace-from C] [--trace-to C]] [--fw-profile OUT]
+ *                     (--engine both: sim/runner/scn_both.h)
  *
  * Exit codes: 0 success, 1 a check failed, 2 bad usage or the run could not start.
  */
@@ -38,12 +39,15 @@ static void usage(FILE *f)
           "options:\n"
           "  --engine rtl|model   Verilated RTL (default) or the C model\n"
           "  --firmware ELF       firmware image (default: the one make builds)\n"
-          "  --trace OUT.fst      dump waves (RTL only)\n"
+          "  --trace OUT.fst      dump waves (RTL only; with run --engine both, of the RTL run)\n"
           "  --trace-from C       first traced cycle (default 0)\n"
           "  --trace-to C         first cycle no longer traced (default: end of run)\n"
           "\n"
           "run options:\n"
-          "  --engine both        run on both engines (not available yet)\n"
+          "  --engine both        the RTL and the model device side by side, op by op:\n"
+          "                       exit 1 at the first functional divergence (FILE:LINE,\n"
+          "                       the op, both values); the model's post->CQE latency\n"
+          "                       error against the RTL (median, p95, max; per WR with -v)\n"
           "  --seed N             override the scenario's seed (device op)\n"
           "  --json OUT           write the result as JSON (docs/scenarios.md)\n"
           "  -v                   one line per op: cycle, line, op, result\n"
@@ -62,16 +66,23 @@ static void run_usage(FILE *f)
           "1 at the first mismatch, 2 when the file cannot be run (FILE:LINE: reason).\n"
           "\n"
           "  --engine rtl|model   Verilated RTL (default) or the C model\n"
-          "  --engine both        run on both engines (not available yet)\n"
+          "  --engine both        the RTL and the model device side by side, op by op; exit 1\n"
+          "                       on a failure on either engine or at the first functional\n"
+          "                       divergence (completion fields, check_mem bytes, check_mr\n"
+          "                       fields, checker verdicts: FILE:LINE, the op, both values);\n"
+          "                       prints the model's post->CQE latency error against the RTL\n"
+          "                       (median, p95, max; each WR's with -v), in --json too\n"
           "  --seed N             override the scenario's seed (device op)\n"
           "  --json OUT           write the result as JSON (docs/scenarios.md)\n"
-          "  -v                   one line per op: cycle, line, op, result\n"
+          "  -v                   one line per op: cycle, line, op, result (with --engine\n"
+          "                       both, each engine's, labelled)\n"
           "  --validate           check the whole file, run nothing (exit 0 or 2)\n"
           "  --firmware ELF       firmware image (default: the one make builds)\n"
-          "  --trace OUT.fst      dump waves (RTL only)\n"
+          "  --trace OUT.fst      dump waves (RTL only; with --engine both, of the RTL run)\n"
           "  --trace-from C       first traced cycle (default 0)\n"
           "  --trace-to C         first cycle no longer traced (default: end of run)\n"
           "  --fw-profile OUT     write the firmware's busy cycles per function to OUT\n"
+          "                       (with --engine both, the RTL run's)\n"
           "  -h, --help           this text\n",
           f);
 }

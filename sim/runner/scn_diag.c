@@ -71,6 +71,9 @@ int scn_refused(ctx_t *c, int rc, const char *what)
 
 int scn_expect_rc(ctx_t *c, int rc, int want, const char *what)
 {
+    char f[96];
+    snprintf(f, sizeof f, "%s returned", what);
+    scn_observe(c, f, "%s", scn_errno_name(rc));
     if (rc == want)
         return 0;
     if (rc == -EOPNOTSUPP && want != -EOPNOTSUPP && scn_engine_is_model(c))

@@ -6,8 +6,11 @@
  *   scn_fields.c     schema-driven field checks, the readers of scalar fields
  *   scn_names.c      bound names, key references, SGE lists, buffer ranges
  *   scn_load.c       reading a file and the validation pass
- *   scn_run.c        the run loop: device start and teardown, time, completions
+ *   scn_run.c        one engine's run, op by op: device start and teardown, time, completions
  *   scn_result.c     text and JSON results, the --fw-profile writer
+ *   scn_observe.c    what each op observed, recorded for --engine both
+ *   scn_rec.c        recordings, their comparison, latency statistics (scn_both.h)
+ *   scn_both.c       --engine both: two engines op by op, the comparison's report
  *   scn_ops_*.c      one handler per op, by family
  *
  * Every op has one handler that serves both passes: in the validation pass
@@ -34,6 +37,7 @@
 #include "hcadrv.h"
 #include "json.h"
 #include "scenario.h"
+#include "scn_both.h"
 
 /** Longest SGE list a scenario may write (the driver refuses more than it serves). */
 #define SCN_MAX_SGES 16u
@@ -339,6 +343,28 @@ int scn_poll(ctx_t *c, int cq, int n, hcadrv_wc_t *wc, uint64_t *arrival, wr_rec
 int scn_posted(ctx_t *c, int qp, int recv, uint64_t wr_id, const char *opcode, uint32_t index, uint64_t post_cycle);
 /** Symbol id of the QP with this number, -1 when none. */
 int scn_qp_by_qpn(ctx_t *c, uint32_t qpn);
+/** Prefix of this run's -v lines: "" with one engine, "rtl   " etc. with two. */
+const char *scn_label(ctx_t *c);
+/** Where this run records what its ops observe (--engine both), or NULL. */
+scn_rec_t *scn_rec_of(ctx_t *c);
+
+/* ================================================================ observations (scn_observe.c) */
+
+/* What an op observed, recorded when the run records (--engine both; else
+ * nothing is done): compared between the engines in the order recorded, so an
+ * op records the same fields on every path that reaches the device alike. */
+void scn_observe(ctx_t *c, const char *field, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/** The same with a detail shown on a divergence but not compared (NULL: none). */
+void scn_observe_detail(ctx_t *c, const char *field, const char *detail, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/** Bytes read from buffer sym at offset (check_mem). */
+void scn_observe_bytes(ctx_t *c, const char *field, int sym, uint64_t offset, const uint8_t *b, size_t n);
+/** Every field of a completion, named "PREFIX: wr_id" etc. */
+void scn_observe_wc(ctx_t *c, const char *prefix, const hcadrv_wc_t *wc);
+/** An MPT entry's fields, named "PREFIX: state" etc. */
+void scn_observe_mpt(ctx_t *c, const char *prefix, const hca_mpt_entry_t *m);
+/** The op's outcome: ok, MISMATCH or ERROR (its reason the detail). */
+void scn_observe_outcome(ctx_t *c, int rc);
 
 /* ================================================================ results (scn_result.c) */
 
@@ -375,6 +401,37 @@ typedef struct scn_report {
 
 /** The reason (to err), the firmware diagnosis, the checker and summary lines (to out). */
 void scn_print_report(const scn_report_t *r, FILE *out, FILE *err);
+/** The firmware's state and the last lines of its console (-v after a failure). */
+void scn_print_fw(FILE *out, const scn_fw_state_t *fw, const char *whose);
+/** The checker line's counts, after prefix ("checker: "). */
+void scn_print_checker(FILE *out, const char *prefix, const scn_checker_t *ck);
+/** The "checker" object of the JSON result (null when ck is NULL). */
+void scn_json_checker(FILE *f, const scn_checker_t *ck);
+/** The "failure" object of the JSON result (null when result is SCN_PASS). */
+void scn_json_failure(FILE *f, int result, unsigned line, const char *op, const char *msg);
+/** The "wrs" list of the JSON result. */
+void scn_json_wrs(FILE *f, const scn_report_t *r);
+const char *scn_result_name(int rc);
+/** What the end of a run observed (the checker's counts, line 0) and each WR's timing, into rec
+ *  (scn_observe.c; here for scn_report_t). */
+void scn_observe_end(scn_rec_t *rec, const scn_report_t *rep);
+
+/* ================================================================ one engine's run, op by op (scn_run.c) */
+
+/** A run of s on engine; no device yet (the first op that needs one starts it).
+ *  rec: where each op's observations go (NULL: not recorded); label: the
+ *  prefix of its -v lines. NULL when out of memory. */
+run_t *scn_run_new(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine, scn_rec_t *rec, const char *label);
+/** Run op i of the file (starting the device first when it needs one), then
+ *  check the invariants: SCN_PASS, SCN_FAIL or SCN_ERROR. */
+int scn_run_op(run_t *r, size_t i);
+/** End a run whose last op gave rc (a file of only `device` boots the device
+ *  here): how it ended in *rep (valid until scn_run_free; ck and fw hold what
+ *  it points to). Returns the run's final code. */
+int scn_run_end(run_t *r, int rc, scn_report_t *rep, scn_checker_t *ck, scn_fw_state_t *fw);
+/** Write the --fw-profile file of an ended run, when asked ("firmware profile: PATH" to out). */
+void scn_run_fw_profile(run_t *r, FILE *out);
+void scn_run_free(run_t *r);
 /** The JSON result. 0 or -errno. */
 int scn_write_json(const char *path, const scn_report_t *r);
 /** The firmware's busy cycles per function of firmware (ELF), most first, from

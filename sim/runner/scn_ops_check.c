@@ -52,6 +52,10 @@ int scn_op_query_device(ctx_t *c, const json_value_t *o)
     const uint64_t got_i[9] = {a.fw_version, a.max_fast_reg_page_list_len, a.reserved_lkey,
                                a.max_indir_reg_list_len, a.max_indirection, a.max_mr, a.max_mtt, a.max_pd,
                                a.max_reg_pages};
+    scn_observe(c, "caps", "0x%x", a.caps);
+    for (int i = 0; i < 9; i++)
+        scn_observe(c, ints[i], "0x%" PRIx64, got_i[i]);
+    scn_observe(c, "page_shifts", "0x%08x", a.page_shifts);
     for (int i = 0; i < 4; i++)
         if (json_get(e, bools[i]) && !!bv[i] != !!got_b[i])
             return scn_mismatch(c, "expected %s %s, got %s", bools[i], bv[i] ? "true" : "false",
@@ -125,6 +129,11 @@ int scn_op_check_mem(ctx_t *c, const json_value_t *o)
     }
     if (!rc && scn_mem_read(c, scn_obj(c, id)->addr + off, got, len))
         rc = scn_bad(c, "cannot read buffer \"%s\"", scn_sym(c, id)->name);
+    if (!rc) { /* what memory holds, whatever the scenario expects */
+        scn_observe_bytes(c, "bytes", id, off, got, len);
+        if (same)
+            scn_observe_bytes(c, "bytes of same_as", other, off2, want, len);
+    }
     for (uint64_t i = 0; !rc && i < len; i++)
         if (got[i] != want[i]) {
             char ew[40] = "", gw[40] = "";
@@ -196,6 +205,9 @@ int scn_op_check_mr(ctx_t *c, const json_value_t *o)
     if ((rc = hcadrv_query_mkey(scn_drv(c), k >> HCA_KEY_INDEX_SHIFT, &m)))
         return scn_refused(c, rc, "QUERY_MKEY");
     const char *nm = scn_sym(c, id)->name;
+    char pre[96];
+    snprintf(pre, sizeof pre, "MPT[%u] of %s", k >> HCA_KEY_INDEX_SHIFT, nm);
+    scn_observe_mpt(c, pre, &m);
 #define CHECK_NUM(field, want, got)                                                                                   \
     if (json_get(e, field) && (uint64_t)(want) != (uint64_t)(got))                                                    \
         return scn_mismatch(c, "MPT[%u] of %s: expected %s 0x%" PRIx64 ", got 0x%" PRIx64, k >> HCA_KEY_INDEX_SHIFT,  \
@@ -237,6 +249,7 @@ int scn_op_expect_qp_state(ctx_t *c, const json_value_t *o)
     unsigned got = 0;
     if ((rc = hcadrv_query_qp(scn_drv(c), &scn_obj(c, qp)->qp, &got)))
         return scn_refused(c, rc, "QUERY_QP");
+    scn_observe(c, "state", "%s", hca_qp_state_name(got) ? hca_qp_state_name(got) : "?");
     if (got != state)
         return scn_mismatch(c, "expected %s in state %s, got %s", scn_sym(c, qp)->name, hca_qp_state_name(state),
                             hca_qp_state_name(got) ? hca_qp_state_name(got) : "?");

@@ -199,15 +199,21 @@ int scn_op_poll_cq(ctx_t *c, const json_value_t *o)
         goto out;
     }
     const char *cqn = scn_sym(c, cq)->name;
+    scn_observe(c, "completions taken", "%d", got);
+    for (int i = 0; i < got; i++) {
+        char k[64];
+        snprintf(k, sizeof k, "completion %d of %d", i + 1, got);
+        scn_observe_wc(c, k, &wc[i]);
+    }
     for (int i = 0; i < got; i++) { /* the completions, pleasant to read */
         char b[256];
         fmt_wc(c, b, sizeof b, &wc[i]);
         if (rec[i])
-            fprintf(scn_out(c), "  %s:%u poll_cq %s: %s  %" PRIu64 " cycles post to CQE (posted line %u)\n",
-                    c->s->file, c->line, cqn, b, arrival[i] - rec[i]->post_cycle, rec[i]->line);
+            fprintf(scn_out(c), "%s  %s:%u poll_cq %s: %s  %" PRIu64 " cycles post to CQE (posted line %u)\n",
+                    scn_label(c), c->s->file, c->line, cqn, b, arrival[i] - rec[i]->post_cycle, rec[i]->line);
         else
-            fprintf(scn_out(c), "  %s:%u poll_cq %s: %s  (no posted work request matches)\n", c->s->file, c->line,
-                    cqn, b);
+            fprintf(scn_out(c), "%s  %s:%u poll_cq %s: %s  (no posted work request matches)\n", scn_label(c),
+                    c->s->file, c->line, cqn, b);
     }
     char why[256], all[1024] = "";
     for (int i = 0; i < got; i++) {
@@ -273,6 +279,7 @@ int scn_op_expect_cq_empty(ctx_t *c, const json_value_t *o)
     if (rc || !RUNNING)
         return rc;
     scn_advance(c, after);
+    scn_observe(c, "empty", "%s", scn_obj(c, cq)->seen ? "no" : "yes");
     if (!scn_obj(c, cq)->seen)
         return 0;
     hcadrv_wc_t wc;
@@ -280,6 +287,7 @@ int scn_op_expect_cq_empty(ctx_t *c, const json_value_t *o)
     const char *cqn = scn_sym(c, cq)->name;
     if (scn_poll(c, cq, 1, &wc, &arrived, NULL) != 1)
         return scn_mismatch(c, "expected %s empty, got a CQE the driver could not read", cqn);
+    scn_observe_wc(c, "its first completion", &wc);
     char b[256];
     fmt_wc(c, b, sizeof b, &wc);
     return scn_mismatch(c, "expected %s empty, got %s (arrived at cycle %" PRIu64 ")", cqn, b, arrived);

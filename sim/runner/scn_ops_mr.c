@@ -48,6 +48,8 @@ int scn_op_reg_mr(ctx_t *c, const json_value_t *o)
         return rc;
     m->live = want == 0;
     if (m->live)
+        scn_observe(c, "lkey, rkey", "0x%08x, 0x%08x", m->mr.lkey, m->mr.rkey);
+    if (m->live)
         scn_note(c, "lkey 0x%08x rkey 0x%08x iova 0x%" PRIx64 " length %" PRIu64, m->mr.lkey, m->mr.rkey, iova, len);
     return 0;
 }
@@ -70,6 +72,8 @@ int scn_op_get_dma_mr(ctx_t *c, const json_value_t *o)
     if ((rc = scn_expect_rc(c, rc, want, "get_dma_mr")))
         return rc;
     m->live = want == 0;
+    if (m->live)
+        scn_observe(c, "lkey, rkey", "0x%08x, 0x%08x", m->mr.lkey, m->mr.rkey);
     if (m->live)
         scn_note(c, "%s 0x%08x", a->reserved_lkey_valid ? "the reserved L_Key" : "DMA MR key", m->mr.lkey);
     return 0;
@@ -106,6 +110,8 @@ int scn_op_alloc_mr(ctx_t *c, const json_value_t *o)
     if ((rc = scn_expect_rc(c, rc, want, "alloc_mr")))
         return rc;
     m->live = want == 0;
+    if (m->live)
+        scn_observe(c, "lkey, rkey", "0x%08x, 0x%08x", m->mr.lkey, m->mr.rkey);
     if (m->live)
         scn_note(c, "key 0x%08x (FREE until registered by a work request)", m->mr.lkey);
     return 0;

@@ -71,6 +71,7 @@ int scn_op_alloc_pd(ctx_t *c, const json_value_t *o)
     if ((rc = scn_expect_rc(c, rc, want, "ALLOC_PD")))
         return rc;
     p->live = want == 0;
+    scn_observe(c, "pd", "%u", p->pd);
     scn_note(c, "pd %u", p->pd);
     return 0;
 }
@@ -90,6 +91,7 @@ int scn_op_create_cq(ctx_t *c, const json_value_t *o)
     if (!(q->seen_cycle = calloc((size_t)1 << q->cq.log_depth, sizeof *q->seen_cycle)))
         return scn_bad(c, "out of memory");
     q->live = 1;
+    scn_observe(c, "cqn", "%u", q->cq.cqn);
     scn_note(c, "cqn %u, %u entries", q->cq.cqn, 1u << q->cq.log_depth);
     return 0;
 }
@@ -133,6 +135,7 @@ int scn_op_create_qp(ctx_t *c, const json_value_t *o)
     if ((rc = hcadrv_create_qp(scn_drv(c), &a, &q->qp)))
         return scn_refused(c, rc, "CREATE_QP");
     q->live = 1;
+    scn_observe(c, "qpn", "%u", q->qp.qpn);
     scn_note(c, "qpn %u", q->qp.qpn);
     return 0;
 }

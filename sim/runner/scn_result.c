@@ -15,26 +15,33 @@ const char *scn_engine_name(scn_engine_t e)
     return e == SCN_ENGINE_BOTH ? "both" : dev_engine_name((dev_engine_kind_t)e);
 }
 
-static const char *result_name(int rc)
+const char *scn_result_name(int rc)
 {
     return rc == SCN_PASS ? "PASS" : rc == SCN_FAIL ? "FAIL" : "ERROR";
 }
 
-/* The firmware's state and the last lines of its console. */
-static void print_fw(FILE *out, const scn_fw_state_t *fw)
+void scn_print_fw(FILE *out, const scn_fw_state_t *fw, const char *whose)
 {
     const char *con = fw->console;
     size_t n = con ? strlen(con) : 0, from = n > 4000 ? n - 4000 : 0;
     while (from > 0 && con[from - 1] != '\n')
         from++;
-    fprintf(out, "firmware: %" PRIu64 " instructions retired, busy %" PRIu64 " of %" PRIu64 " cycles; console (%s):\n",
-            fw->instret, fw->busy, fw->cycles, from ? "its last lines" : "all of it");
+    fprintf(out, "firmware%s: %" PRIu64 " instructions retired, busy %" PRIu64 " of %" PRIu64 " cycles; console (%s):\n",
+            whose, fw->instret, fw->busy, fw->cycles, from ? "its last lines" : "all of it");
     for (const char *p = con + from; p && *p;) {
         const char *e = strchr(p, '\n');
         int len = e ? (int)(e - p) : (int)strlen(p);
         fprintf(out, "  fw| %.*s\n", len, p);
         p = e ? e + 1 : p + len;
     }
+}
+
+void scn_print_checker(FILE *out, const char *prefix, const scn_checker_t *ck)
+{
+    fprintf(out,
+            "%s%" PRIu64 " engine DMAs watched (%" PRIu64 " through a key), %" PRIu64 " key invalidations and %" PRIu64
+            " registrations followed, %" PRIu64 " WRITE packets, %" PRIu64 " breaches\n",
+            prefix, ck->dma, ck->dma_keyed, ck->invalidations, ck->registrations, ck->write_pkts, ck->breaches);
 }
 
 void scn_print_report(const scn_report_t *r, FILE *out, FILE *err)
@@ -48,55 +55,44 @@ void scn_print_report(const scn_report_t *r, FILE *out, FILE *err)
         fflush(err);
     }
     if (r->fw)
-        print_fw(out, r->fw);
+        scn_print_fw(out, r->fw, "");
     if (r->checker) /* what the protection checker watched: a pass means as much as this */
-        fprintf(out,
-                "checker: %" PRIu64 " engine DMAs watched (%" PRIu64 " through a key), %" PRIu64 " key invalidations and %" PRIu64
-                " registrations followed, %" PRIu64 " WRITE packets, %" PRIu64 " breaches\n",
-                r->checker->dma, r->checker->dma_keyed, r->checker->invalidations, r->checker->registrations,
-                r->checker->write_pkts, r->checker->breaches);
-    fprintf(out, "%s %s: %zu ops, %" PRIu64 " cycles, engine %s, seed %" PRIu64 "%s\n", result_name(r->result),
+        scn_print_checker(out, "checker: ", r->checker);
+    fprintf(out, "%s %s: %zu ops, %" PRIu64 " cycles, engine %s, seed %" PRIu64 "%s\n", scn_result_name(r->result),
             r->file, scn_op_count(r->s), r->cycles, scn_engine_name(r->engine), r->seed,
             r->result == SCN_PASS ? "" : r->result == SCN_FAIL ? " (stopped at the first mismatch)" : "");
 }
 
-int scn_write_json(const char *path, const scn_report_t *r)
+void scn_json_failure(FILE *f, int result, unsigned line, const char *op, const char *msg)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -errno;
-    fputs("{\"file\":", f);
-    json_write_string(f, r->file, strlen(r->file));
-    fprintf(f, ",\"engine\":\"%s\",\"seed\":%" PRIu64 ",\"cycles\":%" PRIu64 ",\"result\":\"%s\",\"failure\":",
-            scn_engine_name(r->engine), r->seed, r->cycles,
-            r->result == SCN_PASS ? "pass" : r->result == SCN_FAIL ? "fail" : "error");
-    if (r->result == SCN_PASS)
+    if (result == SCN_PASS) {
         fputs("null", f);
-    else {
-        fprintf(f, "{\"line\":%u,\"op\":", r->line);
-        if (r->op)
-            json_write_string(f, r->op, strlen(r->op));
-        else
-            fputs("null", f);
-        fputs(",\"message\":", f);
-        json_write_string(f, r->msg, strlen(r->msg));
-        fputc('}', f);
+        return;
     }
-    fputs(",\"firmware\":", f);
-    if (r->firmware)
-        json_write_string(f, r->firmware, strlen(r->firmware));
+    fprintf(f, "{\"line\":%u,\"op\":", line);
+    if (op)
+        json_write_string(f, op, strlen(op));
     else
         fputs("null", f);
-    fputs(",\"checker\":", f);
-    if (r->checker)
+    fputs(",\"message\":", f);
+    json_write_string(f, msg, strlen(msg));
+    fputc('}', f);
+}
+
+void scn_json_checker(FILE *f, const scn_checker_t *ck)
+{
+    if (ck)
         fprintf(f,
                 "{\"dma\":%" PRIu64 ",\"dma_keyed\":%" PRIu64 ",\"invalidations\":%" PRIu64 ",\"registrations\":%" PRIu64
                 ",\"write_pkts\":%" PRIu64 ",\"breaches\":%" PRIu64 "}",
-                r->checker->dma, r->checker->dma_keyed, r->checker->invalidations, r->checker->registrations,
-                r->checker->write_pkts, r->checker->breaches);
+                ck->dma, ck->dma_keyed, ck->invalidations, ck->registrations, ck->write_pkts, ck->breaches);
     else
         fputs("null", f);
-    fputs(",\"wrs\":[", f);
+}
+
+void scn_json_wrs(FILE *f, const scn_report_t *r)
+{
+    fputc('[', f);
     for (size_t i = 0; i < r->nwrs; i++) {
         const wr_rec_t *w = &r->wrs[i];
         const char *qp = r->s->syms[w->qp].name;
@@ -110,7 +106,33 @@ int scn_write_json(const char *path, const scn_report_t *r)
         else
             fputs("null,\"status\":null}", f);
     }
-    fputs("]}\n", f);
+    fputc(']', f);
+}
+
+int scn_write_json(const char *path, const scn_report_t *r)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -errno;
+    fputs("{\"file\":", f);
+    json_write_string(f, r->file, strlen(r->file));
+    fprintf(f, ",\"engine\":\"%s\",\"seed\":%" PRIu64 ",\"cycles\":%" PRIu64 ",\"result\":\"%s\",\"failure\":",
+            scn_engine_name(r->engine), r->seed, r->cycles,
+            r->result == SCN_PASS ? "pass" : r->result == SCN_FAIL ? "fail" : "error");
+    scn_json_failure(f, r->result, r->line, r->op, r->msg);
+    fputs(",\"firmware\":", f);
+    if (r->firmware)
+        json_write_string(f, r->firmware, strlen(r->firmware));
+    else
+        fputs("null", f);
+    fputs(",\"checker\":", f);
+    scn_json_checker(f, r->checker);
+    fputs(",\"wrs\":", f);
+    if (r->s)
+        scn_json_wrs(f, r);
+    else
+        fputs("[]", f);
+    fputs("}\n", f);
     int bad = ferror(f);
     return fclose(f) || bad ? -EIO : 0;
 }

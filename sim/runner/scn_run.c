@@ -1,7 +1,7 @@
 /* scn_run.c — running a loaded scenario: the run state, the device (its
  * configuration, start and teardown), time, watching CQs for completions and
- * recording work requests, the invariants checked after every op, and the run
- * loop. This file is where the runner meets the device, host memory and the
+ * recording work requests, the invariants checked after every op, one
+ * engine's run op by op (scn_both.c drives two of them) and the run loop. This file is where the runner meets the device, host memory and the
  * driver's setup (hca_dev_*, hostmem_*, hcadrv_open/close/query/poll); the
  * op handlers reach them through the helpers below. */
 #include <errno.h>
@@ -31,6 +31,11 @@ struct run {
     wr_rec_t *wrs;
     size_t nwrs, capwrs;
     int cmdline_err; /* the error is the command line's (an option's value), not the file's */
+    scn_rec_t *rec;    /* --engine both: what each op observed; NULL: not recorded */
+    const char *label; /* prefixes the -v lines ("" with one engine) */
+    ctx_t c;           /* the op in hand, kept between ops */
+    unsigned fline;    /* the last op run: where a failure is */
+    const char *fop;
 };
 
 /* ================================================================ what handlers reach */
@@ -58,6 +63,14 @@ int scn_engine_is_model(ctx_t *c)
 FILE *scn_out(ctx_t *c)
 {
     return c->run->out;
+}
+const char *scn_label(ctx_t *c)
+{
+    return c->run->label;
+}
+scn_rec_t *scn_rec_of(ctx_t *c)
+{
+    return c->run ? c->run->rec : NULL;
 }
 uint64_t scn_cycle(ctx_t *c)
 {
@@ -255,13 +268,13 @@ static int start_device(ctx_t *c)
         size_t fl = r->o->firmware ? strlen(r->o->firmware) : 0;
         if (fl && !strncmp(err, r->o->firmware, fl) && !strncmp(err + fl, ": ", 2)) /* the image given is bad */
             return cmdline_bad(c, "--firmware %s", err);
-        return scn_bad(c, "cannot start the device (%s engine): %s", scn_engine_name(r->engine),
+        return scn_bad(c, "the %s device could not start: %s", scn_engine_name(r->engine),
                        err[0] ? err : strerror(-rc));
     }
     if (evlog_subscribe(hca_dev_log(r->dev), on_event, r))
         return scn_bad(c, "the device's event log is full");
     if (r->o->verbose)
-        fprintf(r->out, "firmware image: %s\n", hca_dev_firmware(r->dev));
+        fprintf(r->out, "%sfirmware image: %s\n", r->label, hca_dev_firmware(r->dev));
     r->host = hca_dev_host(r->dev);
     if ((rc = hcadrv_open(&r->drv, &r->host)))
         return scn_bad(c, "driver: %s", strerror(-rc));
@@ -320,84 +333,133 @@ static const scn_checker_t *checker_of(hca_dev_t *dev, scn_checker_t *ck)
     return ck;
 }
 
-/* ================================================================ the run loop */
+/* ================================================================ one engine's run, op by op */
 
-static int run_one_engine(const scn_t *cs, const scn_run_opts_t *o, scn_engine_t engine)
+run_t *scn_run_new(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine, scn_rec_t *rec, const char *label)
 {
-    scn_t *s = (scn_t *)cs; /* the symbol table is read only while running */
-    run_t r;
-    memset(&r, 0, sizeof r);
-    r.o = o;
-    r.s = cs;
-    r.engine = engine;
-    r.out = o->out ? o->out : stdout;
-    r.err = o->err ? o->err : stderr;
-    r.seed = o->seed_set ? o->seed : 1;
-    r.nobj = s->nsyms;
-    r.obj = calloc(s->nsyms ? s->nsyms : 1, sizeof *r.obj);
-    int rc = r.obj ? SCN_PASS : SCN_ERROR;
-    ctx_t c;
-    memset(&c, 0, sizeof c);
-    c.s = s;
-    c.run = &r;
-    unsigned fline = 0;
-    const char *fop = NULL;
-    if (!r.obj)
-        snprintf(c.msg, sizeof c.msg, "out of memory");
-    for (size_t i = 0; i < s->nops && rc == SCN_PASS; i++) {
-        const op_line_t *l = &s->ops[i];
-        scn_ctx_op(&c, l);
-        fline = l->line;
-        fop = c.op;
-        if (!r.dev && !(scn_ops[l->op].flags & SCN_OP_CONFIG) && (rc = start_device(&c)))
-            break;
-        rc = scn_ops[l->op].fn(&c, l->v);
-        if (r.dev && rc == SCN_PASS)
-            rc = check_invariants(&c);
-        if (o->verbose)
-            fprintf(r.out, "cycle %10" PRIu64 "  line %4u  %-24s %s%s%s\n", r.dev ? hca_dev_cycle(r.dev) : 0, l->line,
-                    c.op, rc == SCN_PASS ? "ok" : rc == SCN_FAIL ? "MISMATCH" : "ERROR", c.note[0] ? "  " : "",
-                    rc == SCN_PASS ? c.note : "");
+    run_t *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->o = o;
+    r->s = s;
+    r->engine = engine;
+    r->rec = rec;
+    r->label = label ? label : "";
+    r->out = o->out ? o->out : stdout;
+    r->err = o->err ? o->err : stderr;
+    r->seed = o->seed_set ? o->seed : 1;
+    r->nobj = s->nsyms;
+    r->obj = calloc(s->nsyms ? s->nsyms : 1, sizeof *r->obj);
+    if (!r->obj) {
+        free(r);
+        return NULL;
     }
-    if (!r.dev && rc == SCN_PASS) { /* a file with no op but `device` still boots the device */
-        c.op = "device";
-        rc = start_device(&c);
+    r->c.s = (scn_t *)s; /* the symbol table is read only while running */
+    r->c.run = r;
+    return r;
+}
+
+int scn_run_op(run_t *r, size_t i)
+{
+    ctx_t *c = &r->c;
+    const op_line_t *l = &r->s->ops[i];
+    scn_ctx_op(c, l);
+    r->fline = l->line;
+    r->fop = c->op;
+    int rc = SCN_PASS;
+    if (!r->dev && !(scn_ops[l->op].flags & SCN_OP_CONFIG))
+        rc = start_device(c);
+    if (!rc)
+        rc = scn_ops[l->op].fn(c, l->v);
+    if (r->dev && rc == SCN_PASS)
+        rc = check_invariants(c);
+    if (r->dev && r->rec) { /* the checker's verdict so far, whatever the op's outcome */
+        char why[600];
+        uint64_t n = hca_dev_violations(r->dev, why, sizeof why);
+        why[strcspn(why, "\n")] = 0;
+        scn_observe_detail(c, "checker breaches", n ? why : NULL, "%" PRIu64, n);
     }
-    scn_checker_t ck;
-    scn_fw_state_t fw;
-    scn_report_t rep = {s, s->file, engine, r.seed, 0, rc, fline, fop, c.msg, NULL, NULL, NULL, r.wrs, r.nwrs, 0};
-    if (r.cmdline_err) { /* no line of the file is to blame */
-        rep.line = 0;
-        rep.op = NULL;
-        rep.cmdline = 1;
+    scn_observe_outcome(c, rc);
+    if (r->o->verbose)
+        fprintf(r->out, "%scycle %10" PRIu64 "  line %4u  %-24s %s%s%s\n", r->label, r->dev ? hca_dev_cycle(r->dev) : 0,
+                l->line, c->op, rc == SCN_PASS ? "ok" : rc == SCN_FAIL ? "MISMATCH" : "ERROR", c->note[0] ? "  " : "",
+                rc == SCN_PASS ? c->note : "");
+    return rc;
+}
+
+int scn_run_end(run_t *r, int rc, scn_report_t *rep, scn_checker_t *ck, scn_fw_state_t *fw)
+{
+    ctx_t *c = &r->c;
+    if (!r->dev && rc == SCN_PASS) { /* a file with no op but `device` still boots the device */
+        c->op = "device";
+        rc = start_device(c);
     }
-    if (r.dev) {
-        rep.firmware = hca_dev_firmware(r.dev);
-        rep.cycles = hca_dev_cycle(r.dev);
-        rep.checker = checker_of(r.dev, &ck);
-        if (rc && o->verbose) { /* what the firmware said, for the diagnosis */
-            fw = (scn_fw_state_t){hca_dev_console(r.dev), hca_dev_fw_instret(r.dev), hca_dev_fw_busy_cycles(r.dev),
-                                  rep.cycles};
-            rep.fw = &fw;
+    *rep = (scn_report_t){r->s, r->s->file, r->engine, r->seed, 0, rc, r->fline, r->fop, c->msg, NULL, NULL, NULL,
+                          r->wrs, r->nwrs, 0};
+    if (r->cmdline_err) { /* no line of the file is to blame */
+        rep->line = 0;
+        rep->op = NULL;
+        rep->cmdline = 1;
+    }
+    if (r->dev) {
+        rep->firmware = hca_dev_firmware(r->dev);
+        rep->cycles = hca_dev_cycle(r->dev);
+        rep->checker = checker_of(r->dev, ck);
+        if (rc && r->o->verbose) { /* what the firmware said, for the diagnosis */
+            *fw = (scn_fw_state_t){hca_dev_console(r->dev), hca_dev_fw_instret(r->dev), hca_dev_fw_busy_cycles(r->dev),
+                                   rep->cycles};
+            rep->fw = fw;
         }
     }
-    scn_print_report(&rep, r.out, r.err);
+    if (r->rec) /* what both engines must agree on at the end, and each WR's timing */
+        scn_observe_end(r->rec, rep);
+    return rc;
+}
+
+void scn_run_fw_profile(run_t *r, FILE *out)
+{
+    if (!r->o->fw_profile || !r->dev)
+        return;
+    size_t words = 0;
+    const uint64_t *hist = hca_dev_fw_profile(r->dev, &words);
+    int prc = scn_write_fw_profile(r->o->fw_profile, hca_dev_firmware(r->dev), hist, words);
+    if (prc)
+        fprintf(r->err, "%s: --fw-profile %s: %s\n", r->s->file, r->o->fw_profile, strerror(-prc));
+    else
+        fprintf(out, "firmware profile: %s\n", r->o->fw_profile);
+}
+
+void scn_run_free(run_t *r)
+{
+    if (!r)
+        return;
+    teardown(r, r->s->nsyms);
+    free(r);
+}
+
+static int run_one_engine(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine)
+{
+    run_t *r = scn_run_new(s, o, engine, NULL, "");
+    if (!r) {
+        fprintf(o->err ? o->err : stderr, "%s: out of memory\n", s->file);
+        return SCN_ERROR;
+    }
+    int rc = SCN_PASS;
+    for (size_t i = 0; i < s->nops && rc == SCN_PASS; i++)
+        rc = scn_run_op(r, i);
+    scn_report_t rep;
+    scn_checker_t ck;
+    scn_fw_state_t fw;
+    rc = scn_run_end(r, rc, &rep, &ck, &fw);
+    scn_print_report(&rep, r->out, r->err);
     int jrc = o->json_out ? scn_write_json(o->json_out, &rep) : 0;
     if (jrc) { /* checked before the run; a write can still fail (disk full) */
-        fprintf(r.err, "hcasim run: --json %s: %s\n", o->json_out, strerror(-jrc));
+        fprintf(r->err, "hcasim run: --json %s: %s\n", o->json_out, strerror(-jrc));
         if (rc == SCN_PASS)
             rc = SCN_ERROR;
     }
-    if (o->fw_profile && r.dev) {
-        size_t words = 0;
-        const uint64_t *hist = hca_dev_fw_profile(r.dev, &words);
-        int prc = scn_write_fw_profile(o->fw_profile, hca_dev_firmware(r.dev), hist, words);
-        if (prc)
-            fprintf(r.err, "%s: --fw-profile %s: %s\n", s->file, o->fw_profile, strerror(-prc));
-        else
-            fprintf(r.out, "firmware profile: %s\n", o->fw_profile);
-    }
-    teardown(&r, s->nsyms);
+    scn_run_fw_profile(r, r->out);
+    scn_run_free(r);
     return rc;
 }
 
@@ -442,13 +504,11 @@ int scn_run(const scn_t *s, const scn_run_opts_t *o)
             scn_write_load_error_json(o->json_out, s->file, why, o->engine);
         return SCN_ERROR;
     }
-    if (o->engine == SCN_ENGINE_BOTH) {
-        FILE *err = o->err ? o->err : stderr;
-        fprintf(err, "%s: --engine both: not available yet (arrives with the model's WQE engine and the "
-                     "lockstep comparison)\n", s->file);
-        if (o->json_out)
-            scn_write_load_error_json(o->json_out, s->file, "--engine both: not available yet", o->engine);
-        return SCN_ERROR;
+    if (o->engine == SCN_ENGINE_BOTH) { /* the RTL is the reference the model is held to */
+        scn_run_opts_t a = *o, b = *o;
+        a.engine = SCN_ENGINE_RTL;
+        b.engine = SCN_ENGINE_MODEL;
+        return scn_run_pair(s, &a, &b);
     }
     return run_one_engine(s, o, o->engine);
 }
