@@ -1,9 +1,11 @@
-/* bench_verbs — the end-to-end device through the reference driver, one run.
+/* bench_verbs — the end-to-end device through the reference driver, one
+ * run, on each engine (rtl, then model, the same traffic):
  *
  *   RDMA WRITE and READ bandwidth in bytes per device cycle, 4 KiB and 64 KiB
  *   messages (a window of WRs kept posted on one QP pair over loopback);
  *   SEND latency in cycles, post to receive completion and post to send
- *   completion, unloaded; simulated device cycles per second with firmware.
+ *   completion, unloaded; simulated device cycles per second with firmware,
+ *   and the model's speed as a multiple of the RTL's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -32,9 +34,9 @@ static int fail(const char *what, int rc)
     return bench_fail("bench_verbs", what, rc);
 }
 
-static int setup(bench_t *B, uint64_t buf_len)
+static int setup(bench_t *B, dev_engine_kind_t engine, uint64_t buf_len)
 {
-    int rc = bench_open_device("bench_verbs", &B->mem, &B->dev, &B->drv);
+    int rc = bench_open_device_on("bench_verbs", engine, &B->mem, &B->dev, &B->drv);
     if (rc)
         return rc;
     if ((rc = hcadrv_alloc_pd(B->drv, &B->pd)) || (rc = hcadrv_create_cq(B->drv, 256, &B->cq)))
@@ -150,36 +152,52 @@ static int send_latency(bench_t *B, unsigned rounds, double *to_recv, double *to
     return 0;
 }
 
-int main(void)
+typedef struct figures {
+    double w4, w64, r4, r64, lat_r, lat_s, cps;
+} figures_t;
+
+static int measure(dev_engine_kind_t engine, figures_t *f)
 {
     bench_t B;
     memset(&B, 0, sizeof B);
-    if (setup(&B, 64 * 1024)) {
+    if (setup(&B, engine, 64 * 1024)) {
         teardown(&B);
         return 1;
     }
-    double w4 = 0, w64 = 0, r4 = 0, r64 = 0, lat_r = 0, lat_s = 0;
     uint64_t c0 = hca_dev_cycle(B.dev);
     double t0 = bench_now_s();
-    int rc = bandwidth(&B, HCA_WR_OPCODE_RDMA_WRITE, 4096, 200, &w4);
+    int rc = bandwidth(&B, HCA_WR_OPCODE_RDMA_WRITE, 4096, 200, &f->w4);
     if (!rc)
-        rc = bandwidth(&B, HCA_WR_OPCODE_RDMA_WRITE, 65536, 40, &w64);
+        rc = bandwidth(&B, HCA_WR_OPCODE_RDMA_WRITE, 65536, 40, &f->w64);
     if (!rc)
-        rc = bandwidth(&B, HCA_WR_OPCODE_RDMA_READ, 4096, 200, &r4);
+        rc = bandwidth(&B, HCA_WR_OPCODE_RDMA_READ, 4096, 200, &f->r4);
     if (!rc)
-        rc = bandwidth(&B, HCA_WR_OPCODE_RDMA_READ, 65536, 40, &r64);
+        rc = bandwidth(&B, HCA_WR_OPCODE_RDMA_READ, 65536, 40, &f->r64);
     if (!rc)
-        rc = send_latency(&B, 50, &lat_r, &lat_s);
-    double cps = (double)(hca_dev_cycle(B.dev) - c0) / (bench_now_s() - t0);
-    bus_timing_t t = bus_default_timing();
+        rc = send_latency(&B, 50, &f->lat_r, &f->lat_s);
+    f->cps = (double)(hca_dev_cycle(B.dev) - c0) / (bench_now_s() - t0);
     teardown(&B);
-    if (rc)
-        return 1;
-    printf("end-to-end device (rtl), one QP pair over loopback, %u WRs in flight:\n", WINDOW);
-    printf("  RDMA WRITE  4 KiB %.2f B/cycle   64 KiB %.2f B/cycle\n", w4, w64);
-    printf("  RDMA READ   4 KiB %.2f B/cycle   64 KiB %.2f B/cycle\n", r4, r64);
+    return rc ? 1 : 0;
+}
+
+int main(void)
+{
+    figures_t f[DEV_ENGINE_MODEL + 1];
+    memset(f, 0, sizeof f);
+    for (int e = DEV_ENGINE_RTL; e <= DEV_ENGINE_MODEL; e++)
+        if (measure((dev_engine_kind_t)e, &f[e]))
+            return 1;
+    const figures_t *r = &f[DEV_ENGINE_RTL], *m = &f[DEV_ENGINE_MODEL];
+    bus_timing_t t = bus_default_timing();
+    printf("end-to-end device, one QP pair over loopback, %u WRs in flight:      rtl        model\n", WINDOW);
+    printf("  RDMA WRITE  4 KiB (B/cycle)                                  %8.2f   %8.2f\n", r->w4, m->w4);
+    printf("  RDMA WRITE 64 KiB (B/cycle)                                  %8.2f   %8.2f\n", r->w64, m->w64);
+    printf("  RDMA READ   4 KiB (B/cycle)                                  %8.2f   %8.2f\n", r->r4, m->r4);
+    printf("  RDMA READ  64 KiB (B/cycle)                                  %8.2f   %8.2f\n", r->r64, m->r64);
+    printf("  SEND 64 B latency, post to receive CQE (cycles)              %8.0f   %8.0f\n", r->lat_r, m->lat_r);
+    printf("  SEND 64 B latency, post to send CQE (cycles)                 %8.0f   %8.0f\n", r->lat_s, m->lat_s);
+    printf("  device with firmware (simulated cycles/s)                    %8.3g   %8.3g\n", r->cps, m->cps);
+    printf("  model speed: %.1fx the RTL's (same traffic, same run)\n", m->cps / r->cps);
     printf("  (host bus limit %u B/cycle, read round trip %u cycles)\n", t.bytes_per_cycle, t.read_latency);
-    printf("  SEND 64 B latency: %.0f cycles post to receive CQE, %.0f to send CQE\n", lat_r, lat_s);
-    printf("  device with firmware: %.3g cycles/s\n", cps);
     return 0;
 }

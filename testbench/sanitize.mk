@@ -39,12 +39,12 @@ sanitize:
 	    $(addprefix --gtest ,$(SAN_BINS)) $(addprefix --check sanitize-run/,$(SAN_SCENARIOS))
 
 # One scenario file under the sanitizers, on each engine its "# engines:" line
-# names (a directed file without one: rtl and model, as `make scenarios`; any
+# names (a directed file without one: both, as `make scenarios`; any
 # other: rtl, as `make run`); malformed files on one engine, expecting exit 2.
 sanitize-run/%: $(HCASIM_BIN)
 	@[ -n "$(SAN_FLAGS)" ] || { echo "sanitize-run: runs in make sanitize's build only"; exit 2; }
 	@engines=$$(sed -n 's/^# engines: *//p' $* | head -1); want=0; \
-	case $* in vectors/directed/*) [ -n "$$engines" ] || engines="rtl model";; \
+	case $* in vectors/directed/*) [ -n "$$engines" ] || engines="both";; \
 	    vectors/malformed/*) want=2; engines=rtl;; *) engines=$${engines:-rtl};; esac; \
 	for e in $$engines; do \
 	    out=$$($(SAN_ENV) $(HCASIM_BIN) run $* --engine $$e 2>&1); rc=$$?; \

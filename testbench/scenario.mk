@@ -15,13 +15,15 @@ $(BIN)/test_scenario: $(OBJ)/testbench/test_scenario.o $(OBJ)/testbench/test_scn
 	$(call link_bin,$(GTEST_LIBS))
 
 # `make scenarios`: every directed scenario, on each engine its "# engines:"
-# line names (default: rtl and model). A failure prints hcasim's FILE:LINE
-# message and names the file and engine.
+# line names (default: both — the RTL and the model devices side by side,
+# each held to the scenario and the model held to the RTL, so a divergence
+# fails the suite). A failure prints hcasim's FILE:LINE message and names the
+# file and engine.
 SCENARIO_FILES := $(sort $(wildcard vectors/directed/*.jsonl))
 .PHONY: scenarios
 scenarios: $(HCASIM_BIN)
 	@fail=0; n=0; for f in $(SCENARIO_FILES); do \
-	    engines=$$(sed -n 's/^# engines: *//p' $$f | head -1); [ -n "$$engines" ] || engines="rtl model"; \
+	    engines=$$(sed -n 's/^# engines: *//p' $$f | head -1); [ -n "$$engines" ] || engines="both"; \
 	    for e in $$engines; do n=$$((n+1)); \
 	        if ! out=$$($(HCASIM_BIN) run $$f --engine $$e 2>&1); then \
 	            echo "$$out" | grep -v '^  '; echo "scenarios: FAILED $$f (engine $$e)"; fail=1; fi; \

@@ -2,7 +2,7 @@
  *
  *   hcasim demo       [--engine rtl|model] [--firmware ELF] [--trace OUT.fst [--trace-from C] [--trace-to C]]
  *   hcasim xlate-demo [--engine rtl|model] [--trace OUT.fst [--trace-from C] [--trace-to C]]
- *   hcasim run FILE   [--engine rtl|model|both] [--seed N] [--json OUT] [-v] [--validate] [--firmware ELF]
+ *   hcasim run FILE   [--engine rtl|model|both|lockstep] [--seed N] [--json OUT] [-v] [--validate] [--firmware ELF]
  *                     [--trace OUT.fst [--trace-from C] [--trace-to C]] [--fw-profile OUT]
  *                     (--engine both: sim/runner/scn_both.h)
  *
@@ -58,7 +58,7 @@ static void usage(FILE *f)
 
 static void run_usage(FILE *f)
 {
-    fputs("usage: hcasim run FILE [--engine rtl|model|both] [--seed N] [--json OUT] [-v] [--validate]\n"
+    fputs("usage: hcasim run FILE [--engine rtl|model|both|lockstep] [--seed N] [--json OUT] [-v] [--validate]\n"
           "                  [--firmware ELF] [--trace OUT.fst [--trace-from C] [--trace-to C]]\n"
           "                  [--fw-profile OUT]\n"
           "\n"
@@ -66,6 +66,9 @@ static void run_usage(FILE *f)
           "1 at the first mismatch, 2 when the file cannot be run (FILE:LINE: reason).\n"
           "\n"
           "  --engine rtl|model   Verilated RTL (default) or the C model\n"
+          "  --engine lockstep    one device whose core is the RTL and the model fed the same\n"
+          "                       pins every cycle: the first output pin that differs (cycle,\n"
+          "                       pin, both values) fails the run (as slow as rtl)\n"
           "  --engine both        the RTL and the model device side by side, op by op; exit 1\n"
           "                       on a failure on either engine or at the first functional\n"
           "                       divergence (completion fields, check_mem bytes, check_mr\n"
@@ -508,8 +511,10 @@ static int cmd_run(int argc, char **argv)
                 o.engine = SCN_ENGINE_MODEL;
             else if (!strcmp(v, "both"))
                 o.engine = SCN_ENGINE_BOTH;
+            else if (!strcmp(v, "lockstep"))
+                o.engine = SCN_ENGINE_LOCKSTEP;
             else {
-                fprintf(stderr, "hcasim run: --engine %s: expected rtl, model or both\n", v);
+                fprintf(stderr, "hcasim run: --engine %s: expected rtl, model, both or lockstep\n", v);
                 return 2;
             }
         } else if (!strcmp(a, "--seed") || !strcmp(a, "--trace-from") || !strcmp(a, "--trace-to")) {

@@ -41,6 +41,7 @@ size_t scn_op_count(const scn_t *s);
 typedef enum scn_engine {
     SCN_ENGINE_RTL = DEV_ENGINE_RTL,
     SCN_ENGINE_MODEL = DEV_ENGINE_MODEL,
+    SCN_ENGINE_LOCKSTEP = DEV_ENGINE_LOCKSTEP, /**< one device, RTL and model compared at the pins */
     SCN_ENGINE_BOTH = DEV_ENGINE_KINDS,
 } scn_engine_t;
 
