@@ -76,7 +76,7 @@ typedef struct cm {
     hca_pkt_t rxq_mem[CM_RXQ_DEPTH];
     uint8_t other_rvalid; /* other_rvalid_q: an access that hit no block */
     uint8_t loop_reported;
-    cm_wires_t w, prev;
+    cm_wires_t w;
 } cm_t;
 
 /* ---------------------------------------------------------------- one comb pass */
@@ -290,14 +290,76 @@ static void cm_outputs(const cm_t *m, core_pins_t *p)
     p->xs_pa = w->xu.rsp_pa;
 }
 
+/* The wires a pass reads before the pass writes them (outputs of blocks
+ * evaluated later in cm_comb_pass than a block that reads them): when none
+ * changed in a pass, every block of that pass saw its final inputs, so the
+ * wires are settled. Every other wire is written before it is read. */
+typedef struct cm_feedback {
+    /* xarb -> xu, requester, responder */
+    uint8_t xu_req_valid, xu_rsp_ready;
+    uint32_t c_req_ready, c_rsp_valid;
+    m_xreq_t xu_req;
+    /* requester -> ctx, evt, pbuf */
+    uint8_t rq_evt_valid, rq_sq_ci_inc, rq_err_valid, rq_pb_alloc_ready, rq_pb_free_valid, rq_pb_free_id, rq_drain;
+    uint16_t rq_ra_qpn, rq_rb_qpn, rq_sq_ci_qpn, rq_err_qpn;
+    /* responder -> ctx, evt, pbuf */
+    uint8_t rs_evt_valid, rs_qpc_idx, rs_rq_ci_inc, rs_err_valid, rs_err_qpn, rs_pb_alloc_ready, rs_pb_free_valid,
+        rs_pb_free_id, rs_place_busy;
+    /* arbiters -> requester, responder, CQ writer */
+    uint32_t tx_ready, dma_ready, cpl_ready;
+    /* CQ writer -> ctx, completion arbiter */
+    uint8_t cw_cpl_ready, cw_pi_inc, cw_ovf_set;
+    uint32_t cw_cqn;
+} cm_feedback_t;
+
+static void cm_feedback(const cm_wires_t *w, cm_feedback_t *f)
+{
+    memset(f, 0, sizeof *f); /* padding too: compared by memcmp */
+    f->xu_req_valid = w->xarb.xu_req_valid;
+    f->xu_rsp_ready = w->xarb.xu_rsp_ready;
+    f->c_req_ready = w->xarb.c_req_ready;
+    f->c_rsp_valid = w->xarb.c_rsp_valid;
+    f->xu_req = w->xarb.xu_req;
+    f->rq_evt_valid = w->rq.evt_valid;
+    f->rq_sq_ci_inc = w->rq.sq_ci_inc;
+    f->rq_err_valid = w->rq.qp_err_valid;
+    f->rq_pb_alloc_ready = w->rq.pb_alloc_ready;
+    f->rq_pb_free_valid = w->rq.pb_free_valid;
+    f->rq_pb_free_id = w->rq.pb_free_id;
+    f->rq_drain = w->rq.drain_busy;
+    f->rq_ra_qpn = w->rq.ra_qpn;
+    f->rq_rb_qpn = w->rq.rb_qpn;
+    f->rq_sq_ci_qpn = w->rq.sq_ci_qpn;
+    f->rq_err_qpn = w->rq.qp_err_qpn;
+    f->rs_evt_valid = w->rs.evt_valid;
+    f->rs_qpc_idx = w->rs.qpc_idx;
+    f->rs_rq_ci_inc = w->rs.rq_ci_inc;
+    f->rs_err_valid = w->rs.qp_err_valid;
+    f->rs_err_qpn = w->rs.qp_err_qpn;
+    f->rs_pb_alloc_ready = w->rs.pb_alloc_ready;
+    f->rs_pb_free_valid = w->rs.pb_free_valid;
+    f->rs_pb_free_id = w->rs.pb_free_id;
+    f->rs_place_busy = w->rs.place_busy;
+    f->tx_ready = w->tx_arb.in_ready;
+    f->dma_ready = w->dma_arb.in_ready;
+    f->cpl_ready = w->cpl_arb.in_ready;
+    f->cw_cpl_ready = w->cw.cpl_ready;
+    f->cw_pi_inc = w->cw.cq_pi_inc;
+    f->cw_ovf_set = w->cw.cq_ovf_set;
+    f->cw_cqn = w->cw.cq_cqn;
+}
+
 static void cm_cycle(void *eng, core_pins_t *p, uint64_t now)
 {
     cm_t *m = eng;
     int pass = 0;
+    cm_feedback_t before, after;
+    cm_feedback(&m->w, &after);
     do {
-        memcpy(&m->prev, &m->w, sizeof m->w);
+        before = after;
         cm_comb_pass(m, p, now);
-    } while (memcmp(&m->prev, &m->w, sizeof m->w) && ++pass < CM_MAX_PASSES);
+        cm_feedback(&m->w, &after);
+    } while (memcmp(&before, &after, sizeof after) && ++pass < CM_MAX_PASSES);
     if (pass == CM_MAX_PASSES && !m->loop_reported) {
         m->loop_reported = 1;
         fprintf(stderr, "hca_core model: wires did not settle in %d passes at cycle %llu (a combinational loop)\n",

@@ -12,8 +12,8 @@
 #include <errno.h>
 #include <string.h>
 
-/* state_e of the RTL */
-enum { R_IDLE, R_CLAIM, R_MOVE, R_FREE, R_FINISH, R_EVT };
+enum { R_IDLE = HCA_REQ_RESP_R_IDLE, R_CLAIM = HCA_REQ_RESP_R_CLAIM, R_MOVE = HCA_REQ_RESP_R_MOVE,
+       R_FREE = HCA_REQ_RESP_R_FREE, R_FINISH = HCA_REQ_RESP_R_FINISH, R_EVT = HCA_REQ_RESP_R_EVT };
 
 /* localparams of rtl/hca_req_resp.sv */
 #define RR_DTAG 0x20u /* requester, response engine */

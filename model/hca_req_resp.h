@@ -19,7 +19,7 @@
  *                           signaled), sq_ci
  *   xq                   <- park.sge (key field)
  *   dma_req              <- xs_len, xs_pa, park.sge (key field)
- *   xs_ready             <- xs_valid, xs_status, xs_last, dma_rsp_valid
+ *   xs_ready             <- xs_valid, xs_status, dma_rsp_valid
  *   look_qpn, nak_syn, evt_valid, free_valid, free_id, fin_valid, xq_valid,
  *   dma_req_valid, dma_rsp_ready, mv_busy: state only.
  */
@@ -32,6 +32,10 @@
 #include "hca_req_send.h"
 #include "hca_sge_mover.h"
 #include "m_xreq.h"
+
+/* state_e of the RTL (hca_req_resp_t.state) */
+enum { HCA_REQ_RESP_R_IDLE, HCA_REQ_RESP_R_CLAIM, HCA_REQ_RESP_R_MOVE, HCA_REQ_RESP_R_FREE, HCA_REQ_RESP_R_FINISH,
+       HCA_REQ_RESP_R_EVT };
 
 /* rel_kind_o values (the RTL's REL_* localparams; hca_requester decodes them) */
 enum {
@@ -97,7 +101,7 @@ typedef struct hca_req_resp {
     /* parameter */
     uint8_t qw;            /**< QP number bits (1..16) */
     /* control registers (names as the RTL's, without _q) */
-    uint8_t state;         /**< state_e: R_IDLE .. R_EVT */
+    uint8_t state;         /**< state_e: HCA_REQ_RESP_R_* */
     uint16_t qpn;
     uint8_t claimed;
     uint8_t status;        /**< completion status, 5 bits */

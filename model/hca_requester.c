@@ -7,8 +7,11 @@
  * The RTL's nets between the engines are combinational both ways (the
  * response engine sees a QP the send engine parks in the same cycle; the
  * scheduler drops a QP the response engine claims), so rq_settle() runs the
- * engines' comb and the wiring until the engines' inputs stop changing; edge
- * settles the same way and then clocks everything.
+ * engines' comb and the wiring until the engines' inputs stop changing. The
+ * settled nets stay in io->cache, keyed by a state generation (gen: bumped
+ * by every edge that may change state, not by idle ones), the cycle and the
+ * inputs; edge clocks everything from them. The u_sched arbiter is scanned
+ * here (m_arb takes 32 inputs, MAX_QP goes to 64) over m_arb's state.
  *
  * now_q (the RTL's free-running cycle counter, for RNR deadlines) is
  * (uint32_t)(cycle - base), base being the cycle of the first edge after
@@ -117,9 +120,11 @@ static void rq_wire(const hca_requester_t *m, const hca_requester_io_t *io, uint
     rq_set8(&r->look_evt_wait, (m->evt_wait >> look & 1u) || (look_parking && s->rel_evt), &cr);
     rq_set8(&r->look_active, m->qst[look] == Q_ACTIVE && !look_releasing, &cr);
     rq_set8(&r->rnr_cnt, m->rnr_cnt[look], &cr);
-    const hca_req_send_park_t *park = look_parking ? &s->park : &m->park[look];
-    if (memcmp(&r->park, park, sizeof(*park)) != 0) {
-        r->park = *park;
+    /* park_i: copied when its source changes (both are state within a settle) */
+    const uint16_t park_src = (uint16_t)(1u + (look << 1 | (unsigned)look_parking));
+    if (w->park_src != park_src) {
+        r->park = look_parking ? s->park : m->park[look];
+        w->park_src = park_src;
         cr = 1;
     }
 
@@ -215,6 +220,7 @@ static void rq_settle(const hca_requester_t *m, const hca_requester_io_t *io, ui
      * logic is acyclic, so this reaches its one solution. */
     r->look_qpn = (uint16_t)(m->resp.qpn & (m->max_qp - 1u));
     int chs, chr;
+    w->park_src = 0;
     rq_wire(m, io, now, w, &chs, &chr);
     chs = chr = 1;
     for (int pass = 0; pass < RQ_SETTLE_MAX && (chs || chr); pass++) {
@@ -222,6 +228,8 @@ static void rq_settle(const hca_requester_t *m, const hca_requester_io_t *io, ui
             hca_req_send_comb(&m->send, s, now);
         if (chr)
             hca_req_resp_comb(&m->resp, r, now);
+        if (pass == 0)
+            w->park_src = 0; /* the send engine's park_o is this state's now */
         rq_wire(m, io, now, w, &chs, &chr);
     }
 }
@@ -229,7 +237,7 @@ static void rq_settle(const hca_requester_t *m, const hca_requester_io_t *io, ui
 /* io's cache holds the nets of this state, cycle and inputs. */
 static int rq_cache_hit(const hca_requester_t *m, const hca_requester_io_t *io, uint64_t now)
 {
-    return io->cache.valid && io->cache.gen == m->gen && io->cache.now == now &&
+    return io->cache.valid && io->cache.gen == m->gen && (io->cache.now == now || !io->cache.now_dep) &&
            memcmp(io->cache.in, RQ_IN(io), HCA_REQUESTER_IN_BYTES) == 0;
 }
 
@@ -282,6 +290,7 @@ void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64
         memcpy(io->cache.in, RQ_IN(io), HCA_REQUESTER_IN_BYTES);
         io->cache.gen = m->gen;
         io->cache.now = now;
+        io->cache.now_dep = m->rnr_m != 0; /* RNR deadlines: the scheduler's candidates */
         io->cache.valid = 1;
     }
     const hca_requester_nets_t *n = &io->cache.n;
@@ -360,6 +369,16 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
     const int done_mine = io->evt_done_valid && (io->evt_done_tag >> m->qw) == 0 &&
                           (m->evt_wait >> done_tag_qpn & 1u);
     const unsigned done_qpn = r->done_qpn;
+    /* An edge that changes no state the outputs depend on (both engines idle,
+     * nothing offered, taken or held, no request in the translation port)
+     * keeps gen, so io's cache serves the next cycle too. The arbiters'
+     * hold_id still move: they matter only with hold. */
+    const int idle_edge = m->base_set && m->send.state == 0 /* S_IDLE */ && !s->sched_valid &&
+                          m->resp.state == HCA_REQ_RESP_R_IDLE && !r->rx_valid && !r->done_valid && !m->resp.claimed &&
+                          !m->resp.err && m->resp.status == HCA_WC_STATUS_SUCCESS && !m->sched.hold &&
+                          !m->dma_arb.hold && !m->free_arb.hold && !m->evt_arb.hold && !m->fin_arb.hold &&
+                          !m->xarb.arb.hold && m_fifo_level(&m->xarb.ids) == 0 && !n->x.c_req_valid &&
+                          !io->evt_done_valid && !io->qpc_wr;
     const unsigned wr_qpn = io->qpc_wr_qpn & (m->max_qp - 1u);
     /* the _q values the always_ff reads */
     const uint8_t rnr_look_q = m->rnr_cnt[look];
@@ -442,7 +461,8 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
     hca_req_send_edge(&m->send, s, now);
     hca_req_resp_edge(&m->resp, r, now);
 
-    m->gen++;
+    if (!idle_edge)
+        m->gen++;
     if (!m->base_set) { /* now_q was 0 in this cycle */
         m->base = now;
         m->base_set = 1;

@@ -5,32 +5,34 @@
  * scheduler, and the shared ports: translation (hca_xarb, member xarb), DMA,
  * packet-buffer free, events and completions (hca_arb instances).
  *
- * Comb paths (outputs from inputs in the same cycle; "ctl" below is the set
- * tx_ready, cpl_ready, evt_ready, pb_free_ready, ra_qpc.state, rb_qpc, rb_sq_ci):
- *   ra_qpn         <- sq_pending, qp_error (scheduler pick while the send
- *                     engine is idle); rx is not on it (the response engine
- *                     claims from registers), but the pick drops a QP the
- *                     response engine claims this cycle, so also <- ctl
- *   rb_qpn         <- rx_valid, rx.dst_qpn (response engine idle)
- *   rx_ready       state only
- *   pb_alloc_ready state only
+ * Comb paths (outputs that depend on inputs of the same cycle):
+ *   ra_qpn        <- sq_pending, qp_error (the scheduler's pick while the
+ *                    send engine is idle)
+ *   rb_qpn        <- rx.dst_qpn (response engine idle)
  *   sq_ci_inc, qp_err_valid <- cpl_ready
- *   sq_ci_qpn, qp_err_qpn, cpl, cpl_cqn <- rb_qpc, rb_sq_ci (response
- *                     engine's fin), plus tx_ready, evt_ready (its park
- *                     entry is bypassed from a send engine parking it)
- *   cpl_valid      state only (the fin arbiter's pick is from registers;
- *                     the write bit of the response engine's fin <- park)
- *   xq_valid, xq   state only (xq.key from parked SGEs: state)
- *   xs_ready       <- xs_valid, xs_status, xs_last, dma_rsp_valid,
- *                     dma_rsp.rtag, dma_rsp.err (the movers' beat takes)
- *   dma_req_valid  state only; dma_req <- xs_len, xs_pa (movers)
- *   dma_rsp_ready  <- dma_rsp.rtag (routing by rtag bit 5)
- *   pb_free_valid, pb_free_id state only
- *   evt_valid      state only; evt <- rb_qpc.pd, tx_ready, evt_ready
- *                     (READ_INV key from the park entry, bypassed as above)
- *   tx_valid, tx, drain_busy state only
- * See hca_requester.c for the exact derivation; the device model only needs
- * to iterate comb until stable.
+ *   cpl, cpl_cqn  <- rb_sq_ci (wqe_counter), rb_qpc.send_cqn (the response
+ *                    engine's completion)
+ *   evt           <- rb_qpc.pd (the response engine's READ_INV)
+ *   dma_req       <- xs_len, xs_pa (a mover's segment request)
+ *   dma_rsp_ready <- dma_rsp.rtag (bit 5 routes the answer)
+ *   xs_ready      <- xs_valid, xs_status, dma_rsp_valid, dma_rsp.rtag (a
+ *                    mover takes a beat, or a beat whose DMA is answered)
+ *   every other output (all valids but sq_ci_inc / qp_err_valid, rx_ready,
+ *   pb_alloc_ready, tx, xq, pb_free_id, sq_ci_qpn, qp_err_qpn, drain_busy):
+ *   state only.
+ * Structurally (as Verilator sees it) tx_ready and evt_ready also reach
+ * ra_qpn, cpl, cpl_valid, sq_ci_inc, evt, xq and dma_req: the response
+ * engine sees a message the send engine parks in the same cycle. That
+ * changes what the response engine claims (internal), never an output: the
+ * send engine is not idle then (ra_qpn is its register) and the response
+ * engine shows its park-derived data only in states where it owns the QP.
+ * (A probe flipping each input every cycle of the lockstep test saw exactly
+ * the list above.)
+ *
+ * io carries a cache of comb's work (io->cache): edge reuses the nets comb
+ * settled for the same state, cycle and inputs, and a second comb of the
+ * cycle with unchanged inputs only copies outputs. Pass edge the io comb
+ * last wrote (any other io works too, it is just settled again).
  */
 #ifndef HCA_REQUESTER_H
 #define HCA_REQUESTER_H
@@ -60,6 +62,7 @@ typedef struct hca_requester_nets {
     m_arb_out_t sched, dma, free, evt, fin; /**< u_sched, u_dma_arb, u_free_arb, u_evt_arb, u_fin_arb */
     uint8_t fin_ready;         /**< fin_ready: !fin_write || cpl_ready */
     uint8_t rsp_to_r;          /**< rsp_to_r: dma_rsp rtag bit 5 */
+    uint16_t park_src;         /**< where r.park was copied from (0: nowhere yet) */
 } hca_requester_nets_t;
 
 /** Bytes of the input ports of hca_requester_io_t (ra_qpc .. evt_done_status). */
@@ -128,6 +131,7 @@ typedef struct hca_requester_io {
      * a zeroed or stale cache only costs time. */
     struct {
         uint64_t gen, now;     /**< of the state (hca_requester_t.gen) and cycle settled */
+        uint8_t now_dep;       /**< the nets depend on the cycle (RNR deadlines) */
         uint8_t valid;
         uint8_t in[HCA_REQUESTER_IN_BYTES]; /**< the inputs settled */
         hca_requester_nets_t n;
@@ -144,7 +148,7 @@ typedef struct hca_requester {
     uint64_t nak, evt_wait, done;                /**< nak_q, evt_wait_q, done_q */
     uint64_t idle_m, active_m, inflight_m, rnr_m; /**< qst by state, bit q = QP q (derived) */
     uint16_t s_qpn;           /**< the QP the send engine owns */
-    uint64_t gen;             /**< counts edges and resets: keys io's cache */
+    uint64_t gen;             /**< counts state changes (edges but idle ones, resets): keys io's cache */
     /* now_q = (uint32_t)(cycle - base) once base is set (the first edge
      * after reset); a deadline, not a counter, so the device may skip cycles */
     uint64_t base;

@@ -6,7 +6,12 @@
  * check failed places no byte. Registers carry the RTL's widths (PI_W, SG_W
  * bits), so counters a misbehaving partner overruns wrap as in the RTL.
  *
- * Known differences from the RTL: none.
+ * Known differences from the RTL: one, on data shown while xq_valid is low.
+ * Once every piece is asked about (iss = PIECES), xq_key/xq_len/xq_va select
+ * past the end of key_i/len_i/va_i: X in the language. The model shows 0,
+ * which is what the Verilated RTL shows for PIECES = 3 (the responder's); for
+ * PIECES 1 and 2 Verilator's value is an artefact of its code (a wrapped
+ * shift, a read past the vector) and the model does not follow it.
  */
 #include <errno.h>
 #include <string.h>
@@ -84,8 +89,8 @@ void hca_resp_place_comb(const hca_resp_place_t *m, hca_resp_place_io_t *io, uin
     rp_ctl_t c;
     rp_ctl(m, io, &c);
 
-    /* iss_pc = 2'(iss_q); a piece number the job does not have (PIECES..3)
-     * selects past the end of va_i/len_i/key_i: Verilator reads 0 there. */
+    /* iss_pc = 2'(iss_q); a piece number past PIECES selects past the end of
+     * va_i/len_i/key_i: 0 (see the top of the file). */
     const unsigned pc = m->iss & 3u;
     const int in = pc < m->pieces;
     io->xq_valid = (uint8_t)(c.iss_more && rp_present(m, io, pc));

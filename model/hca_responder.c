@@ -7,12 +7,14 @@
  * and every register are the RTL's, under the RTL's names. edge() computes
  * every *_d from the *_q values as the RTL's always_comb does, then commits.
  * Every output is a function of the registers, so the outputs (and the
- * placement engine's job) are derived once after each edge and reset, and
- * comb() only copies them.
+ * placement engine's job) are derived after each edge and reset (each part
+ * only when a register it depends on changed: the flush scan runs every
+ * idle cycle) and comb() only copies them; edge() reads only inputs of io.
  *
  * Known differences from the RTL: none.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "hca_responder.h"
@@ -48,7 +50,7 @@ enum {
 #define RS_PD_MASK ((1u << HCA_PD_BITS) - 1u)
 
 _Static_assert(PIECES <= HCA_RESP_PLACE_MAX_PIECES, "u_place takes at most 3 pieces");
-_Static_assert(sizeof(hca_rq_wqe_t) * 8 <= sizeof(((hca_dma_rsp_t *)0)->rdata) * 8, "WQE fits rdata");
+_Static_assert(sizeof(hca_rq_wqe_t) <= sizeof(((hca_dma_rsp_t *)0)->rdata), "a WQE fits dma_rsp.rdata");
 
 /* ---------------------------------------------------------------- builders */
 
@@ -140,14 +142,11 @@ static uint64_t rs_plan(const hca_responder_t *m, uint64_t *va, uint32_t *len, u
     return total;
 }
 
-/** Everything shown this cycle, from the registers: the placement engine's
- *  job and outputs (m->pio), then the responder's outputs (m->o). */
-static void rs_outputs(hca_responder_t *m, uint64_t now)
+/** The placement engine's job: a function of registers that hold still while
+ *  PLACE runs (p_*, wqe, whole, rd_off, rd_buf, c_pd, c_mtu). */
+static void rs_job(hca_responder_t *m)
 {
     hca_resp_place_io_t *p = &m->pio;
-    hca_responder_io_t *o = &m->o;
-
-    /* the job: a function of registers that hold still while PLACE runs */
     p->check_only = 0;
     p->dma_op = HCA_DMA_OP_BUF_TO_HOST;
     p->buf = m->p_pbuf;
@@ -158,35 +157,63 @@ static void rs_outputs(hca_responder_t *m, uint64_t now)
         p->rights = HCA_ACCESS_LOCAL_WRITE;
         p->remote = 0;
         (void)rs_plan(m, p->va, p->len, p->key);
-    } else {
-        memset(p->va, 0, sizeof p->va);
-        memset(p->len, 0, sizeof p->len);
-        memset(p->key, 0, sizeof p->key);
-        p->key[0] = m->p_rkey;
-        if (m->p_op == HCA_PKT_OP_WRITE) {
-            p->check_only = m->whole;
-            p->va[0] = m->p_raddr;
-            p->len[0] = m->whole ? m->p_msglen : m->p_len;
-        } else {
-            p->dma_op = HCA_DMA_OP_HOST_TO_BUF;
-            p->buf = m->rd_buf;
-            p->rights = HCA_ACCESS_REMOTE_READ;
-            p->va[0] = m->p_raddr + m->rd_off;
-            p->len[0] = rs_rd_chunk(m);
-        }
+        return;
     }
-    hca_resp_place_comb(&m->place, p, now);
+    memset(p->va, 0, sizeof p->va);
+    memset(p->len, 0, sizeof p->len);
+    memset(p->key, 0, sizeof p->key);
+    p->key[0] = m->p_rkey;
+    if (m->p_op == HCA_PKT_OP_WRITE) {
+        p->check_only = m->whole;
+        p->va[0] = m->p_raddr;
+        p->len[0] = m->whole ? m->p_msglen : m->p_len;
+    } else {
+        p->dma_op = HCA_DMA_OP_HOST_TO_BUF;
+        p->buf = m->rd_buf;
+        p->rights = HCA_ACCESS_REMOTE_READ;
+        p->va[0] = m->p_raddr + m->rd_off;
+        p->len[0] = rs_rd_chunk(m);
+    }
+}
+
+/* What changed on an edge, for rs_outputs. */
+enum {
+    RS_CH_JOB = 1u,   /* an input of rs_job */
+    RS_CH_ENG = 2u,   /* the placement engine's state (it stepped) */
+    RS_CH_EVT = 4u,   /* qpn, c_pd or p_invkey */
+    RS_CH_DMA = 8u,   /* the DMA port's source (fetch / engine) */
+    RS_CH_ALL = 15u
+};
+
+/** Everything shown this cycle, from the registers: the placement engine's
+ *  job and outputs (m->pio), then the responder's outputs (m->o; tx, cpl,
+ *  cpl_cqn, pb_free_id are registers kept there). Parts whose sources did
+ *  not change (ch) keep their values. */
+static void rs_outputs(hca_responder_t *m, unsigned ch, uint64_t now)
+{
+    hca_resp_place_io_t *p = &m->pio;
+    hca_responder_io_t *o = &m->o;
+
+    if (ch & RS_CH_JOB)
+        rs_job(m);
+    if (ch & (RS_CH_JOB | RS_CH_ENG)) {
+        hca_resp_place_comb(&m->place, p, now);
+        o->xq_valid = p->xq_valid;
+        o->xq = p->xq;
+        o->place_busy = p->busy;
+    }
 
     o->rx_ready = m->state == S_IDLE && !m->scan_pref;
     o->tx_valid = m->tx_pend;
-    o->tx = m->tx;
     o->qpc_idx = m->qpn;
     o->rq_ci_inc = m->inc_pend;
     o->qp_err_valid = m->err_pend;
     o->qp_err_qpn = m->qpn;
-    o->xq_valid = p->xq_valid;
-    o->xq = p->xq;
     o->xs_ready = 1;
+    o->dma_rsp_ready = 1;
+    o->pb_alloc_ready = m->state == S_RD_ALLOC;
+    o->pb_free_valid = m->free_pend;
+    o->cpl_valid = m->cpl_pend;
 
     /* DMA port: the WQE fetch, else the placement engine */
     const int fetch_valid = m->state == S_FETCH_REQ || m->state == S_FL_REQ;
@@ -198,26 +225,19 @@ static void rs_outputs(hca_responder_t *m, uint64_t now)
         r->hdr = (uint32_t)HCA_DMA_OP_READ_DATA << HCA_DMA_REQ_OP_LSB | (RS_DMA_CLIENT | FETCH_TAG) << HCA_DMA_REQ_TAG_LSB;
         r->len = WQE_BYTES;
         r->addr = m->c_rqbase + ((uint64_t)rq_slot << 6);
-    } else {
+    } else if (ch & (RS_CH_JOB | RS_CH_ENG | RS_CH_DMA)) {
         o->dma_req = p->dma_req;
     }
-    o->dma_rsp_ready = 1;
-
-    o->pb_alloc_ready = m->state == S_RD_ALLOC;
-    o->pb_free_valid = m->free_pend;
-    o->pb_free_id = m->free_id;
-    o->cpl_valid = m->cpl_pend;
-    o->cpl = m->cqe;
-    o->cpl_cqn = m->cqn;
-    o->place_busy = p->busy;
 
     /* REMOTE_INV: one event at a time, so the tag alone names it */
     o->evt_valid = m->state == S_EVT;
-    memset(&o->evt, 0, sizeof o->evt);
-    o->evt.hdr = (uint32_t)HCA_EVT_KIND_REMOTE_INV << HCA_FW_EVENT_KIND_LSB |
-                 (HCA_EVT_TAG_RESPONDER | m->qpn) << HCA_FW_EVENT_TAG_LSB | (uint32_t)m->qpn << HCA_FW_EVENT_QPN_LSB;
-    o->evt.pd = m->c_pd;
-    o->evt.key = m->p_invkey;
+    if (ch & RS_CH_EVT) {
+        memset(&o->evt, 0, sizeof o->evt);
+        o->evt.hdr = (uint32_t)HCA_EVT_KIND_REMOTE_INV << HCA_FW_EVENT_KIND_LSB |
+                     (HCA_EVT_TAG_RESPONDER | m->qpn) << HCA_FW_EVENT_TAG_LSB | (uint32_t)m->qpn << HCA_FW_EVENT_QPN_LSB;
+        o->evt.pd = m->c_pd;
+        o->evt.key = m->p_invkey;
+    }
 }
 
 /* ---------------------------------------------------------------- API */
@@ -250,35 +270,19 @@ void hca_responder_reset(hca_responder_t *m)
     m->res_key = m->res_bus = 0;
     m->tx_pend = m->cpl_pend = m->free_pend = m->inc_pend = m->err_pend = m->err_wait = 0;
     hca_resp_place_reset(&m->place);
-    rs_outputs(m, 0);
+    rs_outputs(m, RS_CH_ALL, 0);
 }
+
+/* The outputs, rx_ready .. evt, are one block of the io struct. */
+#define RS_OUT_FIRST offsetof(hca_responder_io_t, rx_ready)
+#define RS_OUT_END (offsetof(hca_responder_io_t, evt) + sizeof(hca_fw_event_t))
+_Static_assert(offsetof(hca_responder_io_t, evt_done_status) < RS_OUT_FIRST &&
+               RS_OUT_END == sizeof(hca_responder_io_t), "outputs last, in one block");
 
 void hca_responder_comb(const hca_responder_t *m, hca_responder_io_t *io, uint64_t now)
 {
     (void)now;
-    const hca_responder_io_t *o = &m->o;
-    io->rx_ready = o->rx_ready;
-    io->tx_valid = o->tx_valid;
-    io->tx = o->tx;
-    io->qpc_idx = o->qpc_idx;
-    io->rq_ci_inc = o->rq_ci_inc;
-    io->qp_err_valid = o->qp_err_valid;
-    io->qp_err_qpn = o->qp_err_qpn;
-    io->xq_valid = o->xq_valid;
-    io->xq = o->xq;
-    io->xs_ready = o->xs_ready;
-    io->dma_req_valid = o->dma_req_valid;
-    io->dma_req = o->dma_req;
-    io->dma_rsp_ready = o->dma_rsp_ready;
-    io->pb_alloc_ready = o->pb_alloc_ready;
-    io->pb_free_valid = o->pb_free_valid;
-    io->pb_free_id = o->pb_free_id;
-    io->cpl_valid = o->cpl_valid;
-    io->cpl = o->cpl;
-    io->cpl_cqn = o->cpl_cqn;
-    io->place_busy = o->place_busy;
-    io->evt_valid = o->evt_valid;
-    io->evt = o->evt;
+    memcpy((char *)io + RS_OUT_FIRST, (const char *)&m->o + RS_OUT_FIRST, RS_OUT_END - RS_OUT_FIRST);
 }
 
 void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64_t now)
@@ -301,7 +305,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     uint8_t cpl_pend_d = m->cpl_pend && !io->cpl_ready;
     uint8_t free_pend_d = m->free_pend && !io->pb_free_ready;
     uint8_t inc_pend_d = 0, err_pend_d = 0, err_wait_d = m->err_wait;
-    uint8_t free_id_d = m->free_id;
+    uint8_t free_id_d = m->o.pb_free_id;
     int ctx_latch = 0, wqe_load = 0, tx_read = 0; /* tx_read: tx_d = read_resp (RESULT of a READ chunk) */
 
     /* the endings: `fin` moves to FINISH with the actions a_* */
@@ -630,7 +634,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
 
     /* tx_d, cqe_d, cqn_d: built from the *_q values, written below */
     if (tx_read)
-        rs_read_resp(m, &m->tx);
+        rs_read_resp(m, &m->o.tx);
     if (fin) {
         state_d = S_FINISH;
         inc_pend_d = (uint8_t)a_inc;
@@ -639,14 +643,14 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
         if (a_tx) {
             tx_pend_d = 1;
             if (a_tx_read)
-                rs_read_resp(m, &m->tx);
+                rs_read_resp(m, &m->o.tx);
             else
-                rs_resp_pkt(m, &m->tx, a_tx_op, a_tx_syn);
+                rs_resp_pkt(m, &m->o.tx, a_tx_op, a_tx_syn);
         }
         if (a_cpl) {
             cpl_pend_d = 1;
-            rs_recv_cqe(m, &m->cqe, a_wr_id, a_status, a_byte_len, a_inv);
-            m->cqn = m->c_cqn;
+            rs_recv_cqe(m, &m->o.cpl, a_wr_id, a_status, a_byte_len, a_inv);
+            m->o.cpl_cqn = m->c_cqn;
         }
         if (a_free) {
             free_pend_d = 1;
@@ -660,8 +664,11 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
         }
     }
 
+    unsigned ch = 0; /* what rs_outputs must rederive */
+
     /* u_place's edge, with the job of this cycle (m->pio) and its handshakes */
     if (eng->busy || m->state == S_GO) { /* an idle engine without start does nothing */
+        ch |= RS_CH_ENG;
         hca_resp_place_io_t *p = &m->pio;
         p->start = m->state == S_GO;
         p->xq_ready = io->xq_ready;
@@ -693,19 +700,32 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
         m->p_msglen = rx->msg_len;
         m->p_off = rx->offset;
         m->p_invkey = rx->inv_key;
+        ch |= RS_CH_JOB | RS_CH_EVT;
     }
     if (ctx_latch) {
         const hca_qp_ctx_t *q = &io->qpc;
         const unsigned ml = hca_qp_ctx_get_mtu_log2(q);
-        m->c_pd = q->pd & RS_PD_MASK;
+        const uint32_t pd = q->pd & RS_PD_MASK;
+        const uint16_t mtu = (uint16_t)(ml == 0 || ml > 12 ? 4096u : ml < 8 ? 256u : 1u << ml);
+        if (pd != m->c_pd || mtu != m->c_mtu)
+            ch |= RS_CH_JOB | RS_CH_EVT;
+        m->c_pd = pd;
         m->c_rqbase = q->rq_base;
         m->c_rqlog = (uint8_t)hca_qp_ctx_get_rq_log(q);
-        m->c_mtu = (uint16_t)(ml == 0 || ml > 12 ? 4096u : ml < 8 ? 256u : 1u << ml);
+        m->c_mtu = mtu;
         m->c_cqn = (uint16_t)hca_qp_ctx_get_recv_cqn(q);
         m->c_rqci = io->rq_ci;
     }
-    if (wqe_load)
+    if (wqe_load) {
         memcpy(&m->wqe, io->dma_rsp.rdata, sizeof m->wqe);
+        ch |= RS_CH_JOB;
+    }
+    if (whole_d != m->whole || rd_off_d != m->rd_off || rd_buf_d != m->rd_buf)
+        ch |= RS_CH_JOB;
+    if (qpn_d != m->qpn)
+        ch |= RS_CH_EVT;
+    if (m->state == S_FETCH_REQ || m->state == S_FL_REQ) /* the port goes back to the engine */
+        ch |= RS_CH_DMA;
 
     m->state = state_d;
     m->qpn = qpn_d;
@@ -725,9 +745,9 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     m->inc_pend = inc_pend_d;
     m->err_pend = err_pend_d;
     m->err_wait = err_wait_d;
-    m->free_id = free_id_d;
+    m->o.pb_free_id = free_id_d;
 
-    rs_outputs(m, now);
+    rs_outputs(m, ch, now);
 }
 
 uint64_t hca_responder_quiet_until(const hca_responder_t *m, uint64_t now)

@@ -21,61 +21,63 @@
 #include "m_xreq.h"
 
 typedef struct hca_responder_io {
+    /* ---- inputs */
     /* link in (requests) / out (ACK, NAK, RNR_NAK, READ_RESP) */
     uint8_t rx_valid;
-    uint8_t rx_ready;        /**< out */
-    hca_pkt_t rx;
-    uint8_t tx_valid;        /**< out */
     uint8_t tx_ready;
-    hca_pkt_t tx;            /**< out */
+    hca_pkt_t rx;
     /* QP context read: qpc/qp_state/rq_pi/rq_ci describe QP qpc_idx one cycle after it is driven */
-    uint8_t qpc_idx;         /**< out, 6 bits */
-    hca_qp_ctx_t qpc;
     uint8_t qp_state;        /**< HCA_QP_STATE_* */
     uint16_t rq_pi;
     uint16_t rq_ci;
-    uint8_t rq_ci_inc;       /**< out: one-cycle pulse, for QP qpc_idx */
-    uint8_t qp_err_valid;    /**< out: one-cycle pulse */
-    uint8_t qp_err_qpn;      /**< out, 6 bits */
-    /* translation unit client (in-order answers) */
-    uint8_t xq_valid;        /**< out */
+    hca_qp_ctx_t qpc;
+    /* translation unit answers (in order) */
     uint8_t xq_ready;
-    m_xreq_t xq;             /**< out: xq_tag_o, xq_rights_o, xq_remote_o, xq_key_o, xq_pd_o, xq_len_o, xq_va_o */
     uint8_t xs_valid;
-    uint8_t xs_ready;        /**< out: always 1 */
     uint8_t xs_tag;
-    uint8_t xs_status;
+    uint8_t xs_status;       /**< HCA_XLATE_STATUS_* */
     uint8_t xs_last;
     uint32_t xs_len;
     uint64_t xs_pa;
-    /* DMA client: tags 8'b01xx_xxxx */
-    uint8_t dma_req_valid;   /**< out */
+    /* DMA */
     uint8_t dma_req_ready;
-    hca_dma_req_t dma_req;   /**< out */
     uint8_t dma_rsp_valid;   /**< hca_core: dma_rsp_valid_i && rsp_client == 1 */
-    uint8_t dma_rsp_ready;   /**< out: always 1 */
     hca_dma_rsp_t dma_rsp;
     /* packet buffers */
     uint8_t pb_alloc_valid;
-    uint8_t pb_alloc_ready;  /**< out */
     uint8_t pb_alloc_id;
-    uint8_t pb_free_valid;   /**< out */
     uint8_t pb_free_ready;
-    uint8_t pb_free_id;      /**< out */
-    /* completions: cqe without owner, to CQ cpl_cqn */
-    uint8_t cpl_valid;       /**< out */
+    /* completions */
     uint8_t cpl_ready;
-    hca_cqe_t cpl;           /**< out */
-    uint16_t cpl_cqn;        /**< out */
-    /* the placement engine holds key-checked work not yet answered (ctx DRAIN) */
-    uint8_t place_busy;      /**< out */
     /* REMOTE_INV events and their DONE broadcast */
-    uint8_t evt_valid;       /**< out */
     uint8_t evt_ready;
-    hca_fw_event_t evt;      /**< out */
     uint8_t evt_done_valid;
     uint8_t evt_done_tag;
     uint8_t evt_done_status; /**< a wc_status */
+
+    /* ---- outputs, rx_ready .. evt: one block (comb copies it whole) */
+    uint8_t rx_ready;
+    uint8_t tx_valid;
+    uint8_t qpc_idx;         /**< 6 bits */
+    uint8_t rq_ci_inc;       /**< one-cycle pulse, for QP qpc_idx */
+    uint8_t qp_err_valid;    /**< one-cycle pulse */
+    uint8_t qp_err_qpn;      /**< 6 bits */
+    uint8_t xq_valid;
+    uint8_t xs_ready;        /**< always 1 */
+    uint8_t dma_req_valid;
+    uint8_t dma_rsp_ready;   /**< always 1 */
+    uint8_t pb_alloc_ready;
+    uint8_t pb_free_valid;
+    uint8_t pb_free_id;
+    uint8_t cpl_valid;
+    uint16_t cpl_cqn;        /**< the CQ of cpl */
+    uint8_t place_busy;      /**< the placement engine holds key-checked work not yet answered (ctx DRAIN) */
+    uint8_t evt_valid;
+    m_xreq_t xq;             /**< xq_tag_o, xq_rights_o, xq_remote_o, xq_key_o, xq_pd_o, xq_len_o, xq_va_o */
+    hca_pkt_t tx;
+    hca_dma_req_t dma_req;   /**< tags 8'b01xx_xxxx */
+    hca_cqe_t cpl;           /**< a recv or flush CQE, owner bit 0 */
+    hca_fw_event_t evt;      /**< REMOTE_INV */
 } hca_responder_io_t;
 
 typedef struct hca_responder {
@@ -91,11 +93,9 @@ typedef struct hca_responder {
     uint8_t rd_buf;
     uint8_t res_key, res_bus;
     uint8_t tx_pend, cpl_pend, free_pend, inc_pend, err_pend, err_wait;
-    /* data registers (never reset) */
-    hca_pkt_t tx;
-    hca_cqe_t cqe;
-    uint16_t cqn;
-    uint8_t free_id;
+    /* data registers tx_q, cqe_q, cqn_q, free_id_q (never reset): they drive
+     * their ports straight, so they live in o as o.tx, o.cpl, o.cpl_cqn,
+     * o.pb_free_id */
     /* the packet: p_*_q */
     uint8_t p_op, p_first, p_last, p_pbuf;
     uint16_t p_dqpn, p_sqpn;
@@ -108,8 +108,9 @@ typedef struct hca_responder {
     uint16_t c_mtu, c_cqn, c_rqci;
     hca_rq_wqe_t wqe;        /**< wqe_q */
     hca_resp_place_t place;  /**< u_place */
-    /* not RTL state: the outputs and the placement engine's job and
-     * outputs, derived from the registers after every edge and reset */
+    /* not RTL state (but for the data registers above): the outputs and
+     * the placement engine's job and outputs, derived from the registers
+     * after every edge and reset, each part when what it depends on changed */
     hca_responder_io_t o;
     hca_resp_place_io_t pio;
 } hca_responder_t;
