@@ -323,11 +323,13 @@ TEST(DeviceSmallMpt, ReusedIndexGetsANewKeyByteAndTheTableRunsOut)
 
 // There is no C model of the WQE engine yet: on the model engine the queue
 // commands are refused as unsupported and doorbells have nothing behind them.
-// The model engine serves the queues, and the device skips the cycles in
-// which nothing can happen on it (the firmware asleep, every block waiting):
-// an idle stretch passes without being stepped, a busy one is stepped. The
-// RTL engine is never skipped.
-TEST_P(Device, IdleTimeIsSkippedOnTheModelOnly)
+// Both engines serve the queues, and time passes the same on both. The
+// device skips only cycles in which nothing can happen: never on the RTL
+// engine; on the model only when every block is quiet, which the
+// responder's RQ flush scan (a step every idle cycle, docs/model.md) does
+// not allow yet — so the model device is stepped through idle time too, and
+// this test says so: it fails the day skipping starts (then assert it).
+TEST_P(Device, QueuesAreServedAndIdleTimeIsStepped)
 {
     Dev d(GetParam());
     ASSERT_DEV_OK(d);
@@ -337,13 +339,9 @@ TEST_P(Device, IdleTimeIsSkippedOnTheModelOnly)
     EXPECT_EQ(-EINVAL, hca_dev_mmio_write(d.dev, HCA_HOST_DB_OFFSET + 0xc, 1)) << "no such doorbell";
     hca_dev_step(d.dev, 10000); // the firmware back asleep after the command
     const uint64_t before = hca_dev_skipped_cycles(d.dev), c0 = hca_dev_cycle(d.dev);
-    hca_dev_step(d.dev, 1000000);
-    EXPECT_EQ(c0 + 1000000, hca_dev_cycle(d.dev)) << "time passes the same on both engines";
-    const uint64_t skipped = hca_dev_skipped_cycles(d.dev) - before;
-    if (GetParam() == DEV_ENGINE_RTL)
-        EXPECT_EQ(0u, skipped);
-    else
-        EXPECT_EQ(1000000u, skipped) << "an idle model device has nothing to step";
+    hca_dev_step(d.dev, 100000);
+    EXPECT_EQ(c0 + 100000, hca_dev_cycle(d.dev));
+    EXPECT_EQ(0u, hca_dev_skipped_cycles(d.dev) - before);
     EXPECT_EQ("running", d.health()) << d.console();
 }
 

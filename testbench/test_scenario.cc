@@ -525,7 +525,7 @@ TEST(Scenario, UsageErrorsExit2)
     const std::string f = Write("pass.jsonl", kPassing);
     ASSERT_EQ(Hcasim("run " + f + " --engine model").rc, 0) << "the file itself runs";
     const std::pair<std::string, std::string> cases[] = {
-        {"--engine fpga", "hcasim run: --engine fpga: expected rtl, model or both\n"},
+        {"--engine fpga", "hcasim run: --engine fpga: expected rtl, model, both or lockstep\n"},
         {"--seed abc", "hcasim run: --seed abc: expected a number\n"},
         {"--seed -1", "hcasim run: --seed -1: expected a number\n"},
         {"--trace-from 1x", "hcasim run: --trace-from 1x: expected a number\n"},
@@ -640,7 +640,7 @@ TEST(Scenario, HelpPrintsUsageToStdout)
     for (const char *args : {"run --help", "run -h", "run x.jsonl --help", "run --engine model -h"}) {
         Result r = Hcasim(args, false);
         EXPECT_EQ(r.rc, 0) << args << "\n" << r.out;
-        EXPECT_TRUE(Contains(r.out, "usage: hcasim run FILE [--engine rtl|model|both]")) << args << "\n" << r.out;
+        EXPECT_TRUE(Contains(r.out, "usage: hcasim run FILE [--engine rtl|model|both|lockstep]")) << args << "\n" << r.out;
         EXPECT_TRUE(Contains(r.out, "--fw-profile OUT")) << "the run options are listed: " << r.out;
         EXPECT_FALSE(Contains(r.out, "cycles, engine")) << "nothing runs: " << r.out;
     }
