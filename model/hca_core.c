@@ -406,7 +406,7 @@ static uint64_t cm_quiet_until(const void *eng, uint64_t next)
     q = min_u64(q, hca_ctx_quiet_until(&m->ctx, last));
     q = min_u64(q, hca_evt_quiet_until(&m->evt, last));
     q = min_u64(q, hca_pbuf_quiet_until(&m->pb, last));
-    q = min_u64(q, hca_requester_quiet_until(&m->rq, last));
+    q = min_u64(q, hca_requester_quiet_until_in(&m->rq, m->ctx.sq_pending[0], m->ctx.qp_error[0], last));
     q = min_u64(q, hca_responder_quiet_until(&m->rs, last));
     q = min_u64(q, hca_cq_writer_quiet_until(&m->cw, last));
     return q < next ? next : q;

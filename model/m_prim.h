@@ -119,7 +119,7 @@ static inline void m_fifo_edge(m_fifo_t *f, uint8_t in_valid, const void *in_dat
 /** Storage: depth * size bytes the caller provides (kept across reset, as the RTL's memory). */
 static inline void m_fifo_init(m_fifo_t *f, void *mem, uint32_t size, uint32_t depth)
 {
-    f->mem = mem;
+    f->mem = (uint8_t *)mem;
     f->size = size;
     f->depth = depth;
     m_fifo_reset(f);
