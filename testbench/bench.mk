@@ -1,7 +1,7 @@
 # testbench/bench — `make bench` figures, each measured in one run.
 BENCH_BINS := $(BIN)/bench_xu $(BIN)/bench_dev $(BIN)/bench_verbs $(BIN)/bench_mm
 ALL_TARGETS += $(BENCH_BINS)
-BENCHES += bench-xu bench-dev bench-verbs bench-mm
+BENCHES += bench-xu bench-dev bench-verbs bench-mm bench-engines
 
 $(BIN)/bench_xu: $(OBJ)/testbench/bench_xu.o $(HCASIM_LIBS)
 	$(call link_bin,)
@@ -12,7 +12,7 @@ $(BIN)/bench_verbs: $(OBJ)/testbench/bench_verbs.o $(HCASIM_LIBS)
 $(BIN)/bench_mm: $(OBJ)/testbench/bench_mm.o $(HCASIM_LIBS)
 	$(call link_bin,)
 
-.PHONY: bench-xu bench-dev bench-verbs bench-mm
+.PHONY: bench-xu bench-dev bench-verbs bench-mm bench-engines
 bench-xu: $(BIN)/bench_xu
 	@mkdir -p $(BUILD)/bench
 	$(BIN)/bench_xu 400000 $(BUILD)/bench/xu_trace.fst
@@ -22,3 +22,7 @@ bench-verbs: $(BIN)/bench_verbs
 	$(BIN)/bench_verbs
 bench-mm: $(BIN)/bench_mm
 	$(BIN)/bench_mm
+# The model against the RTL over the scenario corpus: speed per group and the
+# latency-error distribution (testbench/bench_engines.py).
+bench-engines: $(HCASIM_BIN)
+	$(PYTHON) testbench/bench_engines.py $(HCASIM_BIN)
