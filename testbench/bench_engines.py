@@ -69,6 +69,8 @@ def main():
                 divergent.append(f)
                 continue
             for w in json.load(open(j))["both"]["wrs"]:
+                if w.get("error") is None:  # no CQE on one side (unsignaled, or still pending at the end)
+                    continue
                 errs.append((abs(w["error"]), f, w["line"], w["wr_id"], w["rtl"], w["model"]))
     print("model vs rtl over the scenario corpus (each file run on each engine, wall time, one run):")
     print("  %-9s %14s %14s %8s" % ("group", "rtl cycles/s", "model cycles/s", "ratio"))
