@@ -398,18 +398,30 @@ static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 static uint64_t cm_quiet_until(const void *eng, uint64_t next)
 {
     const cm_t *m = eng;
-    const uint64_t last = next - 1;
     if (m->other_rvalid || m_fifo_valid(&m->rxq) || m->tx_arb.hold || m->dma_arb.hold || m->cpl_arb.hold)
         return next;
-    uint64_t q = xlate_unit_quiet_until(m->xu, last);
-    q = min_u64(q, hca_xarb_quiet_until(&m->xarb, last));
-    q = min_u64(q, hca_ctx_quiet_until(&m->ctx, last));
-    q = min_u64(q, hca_evt_quiet_until(&m->evt, last));
-    q = min_u64(q, hca_pbuf_quiet_until(&m->pb, last));
-    q = min_u64(q, hca_requester_quiet_until_in(&m->rq, m->ctx.sq_pending[0], m->ctx.qp_error[0], last));
-    q = min_u64(q, hca_responder_quiet_until(&m->rs, last));
-    q = min_u64(q, hca_cq_writer_quiet_until(&m->cw, last));
-    return q < next ? next : q;
+    /* Blocks report in their own terms (first cycle > the last one run);
+     * the busiest first, and the first busy one ends the search: this runs
+     * every cycle the firmware sleeps. */
+    const uint64_t last = next - 1;
+    uint64_t q = UINT64_MAX;
+#define CM_QUIET(block_quiet_until)                                                                                    \
+    do {                                                                                                               \
+        const uint64_t t_ = (block_quiet_until);                                                                      \
+        if (t_ <= next)                                                                                                \
+            return next;                                                                                               \
+        q = min_u64(q, t_);                                                                                            \
+    } while (0)
+    CM_QUIET(hca_responder_quiet_until(&m->rs, last));
+    CM_QUIET(hca_requester_quiet_until_in(&m->rq, m->ctx.sq_pending[0], m->ctx.qp_error[0], last));
+    CM_QUIET(xlate_unit_quiet_until(m->xu, last));
+    CM_QUIET(hca_xarb_quiet_until(&m->xarb, last));
+    CM_QUIET(hca_ctx_quiet_until(&m->ctx, last));
+    CM_QUIET(hca_evt_quiet_until(&m->evt, last));
+    CM_QUIET(hca_pbuf_quiet_until(&m->pb, last));
+    CM_QUIET(hca_cq_writer_quiet_until(&m->cw, last));
+#undef CM_QUIET
+    return q;
 }
 
 /* ---------------------------------------------------------------- life cycle */

@@ -56,6 +56,16 @@ struct Rec {
     }
 };
 
+// The first divergence of b from a (both from observation `from` on) as
+// "LINE op: field: A / B", or "agree".
+std::string FirstDivergence(const Rec &a, const Rec &b, size_t from = 0)
+{
+    scn_divergence_t d;
+    if (!scn_rec_compare(&a.r, from, &b.r, from, &d))
+        return "agree";
+    return std::to_string(d.line) + " " + d.op + ": " + d.field + ": " + d.a + " / " + d.b;
+}
+
 // One engine's run of a small scenario: a completion, memory, an MR, the
 // checker's verdicts, the end of the run. Each test changes one thing on one side.
 void Typical(Rec &x, const char *status = "SUCCESS", uint8_t byte3 = 0x03, const char *state = "VALID",
@@ -80,13 +90,12 @@ TEST(ScenarioBoth, IdenticalRecordingsAgree)
     Rec a, b;
     Typical(a);
     Typical(b);
-    scn_divergence_t d;
-    EXPECT_EQ(0, scn_rec_compare(&a.r, 0, &b.r, 0, &d));
+    EXPECT_EQ("agree", FirstDivergence(a, b));
     // A detail (a failure's reason, with its cycles) is shown, never compared.
     Rec c, e;
     c.v(3, "poll_cq", "outcome", "MISMATCH", "completion arrived at cycle 100");
     e.v(3, "poll_cq", "outcome", "MISMATCH", "completion arrived at cycle 140");
-    EXPECT_EQ(0, scn_rec_compare(&c.r, 0, &e.r, 0, &d));
+    EXPECT_EQ("agree", FirstDivergence(c, e));
 }
 
 TEST(ScenarioBoth, CompletionFieldDivergence)
@@ -94,13 +103,7 @@ TEST(ScenarioBoth, CompletionFieldDivergence)
     Rec a, b;
     Typical(a);
     Typical(b, "REM_ACCESS_ERR");
-    scn_divergence_t d;
-    ASSERT_EQ(1, scn_rec_compare(&a.r, 0, &b.r, 0, &d));
-    EXPECT_EQ(7u, d.line);
-    EXPECT_STREQ("poll_cq", d.op);
-    EXPECT_STREQ("completion 1 of 1: status", d.field);
-    EXPECT_STREQ("SUCCESS", d.a);
-    EXPECT_STREQ("REM_ACCESS_ERR", d.b);
+    EXPECT_EQ("7 poll_cq: completion 1 of 1: status: SUCCESS / REM_ACCESS_ERR", FirstDivergence(a, b));
 }
 
 TEST(ScenarioBoth, MemoryDivergenceNamesTheFirstByte)
@@ -108,23 +111,16 @@ TEST(ScenarioBoth, MemoryDivergenceNamesTheFirstByte)
     Rec a, b;
     Typical(a);
     Typical(b, "SUCCESS", 0xee);
-    scn_divergence_t d;
-    ASSERT_EQ(1, scn_rec_compare(&a.r, 0, &b.r, 0, &d));
-    EXPECT_EQ(8u, d.line);
-    EXPECT_STREQ("check_mem", d.op);
-    EXPECT_STREQ("bytes: dst+0x103 (byte 3 of 8)", d.field);
-    EXPECT_STREQ("0304050607", d.a);
-    EXPECT_STREQ("ee04050607", d.b);
+    EXPECT_EQ("8 check_mem: bytes: dst+0x103 (byte 3 of 8): 0304050607 / ee04050607", FirstDivergence(a, b));
     // A longer read shows 16 bytes and says more follow.
     Rec x, y;
     std::vector<uint8_t> m(40, 0x5a), n = m;
     n[2] = 0;
     x.bytes(4, "b0", 0, m);
     y.bytes(4, "b0", 0, n);
-    ASSERT_EQ(1, scn_rec_compare(&x.r, 0, &y.r, 0, &d));
-    EXPECT_STREQ("bytes: b0+0x2 (byte 2 of 40)", d.field);
-    EXPECT_STREQ("5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a…", d.a);
-    EXPECT_STREQ("005a5a5a5a5a5a5a5a5a5a5a5a5a5a5a…", d.b);
+    EXPECT_EQ("4 check_mem: bytes: b0+0x2 (byte 2 of 40): "
+              "5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a… / 005a5a5a5a5a5a5a5a5a5a5a5a5a5a5a…",
+              FirstDivergence(x, y));
 }
 
 TEST(ScenarioBoth, MrStateDivergence)
@@ -132,13 +128,7 @@ TEST(ScenarioBoth, MrStateDivergence)
     Rec a, b;
     Typical(a);
     Typical(b, "SUCCESS", 0x03, "INVALID");
-    scn_divergence_t d;
-    ASSERT_EQ(1, scn_rec_compare(&a.r, 0, &b.r, 0, &d));
-    EXPECT_EQ(9u, d.line);
-    EXPECT_STREQ("check_mr", d.op);
-    EXPECT_STREQ("MPT[1] of m0: state", d.field);
-    EXPECT_STREQ("VALID", d.a);
-    EXPECT_STREQ("INVALID", d.b);
+    EXPECT_EQ("9 check_mr: MPT[1] of m0: state: VALID / INVALID", FirstDivergence(a, b));
 }
 
 TEST(ScenarioBoth, CheckerVerdictDivergence)
@@ -146,22 +136,14 @@ TEST(ScenarioBoth, CheckerVerdictDivergence)
     Rec a, b;
     Typical(a);
     Typical(b, "SUCCESS", 0x03, "VALID", "1");
-    scn_divergence_t d;
-    ASSERT_EQ(1, scn_rec_compare(&a.r, 0, &b.r, 0, &d));
-    EXPECT_EQ(7u, d.line);
-    EXPECT_STREQ("checker breaches", d.field);
-    EXPECT_STREQ("0", d.a);
-    EXPECT_STREQ("1 (cycle 9 key 0x00000101 addr 0x1000: DMA after invalidation)", d.b) << "the breach is shown";
+    EXPECT_EQ("7 poll_cq: checker breaches: 0 / 1 (cycle 9 key 0x00000101 addr 0x1000: DMA after invalidation)",
+              FirstDivergence(a, b))
+        << "the breach is shown";
     // The checker's final counts, at the end of the run (line 0).
     Rec x, y;
     Typical(x);
     Typical(y, "SUCCESS", 0x03, "VALID", "0", "14");
-    ASSERT_EQ(1, scn_rec_compare(&x.r, 0, &y.r, 0, &d));
-    EXPECT_EQ(0u, d.line);
-    EXPECT_STREQ("end of run", d.op);
-    EXPECT_STREQ("checker: engine DMAs", d.field);
-    EXPECT_STREQ("12", d.a);
-    EXPECT_STREQ("14", d.b);
+    EXPECT_EQ("0 end of run: checker: engine DMAs: 12 / 14", FirstDivergence(x, y));
 }
 
 TEST(ScenarioBoth, TheFirstDivergenceIsReported)
@@ -170,17 +152,12 @@ TEST(ScenarioBoth, TheFirstDivergenceIsReported)
     Rec a, b;
     Typical(a);
     Typical(b, "WR_FLUSH_ERR", 0xee, "INVALID", "1", "99");
-    scn_divergence_t d;
-    ASSERT_EQ(1, scn_rec_compare(&a.r, 0, &b.r, 0, &d));
-    EXPECT_EQ(7u, d.line);
-    EXPECT_STREQ("completion 1 of 1: status", d.field);
+    EXPECT_EQ("7 poll_cq: completion 1 of 1: status: SUCCESS / WR_FLUSH_ERR", FirstDivergence(a, b));
     // From line 8 on (the slices lockstep compares), the memory is first.
     size_t from = 0;
     while (a.r.obs[from].line != 8)
         from++;
-    ASSERT_EQ(1, scn_rec_compare(&a.r, from, &b.r, from, &d));
-    EXPECT_EQ(8u, d.line);
-    EXPECT_STREQ("bytes: dst+0x103 (byte 3 of 8)", d.field);
+    EXPECT_EQ("8 check_mem: bytes: dst+0x103 (byte 3 of 8): 0304050607 / ee04050607", FirstDivergence(a, b, from));
 }
 
 TEST(ScenarioBoth, DifferentPathsThroughAnOp)
@@ -191,35 +168,22 @@ TEST(ScenarioBoth, DifferentPathsThroughAnOp)
     a.v(7, "poll_cq", "completions taken", "1").v(7, "poll_cq", "completion 1 of 1: wr_id", "1");
     a.v(7, "poll_cq", "outcome", "ok");
     b.v(7, "poll_cq", "completions taken", "0").v(7, "poll_cq", "outcome", "MISMATCH", "expected 1 completion");
-    scn_divergence_t d;
-    ASSERT_EQ(1, scn_rec_compare(&a.r, 0, &b.r, 0, &d));
-    EXPECT_STREQ("completions taken", d.field);
-    EXPECT_STREQ("1", d.a);
-    EXPECT_STREQ("0", d.b);
+    EXPECT_EQ("7 poll_cq: completions taken: 1 / 0", FirstDivergence(a, b));
     // A create that failed on one side observes no handle: the outcome says why.
     Rec c, e;
     c.v(2, "create_cq", "cqn", "1").v(2, "create_cq", "outcome", "ok");
     e.v(2, "create_cq", "outcome", "MISMATCH", "expected CREATE_CQ to succeed, got ENOMEM");
-    ASSERT_EQ(1, scn_rec_compare(&c.r, 0, &e.r, 0, &d));
-    EXPECT_EQ(2u, d.line);
-    EXPECT_STREQ("outcome", d.field);
-    EXPECT_STREQ("ok", d.a);
-    EXPECT_STREQ("MISMATCH (expected CREATE_CQ to succeed, got ENOMEM)", d.b);
+    EXPECT_EQ("2 create_cq: outcome: ok / MISMATCH (expected CREATE_CQ to succeed, got ENOMEM)", FirstDivergence(c, e));
     // A field only one side has, with equal outcomes: that field.
     Rec f, g;
     f.v(4, "expect_cq_empty", "empty", "yes").v(4, "expect_cq_empty", "outcome", "ok");
     g.v(4, "expect_cq_empty", "outcome", "ok");
-    ASSERT_EQ(1, scn_rec_compare(&f.r, 0, &g.r, 0, &d));
-    EXPECT_STREQ("empty", d.field);
-    EXPECT_STREQ("yes", d.a);
-    EXPECT_STREQ("(not observed)", d.b);
+    EXPECT_EQ("4 expect_cq_empty: empty: yes / (not observed)", FirstDivergence(f, g));
     // A recording that stops early diverges from one that goes on.
     Rec h, k;
     h.v(4, "run", "outcome", "ok").v(5, "check_mem", "outcome", "ok");
     k.v(4, "run", "outcome", "ok");
-    ASSERT_EQ(1, scn_rec_compare(&h.r, 0, &k.r, 0, &d));
-    EXPECT_EQ(5u, d.line);
-    EXPECT_STREQ("(not observed)", d.b);
+    EXPECT_EQ("5 check_mem: outcome: ok / (not observed)", FirstDivergence(h, k));
 }
 
 // ---------------------------------------------------------------- latency

@@ -1,8 +1,9 @@
 /* core.c — the controller of the device core's harness (core.h): the clock,
  * reset, waves, and the per-cycle order of its adapters (the DMA block,
  * core_dma.c; the link, core_link.c; the firmware-port client, fw_port.h;
- * the key-check probe client, probe_client.h; the doorbell queue, here). It
- * is the rtl device engine (dev_engine.h).
+ * the key-check probe client, probe_client.h; the doorbell queue, here) and
+ * the lockstep comparison. Over core_rtl_ops, core_model_ops or both in
+ * lockstep it is the rtl, model and lockstep device engines (dev_engine.h).
  *
  * One cycle (core_tick):
  *   1. inputs: present the oldest queued doorbell and translation probe
@@ -213,12 +214,13 @@ uint64_t core_quiet_until(const core_t *c)
     if (!c)
         return 0;
     const core_pins_t *p = &c->pins;
-    if (!c->ops->quiet_until || c->db_count || p->db_valid || c->fw.state == FW_PORT_REQ || c->fw.state == FW_PORT_WAIT || p->xq_valid ||
-        c->probe.rq_count || trace_window_pending(&c->trace))
+    const int fw_busy = c->fw.state == FW_PORT_REQ || c->fw.state == FW_PORT_WAIT;
+    if (!c->ops->quiet_until || c->db_count || p->db_valid || fw_busy || p->xq_valid || c->probe.rq_count ||
+        trace_window_pending(&c->trace))
         return c->now;
     uint64_t q = c->ops->quiet_until(c->eng, c->now);
-    const uint64_t dq = core_dma_quiet_until(c->dma, c->now - 1);
-    const uint64_t lq = core_link_quiet_until(c->link, c->now - 1);
+    const uint64_t dq = core_dma_quiet_until(c->dma, c->now);
+    const uint64_t lq = core_link_quiet_until(c->link, c->now);
     if (dq < q)
         q = dq;
     if (lq < q)

@@ -1,5 +1,6 @@
-/* core.h — drive the device core (rtl/hca_core.sv: WQE engine, responder, CQ
- * writer, translation unit) from C: the harness around core_engine.h's pins.
+/* core.h — drive the device core (rtl/hca_core.sv or its C model: WQE engine,
+ * responder, CQ writer, translation unit) from C: the harness around
+ * core_engine.h's pins.
  *
  * The harness owns the clock and one adapter per port group of the core:
  *   - DMA block: serves dma_req against host memory and the packet buffers,
@@ -14,8 +15,9 @@
  * written is reported on the event log given at creation (evlog.h), where the
  * protection checker and the runner learn of them.
  *
- * The core is the RTL device engine (dev_engine.h): dev_engine_get(
- * DEV_ENGINE_RTL) is these calls over core_rtl_ops.
+ * The core is the device engine (dev_engine.h): dev_engine_get(DEV_ENGINE_RTL)
+ * is these calls over core_rtl_ops, DEV_ENGINE_MODEL over core_model_ops
+ * (model/hca_core.c), DEV_ENGINE_LOCKSTEP over both (core_create_lockstep).
  *
  * Timing (device cycles):
  *   DMA   A request accepted in cycle a waits for the bus's one data channel:
@@ -155,9 +157,10 @@ void core_dma_drive(core_dma_t *d, core_pins_t *p, uint64_t now);
 void core_dma_sample(core_dma_t *d, core_pins_t *p, uint64_t now);
 /** Requests accepted and not yet answered. */
 unsigned core_dma_outstanding(const core_dma_t *d);
-/** The first cycle > now in which the block may drive something new (a
- *  response due); UINT64_MAX with nothing outstanding. */
-uint64_t core_dma_quiet_until(const core_dma_t *d, uint64_t now);
+/** With `next` the cycle its next drive runs: the first cycle >= next in
+ *  which the block drives something new (a response due); UINT64_MAX with
+ *  nothing outstanding. */
+uint64_t core_dma_quiet_until(const core_dma_t *d, uint64_t next);
 void core_dma_get_stats(const core_dma_t *d, dev_engine_stats_t *st);
 
 typedef struct core_link core_link_t;
@@ -173,8 +176,8 @@ void core_link_drive(core_link_t *l, core_pins_t *p, uint64_t now);
 void core_link_sample(core_link_t *l, core_pins_t *p, uint64_t now);
 /** Packets on the link. */
 unsigned core_link_in_flight(const core_link_t *l);
-/** The first cycle > now a packet may be offered on rx; UINT64_MAX when none travels. */
-uint64_t core_link_quiet_until(const core_link_t *l, uint64_t now);
+/** The first cycle >= next a packet may be offered on rx; UINT64_MAX when none travels. */
+uint64_t core_link_quiet_until(const core_link_t *l, uint64_t next);
 void core_link_get_stats(const core_link_t *l, dev_engine_stats_t *st);
 
 #ifdef __cplusplus

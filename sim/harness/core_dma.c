@@ -99,14 +99,14 @@ void core_dma_reset(core_dma_t *d)
 
 unsigned core_dma_outstanding(const core_dma_t *d) { return d ? d->count : 0; }
 
-uint64_t core_dma_quiet_until(const core_dma_t *d, uint64_t now)
+uint64_t core_dma_quiet_until(const core_dma_t *d, uint64_t next)
 {
     if (!d || !d->count)
         return UINT64_MAX;
     if (d->ncopied)
-        return now + 1; /* a response is offered */
+        return next; /* a response is offered */
     const uint64_t due = d->slot[d->head].done_at; /* in order: the head completes first */
-    return due > now + 1 ? due : now + 1;
+    return due > next ? due : next;
 }
 
 void core_dma_get_stats(const core_dma_t *d, dev_engine_stats_t *st)

@@ -56,12 +56,12 @@ void core_link_reset(core_link_t *l)
 
 unsigned core_link_in_flight(const core_link_t *l) { return l ? l->count : 0; }
 
-uint64_t core_link_quiet_until(const core_link_t *l, uint64_t now)
+uint64_t core_link_quiet_until(const core_link_t *l, uint64_t next)
 {
     if (!l || !l->count)
         return UINT64_MAX;
     const uint64_t due = l->q[l->head].arrive;
-    return due > now + 1 ? due : now + 1;
+    return due > next ? due : next;
 }
 
 void core_link_get_stats(const core_link_t *l, dev_engine_stats_t *st)
