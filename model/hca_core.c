@@ -59,7 +59,7 @@ typedef struct cm_wires {
     hca_responder_io_t rs;
     hca_cq_writer_io_t cw;
     m_arb_out_t tx_arb, dma_arb, cpl_arb;
-    uint8_t rx_to_rs, rxq_room;
+    uint8_t rx_to_rs, rxq_room, rsp_client;
 } cm_wires_t;
 
 typedef struct cm {
@@ -79,85 +79,88 @@ typedef struct cm {
     cm_wires_t w;
 } cm_t;
 
-/* ---------------------------------------------------------------- one comb pass */
+/* ---------------------------------------------------------------- one cycle's comb
+ *
+ * Which block's outputs depend on which inputs in the same cycle (each
+ * block's header): the translation unit, the contexts (but for qpc_wr, from
+ * the firmware pins), the packet buffers and the responder drive their
+ * outputs from registers, and the pins hold still through the cycle, so
+ * those run once (cm_comb_once). The event queue's evt_ready, the
+ * requester, the translation arbiter, the completion arbiter, the CQ writer
+ * and the TX/DMA arbiters have paths from each other: they run in passes
+ * until the wires they read back settle (cm_comb_pass, cm_feedback). Every
+ * input a block reads only at its edge is refreshed once the wires settled
+ * (cm_edge_inputs). */
 
-static void cm_comb_pass(cm_t *m, const core_pins_t *p, uint64_t now)
+static inline int cm_hit_fwp(uint16_t a) { return a < CM_FWP_END; }
+static inline int cm_hit_ctx(uint16_t a) { return a >= CM_CTX_OFF && a < CM_CTX_END; }
+static inline int cm_hit_evt(uint16_t a) { return a >= CM_EVT_OFF && a < CM_EVT_END; }
+
+static void cm_comb_once(cm_t *m, const core_pins_t *p, uint64_t now)
 {
     cm_wires_t *w = &m->w;
     const uint16_t a = p->fw_addr;
-    const int hit_fwp = a < CM_FWP_END;
-    const int hit_ctx = a >= CM_CTX_OFF && a < CM_CTX_END;
-    const int hit_evt = a >= CM_EVT_OFF && a < CM_EVT_END;
 
-    /* translation unit: outputs from state */
-    w->xu.fw_valid = (uint8_t)(p->fw_valid && hit_fwp);
+    /* translation unit */
+    w->xu.fw_valid = (uint8_t)(p->fw_valid && cm_hit_fwp(a));
     w->xu.fw_write = p->fw_write;
     w->xu.fw_addr = a;
     w->xu.fw_wdata = p->fw_wdata;
-    w->xu.req_valid = w->xarb.xu_req_valid;
-    w->xu.req_tag = w->xarb.xu_req.tag;
-    w->xu.req_rights = w->xarb.xu_req.rights;
-    w->xu.req_remote = w->xarb.xu_req.remote;
-    w->xu.req_key = w->xarb.xu_req.key;
-    w->xu.req_pd = w->xarb.xu_req.pd;
-    w->xu.req_len = w->xarb.xu_req.len;
-    w->xu.req_va = w->xarb.xu_req.va;
-    w->xu.rsp_ready = w->xarb.xu_rsp_ready;
     xlate_unit_comb(m->xu, &w->xu, now);
 
     /* contexts */
     w->ctx.db_valid = p->db_valid;
     w->ctx.db_addr = p->db_addr;
     w->ctx.db_data = p->db_data;
-    w->ctx.fw_valid = (uint8_t)(p->fw_valid && hit_ctx);
+    w->ctx.fw_valid = (uint8_t)(p->fw_valid && cm_hit_ctx(a));
     w->ctx.fw_write = p->fw_write;
     w->ctx.fw_addr = (uint16_t)(a - CM_CTX_OFF);
     w->ctx.fw_wdata = p->fw_wdata;
-    w->ctx.drain_busy = (w->rq.drain_busy & 3u) | (uint32_t)w->rs.place_busy << 2;
-    w->ctx.ra_qpn = w->rq.ra_qpn;
-    w->ctx.rb_qpn = w->rq.rb_qpn;
-    w->ctx.req_sq_ci_inc = w->rq.sq_ci_inc;
-    w->ctx.req_sq_ci_qpn = w->rq.sq_ci_qpn;
-    w->ctx.req_err_valid = w->rq.qp_err_valid;
-    w->ctx.req_err_qpn = w->rq.qp_err_qpn;
-    w->ctx.rs_qpn = w->rs.qpc_idx;
-    w->ctx.rs_rq_ci_inc = w->rs.rq_ci_inc;
-    w->ctx.rs_err_valid = w->rs.qp_err_valid;
-    w->ctx.rs_err_qpn = w->rs.qp_err_qpn;
-    w->ctx.cq_cqn = w->cw.cq_cqn;
-    w->ctx.cq_pi_inc = w->cw.cq_pi_inc;
-    w->ctx.cq_ovf_set = w->cw.cq_ovf_set;
     hca_ctx_comb(&m->ctx, &w->ctx, now);
 
-    /* events: producer 0 requester, 1 responder */
-    w->evt.evt_valid = (uint32_t)w->rq.evt_valid | (uint32_t)w->rs.evt_valid << 1;
-    w->evt.evt[0] = w->rq.evt;
-    w->evt.evt[1] = w->rs.evt;
-    w->evt.fw_valid = (uint8_t)(p->fw_valid && hit_evt);
+    /* packet buffers */
+    hca_pbuf_comb(&m->pb, &w->pb, now);
+
+    /* event queue: its registered outputs (DONE, irq, the firmware answer) */
+    w->evt.fw_valid = (uint8_t)(p->fw_valid && cm_hit_evt(a));
     w->evt.fw_write = p->fw_write;
     w->evt.fw_addr = (uint32_t)(a - CM_EVT_OFF) & 0x3fu;
     w->evt.fw_wdata = p->fw_wdata;
     hca_evt_comb(&m->evt, &w->evt, now);
-
-    /* packet buffers */
-    w->pb.req_alloc_ready = w->rq.pb_alloc_ready;
-    w->pb.req_free_valid = w->rq.pb_free_valid;
-    w->pb.req_free_id = w->rq.pb_free_id;
-    w->pb.rsp_alloc_ready = w->rs.pb_alloc_ready;
-    w->pb.rsp_free_valid = w->rs.pb_free_valid;
-    w->pb.rsp_free_id = w->rs.pb_free_id;
-    hca_pbuf_comb(&m->pb, &w->pb, now);
 
     /* the link in: requests through the responder's queue, answers to the requester */
     const unsigned rx_op = hca_pkt_get_op(&p->rx);
     w->rx_to_rs = (uint8_t)(rx_op == HCA_PKT_OP_SEND || rx_op == HCA_PKT_OP_SEND_INV ||
                             rx_op == HCA_PKT_OP_WRITE || rx_op == HCA_PKT_OP_READ_REQ);
     w->rxq_room = (uint8_t)(m_fifo_level(&m->rxq) != CM_RXQ_DEPTH);
-
     /* DMA responses go back by rtag[7:6] */
-    const unsigned rsp_client = hca_dma_rsp_get_rtag(&p->dma_rsp) >> 6;
+    w->rsp_client = (uint8_t)(hca_dma_rsp_get_rtag(&p->dma_rsp) >> 6);
 
-    /* requester */
+    /* responder: outputs from registers; its inputs from registered outputs and pins */
+    hca_responder_io_t *rs = &w->rs;
+    rs->rx_valid = (uint8_t)m_fifo_valid(&m->rxq);
+    if (rs->rx_valid)
+        rs->rx = *(const hca_pkt_t *)m_fifo_head(&m->rxq);
+    rs->qpc = w->ctx.rs_qpc;
+    rs->qp_state = (uint8_t)w->ctx.rs_state;
+    rs->rq_pi = (uint16_t)w->ctx.rs_rq_pi;
+    rs->rq_ci = (uint16_t)w->ctx.rs_rq_ci;
+    rs->xs_tag = w->xu.rsp_tag;
+    rs->xs_status = w->xu.rsp_status;
+    rs->xs_last = w->xu.rsp_last;
+    rs->xs_len = w->xu.rsp_len;
+    rs->xs_pa = w->xu.rsp_pa;
+    rs->dma_rsp_valid = (uint8_t)(p->dma_rsp_valid && w->rsp_client == DC_RESP);
+    rs->dma_rsp = p->dma_rsp;
+    rs->pb_alloc_valid = w->pb.rsp_alloc_valid;
+    rs->pb_alloc_id = (uint8_t)w->pb.rsp_alloc_id;
+    rs->pb_free_ready = w->pb.rsp_free_ready;
+    rs->evt_done_valid = w->evt.done_valid;
+    rs->evt_done_tag = (uint8_t)w->evt.done_tag;
+    rs->evt_done_status = (uint8_t)w->evt.done_status;
+    hca_responder_comb(&m->rs, rs, now);
+
+    /* requester: the inputs that hold still through the cycle */
     hca_requester_io_t *rq = &w->rq;
     rq->ra_qpc = w->ctx.ra_qpc;
     rq->ra_sq_ci = w->ctx.ra_sq_ci;
@@ -168,69 +171,62 @@ static void cm_comb_pass(cm_t *m, const core_pins_t *p, uint64_t now)
     rq->qp_error = w->ctx.qp_error[0];
     rq->qpc_wr = w->ctx.qpc_wr;
     rq->qpc_wr_qpn = w->ctx.qpc_wr_qpn;
-    rq->tx_ready = (uint8_t)(w->tx_arb.in_ready >> TC_REQ & 1u);
     rq->rx_valid = (uint8_t)(p->rx_valid && !w->rx_to_rs);
     rq->rx = p->rx;
-    rq->xq_ready = (uint8_t)(w->xarb.c_req_ready >> XC_REQ & 1u);
-    rq->xs_valid = (uint8_t)(w->xarb.c_rsp_valid >> XC_REQ & 1u);
     rq->xs_status = w->xu.rsp_status;
     rq->xs_last = w->xu.rsp_last;
     rq->xs_len = w->xu.rsp_len;
     rq->xs_pa = w->xu.rsp_pa;
-    rq->dma_req_ready = (uint8_t)(w->dma_arb.in_ready >> DC_REQ & 1u);
-    rq->dma_rsp_valid = (uint8_t)(p->dma_rsp_valid && rsp_client == DC_REQ);
+    rq->dma_rsp_valid = (uint8_t)(p->dma_rsp_valid && w->rsp_client == DC_REQ);
     rq->dma_rsp = p->dma_rsp;
     rq->pb_alloc_valid = w->pb.req_alloc_valid;
     rq->pb_alloc_id = w->pb.req_alloc_id;
     rq->pb_free_ready = w->pb.req_free_ready;
-    rq->cpl_ready = (uint8_t)(w->cpl_arb.in_ready >> TC_REQ & 1u);
-    rq->evt_ready = (uint8_t)(w->evt.evt_ready & 1u);
     rq->evt_done_valid = w->evt.done_valid;
     rq->evt_done_tag = w->evt.done_tag;
     rq->evt_done_status = w->evt.done_status;
-    hca_requester_comb(&m->rq, rq, now);
 
-    /* responder */
-    hca_responder_io_t *rs = &w->rs;
-    rs->rx_valid = (uint8_t)m_fifo_valid(&m->rxq);
-    if (rs->rx_valid)
-        rs->rx = *(const hca_pkt_t *)m_fifo_head(&m->rxq);
-    rs->tx_ready = (uint8_t)(w->tx_arb.in_ready >> TC_RESP & 1u);
-    rs->qpc = w->ctx.rs_qpc;
-    rs->qp_state = (uint8_t)w->ctx.rs_state;
-    rs->rq_pi = (uint16_t)w->ctx.rs_rq_pi;
-    rs->rq_ci = (uint16_t)w->ctx.rs_rq_ci;
-    rs->xq_ready = (uint8_t)(w->xarb.c_req_ready >> XC_RESP & 1u);
-    rs->xs_valid = (uint8_t)(w->xarb.c_rsp_valid >> XC_RESP & 1u);
-    rs->xs_tag = w->xu.rsp_tag;
-    rs->xs_status = w->xu.rsp_status;
-    rs->xs_last = w->xu.rsp_last;
-    rs->xs_len = w->xu.rsp_len;
-    rs->xs_pa = w->xu.rsp_pa;
-    rs->dma_req_ready = (uint8_t)(w->dma_arb.in_ready >> DC_RESP & 1u);
-    rs->dma_rsp_valid = (uint8_t)(p->dma_rsp_valid && rsp_client == DC_RESP);
-    rs->dma_rsp = p->dma_rsp;
-    rs->pb_alloc_valid = w->pb.rsp_alloc_valid;
-    rs->pb_alloc_id = (uint8_t)w->pb.rsp_alloc_id;
-    rs->pb_free_ready = w->pb.rsp_free_ready;
-    rs->cpl_ready = (uint8_t)(w->cpl_arb.in_ready >> TC_RESP & 1u);
-    rs->evt_ready = (uint8_t)(w->evt.evt_ready >> 1 & 1u);
-    rs->evt_done_valid = w->evt.done_valid;
-    rs->evt_done_tag = (uint8_t)w->evt.done_tag;
-    rs->evt_done_status = (uint8_t)w->evt.done_status;
-    hca_responder_comb(&m->rs, rs, now);
+    /* CQ writer (its dma_rsp data is not read: only the valid) */
+    w->cw.cq_cqc = w->ctx.cq_cqc;
+    w->cw.cq_inrange = w->ctx.cq_inrange;
+    w->cw.cq_pi = w->ctx.cq_pi;
+    w->cw.cq_ci = w->ctx.cq_ci;
+    w->cw.dma_rsp_valid = (uint8_t)(p->dma_rsp_valid && w->rsp_client == DC_CQW);
+
+    /* translation arbiter: the responder's and the external client's side, the unit's answers */
+    hca_xarb_io_t *xa = &w->xarb;
+    xa->c_req[XC_RESP] = rs->xq;
+    xa->c_req[XC_EXT] = (m_xreq_t){.tag = p->xq_tag, .rights = p->xq_rights, .remote = p->xq_remote,
+                                   .key = p->xq_key, .pd = p->xq_pd, .len = p->xq_len, .va = p->xq_va};
+    xa->xu_req_ready = w->xu.req_ready;
+    xa->xu_rsp_valid = w->xu.rsp_valid;
+    xa->xu_rsp_last = w->xu.rsp_last;
+}
+
+static void cm_comb_pass(cm_t *m, const core_pins_t *p, uint64_t now)
+{
+    cm_wires_t *w = &m->w;
+    hca_requester_io_t *rq = &w->rq;
+    const hca_responder_io_t *rs = &w->rs;
+
+    /* events: producer 0 requester, 1 responder (evt_ready follows the valids) */
+    w->evt.evt_valid = (uint32_t)rq->evt_valid | (uint32_t)rs->evt_valid << 1;
+    hca_evt_comb(&m->evt, &w->evt, now);
+
+    /* requester */
+    rq->tx_ready = (uint8_t)(w->tx_arb.in_ready >> TC_REQ & 1u);
+    rq->xq_ready = (uint8_t)(w->xarb.c_req_ready >> XC_REQ & 1u);
+    rq->xs_valid = (uint8_t)(w->xarb.c_rsp_valid >> XC_REQ & 1u);
+    rq->dma_req_ready = (uint8_t)(w->dma_arb.in_ready >> DC_REQ & 1u);
+    rq->cpl_ready = (uint8_t)(w->cpl_arb.in_ready >> TC_REQ & 1u);
+    rq->evt_ready = (uint8_t)(w->evt.evt_ready & 1u);
+    hca_requester_comb(&m->rq, rq, now);
 
     /* translation arbiter: clients requester, responder, external */
     hca_xarb_io_t *xa = &w->xarb;
     xa->c_req_valid = (uint32_t)rq->xq_valid | (uint32_t)rs->xq_valid << XC_RESP | (uint32_t)p->xq_valid << XC_EXT;
     xa->c_req[XC_REQ] = rq->xq;
-    xa->c_req[XC_RESP] = rs->xq;
-    xa->c_req[XC_EXT] = (m_xreq_t){.tag = p->xq_tag, .rights = p->xq_rights, .remote = p->xq_remote,
-                                   .key = p->xq_key, .pd = p->xq_pd, .len = p->xq_len, .va = p->xq_va};
     xa->c_rsp_ready = (uint32_t)rq->xs_ready | (uint32_t)rs->xs_ready << XC_RESP | (uint32_t)p->xs_ready << XC_EXT;
-    xa->xu_req_ready = w->xu.req_ready;
-    xa->xu_rsp_valid = w->xu.rsp_valid;
-    xa->xu_rsp_last = w->xu.rsp_last;
     hca_xarb_comb(&m->xarb, xa, now);
 
     /* completions: requester, responder -> CQ writer */
@@ -239,13 +235,7 @@ static void cm_comb_pass(cm_t *m, const core_pins_t *p, uint64_t now)
     w->cw.cpl_valid = w->cpl_arb.valid;
     w->cw.cpl = w->cpl_arb.id == TC_REQ ? rq->cpl : rs->cpl;
     w->cw.cpl_cqn = w->cpl_arb.id == TC_REQ ? rq->cpl_cqn : rs->cpl_cqn;
-    w->cw.cq_cqc = w->ctx.cq_cqc;
-    w->cw.cq_inrange = w->ctx.cq_inrange;
-    w->cw.cq_pi = w->ctx.cq_pi;
-    w->cw.cq_ci = w->ctx.cq_ci;
     w->cw.dma_req_ready = (uint8_t)(w->dma_arb.in_ready >> DC_CQW & 1u);
-    w->cw.dma_rsp_valid = (uint8_t)(p->dma_rsp_valid && rsp_client == DC_CQW);
-    w->cw.dma_rsp = p->dma_rsp;
     hca_cq_writer_comb(&m->cw, &w->cw, now);
 
     /* TX and DMA arbiters: inputs to the pins (their readies go back next pass) */
@@ -254,6 +244,56 @@ static void cm_comb_pass(cm_t *m, const core_pins_t *p, uint64_t now)
                (uint32_t)rq->dma_req_valid | (uint32_t)rs->dma_req_valid << DC_RESP |
                    (uint32_t)w->cw.dma_req_valid << DC_CQW,
                p->dma_req_ready, &w->dma_arb);
+}
+
+/* Inputs read only at the edge, from the settled wires. */
+static void cm_edge_inputs(cm_t *m)
+{
+    cm_wires_t *w = &m->w;
+    const hca_requester_io_t *rq = &w->rq;
+    hca_responder_io_t *rs = &w->rs;
+
+    w->xu.req_valid = w->xarb.xu_req_valid;
+    w->xu.req_tag = w->xarb.xu_req.tag;
+    w->xu.req_rights = w->xarb.xu_req.rights;
+    w->xu.req_remote = w->xarb.xu_req.remote;
+    w->xu.req_key = w->xarb.xu_req.key;
+    w->xu.req_pd = w->xarb.xu_req.pd;
+    w->xu.req_len = w->xarb.xu_req.len;
+    w->xu.req_va = w->xarb.xu_req.va;
+    w->xu.rsp_ready = w->xarb.xu_rsp_ready;
+
+    w->ctx.drain_busy = (rq->drain_busy & 3u) | (uint32_t)rs->place_busy << 2;
+    w->ctx.ra_qpn = rq->ra_qpn;
+    w->ctx.rb_qpn = rq->rb_qpn;
+    w->ctx.req_sq_ci_inc = rq->sq_ci_inc;
+    w->ctx.req_sq_ci_qpn = rq->sq_ci_qpn;
+    w->ctx.req_err_valid = rq->qp_err_valid;
+    w->ctx.req_err_qpn = rq->qp_err_qpn;
+    w->ctx.rs_qpn = rs->qpc_idx;
+    w->ctx.rs_rq_ci_inc = rs->rq_ci_inc;
+    w->ctx.rs_err_valid = rs->qp_err_valid;
+    w->ctx.rs_err_qpn = rs->qp_err_qpn;
+    w->ctx.cq_cqn = w->cw.cq_cqn;
+    w->ctx.cq_pi_inc = w->cw.cq_pi_inc;
+    w->ctx.cq_ovf_set = w->cw.cq_ovf_set;
+
+    w->evt.evt[0] = rq->evt;
+    w->evt.evt[1] = rs->evt;
+
+    w->pb.req_alloc_ready = rq->pb_alloc_ready;
+    w->pb.req_free_valid = rq->pb_free_valid;
+    w->pb.req_free_id = rq->pb_free_id;
+    w->pb.rsp_alloc_ready = rs->pb_alloc_ready;
+    w->pb.rsp_free_valid = rs->pb_free_valid;
+    w->pb.rsp_free_id = rs->pb_free_id;
+
+    rs->tx_ready = (uint8_t)(w->tx_arb.in_ready >> TC_RESP & 1u);
+    rs->xq_ready = (uint8_t)(w->xarb.c_req_ready >> XC_RESP & 1u);
+    rs->xs_valid = (uint8_t)(w->xarb.c_rsp_valid >> XC_RESP & 1u);
+    rs->dma_req_ready = (uint8_t)(w->dma_arb.in_ready >> DC_RESP & 1u);
+    rs->cpl_ready = (uint8_t)(w->cpl_arb.in_ready >> TC_RESP & 1u);
+    rs->evt_ready = (uint8_t)(w->evt.evt_ready >> 1 & 1u);
 }
 
 /* The pins the core drives, from the settled wires. */
@@ -272,7 +312,7 @@ static void cm_outputs(const cm_t *m, core_pins_t *p)
     case DC_RESP: p->dma_req = w->rs.dma_req; break;
     default: p->dma_req = w->cw.dma_req; break;
     }
-    switch (hca_dma_rsp_get_rtag(&p->dma_rsp) >> 6) {
+    switch (w->rsp_client) {
     case DC_REQ: p->dma_rsp_ready = w->rq.dma_rsp_ready; break;
     case DC_RESP: p->dma_rsp_ready = w->rs.dma_rsp_ready; break;
     case DC_CQW: p->dma_rsp_ready = w->cw.dma_rsp_ready; break;
@@ -292,61 +332,18 @@ static void cm_outputs(const cm_t *m, core_pins_t *p)
 
 /* The wires a pass reads before the pass writes them (outputs of blocks
  * evaluated later in cm_comb_pass than a block that reads them): when none
- * changed in a pass, every block of that pass saw its final inputs, so the
- * wires are settled. Every other wire is written before it is read. */
+ * changed in a pass, every block of that pass saw its final inputs. */
 typedef struct cm_feedback {
-    /* xarb -> xu, requester, responder */
-    uint8_t xu_req_valid, xu_rsp_ready;
-    uint32_t c_req_ready, c_rsp_valid;
-    m_xreq_t xu_req;
-    /* requester -> ctx, evt, pbuf */
-    uint8_t rq_evt_valid, rq_sq_ci_inc, rq_err_valid, rq_pb_alloc_ready, rq_pb_free_valid, rq_pb_free_id, rq_drain;
-    uint16_t rq_ra_qpn, rq_rb_qpn, rq_sq_ci_qpn, rq_err_qpn;
-    /* responder -> ctx, evt, pbuf */
-    uint8_t rs_evt_valid, rs_qpc_idx, rs_rq_ci_inc, rs_err_valid, rs_err_qpn, rs_pb_alloc_ready, rs_pb_free_valid,
-        rs_pb_free_id, rs_place_busy;
-    /* arbiters -> requester, responder, CQ writer */
-    uint32_t tx_ready, dma_ready, cpl_ready;
-    /* CQ writer -> ctx, completion arbiter */
-    uint8_t cw_cpl_ready, cw_pi_inc, cw_ovf_set;
-    uint32_t cw_cqn;
+    uint32_t tx_ready, dma_ready, cpl_ready; /* arbiters -> requester, CQ writer */
+    uint32_t c_req_ready, c_rsp_valid;       /* translation arbiter -> requester */
+    uint32_t cw_cpl_ready;                   /* CQ writer -> completion arbiter */
+    uint32_t rq_evt_valid;                   /* requester -> event queue */
 } cm_feedback_t;
 
-static void cm_feedback(const cm_wires_t *w, cm_feedback_t *f)
+static inline void cm_feedback(const cm_wires_t *w, cm_feedback_t *f)
 {
-    memset(f, 0, sizeof *f); /* padding too: compared by memcmp */
-    f->xu_req_valid = w->xarb.xu_req_valid;
-    f->xu_rsp_ready = w->xarb.xu_rsp_ready;
-    f->c_req_ready = w->xarb.c_req_ready;
-    f->c_rsp_valid = w->xarb.c_rsp_valid;
-    f->xu_req = w->xarb.xu_req;
-    f->rq_evt_valid = w->rq.evt_valid;
-    f->rq_sq_ci_inc = w->rq.sq_ci_inc;
-    f->rq_err_valid = w->rq.qp_err_valid;
-    f->rq_pb_alloc_ready = w->rq.pb_alloc_ready;
-    f->rq_pb_free_valid = w->rq.pb_free_valid;
-    f->rq_pb_free_id = w->rq.pb_free_id;
-    f->rq_drain = w->rq.drain_busy;
-    f->rq_ra_qpn = w->rq.ra_qpn;
-    f->rq_rb_qpn = w->rq.rb_qpn;
-    f->rq_sq_ci_qpn = w->rq.sq_ci_qpn;
-    f->rq_err_qpn = w->rq.qp_err_qpn;
-    f->rs_evt_valid = w->rs.evt_valid;
-    f->rs_qpc_idx = w->rs.qpc_idx;
-    f->rs_rq_ci_inc = w->rs.rq_ci_inc;
-    f->rs_err_valid = w->rs.qp_err_valid;
-    f->rs_err_qpn = w->rs.qp_err_qpn;
-    f->rs_pb_alloc_ready = w->rs.pb_alloc_ready;
-    f->rs_pb_free_valid = w->rs.pb_free_valid;
-    f->rs_pb_free_id = w->rs.pb_free_id;
-    f->rs_place_busy = w->rs.place_busy;
-    f->tx_ready = w->tx_arb.in_ready;
-    f->dma_ready = w->dma_arb.in_ready;
-    f->cpl_ready = w->cpl_arb.in_ready;
-    f->cw_cpl_ready = w->cw.cpl_ready;
-    f->cw_pi_inc = w->cw.cq_pi_inc;
-    f->cw_ovf_set = w->cw.cq_ovf_set;
-    f->cw_cqn = w->cw.cq_cqn;
+    *f = (cm_feedback_t){w->tx_arb.in_ready, w->dma_arb.in_ready, w->cpl_arb.in_ready,
+                         w->xarb.c_req_ready, w->xarb.c_rsp_valid, w->cw.cpl_ready, w->rq.evt_valid};
 }
 
 static void cm_cycle(void *eng, core_pins_t *p, uint64_t now)
@@ -354,6 +351,7 @@ static void cm_cycle(void *eng, core_pins_t *p, uint64_t now)
     cm_t *m = eng;
     int pass = 0;
     cm_feedback_t before, after;
+    cm_comb_once(m, p, now);
     cm_feedback(&m->w, &after);
     do {
         before = after;
@@ -366,6 +364,7 @@ static void cm_cycle(void *eng, core_pins_t *p, uint64_t now)
                 CM_MAX_PASSES, (unsigned long long)now);
     }
     cm_outputs(m, p);
+    cm_edge_inputs(m);
 
     /* the edge */
     const cm_wires_t *w = &m->w;
@@ -381,11 +380,8 @@ static void cm_cycle(void *eng, core_pins_t *p, uint64_t now)
     m_arb_edge(&m->dma_arb, &w->dma_arb, p->dma_req_ready);
     m_arb_edge(&m->cpl_arb, &w->cpl_arb, w->cw.cpl_ready);
     m_fifo_edge(&m->rxq, (uint8_t)(p->rx_valid && w->rx_to_rs && w->rxq_room), &p->rx, w->rs.rx_ready);
-    {
-        const uint16_t a = p->fw_addr;
-        const int hit = a < CM_FWP_END || (a >= CM_CTX_OFF && a < CM_CTX_END) || (a >= CM_EVT_OFF && a < CM_EVT_END);
-        m->other_rvalid = (uint8_t)(p->fw_valid && !hit);
-    }
+    m->other_rvalid = (uint8_t)(p->fw_valid && !cm_hit_fwp(p->fw_addr) && !cm_hit_ctx(p->fw_addr) &&
+                                !cm_hit_evt(p->fw_addr));
 }
 
 /* ---------------------------------------------------------------- time */
