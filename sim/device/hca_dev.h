@@ -125,6 +125,11 @@ void hca_dev_get_stats(const hca_dev_t *dev, dev_engine_stats_t *st);
  *  them (the firmware asleep, the engine quiet; dev_engine.h). Always 0 on
  *  the RTL engine, which is never quiet. */
 uint64_t hca_dev_skipped_cycles(const hca_dev_t *dev);
+/** Cycles from now in which nothing can happen (no DMA, packet, completion,
+ *  interrupt or firmware step): a waiter may step them at once and lands
+ *  exactly where stepping one at a time would have found the next event.
+ *  0 when the next cycle may act (always on the RTL engine). */
+uint64_t hca_dev_quiet_cycles(const hca_dev_t *dev);
 /** Everything the firmware printed on its console so far (NUL-terminated). */
 const char *hca_dev_console(const hca_dev_t *dev);
 /** 0 while the firmware runs; -EFAULT when it trapped or halted, with the

@@ -170,8 +170,11 @@ uint32_t scn_wait_cqes(ctx_t *c, int cq, uint32_t n, uint64_t timeout)
 {
     const rt_obj_t *q = scn_obj(c, cq);
     uint64_t start = hca_dev_cycle(c->run->dev);
-    while (q->seen < n && hca_dev_cycle(c->run->dev) - start < timeout)
-        hca_dev_step(c->run->dev, 1);
+    while (q->seen < n && hca_dev_cycle(c->run->dev) - start < timeout) {
+        const uint64_t left = timeout - (hca_dev_cycle(c->run->dev) - start);
+        const uint64_t quiet = hca_dev_quiet_cycles(c->run->dev); /* no CQE can come in them */
+        hca_dev_step(c->run->dev, quiet ? (quiet < left ? quiet : left) : 1);
+    }
     return q->seen;
 }
 
