@@ -69,6 +69,8 @@ struct hca_dev {
     fdma_state_t fdma;
     evt_snoop_t evt;
     int fwp_posted;    /* an access to the unit's firmware port is in flight */
+    int runahead;      /* the firmware runs ahead of a quiet device: any device access stalls it */
+    int irq_line;      /* the level last driven on the core's interrupt input */
     uint64_t now;      /* the cycle the next tick runs */
     uint64_t fw_sleep; /* core cycles spent asleep in WFI */
     uint64_t skipped;  /* device cycles not stepped (hca_dev_step) */
@@ -133,6 +135,8 @@ static uint32_t *hcr_reg(hcr_state_t *h, uint32_t off)
 /* The firmware sees the same HCR registers the host does. */
 static int fw_hcr_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
 {
+    if (((hca_dev_t *)ctx)->runahead)
+        return RV32_BUS_STALL;
     uint32_t *r = size == 4 ? hcr_reg(&((hca_dev_t *)ctx)->hcr, off) : NULL;
     if (!r)
         return RV32_BUS_FAULT;
@@ -165,6 +169,8 @@ static void mailbox_answered(hca_dev_t *d, uint32_t op)
 
 static int fw_hcr_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
 {
+    if (((hca_dev_t *)ctx)->runahead)
+        return RV32_BUS_STALL;
     hca_dev_t *d = ctx;
     uint32_t *r = size == 4 ? hcr_reg(&d->hcr, off) : NULL;
     if (!r)
@@ -180,6 +186,8 @@ static int fw_hcr_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
  * core stalls until it answers. off = firmware address - DEVREG_BASE. */
 static int fw_port_access(hca_dev_t *d, int write, uint32_t off, unsigned size, uint32_t wdata, uint32_t *rdata)
 {
+    if (d->runahead)
+        return RV32_BUS_STALL;
     if (size != 4)
         return RV32_BUS_FAULT;
     if (!d->fwp_posted) {
@@ -308,6 +316,8 @@ static uint32_t *fdma_reg(fdma_state_t *f, uint32_t off)
 
 static int fw_fdma_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
 {
+    if (((hca_dev_t *)ctx)->runahead)
+        return RV32_BUS_STALL;
     fdma_state_t *f = &((hca_dev_t *)ctx)->fdma;
     if (size != 4)
         return RV32_BUS_FAULT;
@@ -325,6 +335,8 @@ static int fw_fdma_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
 static int fw_fdma_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
 {
     hca_dev_t *d = ctx;
+    if (d->runahead)
+        return RV32_BUS_STALL;
     uint32_t *r = size == 4 ? fdma_reg(&d->fdma, off) : NULL;
     if (!r)
         return RV32_BUS_FAULT;
@@ -372,7 +384,8 @@ static void dev_tick(hca_dev_t *d)
     d->eng_ops->step(d->eng);
     if (d->fdma.busy && d->fdma.done_at <= d->now)
         fdma_finish(d);
-    rv32_set_irq(d->cpu, HCA_HCR_CTRL_GO_GET(d->hcr.ctrl) || *d->fw_irq);
+    d->irq_line = HCA_HCR_CTRL_GO_GET(d->hcr.ctrl) || *d->fw_irq;
+    rv32_set_irq(d->cpu, d->irq_line);
     d->now++;
 }
 
@@ -391,21 +404,66 @@ static uint64_t dev_quiet_until(const hca_dev_t *d, uint64_t end)
     return q < end ? q : end;
 }
 
+/* The firmware awake while the rest of the device is quiet: the core runs
+ * alone, up to the first cycle the device may act in, and stops early at
+ * its first access to any device register (it stalls without effect and is
+ * retried by the tick of its cycle) or at wfi. Nothing it can observe
+ * changes meanwhile, so the device then jumps to where the core stopped,
+ * exactly as stepping would have arrived there. Returns that cycle (now:
+ * no run). */
+static uint64_t dev_run_ahead(hca_dev_t *d, uint64_t end)
+{
+    const int irq = HCA_HCR_CTRL_GO_GET(d->hcr.ctrl) || *d->fw_irq;
+    /* asleep: dev_quiet_until's; stalled: the tick of its cycle retries the access */
+    if (d->fw_stop == RV32_STOP_HALT || d->fw_stop == RV32_STOP_TRAP || d->fw_stop == RV32_STOP_WFI ||
+        d->fw_stop == RV32_STOP_STALL || d->fwp_posted || d->pc_prof || irq != d->irq_line)
+        return d->now;
+    uint64_t t = d->eng_ops->quiet_until(d->eng);
+    if (d->fdma.busy && d->fdma.done_at < t)
+        t = d->fdma.done_at;
+    if (t > end)
+        t = end;
+    if (t <= d->now + 1 || rv32_cycles(d->cpu) >= t)
+        return d->now;
+    d->runahead = 1;
+    while (rv32_cycles(d->cpu) < t) {
+        const uint64_t before = rv32_cycles(d->cpu);
+        d->fw_stop = fwcore_run(d->fc, t - before);
+        if (d->fw_stop == RV32_STOP_WFI)
+            d->fw_sleep += rv32_cycles(d->cpu) - before;
+        if (d->fw_stop != RV32_STOP_BUDGET)
+            break;
+    }
+    d->runahead = 0;
+    const uint64_t at = rv32_cycles(d->cpu);
+    return at < t ? (at > d->now ? at : d->now) : t;
+}
+
+/* Let the device's clock jump to `to` (quiet until then): the engine skips. */
+static void dev_jump(hca_dev_t *d, uint64_t to)
+{
+    d->eng_ops->skip(d->eng, to);
+    d->skipped += to - d->now;
+    d->now = to;
+}
+
 void hca_dev_step(hca_dev_t *d, uint64_t n)
 {
     if (!d)
         return;
     const uint64_t end = n > UINT64_MAX - d->now ? UINT64_MAX : d->now + n;
     while (d->now < end) {
-        const uint64_t q = dev_quiet_until(d, end);
+        uint64_t q = dev_quiet_until(d, end);
         if (q > d->now) {
-            d->eng_ops->skip(d->eng, q);
             if (d->fw_stop == RV32_STOP_WFI && rv32_cycles(d->cpu) < q) { /* slept through */
                 d->fw_sleep += q - rv32_cycles(d->cpu);
                 rv32_add_cycles(d->cpu, q - rv32_cycles(d->cpu));
             }
-            d->skipped += q - d->now;
-            d->now = q;
+            dev_jump(d, q);
+            continue;
+        }
+        if ((q = dev_run_ahead(d, end)) > d->now) {
+            dev_jump(d, q);
             continue;
         }
         dev_tick(d);

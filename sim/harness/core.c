@@ -230,8 +230,11 @@ uint64_t core_quiet_until(const core_t *c)
 
 void core_skip(core_t *c, uint64_t to)
 {
-    if (c && to > c->now && to <= core_quiet_until(c))
+    if (c && to > c->now && to <= core_quiet_until(c)) {
+        if (c->ops->skip)
+            c->ops->skip(c->eng, c->now, to);
         c->now = to;
+    }
 }
 
 /* ---------------------------------------------------------------- trace window */

@@ -82,6 +82,11 @@ typedef struct core_engine_ops {
      *  engine would change an output or its state; UINT64_MAX when it waits
      *  only for input. The harness skips the cycles before it. */
     uint64_t (*quiet_until)(const void *eng, uint64_t next);
+    /** Optional (NULL: nothing to do). The harness skipped cycles [from, to),
+     *  all quiet by quiet_until, with the inputs idle: the engine advances
+     *  whatever runs on its own in quiet cycles (a free-running scan) as if
+     *  they had been stepped. */
+    void (*skip)(void *eng, uint64_t from, uint64_t to);
 } core_engine_ops_t;
 
 extern const core_engine_ops_t core_rtl_ops;

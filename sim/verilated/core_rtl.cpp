@@ -170,4 +170,5 @@ extern "C" const core_engine_ops_t core_rtl_ops = {
     rtl_trace_open,
     rtl_trace_close,
     nullptr, /* quiet_until: RTL state may change every cycle, never skipped */
+    nullptr, /* skip */
 };
