@@ -396,6 +396,11 @@ static uint64_t cm_quiet_until(const void *eng, uint64_t next)
     const cm_t *m = eng;
     if (m->other_rvalid || m_fifo_valid(&m->rxq) || m->tx_arb.hold || m->dma_arb.hold || m->cpl_arb.hold)
         return next;
+    /* An event queued at the last edge raises fw_irq only in the next cycle's
+     * outputs: the device, which judges the firmware's sleep by that pin,
+     * must see it before anything is skipped. */
+    if (m_fifo_valid(&m->evt.fifo) && !m->w.evt.irq)
+        return next;
     /* Blocks report in their own terms (first cycle > the last one run);
      * the busiest first, and the first busy one ends the search: this runs
      * every cycle the firmware sleeps. */
@@ -408,7 +413,7 @@ static uint64_t cm_quiet_until(const void *eng, uint64_t next)
             return next;                                                                                               \
         q = min_u64(q, t_);                                                                                            \
     } while (0)
-    CM_QUIET(hca_responder_quiet_until(&m->rs, last));
+    CM_QUIET(hca_responder_quiet_until_ctx(&m->rs, &m->ctx, last));
     CM_QUIET(hca_requester_quiet_until_in(&m->rq, m->ctx.sq_pending[0], m->ctx.qp_error[0], last));
     CM_QUIET(xlate_unit_quiet_until(m->xu, last));
     CM_QUIET(hca_xarb_quiet_until(&m->xarb, last));
@@ -418,6 +423,15 @@ static uint64_t cm_quiet_until(const void *eng, uint64_t next)
     CM_QUIET(hca_cq_writer_quiet_until(&m->cw, last));
 #undef CM_QUIET
     return q;
+}
+
+/* The harness skipped [from, to) (quiet by cm_quiet_until, inputs idle): the
+ * responder's flush scan and ctx's responder read port advance as stepped.
+ * Nothing else runs on its own: timers are deadlines. */
+static void cm_skip(void *eng, uint64_t from, uint64_t to)
+{
+    cm_t *m = eng;
+    hca_responder_skip(&m->rs, &m->ctx, to - from);
 }
 
 /* ---------------------------------------------------------------- life cycle */
@@ -504,4 +518,5 @@ const core_engine_ops_t core_model_ops = {
     .trace_open = cm_trace_open,
     .trace_close = cm_trace_close,
     .quiet_until = cm_quiet_until,
+    .skip = cm_skip,
 };

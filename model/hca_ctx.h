@@ -113,4 +113,22 @@ void hca_ctx_comb(const hca_ctx_t *m, hca_ctx_io_t *io, uint64_t now);
 void hca_ctx_edge(hca_ctx_t *m, const hca_ctx_io_t *io, uint64_t now);
 uint64_t hca_ctx_quiet_until(const hca_ctx_t *m, uint64_t now);
 
+/* The responder's read port, for hca_responder_skip (model/hca_responder.h). */
+
+/** QP i's live control state (state, queue indices): what rs_state,
+ *  rs_rq_pi and rs_rq_ci show the cycle after rs_qpn names QP i. */
+static inline const hca_ctx_qp_t *hca_ctx_qp(const hca_ctx_t *m, uint32_t i) { return &m->qp[i]; }
+/** QP i's stored context words (its state field as written: the live state
+ *  is hca_ctx_qp(m, i)->state, which the ports show instead). */
+static inline const hca_qp_ctx_t *hca_ctx_qpc_stored(const hca_ctx_t *m, uint32_t i) { return &m->qpc[i]; }
+/** Word w of the qp_error vector (bit i % 64: QP w * 64 + i is in ERROR). */
+static inline uint64_t hca_ctx_qp_error_word(const hca_ctx_t *m, unsigned w) { return m->qp_error[w]; }
+/** The QP the responder read port shows now (the rs_qpn registered at the last edge). */
+static inline uint32_t hca_ctx_rs_idx(const hca_ctx_t *m) { return m->rs_idx; }
+/** The QP the responder read port shows the cycle after rs_qpn is driven. */
+static inline uint32_t hca_ctx_rs_idx_of(const hca_ctx_t *m, uint32_t rs_qpn) { return rs_qpn & (m->max_qp - 1u); }
+/** The responder read port's register as an edge with rs_qpn driven leaves
+ *  it (the other inputs of that edge idle): what a skipped cycle does to it. */
+static inline void hca_ctx_rs_idx_set(hca_ctx_t *m, uint32_t rs_qpn) { m->rs_idx = hca_ctx_rs_idx_of(m, rs_qpn); }
+
 #endif /* HCA_CTX_H */

@@ -755,3 +755,205 @@ uint64_t hca_responder_quiet_until(const hca_responder_t *m, uint64_t now)
     (void)m;
     return now + 1;
 }
+
+/* ---------------------------------------------------------------- skipping the flush scan
+ *
+ * With every input idle, edge() in S_IDLE / S_SCAN_CTX0 / S_SCAN_CTX1 does
+ * only this (and ctx's edge registers rs_idx = qpc_idx = qpn):
+ *   IDLE:      state CTX0, qpn = scan_p, scan_pref = 0 (EVT when qpn changes)
+ *   SCAN_CTX0: state CTX1
+ *   SCAN_CTX1: latch c_* from the context ctx shows (QP rs_idx; JOB|EVT when
+ *              pd or mtu changes), clear busy[qpn] and wqe_valid (wqe_qpn ==
+ *              qpn) when it is not RTS; ERROR with rq_ci != rq_pi: FL_REQ
+ *              (not skippable), else IDLE and scan_p = next.
+ * From IDLE at scan_p = p the next three cycles are a "slot": qpn = p,
+ * rs_idx = p, c_* = p's, p's clearing, scan_p = next(p). After one sweep
+ * (max_qp - 1 slots from IDLE) every QP's clearing is applied and the
+ * registers (qpn, rs_idx and c_* from the last QP of the sweep) are the same
+ * after every further sweep, so whole sweeps beyond the first drop out; they
+ * change no output part either (a qpn or pd/mtu change in a later sweep is a
+ * change the first sweep already had). */
+
+static inline int rs_scan_state(unsigned s) { return s == S_IDLE || s == S_SCAN_CTX0 || s == S_SCAN_CTX1; }
+
+/** The responder only runs the flush scan: no packet in hand, nothing to hand over, the engine idle. */
+static int rs_scan_only(const hca_responder_t *m)
+{
+    return rs_scan_state(m->state) && !m->tx_pend && !m->cpl_pend && !m->free_pend && !m->inc_pend &&
+           !m->err_pend && !m->err_wait && hca_resp_place_quiet_until(&m->place, 0) == UINT64_MAX;
+}
+
+/** The scan's step at SCAN_CTX1 of QP i leaves the scan (FL_REQ): ERROR with rq_ci != rq_pi. */
+static inline int rs_flushable(const hca_ctx_t *ctx, uint32_t i)
+{
+    const hca_ctx_qp_t *q = hca_ctx_qp(ctx, i);
+    return q->state == HCA_QP_STATE_ERROR && q->rq_ci != q->rq_pi;
+}
+
+static inline uint8_t rs_scan_next(const hca_responder_t *m, unsigned p)
+{
+    return p + 1u >= m->max_qp ? 1 : (uint8_t)(p + 1u);
+}
+
+/** SCAN_CTX1's effects with QP i's context shown: the latch (edge's ctx_latch) and the clearing. */
+static void rs_scan_visit(hca_responder_t *m, const hca_ctx_t *ctx, uint32_t i, unsigned *ch)
+{
+    const hca_qp_ctx_t *q = hca_ctx_qpc_stored(ctx, i); /* the fields latched are not the state */
+    const hca_ctx_qp_t *s = hca_ctx_qp(ctx, i);
+    const unsigned ml = hca_qp_ctx_get_mtu_log2(q);
+    const uint32_t pd = q->pd & RS_PD_MASK;
+    const uint16_t mtu = (uint16_t)(ml == 0 || ml > 12 ? 4096u : ml < 8 ? 256u : 1u << ml);
+    if (pd != m->c_pd || mtu != m->c_mtu)
+        *ch |= RS_CH_JOB | RS_CH_EVT;
+    m->c_pd = pd;
+    m->c_rqbase = q->rq_base;
+    m->c_rqlog = (uint8_t)hca_qp_ctx_get_rq_log(q);
+    m->c_mtu = mtu;
+    m->c_cqn = (uint16_t)hca_qp_ctx_get_recv_cqn(q);
+    m->c_rqci = s->rq_ci;
+    if (s->state != HCA_QP_STATE_RTS) {
+        m->busy &= ~((uint64_t)1 << m->qpn);
+        if (m->wqe_qpn == m->qpn)
+            m->wqe_valid = 0;
+    }
+}
+
+/** One idle cycle of the scan (edge() with idle inputs, and ctx's rs_idx); 0, or -1 (nothing done) when it is
+ *  not a scan step the skip may take. */
+static int rs_scan_step(hca_responder_t *m, hca_ctx_t *ctx, unsigned *ch)
+{
+    const uint8_t qpn_q = m->qpn;
+    switch (m->state) {
+    case S_IDLE:
+        if (m->scan_p != m->qpn)
+            *ch |= RS_CH_EVT;
+        m->state = S_SCAN_CTX0;
+        m->qpn = m->scan_p;
+        m->scan_pref = 0;
+        break;
+    case S_SCAN_CTX0:
+        m->state = S_SCAN_CTX1;
+        break;
+    case S_SCAN_CTX1: {
+        const uint32_t i = hca_ctx_rs_idx(ctx);
+        if (rs_flushable(ctx, i))
+            return -1;
+        rs_scan_visit(m, ctx, i, ch);
+        m->state = S_IDLE;
+        m->scan_p = rs_scan_next(m, m->scan_p);
+        break;
+    }
+    default:
+        return -1;
+    }
+    hca_ctx_rs_idx_set(ctx, qpn_q);
+    return 0;
+}
+
+/** Three idle cycles from IDLE (IDLE, SCAN_CTX0, SCAN_CTX1 of QP scan_p) at once; 0, or -1 (nothing done)
+ *  when they are not all scan steps the skip may take. */
+static int rs_scan_slot(hca_responder_t *m, hca_ctx_t *ctx, unsigned *ch)
+{
+    if (m->state != S_IDLE)
+        return -1;
+    const uint8_t p = m->scan_p;
+    const uint32_t i = hca_ctx_rs_idx_of(ctx, p); /* SCAN_CTX0 drives qpn = p: SCAN_CTX1 sees that QP */
+    if (rs_flushable(ctx, i))
+        return -1;
+    if (p != m->qpn)
+        *ch |= RS_CH_EVT;
+    m->qpn = p;
+    m->scan_pref = 0;
+    rs_scan_visit(m, ctx, i, ch);
+    m->scan_p = rs_scan_next(m, p); /* state: IDLE again */
+    hca_ctx_rs_idx_set(ctx, p);     /* SCAN_CTX1 drove qpn = p too */
+    return 0;
+}
+
+uint64_t hca_responder_quiet_until_ctx(const hca_responder_t *m, const hca_ctx_t *ctx, uint64_t now)
+{
+    if (!rs_scan_only(m))
+        return now + 1;
+    /* The QPs a flush step would find: in ERROR (ctx keeps that vector) with rq_ci != rq_pi. */
+    uint64_t fl[HCA_CTX_QP_WORDS];
+    int any = 0;
+    for (unsigned w = 0; w < HCA_CTX_QP_WORDS; w++) {
+        fl[w] = 0;
+        for (uint64_t e = hca_ctx_qp_error_word(ctx, w); e; e &= e - 1) {
+            const uint32_t i = w * 64u + (uint32_t)__builtin_ctzll(e);
+            if (rs_flushable(ctx, i)) {
+                fl[w] |= e & -e;
+                any = 1;
+            }
+        }
+    }
+    if (!any)
+        return UINT64_MAX;
+#define RS_FL(i) ((i) < 64u * HCA_CTX_QP_WORDS && (fl[(i) >> 6] >> ((i) & 63u) & 1u))
+    /* k: the step (1 = cycle now + 1) of the first SCAN_CTX1 of QP p, the next QP in scan order */
+    uint64_t k;
+    unsigned p = m->scan_p;
+    switch (m->state) {
+    case S_SCAN_CTX1: /* step 1 reads the QP ctx shows now */
+        if (RS_FL(hca_ctx_rs_idx(ctx)))
+            return now + 1;
+        k = 4;
+        p = rs_scan_next(m, p);
+        break;
+    case S_SCAN_CTX0: /* step 2 reads the QP qpn names (rs_idx then) */
+        if (RS_FL(hca_ctx_rs_idx_of(ctx, m->qpn)))
+            return now + 2;
+        k = 5;
+        p = rs_scan_next(m, p);
+        break;
+    default: /* S_IDLE: step 3 reads scan_p */
+        k = 3;
+        break;
+    }
+    /* QP p, next(p), ... at steps k, k + 3, ...: each of 1 .. max_qp - 1 once */
+    uint64_t best = UINT64_MAX;
+    const unsigned sweep = m->max_qp - 1u;
+    if (p == 0 || p > sweep)
+        return now + 1; /* not a position the scan takes (scan_p stays in 1 .. max_qp - 1) */
+    for (unsigned w = 0; w < HCA_CTX_QP_WORDS; w++)
+        for (uint64_t e = fl[w]; e; e &= e - 1) {
+            const unsigned f = w * 64u + (unsigned)__builtin_ctzll(e);
+            if (f == 0 || f > sweep)
+                continue; /* never scanned */
+            const uint64_t j = (f + sweep - p) % sweep;
+            if (k + 3 * j < best)
+                best = k + 3 * j;
+        }
+#undef RS_FL
+    /* (now + best wraps like now + 1 when the caller's now is next - 1 with next 0) */
+    return best == UINT64_MAX ? UINT64_MAX : now + best;
+}
+
+void hca_responder_skip(hca_responder_t *m, hca_ctx_t *ctx, uint64_t n)
+{
+    if (n == 0 || !rs_scan_only(m))
+        return;
+    unsigned ch = 0;
+    /* to IDLE (at most two steps) */
+    while (n && m->state != S_IDLE) {
+        if (rs_scan_step(m, ctx, &ch))
+            goto out;
+        n--;
+    }
+    /* whole slots: the first sweep, then what is left of the later sweeps */
+    const uint64_t sweep = m->max_qp - 1u;
+    uint64_t slots = n / 3;
+    if (slots >= 2 * sweep)
+        slots = sweep + (slots - sweep) % sweep;
+    n %= 3;
+    for (; slots; slots--)
+        if (rs_scan_slot(m, ctx, &ch)) {
+            n += 3; /* not a whole slot: as far as single steps go */
+            break;
+        }
+    for (; n; n--)
+        if (rs_scan_step(m, ctx, &ch))
+            break;
+out:
+    rs_outputs(m, ch, 0);
+}

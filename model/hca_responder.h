@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "hca_abi.h"
+#include "hca_ctx.h"
 #include "hca_resp_place.h"
 #include "m_xreq.h"
 
@@ -122,7 +123,48 @@ void hca_responder_reset(hca_responder_t *m);
 /** Writes every output of io; reads no input (there is no comb path). */
 void hca_responder_comb(const hca_responder_t *m, hca_responder_io_t *io, uint64_t now);
 void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64_t now);
-/** Always now + 1: the flush scan reads a context every third cycle. */
+/** Always now + 1: the flush scan reads a context every third cycle
+ *  (hca_responder_quiet_until_ctx is the one that can say quiet). */
 uint64_t hca_responder_quiet_until(const hca_responder_t *m, uint64_t now);
+
+/* ---------------------------------------------------------------- skipping the flush scan
+ *
+ * With no packet, the responder runs the RQ flush scan on its own, one QP per
+ * three cycles (IDLE -> SCAN_CTX0 -> SCAN_CTX1, QPs 1 .. max_qp - 1 in turn,
+ * one sweep = 3 * (max_qp - 1) cycles), reading each context through ctx's
+ * responder read port (rs_qpn -> rs_qpc/rs_state/rs_rq_pi/rs_rq_ci). Such a
+ * step does nothing anyone sees but the responder and that port: it latches
+ * the QP's context fields (c_*), clears busy and wqe_valid of a QP not in RTS,
+ * and moves on. With the contexts constant (every input idle) its effect is
+ * known in advance, so the device may skip it and apply it afterwards; only a
+ * QP the scan would find in ERROR with rq_ci != rq_pi (the flush itself: a
+ * WQE fetch, a CQE) must be stepped. */
+
+/** The first cycle > now in which the responder acts on its own with every
+ *  input idle and the contexts constant as ctx holds them:
+ *  - now + 1 unless it only runs the flush scan (state IDLE, SCAN_CTX0 or
+ *    SCAN_CTX1, nothing pending to hand over, the placement engine idle);
+ *  - the cycle of the scan step that would find a QP in ERROR with
+ *    rq_ci != rq_pi (SCAN_CTX1 of that QP, which then goes to FL_REQ): the
+ *    cycles before it are scan steps hca_responder_skip applies;
+ *  - UINT64_MAX when no QP the scan visits is such a QP: every scan step is
+ *    applied by hca_responder_skip, however many cycles are skipped.
+ *  O(1) when no QP is in ERROR (O(QPs in ERROR) otherwise). */
+uint64_t hca_responder_quiet_until_ctx(const hca_responder_t *m, const hca_ctx_t *ctx, uint64_t now);
+
+/** Advance over n cycles the device skipped after hca_responder_quiet_until_ctx
+ *  said so (cycles next .. next + n - 1, all before its answer), with every
+ *  responder input idle (no rx, xs, dma_rsp, pb_alloc, evt_done) and the
+ *  contexts constant: the scan steps those cycles take, exactly as edge()
+ *  would take them (scan state and position, qpn, the latched c_* fields,
+ *  busy and wqe_valid of QPs not in RTS, the cached outputs m->o and m->pio)
+ *  and ctx's responder read port (rs_idx, as if rs_qpn had been driven from
+ *  qpc_idx those cycles). Nothing else of ctx changes. After one full sweep
+ *  the scan is periodic, so the cost is O(min(n, max_qp)): at most two
+ *  sweeps' worth of QP visits. Must be called for every skipped span (a
+ *  skip the device takes without it leaves the scan behind the RTL's). A
+ *  call the contract forbids (the responder not only scanning, or a QP to
+ *  flush reached) stops before the first step it cannot apply. */
+void hca_responder_skip(hca_responder_t *m, hca_ctx_t *ctx, uint64_t n);
 
 #endif /* HCA_RESPONDER_H */
