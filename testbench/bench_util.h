@@ -48,6 +48,14 @@ static inline int bench_open_device(const char *prog, hostmem_t **mem, hca_dev_t
     return bench_open_device_on(prog, DEV_ENGINE_RTL, mem, dev, drv);
 }
 
+/* A host waiting for a completion: the next cycle, or at once over the
+ * cycles in which nothing can happen (none on the RTL engine). */
+static inline void bench_wait(hca_dev_t *dev)
+{
+    const uint64_t quiet = hca_dev_quiet_cycles(dev);
+    hca_dev_step(dev, quiet ? quiet : 1);
+}
+
 static inline void bench_close_device(hostmem_t *mem, hca_dev_t *dev, hcadrv_t *drv)
 {
     hcadrv_close(drv);
