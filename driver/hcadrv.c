@@ -10,6 +10,7 @@
  * next call with that QP.
  */
 #include "hcadrv.h"
+#include "hcadrv_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -52,8 +53,19 @@ typedef struct drv_pl {
     uint32_t sq_index; /* ... at this (free-running) SQ index */
 } drv_pl_t;
 
+/* One command waiting for its answer (they nest: hcadrv_cmd). */
+typedef struct cmd_frame {
+    uint64_t t0, cycles;
+    unsigned status;
+    uint32_t imm;
+    int done;
+} cmd_frame_t;
+
 struct hcadrv {
     hca_host_t host; /* the only way to the device */
+    cmd_frame_t cmd_frames[HCADRV_CMD_NEST_MAX];
+    unsigned cmd_depth;
+    drv_peer_t *peer; /* peer memory clients and their MRs (hcadrv_peer.c) */
     uint64_t mbox_in, mbox_out; /* one page each */
     uint64_t page_list;         /* PAGE_LIST_BYTES */
     unsigned last_status;
@@ -65,6 +77,8 @@ struct hcadrv {
     hcadrv_device_attr_t attr; /* QUERY_DEVICE, cached on first use */
     int attr_valid;
 };
+
+static int dev_attr(hcadrv_t *drv, const hcadrv_device_attr_t **a);
 
 static uint32_t hcr(uint32_t reg)
 {
@@ -121,8 +135,10 @@ int hcadrv_open(hcadrv_t **out, const hca_host_t *host)
 
 void hcadrv_close(hcadrv_t *drv)
 {
-    if (drv)
+    if (drv) {
+        drv_peer_free(drv);
         free(drv->pls);
+    }
     free(drv);
 }
 
@@ -150,11 +166,63 @@ static int status_errno(unsigned st)
     }
 }
 
+/* The answer of the command in the mailbox now, read into f. */
+static void cmd_harvest(hcadrv_t *drv, cmd_frame_t *f)
+{
+    uint32_t st = 0, imm = 0;
+    mmio_rd(drv, hcr(HCA_HCR_STATUS), &st);
+    mmio_rd(drv, hcr(HCA_HCR_OUT_IMM), &imm);
+    f->status = HCA_HCR_STATUS_STATUS_GET(st);
+    f->imm = imm;
+    f->cycles = now(drv) - f->t0;
+    f->done = 1;
+}
+
+/* Wait for the go bit to fall; 0 or -ETIMEDOUT (t0: the command's post). */
+static int cmd_wait_idle(hcadrv_t *drv, uint64_t t0)
+{
+    uint32_t ctrl = 0;
+    for (;;) {
+        mmio_rd(drv, hcr(HCA_HCR_CTRL), &ctrl);
+        if (!HCA_HCR_CTRL_GO_GET(ctrl))
+            return 0;
+        if (now(drv) - t0 > HCADRV_CMD_TIMEOUT_CYCLES || device_dead(drv))
+            return -ETIMEDOUT;
+        drv->host.ops->wait(drv->host.ctx, CMD_POLL_CYCLES, 0);
+    }
+}
+
+int hcadrv_cmd_settle(hcadrv_t *drv)
+{
+    if (!drv)
+        return -EINVAL;
+    for (unsigned i = drv->cmd_depth; i-- > 0;) {
+        cmd_frame_t *f = &drv->cmd_frames[i];
+        if (f->done)
+            continue;
+        int rc = cmd_wait_idle(drv, f->t0);
+        if (rc)
+            return rc;
+        cmd_harvest(drv, f);
+    }
+    return 0;
+}
+
+/* Commands may nest: a call made while the driver waits for an answer (a
+ * peer's invalidate callback run from inside the host's wait, as an
+ * interrupt handler or another thread would) first lets the pending command
+ * finish and keeps its answer for its caller, then posts its own. Nested
+ * commands must not use the out mailbox (the outer caller reads it after). */
 int hcadrv_cmd(hcadrv_t *drv, unsigned op, uint64_t in_param, uint64_t out_param, uint32_t in_mod,
                uint32_t *out_imm)
 {
     if (!drv || op > 0xff)
         return -EINVAL;
+    if (drv->cmd_depth == HCADRV_CMD_NEST_MAX)
+        return -EBUSY;
+    int rc = hcadrv_cmd_settle(drv);
+    if (rc)
+        return rc;
     uint32_t ctrl = 0;
     mmio_rd(drv, hcr(HCA_HCR_CTRL), &ctrl);
     if (HCA_HCR_CTRL_GO_GET(ctrl))
@@ -164,22 +232,33 @@ int hcadrv_cmd(hcadrv_t *drv, unsigned op, uint64_t in_param, uint64_t out_param
     mmio_wr(drv, hcr(HCA_HCR_OUT_PARAM_LO), (uint32_t)out_param);
     mmio_wr(drv, hcr(HCA_HCR_OUT_PARAM_HI), (uint32_t)(out_param >> 32));
     mmio_wr(drv, hcr(HCA_HCR_IN_MOD), in_mod);
-    uint64_t t0 = now(drv);
+    const unsigned depth = drv->cmd_depth++;
+    cmd_frame_t *f = &drv->cmd_frames[depth];
+    *f = (cmd_frame_t){.t0 = now(drv)};
     mmio_wr(drv, hcr(HCA_HCR_CTRL), HCA_HCR_CTRL_OP_PUT(op) | HCA_HCR_CTRL_GO_PUT(1));
-    do {
-        if (now(drv) - t0 > HCADRV_CMD_TIMEOUT_CYCLES || device_dead(drv))
-            return -ETIMEDOUT;
-        drv->host.ops->wait(drv->host.ctx, CMD_POLL_CYCLES, 0);
+    rc = 0;
+    for (;;) {
+        if (f->done) /* a nested command harvested our answer */
+            break;
         mmio_rd(drv, hcr(HCA_HCR_CTRL), &ctrl);
-    } while (HCA_HCR_CTRL_GO_GET(ctrl));
-    drv->last_cycles = now(drv) - t0;
-    uint32_t st = 0, imm = 0;
-    mmio_rd(drv, hcr(HCA_HCR_STATUS), &st);
-    mmio_rd(drv, hcr(HCA_HCR_OUT_IMM), &imm);
-    drv->last_status = HCA_HCR_STATUS_STATUS_GET(st);
+        if (!HCA_HCR_CTRL_GO_GET(ctrl) && !f->done) {
+            cmd_harvest(drv, f);
+            break;
+        }
+        if (now(drv) - f->t0 > HCADRV_CMD_TIMEOUT_CYCLES || device_dead(drv)) {
+            rc = -ETIMEDOUT;
+            break;
+        }
+        drv->host.ops->wait(drv->host.ctx, CMD_POLL_CYCLES, 0);
+    }
+    drv->cmd_depth = depth;
+    if (rc)
+        return rc;
+    drv->last_cycles = f->cycles;
+    drv->last_status = f->status;
     if (out_imm)
-        *out_imm = imm;
-    return status_errno(drv->last_status);
+        *out_imm = f->imm;
+    return status_errno(f->status);
 }
 
 int hcadrv_query_device(hcadrv_t *drv, hcadrv_device_attr_t *attr)
@@ -215,6 +294,16 @@ int hcadrv_query_device(hcadrv_t *drv, hcadrv_device_attr_t *attr)
 }
 
 /* The device's attributes, queried once. */
+drv_peer_t **drv_peer_state(hcadrv_t *drv)
+{
+    return &drv->peer;
+}
+
+int drv_dev_attr(hcadrv_t *drv, const hcadrv_device_attr_t **a)
+{
+    return dev_attr(drv, a);
+}
+
 static int dev_attr(hcadrv_t *drv, const hcadrv_device_attr_t **a)
 {
     if (!drv->attr_valid) {
@@ -254,25 +343,14 @@ static int create_mkey(hcadrv_t *drv, const hca_create_mkey_in_t *in, uint32_t *
     return rc ? rc : hcadrv_cmd(drv, HCA_CMD_OP_CREATE_MKEY, drv->mbox_in, 0, 0, key);
 }
 
-int hcadrv_reg_mr(hcadrv_t *drv, uint32_t pd, uint64_t addr, uint64_t length, uint64_t iova,
-                  uint32_t access, unsigned page_shift, hcadrv_mr_t *mr)
+int drv_reg_pages(hcadrv_t *drv, uint32_t pd, const uint64_t *pages, uint32_t npages, unsigned page_shift,
+                  uint64_t iova, uint64_t length, uint32_t access, hcadrv_mr_t *mr)
 {
-    if (!drv || !mr || !length || !access_valid(access) || page_shift < HCA_PAGE_SHIFT_MIN ||
-        page_shift > HCA_PAGE_SHIFT_MAX || addr + length < addr || iova + length < iova)
-        return -EINVAL;
-    uint64_t mask = (1ull << page_shift) - 1;
-    if ((addr & mask) != (iova & mask))
-        return -EINVAL; /* the first-byte offset inside a page must survive translation */
-    uint64_t first = addr & ~mask;
-    uint64_t npages = ((addr & mask) + length + mask) >> page_shift;
     if (npages > HCA_MAX_REG_PAGES)
         return -EINVAL;
-    for (uint64_t i = 0; i < npages; i++) {
-        uint64_t page = first + (i << page_shift);
-        int rc = mem_wr(drv, drv->page_list + 8 * i, &page, 8);
-        if (rc)
-            return rc;
-    }
+    int rc = mem_wr(drv, drv->page_list, pages, 8ull * npages);
+    if (rc)
+        return rc;
     hca_create_mkey_in_t in;
     memset(&in, 0, sizeof in);
     in.pd = pd;
@@ -282,10 +360,9 @@ int hcadrv_reg_mr(hcadrv_t *drv, uint32_t pd, uint64_t addr, uint64_t length, ui
     in.iova = iova;
     in.length = length;
     in.page_list = drv->page_list;
-    in.npages = (uint32_t)npages;
+    in.npages = npages;
     uint32_t key = 0;
-    int rc = create_mkey(drv, &in, &key);
-    if (rc)
+    if ((rc = create_mkey(drv, &in, &key)))
         return rc;
     *mr = (hcadrv_mr_t){.lkey = key,
                         .rkey = (access & ~HCA_ACCESS_LOCAL_WRITE) ? key : 0,
@@ -295,6 +372,34 @@ int hcadrv_reg_mr(hcadrv_t *drv, uint32_t pd, uint64_t addr, uint64_t length, ui
                         .iova = iova,
                         .length = length};
     return 0;
+}
+
+int hcadrv_reg_mr(hcadrv_t *drv, uint32_t pd, uint64_t addr, uint64_t length, uint64_t iova,
+                  uint32_t access, unsigned page_shift, hcadrv_mr_t *mr)
+{
+    if (!drv || !mr || !length || !access_valid(access) || page_shift < HCA_PAGE_SHIFT_MIN ||
+        page_shift > HCA_PAGE_SHIFT_MAX || addr + length < addr || iova + length < iova)
+        return -EINVAL;
+    /* Memory a peer client owns is pinned and mapped by that client, in its
+     * page size (hcadrv_peer.c); anything else is host memory. */
+    int rc = drv_peer_reg_mr(drv, pd, addr, length, iova, access, mr);
+    if (rc != -ENOENT)
+        return rc;
+    uint64_t mask = (1ull << page_shift) - 1;
+    if ((addr & mask) != (iova & mask))
+        return -EINVAL; /* the first-byte offset inside a page must survive translation */
+    uint64_t first = addr & ~mask;
+    uint64_t npages = ((addr & mask) + length + mask) >> page_shift;
+    if (npages > HCA_MAX_REG_PAGES)
+        return -EINVAL;
+    uint64_t *pages = malloc(8 * npages);
+    if (!pages)
+        return -ENOMEM;
+    for (uint64_t i = 0; i < npages; i++)
+        pages[i] = first + (i << page_shift);
+    rc = drv_reg_pages(drv, pd, pages, (uint32_t)npages, page_shift, iova, length, access, mr);
+    free(pages);
+    return rc;
 }
 
 int hcadrv_alloc_mr(hcadrv_t *drv, uint32_t pd, unsigned kind, uint32_t max_list_len, hcadrv_mr_t *mr)
@@ -329,6 +434,8 @@ int hcadrv_dereg_mr(hcadrv_t *drv, hcadrv_mr_t *mr)
         return -EINVAL;
     if (is_reserved_lkey(drv, mr))
         return 0;
+    if (mr->peer)
+        return drv_peer_dereg_mr(drv, mr);
     return hcadrv_cmd(drv, HCA_CMD_OP_DESTROY_MKEY, 0, 0, mr->lkey, NULL);
 }
 

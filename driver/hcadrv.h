@@ -46,12 +46,22 @@ typedef struct hcadrv_device_attr {
  *  -EINVAL, -ENOMEM (device-visible memory for the mailboxes). */
 int hcadrv_open(hcadrv_t **out, const hca_host_t *host);
 void hcadrv_close(hcadrv_t *drv);
+/** Let every command waiting for its answer finish (their callers find
+ *  their answers kept). 0 or -ETIMEDOUT. */
+int hcadrv_cmd_settle(hcadrv_t *drv);
 /** cmd_status of the last mailbox command. */
 unsigned hcadrv_last_status(const hcadrv_t *drv);
 /** Device cycles the last mailbox command took, post to answer. */
 uint64_t hcadrv_last_cmd_cycles(const hcadrv_t *drv);
 
-/** One raw mailbox command (for tests and tools). */
+/** Commands waiting for their answers at once: one, and one nested in its
+ *  wait (hcadrv_cmd). */
+#define HCADRV_CMD_NEST_MAX 2u
+
+/** One raw mailbox command (for tests and tools). A command issued while
+ *  another waits for its answer (from inside the host's wait: a peer's
+ *  invalidate callback) lets that one finish first and keeps its answer;
+ *  -EBUSY beyond HCADRV_CMD_NEST_MAX. */
 int hcadrv_cmd(hcadrv_t *drv, unsigned op, uint64_t in_param, uint64_t out_param, uint32_t in_mod,
                uint32_t *out_imm);
 
@@ -67,11 +77,16 @@ typedef struct hcadrv_mr {
     uint32_t access;
     uint64_t iova, length;
     uint32_t max_list_len; /**< fast_reg / indirect */
+    uint32_t peer;         /**< nonzero: over a peer client's memory (the driver's registration, hcadrv_peer.h) */
 } hcadrv_mr_t;
 
 /** Register length bytes of host memory at bus address addr, as iova, with
  *  pages of 2^page_shift bytes (the page list is built here and handed to the
- *  firmware by DMA). */
+ *  firmware by DMA). When a registered peer client acquires [addr,
+ *  addr+length) the MR is over that peer's memory instead (hcadrv_peer.h):
+ *  pinned and mapped by the client in its page size (page_shift is then the
+ *  client's), -EOPNOTSUPP when the client requires invalidation and the
+ *  device has none (no PEER_MEMORY capability). */
 int hcadrv_reg_mr(hcadrv_t *drv, uint32_t pd, uint64_t addr, uint64_t length, uint64_t iova,
                   uint32_t access, unsigned page_shift, hcadrv_mr_t *mr);
 /** Allocate a fast-reg (kind FAST_REG) or indirect MR: FREE until registered by a work request. */

@@ -13,7 +13,9 @@ void cmd_init(void)
 /* Capabilities are what this firmware and device actually serve, nothing more:
  * MEM_MGT_EXTENSIONS and READ_WITH_INV when the engine has the event queue
  * (regs evt) that hands those work requests to mm.c; INDIR_REG stays off
- * until the translation unit walks KLM entries (it answers ERR_MODE). */
+ * until the translation unit walks KLM entries (it answers ERR_MODE);
+ * PEER_MEMORY when the device is strapped with peer invalidation (the
+ * INVALIDATE_MKEY fence a peer client's invalidate callback needs). */
 static unsigned query_device(uint64_t out_addr)
 {
     hca_query_device_out_t q = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -21,6 +23,8 @@ static unsigned query_device(uint64_t out_addr)
     q.caps = HCA_DEV_CAP_RESERVED_LKEY;
     if (mm_events_served())
         q.caps |= HCA_DEV_CAP_MEM_MGT_EXTENSIONS | HCA_DEV_CAP_READ_WITH_INV;
+    if (peer_invalidation_strapped())
+        q.caps |= HCA_DEV_CAP_PEER_MEMORY;
     q.reserved_lkey = HCA_RESERVED_LKEY;
     q.max_fast_reg_page_list_len = HCA_MAX_FAST_REG_PAGE_LIST_LEN;
     q.max_indir_reg_list_len = HCA_MAX_INDIR_REG_LIST_LEN;
@@ -62,6 +66,9 @@ void cmd_dispatch(void)
         break;
     case HCA_CMD_OP_DESTROY_MKEY:
         st = mkey_destroy(in_mod);
+        break;
+    case HCA_CMD_OP_INVALIDATE_MKEY:
+        st = mkey_invalidate(in_mod);
         break;
     case HCA_CMD_OP_QUERY_MKEY:
         st = mkey_query(in_mod, out);

@@ -26,6 +26,10 @@ void mkey_init(void);
 unsigned mkey_create(uint64_t in_addr, uint32_t *key);
 unsigned mkey_destroy(uint32_t key);
 unsigned mkey_query(uint32_t index, uint64_t out_addr);
+/** INVALIDATE_MKEY: the fence of DESTROY_MKEY, the MR -> FREE, the slot kept. */
+unsigned mkey_invalidate(uint32_t key);
+/** 1 when the device is strapped with peer invalidation (regs strap). */
+int peer_invalidation_strapped(void);
 
 /* Completion queues and queue pairs (qp.c). A device without a WQE engine
  * answers every one BAD_OP. */

@@ -99,6 +99,17 @@ $(FW_MUTANT_NO_DRAIN): $(filter-out $(FW_OBJ)/firmware/mm.o,$(call fw_objs,$(FW_
                        $(FW_OBJ)/mutants/mm_no_drain.o $(FW_RT_OBJS) firmware/link.ld $(FW_GEN)/hca_abi.ld
 	$(fw_link)
 
+# The peer mutant: INVALIDATE_MKEY (a peer client's invalidate callback)
+# answers before the ctx DRAIN (firmware/mkey.c with HCAFW_MUTANT_PEER_NO_DRAIN).
+FW_MUTANT_PEER_NO_DRAIN := $(FW_BUILD)/mutants/hcafw_peer_no_drain.elf
+$(FW_OBJ)/mutants/mkey_peer_no_drain.o: firmware/mkey.c
+	@mkdir -p $(@D)
+	$(call say,FWCC,$< (mutant peer_no_drain))
+	$(Q)$(FW_CC) $(FW_CFLAGS) -DHCAFW_MUTANT_PEER_NO_DRAIN -c $< -o $@
+$(FW_MUTANT_PEER_NO_DRAIN): $(filter-out $(FW_OBJ)/firmware/mkey.o,$(call fw_objs,$(FW_IMAGE_SRCS))) \
+                       $(FW_OBJ)/mutants/mkey_peer_no_drain.o $(FW_RT_OBJS) firmware/link.ld $(FW_GEN)/hca_abi.ld
+	$(fw_link)
+
 .PHONY: firmware firmware-tests
 firmware: $(FW_IMAGE)
 firmware-tests: $(FW_TEST_ELFS)

@@ -269,6 +269,42 @@ unsigned mkey_destroy(uint32_t key)
     return HCA_CMD_STATUS_OK;
 }
 
+int peer_invalidation_strapped(void)
+{
+    uint32_t v = 0;
+    /* A device without the strap block is one without peer invalidation. */
+    return reg_probe(HCA_FW_STRAP_BASE + HCA_STRAP_FEATURES, &v) == 0 &&
+           HCA_STRAP_FEATURES_PEER_INVALIDATION_GET(v);
+}
+
+/* A peer memory client's invalidate callback: the MR's pages are being taken
+ * away. The same fence as DESTROY_MKEY (INVALIDATE, then DRAIN), but the slot
+ * stays: the MR is FREE, later accesses fail, and the consumer still
+ * deregisters it. An MR already FREE is fenced again all the same (cheap, and
+ * the caller's guarantee does not depend on what the firmware thinks). */
+unsigned mkey_invalidate(uint32_t key)
+{
+    if (!peer_invalidation_strapped())
+        return HCA_CMD_STATUS_BAD_OP;
+    uint32_t index = key >> HCA_KEY_INDEX_SHIFT;
+    mkey_t *m = mkey_get(index);
+    if (!m || m->key_byte != (key & HCA_KEY_BYTE_MASK))
+        return HCA_CMD_STATUS_BAD_INDEX;
+    if (m->kind == HCA_MKEY_KIND_DMA)
+        return HCA_CMD_STATUS_BAD_PARAM; /* no pages to take away */
+    if (fwp_run(HCA_FWP_OP_INVALIDATE, index) != HCA_FWP_RESULT_OK)
+        return HCA_CMD_STATUS_INTERNAL;
+    m->state = HCA_MKEY_STATE_FREE;
+#ifndef HCAFW_MUTANT_PEER_NO_DRAIN
+    unsigned dr = ctx_run(HCA_CTX_OP_DRAIN, 0);
+#else /* the mutant image that proves a callback returning before the DRAIN is caught */
+    unsigned dr = HCA_FWP_RESULT_OK;
+#endif
+    if (dr != HCA_FWP_RESULT_OK && dr != HCA_FWP_RESULT_BAD_OP)
+        return HCA_CMD_STATUS_INTERNAL;
+    return HCA_CMD_STATUS_OK;
+}
+
 unsigned mkey_query(uint32_t index, uint64_t out_addr)
 {
     if (index >> fwp_mpt_log2())

@@ -374,15 +374,38 @@ TEST(Scenario, VerboseFailureShowsTheFirmware)
 
 TEST(Scenario, NotAvailableYetIsExit2)
 {
-    // Peer memory, device options whose feature is missing (--engine both: test_scn_both.cc).
-    std::string f = Write("peer.jsonl", {R"({"op":"peer_client","client":"g0","page_size":65536,"size":1048576})"});
+    // A device option whose feature is missing (--engine both: test_scn_both.cc).
+    std::string f = Write("indirect.jsonl", {R"({"op":"device","max_indirection":2})", R"({"op":"run","cycles":1})"});
     Result r = Hcasim("run " + f);
     EXPECT_EQ(r.rc, 2) << r.out;
-    EXPECT_TRUE(Contains(r.out, f + ":1: op peer_client: not available yet (arrives with peer memory)")) << r.out;
-    f = Write("indirect.jsonl", {R"({"op":"device","max_indirection":2})", R"({"op":"run","cycles":1})"});
-    r = Hcasim("run " + f);
-    EXPECT_EQ(r.rc, 2) << r.out;
     EXPECT_TRUE(Contains(r.out, f + ":1: op device: max_indirection: not available yet")) << r.out;
+}
+
+// --peer-stats DIR: the seed's sysfs tree, one file per counter and a version;
+// --json carries the same counters.
+TEST(Scenario, PeerStatsAreWrittenAsTheSysfsTreeAndInJson)
+{
+    const std::string dir = std::string(SCN_TMP) + "/peer-stats", json = std::string(SCN_TMP) + "/peer-stats.json";
+    mkdir(SCN_TMP, 0777);
+    std::string f = std::string(SCN_VECTORS) + "/directed/peer_write_read_seams.jsonl";
+    Result r = Hcasim("run " + f + " --peer-stats " + dir + " --json " + json);
+    ASSERT_EQ(r.rc, 0) << r.out;
+    const std::string base = dir + "/memory_peers/gpu0/";
+    const std::vector<std::pair<std::string, std::string>> want = {
+        {"version", "1.0"},           {"num_alloc_mrs", "1"},   {"num_dealloc_mrs", "1"},
+        {"num_reg_pages", "3"},       {"num_dereg_pages", "3"}, {"num_reg_bytes", "196608"},
+        {"num_dereg_bytes", "196608"}, {"num_free_callbacks", "0"}};
+    for (const auto &w : want) {
+        std::ifstream in(base + w.first);
+        ASSERT_TRUE(in.good()) << "no file " << base + w.first;
+        std::string got;
+        std::getline(in, got);
+        EXPECT_EQ(w.second, got) << base + w.first;
+    }
+    std::ifstream js(json);
+    std::string text((std::istreambuf_iterator<char>(js)), std::istreambuf_iterator<char>());
+    EXPECT_TRUE(Contains(text, "\"peer_stats\":{\"gpu0\":{\"num_alloc_mrs\":1,\"num_dealloc_mrs\":1,\"num_reg_pages\":3"))
+        << text;
 }
 
 // Two connected QPs in one PD, a source and a destination MR (for the tests below).

@@ -46,6 +46,8 @@ extern "C" {
 #define HCA_DEVREG_SIZE 0x10000u
 /* firmware port of the translation unit (regs fwp) */
 #define HCA_FWP_BASE 0x40000000u
+/* the device's build straps as the firmware core sees them (regs strap) */
+#define HCA_FW_STRAP_BASE 0x40003000u
 /* debug console (regs console) */
 #define HCA_CONSOLE_BASE 0x4000f000u
 /* host BAR0 offset of the HCR block */
@@ -301,9 +303,10 @@ enum hca_cmd_op {
     HCA_CMD_OP_DESTROY_QP = 11, /* IN_MOD = QP number */
     HCA_CMD_OP_QUERY_QP = 12, /* IN_MOD = QP number; out mailbox <- qp_ctx as the engine holds it */
     HCA_CMD_OP_QUERY_CQ = 13, /* IN_MOD = CQ number; out mailbox <- cq_ctx as the engine holds it (overflow flag included) */
+    HCA_CMD_OP_INVALIDATE_MKEY = 14, /* IN_MOD = key: invalidate-and-fence, the MR -> FREE and its slot kept (a peer memory client's invalidate callback); BAD_OP on a device without peer invalidation (strap) */
 };
 #define HCA_CMD_OP_WIDTH 8u
-#define HCA_CMD_OP_MAX 13u
+#define HCA_CMD_OP_MAX 14u
 /** Name of a cmd_op value, or NULL when it has none. */
 static inline const char *hca_cmd_op_name(unsigned v)
 {
@@ -322,6 +325,7 @@ static inline const char *hca_cmd_op_name(unsigned v)
     case 11: return "DESTROY_QP";
     case 12: return "QUERY_QP";
     case 13: return "QUERY_CQ";
+    case 14: return "INVALIDATE_MKEY";
     default: return NULL;
     }
 }
@@ -560,7 +564,7 @@ static inline const char *hca_access_bit_name(unsigned b)
 #define HCA_DEV_CAP_RESERVED_LKEY (1u << 1) /* reserved_lkey is valid */
 #define HCA_DEV_CAP_READ_WITH_INV (1u << 2) /* RDMA_READ_WITH_INV */
 #define HCA_DEV_CAP_INDIR_REG (1u << 3) /* indirect (KLM) registration */
-#define HCA_DEV_CAP_PEER_MEMORY (1u << 4) /* MRs over peer memory with invalidation */
+#define HCA_DEV_CAP_PEER_MEMORY (1u << 4) /* MRs over peer memory with invalidation (INVALIDATE_MKEY) */
 #define HCA_DEV_CAP_ALL 31u
 #define HCA_DEV_CAP_WIDTH 8u
 /** Name of dev_cap bit number b, or NULL. */
@@ -1408,6 +1412,13 @@ HCA_STATIC_ASSERT(offsetof(hca_klm_entry_t, lkey) == 12, "klm_entry.lkey offset"
 #define HCA_FWP_SIZES_MTT_LOG2_WIDTH 8u
 #define HCA_FWP_SIZES_MTT_LOG2_GET(r) (((uint32_t)(r) >> 8) & 255u)
 #define HCA_FWP_SIZES_MTT_LOG2_PUT(v) (((uint32_t)(v) & 255u) << 8)
+
+/* register block strap: read-only: how this device was built (configured by the harness, like pins strapped on a board) */
+#define HCA_STRAP_FEATURES 0x0u
+#define HCA_STRAP_FEATURES_PEER_INVALIDATION_LSB 0u
+#define HCA_STRAP_FEATURES_PEER_INVALIDATION_WIDTH 1u
+#define HCA_STRAP_FEATURES_PEER_INVALIDATION_GET(r) (((uint32_t)(r) >> 0) & 1u)
+#define HCA_STRAP_FEATURES_PEER_INVALIDATION_PUT(v) (((uint32_t)(v) & 1u) << 0)
 
 /* register block console: debug console of the firmware core */
 #define HCA_CONSOLE_TX 0x0u /* write: one byte to the console */

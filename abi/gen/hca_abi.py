@@ -20,6 +20,7 @@ FW_RAM_SIZE = 0x40000  # 256 KiB
 DEVREG_BASE = 0x40000000  # device registers seen by the firmware core
 DEVREG_SIZE = 0x10000
 FWP_BASE = 0x40000000  # firmware port of the translation unit (regs fwp)
+FW_STRAP_BASE = 0x40003000  # the device's build straps as the firmware core sees them (regs strap)
 CONSOLE_BASE = 0x4000f000  # debug console (regs console)
 HOST_HCR_OFFSET = 0x0  # host BAR0 offset of the HCR block
 FW_HCR_BASE = 0x40001000  # the HCR block as the firmware core sees it
@@ -190,6 +191,7 @@ CMD_OP = {
     "DESTROY_QP": 11,
     "QUERY_QP": 12,
     "QUERY_CQ": 13,
+    "INVALIDATE_MKEY": 14,
 }
 CMD_OP_NOP = 0
 CMD_OP_QUERY_DEVICE = 1
@@ -205,6 +207,7 @@ CMD_OP_CONNECT_QP = 10
 CMD_OP_DESTROY_QP = 11
 CMD_OP_QUERY_QP = 12
 CMD_OP_QUERY_CQ = 13
+CMD_OP_INVALIDATE_MKEY = 14
 
 # cmd_status: mailbox command status (regs hcr, STATUS.status)
 CMD_STATUS = {
@@ -680,6 +683,10 @@ FWP_INFLIGHT = 0x38
 FWP_SIZES = 0x3c
 FWP_SIZES_MPT_LOG2 = (0, 8)  # (lsb, width)
 FWP_SIZES_MTT_LOG2 = (8, 8)  # (lsb, width)
+
+# register block strap: read-only: how this device was built (configured by the harness, like pins strapped on a board)
+STRAP_FEATURES = 0x0
+STRAP_FEATURES_PEER_INVALIDATION = (0, 1)  # (lsb, width)
 
 # register block console: debug console of the firmware core
 CONSOLE_TX = 0x0

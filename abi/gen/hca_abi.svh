@@ -37,6 +37,8 @@
 `define HCA_DEVREG_SIZE 65536
 // firmware port of the translation unit (regs fwp)
 `define HCA_FWP_BASE 1073741824
+// the device's build straps as the firmware core sees them (regs strap)
+`define HCA_FW_STRAP_BASE 1073754112
 // debug console (regs console)
 `define HCA_CONSOLE_BASE 1073803264
 // host BAR0 offset of the HCR block
@@ -172,6 +174,7 @@
 `define HCA_CMD_OP_DESTROY_QP 8'd11
 `define HCA_CMD_OP_QUERY_QP 8'd12
 `define HCA_CMD_OP_QUERY_CQ 8'd13
+`define HCA_CMD_OP_INVALIDATE_MKEY 8'd14
 
 // cmd_status: mailbox command status (regs hcr, STATUS.status)
 `define HCA_CMD_STATUS_W 8
@@ -856,6 +859,11 @@
 `define HCA_FWP_SIZES_MPT_LOG2_W 8
 `define HCA_FWP_SIZES_MTT_LOG2_LSB 8
 `define HCA_FWP_SIZES_MTT_LOG2_W 8
+
+// register block strap: read-only: how this device was built (configured by the harness, like pins strapped on a board)
+`define HCA_STRAP_FEATURES 0
+`define HCA_STRAP_FEATURES_PEER_INVALIDATION_LSB 0
+`define HCA_STRAP_FEATURES_PEER_INVALIDATION_W 1
 
 // register block console: debug console of the firmware core
 `define HCA_CONSOLE_TX 0

@@ -61,6 +61,7 @@ struct hca_dev {
     evlog_t log;
     protcheck_t *pc;
     hostmem_t *mem;    /* host memory: the bus map's fallback, the host's device-visible memory */
+    int no_peer_invalidation; /* strap: INVALIDATE_MKEY refused, PEER_MEMORY not claimed */
     busmap_t *busmap;  /* what the engine's DMA and the firmware DMA reach */
     bus_t bus;         /* busmap as a bus */
     bus_timing_t host;
@@ -144,6 +145,22 @@ static int fw_hcr_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
     return RV32_BUS_OK;
 }
 
+/* regs strap: the device's build options, read-only. */
+static int fw_strap_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
+{
+    const hca_dev_t *d = ctx;
+    if (size != 4 || off != HCA_STRAP_FEATURES)
+        return RV32_BUS_FAULT;
+    *val = HCA_STRAP_FEATURES_PEER_INVALIDATION_PUT(!d->no_peer_invalidation);
+    return RV32_BUS_OK;
+}
+
+static int fw_strap_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
+{
+    (void)ctx, (void)off, (void)size, (void)val;
+    return RV32_BUS_FAULT;
+}
+
 static void log_key(hca_dev_t *d, evlog_kind_t kind, uint32_t key, int on, const char *what)
 {
     evlog_emit(&d->log, &(evlog_event_t){.kind = kind, .cycle = d->now, .key = key, .on = (uint8_t)on, .what = what});
@@ -151,18 +168,20 @@ static void log_key(hca_dev_t *d, evlog_kind_t kind, uint32_t key, int on, const
 
 /* The firmware answers a command by clearing CTRL.go (STATUS, OUT_IMM written
  * before): the host is interrupted, and the log learns which keys died
- * (DESTROY_MKEY, IN_MOD = key: invalidated and fenced by now) and which were
+ * (DESTROY_MKEY, INVALIDATE_MKEY, IN_MOD = key: invalidated and fenced by now) and which were
  * born (CREATE_MKEY, OUT_IMM). */
 static void mailbox_answered(hca_dev_t *d, uint32_t op)
 {
     d->irq_cause |= HCA_HOST_IRQ_CAUSE_CMD_DONE_PUT(1);
     if (HCA_HCR_STATUS_STATUS_GET(d->hcr.status) != HCA_CMD_STATUS_OK) {
-        if (op == HCA_CMD_OP_DESTROY_MKEY) /* the key stays as it was */
+        if (op == HCA_CMD_OP_DESTROY_MKEY || op == HCA_CMD_OP_INVALIDATE_MKEY) /* the key stays as it was */
             log_key(d, EVLOG_KEY_INVALIDATING, d->hcr.in_mod, 0, NULL);
         return;
     }
     if (op == HCA_CMD_OP_DESTROY_MKEY)
         log_key(d, EVLOG_KEY_INVALID, d->hcr.in_mod, 0, "DESTROY_MKEY");
+    else if (op == HCA_CMD_OP_INVALIDATE_MKEY)
+        log_key(d, EVLOG_KEY_INVALID, d->hcr.in_mod, 0, "INVALIDATE_MKEY");
     else if (op == HCA_CMD_OP_CREATE_MKEY)
         log_key(d, EVLOG_KEY_VALID, d->hcr.out_imm, 0, NULL);
 }
@@ -285,7 +304,8 @@ static void fdma_start(hca_dev_t *d)
         return;
     }
     f->busy = 1;
-    f->done_at = d->now + bus_transfer_cycles(&d->host, write, f->len);
+    const bus_timing_t t = bus_timing_at(&d->bus, (uint64_t)f->host_hi << 32 | f->host_lo, &d->host);
+    f->done_at = d->now + bus_transfer_cycles(&t, write, f->len);
     d->fw_prof.fdma_transfers++;
     d->fw_prof.fdma_cycles += f->done_at - d->now;
 }
@@ -511,6 +531,7 @@ static int dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *m
     d->mem = mem;
     d->host = cfg->host.bytes_per_cycle ? cfg->host : bus_default_timing();
     d->irq_mask = ~0u;
+    d->no_peer_invalidation = cfg->no_peer_invalidation;
     fwcore_config_t fcfg;
     memset(&fcfg, 0, sizeof fcfg);
     fcfg.costs = cfg->core;
@@ -555,6 +576,7 @@ static int dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *m
         {"hcr", HCA_FW_HCR_BASE, HCA_HCR_OUT_IMM + 4, d, fw_hcr_load, fw_hcr_store},
         {"fdma", HCA_FDMA_BASE, HCA_FDMA_STATUS + 4, d, fw_fdma_load, fw_fdma_store},
         {"evt", HCA_FW_EVT_BASE, HCA_EVT_DONE + 4, d, fw_evt_load, fw_evt_store},
+        {"strap", HCA_FW_STRAP_BASE, HCA_STRAP_FEATURES + 4, d, fw_strap_load, fw_strap_store},
     };
     rc = fwcore_create(&d->fc, &fcfg);
     for (size_t i = 0; !rc && i < sizeof blocks / sizeof blocks[0]; i++)
@@ -665,10 +687,10 @@ int hca_dev_mmio_write(hca_dev_t *d, uint32_t offset, uint32_t val)
         return -EINVAL;
     const uint32_t old = *r;
     *r = val;
-    /* A DESTROY_MKEY posted: from now on the device may fail checks through
+    /* A DESTROY_MKEY or INVALIDATE_MKEY posted: from now on the device may fail checks through
      * the key (the checker's I4 counts the invalidation from here to the answer). */
     if (offset == HCA_HOST_HCR_OFFSET + HCA_HCR_CTRL && !HCA_HCR_CTRL_GO_GET(old) && HCA_HCR_CTRL_GO_GET(val) &&
-        HCA_HCR_CTRL_OP_GET(val) == HCA_CMD_OP_DESTROY_MKEY)
+        (HCA_HCR_CTRL_OP_GET(val) == HCA_CMD_OP_DESTROY_MKEY || HCA_HCR_CTRL_OP_GET(val) == HCA_CMD_OP_INVALIDATE_MKEY))
         log_key(d, EVLOG_KEY_INVALIDATING, d->hcr.in_mod, 1, NULL);
     return 0;
 }

@@ -163,8 +163,11 @@ static void dma_accept(core_dma_t *d, const hca_dma_req_t *req, uint64_t now)
         return;
     }
     const int write = op == HCA_DMA_OP_WRITE_DATA || op == HCA_DMA_OP_BUF_TO_HOST;
-    const uint64_t data = div_up(req->len, d->t.bytes_per_cycle);
-    const uint64_t start = max_u64(now + (write ? d->t.write_cost : d->t.read_latency), d->chan_free);
+    /* The memory at the address may have its own timing (a peer's window);
+     * every memory shares the device's one data channel. */
+    const bus_timing_t t = bus_timing_at(&d->bus, req->addr, &d->t);
+    const uint64_t data = div_up(req->len, t.bytes_per_cycle ? t.bytes_per_cycle : 1);
+    const uint64_t start = max_u64(now + (write ? t.write_cost : t.read_latency), d->chan_free);
     d->chan_free = start + data;
     d->st.dma_busy_cycles += data;
     s->done_at = max_u64(start + data, now + 1);

@@ -90,7 +90,14 @@ static int map_write(void *ctx, uint64_t addr, const void *buf, size_t len)
     return b ? bus_write(b, addr, buf, len) : -EFAULT;
 }
 
-static const bus_ops_t busmap_ops = {map_read, map_write};
+/* A window's memory answers for its own timing; host memory has none here. */
+static int map_timing(void *ctx, uint64_t addr, bus_timing_t *t)
+{
+    const bus_t *b = route(ctx, addr, 1);
+    return b && b->ops->timing ? b->ops->timing(b->ctx, addr, t) : -ENOENT;
+}
+
+static const bus_ops_t busmap_ops = {map_read, map_write, map_timing};
 
 bus_t busmap_bus(busmap_t *m)
 {

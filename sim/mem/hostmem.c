@@ -211,7 +211,7 @@ static int bus_host_write(void *ctx, uint64_t addr, const void *buf, size_t len)
     return hostmem_write(ctx, addr, buf, len);
 }
 
-static const bus_ops_t hostmem_bus_ops = {bus_host_read, bus_host_write};
+static const bus_ops_t hostmem_bus_ops = {bus_host_read, bus_host_write, NULL};
 
 bus_t hostmem_bus(hostmem_t *m)
 {

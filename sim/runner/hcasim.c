@@ -3,7 +3,7 @@
  *   hcasim demo       [--engine rtl|model] [--firmware ELF] [--trace OUT.fst [--trace-from C] [--trace-to C]]
  *   hcasim xlate-demo [--engine rtl|model] [--trace OUT.fst [--trace-from C] [--trace-to C]]
  *   hcasim run FILE   [--engine rtl|model|both|lockstep] [--seed N] [--json OUT] [-v] [--validate] [--firmware ELF]
- *                     [--trace OUT.fst [--trace-from C] [--trace-to C]] [--fw-profile OUT]
+ *                     [--trace OUT.fst [--trace-from C] [--trace-to C]] [--fw-profile OUT] [--peer-stats DIR]
  *                     (--engine both: sim/runner/scn_both.h)
  *
  * Exit codes: 0 success, 1 a check failed, 2 bad usage or the run could not start.
@@ -60,7 +60,7 @@ static void run_usage(FILE *f)
 {
     fputs("usage: hcasim run FILE [--engine rtl|model|both|lockstep] [--seed N] [--json OUT] [-v] [--validate]\n"
           "                  [--firmware ELF] [--trace OUT.fst [--trace-from C] [--trace-to C]]\n"
-          "                  [--fw-profile OUT]\n"
+          "                  [--fw-profile OUT] [--peer-stats DIR]\n"
           "\n"
           "Run a scenario file (docs/scenarios.md): exit 0 when every expectation held,\n"
           "1 at the first mismatch, 2 when the file cannot be run (FILE:LINE: reason).\n"
@@ -86,6 +86,9 @@ static void run_usage(FILE *f)
           "  --trace-to C         first cycle no longer traced (default: end of run)\n"
           "  --fw-profile OUT     write the firmware's busy cycles per function to OUT\n"
           "                       (with --engine both, the RTL run's)\n"
+          "  --peer-stats DIR     write each peer client's counters as files\n"
+          "                       DIR/memory_peers/<client>/<counter> (the Peer-Direct\n"
+          "                       seed's sysfs tree), and \"version\"\n"
           "  -h, --help           this text\n",
           f);
 }
@@ -537,6 +540,8 @@ static int cmd_run(int argc, char **argv)
             o.firmware = v;
         else if (!strcmp(a, "--fw-profile"))
             o.fw_profile = v;
+        else if (!strcmp(a, "--peer-stats"))
+            o.peer_stats = v;
         else {
             fprintf(stderr, "hcasim run: unexpected argument '%s'\n", a);
             return 2;

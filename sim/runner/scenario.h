@@ -54,6 +54,7 @@ typedef struct scn_run_opts {
     const char *trace;    /**< NULL: no waves; else an FST path (RTL only) */
     uint64_t trace_from, trace_to; /**< device cycles; trace_to 0: end of run */
     const char *fw_profile; /**< NULL: none; else a path for the firmware's cycles per function */
+    const char *peer_stats; /**< NULL: none; else a directory for DIR/memory_peers/<client>/<counter> */
     int verbose;          /**< 1: one line per op */
     FILE *out;            /**< progress and summary; NULL: stdout */
     FILE *err;            /**< "FILE:LINE: …" diagnostics; NULL: stderr */

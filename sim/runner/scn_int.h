@@ -35,6 +35,8 @@
 
 #include "hca_dev.h"
 #include "hcadrv.h"
+#include "hcadrv_peer.h"
+#include "peermem.h"
 #include "json.h"
 #include "scenario.h"
 #include "scn_both.h"
@@ -68,6 +70,10 @@ typedef struct rt_obj {
     uint64_t addr, size; /**< buf, pl (size: the entries asked for) */
     hcadrv_mr_t mr;
     hcadrv_page_list_t pl; /**< pl: the driver's page list */
+    peermem_t *pm;              /**< client: the peer device's memory (its bus window) */
+    hcadrv_peer_window_t *win;  /**< client: its peer memory client, registered with the driver */
+    uint64_t page_size;         /**< client: its page size */
+    int revoked;                /**< buf (peer): taken back by peer_invalidate since its last registration */
 } rt_obj_t;
 
 /** One posted work request, for latencies and the JSON result. */
@@ -175,10 +181,13 @@ int scn_op_create_qp(ctx_t *c, const json_value_t *o);
 int scn_op_connect(ctx_t *c, const json_value_t *o);
 int scn_op_host_alloc(ctx_t *c, const json_value_t *o);
 int scn_op_host_write(ctx_t *c, const json_value_t *o);
-int scn_op_peer_client(ctx_t *c, const json_value_t *o);
+int scn_op_peer_client(ctx_t *c, const json_value_t *o); /* scn_ops_peer.c */
 int scn_op_peer_alloc(ctx_t *c, const json_value_t *o);
 int scn_op_peer_invalidate(ctx_t *c, const json_value_t *o);
 int scn_op_peer_stats(ctx_t *c, const json_value_t *o);
+int scn_op_peer_unregister(ctx_t *c, const json_value_t *o);
+/** Fill buffer id (host or peer) as the "fill" field says. */
+int scn_fill_buffer(ctx_t *c, int id, unsigned kind, uint8_t byte);
 int scn_op_reg_mr(ctx_t *c, const json_value_t *o); /* scn_ops_mr.c */
 int scn_op_get_dma_mr(ctx_t *c, const json_value_t *o);
 int scn_op_alloc_mr(ctx_t *c, const json_value_t *o);
@@ -326,7 +335,12 @@ int scn_attr(ctx_t *c, const hcadrv_device_attr_t **attr);
 int scn_device_option(ctx_t *c, const char *key, uint64_t value);
 /** The device's cycle. */
 uint64_t scn_cycle(ctx_t *c);
-/** Host memory: 0, or a negative errno (alloc) / nonzero (read, write). */
+/** The device (started). */
+hca_dev_t *scn_dev(ctx_t *c);
+/** The peer device's DMA timing the `device` op configured (peermem.h defaults otherwise). */
+bus_timing_t scn_peer_timing(ctx_t *c);
+/** Host memory: 0, or a negative errno (alloc) / nonzero (read, write).
+ *  Reads and writes of a peer client's window go to that peer's memory. */
 int scn_mem_alloc(ctx_t *c, uint64_t size, uint64_t align, uint64_t *addr);
 int scn_mem_read(ctx_t *c, uint64_t addr, void *buf, uint64_t len);
 int scn_mem_write(ctx_t *c, uint64_t addr, const void *buf, uint64_t len);
@@ -381,6 +395,12 @@ typedef struct scn_fw_state {
     uint64_t instret, busy, cycles;
 } scn_fw_state_t;
 
+/** One peer client's counters, for the result. */
+typedef struct scn_peer_report {
+    const char *name, *version;
+    hcadrv_peer_stats_t st;
+} scn_peer_report_t;
+
 /** How a run ended. */
 typedef struct scn_report {
     const scn_t *s;
@@ -397,6 +417,8 @@ typedef struct scn_report {
     const wr_rec_t *wrs;
     size_t nwrs;
     int cmdline;           /**< the error is a command-line option's: no FILE:LINE */
+    const scn_peer_report_t *peers; /**< each peer client's counters at the end */
+    size_t npeers;
 } scn_report_t;
 
 /** The reason (to err), the firmware diagnosis, the checker and summary lines (to out). */
@@ -437,5 +459,7 @@ int scn_write_json(const char *path, const scn_report_t *r);
 /** The firmware's busy cycles per function of firmware (ELF), most first, from
  *  a histogram of words counts per 4-byte word of its RAM. 0 or -errno. */
 int scn_write_fw_profile(const char *path, const char *firmware, const uint64_t *hist, size_t words);
+/** --peer-stats: DIR/memory_peers/<client>/{version,<counter>} for each peer client. 0 or -errno. */
+int scn_write_peer_stats(const char *dir, const scn_report_t *r);
 
 #endif /* SCN_INT_H */

@@ -114,10 +114,6 @@ int scn_op_check_mem(ctx_t *c, const json_value_t *o)
         free(want);
         return rc;
     }
-    if (scn_sym(c, id)->peer || (other >= 0 && scn_sym(c, other)->peer)) {
-        free(want);
-        return scn_unavailable(c, "a peer buffer", "peer memory");
-    }
     uint8_t *got = malloc(len ? len : 1);
     if (!got) {
         free(want);

@@ -35,8 +35,6 @@ int scn_op_reg_mr(ctx_t *c, const json_value_t *o)
         rc = scn_errno(c, o, "expect_error", &want);
     if (rc || !RUNNING)
         return rc;
-    if (scn_sym(c, b)->peer)
-        return scn_unavailable(c, "registration over a peer buffer", "peer memory");
     rt_obj_t *m = scn_obj(c, id), *buf = scn_obj(c, b);
     if (!json_get(o, "length"))
         len = buf->size - off;
@@ -47,6 +45,10 @@ int scn_op_reg_mr(ctx_t *c, const json_value_t *o)
     if ((rc = scn_expect_rc(c, rc, want, "reg_mr")))
         return rc;
     m->live = want == 0;
+    if (m->live && buf->revoked) { /* the peer handed the pages out again */
+        protcheck_range_restore(hca_dev_protcheck(scn_dev(c)), buf->addr, buf->size);
+        buf->revoked = 0;
+    }
     if (m->live)
         scn_observe(c, "lkey, rkey", "0x%08x, 0x%08x", m->mr.lkey, m->mr.rkey);
     if (m->live)

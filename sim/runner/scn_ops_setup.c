@@ -1,6 +1,6 @@
 /* scn_ops_setup.c — the ops that set things up (SCENARIO.md "Setup", "Host and
  * peer memory"): the device's configuration, protection domains, CQs, QPs and
- * their connection, host buffers, and peer memory (parsed, not served yet).
+ * their connection and host buffers (peer memory: scn_ops_peer.c).
  *
  * Each handler reads its fields first (both passes), returns when validating
  * (c->run == NULL), then acts. See scn_int.h.
@@ -10,8 +10,6 @@
 #include <string.h>
 
 #include "scn_int.h"
-
-#define PEER "peer memory"
 
 /* ================================================================ device, pd, cq, qp */
 
@@ -31,7 +29,8 @@ int scn_op_device(ctx_t *c, const json_value_t *o)
         {"link_latency", 1, 1000000, NULL},
         {"link_bytes_per_cycle", 1, 4096, NULL},
         {"max_indirection", 1, 64, "indirect registration (REG_INDIR_MR)"},
-        {"peer_latency", 0, 1000000, "peer memory"},
+        {"peer_latency", 0, 1000000, NULL},
+        {"peer_bytes_per_cycle", 1, 4096, NULL},
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         uint64_t v = 0;
@@ -54,7 +53,7 @@ int scn_op_device(ctx_t *c, const json_value_t *o)
     if (rc)
         return rc;
     if (RUNNING && json_get(o, "peer_invalidation"))
-        return scn_unavailable(c, "peer_invalidation", PEER);
+        return scn_device_option(c, "peer_invalidation", (uint64_t)b);
     return 0;
 }
 
@@ -165,7 +164,7 @@ static uint64_t splitmix64(uint64_t *x)
 
 /* Fill a fresh buffer (kind as scn_fill reads it); each buffer's random
  * stream depends on the seed and its name only. */
-static int fill_buffer(ctx_t *c, int id, unsigned kind, uint8_t byte)
+int scn_fill_buffer(ctx_t *c, int id, unsigned kind, uint8_t byte)
 {
     rt_obj_t *b = scn_obj(c, id);
     if (kind == 0)
@@ -219,7 +218,7 @@ int scn_op_host_alloc(ctx_t *c, const json_value_t *o)
     b->size = size;
     b->live = 1;
     scn_note(c, "bus address 0x%" PRIx64 ", %" PRIu64 " bytes", b->addr, size);
-    return fill_buffer(c, id, fill, byte);
+    return scn_fill_buffer(c, id, fill, byte);
 }
 
 int scn_op_host_write(ctx_t *c, const json_value_t *o)
@@ -236,91 +235,9 @@ int scn_op_host_write(ctx_t *c, const json_value_t *o)
     if (!rc)
         rc = scn_buf_range(c, id, "hex", off, n);
     if (!rc && RUNNING) {
-        if (scn_sym(c, id)->peer)
-            rc = scn_unavailable(c, "a peer buffer", PEER);
-        else if (scn_mem_write(c, scn_obj(c, id)->addr + off, bytes, n))
-            rc = scn_bad(c, "host memory refused the write");
+        if (scn_mem_write(c, scn_obj(c, id)->addr + off, bytes, n))
+            rc = scn_bad(c, "%s memory refused the write", scn_sym(c, id)->peer ? "peer" : "host");
     }
     free(bytes);
     return rc;
-}
-
-/* ================================================================ peer memory (parsed, not served yet) */
-
-int scn_op_peer_client(ctx_t *c, const json_value_t *o)
-{
-    int id, inv = 0;
-    uint64_t ps = 0, size = 0;
-    int rc = scn_bind(c, o, "client", &id);
-    if (!rc)
-        rc = scn_int(c, o, "page_size", 4096, 1ull << 30, &ps);
-    if (!rc && (ps & (ps - 1)))
-        rc = scn_bad_field(c, "page_size", "%" PRIu64 " is not a power of two", ps);
-    if (!rc)
-        rc = scn_int(c, o, "size", 1, 1ull << 40, &size);
-    if (!rc)
-        rc = scn_bool(c, o, "requires_invalidation", &inv);
-    if (rc || !RUNNING)
-        return rc;
-    return scn_unavailable(c, NULL, PEER);
-}
-
-int scn_op_peer_alloc(ctx_t *c, const json_value_t *o)
-{
-    int id, cl;
-    uint64_t size = 0;
-    unsigned fill;
-    uint8_t byte;
-    int rc = scn_bind(c, o, "buf", &id);
-    if (!rc)
-        rc = scn_ref(c, o, "client", &cl);
-    if (!rc)
-        rc = scn_int(c, o, "size", 1, 1ull << 30, &size);
-    if (!rc)
-        rc = scn_fill(c, o, "fill", &fill, &byte);
-    if (rc)
-        return rc;
-    if (!RUNNING) {
-        scn_sym(c, id)->size = size;
-        scn_sym(c, id)->peer = 1;
-        return 0;
-    }
-    return scn_unavailable(c, NULL, PEER);
-}
-
-int scn_op_peer_invalidate(ctx_t *c, const json_value_t *o)
-{
-    int cl, b;
-    int rc = scn_ref(c, o, "client", &cl);
-    if (!rc)
-        rc = scn_ref(c, o, "buf", &b);
-    if (!rc && !RUNNING && !scn_sym(c, b)->peer)
-        rc = scn_bad_field(c, "buf", "\"%s\" is host memory, not a peer buffer", scn_sym(c, b)->name);
-    if (rc || !RUNNING)
-        return rc;
-    return scn_unavailable(c, NULL, PEER);
-}
-
-int scn_op_peer_stats(ctx_t *c, const json_value_t *o)
-{
-    int cl;
-    int rc = scn_ref(c, o, "client", &cl);
-    const json_value_t *e = NULL;
-    if (!rc)
-        e = scn_field(c, o, "expect", K_OBJECT, &rc);
-    if (!rc)
-        rc = scn_need_object(c, e, "expect");
-    if (rc)
-        return rc;
-    scn_frame_t fr;
-    scn_enter(c, "expect", 0, 0, &fr);
-    rc = scn_fields_known(c, e);
-    for (size_t i = 0; !rc && i < e->u.object.n; i++) {
-        uint64_t v;
-        rc = scn_int_value(c, e->u.object.members[i].value, e->u.object.members[i].key, 0, UINT64_MAX, &v);
-    }
-    scn_leave(c, &fr);
-    if (rc || !RUNNING)
-        return rc;
-    return scn_unavailable(c, NULL, PEER);
 }

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "elf_syms.h"
 #include "scn_int.h"
@@ -127,6 +128,19 @@ int scn_write_json(const char *path, const scn_report_t *r)
         fputs("null", f);
     fputs(",\"checker\":", f);
     scn_json_checker(f, r->checker);
+    fputs(",\"peer_stats\":{", f);
+    for (size_t i = 0; i < r->npeers; i++) {
+        const hcadrv_peer_stats_t *st = &r->peers[i].st;
+        fputs(i ? "," : "", f);
+        json_write_string(f, r->peers[i].name, strlen(r->peers[i].name));
+        fprintf(f,
+                ":{\"num_alloc_mrs\":%" PRIu64 ",\"num_dealloc_mrs\":%" PRIu64 ",\"num_reg_pages\":%" PRIu64
+                ",\"num_dereg_pages\":%" PRIu64 ",\"num_reg_bytes\":%" PRIu64 ",\"num_dereg_bytes\":%" PRIu64
+                ",\"num_free_callbacks\":%" PRIu64 "}",
+                st->num_alloc_mrs, st->num_dealloc_mrs, st->num_reg_pages, st->num_dereg_pages, st->num_reg_bytes,
+                st->num_dereg_bytes, st->num_free_callbacks);
+    }
+    fputs("}", f);
     fputs(",\"wrs\":", f);
     if (r->s)
         scn_json_wrs(f, r);
@@ -143,7 +157,7 @@ int scn_write_load_error_json(const char *json_out, const char *file, const char
     size_t fl = strlen(file);
     if (!strncmp(msg, file, fl) && msg[fl] == ':')
         line = (unsigned)strtoul(msg + fl + 1, NULL, 10);
-    scn_report_t r = {NULL, file, engine, 0, 0, SCN_ERROR, line, NULL, msg, NULL, NULL, NULL, NULL, 0, 0};
+    scn_report_t r = {NULL, file, engine, 0, 0, SCN_ERROR, line, NULL, msg, NULL, NULL, NULL, NULL, 0, 0, NULL, 0};
     return scn_write_json(json_out, &r);
 }
 
@@ -181,4 +195,50 @@ int scn_write_fw_profile(const char *path, const char *firmware, const uint64_t 
     free(per);
     free(f);
     return fclose(out) || rc ? (rc ? rc : -EIO) : 0;
+}
+
+/* One file per counter, as the seed's sysfs tree (memory_peers/<name>/). */
+static int write_counter(const char *dir, const char *name, const char *fmt, uint64_t v, const char *sv)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -errno;
+    if (sv)
+        fprintf(f, "%s\n", sv);
+    else
+        fprintf(f, fmt, v);
+    return fclose(f) ? -EIO : 0;
+}
+
+static int make_dir(const char *path)
+{
+    return mkdir(path, 0777) && errno != EEXIST ? -errno : 0;
+}
+
+int scn_write_peer_stats(const char *dir, const scn_report_t *r)
+{
+    char path[4096];
+    int rc = make_dir(dir);
+    snprintf(path, sizeof path, "%s/memory_peers", dir);
+    if (!rc)
+        rc = make_dir(path);
+    for (size_t i = 0; !rc && i < r->npeers; i++) {
+        const hcadrv_peer_stats_t *st = &r->peers[i].st;
+        snprintf(path, sizeof path, "%s/memory_peers/%s", dir, r->peers[i].name);
+        const struct {
+            const char *name;
+            uint64_t v;
+        } c[] = {{"num_alloc_mrs", st->num_alloc_mrs},     {"num_dealloc_mrs", st->num_dealloc_mrs},
+                 {"num_reg_pages", st->num_reg_pages},     {"num_dereg_pages", st->num_dereg_pages},
+                 {"num_reg_bytes", st->num_reg_bytes},     {"num_dereg_bytes", st->num_dereg_bytes},
+                 {"num_free_callbacks", st->num_free_callbacks}};
+        rc = make_dir(path);
+        if (!rc)
+            rc = write_counter(path, "version", NULL, 0, r->peers[i].version);
+        for (size_t k = 0; !rc && k < sizeof c / sizeof c[0]; k++)
+            rc = write_counter(path, c[k].name, "%" PRIu64 "\n", c[k].v, NULL);
+    }
+    return rc;
 }

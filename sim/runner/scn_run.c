@@ -26,6 +26,8 @@ struct run {
     hcadrv_t *drv;
     int attr_valid;
     hcadrv_device_attr_t attr;
+    bus_timing_t peer_timing; /* the peer devices' DMA timing (scn_peer_timing) */
+    scn_peer_report_t *peers; /* their counters at the end */
     rt_obj_t *obj;
     size_t nobj;
     wr_rec_t *wrs;
@@ -82,15 +84,37 @@ int scn_mem_alloc(ctx_t *c, uint64_t size, uint64_t align, uint64_t *addr)
     const hca_host_t *h = &c->run->host;
     return h->ops->mem_alloc(h->ctx, size, align, addr);
 }
+/* The peer memory whose window holds [addr, addr+len), or NULL: host memory. */
+static peermem_t *peer_at(const run_t *r, uint64_t addr, uint64_t len)
+{
+    for (size_t i = 0; i < r->nobj; i++)
+        if (r->obj[i].pm && peermem_holds(r->obj[i].pm, addr, len ? len : 1))
+            return r->obj[i].pm;
+    return NULL;
+}
 int scn_mem_read(ctx_t *c, uint64_t addr, void *buf, uint64_t len)
 {
+    peermem_t *pm = peer_at(c->run, addr, len);
+    if (pm) /* the peer's owner reads its memory itself, as a GPU driver copies out */
+        return peermem_read(pm, addr, buf, len);
     const hca_host_t *h = &c->run->host;
     return h->ops->mem_read(h->ctx, addr, buf, len);
 }
 int scn_mem_write(ctx_t *c, uint64_t addr, const void *buf, uint64_t len)
 {
+    peermem_t *pm = peer_at(c->run, addr, len);
+    if (pm)
+        return peermem_write(pm, addr, buf, len);
     const hca_host_t *h = &c->run->host;
     return h->ops->mem_write(h->ctx, addr, buf, len);
+}
+hca_dev_t *scn_dev(ctx_t *c)
+{
+    return c->run->dev;
+}
+bus_timing_t scn_peer_timing(ctx_t *c)
+{
+    return c->run->peer_timing;
 }
 
 int scn_attr(ctx_t *c, const hcadrv_device_attr_t **attr)
@@ -135,6 +159,12 @@ int scn_device_option(ctx_t *c, const char *key, uint64_t v)
         cfg->link_latency = (uint32_t)v;
     else if (!strcmp(key, "link_bytes_per_cycle"))
         cfg->link_bytes_per_cycle = (uint32_t)v;
+    else if (!strcmp(key, "peer_latency"))
+        r->peer_timing.read_latency = (uint32_t)v;
+    else if (!strcmp(key, "peer_bytes_per_cycle"))
+        r->peer_timing.bytes_per_cycle = (uint32_t)v;
+    else if (!strcmp(key, "peer_invalidation"))
+        cfg->no_peer_invalidation = !v;
     else
         return scn_bad(c, "%s: no such device option", key);
     return 0;
@@ -298,11 +328,15 @@ static void teardown(run_t *r, size_t nsyms)
 {
     if (r->dev && r->o->trace)
         hca_dev_trace_close(r->dev);
-    hcadrv_close(r->drv);
+    hcadrv_close(r->drv); /* the peer clients' registrations go with the driver */
     hca_dev_destroy(r->dev);
     hostmem_destroy(r->mem);
-    for (size_t i = 0; r->obj && i < nsyms; i++)
+    for (size_t i = 0; r->obj && i < nsyms; i++) {
         free(r->obj[i].seen_cycle);
+        hcadrv_peer_window_free(r->obj[i].win);
+        peermem_destroy(r->obj[i].pm);
+    }
+    free(r->peers);
     free(r->obj);
     free(r->wrs);
 }
@@ -351,6 +385,8 @@ run_t *scn_run_new(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine,
     r->out = o->out ? o->out : stdout;
     r->err = o->err ? o->err : stderr;
     r->seed = o->seed_set ? o->seed : 1;
+    r->peer_timing = bus_default_timing(); /* posted writes and bandwidth as host memory's ... */
+    r->peer_timing.read_latency = PEERMEM_DEFAULT_READ_LATENCY; /* ... reads cross to another device */
     r->nobj = s->nsyms;
     r->obj = calloc(s->nsyms ? s->nsyms : 1, sizeof *r->obj);
     if (!r->obj) {
@@ -398,7 +434,24 @@ int scn_run_end(run_t *r, int rc, scn_report_t *rep, scn_checker_t *ck, scn_fw_s
         rc = start_device(c);
     }
     *rep = (scn_report_t){r->s, r->s->file, r->engine, r->seed, 0, rc, r->fline, r->fop, c->msg, NULL, NULL, NULL,
-                          r->wrs, r->nwrs, 0};
+                          r->wrs, r->nwrs, 0, NULL, 0};
+    size_t np = 0;
+    for (size_t i = 0; i < r->nobj; i++)
+        np += r->obj[i].win != NULL;
+    free(r->peers);
+    r->peers = np ? calloc(np, sizeof *r->peers) : NULL;
+    for (size_t i = 0, k = 0; r->peers && i < r->nobj; i++) {
+        if (!r->obj[i].win)
+            continue;
+        const void *h = hcadrv_peer_window_handle(r->obj[i].win);
+        const hcadrv_peer_client_t *pc = hcadrv_peer_client_of(h);
+        r->peers[k].name = r->s->syms[i].name;
+        r->peers[k].version = pc ? pc->version : "";
+        hcadrv_peer_get_stats(r->drv, h, &r->peers[k].st);
+        k++;
+    }
+    rep->peers = r->peers;
+    rep->npeers = r->peers ? np : 0;
     if (r->cmdline_err) { /* no line of the file is to blame */
         rep->line = 0;
         rep->op = NULL;
@@ -462,6 +515,12 @@ static int run_one_engine(const scn_t *s, const scn_run_opts_t *o, scn_engine_t 
             rc = SCN_ERROR;
     }
     scn_run_fw_profile(r, r->out);
+    int prc = o->peer_stats ? scn_write_peer_stats(o->peer_stats, &rep) : 0;
+    if (prc) {
+        fprintf(r->err, "hcasim run: --peer-stats %s: %s\n", o->peer_stats, strerror(-prc));
+        if (rc == SCN_PASS)
+            rc = SCN_ERROR;
+    }
     scn_run_free(r);
     return rc;
 }

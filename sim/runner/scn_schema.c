@@ -132,7 +132,8 @@ const op_spec_t scn_ops[] = {
                       F("host_read_latency", OPT, K_INT), F("host_write_cost", OPT, K_INT),
                       F("host_bytes_per_cycle", OPT, K_INT), F("link_latency", OPT, K_INT),
                       F("link_bytes_per_cycle", OPT, K_INT), F("max_indirection", OPT, K_INT),
-                      F("peer_invalidation", OPT, K_BOOL), F("peer_latency", OPT, K_INT))},
+                      F("peer_invalidation", OPT, K_BOOL), F("peer_latency", OPT, K_INT),
+                      F("peer_bytes_per_cycle", OPT, K_INT))},
     OP("query_device", scn_op_query_device, F_OBJECT("expect", REQ, "an object of capabilities", &capabilities)),
     OP("alloc_pd", scn_op_alloc_pd, F_BIND("pd", SYM_PD), F("expect_error", OPT, K_ERRNO)),
     OP("create_cq", scn_op_create_cq, F_BIND("cq", SYM_CQ), F("depth", OPT, K_INT)),
@@ -153,6 +154,7 @@ const op_spec_t scn_ops[] = {
     OP("peer_invalidate", scn_op_peer_invalidate, F_NAME("client", REQ, SYM_CLIENT), F_NAME("buf", REQ, SYM_BUF)),
     OP("peer_stats", scn_op_peer_stats, F_NAME("client", REQ, SYM_CLIENT),
        F_OBJECT("expect", REQ, "an object of counters", &peer_counters)),
+    OP("peer_unregister", scn_op_peer_unregister, F_NAME("client", REQ, SYM_CLIENT), F("expect_error", OPT, K_ERRNO)),
     /* registration */
     OP("reg_mr", scn_op_reg_mr, F_BIND("mr", SYM_MR), F_NAME("pd", REQ, SYM_PD), F_NAME("buf", REQ, SYM_BUF),
        F("offset", OPT, K_INT), F("length", OPT, K_INT), F("access", OPT, K_FLAGS), F("iova", OPT, K_INT),

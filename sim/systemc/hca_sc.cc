@@ -19,7 +19,7 @@ hca_sc::hca_sc(sc_module_name name, dev_engine_kind_t engine, const sc_time &per
 hca_sc::hca_sc(sc_module_name name, const hca_dev_config_t &cfg, const sc_time &period)
     : sc_module(name), bar0("bar0"), dma("dma"), irq("irq"), period_(period)
 {
-    static const bus_ops_t ops = {dma_read, dma_write};
+    static const bus_ops_t ops = {dma_read, dma_write, nullptr};
     bar0.register_b_transport(this, &hca_sc::b_transport);
     bar0.register_get_direct_mem_ptr(this, &hca_sc::get_direct_mem_ptr);
     char err[256] = "";
