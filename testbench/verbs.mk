@@ -28,3 +28,10 @@ GTEST_BINS += $(BIN)/test_memmgt
 $(OBJ)/testbench/test_memmgt.o: ALL_CXXFLAGS += -DFW_MUTANT_NO_DRAIN='"$(FW_MUTANT_NO_DRAIN)"'
 $(BIN)/test_memmgt: $(OBJ)/testbench/test_memmgt.o $(HCASIM_LIBS) $(FW_IMAGE) $(FW_MUTANT_NO_DRAIN)
 	$(call link_bin,$(GTEST_LIBS))
+
+# Peer memory: the driver's peer clients, the invalidate callback against
+# every race it has, and the peer firmware mutant proven caught (testbench/test_peer.cc).
+GTEST_BINS += $(BIN)/test_peer
+$(OBJ)/testbench/test_peer.o: ALL_CXXFLAGS += -DFW_MUTANT_PEER_NO_DRAIN='"$(FW_MUTANT_PEER_NO_DRAIN)"'
+$(BIN)/test_peer: $(OBJ)/testbench/test_peer.o $(HCASIM_LIBS) $(FW_IMAGE) $(FW_MUTANT_PEER_NO_DRAIN)
+	$(call link_bin,$(GTEST_LIBS))
