@@ -55,3 +55,22 @@ soak-fresh:
 	$(PYTHON) vectors/gen_mm_soak.py --check --out vectors/directed
 
 CHECKS += soak-fresh
+
+# Race sweeps of peer_invalidate against multi-chunk RDMA into and out of peer
+# memory: vectors/directed/peer_race_*.jsonl (`make scenarios` runs them on
+# both engines). peer-races-fresh: the committed files are what the generator
+# writes. peer-races-mutant: every sweep fails on the firmware whose invalidate
+# callback returns before the DMA drain (a sweep no mutant can fail proves nothing).
+.PHONY: peer-races-fresh peer-races-mutant
+peer-races-fresh:
+	$(PYTHON) vectors/gen_peer_races.py --check --out vectors/directed
+
+peer-races-mutant: $(HCASIM_BIN) $(FW_MUTANT_PEER_NO_DRAIN)
+	@for f in vectors/directed/peer_race_*.jsonl; do \
+	    out=$$($(HCASIM_BIN) run $$f --firmware $(FW_MUTANT_PEER_NO_DRAIN) 2>&1); rc=$$?; \
+	    if [ $$rc != 1 ] || ! echo "$$out" | grep -q 'protection invariant broken'; then \
+	        echo "$$out" | tail -3; echo "peer-races-mutant: $$f passes without the drain (exit $$rc)"; exit 1; fi; \
+	    echo "peer-races-mutant: $$f kills hcafw_peer_no_drain: $$(echo "$$out" | grep -o 'protection invariant broken.*' | cut -c1-120)"; \
+	done
+
+CHECKS += peer-races-fresh peer-races-mutant
