@@ -1,7 +1,7 @@
 # testbench/bench — `make bench` figures, each measured in one run.
-BENCH_BINS := $(BIN)/bench_xu $(BIN)/bench_dev $(BIN)/bench_verbs $(BIN)/bench_mm
+BENCH_BINS := $(BIN)/bench_xu $(BIN)/bench_dev $(BIN)/bench_verbs $(BIN)/bench_mm $(BIN)/bench_peer
 ALL_TARGETS += $(BENCH_BINS)
-BENCHES += bench-xu bench-dev bench-verbs bench-mm bench-engines
+BENCHES += bench-xu bench-dev bench-verbs bench-mm bench-peer bench-engines
 
 $(BIN)/bench_xu: $(OBJ)/testbench/bench_xu.o $(HCASIM_LIBS)
 	$(call link_bin,)
@@ -11,8 +11,10 @@ $(BIN)/bench_verbs: $(OBJ)/testbench/bench_verbs.o $(HCASIM_LIBS)
 	$(call link_bin,)
 $(BIN)/bench_mm: $(OBJ)/testbench/bench_mm.o $(HCASIM_LIBS)
 	$(call link_bin,)
+$(BIN)/bench_peer: $(OBJ)/testbench/bench_peer.o $(HCASIM_LIBS)
+	$(call link_bin,)
 
-.PHONY: bench-xu bench-dev bench-verbs bench-mm bench-engines
+.PHONY: bench-xu bench-dev bench-verbs bench-mm bench-peer bench-engines
 bench-xu: $(BIN)/bench_xu
 	@mkdir -p $(BUILD)/bench
 	$(BIN)/bench_xu 400000 $(BUILD)/bench/xu_trace.fst
@@ -22,6 +24,8 @@ bench-verbs: $(BIN)/bench_verbs
 	$(BIN)/bench_verbs
 bench-mm: $(BIN)/bench_mm
 	$(BIN)/bench_mm
+bench-peer: $(BIN)/bench_peer
+	$(BIN)/bench_peer
 # The model against the RTL over the scenario corpus: speed per group and the
 # latency-error distribution (testbench/bench_engines.py).
 bench-engines: $(HCASIM_BIN)
