@@ -18,12 +18,13 @@ SAN_ENV    := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_s
 # The scenario slice: the demo, directed runs over the main paths (fast
 # registration, SEND_WITH_INV over several packets, key rotation, RNR, a
 # malformed WQE, an invalidation race, page-list registration, the model
-# engine, a mixed-traffic soak), and malformed files (refused with exit 2,
+# engine, a mixed-traffic soak, peer memory), and malformed files (refused with exit 2,
 # which must stay a refusal, not a sanitizer report).
 SAN_SCENARIOS := vectors/demo.jsonl \
     $(addprefix vectors/directed/,$(addsuffix .jsonl,mm_fast_reg_success mm_send_inv_multi_packet \
         mm_key_rotation err_rnr_then_recv err_malformed_wqe race_linv_write_mtu256_x16 \
-        registration_pages mkey_reuse query_device_small_tables soak_mm_s368)) \
+        registration_pages mkey_reuse query_device_small_tables soak_mm_s368 peer_invalidate_fences \
+        peer_write_read_seams)) \
     $(addprefix vectors/malformed/,$(addsuffix .jsonl,bad_json unknown_op missing_field \
         out_of_range_u64 hex_odd late_typo page_list_too_long freed_page_list keyref_unbound not_object))
 

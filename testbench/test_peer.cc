@@ -296,6 +296,44 @@ TEST_P(Peer, WriteAndReadAcrossGpuPageSeams)
     EXPECT_EQ(0u, hcadrv_peer_window_pinned(r.win));
 }
 
+// The seed's sample client: peer memory that is host memory (the window
+// client over a host range, 4 KiB pages). reg_mr over that range goes
+// through the client, RDMA reaches it, and its owner can revoke it.
+TEST_P(Peer, HostMemoryClientAsTheSeedsSample)
+{
+    PeerRig r;
+    ASSERT_RIG_UP(r);
+    uint64_t h = 0;
+    ASSERT_EQ(0, hostmem_alloc(r.mem, 64 * 1024, 64 * 1024, &h));
+    hcadrv_peer_window_t *w = nullptr;
+    ASSERT_EQ(0, hcadrv_peer_window_create(&w, r.drv, "host_mem", h, 64 * 1024, 4096, 1));
+    hcadrv_mr_t m{};
+    ASSERT_EQ(0, hcadrv_reg_mr(r.drv, r.pd, h + 100, 9000, h + 100, ACCESS_RW, 12, &m));
+    EXPECT_NE(0u, m.peer) << "the range is the client's: the MR is a peer MR";
+    hcadrv_peer_stats_t st{};
+    ASSERT_EQ(0, hcadrv_peer_get_stats(r.drv, hcadrv_peer_window_handle(w), &st));
+    EXPECT_EQ(3u, st.num_reg_pages) << "9000 bytes from offset 100 touch 3 pages of 4 KiB: " << counters(st);
+    std::vector<uint8_t> pat(9000);
+    for (size_t i = 0; i < pat.size(); i++)
+        pat[i] = (uint8_t)(i * 7 + 3);
+    ASSERT_EQ(0, hostmem_write(r.mem, r.src, pat.data(), pat.size()));
+    ASSERT_EQ(0, r.post(&r.a[0], 1, HCA_WR_OPCODE_RDMA_WRITE, {r.src, 9000, r.msrc.lkey}, m.iova, m.rkey));
+    auto c = r.wait_cqes(1);
+    ASSERT_EQ(1u, c.size());
+    EXPECT_EQ(HCA_WC_STATUS_SUCCESS, c[0].status) << describe(c[0]);
+    EXPECT_EQ(pat, r.read_host(h + 100, 9000));
+    unsigned n = 0;
+    ASSERT_EQ(0, hcadrv_peer_window_revoke(w, h, 64 * 1024, &n));
+    protcheck_range_revoke(hca_dev_protcheck(r.dev), r.cycle(), h, 64 * 1024, "host client revoke");
+    EXPECT_EQ(1u, n);
+    ASSERT_EQ(0, r.post(&r.a[0], 2, HCA_WR_OPCODE_RDMA_WRITE, {r.src, 64, r.msrc.lkey}, m.iova, m.rkey));
+    c = r.wait_cqes(1);
+    ASSERT_EQ(1u, c.size());
+    EXPECT_EQ(HCA_WC_STATUS_REM_ACCESS_ERR, c[0].status) << "after the revoke: " << describe(c[0]);
+    ASSERT_EQ(0, hcadrv_dereg_mr(r.drv, &m));
+    EXPECT_EQ(0, hcadrv_peer_window_destroy(w));
+}
+
 // A device built without peer invalidation refuses MRs over a client that
 // requires it (nothing pinned) and serves one that does not.
 TEST_P(Peer, NoInvalidationSupportRefusesClientsThatRequireIt)
