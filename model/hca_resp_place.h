@@ -1,14 +1,15 @@
 /* hca_resp_place.h — C model of rtl/hca_resp_place.sv: the responder's
  * placement engine. Key-checks every piece {va, len, key} of one packet
  * through the translation unit, collects the translated segments, then (when
- * every check passed) moves them with one DMA per segment.
+ * every check passed) moves them with one DMA per segment; more segments than
+ * the list holds are translated again and moved as their beats come.
  *
  * Comb paths (outputs from inputs in the same cycle):
  *   xq (every field)   <- rights, remote, pd, va, len, key (job inputs)
  *   xq_valid           <- len (a zero-length piece is skipped)
  *   dma_req            <- dma_op, buf, key (job inputs)
  *   done, key_fail     <- check_only, len (check_end: nothing to move)
- *   busy, bus_err, dma_req_valid, xs_ready (1): state only.
+ *   busy, bus_err, dma_req_valid, xs_ready: state only.
  * None depends on a handshake input (xq_ready, xs_*, dma_req_ready,
  * dma_rsp_*), so the engine never closes a loop with its partners.
  */
@@ -45,7 +46,7 @@ typedef struct hca_resp_place_io {
     uint8_t xq_ready;
     m_xreq_t xq;         /**< out: xq_tag_o .. xq_va_o */
     uint8_t xs_valid;
-    uint8_t xs_ready;    /**< out: always 1 */
+    uint8_t xs_ready;    /**< out: 1 but while a streamed segment waits (P_STREAM) */
     uint8_t xs_tag;
     uint8_t xs_status;   /**< HCA_XLATE_STATUS_* */
     uint8_t xs_last;
@@ -66,7 +67,7 @@ typedef struct hca_resp_place {
     uint8_t pi_mask;     /**< PI_W = $clog2(PIECES + 1) bits */
     uint8_t sg_mask;     /**< SG_W = $clog2(SEGS + 1) bits */
     /* registers (the RTL's names without _q) */
-    uint8_t state;       /**< pstate_e: P_IDLE, P_CHECK, P_DMA */
+    uint8_t state;       /**< pstate_e: P_IDLE, P_CHECK, P_DMA, P_STREAM */
     uint8_t iss;         /**< next piece to ask about */
     uint8_t lasts;       /**< pieces whose last beat came */
     uint8_t nseg;        /**< segments collected */
@@ -75,6 +76,11 @@ typedef struct hca_resp_place {
     uint8_t ans;         /**< DMA answers counted */
     uint8_t berr;
     uint32_t boff;       /**< buffer offset of segment dma */
+    uint8_t ovf;         /**< the check found more segments than the list holds */
+    uint8_t hold;        /**< P_STREAM: a segment waits in the holding register */
+    uint64_t hold_pa;    /**< the holding register (data: never reset) */
+    uint32_t hold_len;
+    uint8_t hold_pc;
     /* segment list (data: never reset) */
     uint64_t seg_pa[HCA_RESP_PLACE_MAX_SEGS];
     uint32_t seg_len[HCA_RESP_PLACE_MAX_SEGS];

@@ -19,6 +19,16 @@
 // check_only_i runs the key check alone and discards the segments (the
 // first WRITE packet's whole-message check: only the status matters).
 //
+// A packet whose pieces translate to more than SEGS segments (a KLM key over
+// many small entries) does not fit the list: once the check has passed over
+// every beat, the pieces are translated again and each segment is moved as
+// its beat comes (P_STREAM): a beat is taken into a holding register, its DMA
+// issued, the next beat taken once the register is free, at most SEGS DMAs
+// outstanding. The check still came first; only an invalidation completing
+// between the two passes can fail a beat of the second, and then no DMA is
+// issued from that beat on (the invalidation raced the packet: SEMANTICS.md
+// "Invalidation during a long operation").
+//
 // The job inputs are the owner's registers, held stable from start_i until
 // done_o; the engine keeps only counters and the segment list. done_o is a
 // one-cycle pulse with the outcome: key_fail_o (a check failed, a tag came
@@ -90,7 +100,8 @@ module hca_resp_place #(
   typedef enum logic [1:0] {
     P_IDLE,    // no job
     P_CHECK,   // key checks issued and their beats collected
-    P_DMA      // segments moved, answers counted
+    P_DMA,     // segments moved, answers counted
+    P_STREAM   // too many segments for the list: translated again, moved beat by beat
   } pstate_e;
 
   pstate_e          state_q, state_d;
@@ -102,6 +113,13 @@ module hca_resp_place #(
   logic [SG_W-1:0]  ans_q, ans_d;         // DMA answers counted
   logic             berr_q, berr_d;       // some answer was err
   logic [LEN_W-1:0] boff_q, boff_d;       // buffer offset of segment dma_q
+  logic             ovf_q, ovf_d;         // the check found more segments than the list holds
+  logic             hold_q, hold_d;       // P_STREAM: a segment waits in the holding register
+
+  // Holding register (data: never reset).
+  logic [63:0]      hold_pa_q;
+  logic [LEN_W-1:0] hold_len_q;
+  logic [1:0]       hold_pc_q;
 
   // Segment list (data: never reset).
   logic [63:0]      seg_pa_q  [SEGS];
@@ -125,7 +143,7 @@ module hca_resp_place #(
   assign iss_pc = 2'(iss_q);   // meaningful only while iss_q < PIECES
 
   logic iss_more;
-  assign iss_more = state_q == P_CHECK && iss_q < PI_W'(PIECES);
+  assign iss_more = (state_q == P_CHECK || state_q == P_STREAM) && iss_q < PI_W'(PIECES);
 
   always_comb begin
     xq_valid_o  = iss_more && present[iss_pc];
@@ -138,9 +156,10 @@ module hca_resp_place #(
     xq_va_o     = va_i[iss_pc*64 +: 64];
   end
 
-  // Beats are always taken: a beat this engine did not ask for would
-  // otherwise block the translation unit's in-order answer stream.
-  assign xs_ready_o = 1'b1;
+  // Beats are always taken (a beat this engine did not ask for would
+  // otherwise block the translation unit's in-order answer stream), except
+  // while a streamed segment waits for its DMA.
+  assign xs_ready_o = !(state_q == P_STREAM && hold_q);
 
   logic beat;
   logic beat_tag_ok;
@@ -151,26 +170,47 @@ module hca_resp_place #(
   assign store = beat && beat_tag_ok && xs_status_i == `HCA_XLATE_STATUS_OK && !check_only_i &&
                  xs_len_i != '0 && nseg_q < SG_W'(SEGS);
 
+  // P_STREAM: a beat taken (the holding register is free), and one held.
+  logic sbeat, sbeat_ok, take;
+  assign sbeat    = xs_valid_i && state_q == P_STREAM && !hold_q;
+  assign sbeat_ok = sbeat && beat_tag_ok && xs_status_i == `HCA_XLATE_STATUS_OK;
+  assign take     = sbeat_ok && xs_len_i != '0 && !fail_q;
+
   // ---------------------------------------------------------------- DMA
   logic [SI_W-1:0] dma_idx;
   assign dma_idx = dma_q[SI_W-1:0];
 
+  // Streamed DMAs outstanding (dma_q - ans_q, wrapping): at most SEGS, so
+  // their tags {01, dma_q mod SEGS} are unique.
+  logic [SG_W-1:0] outstanding;
+  assign outstanding = dma_q - ans_q;
+
+  logic             stream;
+  logic [63:0]      out_pa;
+  logic [LEN_W-1:0] out_len;
+  logic [1:0]       out_pc;
+  assign stream  = state_q == P_STREAM;
+  assign out_pa  = stream ? hold_pa_q  : seg_pa_q[dma_idx];
+  assign out_len = stream ? hold_len_q : seg_len_q[dma_idx];
+  assign out_pc  = stream ? hold_pc_q  : seg_pc_q[dma_idx];
+
   always_comb begin
-    dma_req_valid_o = state_q == P_DMA && dma_q < nseg_q;
+    dma_req_valid_o = (state_q == P_DMA && dma_q < nseg_q) || (stream && hold_q && outstanding < SG_W'(SEGS));
     dma_req_o       = '0;
     `HCA_DMA_REQ_OP(dma_req_o)      = dma_op_i;
     `HCA_DMA_REQ_TAG(dma_req_o)     = {2'b01, 6'(dma_idx)};
     `HCA_DMA_REQ_BUF(dma_req_o)     = buf_i;
-    `HCA_DMA_REQ_LEN(dma_req_o)     = seg_len_q[dma_idx];
-    `HCA_DMA_REQ_ADDR(dma_req_o)    = seg_pa_q[dma_idx];
+    `HCA_DMA_REQ_LEN(dma_req_o)     = out_len;
+    `HCA_DMA_REQ_ADDR(dma_req_o)    = out_pa;
     `HCA_DMA_REQ_BUF_OFF(dma_req_o) = boff_q;
-    `HCA_DMA_REQ_KEY(dma_req_o)     = key_i[seg_pc_q[dma_idx]*32 +: 32];
+    `HCA_DMA_REQ_KEY(dma_req_o)     = key_i[out_pc*32 +: 32];
   end
 
   // ---------------------------------------------------------------- control
-  logic check_done, dma_done;
-  assign check_done = state_q == P_CHECK && iss_q == PI_W'(PIECES) && lasts_q == npieces;
-  assign dma_done   = state_q == P_DMA && dma_q == nseg_q && ans_q == nseg_q;
+  logic check_done, dma_done, stream_done;
+  assign check_done  = state_q == P_CHECK && iss_q == PI_W'(PIECES) && lasts_q == npieces;
+  assign dma_done    = state_q == P_DMA && dma_q == nseg_q && ans_q == nseg_q;
+  assign stream_done = stream && iss_q == PI_W'(PIECES) && lasts_q == npieces && !hold_q && dma_q == ans_q;
 
   // The check ends the job when it failed or there is nothing to move.
   // Outcome outputs are continuous assigns: the owner's state machine reads
@@ -178,9 +218,9 @@ module hca_resp_place #(
   // event-driven simulator re-run both blocks forever on the glitches.
   logic check_end;
   assign check_end  = check_done && (fail_q || check_only_i || nseg_q == '0);
-  assign done_o     = check_end || dma_done;
-  assign key_fail_o = check_end && fail_q;
-  assign bus_err_o  = dma_done && berr_q;
+  assign done_o     = check_end || dma_done || stream_done;
+  assign key_fail_o = (check_end || stream_done) && fail_q;
+  assign bus_err_o  = (dma_done || stream_done) && berr_q;
 
   always_comb begin
     state_d    = state_q;
@@ -192,6 +232,8 @@ module hca_resp_place #(
     ans_d      = ans_q;
     berr_d     = berr_q;
     boff_d     = boff_q;
+    ovf_d      = ovf_q;
+    hold_d     = hold_q;
 
     case (state_q)
       P_IDLE: begin
@@ -201,6 +243,7 @@ module hca_resp_place #(
           lasts_d = '0;
           nseg_d  = '0;
           fail_d  = 1'b0;
+          ovf_d   = 1'b0;
         end
       end
 
@@ -210,7 +253,7 @@ module hca_resp_place #(
         if (beat) begin
           if (!beat_tag_ok || xs_status_i != `HCA_XLATE_STATUS_OK) fail_d = 1'b1;
           if (beat_tag_ok && xs_status_i == `HCA_XLATE_STATUS_OK && !check_only_i &&
-              xs_len_i != '0 && nseg_q == SG_W'(SEGS)) fail_d = 1'b1;   // list full
+              xs_len_i != '0 && nseg_q == SG_W'(SEGS)) ovf_d = 1'b1;    // list full: stream
           if (store) nseg_d = nseg_q + SG_W'(1);
           if (xs_last_i && beat_tag_ok) lasts_d = lasts_q + PI_W'(1);
         end
@@ -218,11 +261,14 @@ module hca_resp_place #(
           if (check_end) begin
             state_d = P_IDLE;
           end else begin
-            state_d = P_DMA;
+            state_d = ovf_q ? P_STREAM : P_DMA;
             dma_d   = '0;
             ans_d   = '0;
             berr_d  = 1'b0;
             boff_d  = '0;
+            iss_d   = '0;   // P_STREAM asks again
+            lasts_d = '0;
+            hold_d  = 1'b0;
           end
         end
       end
@@ -237,6 +283,25 @@ module hca_resp_place #(
           berr_d = berr_q || dma_rsp_err_i;
         end
         if (dma_done) state_d = P_IDLE;
+      end
+
+      P_STREAM: begin
+        if (iss_more && (!present[iss_pc] || xq_ready_i)) iss_d = iss_q + PI_W'(1);
+        if (sbeat) begin
+          if (!beat_tag_ok || xs_status_i != `HCA_XLATE_STATUS_OK) fail_d = 1'b1;
+          if (xs_last_i && beat_tag_ok) lasts_d = lasts_q + PI_W'(1);
+        end
+        if (dma_req_valid_o && dma_req_ready_i) begin
+          dma_d  = dma_q + SG_W'(1);
+          boff_d = boff_q + hold_len_q;
+          hold_d = 1'b0;
+        end
+        if (take) hold_d = 1'b1;   // only when the register was free: no fire this cycle
+        if (dma_rsp_valid_i) begin
+          ans_d  = ans_q + SG_W'(1);
+          berr_d = berr_q || dma_rsp_err_i;
+        end
+        if (stream_done) state_d = P_IDLE;
       end
 
       default: state_d = P_IDLE;
@@ -256,6 +321,8 @@ module hca_resp_place #(
       ans_q   <= '0;
       berr_q  <= 1'b0;
       boff_q  <= '0;
+      ovf_q   <= 1'b0;
+      hold_q  <= 1'b0;
     end else begin
       state_q <= state_d;
       iss_q   <= iss_d;
@@ -266,6 +333,8 @@ module hca_resp_place #(
       ans_q   <= ans_d;
       berr_q  <= berr_d;
       boff_q  <= boff_d;
+      ovf_q   <= ovf_d;
+      hold_q  <= hold_d;
     end
   end
 
@@ -274,6 +343,11 @@ module hca_resp_place #(
       seg_pa_q[nseg_q[SI_W-1:0]]  <= xs_pa_i;
       seg_len_q[nseg_q[SI_W-1:0]] <= xs_len_i;
       seg_pc_q[nseg_q[SI_W-1:0]]  <= xs_tag_i[1:0];
+    end
+    if (take) begin
+      hold_pa_q  <= xs_pa_i;
+      hold_len_q <= xs_len_i;
+      hold_pc_q  <= xs_tag_i[1:0];
     end
   end
 

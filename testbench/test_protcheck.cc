@@ -115,6 +115,36 @@ TEST_F(ProtCheck, DmaInFlightAcrossTheInvalidationIsCaughtWhenItLands)
     EXPECT_NE(std::string::npos, std::string(v.reason).find("I2")) << v.reason;
 }
 
+// Rule 7: an indirect key reaches memory through its KLM entries' keys. An
+// entry's invalidation fences the indirect key (and, nested, the keys whose
+// lists hold it): a DMA through it in flight across that invalidation is I2.
+// A DMA through it issued later may touch other entries only: legal.
+TEST_F(ProtCheck, AnEntrysInvalidationFencesTheIndirectKeysOverIt)
+{
+    const uint32_t I = 0x00000905u, J = 0x00000a07u, E = 0x00000b01u, F = 0x00000c01u;
+    const uint32_t ie[2] = {E, F}, je[2] = {I, HCA_RESERVED_LKEY};
+    protcheck_key_depends(pc, 10, I, ie, 2);
+    protcheck_key_depends(pc, 10, J, je, 2);
+    const hca_dma_req_t ri = Dma(HCA_DMA_OP_BUF_TO_HOST, I, A, 256), rj = Dma(HCA_DMA_OP_HOST_TO_BUF, J, A + 256, 256);
+    const int fi = protcheck_dma_issue(pc, 100, &ri), fj = protcheck_dma_issue(pc, 101, &rj);
+    protcheck_key_invalid(pc, 150, E, "LOCAL_INV");
+    protcheck_dma_done(pc, 100, 200, &ri, 1, fi);
+    protcheck_dma_done(pc, 101, 201, &rj, 1, fj);
+    ASSERT_EQ(2u, protcheck_count(pc)) << All();
+    EXPECT_NE(std::string::npos, std::string(Get(0).reason).find("I2")) << Get(0).reason;
+    EXPECT_NE(std::string::npos, std::string(Get(0).reason).find("indirect key 0x00000905")) << Get(0).reason;
+    EXPECT_NE(std::string::npos, std::string(Get(0).reason).find("entry's key 0x00000b01")) << Get(0).reason;
+    EXPECT_EQ(J, Get(1).key) << "nested: J's list holds I, whose list holds E";
+    Transfer(160, 300, Dma(HCA_DMA_OP_BUF_TO_HOST, I, A, 64)); // issued after: may touch F only
+    Transfer(100, 149, Dma(HCA_DMA_OP_BUF_TO_HOST, I, A, 64)); // landed before the invalidation
+    EXPECT_EQ(2u, protcheck_count(pc)) << All();
+    protcheck_key_invalid(pc, 400, 0x00000d01u, "LOCAL_INV"); // no list holds it
+    const hca_dma_req_t r2 = Dma(HCA_DMA_OP_BUF_TO_HOST, I, A, 64);
+    const int f2 = protcheck_dma_issue(pc, 390, &r2);
+    protcheck_dma_done(pc, 390, 410, &r2, 1, f2);
+    EXPECT_EQ(2u, protcheck_count(pc)) << All();
+}
+
 TEST_F(ProtCheck, InvalidationEventFedAfterASameCycleIssueIsStillCaught)
 {
     // The harness may feed an issue before an invalidation of the same cycle.

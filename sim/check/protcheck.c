@@ -123,7 +123,15 @@ typedef struct key_state {
     uint64_t valid_at; /**< last validation cycle, NEVER if none */
     int invalid;       /**< the latest event was an invalidation */
     const char *why;   /**< what the last invalidation was */
+    uint64_t fence_at; /**< an indirect key: last invalidation of one of its KLM entries' keys, NEVER if none */
+    uint32_t fence_key; /**< ... that entry's key */
 } key_state_t;
+
+/** An indirect key's KLM entries' keys (protcheck_key_depends). */
+typedef struct dep {
+    uint32_t *entries;
+    size_t n;
+} dep_t;
 
 /** The WRITE message in progress on one (responder, requester) QP pair. */
 typedef struct msg_state {
@@ -151,6 +159,7 @@ typedef struct range {
 struct protcheck {
     pc_table_t keys; /* key -> key_state_t */
     pc_table_t msgs; /* pair -> msg_state_t */
+    pc_table_t deps; /* indirect key -> dep_t */
     pbuf_owner_t pbuf[PC_PBUFS];
     range_t *ranges;
     size_t nranges, ranges_cap;
@@ -201,7 +210,8 @@ int protcheck_create(protcheck_t **out)
     protcheck_t *pc = calloc(1, sizeof *pc);
     if (!pc)
         return -ENOMEM;
-    if (tab_init(&pc->keys, sizeof(key_state_t)) || tab_init(&pc->msgs, sizeof(msg_state_t))) {
+    if (tab_init(&pc->keys, sizeof(key_state_t)) || tab_init(&pc->msgs, sizeof(msg_state_t)) ||
+        tab_init(&pc->deps, sizeof(dep_t))) {
         protcheck_destroy(pc);
         return -ENOMEM;
     }
@@ -209,10 +219,21 @@ int protcheck_create(protcheck_t **out)
     return 0;
 }
 
+static void deps_clear(protcheck_t *pc)
+{
+    for (size_t i = 0; pc->deps.vals && i < pc->deps.cap; i++)
+        if (pc->deps.used[i])
+            free(((dep_t *)(pc->deps.vals + i * pc->deps.vsize))->entries);
+    if (pc->deps.used)
+        tab_clear(&pc->deps);
+}
+
 void protcheck_destroy(protcheck_t *pc)
 {
     if (!pc)
         return;
+    deps_clear(pc);
+    tab_free(&pc->deps);
     tab_free(&pc->keys);
     tab_free(&pc->msgs);
     free(pc->ranges);
@@ -225,6 +246,7 @@ void protcheck_reset(protcheck_t *pc)
         return;
     tab_clear(&pc->keys);
     tab_clear(&pc->msgs);
+    deps_clear(pc);
     memset(pc->pbuf, 0, sizeof pc->pbuf);
     pc->nranges = 0;
     memset(&pc->st, 0, sizeof pc->st);
@@ -232,38 +254,85 @@ void protcheck_reset(protcheck_t *pc)
 
 /* ---------------------------------------------------------------- keys and ranges */
 
+/* A key's state, created as "never invalidated nor validated". */
+static key_state_t *key_of(protcheck_t *pc, uint32_t key)
+{
+    int fresh;
+    key_state_t *k = tab_get(&pc->keys, key, &fresh);
+    if (k && fresh)
+        k->inv_at = k->inv_req_at = k->valid_at = k->pending_at = k->fence_at = NEVER;
+    return k;
+}
+
+/* Entry key `entry` was invalidated at cycle: every indirect key whose KLM
+ * list holds it (and, through nesting, the keys holding those) is fenced: no
+ * DMA through it issued before may complete from then on (the DRAIN of the
+ * entry's invalidation covers every DMA in flight). A DMA through the
+ * indirect key issued later may be legitimate (it may touch other entries
+ * only), so only this I2 form applies. */
+static void entry_fence(protcheck_t *pc, uint64_t cycle, uint32_t entry, unsigned depth)
+{
+    if (depth > HCA_MAX_INDIRECTION)
+        return; /* deeper chains are refused by the device */
+    for (size_t i = 0; i < pc->deps.cap; i++) {
+        if (!pc->deps.used[i])
+            continue;
+        const dep_t *d = (const dep_t *)(pc->deps.vals + i * pc->deps.vsize);
+        const uint32_t ind = (uint32_t)pc->deps.keys[i];
+        size_t j = 0;
+        while (j < d->n && d->entries[j] != entry)
+            j++;
+        if (j == d->n || ind == entry)
+            continue;
+        key_state_t *k = key_of(pc, ind);
+        if (!k)
+            return;
+        k->fence_at = cycle;
+        k->fence_key = entry;
+        entry_fence(pc, cycle, ind, depth + 1);
+    }
+}
+
+void protcheck_key_depends(protcheck_t *pc, uint64_t cycle, uint32_t key, const uint32_t *entries, size_t n)
+{
+    (void)cycle;
+    if (!pc || (n && !entries))
+        return;
+    int fresh;
+    dep_t *d = tab_get(&pc->deps, key, &fresh);
+    if (!d)
+        return;
+    free(d->entries);
+    d->entries = n ? malloc(n * sizeof *entries) : NULL;
+    d->n = d->entries ? n : 0;
+    if (d->entries)
+        memcpy(d->entries, entries, n * sizeof *entries);
+}
+
 void protcheck_key_invalid(protcheck_t *pc, uint64_t cycle, uint32_t key, const char *why)
 {
     if (!pc)
         return;
-    int fresh;
-    key_state_t *k = tab_get(&pc->keys, key, &fresh);
+    key_state_t *k = key_of(pc, key);
     if (!k)
         return;
-    if (fresh) {
-        k->valid_at = NEVER;
-        k->pending_at = NEVER;
-    }
     k->inv_req_at = k->pending_at != NEVER && k->pending_at <= cycle ? k->pending_at : cycle;
     k->pending_at = NEVER;
     k->inv_at = cycle;
     k->invalid = 1;
     k->why = why ? why : "invalidation";
     pc->st.invalidations++;
+    if (pc->deps.count)
+        entry_fence(pc, cycle, key, 0);
 }
 
 void protcheck_key_valid(protcheck_t *pc, uint64_t cycle, uint32_t key)
 {
     if (!pc)
         return;
-    int fresh;
-    key_state_t *k = tab_get(&pc->keys, key, &fresh);
+    key_state_t *k = key_of(pc, key);
     if (!k)
         return;
-    if (fresh) {
-        k->inv_at = NEVER;
-        k->inv_req_at = NEVER;
-    }
     k->pending_at = NEVER;
     k->valid_at = cycle;
     k->invalid = 0;
@@ -274,16 +343,9 @@ void protcheck_key_invalidating(protcheck_t *pc, uint64_t cycle, uint32_t key, i
 {
     if (!pc)
         return;
-    int fresh;
-    key_state_t *k = tab_get(&pc->keys, key, &fresh);
+    key_state_t *k = key_of(pc, key);
     if (!k)
         return;
-    if (fresh) {
-        k->inv_at = NEVER;
-        k->inv_req_at = NEVER;
-        k->valid_at = NEVER;
-        k->pending_at = NEVER;
-    }
     if (!on)
         k->pending_at = NEVER;
     else if (k->pending_at == NEVER)
@@ -418,6 +480,14 @@ void protcheck_dma_done(protcheck_t *pc, uint64_t issue_cycle, uint64_t cycle, c
                       "I2: %s of %" PRIu32 " bytes through key 0x%08" PRIx32 " issued at cycle %" PRIu64
                       " reached memory at cycle %" PRIu64 ", after its invalidation (%s at cycle %" PRIu64 ")",
                       dma_op_name(op), req->len, req->key, issue_cycle, cycle, k->why, k->inv_at);
+            return;
+        }
+        if (k && k->fence_at != NEVER && k->fence_at >= issue_cycle && k->fence_at <= cycle) {
+            pc_breach(pc, cycle, req->key, req->addr,
+                      "I2: %s of %" PRIu32 " bytes through indirect key 0x%08" PRIx32 " issued at cycle %" PRIu64
+                      " reached memory at cycle %" PRIu64 ", after its KLM entry's key 0x%08" PRIx32
+                      " was invalidated at cycle %" PRIu64,
+                      dma_op_name(op), req->len, req->key, issue_cycle, cycle, k->fence_key, k->fence_at);
             return;
         }
     }
@@ -556,6 +626,7 @@ static void on_event(void *ctx, const evlog_event_t *e)
     case EVLOG_KEY_INVALIDATING: protcheck_key_invalidating(pc, e->cycle, e->key, e->on); break;
     case EVLOG_KEY_INVALID: protcheck_key_invalid(pc, e->cycle, e->key, e->what); break;
     case EVLOG_KEY_VALID: protcheck_key_valid(pc, e->cycle, e->key); break;
+    case EVLOG_KEY_DEPENDS: protcheck_key_depends(pc, e->cycle, e->key, e->keys, e->nkeys); break;
     case EVLOG_ENGINE_BUG: protcheck_report(pc, e->cycle, e->key, e->addr, "I5: engine bug: %s", e->what); break;
     default: break; /* completions: nothing to check */
     }

@@ -19,7 +19,9 @@
  * Invariants:
  *   I1  no DMA request through a key is issued while the key is invalid;
  *   I2  no DMA through a key reaches memory (completes) at or after the cycle
- *       the key was invalidated, when it was issued before that cycle;
+ *       the key was invalidated, when it was issued before that cycle; for an
+ *       indirect key, also the cycle a key of one of its KLM entries was
+ *       (rule 7: the entries are checked at access time);
  *   I3  no DMA touches a revoked host range from the revocation on;
  *   I4  a WRITE message the responder NAKed with REM_ACCESS_ERR places no
  *       payload (BUF_TO_HOST from a buffer holding one of its packets) issued
@@ -101,6 +103,11 @@ void protcheck_key_invalid(protcheck_t *pc, uint64_t cycle, uint32_t key, const 
 void protcheck_key_invalidating(protcheck_t *pc, uint64_t cycle, uint32_t key, int on);
 /** Key valid again from `cycle` on (a registration carrying this key completed). */
 void protcheck_key_valid(protcheck_t *pc, uint64_t cycle, uint32_t key);
+/** Indirect key `key` maps onto KLM entries with these keys (a REG_INDIR_MR
+ *  completed; entries copied, replacing any earlier list): from now on an
+ *  invalidation of one of them (or, nested, of an entry of theirs) fences
+ *  `key` as well — I2 for every DMA through `key` issued before it. */
+void protcheck_key_depends(protcheck_t *pc, uint64_t cycle, uint32_t key, const uint32_t *entries, size_t n);
 
 /** Host range [addr, addr+len) revoked from `cycle` on (a peer invalidation returned). */
 int protcheck_range_revoke(protcheck_t *pc, uint64_t cycle, uint64_t addr, uint64_t len, const char *why);

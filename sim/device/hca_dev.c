@@ -254,6 +254,22 @@ static int evt_is_invalidation(unsigned kind)
     return kind == HCA_EVT_KIND_LOCAL_INV || kind == HCA_EVT_KIND_REMOTE_INV || kind == HCA_EVT_KIND_READ_INV;
 }
 
+/* A REG_INDIR_MR succeeded: the log learns its entries' keys (the list is
+ * still the consumer's, untouched until this WR's completion), so the checker
+ * fences the indirect key with each entry's invalidation (rule 7). */
+static void log_klm(hca_dev_t *d, const hca_fw_event_t *ev)
+{
+    const uint32_t n = (ev->params >> HCA_SQ_WQE_FR_LIST_LEN_LSB) & ((1u << HCA_SQ_WQE_FR_LIST_LEN_WIDTH) - 1u);
+    hca_klm_entry_t e[HCA_MAX_INDIR_REG_LIST_LEN];
+    uint32_t keys[HCA_MAX_INDIR_REG_LIST_LEN];
+    if (n == 0 || n > HCA_MAX_INDIR_REG_LIST_LEN || bus_read(&d->bus, ev->list, e, n * sizeof e[0]))
+        return;
+    for (uint32_t i = 0; i < n; i++)
+        keys[i] = e[i].lkey;
+    evlog_emit(&d->log, &(evlog_event_t){.kind = EVLOG_KEY_DEPENDS, .cycle = d->now, .key = ev->key, .keys = keys,
+                                         .nkeys = n});
+}
+
 static int fw_evt_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
 {
     hca_dev_t *d = ctx;
@@ -288,6 +304,8 @@ static int fw_evt_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
             log_key(d, EVLOG_KEY_INVALIDATING, ev->key, 0, NULL);
         else if (ok && (kind == HCA_EVT_KIND_FAST_REG_MR || kind == HCA_EVT_KIND_REG_INDIR_MR))
             log_key(d, EVLOG_KEY_VALID, ev->key, 0, NULL);
+        if (ok && kind == HCA_EVT_KIND_REG_INDIR_MR)
+            log_klm(d, ev);
     }
     return rc;
 }

@@ -32,6 +32,7 @@ typedef enum evlog_kind {
     EVLOG_KEY_INVALIDATING, /**< an invalidation of key was requested (on = 1) or withdrawn (on = 0) */
     EVLOG_KEY_INVALID,      /**< key invalid from this cycle on (what: the event's name) */
     EVLOG_KEY_VALID,        /**< key valid from this cycle on (a registration carrying it completed) */
+    EVLOG_KEY_DEPENDS,      /**< indirect key maps onto KLM entries with keys[0..nkeys) (a REG_INDIR_MR completed) */
     EVLOG_ENGINE_BUG,       /**< the harness saw the engine break its port contract (what: the reason) */
     EVLOG_KINDS
 } evlog_kind_t;
@@ -48,6 +49,8 @@ typedef struct evlog_event {
     uint32_t key;               /**< KEY_*, ENGINE_BUG (0: none) */
     uint64_t addr;              /**< CQE: bus address of the CQE; ENGINE_BUG (0: none) */
     const char *what;           /**< KEY_INVALID: a static name; ENGINE_BUG: the reason */
+    const uint32_t *keys;       /**< KEY_DEPENDS: the entries' keys */
+    uint32_t nkeys;
 } evlog_event_t;
 
 typedef void (*evlog_fn_t)(void *ctx, const evlog_event_t *ev);
