@@ -261,7 +261,8 @@ module hca_resp_place #(
           if (check_end) begin
             state_d = P_IDLE;
           end else begin
-            state_d = ovf_q ? P_STREAM : P_DMA;
+            if (ovf_q) state_d = P_STREAM;
+            else       state_d = P_DMA;
             dma_d   = '0;
             ans_d   = '0;
             berr_d  = 1'b0;
