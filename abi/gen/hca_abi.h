@@ -1419,6 +1419,10 @@ HCA_STATIC_ASSERT(offsetof(hca_klm_entry_t, lkey) == 12, "klm_entry.lkey offset"
 #define HCA_STRAP_FEATURES_PEER_INVALIDATION_WIDTH 1u
 #define HCA_STRAP_FEATURES_PEER_INVALIDATION_GET(r) (((uint32_t)(r) >> 0) & 1u)
 #define HCA_STRAP_FEATURES_PEER_INVALIDATION_PUT(v) (((uint32_t)(v) & 1u) << 0)
+#define HCA_STRAP_FEATURES_MAX_INDIRECTION_LSB 8u
+#define HCA_STRAP_FEATURES_MAX_INDIRECTION_WIDTH 4u
+#define HCA_STRAP_FEATURES_MAX_INDIRECTION_GET(r) (((uint32_t)(r) >> 8) & 15u)
+#define HCA_STRAP_FEATURES_MAX_INDIRECTION_PUT(v) (((uint32_t)(v) & 15u) << 8)
 
 /* register block console: debug console of the firmware core */
 #define HCA_CONSOLE_TX 0x0u /* write: one byte to the console */

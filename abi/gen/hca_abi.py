@@ -687,6 +687,7 @@ FWP_SIZES_MTT_LOG2 = (8, 8)  # (lsb, width)
 # register block strap: read-only: how this device was built (configured by the harness, like pins strapped on a board)
 STRAP_FEATURES = 0x0
 STRAP_FEATURES_PEER_INVALIDATION = (0, 1)  # (lsb, width)
+STRAP_FEATURES_MAX_INDIRECTION = (8, 4)  # (lsb, width)
 
 # register block console: debug console of the firmware core
 CONSOLE_TX = 0x0

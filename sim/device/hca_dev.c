@@ -62,6 +62,7 @@ struct hca_dev {
     protcheck_t *pc;
     hostmem_t *mem;    /* host memory: the bus map's fallback, the host's device-visible memory */
     int no_peer_invalidation; /* strap: INVALIDATE_MKEY refused, PEER_MEMORY not claimed */
+    unsigned max_indirection; /* strap: the KLM walk's depth (0: the device's maximum) */
     busmap_t *busmap;  /* what the engine's DMA and the firmware DMA reach */
     bus_t bus;         /* busmap as a bus */
     bus_timing_t host;
@@ -151,7 +152,8 @@ static int fw_strap_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
     const hca_dev_t *d = ctx;
     if (size != 4 || off != HCA_STRAP_FEATURES)
         return RV32_BUS_FAULT;
-    *val = HCA_STRAP_FEATURES_PEER_INVALIDATION_PUT(!d->no_peer_invalidation);
+    *val = HCA_STRAP_FEATURES_PEER_INVALIDATION_PUT(!d->no_peer_invalidation) |
+           HCA_STRAP_FEATURES_MAX_INDIRECTION_PUT(d->max_indirection);
     return RV32_BUS_OK;
 }
 
@@ -550,6 +552,14 @@ static int dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *m
     d->host = cfg->host.bytes_per_cycle ? cfg->host : bus_default_timing();
     d->irq_mask = ~0u;
     d->no_peer_invalidation = cfg->no_peer_invalidation;
+    if (cfg->max_indirection > HCA_MAX_INDIRECTION) {
+        if (err)
+            snprintf(err, errlen, "max_indirection %u: the device follows at most %u", cfg->max_indirection,
+                     HCA_MAX_INDIRECTION);
+        free(d);
+        return -EINVAL;
+    }
+    d->max_indirection = cfg->max_indirection;
     fwcore_config_t fcfg;
     memset(&fcfg, 0, sizeof fcfg);
     fcfg.costs = cfg->core;

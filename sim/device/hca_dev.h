@@ -48,6 +48,7 @@ typedef struct hca_dev_config {
     uint32_t link_latency;   /**< cycles a packet travels; 0: DEV_ENGINE_LINK_LATENCY_DEFAULT */
     uint32_t link_bytes_per_cycle; /**< link bandwidth; 0: DEV_ENGINE_LINK_BYTES_PER_CYCLE_DEFAULT */
     int no_peer_invalidation; /**< 1: built without peer invalidation (strap; INVALIDATE_MKEY refused) */
+    unsigned max_indirection; /**< the KLM walk's depth, 1..HCA_MAX_INDIRECTION (strap); 0: the maximum */
 } hca_dev_config_t;
 
 /** Path of the default firmware image: beside the running executable

@@ -277,7 +277,9 @@ int scn_sge_list(ctx_t *c, const json_value_t *o, const char *k, hca_sge_t *sge,
     *n = 0;
     if (!v)
         return rc;
-    if ((rc = scn_need_array(c, v, k, 0, SCN_MAX_SGES)))
+    /* A KLM list ("list") is as long as an indirect MR's; an SGE list as the driver serves. */
+    const size_t max = !strcmp(k, "list") ? HCA_MAX_INDIR_REG_LIST_LEN + 1u : SCN_MAX_SGES;
+    if ((rc = scn_need_array(c, v, k, 0, max)))
         return rc;
     for (size_t i = 0; i < v->u.array.n && !rc; i++) {
         const json_value_t *e = v->u.array.items[i];

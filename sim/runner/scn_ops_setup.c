@@ -28,7 +28,7 @@ int scn_op_device(ctx_t *c, const json_value_t *o)
         {"host_bytes_per_cycle", 1, 4096, NULL},
         {"link_latency", 1, 1000000, NULL},
         {"link_bytes_per_cycle", 1, 4096, NULL},
-        {"max_indirection", 1, 64, "indirect registration (REG_INDIR_MR)"},
+        {"max_indirection", 1, HCA_MAX_INDIRECTION, NULL},
         {"peer_latency", 0, 1000000, NULL},
         {"peer_bytes_per_cycle", 1, 4096, NULL},
     };

@@ -115,7 +115,7 @@ int scn_op_post_send(ctx_t *c, const json_value_t *o)
         rc = scn_bad_field(c, "invalidate", "missing (with no sge, there is no sge[0] whose key it defaults to)");
     uint64_t list_len = 0, ps = HCA_PAGE_SHIFT_MIN, iova = 0, length = 0;
     uint32_t access = 0, key = 0;
-    hca_sge_t klm[SCN_MAX_SGES];
+    static hca_sge_t klm[HCA_MAX_INDIR_REG_LIST_LEN + 1u]; /* the runner runs one op at a time */
     unsigned nklm = 0;
     if (!rc && scn_takes(c, "mr")) { /* FAST_REG_MR, REG_INDIR_MR */
         rc = scn_ref(c, o, "mr", &fr_mr);
@@ -128,7 +128,7 @@ int scn_op_post_send(ctx_t *c, const json_value_t *o)
         }
         if (!rc && scn_takes(c, "list")) {
             memset(klm, 0, sizeof klm);
-            rc = scn_sge_list(c, o, "list", klm, SCN_MAX_SGES, &nklm);
+            rc = scn_sge_list(c, o, "list", klm, HCA_MAX_INDIR_REG_LIST_LEN + 1u, &nklm);
         }
         if (!rc)
             rc = scn_int(c, o, "iova", 0, UINT64_MAX, &iova);

@@ -163,6 +163,8 @@ int scn_device_option(ctx_t *c, const char *key, uint64_t v)
         r->peer_timing.read_latency = (uint32_t)v;
     else if (!strcmp(key, "peer_bytes_per_cycle"))
         r->peer_timing.bytes_per_cycle = (uint32_t)v;
+    else if (!strcmp(key, "max_indirection"))
+        cfg->max_indirection = (unsigned)v;
     else if (!strcmp(key, "peer_invalidation"))
         cfg->no_peer_invalidation = !v;
     else
