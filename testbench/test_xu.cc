@@ -1504,6 +1504,7 @@ class Stimulus {
         std::vector<uint32_t> invalidate;
         std::vector<xu_req_t> reqs;
         unsigned gap_pct, stall_pct;
+        unsigned max_ind; // fwp CONFIG.max_indirection
     };
 
     static constexpr uint32_t kSlots = 48; // MRs live in MPT 1..kSlots
@@ -1514,6 +1515,12 @@ class Stimulus {
         Epoch ep;
         for (uint32_t idx = 0; idx <= kSlots; idx++) // slot 0 too: it must never be used
             MakeMr(ref, idx, &ep);
+        for (uint32_t idx = 1; idx <= kSlots; idx++) // KLM lists over the MRs just made
+            if (hca_mpt_entry_get_mode(&ref.mpt[idx]) == HCA_MKEY_MODE_KLM &&
+                hca_mpt_entry_get_kind(&ref.mpt[idx]) != HCA_MKEY_KIND_DMA)
+                MakeKlmList(ref, idx, &ep);
+        ep.max_ind = Pct(20) ? HCA_MAX_INDIRECTION : 1 + (unsigned)U(HCA_MAX_INDIRECTION);
+        ref.max_indirection = ep.max_ind;
         for (uint32_t idx = 1; idx <= kSlots; idx++)
             if (Pct(4)) {
                 ep.invalidate.push_back(idx);
@@ -1530,13 +1537,78 @@ class Stimulus {
     bool Pct(unsigned p) { return U(100) < p; }
 
   private:
+    /** A KLM list for the KLM-mode MR at idx, as firmware writes it: entries
+     *  over the other slots (any kind, indirect ones nest, sometimes broken
+     *  keys or ranges), the reserved L_Key or DMA addresses; its length the
+     *  sum, sometimes more (the walk runs off the list) or mtt_count short. */
+    void MakeKlmList(Ref &ref, uint32_t idx, Epoch *ep)
+    {
+        hca_mpt_entry_t &e = ref.mpt[idx];
+        const unsigned n = 1 + (unsigned)U(Pct(70) ? 4 : 12);
+        std::vector<uint32_t> same_pd, same_pd_klm; // targets in the MR's PD; those in KLM mode (nesting)
+        for (uint32_t j = 1; j <= kSlots; j++)
+            if (((ref.mpt[j].pd ^ e.pd) & 0xffffffu) == 0) {
+                same_pd.push_back(j);
+                if (hca_mpt_entry_get_mode(&ref.mpt[j]) == HCA_MKEY_MODE_KLM)
+                    same_pd_klm.push_back(j);
+            }
+        const uint32_t base = Pct(3) ? HCA_MTT_ENTRIES_DEFAULT - 2 * (uint32_t)U(n) - 1 : (uint32_t)U(60000);
+        uint64_t sum = 0;
+        for (unsigned i = 0; i < n; i++) {
+            const unsigned lk = (unsigned)U(100);
+            uint32_t len = lk < 15 ? 1 : lk < 35 ? 512 : lk < 85 ? 1 + (uint32_t)U(0x3000) : 1 + (uint32_t)U(0x20000);
+            if (Pct(1))
+                len = 0; // firmware refuses it; the walk skips it
+            uint32_t key;
+            uint64_t addr;
+            if (Pct(10)) {
+                key = HCA_RESERVED_LKEY;
+                addr = Pct(5) ? kTwo64Minus(U(0x100)) : rng_() & 0xffffffffffull;
+            } else {
+                const unsigned how = (unsigned)U(100);
+                const uint32_t j = how < 50 && !same_pd_klm.empty() ? same_pd_klm[U(same_pd_klm.size())]
+                                   : how < 85 && !same_pd.empty() ? same_pd[U(same_pd.size())]
+                                                                  : 1 + (uint32_t)U(kSlots);
+                const hca_mpt_entry_t &t = ref.mpt[j];
+                key = Pct(92) ? t.key : Key(j, (uint32_t)U(256));
+                if (hca_mpt_entry_get_kind(&t) == HCA_MKEY_KIND_DMA)
+                    addr = rng_() & 0xffffffffffull;
+                else if (Pct(90) && t.length > len)
+                    addr = t.iova + U(t.length - len + 1); // inside
+                else
+                    addr = t.iova + U(t.length + 0x100) - 0x80; // around the edges
+            }
+            const uint64_t lw = len | (uint64_t)key << 32;
+            for (unsigned w = 0; w < 2; w++) {
+                const uint32_t mi = base + 2 * i + w;
+                if (mi >= HCA_MTT_ENTRIES_DEFAULT)
+                    continue;
+                ep->mtt.push_back({mi, w ? lw : addr});
+                ref.mtt[mi] = w ? lw : addr;
+            }
+            sum += len;
+        }
+        if (Pct(70)) { // mostly usable, so that walks go deep
+            hca_mpt_entry_set_state(&e, HCA_MKEY_STATE_VALID);
+            hca_mpt_entry_set_alloc(&e, 1);
+        }
+        e.mtt_base = base;
+        e.mtt_count = Pct(5) ? (uint32_t)U(2 * n) : 2 * n;
+        e.length = sum ? sum : 1;
+        if (Pct(8))
+            e.length += 1 + U(0x1000); // longer than the list
+        for (auto &m : ep->mpt)
+            if (m.first == idx)
+                m.second = e;
+    }
+
     void MakeMr(Ref &ref, uint32_t idx, Epoch *ep)
     {
         static const unsigned kShifts[] = {12, 12, 12, 13, 16, 21, 21, 30};
         static const unsigned kBadShifts[] = {0, 5, 11, 31};
         unsigned kind = (unsigned)U(100);
-        kind = kind < 45 ? HCA_MKEY_KIND_REGULAR
-               : kind < 80 ? HCA_MKEY_KIND_FAST_REG
+        kind = kind < 40 ? HCA_MKEY_KIND_REGULAR
+               : kind < 70 ? HCA_MKEY_KIND_FAST_REG
                : kind < 90 ? HCA_MKEY_KIND_INDIRECT
                            : HCA_MKEY_KIND_DMA;
         unsigned ps = Pct(70) ? kShifts[U(8)] : Pct(85) ? 12 + (unsigned)U(19) : kBadShifts[U(4)];
@@ -1565,7 +1637,7 @@ class Stimulus {
                                     1 + (uint32_t)U(3), (unsigned)U(16), iova, length, ps, base, count);
         if (Pct(5))
             e.pd |= (uint32_t)U(256) << 24; // ignored high bits
-        if (kind == HCA_MKEY_KIND_INDIRECT ? Pct(10) : Pct(5))
+        if (kind == HCA_MKEY_KIND_INDIRECT ? Pct(10) : kind == HCA_MKEY_KIND_DMA ? Pct(30) : Pct(5))
             hca_mpt_entry_set_mode(&e, !hca_mpt_entry_get_mode(&e));
         if (Pct(15))
             hca_mpt_entry_set_state(&e, HCA_MKEY_STATE_FREE);
@@ -1614,7 +1686,15 @@ class Stimulus {
             r.rights = (uint8_t)U(16);
             return r;
         }
-        const uint32_t idx = 1 + (uint32_t)U(kSlots);
+        uint32_t idx = 1 + (uint32_t)U(kSlots);
+        if (Pct(30)) { // a KLM-mode MR more often: its walks cover every entry kind and depth
+            std::vector<uint32_t> klm;
+            for (uint32_t j = 1; j <= kSlots; j++)
+                if (hca_mpt_entry_get_mode(&ref.mpt[j]) == HCA_MKEY_MODE_KLM)
+                    klm.push_back(j);
+            if (!klm.empty())
+                idx = klm[U(klm.size())];
+        }
         const hca_mpt_entry_t &e = ref.mpt[idx];
         r.key = Pct(90) ? e.key : Key(idx, (uint32_t)U(256));
         r.pd = Pct(90) ? (e.pd & 0xffffff) : 1 + (uint32_t)U(4);
@@ -1669,6 +1749,7 @@ void RunEpochs(xu_engine_kind_t kind, const std::vector<Stimulus::Epoch> &eps, u
     for (size_t ei = 0; ei < eps.size(); ei++) {
         const Stimulus::Epoch &ep = eps[ei];
         ASSERT_EQ(0, xu_set_backpressure(xu, 0, 0, 0));
+        ASSERT_EQ(0, xu_fw_write(xu, HCA_FWP_CONFIG, HCA_FWP_CONFIG_MAX_INDIRECTION_PUT(ep.max_ind)));
         for (const auto &m : ep.mpt)
             ASSERT_EQ(0, xu_write_mpt(xu, m.first, &m.second)) << KindName(kind) << " MPT " << m.first;
         for (const auto &m : ep.mtt) {
@@ -1705,10 +1786,14 @@ TEST(XuDiff, RandomRequestsRtlVsModelVsReference)
     std::vector<std::vector<Beat>> expect; // per request
     std::map<unsigned, unsigned> hist;    // final status -> requests
     std::vector<xu_req_t> all;
+    size_t klm_reqs = 0, klm_beats = 0;
     for (unsigned e = 0; e < kEpochs; e++) {
         eps.push_back(st.Make(ref, kPerEpoch));
         for (const xu_req_t &r : eps.back().reqs) {
-            expect.push_back(ref.Translate(r));
+            bool klm = false;
+            expect.push_back(ref.Translate(r, nullptr, &klm));
+            klm_reqs += klm;
+            klm_beats += klm ? expect.back().size() : 0;
             hist[expect.back().back().status]++;
             all.push_back(r);
         }
@@ -1756,6 +1841,9 @@ TEST(XuDiff, RandomRequestsRtlVsModelVsReference)
         ::testing::Test::RecordProperty(std::string("status_") + xu_status_name(s), (int)hist[s]);
     }
     printf("[   info   ] %zu requests, %zu beats; final status:%s\n", all.size(), segs[1].size(), h.c_str());
+    printf("[   info   ] %zu requests walk a KLM list (%zu beats)\n", klm_reqs, klm_beats);
+    EXPECT_GT(klm_reqs, all.size() / 20) << "KLM requests too rare in the stimulus";
+    ::testing::Test::RecordProperty("klm_requests", (int)klm_reqs);
     printf("[   info   ] rtl: %llu cycles in %.2f s (%.0f cycles/s); model: %llu cycles in %.2f s (%.0f cycles/s)\n",
            (unsigned long long)cycles[0], secs[0], cycles[0] / secs[0], (unsigned long long)cycles[1], secs[1],
            cycles[1] / secs[1]);
@@ -1780,14 +1868,19 @@ TEST(XuDiff, TimingRtlVsModel)
     Ref ref;
     Stimulus::Epoch ep = st.Make(ref, 3000);
     std::vector<xu_req_t> phase_reqs[5];
+    unsigned klm_reqs = 0;
     for (const xu_req_t &r : ep.reqs) {
-        bool aborts = false;
-        const size_t n = ref.Translate(r, &aborts).size();
-        if (n == 1 && !aborts)
+        bool aborts = false, klm = false;
+        const size_t n = ref.Translate(r, &aborts, &klm).size();
+        klm_reqs += klm;
+        if (n == 1 && !aborts && !klm)
             phase_reqs[0].push_back(r);
-        if (phase_reqs[1].size() < 400 && (n > 1 || aborts || phase_reqs[1].size() % 4 == 0))
+        if (phase_reqs[1].size() < 400 && (n > 1 || aborts || klm || phase_reqs[1].size() % 4 == 0))
             phase_reqs[1].push_back(r);
     }
+    printf("[   info   ] %u of %zu requests walk a KLM list (max_indirection %u)\n", klm_reqs, ep.reqs.size(),
+           ep.max_ind);
+    EXPECT_GT(klm_reqs, ep.reqs.size() / 50) << "KLM requests too rare in the timing stimulus";
     phase_reqs[2] = ep.reqs;
     phase_reqs[3] = ep.reqs;
     phase_reqs[4] = ep.reqs;
@@ -1797,6 +1890,7 @@ TEST(XuDiff, TimingRtlVsModel)
     for (int k = 0; k < 2; k++) {
         xu_t *xu = nullptr;
         ASSERT_EQ(0, xu_create(&xu, k ? XU_ENGINE_MODEL : XU_ENGINE_RTL, nullptr));
+        ASSERT_EQ(0, xu_fw_write(xu, HCA_FWP_CONFIG, HCA_FWP_CONFIG_MAX_INDIRECTION_PUT(ep.max_ind)));
         for (const auto &m : ep.mpt)
             ASSERT_EQ(0, xu_write_mpt(xu, m.first, &m.second));
         for (const auto &m : ep.mtt) {
