@@ -27,6 +27,37 @@
 // and the 4-deep FIFO covers the two-cycle credit loop. No output depends
 // combinationally on an input.
 //
+// KLM (indirect) MRs, SEMANTICS.md rule 7 (xu_klm): an access that passes
+// rules 1-6 on a KLM-mode MR leaves S1 for the KLM walker instead of the page
+// walker, and req_ready_o stays low from then until the walk's last beat has
+// passed S3 (the unit answers in order; other traffic is untouched: with no
+// KLM access the timing above holds exactly). The KLM walker reads the list
+// through MTT port A while the page walker is idle and sends each piece (an
+// entry's part of the range) back into S1 through the MPT read port, where
+// the key check judges it with the entry's lkey as a local access in the same
+// PD, LOCAL_WRITE when the access writes; the piece then walks like any
+// request (one beat per page of the entry's MR, or one untranslated beat), or
+// is a KLM MR itself and starts the next level (max_indirection levels, fwp
+// CONFIG; deeper is one ERR_DEPTH beat). Beats carry the request's tag, last
+// = 1 only on the final beat, and a failing piece ends the request with its
+// error beat after the OK beats already issued.
+// Cost, uncontended, in cycles (XuKlm.LatencyAndCost checks it):
+//   first beat      c + 4 + 4 x L + S   (L: levels of indirect MRs walked to
+//                   reach the first entry, S: entries skipped by the scan to
+//                   find the one holding the first byte, one per cycle)
+//                   per level: read a length word, read the address word, the
+//                   piece's MPT lookup, its key check;
+//   pages of an entry's MR        one beat per cycle (the page walker's rate);
+//   next entry      5 cycles after the previous entry's last beat is issued
+//                   (S3 end, length word, address word, MPT lookup, key
+//                   check), + 4 per level entered, + 1 per level left, + 1 per
+//                   zero-length entry skipped;
+//   next request    accepted in the cycle after the walk's last beat leaves S3.
+// So a list of n single-page entries costs about 4 + 4L + S + 5(n-1) + 1
+// cycles: the issue's target (one MPT lookup per level, then 1 segment per
+// cycle) holds within an entry but not across entries, which are fetched one
+// after the other (no prefetch of the next entry while the current streams).
+//
 // Table writes from the firmware port use the RAMs' second port; a request
 // accepted in the cycle of a write reads the old entry (see xu_fw_port for
 // INVALIDATE and FENCE, which count such requests).
