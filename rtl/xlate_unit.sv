@@ -275,24 +275,15 @@ module xlate_unit #(
   assign s1_push  = s1_klm && !s1_deep;
   assign s1_leave = s1_push || wk_ld_ready;
 
-  always_comb begin
-    ld_status = kc_status;
-    ld_walk   = kc_walk;
-    ld_pa     = kc_pa;
-    ld_len    = kc_len;
-    if (s1_err_q) begin
-      ld_status = `HCA_XLATE_STATUS_ERR_MTT;
-      ld_walk   = 1'b0;
-      ld_pa     = 64'd0;
-      ld_len    = '0;
-    end else if (kc_klm) begin
-      // reaches the walker only when too deep
-      ld_status = `HCA_XLATE_STATUS_ERR_DEPTH;
-      ld_walk   = 1'b0;
-      ld_pa     = 64'd0;
-      ld_len    = '0;
-    end
-  end
+  // (Continuous assignments, not an always_comb with defaults: Icarus
+  // re-runs such a block on its glitches here and never settles.)
+  logic ld_single;  // an error beat: the KLM walk's ERR_MTT, or ERR_DEPTH
+  assign ld_single = s1_err_q || kc_klm;
+  assign ld_status = s1_err_q ? ST_W'(`HCA_XLATE_STATUS_ERR_MTT) :
+                     kc_klm   ? ST_W'(`HCA_XLATE_STATUS_ERR_DEPTH) : kc_status;
+  assign ld_walk   = !ld_single && kc_walk;
+  assign ld_pa     = ld_single ? 64'd0 : kc_pa;
+  assign ld_len    = ld_single ? '0 : kc_len;
 
   // Every entry is checked as a local access: LOCAL_WRITE when the original
   // access writes memory, no right when it only reads (rule 7).

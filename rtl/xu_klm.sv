@@ -171,7 +171,15 @@ module xu_klm #(
   assign in_entry = e_len - off_q[LEN_W-1:0];
   assign addr_mi  = W_W'(cur_base) + {1'b0, cur_idx, 1'b0};      // base + 2i
 
-  logic advance;
+  // What this cycle does, decided apart from the next-state logic below so
+  // that no variable of that block feeds back into it (Icarus re-runs an
+  // always_comb on its own intermediate variables).
+  logic advance, skip, scan_go_adv;
+  assign skip        = off_q >= {32'd0, e_len};
+  assign advance     = (state_q == ST_NEXT) ||
+                       (state_q == ST_WAIT && !push_valid_i && !walk_end_i && sub_end_i);
+  assign scan_go_adv = advance && cur_rem != '0 && !wk_busy_i;
+  assign scan_go     = (state_q == ST_SCAN && !wk_busy_i) || (state_q == ST_LEN && skip) || scan_go_adv;
 
   always_comb begin
     state_d  = state_q;
@@ -195,9 +203,6 @@ module xu_klm #(
     sub_valid_o = 1'b0;
     sub_err_o   = 1'b0;
 
-    scan_go  = 1'b0;
-    advance  = 1'b0;
-
     case (state_q)
       ST_IDLE: begin
         if (push_valid_i) begin
@@ -213,18 +218,15 @@ module xu_klm #(
       end
 
       ST_SCAN: begin
-        if (!wk_busy_i) begin
-          scan_go = 1'b1;
-        end
+        // the scan itself: scan_go, below
       end
 
       ST_LEN: begin
-        if (off_q >= {32'd0, e_len}) begin
-          // byte off lies past this entry: the next one
+        if (skip) begin
+          // byte off lies past this entry: the next one (scan_go)
           off_d    = off_q - {32'd0, e_len};
           idx_we   = 1'b1;
           idx_wval = cur_idx + IDX_W'(1);
-          scan_go  = 1'b1;
         end else begin
           key_d    = e_key;
           slen_d   = (in_entry < cur_rem) ? in_entry : cur_rem;
@@ -253,13 +255,12 @@ module xu_klm #(
           state_d  = ST_SCAN;
         end else if (walk_end_i) begin
           state_d = ST_IDLE;
-        end else if (sub_end_i) begin
-          advance = 1'b1;
         end
+        // sub_end_i: advance, below
       end
 
       ST_NEXT: begin
-        advance = 1'b1;
+        // advance, below
       end
 
       ST_ERR: begin
@@ -287,9 +288,8 @@ module xu_klm #(
         idx_wval = cur_idx + IDX_W'(1);
         if (wk_busy_i) begin
           state_d = ST_SCAN;
-        end else begin
-          scan_go = 1'b1;
         end
+        // else scan_go (scan_go_adv)
       end
     end
 
