@@ -181,6 +181,13 @@ module xu_klm #(
   assign scan_go_adv = advance && cur_rem != '0 && !wk_busy_i;
   assign scan_go     = (state_q == ST_SCAN && !wk_busy_i) || (state_q == ST_LEN && skip) || scan_go_adv;
 
+  // Part selects the next-state block uses (Icarus wants them outside it).
+  logic [CI_W-1:0]   lvl_ci;
+  logic [MTT_AW-1:0] scan_addr, entry_addr;
+  assign lvl_ci     = lvl_q[CI_W-1:0];
+  assign scan_addr  = scan_mi[MTT_AW-1:0];
+  assign entry_addr = addr_mi[MTT_AW-1:0];
+
   always_comb begin
     state_d  = state_q;
     lvl_d    = lvl_q;
@@ -199,7 +206,7 @@ module xu_klm #(
     rem_wval = cur_rem;
 
     mtt_re_o    = 1'b0;
-    mtt_addr_o  = addr_mi[MTT_AW-1:0];
+    mtt_addr_o  = entry_addr;
     sub_valid_o = 1'b0;
     sub_err_o   = 1'b0;
 
@@ -249,7 +256,7 @@ module xu_klm #(
         if (push_valid_i) begin
           // the piece's MR is itself in KLM mode: one level deeper
           ctx_we   = 1'b1;
-          ctx_widx = lvl_q[CI_W-1:0];
+          ctx_widx = lvl_ci;
           lvl_d    = lvl_q + LVL_W'(1);
           off_d    = push_off_i;
           state_d  = ST_SCAN;
@@ -296,7 +303,7 @@ module xu_klm #(
     if (scan_go) begin
       if (scan_ok) begin
         mtt_re_o   = 1'b1;
-        mtt_addr_o = scan_mi[MTT_AW-1:0];
+        mtt_addr_o = scan_addr;
         state_d    = ST_LEN;
       end else begin
         state_d    = ST_ERR;
