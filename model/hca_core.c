@@ -34,7 +34,7 @@
 /* hca_core.sv localparams */
 #define CM_CTX_OFF (HCA_FW_CTX_BASE - HCA_DEVREG_BASE)
 #define CM_CTX_END (CM_CTX_OFF + HCA_CTX_STATUS + 4u)
-#define CM_FWP_END (HCA_FWP_SIZES + 4u)
+#define CM_FWP_END (HCA_FWP_CONFIG + 4u)
 #define CM_EVT_OFF (HCA_FW_EVT_BASE - HCA_DEVREG_BASE)
 #define CM_EVT_END (CM_EVT_OFF + HCA_EVT_DONE + 4u)
 #define CM_PBUF_RESP_RSV 4u /* packet buffers only the responder can take */

@@ -75,9 +75,34 @@ typedef struct xm_req {
     uint64_t pa;        /**< single beat: its address */
     uint64_t page;      /**< walk: page of the MR of the next beat */
     uint64_t off;       /**< walk: offset of the next beat in its page */
-    uint32_t mtt_base;  /**< walk: of the MR, as checked */
-    uint32_t mtt_count; /**< walk: of the MR, as checked */
+    uint32_t mtt_base;  /**< walk, push: of the MR, as checked */
+    uint32_t mtt_count; /**< walk, push: of the MR, as checked */
+    uint8_t final;      /**< its last beat ends the outer request (1 unless a non-final KLM piece) */
+    uint8_t klm;        /**< a piece of a KLM walk (RTL s1_sub_q) */
+    uint8_t push;       /**< passed rules 1-6 on a KLM-mode MR: starts a KLM level (or ERR_DEPTH) */
+    uint8_t lvl;        /**< level of the MR a piece came from; 0 for an external request */
+    uint8_t erights;    /**< push: the rights every entry check needs (rule 7) */
+    uint32_t pd;        /**< push: the request's PD */
+    uint64_t koff;      /**< push: va - iova */
 } xm_req_t;
+
+/** A request as presented to the key check (external pins or a KLM piece). */
+typedef struct xm_in {
+    uint32_t key, pd, len;
+    uint64_t va;
+    uint8_t tag, rights, remote;
+} xm_in_t;
+
+/** KLM walker states (rtl/xu_klm.sv state_e). */
+enum { XK_IDLE, XK_SCAN, XK_LEN, XK_ADDR, XK_WAIT, XK_NEXT, XK_ERR };
+/** What S3 tells the KLM walker about the beat issued last cycle. */
+enum { XK_EV_NONE, XK_EV_SUB_END, XK_EV_WALK_END };
+
+/** One level of a KLM walk (rtl/xu_klm.sv per-level context). */
+typedef struct xm_klm_ctx {
+    uint32_t base, cnt, idx, rem;
+    uint8_t tail;
+} xm_klm_ctx_t;
 
 /** A beat issued by the walker and not yet handed over. */
 typedef struct xm_beat {
@@ -103,6 +128,16 @@ struct xu_model {
     unsigned q_head, q_count;
     xm_beat_t q[XM_CREDITS]; /**< issued, not handed over; oldest at q_head */
     uint64_t accepted, finished; /**< requests since reset */
+
+    /* KLM walker (rtl/xu_klm.sv), register for register */
+    uint8_t k_state, k_lvl;
+    uint8_t k_tag, k_rights;
+    uint32_t k_pd, k_key, k_slen;
+    uint64_t k_off;
+    uint64_t k_rdata;  /**< the MTT word the KLM walker read last (port A output) */
+    xm_klm_ctx_t k_ctx[HCA_MAX_INDIRECTION];
+    uint8_t s3_ev;     /**< XK_EV_*: S3's news for the KLM walker this cycle */
+    uint8_t max_ind;   /**< fwp CONFIG.max_indirection */
 
     /* firmware port */
     uint32_t stage_mpt[HCA_FWP_MPT_DATA_COUNT];
@@ -131,16 +166,19 @@ static inline int xm_wraps(uint64_t va, uint32_t len) { return len != 0 && va + 
 
 /** The beat the walker issues for r this cycle (one MTT read for a walk).
  *  *done: the walker is done with r after it; *abort: r's walk met an absent
- *  entry before its last page, which the walker acts on next cycle. */
-static inline void xm_issue(const xu_model_t *m, const xm_req_t *r, xm_beat_t *b, int *done, int *abort)
+ *  entry before its last page, which the walker acts on next cycle; *end: the
+ *  RTL's iss_end (r's own last beat, absent or not). b->last is the outer
+ *  request's last beat: r's end when r is final, or any error beat. */
+static inline void xm_issue(const xu_model_t *m, const xm_req_t *r, xm_beat_t *b, int *done, int *abort, int *end)
 {
     b->tag = r->tag;
     *abort = 0;
+    *end = 1;
     if (!r->walk) {
         b->status = r->status;
         b->pa = r->pa;
         b->len = r->len;
-        b->last = 1;
+        b->last = (uint8_t)(r->final || r->status != HCA_XLATE_STATUS_OK);
         *done = 1;
         return;
     }
@@ -154,6 +192,7 @@ static inline void xm_issue(const xu_model_t *m, const xm_req_t *r, xm_beat_t *b
     b->last = 1;
     if (r->page >= r->mtt_count || mi >= m->mtt_entries) /* beyond the page list or the MTT */
         return;
+    *end = seg_last;
     if (!xm_bit(m->present, mi)) { /* absent: seen a cycle later */
         *done = seg_last;
         *abort = !seg_last;
@@ -162,24 +201,29 @@ static inline void xm_issue(const xu_model_t *m, const xm_req_t *r, xm_beat_t *b
     b->status = HCA_XLATE_STATUS_OK;
     b->pa = (m->mtt[mi] & ~(uint64_t)0xfff) + r->off; /* (pfn << 12) + off */
     b->len = seg_last ? r->len : (uint32_t)room;
-    b->last = (uint8_t)seg_last;
+    b->last = (uint8_t)(seg_last && r->final);
     *done = seg_last;
 }
 
 /** The key check, SEMANTICS.md "The key check" rules 1-6 then mode: decides
- *  r as one beat {status, pa, len} or a walk from its first page. */
-static void xm_check(const xu_model_t *m, const xu_pins_t *p, xm_req_t *r)
+ *  r as one beat {status, pa, len}, a walk from its first page, or a KLM
+ *  level to start (push). Marks r as an external request (final, level 0). */
+static void xm_check(const xu_model_t *m, const xm_in_t *p, xm_req_t *r)
 {
-    const uint32_t key = p->req_key;
-    const uint64_t va = p->req_va;
-    const uint32_t len = p->req_len;
-    const unsigned rights = p->req_rights & HCA_ACCESS_ALL;
-    const unsigned remote = p->req_remote & 1u;
+    const uint32_t key = p->key;
+    const uint64_t va = p->va;
+    const uint32_t len = p->len;
+    const unsigned rights = p->rights & HCA_ACCESS_ALL;
+    const unsigned remote = p->remote & 1u;
 
-    r->tag = p->req_tag;
+    r->tag = p->tag;
     r->walk = 0;
     r->pa = 0;
     r->len = 0;
+    r->final = 1;
+    r->klm = 0;
+    r->push = 0;
+    r->lvl = 0;
 
     if (key == HCA_RESERVED_LKEY) { /* no MPT access, every PD, no translation */
         if (remote)
@@ -218,7 +262,7 @@ static void xm_check(const xu_model_t *m, const xu_pins_t *p, xm_req_t *r)
         return;
     }
     /* rule 4: PD (only the reserved L_Key is exempt) */
-    if ((e->pd ^ p->req_pd) & XM_PD_MASK) {
+    if ((e->pd ^ p->pd) & XM_PD_MASK) {
         r->status = HCA_XLATE_STATUS_ERR_PD;
         return;
     }
@@ -233,7 +277,8 @@ static void xm_check(const xu_model_t *m, const xu_pins_t *p, xm_req_t *r)
         r->status = HCA_XLATE_STATUS_ERR_BOUNDS;
         return;
     }
-    if (hca_mpt_entry_get_mode(e) == HCA_MKEY_MODE_KLM) {
+    const int klm = hca_mpt_entry_get_mode(e) == HCA_MKEY_MODE_KLM;
+    if (klm && kind == HCA_MKEY_KIND_DMA) { /* no range to map onto a KLM list */
         r->status = HCA_XLATE_STATUS_ERR_MODE;
         return;
     }
@@ -243,6 +288,18 @@ static void xm_check(const xu_model_t *m, const xu_pins_t *p, xm_req_t *r)
     if (kind == HCA_MKEY_KIND_DMA) { /* bus addresses: one beat, no split */
         r->pa = va;
         r->len = len;
+        return;
+    }
+    if (klm) { /* rule 7: the entries, by the KLM walker */
+        r->push = 1;
+        r->len = len;
+        r->koff = va - e->iova;
+        r->mtt_base = e->mtt_base;
+        r->mtt_count = e->mtt_count;
+        r->pd = p->pd & XM_PD_MASK;
+        r->erights = (uint8_t)((rights & (HCA_ACCESS_LOCAL_WRITE | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_ATOMIC))
+                                   ? HCA_ACCESS_LOCAL_WRITE
+                                   : 0);
         return;
     }
     const unsigned ps = hca_mpt_entry_get_page_shift(e);
@@ -350,6 +407,8 @@ static uint32_t xm_fw_read(const xu_model_t *m, uint16_t a)
         return (uint32_t)(m->accepted - m->finished);
     case HCA_FWP_SIZES:
         return HCA_FWP_SIZES_MPT_LOG2_PUT(m->mpt_log2) | HCA_FWP_SIZES_MTT_LOG2_PUT(m->mtt_log2);
+    case HCA_FWP_CONFIG:
+        return HCA_FWP_CONFIG_MAX_INDIRECTION_PUT(m->max_ind);
     default:
         return 0;
     }
@@ -363,6 +422,11 @@ static void xm_fw_write(xu_model_t *m, uint16_t a, uint32_t v)
         m->stage_mtt[(a - HCA_FWP_MTT_DATA) >> 2] = v;
     else if (a == HCA_FWP_CMD)
         xm_cmd(m, v);
+    else if (a == HCA_FWP_CONFIG) { /* a value outside 1..MAX_INDIRECTION is refused whole */
+        const unsigned mi = HCA_FWP_CONFIG_MAX_INDIRECTION_GET(v);
+        if (mi >= 1 && mi <= HCA_MAX_INDIRECTION)
+            m->max_ind = (uint8_t)mi;
+    }
     /* read-only and unmapped offsets ignore writes */
 }
 
@@ -378,6 +442,10 @@ static void xm_reset(void *eng)
     m->wk_abort = 0;
     m->q_head = m->q_count = 0;
     m->accepted = m->finished = 0;
+    m->k_state = XK_IDLE;
+    m->k_lvl = 0;
+    m->s3_ev = XK_EV_NONE;
+    m->max_ind = HCA_MAX_INDIRECTION;
     memset(m->stage_mpt, 0, sizeof m->stage_mpt);
     memset(m->stage_mtt, 0, sizeof m->stage_mtt);
     m->cmd = 0;
@@ -430,20 +498,142 @@ static int xm_create(void **eng, const xu_params_t *params)
  * need it; it reads state only). */
 typedef struct xm_walk {
     xm_beat_t b;
-    int issue, done, abort;
+    int issue, done, abort, end;
 } xm_walk_t;
 
 static inline void xm_walk(const xu_model_t *m, xm_walk_t *w)
 {
-    w->issue = w->done = w->abort = 0;
+    w->issue = w->done = w->abort = w->end = 0;
     if (m->wk_busy) {
         if (m->wk_abort) {
             w->done = 1; /* the aborting cycle: no beat */
         } else if (m->q_count < XM_CREDITS) {
             w->issue = 1;
-            xm_issue(m, &m->wk, &w->b, &w->done, &w->abort);
+            xm_issue(m, &m->wk, &w->b, &w->done, &w->abort, &w->end);
         }
     }
+}
+
+/** RTL s1_klm: S1 holds an access that starts a KLM level (or is too deep for one). */
+static inline int xm_s1_klm(const xu_model_t *m) { return m->s1_valid && m->s1.push; }
+
+/** RTL req_ready_o. */
+static inline int xm_req_ready(const xu_model_t *m, const xm_walk_t *w)
+{
+    const int ld_ready = !m->wk_busy || w->done;
+    return m->k_state == XK_IDLE && !xm_s1_klm(m) && (!m->s1_valid || ld_ready);
+}
+
+/* ---------------------------------------------------------------- KLM walker */
+
+/** Scan entry i of the current level: read its length word if it lies in the
+ *  list and in the MTT (-> LEN), else end the walk with ERR_MTT (-> ERR). */
+static inline void xk_scan(xu_model_t *m, const xm_klm_ctx_t *c, uint32_t i)
+{
+    const uint64_t w1 = 2 * (uint64_t)i + 1, mi = (uint64_t)c->base + w1;
+    if (w1 < c->cnt && mi < m->mtt_entries) {
+        m->k_rdata = m->mtt[mi];
+        m->k_state = XK_LEN;
+    } else {
+        m->k_state = XK_ERR;
+    }
+}
+
+/** One cycle of rtl/xu_klm.sv from the state at the cycle's start. push: S1's
+ *  access to a KLM-mode MR, or NULL; wk_busy, s1_free, ev: the pipeline at the
+ *  cycle's start. A piece sent into S1 is written to *sub (1 returned). */
+static int xk_step(xu_model_t *m, const xm_req_t *push, int wk_busy, int s1_free, unsigned ev, xm_req_t *sub)
+{
+    xm_klm_ctx_t *c = m->k_lvl ? &m->k_ctx[m->k_lvl - 1] : &m->k_ctx[0];
+    int advance = 0, fired = 0;
+    switch (m->k_state) {
+    case XK_IDLE:
+        if (push) {
+            m->k_ctx[0] = (xm_klm_ctx_t){push->mtt_base, push->mtt_count, 0, push->len, push->final};
+            m->k_lvl = 1;
+            m->k_off = push->koff;
+            m->k_tag = push->tag;
+            m->k_rights = push->erights;
+            m->k_pd = push->pd;
+            m->k_state = XK_SCAN;
+        }
+        break;
+    case XK_SCAN:
+        if (!wk_busy)
+            xk_scan(m, c, c->idx);
+        break;
+    case XK_LEN: {
+        const uint32_t elen = (uint32_t)m->k_rdata, ekey = (uint32_t)(m->k_rdata >> 32);
+        if (m->k_off >= elen) { /* byte off lies past this entry */
+            m->k_off -= elen;
+            c->idx++;
+            xk_scan(m, c, c->idx);
+        } else {
+            const uint32_t in_entry = elen - (uint32_t)m->k_off;
+            m->k_key = ekey;
+            m->k_slen = in_entry < c->rem ? in_entry : c->rem;
+            m->k_rdata = m->mtt[c->base + 2 * (uint64_t)c->idx];
+            m->k_state = XK_ADDR;
+        }
+        break;
+    }
+    case XK_ADDR:
+        if (s1_free) {
+            const xm_in_t in = {m->k_key, m->k_pd, m->k_slen, m->k_rdata + m->k_off, m->k_tag, m->k_rights, 0};
+            xm_check(m, &in, sub);
+            sub->final = (uint8_t)(c->tail && c->rem == m->k_slen);
+            sub->klm = 1;
+            sub->lvl = m->k_lvl;
+            fired = 1;
+            c->rem -= m->k_slen;
+            m->k_off = 0;
+            m->k_state = XK_WAIT;
+        }
+        break;
+    case XK_WAIT:
+        if (push) { /* the piece's MR is itself in KLM mode: one level deeper */
+            m->k_ctx[m->k_lvl] = (xm_klm_ctx_t){push->mtt_base, push->mtt_count, 0, push->len, push->final};
+            m->k_lvl++;
+            m->k_off = push->koff;
+            m->k_state = XK_SCAN;
+        } else if (ev == XK_EV_WALK_END) {
+            m->k_state = XK_IDLE;
+        } else if (ev == XK_EV_SUB_END) {
+            advance = 1;
+        }
+        break;
+    case XK_NEXT:
+        advance = 1;
+        break;
+    case XK_ERR:
+        if (s1_free) {
+            memset(sub, 0, sizeof *sub);
+            sub->tag = m->k_tag;
+            sub->status = HCA_XLATE_STATUS_ERR_MTT;
+            sub->final = 1;
+            sub->klm = 1;
+            sub->lvl = m->k_lvl;
+            fired = 1;
+            m->k_state = XK_WAIT;
+        }
+        break;
+    default:
+        m->k_state = XK_IDLE;
+        break;
+    }
+    if (advance) {
+        if (c->rem == 0) { /* this level's range is done */
+            m->k_lvl--;
+            m->k_state = XK_NEXT;
+        } else {
+            c->idx++;
+            if (wk_busy)
+                m->k_state = XK_SCAN;
+            else
+                xk_scan(m, c, c->idx);
+        }
+    }
+    return fired;
 }
 
 /* Every output is a function of the state (and the clock, for a beat's
@@ -452,10 +642,9 @@ void xlate_unit_comb(const xu_model_t *m, xu_pins_t *p, uint64_t now)
 {
     xm_walk_t w;
     xm_walk(m, &w);
-    const int req_ready = !m->s1_valid || !m->wk_busy || w.done;
     const xm_beat_t *h = &m->q[m->q_head];
     const int rsp_valid = m->q_count != 0 && h->show <= now;
-    p->req_ready = (uint8_t)req_ready;
+    p->req_ready = (uint8_t)xm_req_ready(m, &w);
     p->rsp_valid = (uint8_t)rsp_valid;
     if (rsp_valid) {
         p->rsp_tag = h->tag;
@@ -469,23 +658,35 @@ void xlate_unit_comb(const xu_model_t *m, xu_pins_t *p, uint64_t now)
     p->fw_rdata = m->rdata;
 }
 
-/* The edge ending the cycle, with the cycle's settled pins. */
+/* The edge ending the cycle, with the cycle's settled pins. Every decision
+ * reads the state at the cycle's start, as the RTL's always_ff blocks do. */
 void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
 {
     xm_walk_t w;
     xm_walk(m, &w);
     const int ld_ready = !m->wk_busy || w.done;
-    const int req_ready = !m->s1_valid || ld_ready;
+    const int req_ready = xm_req_ready(m, &w);
     const int rsp_valid = m->q_count != 0 && m->q[m->q_head].show <= now;
+    const int wk_busy0 = m->wk_busy, s1_valid0 = m->s1_valid;
+    const unsigned ev = m->s3_ev;
+    /* S1's outcome: a KLM level (push), or the walker, ERR_DEPTH when too deep */
+    const int s1_push = xm_s1_klm(m) && m->s1.lvl < m->max_ind;
+    xm_req_t push;
+    if (s1_push)
+        push = m->s1;
+
     if (rsp_valid && p->rsp_ready) {
         m->finished += m->q[m->q_head].last;
         m->q_head = (m->q_head + 1) & (XM_CREDITS - 1);
         m->q_count--;
     }
+    m->s3_ev = XK_EV_NONE;
     if (w.issue) {
         w.b.show = now + XM_ISSUE_TO_SHOW;
         m->q[(m->q_head + m->q_count) & (XM_CREDITS - 1)] = w.b;
         m->q_count++;
+        if (m->wk.klm)
+            m->s3_ev = w.b.last ? XK_EV_WALK_END : w.end ? XK_EV_SUB_END : XK_EV_NONE;
         if (!w.done && !w.abort) { /* next page, from its first byte */
             m->wk.len -= w.b.len;
             m->wk.page++;
@@ -495,13 +696,28 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
     m->wk_abort = (uint8_t)w.abort;
     if (w.done)
         m->wk_busy = 0;
-    if (m->s1_valid && ld_ready) {
+    if (s1_push) {
+        m->s1_valid = 0;
+    } else if (m->s1_valid && ld_ready) {
         m->wk = m->s1;
+        if (m->wk.push) { /* a chain deeper than max_indirection */
+            m->wk.push = 0;
+            m->wk.status = HCA_XLATE_STATUS_ERR_DEPTH;
+            m->wk.walk = 0;
+            m->wk.pa = 0;
+            m->wk.len = 0;
+        }
         m->wk_busy = 1;
         m->s1_valid = 0;
     }
+    xm_req_t sub;
+    if (xk_step(m, s1_push ? &push : NULL, wk_busy0, !s1_valid0, ev, &sub)) {
+        m->s1 = sub;
+        m->s1_valid = 1;
+    }
     if (req_ready && p->req_valid) {
-        xm_check(m, p, &m->s1);
+        const xm_in_t in = {p->req_key, p->req_pd, p->req_len, p->req_va, p->req_tag, p->req_rights, p->req_remote};
+        xm_check(m, &in, &m->s1);
         m->s1_valid = 1;
         m->accepted++;
     }
@@ -522,7 +738,7 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
 
 uint64_t xlate_unit_quiet_until(const xu_model_t *m, uint64_t now)
 {
-    if (m->s1_valid || m->wk_busy || m->q_count || m->rvalid || m->busy)
+    if (m->s1_valid || m->wk_busy || m->q_count || m->rvalid || m->busy || m->k_state != XK_IDLE || m->s3_ev)
         return now + 1;
     return UINT64_MAX;
 }

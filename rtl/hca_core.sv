@@ -105,7 +105,7 @@ module hca_core #(
                           `HCA_XU_LEN_BITS + 64;
   localparam logic [15:0] CTX_OFF = 16'(`HCA_FW_CTX_BASE - `HCA_DEVREG_BASE);
   localparam logic [15:0] CTX_END = CTX_OFF + 16'(`HCA_CTX_STATUS + 4);
-  localparam logic [15:0] FWP_END = 16'(`HCA_FWP_SIZES + 4);
+  localparam logic [15:0] FWP_END = 16'(`HCA_FWP_CONFIG + 4);
   localparam logic [15:0] EVT_OFF = 16'(`HCA_FW_EVT_BASE - `HCA_DEVREG_BASE);
   localparam logic [15:0] EVT_END = EVT_OFF + 16'(`HCA_EVT_DONE + 4);
   // packet buffers only the responder can take (its READ_RESPs; hca_pbuf)

@@ -27,6 +27,37 @@
 // and the 4-deep FIFO covers the two-cycle credit loop. No output depends
 // combinationally on an input.
 //
+// KLM (indirect) MRs, SEMANTICS.md rule 7 (xu_klm): an access that passes
+// rules 1-6 on a KLM-mode MR leaves S1 for the KLM walker instead of the page
+// walker, and req_ready_o stays low from then until the walk's last beat has
+// passed S3 (the unit answers in order; other traffic is untouched: with no
+// KLM access the timing above holds exactly). The KLM walker reads the list
+// through MTT port A while the page walker is idle and sends each piece (an
+// entry's part of the range) back into S1 through the MPT read port, where
+// the key check judges it with the entry's lkey as a local access in the same
+// PD, LOCAL_WRITE when the access writes; the piece then walks like any
+// request (one beat per page of the entry's MR, or one untranslated beat), or
+// is a KLM MR itself and starts the next level (max_indirection levels, fwp
+// CONFIG; deeper is one ERR_DEPTH beat). Beats carry the request's tag, last
+// = 1 only on the final beat, and a failing piece ends the request with its
+// error beat after the OK beats already issued.
+// Cost, uncontended, in cycles (XuKlm.LatencyAndCost checks it):
+//   first beat      c + 4 + 4 x L + S   (L: levels of indirect MRs walked to
+//                   reach the first entry, S: entries skipped by the scan to
+//                   find the one holding the first byte, one per cycle)
+//                   per level: read a length word, read the address word, the
+//                   piece's MPT lookup, its key check;
+//   pages of an entry's MR        one beat per cycle (the page walker's rate);
+//   next entry      5 cycles after the previous entry's last beat is issued
+//                   (S3 end, length word, address word, MPT lookup, key
+//                   check), + 4 per level entered, + 1 per level left, + 1 per
+//                   zero-length entry skipped;
+//   next request    accepted in the cycle after the walk's last beat leaves S3.
+// So a list of n single-page entries costs about 4 + 4L + S + 5(n-1) + 1
+// cycles: the issue's target (one MPT lookup per level, then 1 segment per
+// cycle) holds within an entry but not across entries, which are fetched one
+// after the other (no prefetch of the next entry while the current streams).
+//
 // Table writes from the firmware port use the RAMs' second port; a request
 // accepted in the cycle of a write reads the old entry (see xu_fw_port for
 // INVALIDATE and FENCE, which count such requests).
@@ -102,15 +133,37 @@ module xlate_unit #(
   end endgenerate
 
   // ---------------------------------------------------------------- c: accept, MPT read
+  // S1 takes an external request (req_fire) or a piece of a KLM walk
+  // (klm_sub_fire, only while S1 is empty and no external request can come).
+  localparam int LVLS  = `HCA_MAX_INDIRECTION;
+  localparam int KLV_W = $clog2(LVLS + 1);
+
   logic req_fire;
   logic wk_ld_ready;
   logic s1_valid_q;
+  logic s1_klm, s1_deep, s1_push, s1_leave;
 
-  assign req_ready_o = !s1_valid_q || wk_ld_ready;
-  assign req_fire    = req_valid_i && req_ready_o;
+  logic                      klm_busy, klm_sub_valid, klm_sub_fire, klm_sub_err, klm_sub_final;
+  logic [`HCA_KEY_BITS-1:0]  klm_sub_key;
+  logic [63:0]               klm_sub_va;
+  logic [LEN_W-1:0]          klm_sub_len;
+  logic [KLV_W-1:0]          klm_sub_lvl;
+  logic [TAG_W-1:0]          klm_sub_tag;
+  logic [`HCA_ACCESS_W-1:0]  klm_sub_rights;
+  logic [`HCA_PD_BITS-1:0]   klm_sub_pd;
+
+  // While a KLM walk runs, or S1 holds an access that starts one, external
+  // requests wait: the walk's pieces use S1 and the unit answers in order.
+  // Other traffic is untouched (klm_busy = s1_klm = 0).
+  assign req_ready_o  = !klm_busy && !s1_klm && (!s1_valid_q || wk_ld_ready);
+  assign req_fire     = req_valid_i && req_ready_o;
+  assign klm_sub_fire = klm_sub_valid && !s1_valid_q;
 
   logic [`HCA_MPT_ENTRY_W-1:0] mpt_a_rdata;
   logic                        mpt_a_alloc;
+  logic [MPT_AW-1:0]           mpt_a_addr;
+  assign mpt_a_addr = klm_sub_fire ? klm_sub_key[`HCA_KEY_INDEX_SHIFT +: MPT_AW]
+                                   : req_key_i[`HCA_KEY_INDEX_SHIFT +: MPT_AW];
 
   logic                        fwp_mpt_re, fwp_mpt_we, fwp_mpt_vwe, fwp_mpt_wvalid, fwp_mpt_rvalid;
   logic [MPT_AW-1:0]           fwp_mpt_addr;
@@ -122,8 +175,8 @@ module xlate_unit #(
   ) u_mpt (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
-    .a_re_i     (req_fire),
-    .a_addr_i   (req_key_i[`HCA_KEY_INDEX_SHIFT +: MPT_AW]),
+    .a_re_i     (req_fire || klm_sub_fire),
+    .a_addr_i   (mpt_a_addr),
     .a_rdata_o  (mpt_a_rdata),
     .a_rvalid_o (mpt_a_alloc),
     .b_re_i     (fwp_mpt_re),
@@ -144,12 +197,16 @@ module xlate_unit #(
   logic [`HCA_PD_BITS-1:0]   s1_pd_q;
   logic [LEN_W-1:0]          s1_len_q;
   logic [63:0]               s1_va_q;
+  logic                      s1_sub_q;    // a piece of a KLM walk
+  logic                      s1_err_q;    // ... that is the walk's ERR_MTT beat, no check
+  logic                      s1_final_q;  // its last beat ends the outer request
+  logic [KLV_W-1:0]          s1_lvl_q;    // level of the MR it came from (0: external)
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       s1_valid_q <= 1'b0;
-    end else if (req_ready_o) begin
-      s1_valid_q <= req_valid_i;
+    end else begin
+      s1_valid_q <= req_fire || klm_sub_fire || (s1_valid_q && !s1_leave);
     end
   end
 
@@ -162,11 +219,27 @@ module xlate_unit #(
       s1_pd_q     <= req_pd_i;
       s1_len_q    <= req_len_i;
       s1_va_q     <= req_va_i;
+      s1_sub_q    <= 1'b0;
+      s1_err_q    <= 1'b0;
+      s1_final_q  <= 1'b1;
+      s1_lvl_q    <= '0;
+    end else if (klm_sub_fire) begin
+      s1_tag_q    <= klm_sub_tag;
+      s1_rights_q <= klm_sub_rights;
+      s1_remote_q <= 1'b0;
+      s1_key_q    <= klm_sub_key;
+      s1_pd_q     <= klm_sub_pd;
+      s1_len_q    <= klm_sub_len;
+      s1_va_q     <= klm_sub_va;
+      s1_sub_q    <= 1'b1;
+      s1_err_q    <= klm_sub_err;
+      s1_final_q  <= klm_sub_final;
+      s1_lvl_q    <= klm_sub_lvl;
     end
   end
 
   logic [ST_W-1:0]  kc_status;
-  logic             kc_walk;
+  logic             kc_walk, kc_klm;
   logic [63:0]      kc_pa;
   logic [LEN_W-1:0] kc_len;
 
@@ -183,37 +256,73 @@ module xlate_unit #(
     .alloc_i  (mpt_a_alloc),
     .status_o (kc_status),
     .walk_o   (kc_walk),
+    .klm_o    (kc_klm),
     .pa_o     (kc_pa),
     .len_o    (kc_len)
   );
 
+  // S1's outcome: an access to a KLM-mode MR starts a level of the KLM walk
+  // (s1_push) unless it would be level max_indirection + 1 (ERR_DEPTH);
+  // everything else loads the walker as one beat or a page walk.
+  logic [2:0]       max_ind;
+  logic [ST_W-1:0]  ld_status;
+  logic             ld_walk;
+  logic [63:0]      ld_pa;
+  logic [LEN_W-1:0] ld_len;
+
+  assign s1_klm   = s1_valid_q && !s1_err_q && kc_klm;
+  assign s1_deep  = 32'(s1_lvl_q) >= 32'(max_ind);
+  assign s1_push  = s1_klm && !s1_deep;
+  assign s1_leave = s1_push || wk_ld_ready;
+
+  // (Continuous assignments, not an always_comb with defaults: Icarus
+  // re-runs such a block on its glitches here and never settles.)
+  logic ld_single;  // an error beat: the KLM walk's ERR_MTT, or ERR_DEPTH
+  assign ld_single = s1_err_q || kc_klm;
+  assign ld_status = s1_err_q ? ST_W'(`HCA_XLATE_STATUS_ERR_MTT) :
+                     kc_klm   ? ST_W'(`HCA_XLATE_STATUS_ERR_DEPTH) : kc_status;
+  assign ld_walk   = !ld_single && kc_walk;
+  assign ld_pa     = ld_single ? 64'd0 : kc_pa;
+  assign ld_len    = ld_single ? '0 : kc_len;
+
+  // Every entry is checked as a local access: LOCAL_WRITE when the original
+  // access writes memory, no right when it only reads (rule 7).
+  localparam logic [`HCA_ACCESS_W-1:0] WRITES =
+      `HCA_ACCESS_W'((1 << `HCA_ACCESS_LOCAL_WRITE_BIT) | (1 << `HCA_ACCESS_REMOTE_WRITE_BIT) |
+                     (1 << `HCA_ACCESS_REMOTE_ATOMIC_BIT));
+  logic [`HCA_ACCESS_W-1:0] entry_rights;
+  assign entry_rights = ((s1_rights_q & WRITES) != '0) ?
+                        `HCA_ACCESS_W'(1 << `HCA_ACCESS_LOCAL_WRITE_BIT) : '0;
+
   // ---------------------------------------------------------------- c+2: S2, walker
-  logic              wk_iss_valid, wk_iss_ready, wk_iss_mtt, wk_iss_last;
+  logic              wk_iss_valid, wk_iss_ready, wk_iss_mtt, wk_iss_last, wk_iss_end, wk_iss_klm;
   logic [TAG_W-1:0]  wk_iss_tag;
   logic [ST_W-1:0]   wk_iss_status;
   logic [63:0]       wk_iss_pa;
   logic [LEN_W-1:0]  wk_iss_len;
   logic              wk_abort;
-  logic              mtt_a_re;
-  logic [MTT_AW-1:0] mtt_a_addr;
+  logic              mtt_a_re, wk_mtt_re, wk_busy;
+  logic [MTT_AW-1:0] mtt_a_addr, wk_mtt_addr;
 
   xu_walker #(
     .MTT_ENTRIES (MTT_ENTRIES)
   ) u_walker (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
-    .ld_valid_i      (s1_valid_q),
+    .ld_valid_i      (s1_valid_q && !s1_push),
     .ld_ready_o      (wk_ld_ready),
     .ld_tag_i        (s1_tag_q),
-    .ld_status_i     (kc_status),
-    .ld_walk_i       (kc_walk),
-    .ld_pa_i         (kc_pa),
-    .ld_len_i        (kc_len),
+    .ld_status_i     (ld_status),
+    .ld_walk_i       (ld_walk),
+    .ld_pa_i         (ld_pa),
+    .ld_len_i        (ld_len),
     .ld_va_i         (s1_va_q),
     .ld_iova_i       (`HCA_MPT_ENTRY_IOVA(mpt_a_rdata)),
     .ld_page_shift_i (`HCA_MPT_ENTRY_PAGE_SHIFT(mpt_a_rdata)),
     .ld_mtt_base_i   (`HCA_MPT_ENTRY_MTT_BASE(mpt_a_rdata)),
     .ld_mtt_count_i  (`HCA_MPT_ENTRY_MTT_COUNT(mpt_a_rdata)),
+    .ld_final_i      (s1_final_q),
+    .ld_klm_i        (s1_sub_q),
     .iss_valid_o     (wk_iss_valid),
     .iss_ready_i     (wk_iss_ready),
     .iss_tag_o       (wk_iss_tag),
@@ -222,10 +331,58 @@ module xlate_unit #(
     .iss_pa_o        (wk_iss_pa),
     .iss_len_o       (wk_iss_len),
     .iss_last_o      (wk_iss_last),
+    .iss_end_o       (wk_iss_end),
+    .iss_klm_o       (wk_iss_klm),
     .abort_i         (wk_abort),
-    .mtt_re_o        (mtt_a_re),
-    .mtt_addr_o      (mtt_a_addr)
+    .busy_o          (wk_busy),
+    .mtt_re_o        (wk_mtt_re),
+    .mtt_addr_o      (wk_mtt_addr)
   );
+
+  // ---------------------------------------------------------------- KLM walker
+  logic              klm_mtt_re;
+  logic [MTT_AW-1:0] klm_mtt_addr;
+  logic              klm_sub_end, klm_walk_end;
+
+  xu_klm #(
+    .MTT_ENTRIES (MTT_ENTRIES),
+    .MAX_LEVELS  (LVLS)
+  ) u_klm (
+    .clk_i            (clk_i),
+    .rst_ni           (rst_ni),
+    .push_valid_i     (s1_push),
+    .push_mtt_base_i  (`HCA_MPT_ENTRY_MTT_BASE(mpt_a_rdata)),
+    .push_mtt_count_i (`HCA_MPT_ENTRY_MTT_COUNT(mpt_a_rdata)),
+    .push_off_i       (s1_va_q - `HCA_MPT_ENTRY_IOVA(mpt_a_rdata)),
+    .push_len_i       (s1_len_q),
+    .push_final_i     (s1_final_q),
+    .push_tag_i       (s1_tag_q),
+    .push_rights_i    (entry_rights),
+    .push_pd_i        (s1_pd_q),
+    .wk_busy_i        (wk_busy),
+    .s1_free_i        (!s1_valid_q),
+    .sub_end_i        (klm_sub_end),
+    .walk_end_i       (klm_walk_end),
+    .mtt_re_o         (klm_mtt_re),
+    .mtt_addr_o       (klm_mtt_addr),
+    .mtt_rdata_i      (mtt_a_rdata),
+    .sub_valid_o      (klm_sub_valid),
+    .sub_err_o        (klm_sub_err),
+    .sub_key_o        (klm_sub_key),
+    .sub_va_o         (klm_sub_va),
+    .sub_len_o        (klm_sub_len),
+    .sub_final_o      (klm_sub_final),
+    .sub_lvl_o        (klm_sub_lvl),
+    .sub_tag_o        (klm_sub_tag),
+    .sub_rights_o     (klm_sub_rights),
+    .sub_pd_o         (klm_sub_pd),
+    .busy_o           (klm_busy)
+  );
+
+  // MTT port A: the page walker's while it holds a request, else the KLM
+  // walker's (which reads only then).
+  assign mtt_a_re   = wk_mtt_re || klm_mtt_re;
+  assign mtt_a_addr = klm_mtt_re ? klm_mtt_addr : wk_mtt_addr;
 
   logic [`HCA_MTT_ENTRY_W-1:0] mtt_a_rdata;
   logic                        mtt_a_present;
@@ -258,7 +415,7 @@ module xlate_unit #(
   logic             s3_valid_q;
   logic [TAG_W-1:0] s3_tag_q;
   logic [ST_W-1:0]  s3_status_q;
-  logic             s3_mtt_q, s3_last_q;
+  logic             s3_mtt_q, s3_last_q, s3_end_q, s3_klm_q;
   logic [63:0]      s3_pa_q;
   logic [LEN_W-1:0] s3_len_q;
   logic             wk_iss_fire;
@@ -281,6 +438,8 @@ module xlate_unit #(
       s3_pa_q     <= wk_iss_pa;
       s3_len_q    <= wk_iss_len;
       s3_last_q   <= wk_iss_last;
+      s3_end_q    <= wk_iss_end;
+      s3_klm_q    <= wk_iss_klm;
     end
   end
 
@@ -316,8 +475,14 @@ module xlate_unit #(
     end
   end
 
-  // An absent page ends its request here; the walker must not issue the next.
-  assign wk_abort = s3_valid_q && s3_absent && !s3_last_q;
+  // An absent page ends its request here; the walker must not issue the next
+  // page of it.
+  assign wk_abort = s3_valid_q && s3_absent && !s3_end_q;
+
+  // What the KLM walker learns from S3: the walk's last beat (OK or error),
+  // or the final beat of one of its pieces with the walk going on.
+  assign klm_walk_end = s3_valid_q && s3_klm_q && beat_last;
+  assign klm_sub_end  = s3_valid_q && s3_klm_q && s3_end_q && !beat_last;
 
   // ---------------------------------------------------------------- c+4: output FIFO
   logic [LVL_W-1:0]  fifo_level;
@@ -359,6 +524,7 @@ module xlate_unit #(
     .fw_rdata_o   (fw_rdata_o),
     .req_accept_i (req_fire),
     .req_done_i   (rsp_valid_o && rsp_ready_i && rsp_last_o),
+    .max_ind_o    (max_ind),
     .mpt_re_o     (fwp_mpt_re),
     .mpt_we_o     (fwp_mpt_we),
     .mpt_vwe_o    (fwp_mpt_vwe),

@@ -23,7 +23,16 @@
 //                              not yet finished; busy until they finish.
 //   FENCE                      the same count at the edge ending w.
 // Requests finish in order, so counting down last beats handed over is an
-// exact fence. A CMD written while busy is dropped with result BUSY; the
+// exact fence. Only external requests count: the pieces of a KLM walk
+// (xu_klm) belong to their outer request, which is done with its last beat.
+// So an INVALIDATE of a KLM entry's MR waits for every KLM access accepted
+// up to its write, and a piece looked up after the write (any entry lookup
+// of a later access, or a later entry of one in flight) sees the FREE entry.
+//
+// CONFIG.max_indirection (max_ind_o): the deepest chain of indirect MRs a
+// KLM walk follows, 1..MAX_INDIRECTION, reset to MAX_INDIRECTION. A write
+// with a value outside that range is refused whole: the register keeps its
+// value (it reads back as it is). A CMD written while busy is dropped with result BUSY; the
 // running command goes on and sets its own result when it completes (if both
 // happen at one edge, BUSY is what STATUS shows: the later event for the
 // firmware).
@@ -46,6 +55,9 @@ module xu_fw_port #(
   // request accounting
   input  logic                           req_accept_i,  // request handshake this cycle
   input  logic                           req_done_i,    // a last beat handed over this cycle
+
+  // CONFIG
+  output logic [2:0]                     max_ind_o,
 
   // MPT, port B
   output logic                           mpt_re_o,
@@ -112,6 +124,8 @@ module xu_fw_port #(
 
   // ---------------------------------------------------------------- decode
   logic                   aligned, hit_mpt, hit_mtt, hit_cmd, hit_status, hit_inflight, hit_sizes;
+  logic                   hit_config, config_ok;
+  logic [2:0]             max_ind_q, config_val;
   logic [15:0]            mpt_off, mtt_off;
   logic [MPT_SEL_W-1:0]   mpt_sel;
   logic [MTT_SEL_W-1:0]   mtt_sel;
@@ -133,6 +147,10 @@ module xu_fw_port #(
   assign hit_status   = fw_addr_i == 16'(`HCA_FWP_STATUS);
   assign hit_inflight = fw_addr_i == 16'(`HCA_FWP_INFLIGHT);
   assign hit_sizes    = fw_addr_i == 16'(`HCA_FWP_SIZES);
+  assign hit_config   = fw_addr_i == 16'(`HCA_FWP_CONFIG);
+  assign config_val   = fw_wdata_i[`HCA_FWP_CONFIG_MAX_INDIRECTION_LSB +: 3];
+  assign config_ok    = config_val != 3'd0 && 32'(config_val) <= 32'(`HCA_MAX_INDIRECTION);
+  assign max_ind_o    = max_ind_q;
 
   assign wr           = fw_valid_i && fw_write_i;
   assign rd           = fw_valid_i && !fw_write_i;
@@ -149,6 +167,14 @@ module xu_fw_port #(
   // CMD bits above op are reserved; idx_q keeps the full index for waves.
   logic unused_fw;
   assign unused_fw = ^{fw_wdata_i[31:`HCA_FWP_CMD_OP_LSB + `HCA_FWP_CMD_OP_W], idx_q};
+
+  generate if (`HCA_FWP_CONFIG_MAX_INDIRECTION_W != 3 || `HCA_MAX_INDIRECTION > 7) begin : g_bad_config
+`ifdef __ICARUS__
+    initial $fatal(1, "xu_fw_port: CONFIG.max_indirection must be 3 bits wide and hold MAX_INDIRECTION");
+`else
+    $error("xu_fw_port: CONFIG.max_indirection must be 3 bits wide and hold MAX_INDIRECTION");
+`endif
+  end endgenerate
 
   // Requests accepted and not finished, as it will be after this edge: a
   // fence loaded from it counts a request accepted in this very cycle.
@@ -343,6 +369,9 @@ module xu_fw_port #(
       if (hit_sizes) begin
         rdata_d = SIZES_WORD;
       end
+      if (hit_config) begin
+        rdata_d = 32'(max_ind_q) << `HCA_FWP_CONFIG_MAX_INDIRECTION_LSB;
+      end
     end
   end
 
@@ -381,6 +410,7 @@ module xu_fw_port #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q     <= ST_IDLE;
+      max_ind_q   <= 3'(`HCA_MAX_INDIRECTION);
       idx_q       <= '0;
       result_q    <= `HCA_FWP_RESULT_OK;
       inflight_q  <= '0;
@@ -389,6 +419,9 @@ module xu_fw_port #(
       rdata_q     <= '0;
     end else begin
       state_q     <= state_d;
+      if (wr && hit_config && config_ok) begin
+        max_ind_q <= config_val;
+      end
       idx_q       <= idx_d;
       result_q    <= result_d;
       inflight_q  <= inflight_d;

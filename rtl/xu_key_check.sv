@@ -2,15 +2,17 @@
 `include "hca_abi.svh"
 
 // xu_key_check — SEMANTICS.md "The key check", rules 1-6, for one request
-// against the MPT entry its key indexes, then this unit's own refusals (KLM
-// mode, an unsupported page shift). The first failing rule names the status
-// (enum xlate_status). Purely combinational: it sits between the MPT read
-// register and the walker's load register (pipeline cycle c+1).
+// against the MPT entry its key indexes, then this unit's own refusals (a DMA
+// MR in KLM mode, an unsupported page shift). The first failing rule names
+// the status (enum xlate_status). Purely combinational: it sits between the
+// MPT read register and the walker's load register (pipeline cycle c+1).
 //
 // The outcome is either one response beat decided here (a failed check, a
 // zero-length access, an untranslated access through the reserved L_Key or
 // a DMA MR), or walk_o = 1: the walker splits [va, va+len) at page
-// boundaries and translates each page through the MTT.
+// boundaries and translates each page through the MTT, or klm_o = 1: the
+// access passed rules 1-6 on an MR in KLM mode (rule 7's first half) and
+// xu_klm walks its entries (status_o is OK, no beat is decided here).
 module xu_key_check #(
   parameter int MPT_ENTRIES = `HCA_MPT_ENTRIES_DEFAULT
 ) (
@@ -28,6 +30,7 @@ module xu_key_check #(
   // outcome
   output logic [`HCA_XLATE_STATUS_W-1:0] status_o,
   output logic                          walk_o,  // translate through the MTT
+  output logic                          klm_o,   // walk the MR's KLM entries (rule 7)
   output logic [63:0]                   pa_o,    // the single beat when !walk_o
   output logic [`HCA_XU_LEN_BITS-1:0]   len_o    // ... and its length; the request length when walk_o
 );
@@ -104,6 +107,7 @@ module xu_key_check #(
   always_comb begin
     status_o = `HCA_XLATE_STATUS_OK;
     walk_o   = 1'b0;
+    klm_o    = 1'b0;
     pa_o     = 64'd0;
     len_o    = '0;
 
@@ -128,9 +132,11 @@ module xu_key_check #(
       status_o = `HCA_XLATE_STATUS_ERR_RIGHTS;
     end else if (is_dma ? past_2_64 : !in_mr) begin
       status_o = `HCA_XLATE_STATUS_ERR_BOUNDS;
-    end else if (e_mode == `HCA_MKEY_MODE_KLM) begin
+    end else if (e_mode == `HCA_MKEY_MODE_KLM && is_dma) begin
+      // A DMA MR has no range to map onto a KLM list: a pair this unit
+      // does not serve.
       status_o = `HCA_XLATE_STATUS_ERR_MODE;
-    end else if (len_i != '0 && !is_dma && ps_bad) begin
+    end else if (len_i != '0 && !is_dma && e_mode != `HCA_MKEY_MODE_KLM && ps_bad) begin
       // Only a translation needs the page size: zero-length and DMA accesses
       // pass whatever it holds.
       status_o = `HCA_XLATE_STATUS_ERR_MTT;
@@ -138,10 +144,13 @@ module xu_key_check #(
 
     // A passing access: zero length is one empty beat (pa 0); the reserved
     // L_Key and DMA MRs are untranslated (one beat, pa = va); anything else
-    // is walked page by page.
+    // is walked page by page, or entry by entry in KLM mode.
     if (status_o == `HCA_XLATE_STATUS_OK && len_i != '0) begin
       if (reserved_key || is_dma) begin
         pa_o  = va_i;
+        len_o = len_i;
+      end else if (e_mode == `HCA_MKEY_MODE_KLM) begin
+        klm_o = 1'b1;
         len_o = len_i;
       end else begin
         walk_o = 1'b1;

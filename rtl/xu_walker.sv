@@ -9,6 +9,12 @@
 // against the MR's page count and the MTT size, and reads
 // MTT[mtt_base + page] in the cycle it issues (the entry arrives in S3).
 //
+// A request may be a piece of a KLM walk (xu_klm): ld_klm_i marks it, and
+// ld_final_i says whether its range ends the walk. iss_end_o marks the
+// request's own final beat; iss_last_o (the outer request's last beat) is
+// iss_end_o of a final piece, or any error beat (an error ends the walk).
+// For a request of its own, ld_final_i = 1 and iss_last_o = iss_end_o.
+//
 // iss_ready_i is a credit: the output buffer has room for one more beat, so
 // nothing after this stage ever stalls and the synchronous MTT read needs no
 // skid buffer. abort_i comes from S3: the page issued last cycle found its MTT
@@ -33,6 +39,8 @@ module xu_walker #(
   input  logic [`HCA_MPT_ENTRY_PAGE_SHIFT_W-1:0] ld_page_shift_i,
   input  logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0]   ld_mtt_base_i,
   input  logic [`HCA_MPT_ENTRY_MTT_COUNT_W-1:0]  ld_mtt_count_i,
+  input  logic                           ld_final_i,  // its last beat ends the outer request
+  input  logic                           ld_klm_i,    // a piece of a KLM walk
 
   // issue: one beat per cycle; iss_pa_o is the in-page offset when iss_mtt_o
   output logic                           iss_valid_o,
@@ -42,8 +50,11 @@ module xu_walker #(
   output logic                           iss_mtt_o,   // pa = MTT entry's page + iss_pa_o
   output logic [63:0]                    iss_pa_o,
   output logic [`HCA_XU_LEN_BITS-1:0]    iss_len_o,
-  output logic                           iss_last_o,
+  output logic                           iss_last_o,  // the outer request's last beat
+  output logic                           iss_end_o,   // this request's last beat
+  output logic                           iss_klm_o,
   input  logic                           abort_i,
+  output logic                           busy_o,      // holds a request (it may read the MTT)
 
   // MTT read, port A (the entry is registered by the table for S3)
   output logic                           mtt_re_o,
@@ -74,6 +85,8 @@ module xu_walker #(
   logic [PS_W-1:0]                ps_q, ps_d;
   logic [BASE_W-1:0]              mtt_base_q, mtt_base_d;
   logic [CNT_W-1:0]               mtt_count_q, mtt_count_d;
+  logic                           final_q, final_d;
+  logic                           klm_q, klm_d;
 
   // ---------------------------------------------------------------- load
   // rel = (iova mod page) + (va - iova) = va - (iova rounded down to a page):
@@ -115,13 +128,13 @@ module xu_walker #(
     iss_mtt_o    = 1'b0;
     iss_pa_o     = pa_q;
     iss_len_o    = rem_q;
-    iss_last_o   = 1'b1;
+    iss_end_o    = 1'b1;
     if (walk_q) begin
       if (page_ok && idx_ok) begin
         iss_mtt_o  = 1'b1;
         iss_pa_o   = 64'(off_q);
         iss_len_o  = seg_len;
-        iss_last_o = seg_last;
+        iss_end_o  = seg_last;
       end else begin
         // The page lies beyond the MR's page list or the MTT: the request
         // ends with ERR_MTT and no table read.
@@ -132,13 +145,16 @@ module xu_walker #(
     end
   end
 
+  assign iss_last_o = iss_end_o && (final_q || iss_status_o != `HCA_XLATE_STATUS_OK);
+  assign iss_klm_o  = klm_q;
   assign iss_fire   = iss_valid_o && iss_ready_i;
   assign mtt_re_o   = iss_fire && iss_mtt_o;
   assign mtt_addr_o = mtt_idx[MTT_AW-1:0];
-  assign done       = busy_q && ((iss_fire && iss_last_o) || abort_i);
+  assign done       = busy_q && ((iss_fire && iss_end_o) || abort_i);
   // A request loads in the cycle the previous one issues its last beat, so
   // single-beat requests go through at one per cycle.
   assign ld_ready_o = !busy_q || done;
+  assign busy_o     = busy_q;
 
   always_comb begin
     busy_d      = busy_q;
@@ -152,6 +168,8 @@ module xu_walker #(
     ps_d        = ps_q;
     mtt_base_d  = mtt_base_q;
     mtt_count_d = mtt_count_q;
+    final_d     = final_q;
+    klm_d       = klm_q;
 
     if (done) begin
       busy_d = 1'b0;
@@ -174,6 +192,8 @@ module xu_walker #(
       ps_d        = ld_page_shift_i;
       mtt_base_d  = ld_mtt_base_i;
       mtt_count_d = ld_mtt_count_i;
+      final_d     = ld_final_i;
+      klm_d       = ld_klm_i;
     end
   end
 
@@ -196,6 +216,8 @@ module xu_walker #(
     ps_q        <= ps_d;
     mtt_base_q  <= mtt_base_d;
     mtt_count_q <= mtt_count_d;
+    final_q     <= final_d;
+    klm_q       <= klm_d;
   end
 
 endmodule

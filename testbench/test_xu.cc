@@ -52,6 +52,8 @@ constexpr uint8_t ERR_RIGHTS = HCA_XLATE_STATUS_ERR_RIGHTS;
 constexpr uint8_t ERR_BOUNDS = HCA_XLATE_STATUS_ERR_BOUNDS;
 constexpr uint8_t ERR_MTT = HCA_XLATE_STATUS_ERR_MTT;
 constexpr uint8_t ERR_MODE = HCA_XLATE_STATUS_ERR_MODE;
+constexpr uint64_t kKlmWord01 = 0x20 | (uint64_t)HCA_RESERVED_LKEY << 32;
+constexpr uint8_t ERR_DEPTH = HCA_XLATE_STATUS_ERR_DEPTH;
 constexpr unsigned LW = HCA_ACCESS_LOCAL_WRITE, RR = HCA_ACCESS_REMOTE_READ, RW = HCA_ACCESS_REMOTE_WRITE,
                    RA = HCA_ACCESS_REMOTE_ATOMIC, ALL = HCA_ACCESS_ALL;
 
@@ -122,6 +124,34 @@ class Xu : public ::testing::TestWithParam<xu_engine_kind_t> {
         hca_mtt_entry_t m = MakeMtt(page_pa, present);
         ASSERT_EQ(0, xu_write_mtt(xu_, idx, &m)) << "WRITE_MTT " << idx;
         ref_.mtt[idx] = m.word;
+    }
+    /** MTT[idx] = word as it is (a KLM word). */
+    void PutWord(uint32_t idx, uint64_t word)
+    {
+        hca_mtt_entry_t m{word};
+        ASSERT_EQ(0, xu_write_mtt(xu_, idx, &m)) << "WRITE_MTT " << idx;
+        ref_.mtt[idx] = word;
+    }
+    /** An indirect MR at idx as firmware/mm.c reg_indir writes it: entry i in
+     *  MTT[base + 2i] = addr, MTT[base + 2i + 1] = len | lkey << 32; mode KLM,
+     *  mtt_count = 2 x entries, length = the sum of the entries (or given). */
+    void PutIndirect(uint32_t idx, uint32_t key, uint32_t pd, unsigned access, uint64_t iova, uint32_t base,
+                     const std::vector<Klm> &list, uint64_t length = UINT64_MAX)
+    {
+        uint64_t sum = 0;
+        for (size_t i = 0; i < list.size(); i++) {
+            ASSERT_NO_FATAL_FAILURE(PutWord(base + 2 * (uint32_t)i, list[i].addr));
+            ASSERT_NO_FATAL_FAILURE(PutWord(base + 2 * (uint32_t)i + 1, list[i].len | (uint64_t)list[i].lkey << 32));
+            sum += list[i].len;
+        }
+        ASSERT_NO_FATAL_FAILURE(PutMpt(idx, MakeMpt(HCA_MKEY_KIND_INDIRECT, key, pd, access, iova,
+                                                    length == UINT64_MAX ? sum : length, 12, base,
+                                                    2 * (uint32_t)list.size())));
+    }
+    void SetMaxIndirection(unsigned v)
+    {
+        ASSERT_EQ(0, xu_fw_write(xu_, HCA_FWP_CONFIG, HCA_FWP_CONFIG_MAX_INDIRECTION_PUT(v)));
+        ref_.max_indirection = v;
     }
     /** MTT[base + i] = pa0 + i * stride, present, for i < n. */
     void MapPages(uint32_t base, uint32_t n, uint64_t pa0, uint64_t stride)
@@ -352,6 +382,7 @@ TEST_P(XuMr, FirstFailingRuleWins)
     hca_mpt_entry_set_state(&e, HCA_MKEY_STATE_FREE);
     hca_mpt_entry_set_mode(&e, HCA_MKEY_MODE_KLM);
     e.key = Key(11, 1);
+    e.mtt_count = 0; // an empty KLM list
     PutMpt(11, e); // FREE, local-only, KLM
     ExpectFail(Req(Key(11, 2), kPd + 1, kIova - 1, 0x10, RR, 1), ERR_KEY, "rule 2 before 3..6");
     ExpectFail(Req(Key(11, 1), kPd + 1, kIova - 1, 0x10, RR, 1), ERR_KEY, "remote without R_Key before 3..6");
@@ -360,8 +391,8 @@ TEST_P(XuMr, FirstFailingRuleWins)
     PutMpt(11, e);
     ExpectFail(Req(Key(11, 1), kPd + 1, kIova - 1, 0x10, RR), ERR_PD, "rule 4 before 5..6");
     ExpectFail(Req(Key(11, 1), kPd, kIova - 1, 0x10, RR), ERR_RIGHTS, "rule 5 before 6");
-    ExpectFail(Req(Key(11, 1), kPd, kIova - 1, 0x10, LW), ERR_BOUNDS, "rule 6 before the mode");
-    ExpectFail(Req(Key(11, 1), kPd, kIova, 0x10, LW), ERR_MODE, "mode last");
+    ExpectFail(Req(Key(11, 1), kPd, kIova - 1, 0x10, LW), ERR_BOUNDS, "rule 6 before the KLM list");
+    ExpectFail(Req(Key(11, 1), kPd, kIova, 0x10, LW), ERR_MTT, "the KLM list (empty) last");
     hca_mpt_entry_set_alloc(&e, 0);
     PutMpt(11, e);
     ExpectFail(Req(Key(11, 2), kPd + 1, kIova - 1, 0x10, RR, 1), ERR_SLOT, "rule 1 first");
@@ -509,7 +540,7 @@ TEST_P(XuMr, ZeroLength)
     PutMpt(16, MakeMpt(HCA_MKEY_KIND_REGULAR, Key(16, 1), kPd, ALL, kIova, kLen, 31, kMttBase, 8));
     Expect(Req(Key(16, 1), kPd, kIova, 0), {{OK, 0, 0, 1}}, "bad page size");
     PutMpt(17, MakeMpt(HCA_MKEY_KIND_INDIRECT, Key(17, 1), kPd, ALL, kIova, kLen, 12, kMttBase, 8));
-    ExpectFail(Req(Key(17, 1), kPd, kIova, 0), ERR_MODE, "KLM");
+    Expect(Req(Key(17, 1), kPd, kIova, 0), {{OK, 0, 0, 1}}, "KLM: no entry touched");
 }
 
 TEST_P(XuMr, ErrMtt)
@@ -545,24 +576,392 @@ TEST_P(XuMr, ErrMtt)
 
 TEST_P(Xu, ErrMode)
 {
-    PutMpt(22, MakeMpt(HCA_MKEY_KIND_INDIRECT, Key(22, 1), 1, ALL, 0x1000, 0x1000, 12, 0, 1));
-    PutMtt(0, 0x7000);
-    ExpectFail(Req(Key(22, 1), 1, 0x1000, 0x10), ERR_MODE, "indirect MR, KLM mode");
-    ExpectFail(Req(Key(22, 1), 1, 0x1000, 0x10, RW, 1), ERR_MODE, "indirect MR, remote");
-    ExpectFail(Req(Key(22, 1), 1, 0x800, 0x10), ERR_BOUNDS, "bounds before the mode");
-    hca_mpt_entry_t e = MakeMpt(HCA_MKEY_KIND_REGULAR, Key(23, 1), 1, ALL, 0x1000, 0x1000, 12, 0, 1);
-    hca_mpt_entry_set_mode(&e, HCA_MKEY_MODE_KLM);
-    PutMpt(23, e);
-    ExpectFail(Req(Key(23, 1), 1, 0x1000, 0x10), ERR_MODE, "regular MR in KLM mode");
-    e = MakeMpt(HCA_MKEY_KIND_DMA, Key(24, 1), 1, ALL, 0, 0, 12, 0, 0);
+    // Only a DMA MR in KLM mode is a pair the unit does not serve; the mode,
+    // not the kind, decides between a page walk and a KLM walk.
+    hca_mpt_entry_t e = MakeMpt(HCA_MKEY_KIND_DMA, Key(24, 1), 1, ALL, 0, 0, 12, 0, 0);
     hca_mpt_entry_set_mode(&e, HCA_MKEY_MODE_KLM);
     PutMpt(24, e);
     ExpectFail(Req(Key(24, 1), 1, 0x1000, 0x10), ERR_MODE, "DMA MR in KLM mode");
+    ExpectFail(Req(Key(24, 1), 1, 0x1000, 0), ERR_MODE, "DMA MR in KLM mode, zero length");
+    ExpectFail(Req(Key(24, 2), 1, 0x1000, 0x10), ERR_KEY, "rules 1-6 first");
+    PutMtt(0, 0x7000);
     e = MakeMpt(HCA_MKEY_KIND_INDIRECT, Key(25, 1), 1, ALL, 0x1000, 0x1000, 12, 0, 1);
     hca_mpt_entry_set_mode(&e, HCA_MKEY_MODE_MTT);
     PutMpt(25, e);
-    Expect(Req(Key(25, 1), 1, 0x1010, 0x10), {{OK, 0x7010, 0x10, 1}}, "the mode decides, not the kind");
+    Expect(Req(Key(25, 1), 1, 0x1010, 0x10), {{OK, 0x7010, 0x10, 1}}, "an indirect MR in MTT mode: a page walk");
+    // a regular MR in KLM mode walks MTT[0..1] as one KLM entry {0x7001, 0x20 bytes, reserved L_Key}
+    PutWord(1, kKlmWord01);
+    e = MakeMpt(HCA_MKEY_KIND_REGULAR, Key(23, 1), 1, ALL, 0x1000, 0x20, 12, 0, 2);
+    hca_mpt_entry_set_mode(&e, HCA_MKEY_MODE_KLM);
+    PutMpt(23, e);
+    Expect(Req(Key(23, 1), 1, 0x1004, 0x10), {{OK, 0x7005, 0x10, 1}}, "a regular MR in KLM mode: a KLM walk");
 }
+
+// ---------------------------------------------------------------- KLM (indirect MRs, SEMANTICS.md rule 7)
+
+/** Leaf MRs in PD kKPd that KLM entries point at, and helpers for lists. */
+class XuKlm : public Xu {
+  protected:
+    static constexpr uint32_t kKPd = 7;
+    // R: regular, 4 KiB pages, local only (entries are local accesses)
+    static constexpr uint32_t kR = 40, kRBase = 1000;
+    static constexpr uint64_t kRIova = 0x10000000ull, kRLen = 16 * 0x1000;
+    // F: fast-reg, 8 KiB pages, first byte 0x100 into its page
+    static constexpr uint32_t kF = 41, kFBase = 1100;
+    static constexpr uint64_t kFIova = 0x20000100ull, kFLen = 4 * 0x2000 - 0x100;
+    // D: DMA MR; RO: regular, no rights at all (local read only)
+    static constexpr uint32_t kD = 42, kRO = 43, kROBase = 1200;
+    static constexpr uint64_t kROIova = 0x30000000ull;
+    static uint64_t RPa(unsigned i) { return 0x500000000ull + i * 0x10000ull; }
+    static uint64_t FPa(unsigned i) { return 0x600000000ull + i * 0x20000ull; }
+    static uint64_t ROPa(unsigned i) { return 0x700000000ull + i * 0x1000ull; }
+    static uint32_t KR() { return Key(kR, 0x11); }
+    static uint32_t KF() { return Key(kF, 0x22); }
+    static uint32_t KD() { return Key(kD, 0x33); }
+    static uint32_t KRO() { return Key(kRO, 0x44); }
+
+    void SetUp() override
+    {
+        ASSERT_NO_FATAL_FAILURE(Xu::SetUp());
+        ASSERT_NO_FATAL_FAILURE(PutMpt(kR, MakeMpt(HCA_MKEY_KIND_REGULAR, KR(), kKPd, LW, kRIova, kRLen, 12, kRBase, 16)));
+        ASSERT_NO_FATAL_FAILURE(MapPages(kRBase, 16, RPa(0), 0x10000));
+        ASSERT_NO_FATAL_FAILURE(PutMpt(kF, MakeMpt(HCA_MKEY_KIND_FAST_REG, KF(), kKPd, ALL, kFIova, kFLen, 13, kFBase, 4)));
+        ASSERT_NO_FATAL_FAILURE(MapPages(kFBase, 4, FPa(0), 0x20000));
+        ASSERT_NO_FATAL_FAILURE(PutMpt(kD, MakeMpt(HCA_MKEY_KIND_DMA, KD(), kKPd, LW, 0, 0, 12, 0, 0)));
+        ASSERT_NO_FATAL_FAILURE(PutMpt(kRO, MakeMpt(HCA_MKEY_KIND_REGULAR, KRO(), kKPd, 0, kROIova, 0x4000, 12, kROBase, 4)));
+        ASSERT_NO_FATAL_FAILURE(MapPages(kROBase, 4, ROPa(0), 0x1000));
+    }
+};
+
+TEST_P(XuKlm, SingleEntry)
+{
+    const uint64_t iova = 0x9000000;
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(50, Key(50, 5), kKPd, ALL, iova, 2000, {{kRIova + 0x100, 0x200, KR()}}));
+    const uint32_t k = Key(50, 5);
+    Expect(Req(k, kKPd, iova, 0x200), {{OK, RPa(0) + 0x100, 0x200, 1}}, "the whole entry");
+    Expect(Req(k, kKPd, iova + 0x10, 0x20, LW), {{OK, RPa(0) + 0x110, 0x20, 1}}, "local write, inside");
+    Expect(Req(k, kKPd, iova, 0x10, RR, 1), {{OK, RPa(0) + 0x100, 0x10, 1}},
+           "remote read through a local-only entry: the indirect MR's rights decide");
+    Expect(Req(k, kKPd, iova + 0x1ff, 1, RW, 1), {{OK, RPa(0) + 0x2ff, 1, 1}}, "remote write, the last byte");
+    Expect(Req(k, kKPd, iova + 0x80, 0), {{OK, 0, 0, 1}}, "zero length touches no entry");
+}
+
+TEST_P(XuKlm, ManyEntries)
+{
+    std::vector<Klm> list;
+    std::vector<E> whole;
+    for (unsigned i = 0; i < 6; i++) {
+        const unsigned page = (i * 5) % 16;
+        list.push_back({kRIova + page * 0x1000 + 0x50, 0x300, KR()});
+        whole.push_back({OK, RPa(page) + 0x50, 0x300, (uint8_t)(i == 5)});
+    }
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(51, Key(51, 1), kKPd, ALL, 0x40000000, 2100, list));
+    Expect(Req(Key(51, 1), kKPd, 0x40000000, 6 * 0x300, LW), whole, "six entries, one beat each, in list order");
+    Expect(Req(Key(51, 1), kKPd, 0x40000000 + 0x2f0, 0x20),
+           {{OK, RPa(0) + 0x50 + 0x2f0, 0x10, 0}, {OK, RPa(5) + 0x50, 0x10, 1}}, "across an entry boundary");
+}
+
+TEST_P(XuKlm, ByteAlignedOddOffsetsAndSingleBytes)
+{
+    // 512-byte sectors at odd addresses (one across a page seam of R) and single-byte entries
+    const std::vector<Klm> list = {{kRIova + 0x1e01, 0x200, KR()},
+                                   {kRIova + 0x3333, 1, KR()},
+                                   {kRIova + 0x5fff, 1, KR()},
+                                   {kRIova + 0x0a07, 0x200, KR()}};
+    const uint64_t iova = 0x123456789ull; // odd, unaligned
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(52, Key(52, 9), kKPd, ALL, iova, 2200, list));
+    const uint32_t k = Key(52, 9);
+    Expect(Req(k, kKPd, iova + 1, 0x1ff + 1 + 1 + 0x105, LW),
+           {{OK, RPa(1) + 0xe02, 0x1fe, 0},
+            {OK, RPa(2), 1, 0},
+            {OK, RPa(3) + 0x333, 1, 0},
+            {OK, RPa(5) + 0xfff, 1, 0},
+            {OK, RPa(0) + 0xa07, 0x105, 1}},
+           "odd offset, a sector split at its page seam, two single bytes");
+    Expect(Req(k, kKPd, iova + 0x200, 1), {{OK, RPa(3) + 0x333, 1, 1}}, "a single-byte entry alone");
+    Expect(Req(k, kKPd, iova + 0x201, 2), {{OK, RPa(5) + 0xfff, 1, 0}, {OK, RPa(0) + 0xa07, 1, 1}},
+           "from a single byte into the next sector");
+    Expect(Req(k, kKPd, iova + 0x401, 1), {{OK, RPa(0) + 0xc06, 1, 1}}, "the very last byte");
+    ExpectFail(Req(k, kKPd, iova + 0x401, 2), ERR_BOUNDS, "one past the indirect MR (rule 6 on it)");
+}
+
+TEST_P(XuKlm, EntrySpansPagesOfItsMr)
+{
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(53, Key(53, 1), kKPd, ALL, 0x50000000, 2300,
+                                        {{kRIova + 0x800, 0x3000, KR()}, {kFIova, 0x4000, KF()}}));
+    Expect(Req(Key(53, 1), kKPd, 0x50000000, 0x7000),
+           {{OK, RPa(0) + 0x800, 0x800, 0},
+            {OK, RPa(1), 0x1000, 0},
+            {OK, RPa(2), 0x1000, 0},
+            {OK, RPa(3), 0x800, 0},
+            {OK, FPa(0) + 0x100, 0x1f00, 0},
+            {OK, FPa(1), 0x2000, 0},
+            {OK, FPa(2), 0x100, 1}},
+           "4 KiB pages of R, then 8 KiB pages of F from its first-byte offset");
+}
+
+TEST_P(XuKlm, StartInTheMiddleOfTheList)
+{
+    std::vector<Klm> list;
+    for (unsigned i = 0; i < 5; i++)
+        list.push_back({kRIova + i * 0x1000, 0x100, KR()});
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(54, Key(54, 1), kKPd, ALL, 0x60000000, 2400, list));
+    const uint32_t k = Key(54, 1);
+    Expect(Req(k, kKPd, 0x60000000 + 0x250, 0x100), {{OK, RPa(2) + 0x50, 0xb0, 0}, {OK, RPa(3), 0x50, 1}},
+           "two entries skipped");
+    Expect(Req(k, kKPd, 0x60000000 + 0x400, 0x100), {{OK, RPa(4), 0x100, 1}}, "the last entry");
+    Expect(Req(k, kKPd, 0x60000000 + 0x4ff, 1), {{OK, RPa(4) + 0xff, 1, 1}}, "the last byte");
+}
+
+TEST_P(XuKlm, MixedEntryKinds)
+{
+    // a nested indirect MR (depth 2) holding one F entry
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(56, Key(56, 6), kKPd, LW, 0x7000, 2600, {{kFIova + 0x1f00, 0x300, KF()}}));
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(55, Key(55, 5), kKPd, ALL, 0x80000000, 2500,
+                                        {{kRIova + 0x10, 0x20, KR()},
+                                         {kFIova + 0x1ef0, 0x20, KF()},
+                                         {0xabc000, 0x40, KD()},
+                                         {0xdef001, 0x21, HCA_RESERVED_LKEY},
+                                         {0x7000 + 0x80, 0x280, Key(56, 6)}}));
+    Expect(Req(Key(55, 5), kKPd, 0x80000000, 0x20 + 0x20 + 0x40 + 0x21 + 0x280, LW),
+           {{OK, RPa(0) + 0x10, 0x20, 0},
+            {OK, FPa(0) + 0x1ff0, 0x10, 0},
+            {OK, FPa(1), 0x10, 0},
+            {OK, 0xabc000, 0x40, 0},
+            {OK, 0xdef001, 0x21, 0},
+            {OK, FPa(1) + 0x80, 0x280, 1}},
+           "regular, fast-reg across its seam, DMA, reserved L_Key, nested indirect");
+    Expect(Req(Key(55, 5), kKPd, 0x80000000 + 0x60, 0x80, RR, 1),
+           {{OK, 0xabc000 + 0x20, 0x20, 0}, {OK, 0xdef001, 0x21, 0}, {OK, FPa(1) + 0x80, 0x3f, 1}},
+           "remote read: DMA MR and reserved L_Key entries are local accesses");
+}
+
+TEST_P(XuKlm, EveryEntryFailure)
+{
+    // a FREE fast-reg MR and an MR of another PD
+    hca_mpt_entry_t fr = MakeMpt(HCA_MKEY_KIND_FAST_REG, Key(44, 4), kKPd, ALL, kRIova, kRLen, 12, kRBase, 16);
+    hca_mpt_entry_set_state(&fr, HCA_MKEY_STATE_FREE);
+    PutMpt(44, fr);
+    PutMpt(45, MakeMpt(HCA_MKEY_KIND_REGULAR, Key(45, 5), kKPd + 1, ALL, kRIova, kRLen, 12, kRBase, 16));
+    struct Case {
+        Klm bad;
+        unsigned rights, remote;
+        uint8_t status;
+        const char *what;
+    } cases[] = {
+        {{kRIova, 0x100, Key(60, 1)}, 0, 0, ERR_SLOT, "slot never written"},
+        {{kRIova, 0x100, Key(kR, 0x12)}, 0, 0, ERR_KEY, "wrong key byte"},
+        {{kRIova, 0x100, Key(44, 4)}, 0, 0, ERR_STATE, "FREE fast-reg MR"},
+        {{kRIova, 0x100, Key(45, 5)}, 0, 0, ERR_PD, "MR of another PD"},
+        {{kROIova, 0x100, KRO()}, LW, 0, ERR_RIGHTS, "local write, no LOCAL_WRITE on the entry"},
+        {{kROIova, 0x100, KRO()}, RW, 1, ERR_RIGHTS, "remote write needs LOCAL_WRITE on the entry"},
+        {{kROIova, 0x100, KRO()}, RA, 1, ERR_RIGHTS, "remote atomic needs LOCAL_WRITE on the entry"},
+        {{kRIova + kRLen - 0x8, 0x100, KR()}, 0, 0, ERR_BOUNDS, "entry past the end of its MR"},
+        {{kRIova - 1, 0x100, KR()}, 0, 0, ERR_BOUNDS, "entry below its MR"},
+        {{kRIova, 0x100, Key(kD, 0x33)}, 0, 0, OK, "(DMA entry: passes)"},
+    };
+    uint32_t idx = 70;
+    for (const Case &c : cases) {
+        ASSERT_NO_FATAL_FAILURE(
+            PutIndirect(idx, Key(idx, 1), kKPd, ALL, 0x90000000, 3000 + 4 * idx, {{kRIova + 0x40, 0x100, KR()}, c.bad}));
+        const uint32_t k = Key(idx, 1);
+        if (c.status == OK) {
+            Expect(Req(k, kKPd, 0x90000000 + 0xf0, 0x20, c.rights, c.remote),
+                   {{OK, RPa(0) + 0x130, 0x10, 0}, {OK, kRIova, 0x10, 1}}, c.what);
+        } else {
+            Expect(Req(k, kKPd, 0x90000000 + 0xf0, 0x20, c.rights, c.remote),
+                   {{OK, RPa(0) + 0x130, 0x10, 0}, {c.status, 0, 0, 1}}, c.what);
+            ExpectFail(Req(k, kKPd, 0x90000000 + 0x100, 0x10, c.rights, c.remote), c.status, c.what);
+            Expect(Req(k, kKPd, 0x90000000, 0x100, c.rights, c.remote), {{OK, RPa(0) + 0x40, 0x100, 1}},
+                   "the good entry alone");
+        }
+        idx++;
+    }
+    // read-only entry: a remote read through the same list passes
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(idx, Key(idx, 1), kKPd, ALL, 0x90000000, 3000 + 4 * idx, {{kROIova + 0x10, 0x100, KRO()}}));
+    Expect(Req(Key(idx, 1), kKPd, 0x90000000, 0x100, RR, 1), {{OK, ROPa(0) + 0x10, 0x100, 1}},
+           "remote read through a read-only entry");
+    Expect(Req(Key(idx, 1), kKPd, 0x90000000, 0x100), {{OK, ROPa(0) + 0x10, 0x100, 1}}, "local read");
+    ExpectFail(Req(Key(idx, 1), kKPd, 0x90000000, 0x100, RW, 1), ERR_RIGHTS, "remote write");
+    // an absent page of the entry's MR
+    PutMtt(kRBase + 2, RPa(2), false);
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(idx + 1, Key(idx + 1, 1), kKPd, ALL, 0x90000000, 3000 + 4 * (idx + 1),
+                                        {{kRIova + 0x1f00, 0x1000, KR()}, {kRIova, 0x10, KR()}}));
+    Expect(Req(Key(idx + 1, 1), kKPd, 0x90000000, 0x1010), {{OK, RPa(1) + 0xf00, 0x100, 0}, {ERR_MTT, 0, 0, 1}},
+           "an absent page ends the walk");
+}
+
+TEST_P(XuKlm, IndirectMrOwnRules)
+{
+    const uint64_t iova = 0xa0000000;
+    const std::vector<Klm> list = {{kRIova, 0x1000, KR()}};
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(57, Key(57, 7), kKPd, LW, iova, 2700, list)); // local only
+    ExpectFail(Req(Key(57, 7), kKPd, iova, 0x10, 0, 1), ERR_KEY, "remote to an indirect MR without remote rights");
+    Expect(Req(Key(57, 7), kKPd, iova, 0x10, LW), {{OK, RPa(0), 0x10, 1}}, "local write");
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(58, Key(58, 8), kKPd, LW | RR, iova, 2800, list));
+    Expect(Req(Key(58, 8), kKPd, iova + 0x20, 0x10, RR, 1), {{OK, RPa(0) + 0x20, 0x10, 1}}, "remote read granted");
+    ExpectFail(Req(Key(58, 8), kKPd, iova, 0x10, RW, 1), ERR_RIGHTS, "remote write not granted");
+    ExpectFail(Req(Key(58, 9), kKPd, iova, 0x10, RR, 1), ERR_KEY, "wrong key byte");
+    ExpectFail(Req(Key(58, 8), kKPd + 1, iova, 0x10, RR, 1), ERR_PD, "other PD");
+    ExpectFail(Req(Key(58, 8), kKPd, iova - 1, 0x10), ERR_BOUNDS, "below iova");
+    ExpectFail(Req(Key(58, 8), kKPd, iova + 0xff8, 0x10), ERR_BOUNDS, "past length");
+    ExpectFail(Req(Key(59, 8), kKPd, iova, 0x10), ERR_SLOT, "no such slot");
+    Invalidate(58);
+    ExpectFail(Req(Key(58, 8), kKPd, iova, 0x10, RR, 1), ERR_STATE, "indirect MR invalidated");
+}
+
+TEST_P(XuKlm, RunsOffTheList)
+{
+    // MPT length longer than the entries: the walk runs off the list
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(61, Key(61, 1), kKPd, ALL, 0xb0000000, 2900,
+                                        {{kRIova, 0x100, KR()}, {kRIova + 0x1000, 0x100, KR()}}, 0x400));
+    Expect(Req(Key(61, 1), kKPd, 0xb0000000 + 0x180, 0x100), {{OK, RPa(1) + 0x80, 0x80, 0}, {ERR_MTT, 0, 0, 1}},
+           "lengths do not cover the range");
+    ExpectFail(Req(Key(61, 1), kKPd, 0xb0000000 + 0x200, 0x10), ERR_MTT, "starts past every entry");
+    // a list at the end of the MTT
+    const uint32_t top = HCA_MTT_ENTRIES_DEFAULT - 2;
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(62, Key(62, 1), kKPd, ALL, 0xb0000000, top, {{kRIova, 0x100, KR()}}, 0x200));
+    hca_mpt_entry_t e = ref_.mpt[62];
+    e.mtt_count = 6; // claims entries beyond the MTT
+    PutMpt(62, e);
+    Expect(Req(Key(62, 1), kKPd, 0xb0000000 + 0xf0, 0x20), {{OK, RPa(0) + 0xf0, 0x10, 0}, {ERR_MTT, 0, 0, 1}},
+           "entry index beyond the MTT");
+    // an odd mtt_count: the half entry does not count
+    e = ref_.mpt[61];
+    e.mtt_count = 3;
+    PutMpt(61, e);
+    Expect(Req(Key(61, 1), kKPd, 0xb0000000 + 0xf0, 0x20), {{OK, RPa(0) + 0xf0, 0x10, 0}, {ERR_MTT, 0, 0, 1}},
+           "mtt_count 3 holds one entry");
+}
+
+TEST_P(XuKlm, NestingAtAndBeyondMaxIndirection)
+{
+    // chain: I80 -> I81 -> I82 -> I83 -> R; I79 -> I80 (five deep)
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(83, Key(83, 3), kKPd, ALL, 0xc3000000, 3700, {{kRIova + 0x20, 0x100, KR()}}));
+    for (uint32_t i = 82; i >= 79; i--)
+        ASSERT_NO_FATAL_FAILURE(PutIndirect(i, Key(i, 3), kKPd, ALL, 0xc0000000 + (i - 80) * 0x1000000ull,
+                                            3800 + 10 * (i - 79), {{0xc0000000 + (i - 79) * 0x1000000ull, 0x100,
+                                                                    Key(i + 1, 3)}}));
+    auto depth_req = [&](uint32_t idx) { return Req(Key(idx, 3), kKPd, 0xc0000000 + (idx - 80) * 0x1000000ull + 0x8, 0x10); };
+    const std::vector<E> ok = {{OK, RPa(0) + 0x28, 0x10, 1}};
+    EXPECT_EQ(4u, ref_.max_indirection);
+    Expect(depth_req(80), ok, "four indirect MRs: at the default max_indirection");
+    ExpectFail(depth_req(79), ERR_DEPTH, "five: beyond it");
+    ASSERT_NO_FATAL_FAILURE(SetMaxIndirection(2));
+    Expect(depth_req(82), ok, "two at max_indirection 2");
+    ExpectFail(depth_req(81), ERR_DEPTH, "three at max_indirection 2");
+    ASSERT_NO_FATAL_FAILURE(SetMaxIndirection(1));
+    Expect(depth_req(83), ok, "one at max_indirection 1");
+    ExpectFail(depth_req(82), ERR_DEPTH, "two at max_indirection 1");
+    // OK beats first, then the too-deep entry
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(84, Key(84, 4), kKPd, ALL, 0xd0000000, 3900,
+                                        {{kRIova, 0x10, KR()}, {0xc3000000, 0x10, Key(83, 3)}}));
+    Expect(Req(Key(84, 4), kKPd, 0xd0000000, 0x20), {{OK, RPa(0), 0x10, 0}, {ERR_DEPTH, 0, 0, 1}},
+           "a nested entry beyond max_indirection 1 after a good one");
+    ASSERT_NO_FATAL_FAILURE(SetMaxIndirection(4));
+    Expect(Req(Key(84, 4), kKPd, 0xd0000000, 0x20), {{OK, RPa(0), 0x10, 0}, {OK, RPa(0) + 0x20, 0x10, 1}},
+           "the same at max_indirection 4");
+}
+
+TEST_P(XuKlm, MaxIndirectionRegister)
+{
+    uint32_t v = 0;
+    ASSERT_EQ(0, xu_fw_read(xu_, HCA_FWP_CONFIG, &v));
+    EXPECT_EQ((unsigned)HCA_MAX_INDIRECTION, HCA_FWP_CONFIG_MAX_INDIRECTION_GET(v)) << "reset value";
+    EXPECT_EQ(0u, v & ~HCA_FWP_CONFIG_MAX_INDIRECTION_PUT(7)) << "other bits read 0";
+    struct {
+        uint32_t w, expect;
+    } steps[] = {{2, 2}, {0, 2}, {5, 2}, {7, 2}, {1, 1}, {0xfffffffbu, 3}, {0xfffffff8u, 3}, {4, 4}};
+    for (auto st : steps) {
+        ASSERT_EQ(0, xu_fw_write(xu_, HCA_FWP_CONFIG, st.w));
+        ASSERT_EQ(0, xu_fw_read(xu_, HCA_FWP_CONFIG, &v));
+        EXPECT_EQ(st.expect, v) << "after writing " << Hex(st.w) << ": 1..MAX_INDIRECTION taken, the rest refused";
+    }
+    ASSERT_EQ(0, xu_fw_write(xu_, HCA_FWP_CONFIG, 1));
+    xu_reset(xu_);
+    ASSERT_EQ(0, xu_fw_read(xu_, HCA_FWP_CONFIG, &v));
+    EXPECT_EQ((unsigned)HCA_MAX_INDIRECTION, v) << "reset";
+}
+
+/** The cost documented in rtl/xlate_unit.sv: first beat 4 + 4 x levels + skipped
+ *  entries after the accept; 5 cycles from an entry's last beat to the next
+ *  entry's first; pages of one entry one per cycle. */
+TEST_P(XuKlm, LatencyAndCost)
+{
+    std::vector<Klm> list;
+    for (unsigned i = 0; i < 8; i++)
+        list.push_back({kRIova + i * 0x1000 + 0x800, 0x1000, KR()}); // two pages each
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(90, Key(90, 1), kKPd, ALL, 0xe0000000, 4000, list));
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(91, Key(91, 1), kKPd, ALL, 0xe1000000, 4100, {{0xe0000000, 0x8000, Key(90, 1)}}));
+    struct Case {
+        uint32_t key;
+        uint64_t va;
+        uint32_t len;
+        unsigned levels, skipped;
+    } cases[] = {{Key(90, 1), 0xe0000000, 0x10, 1, 0},
+                 {Key(90, 1), 0xe0000000 + 3 * 0x1000, 0x10, 1, 3},
+                 {Key(90, 1), 0xe0000000 + 7 * 0x1000 + 0xfff, 1, 1, 7},
+                 {Key(91, 1), 0xe1000000, 0x10, 2, 0},
+                 {Key(91, 1), 0xe1000000 + 2 * 0x1000, 0x10, 2, 2}};
+    for (const Case &c : cases) {
+        const uint64_t n = Accepted();
+        const xu_req_t r = Req(c.key, kKPd, c.va, c.len);
+        std::vector<xu_seg_t> got = Run(r);
+        const uint64_t acc = xu_accept_cycle(xu_, n);
+        ASSERT_EQ(1u, got.size()) << FmtReq(r);
+        EXPECT_EQ(acc + HCA_XU_LATENCY + 4 * c.levels + c.skipped, got[0].cycle)
+            << Eng() << ": " << FmtReq(r) << " levels " << c.levels << " skipped " << c.skipped;
+        xu_step(xu_, 10);
+    }
+    // the whole list: per entry two pages back to back, then 5 cycles to the next entry
+    const uint64_t n = Accepted();
+    const xu_req_t r = Req(Key(90, 1), kKPd, 0xe0000000, 0x8000);
+    std::vector<xu_seg_t> got = Run(r);
+    ASSERT_EQ(16u, got.size());
+    const uint64_t acc = xu_accept_cycle(xu_, n);
+    EXPECT_EQ(acc + 8, got[0].cycle);
+    for (size_t i = 1; i < got.size(); i++)
+        EXPECT_EQ(got[i - 1].cycle + (i % 2 ? 1 : 5), got[i].cycle) << Eng() << ": beat " << i << " " << FmtSeg(got[i]);
+    // a request after a KLM walk: accepted once the walk's last beat passed S3
+    xu_step(xu_, 10);
+}
+
+/** INVALIDATE of an entry's MR while a KLM access through it is in flight:
+ *  the command waits for the access (its pieces looked up after the write
+ *  fail), and a KLM access after it fails. */
+TEST_P(XuKlm, InvalidateEntryMrWhileKlmAccessInFlight)
+{
+    std::vector<Klm> list;
+    for (unsigned i = 0; i < 64; i++)
+        list.push_back({kRIova + (i % 16) * 0x1000 + 0x10, 0x100, KR()});
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(92, Key(92, 1), kKPd, ALL, 0xf0000000, 5000, list));
+    ASSERT_EQ(0, xu_set_backpressure(xu_, 0, 50, 7));
+    const xu_req_t r = Req(Key(92, 1), kKPd, 0xf0000000, 64 * 0x100);
+    ASSERT_EQ(0, xu_submit(xu_, &r));
+    xu_step(xu_, 60);
+    std::vector<xu_seg_t> segs;
+    CollectAll(xu_, &segs);
+    ASSERT_GT(segs.size(), 0u) << "the walk has not started";
+    ASSERT_EQ(0u, CountLast(segs)) << "the walk ended too early for the test";
+    ASSERT_EQ(0, xu_cmd_start(xu_, HCA_FWP_OP_INVALIDATE, kR));
+    unsigned res = 99;
+    ASSERT_EQ(0, xu_cmd_wait(xu_, kWait, &res));
+    EXPECT_EQ((unsigned)HCA_FWP_RESULT_OK, res);
+    const uint64_t done = xu_cycle(xu_) - 1; // the cycle STATUS answered busy = 0
+    CollectAll(xu_, &segs);
+    ASSERT_EQ(1u, CountLast(segs)) << Eng() << ": the INVALIDATE completed before the KLM access finished";
+    EXPECT_LE(segs.back().cycle, done);
+    EXPECT_EQ(ERR_STATE, segs.back().status) << Eng() << ": the entries looked up after the write see FREE: "
+                                              << FmtSeg(segs.back());
+    for (size_t i = 0; i + 1 < segs.size(); i++)
+        EXPECT_EQ(OK, segs[i].status) << FmtSeg(segs[i]);
+    ref_.Invalidate(kR);
+    ASSERT_EQ(0, xu_set_backpressure(xu_, 0, 0, 7));
+    ExpectFail(Req(Key(92, 1), kKPd, 0xf0000000, 0x10), ERR_STATE, "a KLM access after the INVALIDATE");
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, XuKlm, ::testing::Values(XU_ENGINE_RTL, XU_ENGINE_MODEL),
+                         [](const ::testing::TestParamInfo<xu_engine_kind_t> &i) { return KindName(i.param); });
 
 // ---------------------------------------------------------------- firmware port
 
@@ -585,7 +984,7 @@ TEST_P(Xu, FwStagingRegistersReadBack)
     EXPECT_EQ(0u, HCA_FWP_STATUS_BUSY_GET(st));
     EXPECT_EQ((unsigned)HCA_FWP_RESULT_OK, Cmd(HCA_FWP_OP_NOP, 0));
     EXPECT_EQ(-EINVAL, xu_fw_read(xu_, 2, &st)) << "unaligned offset";
-    EXPECT_EQ(-EINVAL, xu_fw_read(xu_, 0x40, &st)) << "offset beyond the block";
+    EXPECT_EQ(-EINVAL, xu_fw_read(xu_, HCA_FWP_CONFIG + 4, &st)) << "offset beyond the block";
 }
 
 TEST_P(Xu, FwPostAndPollWhileRequestsFlow)
@@ -620,6 +1019,7 @@ TEST_P(Xu, FwPostAndPollWhileRequestsFlow)
     for (size_t i = 0; i < reqs.size(); i++)
         EXPECT_EQ(FmtBeats(ref_.Translate(reqs[i])), FmtBeats({ToBeat(segs[i])}));
     EXPECT_EQ(-EINVAL, xu_fw_post(xu_, 0, 0x41, 0));
+    EXPECT_EQ(-EINVAL, xu_fw_post(xu_, 0, HCA_FWP_CONFIG + 4, 0));
 }
 
 TEST_P(Xu, FwReadMptAndMttRoundTrip)
@@ -1104,6 +1504,7 @@ class Stimulus {
         std::vector<uint32_t> invalidate;
         std::vector<xu_req_t> reqs;
         unsigned gap_pct, stall_pct;
+        unsigned max_ind; // fwp CONFIG.max_indirection
     };
 
     static constexpr uint32_t kSlots = 48; // MRs live in MPT 1..kSlots
@@ -1114,6 +1515,12 @@ class Stimulus {
         Epoch ep;
         for (uint32_t idx = 0; idx <= kSlots; idx++) // slot 0 too: it must never be used
             MakeMr(ref, idx, &ep);
+        for (uint32_t idx = 1; idx <= kSlots; idx++) // KLM lists over the MRs just made
+            if (hca_mpt_entry_get_mode(&ref.mpt[idx]) == HCA_MKEY_MODE_KLM &&
+                hca_mpt_entry_get_kind(&ref.mpt[idx]) != HCA_MKEY_KIND_DMA)
+                MakeKlmList(ref, idx, &ep);
+        ep.max_ind = Pct(20) ? HCA_MAX_INDIRECTION : 1 + (unsigned)U(HCA_MAX_INDIRECTION);
+        ref.max_indirection = ep.max_ind;
         for (uint32_t idx = 1; idx <= kSlots; idx++)
             if (Pct(4)) {
                 ep.invalidate.push_back(idx);
@@ -1130,13 +1537,78 @@ class Stimulus {
     bool Pct(unsigned p) { return U(100) < p; }
 
   private:
+    /** A KLM list for the KLM-mode MR at idx, as firmware writes it: entries
+     *  over the other slots (any kind, indirect ones nest, sometimes broken
+     *  keys or ranges), the reserved L_Key or DMA addresses; its length the
+     *  sum, sometimes more (the walk runs off the list) or mtt_count short. */
+    void MakeKlmList(Ref &ref, uint32_t idx, Epoch *ep)
+    {
+        hca_mpt_entry_t &e = ref.mpt[idx];
+        const unsigned n = 1 + (unsigned)U(Pct(70) ? 4 : 12);
+        std::vector<uint32_t> same_pd, same_pd_klm; // targets in the MR's PD; those in KLM mode (nesting)
+        for (uint32_t j = 1; j <= kSlots; j++)
+            if (((ref.mpt[j].pd ^ e.pd) & 0xffffffu) == 0) {
+                same_pd.push_back(j);
+                if (hca_mpt_entry_get_mode(&ref.mpt[j]) == HCA_MKEY_MODE_KLM)
+                    same_pd_klm.push_back(j);
+            }
+        const uint32_t base = Pct(3) ? HCA_MTT_ENTRIES_DEFAULT - 2 * (uint32_t)U(n) - 1 : (uint32_t)U(60000);
+        uint64_t sum = 0;
+        for (unsigned i = 0; i < n; i++) {
+            const unsigned lk = (unsigned)U(100);
+            uint32_t len = lk < 15 ? 1 : lk < 35 ? 512 : lk < 85 ? 1 + (uint32_t)U(0x3000) : 1 + (uint32_t)U(0x20000);
+            if (Pct(1))
+                len = 0; // firmware refuses it; the walk skips it
+            uint32_t key;
+            uint64_t addr;
+            if (Pct(10)) {
+                key = HCA_RESERVED_LKEY;
+                addr = Pct(5) ? kTwo64Minus(U(0x100)) : rng_() & 0xffffffffffull;
+            } else {
+                const unsigned how = (unsigned)U(100);
+                const uint32_t j = how < 50 && !same_pd_klm.empty() ? same_pd_klm[U(same_pd_klm.size())]
+                                   : how < 85 && !same_pd.empty() ? same_pd[U(same_pd.size())]
+                                                                  : 1 + (uint32_t)U(kSlots);
+                const hca_mpt_entry_t &t = ref.mpt[j];
+                key = Pct(92) ? t.key : Key(j, (uint32_t)U(256));
+                if (hca_mpt_entry_get_kind(&t) == HCA_MKEY_KIND_DMA)
+                    addr = rng_() & 0xffffffffffull;
+                else if (Pct(90) && t.length > len)
+                    addr = t.iova + U(t.length - len + 1); // inside
+                else
+                    addr = t.iova + U(t.length + 0x100) - 0x80; // around the edges
+            }
+            const uint64_t lw = len | (uint64_t)key << 32;
+            for (unsigned w = 0; w < 2; w++) {
+                const uint32_t mi = base + 2 * i + w;
+                if (mi >= HCA_MTT_ENTRIES_DEFAULT)
+                    continue;
+                ep->mtt.push_back({mi, w ? lw : addr});
+                ref.mtt[mi] = w ? lw : addr;
+            }
+            sum += len;
+        }
+        if (Pct(70)) { // mostly usable, so that walks go deep
+            hca_mpt_entry_set_state(&e, HCA_MKEY_STATE_VALID);
+            hca_mpt_entry_set_alloc(&e, 1);
+        }
+        e.mtt_base = base;
+        e.mtt_count = Pct(5) ? (uint32_t)U(2 * n) : 2 * n;
+        e.length = sum ? sum : 1;
+        if (Pct(8))
+            e.length += 1 + U(0x1000); // longer than the list
+        for (auto &m : ep->mpt)
+            if (m.first == idx)
+                m.second = e;
+    }
+
     void MakeMr(Ref &ref, uint32_t idx, Epoch *ep)
     {
         static const unsigned kShifts[] = {12, 12, 12, 13, 16, 21, 21, 30};
         static const unsigned kBadShifts[] = {0, 5, 11, 31};
         unsigned kind = (unsigned)U(100);
-        kind = kind < 45 ? HCA_MKEY_KIND_REGULAR
-               : kind < 80 ? HCA_MKEY_KIND_FAST_REG
+        kind = kind < 40 ? HCA_MKEY_KIND_REGULAR
+               : kind < 70 ? HCA_MKEY_KIND_FAST_REG
                : kind < 90 ? HCA_MKEY_KIND_INDIRECT
                            : HCA_MKEY_KIND_DMA;
         unsigned ps = Pct(70) ? kShifts[U(8)] : Pct(85) ? 12 + (unsigned)U(19) : kBadShifts[U(4)];
@@ -1165,7 +1637,7 @@ class Stimulus {
                                     1 + (uint32_t)U(3), (unsigned)U(16), iova, length, ps, base, count);
         if (Pct(5))
             e.pd |= (uint32_t)U(256) << 24; // ignored high bits
-        if (kind == HCA_MKEY_KIND_INDIRECT ? Pct(10) : Pct(5))
+        if (kind == HCA_MKEY_KIND_INDIRECT ? Pct(10) : kind == HCA_MKEY_KIND_DMA ? Pct(30) : Pct(5))
             hca_mpt_entry_set_mode(&e, !hca_mpt_entry_get_mode(&e));
         if (Pct(15))
             hca_mpt_entry_set_state(&e, HCA_MKEY_STATE_FREE);
@@ -1214,7 +1686,15 @@ class Stimulus {
             r.rights = (uint8_t)U(16);
             return r;
         }
-        const uint32_t idx = 1 + (uint32_t)U(kSlots);
+        uint32_t idx = 1 + (uint32_t)U(kSlots);
+        if (Pct(30)) { // a KLM-mode MR more often: its walks cover every entry kind and depth
+            std::vector<uint32_t> klm;
+            for (uint32_t j = 1; j <= kSlots; j++)
+                if (hca_mpt_entry_get_mode(&ref.mpt[j]) == HCA_MKEY_MODE_KLM)
+                    klm.push_back(j);
+            if (!klm.empty())
+                idx = klm[U(klm.size())];
+        }
         const hca_mpt_entry_t &e = ref.mpt[idx];
         r.key = Pct(90) ? e.key : Key(idx, (uint32_t)U(256));
         r.pd = Pct(90) ? (e.pd & 0xffffff) : 1 + (uint32_t)U(4);
@@ -1269,6 +1749,7 @@ void RunEpochs(xu_engine_kind_t kind, const std::vector<Stimulus::Epoch> &eps, u
     for (size_t ei = 0; ei < eps.size(); ei++) {
         const Stimulus::Epoch &ep = eps[ei];
         ASSERT_EQ(0, xu_set_backpressure(xu, 0, 0, 0));
+        ASSERT_EQ(0, xu_fw_write(xu, HCA_FWP_CONFIG, HCA_FWP_CONFIG_MAX_INDIRECTION_PUT(ep.max_ind)));
         for (const auto &m : ep.mpt)
             ASSERT_EQ(0, xu_write_mpt(xu, m.first, &m.second)) << KindName(kind) << " MPT " << m.first;
         for (const auto &m : ep.mtt) {
@@ -1305,10 +1786,14 @@ TEST(XuDiff, RandomRequestsRtlVsModelVsReference)
     std::vector<std::vector<Beat>> expect; // per request
     std::map<unsigned, unsigned> hist;    // final status -> requests
     std::vector<xu_req_t> all;
+    size_t klm_reqs = 0, klm_beats = 0;
     for (unsigned e = 0; e < kEpochs; e++) {
         eps.push_back(st.Make(ref, kPerEpoch));
         for (const xu_req_t &r : eps.back().reqs) {
-            expect.push_back(ref.Translate(r));
+            bool klm = false;
+            expect.push_back(ref.Translate(r, nullptr, &klm));
+            klm_reqs += klm;
+            klm_beats += klm ? expect.back().size() : 0;
             hist[expect.back().back().status]++;
             all.push_back(r);
         }
@@ -1356,6 +1841,9 @@ TEST(XuDiff, RandomRequestsRtlVsModelVsReference)
         ::testing::Test::RecordProperty(std::string("status_") + xu_status_name(s), (int)hist[s]);
     }
     printf("[   info   ] %zu requests, %zu beats; final status:%s\n", all.size(), segs[1].size(), h.c_str());
+    printf("[   info   ] %zu requests walk a KLM list (%zu beats)\n", klm_reqs, klm_beats);
+    EXPECT_GT(klm_reqs, all.size() / 20) << "KLM requests too rare in the stimulus";
+    ::testing::Test::RecordProperty("klm_requests", (int)klm_reqs);
     printf("[   info   ] rtl: %llu cycles in %.2f s (%.0f cycles/s); model: %llu cycles in %.2f s (%.0f cycles/s)\n",
            (unsigned long long)cycles[0], secs[0], cycles[0] / secs[0], (unsigned long long)cycles[1], secs[1],
            cycles[1] / secs[1]);
@@ -1380,14 +1868,19 @@ TEST(XuDiff, TimingRtlVsModel)
     Ref ref;
     Stimulus::Epoch ep = st.Make(ref, 3000);
     std::vector<xu_req_t> phase_reqs[5];
+    unsigned klm_reqs = 0;
     for (const xu_req_t &r : ep.reqs) {
-        bool aborts = false;
-        const size_t n = ref.Translate(r, &aborts).size();
-        if (n == 1 && !aborts)
+        bool aborts = false, klm = false;
+        const size_t n = ref.Translate(r, &aborts, &klm).size();
+        klm_reqs += klm;
+        if (n == 1 && !aborts && !klm)
             phase_reqs[0].push_back(r);
-        if (phase_reqs[1].size() < 400 && (n > 1 || aborts || phase_reqs[1].size() % 4 == 0))
+        if (phase_reqs[1].size() < 400 && (n > 1 || aborts || klm || phase_reqs[1].size() % 4 == 0))
             phase_reqs[1].push_back(r);
     }
+    printf("[   info   ] %u of %zu requests walk a KLM list (max_indirection %u)\n", klm_reqs, ep.reqs.size(),
+           ep.max_ind);
+    EXPECT_GT(klm_reqs, ep.reqs.size() / 50) << "KLM requests too rare in the timing stimulus";
     phase_reqs[2] = ep.reqs;
     phase_reqs[3] = ep.reqs;
     phase_reqs[4] = ep.reqs;
@@ -1397,6 +1890,7 @@ TEST(XuDiff, TimingRtlVsModel)
     for (int k = 0; k < 2; k++) {
         xu_t *xu = nullptr;
         ASSERT_EQ(0, xu_create(&xu, k ? XU_ENGINE_MODEL : XU_ENGINE_RTL, nullptr));
+        ASSERT_EQ(0, xu_fw_write(xu, HCA_FWP_CONFIG, HCA_FWP_CONFIG_MAX_INDIRECTION_PUT(ep.max_ind)));
         for (const auto &m : ep.mpt)
             ASSERT_EQ(0, xu_write_mpt(xu, m.first, &m.second));
         for (const auto &m : ep.mtt) {

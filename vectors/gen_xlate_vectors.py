@@ -6,7 +6,8 @@
 Writes DIR/directed.vec (hand-picked cases: each rule of SEMANTICS.md "The key
 check" failing alone, local and remote; first-failure-wins chains; page seams
 and first-byte offsets at 4K/2M/1G; the 2^64 edge; zero length; the reserved
-L_Key; DMA MRs; ERR_MTT and ERR_MODE; invalidation) and DIR/random.vec
+L_Key; DMA MRs; ERR_MTT and ERR_MODE; KLM lists of indirect MRs, nesting and
+ERR_DEPTH; invalidation) and DIR/random.vec
 (--count requests over random tables, with table writes interleaved).
 Format: docs/xlate-vectors.md. Output depends only on the arguments.
 
@@ -64,6 +65,19 @@ class VecWriter:
         words = mtt_words(present=present, pfn=pfn)
         self.ref.write_mtt(index, words)
         self.lines.append(f"mtt {index:x} {words[0]:x} {words[1]:x}")
+
+    def mtt_word(self, index, word):
+        """MTT[index] <- a 64-bit word as it is (a KLM entry word)."""
+        words = [word & 0xffffffff, word >> 32]
+        self.ref.write_mtt(index, words)
+        self.lines.append(f"mtt {index:x} {words[0]:x} {words[1]:x}")
+
+    def klm_list(self, base, entries):
+        """A KLM list as firmware/mm.c reg_indir writes it: entry i at MTT
+        base + 2i (addr) and base + 2i + 1 (length | lkey << 32)."""
+        for i, (addr, length, lkey) in enumerate(entries):
+            self.mtt_word(base + 2 * i, addr)
+            self.mtt_word(base + 2 * i + 1, length | lkey << 32)
 
     def inv(self, index):
         self.ref.invalidate(index)
@@ -145,8 +159,15 @@ def directed():
                pfns=[(n << 30) >> 12 for n in (5, 2, 0x3ff, 9, 0x3ffffff, 1)])
     w.comment("MR 10: DMA kind, LOCAL_WRITE, no range, no pages")
     setup(10, kind=DMA, access=LW, iova=0x5000, length=0x10, mtt_count=0, page_shift=0)
-    w.comment("MR 11: indirect, KLM mode, every right")
-    m11 = setup(11, kind=INDIRECT, mode=KLM, iova=0x9000, length=0x1000, mtt_base=0x10)
+    w.comment("MR 11: indirect, KLM mode, every right: 0x101 bytes of MR 1 across its first seam,")
+    w.comment("  one byte through the reserved L_Key, 0x200 bytes of MR 2 (local only), at MTT 0x400")
+    w.klm_list(0x400, [(0x7f00_0000_1234 + 0xd00, 0x101, make_key(1, 0x5a)), (0xabc001, 1, RKEY),
+                       (0x20e00, 0x200, make_key(2, 0x5a))])
+    m11 = setup(11, kind=INDIRECT, mode=KLM, iova=0x9001, length=0x302, mtt_base=0x400, mtt_count=6)
+    w.comment("MR 14: indirect over MR 11 (two levels) and the reserved L_Key, at MTT 0x410")
+    w.klm_list(0x410, [(0x9001 + 0xf0, 0x20, make_key(11, 0x5a)), (0x5000, 0x10, RKEY)])
+    setup(14, kind=INDIRECT, mode=KLM, access=LW | RR, iova=0xa000, length=0x30, mtt_base=0x410,
+          mtt_count=4)
     w.comment("MR 12: ends exactly at 2^64, first-byte offset 0x800")
     m12 = setup(12, iova=TWO64 - 0x2800, length=0x2800, mtt_base=0x60, mtt_count=3,
                 pfns=[0xa0, 0xb0, 0xc0])
@@ -293,11 +314,29 @@ def directed():
     w.req(key(23), P, 0, 0x1001, want="ERR_BOUNDS")
     w.req(key(23), P, 0, 0x1000, want="OK")
 
-    w.comment("---- ERR_MODE: KLM-mode MR, local and remote, zero length")
+    w.comment("---- KLM (rule 7): MR 11's entries, local and remote, zero length, entry failures")
     for remote in (0, 1):
-        w.req(key(11), P, m11["iova"], 0x10, remote=remote, want="ERR_MODE")
-    w.req(key(11), P, m11["iova"], 0, want="ERR_MODE")
-    w.req(key(28), P, 0x1000, 0x10, want="ERR_MODE")  # DMA kind in KLM mode
+        w.req(key(11), P, m11["iova"], 0x302, rights=RR if remote else LW, remote=remote, want="OK")
+    w.req(key(11), P, m11["iova"] + 0x100, 3, want="OK")  # end of one entry, a single byte, the next
+    w.req(key(11), P, m11["iova"], 0, want="OK")
+    w.req(key(11), P, m11["iova"] + 0x301, 2, want="ERR_BOUNDS")  # rule 6 on the indirect MR
+    w.req(key(11), Q, m11["iova"], 0x10, want="ERR_PD")
+    w.req(key(14), P, 0xa000, 0x30, rights=RR, remote=1, want="OK")  # nested: two levels
+    w.req(key(14), P, 0xa000, 0x30, rights=RW, remote=1, want="ERR_RIGHTS")  # MR 14's own rights
+    w.comment("MR 1 invalidated: MR 11's first entry fails, its later ones still pass")
+    w.inv(1)
+    w.req(key(11), P, m11["iova"], 0x10, want="ERR_STATE")
+    w.req(key(11), P, m11["iova"] + 0x101, 0x20, want="OK")
+    w.req(key(14), P, 0xa000, 0x30, want="ERR_STATE")
+    w.comment("MR 1 back as it was")
+    setup(1, iova=0x7f00_0000_1234, length=0x4000, mtt_base=0x10, mtt_count=5)
+    w.req(key(11), P, m11["iova"], 0x10, want="OK")
+    w.comment("MR 40: indirect, its one entry is itself: a chain deeper than max_indirection")
+    w.klm_list(0x420, [(0xb000, 0x40, make_key(40, 0x5a))])
+    setup(40, kind=INDIRECT, mode=KLM, iova=0xb000, length=0x40, mtt_base=0x420, mtt_count=2)
+    w.req(key(40), P, 0xb000, 0x10, want="ERR_DEPTH")
+    w.comment("---- ERR_MODE: DMA kind in KLM mode")
+    w.req(key(28), P, 0x1000, 0x10, want="ERR_MODE")
 
     w.comment("---- first failure wins (MR 32 loses one fault at a time)")
     bad = dict(state=FREE, pd=Q, access=0, mode=KLM, iova=0x90_0000, length=0x1000, mtt_count=0,
@@ -314,7 +353,7 @@ def directed():
     bad["access"] = ALL
     setup(32, **bad)
     w.req(key(32), P, 0x20000, 0x10, rights=LW, want="ERR_BOUNDS")
-    w.req(key(32), P, 0x90_0000, 0x10, rights=LW, want="ERR_MODE")
+    w.req(key(32), P, 0x90_0000, 0x10, rights=LW, want="ERR_MTT")  # KLM mode: an empty list
     bad["mode"] = MTT
     setup(32, **bad)
     w.req(key(32), P, 0x90_0000, 0x10, rights=LW, want="ERR_MTT")
@@ -495,8 +534,8 @@ class RandomTables:
         rng = self.rng
         kind = rng.choices([REGULAR, FAST_REG, INDIRECT, DMA], [50, 25, 10, 15])[0]
         mode = KLM if kind == INDIRECT and rng.random() < 0.7 else MTT
-        if rng.random() < 0.03:
-            mode = KLM
+        if rng.random() < (0.2 if kind == DMA else 0.03):
+            mode = KLM  # a DMA MR in KLM mode is ERR_MODE
         ps = rng.choice([12] * 8 + [13, 14, 16, 20, 21, 21, 21, 29, 30, 30])
         if rng.random() < 0.03:
             ps = rng.choice([0, 5, 11, 31])
@@ -534,10 +573,46 @@ class RandomTables:
             f.update(iova=0, length=0, mtt_count=0, page_shift=0, mtt_base=0)
         self.w.mpt(slot, **f)
         self.mrs[slot] = f
+        if mode == KLM and kind != DMA:
+            self.klm_list_for(slot, f)
         if mode == MTT and kind != DMA and abi.PAGE_SHIFT_MIN <= ps <= abi.PAGE_SHIFT_MAX:
             for i in range(needed):
                 if base + i < MTT_N and rng.random() < 0.97:
                     self.w.mtt(base + i, int(rng.random() < 0.97), self.pfn_for(ps))
+
+    def klm_list_for(self, slot, f):
+        """Give a KLM-mode MR a list over the MRs made so far (any kind: KLM ones
+        nest), the reserved L_Key and broken entries; its length the sum
+        (sometimes more: the walk runs off the list)."""
+        rng = self.rng
+        n = rng.randint(1, 6)
+        if self.next_mtt + 2 * n > MTT_N - 64:
+            self.next_mtt = 0
+        base, self.next_mtt = self.next_mtt, self.next_mtt + 2 * n
+        entries = []
+        for _ in range(n):
+            length = rng.choice([1, 512, rng.randint(1, 0x3000)])
+            if rng.random() < 0.1 or not self.mrs:
+                entries.append((rng.randrange(1 << 40), length, RKEY))
+                continue
+            if rng.random() < 0.08:  # itself: the walk nests until ERR_DEPTH
+                entries.append(((f["iova"] + rng.randrange(0x40)) % TWO64, length, f["key"]))
+                continue
+            klm = [s for s in sorted(self.mrs) if self.mrs[s]["mode"] == KLM]
+            pick = rng.choice(klm) if klm and rng.random() < 0.3 else rng.choice(sorted(self.mrs))
+            t = self.mrs[pick]
+            key = t["key"] if rng.random() < 0.92 else t["key"] ^ 0x1
+            if t["kind"] == DMA or t["length"] <= length or rng.random() < 0.1:
+                addr = (t["iova"] + rng.randrange(-0x80, 0x100)) % TWO64
+            else:
+                addr = t["iova"] + rng.randint(0, t["length"] - length)
+            entries.append((addr, length, key))
+        self.w.klm_list(base, entries)
+        f.update(mtt_base=base, mtt_count=2 * n,
+                 length=sum(e[1] for e in entries) + (rng.randint(1, 0x100) if rng.random() < 0.1 else 0))
+        if f["iova"] + f["length"] > TWO64:
+            f["iova"] = TWO64 - f["length"]
+        self.w.mpt(slot, **f)
 
     def churn(self):
         """One random table change, as firmware would make it."""

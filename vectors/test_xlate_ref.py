@@ -204,11 +204,94 @@ class TestRulesAlone(Base):
         # length - len would wrap if len > length were not checked first
         self.assertEqual(self.x(va=0, length=0x1001), one(ST["ERR_BOUNDS"]))
 
-    def test_mode_klm(self):
-        self.mr(kind=INDIRECT, mode=KLM)
+    def test_mode_klm_of_a_dma_mr(self):
+        self.mr(kind=DMA, mode=KLM)
         self.assertEqual(self.x(), one(ST["ERR_MODE"]))
         self.assertEqual(self.x(length=0), one(ST["ERR_MODE"]))
-        self.assertEqual(self.x(remote=1), one(ST["ERR_MODE"]))
+
+
+class TestKlm(Base):
+    """Rule 7: an indirect MR maps its range onto its KLM entries end to end;
+    each entry touched is a local access with its own key in the same PD."""
+
+    KIDX = 9
+    KKEY = make_key(9, 0x77)
+    KIOVA = 0x7000_0001  # odd, on purpose
+
+    def klm(self, index, key, entries, base, iova, access=ALL, length=None, pd=PD):
+        for i, (addr, ln, lkey) in enumerate(entries):
+            self.u.write_mtt(base + 2 * i, [addr & 0xffffffff, addr >> 32])
+            self.u.write_mtt(base + 2 * i + 1, [ln, lkey])
+        total = sum(ln for _, ln, _ in entries) if length is None else length
+        self.u.write_mpt(index, mpt_words(alloc=1, state=VALID, kind=INDIRECT, mode=KLM, access=access,
+                                          page_shift=12, key=key, pd=pd, mtt_base=base, iova=iova,
+                                          length=total, mtt_count=2 * len(entries)))
+
+    def k(self, **kw):
+        kw.setdefault("key", self.KKEY)
+        kw.setdefault("va", self.KIOVA)
+        return self.x(**kw)
+
+    def test_entries_in_order_split_at_pages(self):
+        # MR IDX: IOVA 0x10234, pages 0x100, 0x2a0, 0x333, 0x7 (4K)
+        self.klm(self.KIDX, self.KKEY, [(0x10f01, 0x200, KEY), (0xabc001, 1, abi.RESERVED_LKEY),
+                                        (0x11000, 0x10, KEY)], 0x100, self.KIOVA)
+        self.assertEqual(self.k(length=0x211, rights=LW), [
+            Beat(0, OK, 0x100f01, 0xff, 0), Beat(0, OK, 0x2a0000, 0x101, 0),
+            Beat(0, OK, 0xabc001, 1, 0), Beat(0, OK, 0x2a0000, 0x10, 1)])
+        # start in the middle of the list, a single-byte entry
+        self.assertEqual(self.k(va=self.KIOVA + 0x200, length=2), [
+            Beat(0, OK, 0xabc001, 1, 0), Beat(0, OK, 0x2a0000, 1, 1)])
+        self.assertEqual(self.k(va=self.KIOVA + 0x210, length=1), [Beat(0, OK, 0x2a000f, 1, 1)])
+        self.assertEqual(self.k(va=self.KIOVA + 0x210, length=2), one(ST["ERR_BOUNDS"]))
+        self.assertEqual(self.k(length=0), one(OK))
+
+    def test_indirect_mr_rules_then_entries_as_local(self):
+        self.mr(access=LW)  # the entry's MR is local-only
+        self.klm(self.KIDX, self.KKEY, [(IOVA, 0x100, KEY)], 0x100, self.KIOVA, access=LW | RR)
+        self.assertEqual(self.k(length=0x10, rights=RR, remote=1), [Beat(0, OK, 0x100234, 0x10, 1)])
+        self.assertEqual(self.k(length=0x10, rights=RW, remote=1), one(ST["ERR_RIGHTS"]))  # the indirect MR's
+        self.mr(access=0)  # read-only entry: a write needs LOCAL_WRITE on it, a read nothing
+        self.assertEqual(self.k(length=0x10, rights=LW), one(ST["ERR_RIGHTS"]))
+        self.assertEqual(self.k(length=0x10, rights=RR, remote=1), [Beat(0, OK, 0x100234, 0x10, 1)])
+        self.klm(self.KIDX, self.KKEY, [(IOVA, 0x100, KEY)], 0x100, self.KIOVA, access=LW)
+        self.assertEqual(self.k(length=0x10, remote=1), one(ST["ERR_KEY"]))  # no R_Key on the indirect MR
+
+    def test_entry_failures_after_ok_beats(self):
+        self.mr(state=VALID)
+        for bad, status in (((IOVA, 0x100, make_key(77, 1)), "ERR_SLOT"),
+                            ((IOVA, 0x100, make_key(IDX, 0x3d)), "ERR_KEY"),
+                            ((IOVA + LENGTH - 8, 0x100, KEY), "ERR_BOUNDS")):
+            self.klm(self.KIDX, self.KKEY, [(IOVA, 0x10, KEY), bad], 0x100, self.KIOVA)
+            self.assertEqual(self.k(length=0x20), [Beat(0, OK, 0x100234, 0x10, 0), Beat(0, ST[status], 0, 0, 1)])
+        self.klm(self.KIDX, self.KKEY, [(IOVA, 0x10, KEY)], 0x100, self.KIOVA, pd=PD + 1)
+        self.assertEqual(self.k(length=0x10, pd=PD + 1), one(ST["ERR_PD"]))  # the entry's MR is in PD
+        self.mr(state=FREE)
+        self.klm(self.KIDX, self.KKEY, [(IOVA, 0x10, KEY)], 0x100, self.KIOVA)
+        self.assertEqual(self.k(length=0x10), one(ST["ERR_STATE"]))
+
+    def test_runs_off_the_list(self):
+        self.klm(self.KIDX, self.KKEY, [(IOVA, 0x10, KEY)], 0x100, self.KIOVA, length=0x20)
+        self.assertEqual(self.k(length=0x20), [Beat(0, OK, 0x100234, 0x10, 0), one(ST["ERR_MTT"])[0]])
+
+    def test_nesting_and_max_indirection(self):
+        # 12 -> 11 -> 10 -> KIDX -> MR IDX: four indirect MRs
+        self.klm(self.KIDX, self.KKEY, [(IOVA + 8, 0x100, KEY)], 0x100, self.KIOVA)
+        prev_key, prev_iova = self.KKEY, self.KIOVA
+        for idx in (10, 11, 12, 13):
+            self.klm(idx, make_key(idx, 1), [(prev_iova, 0x100, prev_key)], 0x100 + 4 * idx, 0x1000 * idx)
+            prev_key, prev_iova = make_key(idx, 1), 0x1000 * idx
+        ok = [Beat(0, OK, 0x10023c, 0x10, 1)]
+        self.assertEqual(self.x(key=make_key(12, 1), va=0xc000, length=0x10), ok)
+        self.assertEqual(self.x(key=make_key(13, 1), va=0xd000, length=0x10), one(ST["ERR_DEPTH"]))
+        self.assertEqual(self.u.set_max_indirection(0), abi.MAX_INDIRECTION)  # refused
+        self.assertEqual(self.u.set_max_indirection(abi.MAX_INDIRECTION + 1), abi.MAX_INDIRECTION)
+        self.assertEqual(self.u.set_max_indirection(2), 2)
+        self.assertEqual(self.x(key=make_key(10, 1), va=0xa000, length=0x10), ok)
+        self.assertEqual(self.x(key=make_key(11, 1), va=0xb000, length=0x10), one(ST["ERR_DEPTH"]))
+        self.u.set_max_indirection(1)
+        self.assertEqual(self.k(length=0x10), ok)
+        self.assertEqual(self.x(key=make_key(10, 1), va=0xa000, length=0x10), one(ST["ERR_DEPTH"]))
 
 
 class TestOrder(Base):
@@ -225,7 +308,7 @@ class TestOrder(Base):
         self.mr(mode=KLM, iova=0x900000)
         self.assertEqual(self.x(rights=LW), one(ST["ERR_BOUNDS"]))
         self.mr(mode=KLM, mtt_count=0, page_shift=0)
-        self.assertEqual(self.x(rights=LW), one(ST["ERR_MODE"]))
+        self.assertEqual(self.x(rights=LW), one(ST["ERR_MTT"]))  # an empty KLM list, after rules 1-6
         self.mr(alloc=0, state=FREE, key=0)
         self.assertEqual(self.x(key=make_key(IDX, 0), remote=1, pd=7, rights=ALL), one(ST["ERR_SLOT"]))
 

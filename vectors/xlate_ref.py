@@ -99,12 +99,20 @@ class XlateRef:
         self.mtt_entries = mtt_entries
         self.reset()
 
+    def set_max_indirection(self, value):
+        """fwp CONFIG.max_indirection: 1..MAX_INDIRECTION is taken, anything
+        else refused (the setting keeps its value). Returns the setting."""
+        if 1 <= value <= abi.MAX_INDIRECTION:
+            self.max_indirection = value
+        return self.max_indirection
+
     # -------------------------------------------------------------- firmware port
 
     def reset(self):
         """After reset every MPT slot is unallocated and every MTT entry absent."""
         self.mpt = {}  # index -> 40 bytes, as staged
         self.mtt = {}  # index -> 8 bytes
+        self.max_indirection = abi.MAX_INDIRECTION
 
     def write_mpt(self, index, words):
         """WRITE_MPT: MPT[index] <- the 10 staging words (alloc = word0 bit 0)."""
@@ -144,18 +152,73 @@ class XlateRef:
             value = getattr(req, name)
             if not 0 <= value < 1 << width:
                 raise ValueError(f"request {name}={value:#x} does not fit {width} bits")
+        beats = []
+        self._access(req, 0, beats)
+        if beats[-1].status == ST["OK"]:
+            beats[-1] = beats[-1]._replace(last=1)
+        return beats
+
+    def _access(self, req, depth, beats):
+        """One access: an external request (depth 0) or a piece of a KLM walk
+        at the depth of the indirect MR it came from. Appends its beats with
+        last=0, or one error beat with last=1 that ends everything (False)."""
         status = self.check(req)
         if status != ST["OK"]:
-            return [Beat(req.tag, status, 0, 0, 1)]  # failed check: one error beat
+            beats.append(Beat(req.tag, status, 0, 0, 1))  # failed check: one error beat
+            return False
         if req.len == 0:
-            # Passed rules 1-6 and the mode check: one empty beat, no page touched.
-            return [Beat(req.tag, ST["OK"], 0, 0, 1)]
+            # Passed rules 1-6: one empty beat, no page or KLM entry touched.
+            beats.append(Beat(req.tag, ST["OK"], 0, 0, 0))
+            return True
         if req.key == abi.RESERVED_LKEY:
-            return [Beat(req.tag, ST["OK"], req.va, req.len, 1)]  # bus address, no split
+            beats.append(Beat(req.tag, ST["OK"], req.va, req.len, 0))  # bus address, no split
+            return True
         e = self.mpt_entry(key_index(req.key))
         if e["kind"] == abi.MKEY_KIND_DMA:
-            return [Beat(req.tag, ST["OK"], req.va, req.len, 1)]  # DMA MR: no translation
-        return self._walk_mtt(req, e)
+            beats.append(Beat(req.tag, ST["OK"], req.va, req.len, 0))  # DMA MR: no translation
+            return True
+        if e["mode"] == abi.MKEY_MODE_KLM:
+            # Rule 7: a chain of more than max_indirection indirect MRs fails.
+            if depth + 1 > self.max_indirection:
+                beats.append(Beat(req.tag, ST["ERR_DEPTH"], 0, 0, 1))
+                return False
+            return self._walk_klm(req, e, depth + 1, beats)
+        return self._walk_mtt(req, e, beats)
+
+    def _walk_klm(self, req, e, depth, beats):
+        """Rule 7: [va, va+len) of an indirect MR is the byte range va - iova of
+        its entries put end to end; entry i is MTT[mtt_base + 2i] = addr and
+        MTT[mtt_base + 2i + 1] = length | lkey << 32 (whole words, whatever
+        their present bit). Each entry touched is checked by rules 1-6 as a
+        local access with its own key in the same PD, needing LOCAL_WRITE when
+        the access writes memory. Running off the list (index past mtt_count/2
+        or past the MTT) with bytes left is ERR_MTT."""
+        writes = A["LOCAL_WRITE"] | A["REMOTE_WRITE"] | A["REMOTE_ATOMIC"]
+        rights = A["LOCAL_WRITE"] if req.rights & writes else 0
+        off, left, i = req.va - e["iova"], req.len, 0
+        while True:
+            word = e["mtt_base"] + 2 * i + 1
+            if 2 * i + 1 >= e["mtt_count"] or word >= self.mtt_entries:
+                beats.append(Beat(req.tag, ST["ERR_MTT"], 0, 0, 1))
+                return False
+            lw = self._mtt_word(word)
+            elen, ekey = lw & 0xffffffff, lw >> 32
+            if off >= elen:  # the range starts past this entry
+                off -= elen
+                i += 1
+                continue
+            piece = min(elen - off, left)
+            addr = self._mtt_word(word - 1)
+            sub = Req(req.tag, ekey, req.pd, (addr + off) % TWO64, piece, rights, 0)
+            if not self._access(sub, depth, beats):
+                return False
+            left -= piece
+            if left == 0:
+                return True
+            off, i = 0, i + 1
+
+    def _mtt_word(self, index):
+        return int.from_bytes(self.mtt.get(index, bytes(abi.MTT_ENTRY_SIZE)), "little")
 
     def check(self, req):
         """Status of the key check, rules in order, first failure wins."""
@@ -198,8 +261,8 @@ class XlateRef:
                   and req.va - e["iova"] <= e["length"] - req.len):
             return ST["ERR_BOUNDS"]
 
-        # This unit serves MTT-mode MRs only (KLM comes with indirect registration).
-        if e["mode"] == abi.MKEY_MODE_KLM:
+        # A DMA MR has no range to map onto a KLM list: a pair this unit does not serve.
+        if e["mode"] == abi.MKEY_MODE_KLM and e["kind"] == abi.MKEY_KIND_DMA:
             return ST["ERR_MODE"]
         return ST["OK"]
 
@@ -215,33 +278,33 @@ class XlateRef:
             return ST["ERR_BOUNDS"]
         return ST["OK"]
 
-    def _walk_mtt(self, req, e):
+    def _walk_mtt(self, req, e, beats):
         """Split [va, va+len) at page boundaries and translate each page through
         MTT[mtt_base + page]; the first bad page ends the request with ERR_MTT."""
         ps = e["page_shift"]
         if not abi.PAGE_SHIFT_MIN <= ps <= abi.PAGE_SHIFT_MAX:
-            return [Beat(req.tag, ST["ERR_MTT"], 0, 0, 1)]
+            beats.append(Beat(req.tag, ST["ERR_MTT"], 0, 0, 1))
+            return False
         page_size = 1 << ps
         fbo = e["iova"] & (page_size - 1)  # first-byte offset of the MR in its first page
         rel = fbo + (req.va - e["iova"])
         page, off = rel >> ps, rel & (page_size - 1)
         remaining = req.len
-        beats = []
         while remaining:
             mtt_index = e["mtt_base"] + page
             if page >= e["mtt_count"] or mtt_index >= self.mtt_entries:
                 beats.append(Beat(req.tag, ST["ERR_MTT"], 0, 0, 1))
-                return beats
+                return False
             m = self.mtt_entry(mtt_index)
             if not m["present"]:
                 beats.append(Beat(req.tag, ST["ERR_MTT"], 0, 0, 1))
-                return beats
+                return False
             seg = min(remaining, page_size - off)
             pa = ((m["pfn"] << MTT_PFN_SHIFT) + off) % TWO64
             remaining -= seg
-            beats.append(Beat(req.tag, ST["OK"], pa, seg, int(remaining == 0)))
+            beats.append(Beat(req.tag, ST["OK"], pa, seg, 0))
             page, off = page + 1, 0
-        return beats
+        return True
 
 
 def format_beat(b):

@@ -161,10 +161,11 @@ enum hca_xlate_status {
     HCA_XLATE_STATUS_ERR_RIGHTS = 5, /* rule 5: a needed right is not granted */
     HCA_XLATE_STATUS_ERR_BOUNDS = 6, /* rule 6: range outside the MR (or past 2^64 for untranslated keys) */
     HCA_XLATE_STATUS_ERR_MTT = 7, /* translation entry absent or beyond the MR's page count */
-    HCA_XLATE_STATUS_ERR_MODE = 8, /* MR mode not served by this unit (KLM comes with indirect registration) */
+    HCA_XLATE_STATUS_ERR_MODE = 8, /* MR kind/mode pair this unit does not serve (a DMA MR in KLM mode) */
+    HCA_XLATE_STATUS_ERR_DEPTH = 9, /* KLM walk: a chain of more than max_indirection indirect MRs (fwp CONFIG; SEMANTICS.md rule 7) */
 };
 #define HCA_XLATE_STATUS_WIDTH 4u
-#define HCA_XLATE_STATUS_MAX 8u
+#define HCA_XLATE_STATUS_MAX 9u
 /** Name of a xlate_status value, or NULL when it has none. */
 static inline const char *hca_xlate_status_name(unsigned v)
 {
@@ -178,6 +179,7 @@ static inline const char *hca_xlate_status_name(unsigned v)
     case 6: return "ERR_BOUNDS";
     case 7: return "ERR_MTT";
     case 8: return "ERR_MODE";
+    case 9: return "ERR_DEPTH";
     default: return NULL;
     }
 }
@@ -1412,6 +1414,11 @@ HCA_STATIC_ASSERT(offsetof(hca_klm_entry_t, lkey) == 12, "klm_entry.lkey offset"
 #define HCA_FWP_SIZES_MTT_LOG2_WIDTH 8u
 #define HCA_FWP_SIZES_MTT_LOG2_GET(r) (((uint32_t)(r) >> 8) & 255u)
 #define HCA_FWP_SIZES_MTT_LOG2_PUT(v) (((uint32_t)(v) & 255u) << 8)
+#define HCA_FWP_CONFIG 0x40u /* run-time settings; reset: max_indirection = MAX_INDIRECTION. A write whose max_indirection is outside 1..MAX_INDIRECTION is refused whole (the register keeps its value); other bits read 0 */
+#define HCA_FWP_CONFIG_MAX_INDIRECTION_LSB 0u
+#define HCA_FWP_CONFIG_MAX_INDIRECTION_WIDTH 3u
+#define HCA_FWP_CONFIG_MAX_INDIRECTION_GET(r) (((uint32_t)(r) >> 0) & 7u)
+#define HCA_FWP_CONFIG_MAX_INDIRECTION_PUT(v) (((uint32_t)(v) & 7u) << 0)
 
 /* register block strap: read-only: how this device was built (configured by the harness, like pins strapped on a board) */
 #define HCA_STRAP_FEATURES 0x0u

@@ -86,6 +86,7 @@ XLATE_STATUS = {
     "ERR_BOUNDS": 6,
     "ERR_MTT": 7,
     "ERR_MODE": 8,
+    "ERR_DEPTH": 9,
 }
 XLATE_STATUS_OK = 0
 XLATE_STATUS_ERR_SLOT = 1
@@ -96,6 +97,7 @@ XLATE_STATUS_ERR_RIGHTS = 5
 XLATE_STATUS_ERR_BOUNDS = 6
 XLATE_STATUS_ERR_MTT = 7
 XLATE_STATUS_ERR_MODE = 8
+XLATE_STATUS_ERR_DEPTH = 9
 
 # wc_status: completion status: Linux ib_wc_status numbering without the IB_WC_ prefix
 WC_STATUS = {
@@ -683,6 +685,8 @@ FWP_INFLIGHT = 0x38
 FWP_SIZES = 0x3c
 FWP_SIZES_MPT_LOG2 = (0, 8)  # (lsb, width)
 FWP_SIZES_MTT_LOG2 = (8, 8)  # (lsb, width)
+FWP_CONFIG = 0x40
+FWP_CONFIG_MAX_INDIRECTION = (0, 3)  # (lsb, width)
 
 # register block strap: read-only: how this device was built (configured by the harness, like pins strapped on a board)
 STRAP_FEATURES = 0x0

@@ -115,6 +115,7 @@
 `define HCA_XLATE_STATUS_ERR_BOUNDS 4'd6
 `define HCA_XLATE_STATUS_ERR_MTT 4'd7
 `define HCA_XLATE_STATUS_ERR_MODE 4'd8
+`define HCA_XLATE_STATUS_ERR_DEPTH 4'd9
 
 // wc_status: completion status: Linux ib_wc_status numbering without the IB_WC_ prefix
 `define HCA_WC_STATUS_W 5
@@ -859,6 +860,9 @@
 `define HCA_FWP_SIZES_MPT_LOG2_W 8
 `define HCA_FWP_SIZES_MTT_LOG2_LSB 8
 `define HCA_FWP_SIZES_MTT_LOG2_W 8
+`define HCA_FWP_CONFIG 64
+`define HCA_FWP_CONFIG_MAX_INDIRECTION_LSB 0
+`define HCA_FWP_CONFIG_MAX_INDIRECTION_W 3
 
 // register block strap: read-only: how this device was built (configured by the harness, like pins strapped on a board)
 `define HCA_STRAP_FEATURES 0

@@ -96,6 +96,7 @@ module xlate_unit_tb;
       `HCA_XLATE_STATUS_ERR_BOUNDS: status_name = "ERR_BOUNDS";
       `HCA_XLATE_STATUS_ERR_MTT:    status_name = "ERR_MTT";
       `HCA_XLATE_STATUS_ERR_MODE:   status_name = "ERR_MODE";
+      `HCA_XLATE_STATUS_ERR_DEPTH:  status_name = "ERR_DEPTH";
       default:                      status_name = "?";
     endcase
   endfunction

@@ -599,7 +599,7 @@ static int dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *m
     /* Every register block of the firmware's device window; the engine
      * answers (or refuses: a bus fault) the accesses to its own. */
     const fwcore_mmio_t blocks[] = {
-        {"fwp", HCA_FWP_BASE, HCA_FWP_SIZES + 4, d, fw_fwp_load, fw_fwp_store},
+        {"fwp", HCA_FWP_BASE, HCA_FWP_CONFIG + 4, d, fw_fwp_load, fw_fwp_store},
         {"ctx", HCA_FW_CTX_BASE, HCA_CTX_STATUS + 4, d, fw_ctx_load, fw_ctx_store},
         {"hcr", HCA_FW_HCR_BASE, HCA_HCR_OUT_IMM + 4, d, fw_hcr_load, fw_hcr_store},
         {"fdma", HCA_FDMA_BASE, HCA_FDMA_STATUS + 4, d, fw_fdma_load, fw_fdma_store},

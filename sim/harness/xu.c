@@ -219,7 +219,7 @@ int xu_set_backpressure(xu_t *xu, unsigned req_gap_pct, unsigned rsp_stall_pct, 
 
 int xu_fw_post(xu_t *xu, int write, uint32_t offset, uint32_t wdata)
 {
-    if (!xu || (offset & 3u) || offset > HCA_FWP_SIZES)
+    if (!xu || (offset & 3u) || offset > HCA_FWP_CONFIG)
         return -EINVAL;
     return fw_port_post(&xu->fw, write, offset, wdata);
 }
@@ -234,7 +234,7 @@ static void xu_tick_fn(void *xu) { xu_tick(xu); }
 /** One register access, blocking: post it, then tick until it is answered. */
 static int xu_fw_access(xu_t *xu, int write, uint32_t offset, uint32_t wdata, uint32_t *rdata)
 {
-    if (!xu || (offset & 3u) || offset > HCA_FWP_SIZES)
+    if (!xu || (offset & 3u) || offset > HCA_FWP_CONFIG)
         return -EINVAL;
     return fw_port_access(&xu->fw, xu_tick_fn, xu, &xu->now, XU_FW_TIMEOUT, write, offset, wdata, rdata);
 }
