@@ -33,6 +33,16 @@
  * per cycle; single-beat requests at one per cycle. Buffering is bounded: one
  * request in S1, one in the walker, XM_CREDITS beats.
  *
+ * KLM (indirect) MRs, SEMANTICS.md rule 7: rtl/xu_klm.sv register for
+ * register (xk_step, state XK_*, per-level context k_ctx), because its pieces
+ * re-enter S1 through the MPT read port in the cycle the RTL sends them and
+ * read the MPT and MTT as they are in that cycle. A check that passes on a
+ * KLM-mode MR marks the request push; S1 hands it to the KLM walker (or, one
+ * level beyond CONFIG.max_indirection, makes it an ERR_DEPTH beat); the
+ * walker's beats carry final/klm so that last is set only on the walk's end,
+ * and s3_ev is what the RTL's S3 tells xu_klm a cycle after each issue.
+ * req_ready is low while a walk runs or S1 holds an access that starts one.
+ *
  * Firmware port (regs fwp): every access is accepted at once (fw_ready = 1)
  * and answered with fw_rvalid in the next cycle. A command written in cycle c
  * changes the tables at the edge ending cycle c: a request accepted in cycle c
