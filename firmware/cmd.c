@@ -5,30 +5,39 @@
 
 #define HCR(off) (HCA_FW_HCR_BASE + (off))
 
+static unsigned max_indirection; /* the KLM walk's depth in force */
+
 void cmd_init(void)
 {
     mkey_init();
+    /* The depth the device was strapped with (0 or no strap block: the most
+     * the unit follows). */
+    uint32_t strap = 0;
+    unsigned want = reg_probe(HCA_FW_STRAP_BASE + HCA_STRAP_FEATURES, &strap) == 0
+                        ? HCA_STRAP_FEATURES_MAX_INDIRECTION_GET(strap)
+                        : 0;
+    max_indirection = fwp_set_max_indirection(want ? want : HCA_MAX_INDIRECTION);
 }
 
 /* Capabilities are what this firmware and device actually serve, nothing more:
- * MEM_MGT_EXTENSIONS and READ_WITH_INV when the engine has the event queue
- * (regs evt) that hands those work requests to mm.c; INDIR_REG stays off
- * until the translation unit walks KLM entries (it answers ERR_MODE);
- * PEER_MEMORY when the device is strapped with peer invalidation (the
- * INVALIDATE_MKEY fence a peer client's invalidate callback needs). */
+ * MEM_MGT_EXTENSIONS, READ_WITH_INV and INDIR_REG when the engine has the
+ * event queue (regs evt) that hands those work requests to mm.c (the
+ * translation unit walks KLM lists); PEER_MEMORY when the device is strapped
+ * with peer invalidation (the INVALIDATE_MKEY fence a peer client's
+ * invalidate callback needs). */
 static unsigned query_device(uint64_t out_addr)
 {
     hca_query_device_out_t q = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     q.fw_version = HCA_FW_VERSION;
     q.caps = HCA_DEV_CAP_RESERVED_LKEY;
     if (mm_events_served())
-        q.caps |= HCA_DEV_CAP_MEM_MGT_EXTENSIONS | HCA_DEV_CAP_READ_WITH_INV;
+        q.caps |= HCA_DEV_CAP_MEM_MGT_EXTENSIONS | HCA_DEV_CAP_READ_WITH_INV | HCA_DEV_CAP_INDIR_REG;
     if (peer_invalidation_strapped())
         q.caps |= HCA_DEV_CAP_PEER_MEMORY;
     q.reserved_lkey = HCA_RESERVED_LKEY;
     q.max_fast_reg_page_list_len = HCA_MAX_FAST_REG_PAGE_LIST_LEN;
     q.max_indir_reg_list_len = HCA_MAX_INDIR_REG_LIST_LEN;
-    q.max_indirection = HCA_MAX_INDIRECTION;
+    q.max_indirection = max_indirection;
     for (unsigned s = HCA_PAGE_SHIFT_MIN; s <= HCA_PAGE_SHIFT_MAX; s++)
         q.page_shifts |= 1u << s;
     q.max_mr = (1u << fwp_mpt_log2()) - 1; /* index 0 is never an MR */

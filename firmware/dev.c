@@ -55,6 +55,12 @@ unsigned fwp_mtt_log2(void)
     return HCA_FWP_SIZES_MTT_LOG2_GET(reg_read(FWP(HCA_FWP_SIZES)));
 }
 
+unsigned fwp_set_max_indirection(unsigned depth)
+{
+    reg_write(FWP(HCA_FWP_CONFIG), HCA_FWP_CONFIG_MAX_INDIRECTION_PUT(depth));
+    return HCA_FWP_CONFIG_MAX_INDIRECTION_GET(reg_read(FWP(HCA_FWP_CONFIG)));
+}
+
 void ctx_stage(const void *data, unsigned words)
 {
     const uint32_t *w = data;

@@ -56,6 +56,9 @@ unsigned fwp_write_mtt(uint32_t index, uint64_t word);
 /** log2 of the table sizes the unit was built with. */
 unsigned fwp_mpt_log2(void);
 unsigned fwp_mtt_log2(void);
+/** Set the KLM walk's depth (CONFIG; the unit refuses values outside
+ *  1..MAX_INDIRECTION and keeps its own); returns the depth in force. */
+unsigned fwp_set_max_indirection(unsigned depth);
 
 /* ---- the WQE engine's context port (regs ctx) ---- */
 

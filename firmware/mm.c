@@ -27,8 +27,8 @@
  *  - REG_INDIR_MR: KLM entry i (abi struct klm_entry, the host's list is an
  *    array of sge in the same layout) in two MTT words:
  *    MTT[mtt_base + 2i] = addr, MTT[mtt_base + 2i + 1] = length | lkey << 32;
- *    MPT: mode KLM, mtt_count = 2 x entries. The translation unit answers
- *    ERR_MODE for KLM MRs until its KLM walker exists.
+ *    MPT: mode KLM, mtt_count = 2 x entries. The translation unit walks the
+ *    list at access time (rule 7: each entry checked with its own key).
  *  - Invalidations: fwp INVALIDATE (MPT state FREE, checks fenced), then ctx
  *    DRAIN (no DMA checked with the old entry still on its way), then DONE.
  *    An MR already FREE is invalidated again (harmless) and succeeds.

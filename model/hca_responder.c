@@ -209,7 +209,7 @@ static void rs_outputs(hca_responder_t *m, unsigned ch, uint64_t now)
     o->rq_ci_inc = m->inc_pend;
     o->qp_err_valid = m->err_pend;
     o->qp_err_qpn = m->qpn;
-    o->xs_ready = 1;
+    o->xs_ready = p->xs_ready; /* 0 while a streamed segment waits for its DMA (hca_resp_place) */
     o->dma_rsp_ready = 1;
     o->pb_alloc_ready = m->state == S_RD_ALLOC;
     o->pb_free_valid = m->free_pend;

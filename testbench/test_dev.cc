@@ -54,13 +54,15 @@ TEST_P(Device, QueryDeviceReportsWhatTheDeviceServes)
     EXPECT_EQ(HCA_FW_VERSION, a.fw_version);
     EXPECT_TRUE(a.reserved_lkey_valid);
     EXPECT_EQ(HCA_RESERVED_LKEY, a.reserved_lkey);
-    // Both engines serve the memory-management WRs and peer invalidation (the
-    // default device is strapped with it); indirect registration needs the
-    // KLM walk (not yet): nothing is claimed that isn't served.
+    // Both engines serve the memory-management WRs, indirect registration
+    // (the translation unit walks KLM lists) and peer invalidation (the
+    // default device is strapped with it, and with the deepest KLM walk).
     EXPECT_TRUE(a.mem_mgt_extensions);
     EXPECT_TRUE(a.read_with_inv);
-    EXPECT_FALSE(a.indir_reg);
+    EXPECT_TRUE(a.indir_reg);
     EXPECT_TRUE(a.peer_memory);
+    EXPECT_EQ(HCA_MAX_INDIR_REG_LIST_LEN, a.max_indir_reg_list_len);
+    EXPECT_EQ(HCA_MAX_INDIRECTION, a.max_indirection);
     EXPECT_EQ(HCA_MAX_FAST_REG_PAGE_LIST_LEN, a.max_fast_reg_page_list_len);
     EXPECT_EQ(HCA_MPT_ENTRIES_DEFAULT - 1, a.max_mr) << "index 0 is never an MR";
     EXPECT_EQ(HCA_MTT_ENTRIES_DEFAULT, a.max_mtt);
