@@ -215,6 +215,15 @@ static inline void xm_issue(const xu_model_t *m, const xm_req_t *r, xm_beat_t *b
     *done = seg_last;
 }
 
+#ifdef XU_MUTANT_KLM_NO_ENTRY_CHECK
+/* The mutant the KLM tests must catch (testbench/test_klm_mutant.cc): the
+ * walker skips rules 2-5 (key, state, PD, rights) on its entries. */
+static int xm_mutant_piece;
+#define XM_ENTRY_RULES (!xm_mutant_piece)
+#else
+#define XM_ENTRY_RULES 1
+#endif
+
 /** The key check, SEMANTICS.md "The key check" rules 1-6 then mode: decides
  *  r as one beat {status, pa, len}, a walk from its first page, or a KLM
  *  level to start (push). Marks r as an external request (final, level 0). */
@@ -262,22 +271,22 @@ static void xm_check(const xu_model_t *m, const xm_in_t *p, xm_req_t *r)
     const unsigned kind = hca_mpt_entry_get_kind(e);
     const unsigned access = hca_mpt_entry_get_access(e);
     /* rule 2: full key; a remote access needs an R_Key (DMA MRs have none) */
-    if (e->key != key || (remote && (kind == HCA_MKEY_KIND_DMA || !(access & XM_REMOTE_ANY)))) {
+    if (XM_ENTRY_RULES && (e->key != key || (remote && (kind == HCA_MKEY_KIND_DMA || !(access & XM_REMOTE_ANY))))) {
         r->status = HCA_XLATE_STATUS_ERR_KEY;
         return;
     }
     /* rule 3: state */
-    if (hca_mpt_entry_get_state(e) != HCA_MKEY_STATE_VALID) {
+    if (XM_ENTRY_RULES && hca_mpt_entry_get_state(e) != HCA_MKEY_STATE_VALID) {
         r->status = HCA_XLATE_STATUS_ERR_STATE;
         return;
     }
     /* rule 4: PD (only the reserved L_Key is exempt) */
-    if ((e->pd ^ p->pd) & XM_PD_MASK) {
+    if (XM_ENTRY_RULES && (e->pd ^ p->pd) & XM_PD_MASK) {
         r->status = HCA_XLATE_STATUS_ERR_PD;
         return;
     }
     /* rule 5: rights */
-    if (rights & ~access) {
+    if (XM_ENTRY_RULES && (rights & ~access)) {
         r->status = HCA_XLATE_STATUS_ERR_RIGHTS;
         return;
     }
@@ -590,7 +599,13 @@ static int xk_step(xu_model_t *m, const xm_req_t *push, int wk_busy, int s1_free
     case XK_ADDR:
         if (s1_free) {
             const xm_in_t in = {m->k_key, m->k_pd, m->k_slen, m->k_rdata + m->k_off, m->k_tag, m->k_rights, 0};
+#ifdef XU_MUTANT_KLM_NO_ENTRY_CHECK
+            xm_mutant_piece = 1;
+#endif
             xm_check(m, &in, sub);
+#ifdef XU_MUTANT_KLM_NO_ENTRY_CHECK
+            xm_mutant_piece = 0;
+#endif
             sub->final = (uint8_t)(c->tail && c->rem == m->k_slen);
             sub->klm = 1;
             sub->lvl = m->k_lvl;

@@ -378,7 +378,7 @@ TEST(Scenario, DeviceOptionsOutOfRangeAreExit2)
     std::string f = Write("indirect.jsonl", {R"({"op":"device","max_indirection":5})", R"({"op":"run","cycles":1})"});
     Result r = Hcasim("run " + f);
     EXPECT_EQ(r.rc, 2) << r.out;
-    EXPECT_TRUE(Contains(r.out, f + ":1: op device: max_indirection")) << r.out;
+    EXPECT_TRUE(Contains(r.out, f + ":1: op device: field \"max_indirection\": 5 is out of range 1..4")) << r.out;
 }
 
 // --peer-stats DIR: the seed's sysfs tree, one file per counter and a version;

@@ -74,3 +74,14 @@ peer-races-mutant: $(HCASIM_BIN) $(FW_MUTANT_PEER_NO_DRAIN)
 	done
 
 CHECKS += peer-races-fresh peer-races-mutant
+
+# Race sweeps of LOCAL_INV (of a KLM entry's MR, and of the indirect MR) against
+# multi-chunk RDMA through an indirect key: vectors/directed/klm_race_*.jsonl
+# (`make scenarios` runs them on both engines; test_klm_mutant proves the entry
+# sweeps fail without the entry check). klm-races-fresh: the committed files are
+# what vectors/gen_klm_races.py writes.
+.PHONY: klm-races-fresh
+klm-races-fresh:
+	$(PYTHON) vectors/gen_klm_races.py --check --out vectors/directed
+
+CHECKS += klm-races-fresh

@@ -124,6 +124,8 @@ typedef struct key_state {
     int invalid;       /**< the latest event was an invalidation */
     const char *why;   /**< what the last invalidation was */
     uint64_t fence_at; /**< an indirect key: last invalidation of one of its KLM entries' keys, NEVER if none */
+    uint64_t fence_req_at; /**< ... when that invalidation was requested */
+    uint64_t fence_pending_at; /**< an entry's invalidation requested then and not complete, NEVER if none */
     uint32_t fence_key; /**< ... that entry's key */
 } key_state_t;
 
@@ -260,17 +262,22 @@ static key_state_t *key_of(protcheck_t *pc, uint32_t key)
     int fresh;
     key_state_t *k = tab_get(&pc->keys, key, &fresh);
     if (k && fresh)
-        k->inv_at = k->inv_req_at = k->valid_at = k->pending_at = k->fence_at = NEVER;
+        k->inv_at = k->inv_req_at = k->valid_at = k->pending_at = k->fence_at = k->fence_pending_at = NEVER;
     return k;
 }
 
-/* Entry key `entry` was invalidated at cycle: every indirect key whose KLM
- * list holds it (and, through nesting, the keys holding those) is fenced: no
- * DMA through it issued before may complete from then on (the DRAIN of the
- * entry's invalidation covers every DMA in flight). A DMA through the
- * indirect key issued later may be legitimate (it may touch other entries
- * only), so only this I2 form applies. */
-static void entry_fence(protcheck_t *pc, uint64_t cycle, uint32_t entry, unsigned depth)
+/* Entry key `entry` was invalidated at cycle, requested at req: every
+ * indirect key whose KLM list holds it (and, through nesting, the keys
+ * holding those) is fenced: a DMA through it issued before the request was
+ * checked before the INVALIDATE, so the DRAIN must see it answered before
+ * the invalidation completes. One issued later may have been checked after
+ * the INVALIDATE and touch other entries only (legitimately), so neither I1
+ * nor this I2 form applies to it: the checker does not know which entry a
+ * DMA's address belongs to. */
+/* What an entry's invalidation does to the indirect keys over it. */
+enum { FENCE_DONE, FENCE_PENDING, FENCE_WITHDRAWN };
+
+static void entry_fence(protcheck_t *pc, int what, uint64_t cycle, uint64_t req, uint32_t entry, unsigned depth)
 {
     if (depth > HCA_MAX_INDIRECTION)
         return; /* deeper chains are refused by the device */
@@ -287,9 +294,18 @@ static void entry_fence(protcheck_t *pc, uint64_t cycle, uint32_t entry, unsigne
         key_state_t *k = key_of(pc, ind);
         if (!k)
             return;
-        k->fence_at = cycle;
-        k->fence_key = entry;
-        entry_fence(pc, cycle, ind, depth + 1);
+        if (what == FENCE_DONE) {
+            k->fence_at = cycle;
+            k->fence_req_at = req;
+            k->fence_key = entry;
+            k->fence_pending_at = NEVER;
+        } else if (what == FENCE_PENDING) {
+            if (k->fence_pending_at == NEVER)
+                k->fence_pending_at = cycle;
+        } else {
+            k->fence_pending_at = NEVER;
+        }
+        entry_fence(pc, what, cycle, req, ind, depth + 1);
     }
 }
 
@@ -323,7 +339,7 @@ void protcheck_key_invalid(protcheck_t *pc, uint64_t cycle, uint32_t key, const 
     k->why = why ? why : "invalidation";
     pc->st.invalidations++;
     if (pc->deps.count)
-        entry_fence(pc, cycle, key, 0);
+        entry_fence(pc, FENCE_DONE, cycle, k->inv_req_at, key, 0);
 }
 
 void protcheck_key_valid(protcheck_t *pc, uint64_t cycle, uint32_t key)
@@ -350,6 +366,8 @@ void protcheck_key_invalidating(protcheck_t *pc, uint64_t cycle, uint32_t key, i
         k->pending_at = NEVER;
     else if (k->pending_at == NEVER)
         k->pending_at = cycle;
+    if (pc->deps.count) /* I4: checks through the indirect keys over it may fail from now on */
+        entry_fence(pc, on ? FENCE_PENDING : FENCE_WITHDRAWN, cycle, cycle, key, 0);
 }
 
 int protcheck_range_revoke(protcheck_t *pc, uint64_t cycle, uint64_t addr, uint64_t len, const char *why)
@@ -482,12 +500,13 @@ void protcheck_dma_done(protcheck_t *pc, uint64_t issue_cycle, uint64_t cycle, c
                       dma_op_name(op), req->len, req->key, issue_cycle, cycle, k->why, k->inv_at);
             return;
         }
-        if (k && k->fence_at != NEVER && k->fence_at >= issue_cycle && k->fence_at <= cycle) {
+        if (k && k->fence_at != NEVER && issue_cycle < k->fence_req_at && k->fence_at <= cycle) {
             pc_breach(pc, cycle, req->key, req->addr,
                       "I2: %s of %" PRIu32 " bytes through indirect key 0x%08" PRIx32 " issued at cycle %" PRIu64
                       " reached memory at cycle %" PRIu64 ", after its KLM entry's key 0x%08" PRIx32
-                      " was invalidated at cycle %" PRIu64,
-                      dma_op_name(op), req->len, req->key, issue_cycle, cycle, k->fence_key, k->fence_at);
+                      " was invalidated at cycle %" PRIu64 " (requested at cycle %" PRIu64 ")",
+                      dma_op_name(op), req->len, req->key, issue_cycle, cycle, k->fence_key, k->fence_at,
+                      k->fence_req_at);
             return;
         }
     }
@@ -549,7 +568,9 @@ void protcheck_pkt_tx(protcheck_t *pc, uint64_t cycle, const hca_pkt_t *p)
     /* An invalidation whose span [requested, completed] meets [first packet, NAK]. */
     const int invalidated_during =
         k && ((k->pending_at != NEVER && k->pending_at <= cycle) ||
-              (k->inv_at != NEVER && k->inv_at >= m->first_at && k->inv_req_at <= cycle));
+              (k->inv_at != NEVER && k->inv_at >= m->first_at && k->inv_req_at <= cycle) ||
+              (k->fence_pending_at != NEVER && k->fence_pending_at <= cycle) || /* one of its KLM entries' */
+              (k->fence_at != NEVER && k->fence_at >= m->first_at && k->fence_req_at <= cycle));
 
     if (!invalidated_during && m->placed)
         pc_breach(pc, m->place_at, m->rkey, m->place_addr,

@@ -21,7 +21,9 @@
  *   I2  no DMA through a key reaches memory (completes) at or after the cycle
  *       the key was invalidated, when it was issued before that cycle; for an
  *       indirect key, also the cycle a key of one of its KLM entries was
- *       (rule 7: the entries are checked at access time);
+ *       invalidated, when the DMA was issued before that invalidation was
+ *       requested (rule 7: entries are checked at access time; the checker
+ *       does not know which entry a later DMA touches);
  *   I3  no DMA touches a revoked host range from the revocation on;
  *   I4  a WRITE message the responder NAKed with REM_ACCESS_ERR places no
  *       payload (BUF_TO_HOST from a buffer holding one of its packets) issued
@@ -106,7 +108,8 @@ void protcheck_key_valid(protcheck_t *pc, uint64_t cycle, uint32_t key);
 /** Indirect key `key` maps onto KLM entries with these keys (a REG_INDIR_MR
  *  completed; entries copied, replacing any earlier list): from now on an
  *  invalidation of one of them (or, nested, of an entry of theirs) fences
- *  `key` as well — I2 for every DMA through `key` issued before it. */
+ *  `key` as well — I2 for every DMA through `key` issued before that
+ *  invalidation was requested. */
 void protcheck_key_depends(protcheck_t *pc, uint64_t cycle, uint32_t key, const uint32_t *entries, size_t n);
 
 /** Host range [addr, addr+len) revoked from `cycle` on (a peer invalidation returned). */
