@@ -40,7 +40,11 @@
  * KLM-mode MR marks the request push; S1 hands it to the KLM walker (or, one
  * level beyond CONFIG.max_indirection, makes it an ERR_DEPTH beat); the
  * walker's beats carry final/klm so that last is set only on the walk's end,
- * and s3_ev is what the RTL's S3 tells xu_klm a cycle after each issue.
+ * and s3_ev is what the RTL's S3 tells xu_klm a cycle after each issue (the
+ * walk's last beat: pieces sent behind it, in S1 or in the walker, are
+ * dropped in that cycle). The KLM walker reads MTT words in the cycles the
+ * walker does not read a page (xm_walk_t.mtt) and sends the next entry's
+ * piece into S1 when S1 is empty or its piece goes to the walker that cycle.
  * req_ready is low while a walk runs or S1 holds an access that starts one.
  *
  * Firmware port (regs fwp): every access is accepted at once (fw_ready = 1)
@@ -104,9 +108,9 @@ typedef struct xm_in {
 } xm_in_t;
 
 /** KLM walker states (rtl/xu_klm.sv state_e). */
-enum { XK_IDLE, XK_SCAN, XK_LEN, XK_ADDR, XK_WAIT, XK_NEXT, XK_ERR };
+enum { XK_IDLE, XK_SCAN, XK_LEN, XK_AREAD, XK_ADDR, XK_READY, XK_WAIT, XK_NEXT, XK_ERR };
 /** What S3 tells the KLM walker about the beat issued last cycle. */
-enum { XK_EV_NONE, XK_EV_SUB_END, XK_EV_WALK_END };
+enum { XK_EV_NONE, XK_EV_WALK_END };
 
 /** One level of a KLM walk (rtl/xu_klm.sv per-level context). */
 typedef struct xm_klm_ctx {
@@ -144,6 +148,7 @@ struct xu_model {
     uint8_t k_tag, k_rights;
     uint32_t k_pd, k_key, k_slen;
     uint64_t k_off;
+    uint64_t k_va;     /**< the piece's address, kept (XK_READY) */
     uint64_t k_rdata;  /**< the MTT word the KLM walker read last (port A output) */
     xm_klm_ctx_t k_ctx[HCA_MAX_INDIRECTION];
     uint8_t s3_ev;     /**< XK_EV_*: S3's news for the KLM walker this cycle */
@@ -518,17 +523,20 @@ static int xm_create(void **eng, const xu_params_t *params)
 typedef struct xm_walk {
     xm_beat_t b;
     int issue, done, abort, end;
+    int mtt; /**< the issue reads the MTT (port A: the KLM walker may not) */
 } xm_walk_t;
 
 static inline void xm_walk(const xu_model_t *m, xm_walk_t *w)
 {
-    w->issue = w->done = w->abort = w->end = 0;
+    w->issue = w->done = w->abort = w->end = w->mtt = 0;
     if (m->wk_busy) {
-        if (m->wk_abort) {
-            w->done = 1; /* the aborting cycle: no beat */
+        if (m->wk_abort || m->s3_ev == XK_EV_WALK_END) {
+            w->done = 1; /* the aborting cycle, or a piece behind a KLM walk's last beat: no beat */
         } else if (m->q_count < XM_CREDITS) {
+            const xm_req_t *r = &m->wk;
             w->issue = 1;
-            xm_issue(m, &m->wk, &w->b, &w->done, &w->abort, &w->end);
+            w->mtt = r->walk && r->page < r->mtt_count && (uint64_t)r->mtt_base + r->page < m->mtt_entries;
+            xm_issue(m, r, &w->b, &w->done, &w->abort, &w->end);
         }
     }
 }
@@ -545,28 +553,17 @@ static inline int xm_req_ready(const xu_model_t *m, const xm_walk_t *w)
 
 /* ---------------------------------------------------------------- KLM walker */
 
-/** Scan entry i of the current level: read its length word if it lies in the
- *  list and in the MTT (-> LEN), else end the walk with ERR_MTT (-> ERR). */
-static inline void xk_scan(xu_model_t *m, const xm_klm_ctx_t *c, uint32_t i)
-{
-    const uint64_t w1 = 2 * (uint64_t)i + 1, mi = (uint64_t)c->base + w1;
-    if (w1 < c->cnt && mi < m->mtt_entries) {
-        m->k_rdata = m->mtt[mi];
-        m->k_state = XK_LEN;
-    } else {
-        m->k_state = XK_ERR;
-    }
-}
-
 /** One cycle of rtl/xu_klm.sv from the state at the cycle's start. push: S1's
- *  access to a KLM-mode MR, or NULL; wk_busy, s1_free, ev: the pipeline at the
- *  cycle's start. A piece sent into S1 is written to *sub (1 returned). */
-static int xk_step(xu_model_t *m, const xm_req_t *push, int wk_busy, int s1_free, unsigned ev, xm_req_t *sub)
+ *  access to a KLM-mode MR, or NULL; mtt_busy: the page walker reads the MTT
+ *  this cycle; s1_free: S1 takes a piece this cycle; walk_end: S3 holds the
+ *  walk's last beat. A piece sent into S1 is written to *sub (1 returned). */
+static int xk_step(xu_model_t *m, const xm_req_t *push, int mtt_busy, int s1_free, int walk_end, xm_req_t *sub)
 {
     xm_klm_ctx_t *c = m->k_lvl ? &m->k_ctx[m->k_lvl - 1] : &m->k_ctx[0];
-    int advance = 0, fired = 0;
-    switch (m->k_state) {
-    case XK_IDLE:
+    const int port_free = !mtt_busy;
+    int fired = 0, scan = 0;
+    uint32_t scan_i = c->idx;
+    if (m->k_state == XK_IDLE) {
         if (push) {
             m->k_ctx[0] = (xm_klm_ctx_t){push->mtt_base, push->mtt_count, 0, push->len, push->final};
             m->k_lvl = 1;
@@ -576,29 +573,54 @@ static int xk_step(xu_model_t *m, const xm_req_t *push, int wk_busy, int s1_free
             m->k_pd = push->pd;
             m->k_state = XK_SCAN;
         }
-        break;
+        return 0;
+    }
+    if (walk_end) {
+        m->k_state = XK_IDLE;
+        return 0;
+    }
+    if (push) { /* the piece sent last is itself a KLM MR: one level deeper */
+        m->k_ctx[m->k_lvl] = (xm_klm_ctx_t){push->mtt_base, push->mtt_count, 0, push->len, push->final};
+        m->k_lvl++;
+        m->k_off = push->koff;
+        m->k_state = XK_SCAN;
+        return 0;
+    }
+    switch (m->k_state) {
     case XK_SCAN:
-        if (!wk_busy)
-            xk_scan(m, c, c->idx);
+        scan = 1;
         break;
     case XK_LEN: {
         const uint32_t elen = (uint32_t)m->k_rdata, ekey = (uint32_t)(m->k_rdata >> 32);
         if (m->k_off >= elen) { /* byte off lies past this entry */
             m->k_off -= elen;
             c->idx++;
-            xk_scan(m, c, c->idx);
+            scan = 1;
+            scan_i = c->idx;
         } else {
             const uint32_t in_entry = elen - (uint32_t)m->k_off;
             m->k_key = ekey;
             m->k_slen = in_entry < c->rem ? in_entry : c->rem;
+            if (port_free) {
+                m->k_rdata = m->mtt[c->base + 2 * (uint64_t)c->idx];
+                m->k_state = XK_ADDR;
+            } else {
+                m->k_state = XK_AREAD;
+            }
+        }
+        break;
+    }
+    case XK_AREAD:
+        if (port_free) {
             m->k_rdata = m->mtt[c->base + 2 * (uint64_t)c->idx];
             m->k_state = XK_ADDR;
         }
         break;
-    }
     case XK_ADDR:
+    case XK_READY: {
+        const uint64_t va = m->k_state == XK_ADDR ? m->k_rdata + m->k_off : m->k_va;
         if (s1_free) {
-            const xm_in_t in = {m->k_key, m->k_pd, m->k_slen, m->k_rdata + m->k_off, m->k_tag, m->k_rights, 0};
+            const xm_in_t in = {m->k_key, m->k_pd, m->k_slen, va, m->k_tag, m->k_rights, 0};
 #ifdef XU_MUTANT_KLM_NO_ENTRY_CHECK
             xm_mutant_piece = 1;
 #endif
@@ -611,24 +633,31 @@ static int xk_step(xu_model_t *m, const xm_req_t *push, int wk_busy, int s1_free
             sub->lvl = m->k_lvl;
             fired = 1;
             c->rem -= m->k_slen;
+            c->idx++;
             m->k_off = 0;
             m->k_state = XK_WAIT;
+            if (c->rem != 0) { /* the next entry, from its first byte, while this piece goes on */
+                scan = 1;
+                scan_i = c->idx;
+            }
+        } else if (m->k_state == XK_ADDR) {
+            m->k_va = va;
+            m->k_state = XK_READY;
         }
         break;
+    }
     case XK_WAIT:
-        if (push) { /* the piece's MR is itself in KLM mode: one level deeper */
-            m->k_ctx[m->k_lvl] = (xm_klm_ctx_t){push->mtt_base, push->mtt_count, 0, push->len, push->final};
-            m->k_lvl++;
-            m->k_off = push->koff;
-            m->k_state = XK_SCAN;
-        } else if (ev == XK_EV_WALK_END) {
-            m->k_state = XK_IDLE;
-        } else if (ev == XK_EV_SUB_END) {
-            advance = 1;
+        /* the level's last piece left S1 for the page walker: pop, unless it ends the walk */
+        if (s1_free && c->rem == 0 && !c->tail) {
+            m->k_lvl--;
+            m->k_state = XK_NEXT;
         }
         break;
     case XK_NEXT:
-        advance = 1;
+        if (c->rem == 0)
+            m->k_lvl--;
+        else
+            scan = 1;
         break;
     case XK_ERR:
         if (s1_free) {
@@ -646,16 +675,15 @@ static int xk_step(xu_model_t *m, const xm_req_t *push, int wk_busy, int s1_free
         m->k_state = XK_IDLE;
         break;
     }
-    if (advance) {
-        if (c->rem == 0) { /* this level's range is done */
-            m->k_lvl--;
-            m->k_state = XK_NEXT;
+    if (scan) { /* read the length word of entry scan_i if it lies in the list and the MTT */
+        const uint64_t w1 = 2 * (uint64_t)scan_i + 1, mi = (uint64_t)c->base + w1;
+        if (!(w1 < c->cnt && mi < m->mtt_entries)) {
+            m->k_state = XK_ERR;
+        } else if (port_free) {
+            m->k_rdata = m->mtt[mi];
+            m->k_state = XK_LEN;
         } else {
-            c->idx++;
-            if (wk_busy)
-                m->k_state = XK_SCAN;
-            else
-                xk_scan(m, c, c->idx);
+            m->k_state = XK_SCAN;
         }
     }
     return fired;
@@ -692,10 +720,13 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
     const int ld_ready = !m->wk_busy || w.done;
     const int req_ready = xm_req_ready(m, &w);
     const int rsp_valid = m->q_count != 0 && m->q[m->q_head].show <= now;
-    const int wk_busy0 = m->wk_busy, s1_valid0 = m->s1_valid;
-    const unsigned ev = m->s3_ev;
+    const int s1_valid0 = m->s1_valid;
+    /* S3 holds a KLM walk's last beat: what is behind it (S1, the walker) is dropped */
+    const int walk_end = m->s3_ev == XK_EV_WALK_END;
     /* S1's outcome: a KLM level (push), or the walker, ERR_DEPTH when too deep */
-    const int s1_push = xm_s1_klm(m) && m->s1.lvl < m->max_ind;
+    const int s1_push = xm_s1_klm(m) && m->s1.lvl < m->max_ind && !walk_end;
+    /* S1 takes a piece of the KLM walk: empty, or its piece leaves for the walker */
+    const int s1_free = (!s1_valid0 || (ld_ready && !s1_push)) && !walk_end;
     xm_req_t push;
     if (s1_push)
         push = m->s1;
@@ -711,7 +742,7 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
         m->q[(m->q_head + m->q_count) & (XM_CREDITS - 1)] = w.b;
         m->q_count++;
         if (m->wk.klm)
-            m->s3_ev = w.b.last ? XK_EV_WALK_END : w.end ? XK_EV_SUB_END : XK_EV_NONE;
+            m->s3_ev = w.b.last ? XK_EV_WALK_END : XK_EV_NONE;
         if (!w.done && !w.abort) { /* next page, from its first byte */
             m->wk.len -= w.b.len;
             m->wk.page++;
@@ -721,7 +752,7 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
     m->wk_abort = (uint8_t)w.abort;
     if (w.done)
         m->wk_busy = 0;
-    if (s1_push) {
+    if (s1_push || walk_end) {
         m->s1_valid = 0;
     } else if (m->s1_valid && ld_ready) {
         m->wk = m->s1;
@@ -736,7 +767,7 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
         m->s1_valid = 0;
     }
     xm_req_t sub;
-    if (xk_step(m, s1_push ? &push : NULL, wk_busy0, !s1_valid0, ev, &sub)) {
+    if (xk_step(m, s1_push ? &push : NULL, w.mtt, s1_free, walk_end, &sub)) {
         m->s1 = sub;
         m->s1_valid = 1;
     }

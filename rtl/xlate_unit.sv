@@ -32,15 +32,16 @@
 // walker, and req_ready_o stays low from then until the walk's last beat has
 // passed S3 (the unit answers in order; other traffic is untouched: with no
 // KLM access the timing above holds exactly). The KLM walker reads the list
-// through MTT port A while the page walker is idle and sends each piece (an
-// entry's part of the range) back into S1 through the MPT read port, where
-// the key check judges it with the entry's lkey as a local access in the same
-// PD, LOCAL_WRITE when the access writes; the piece then walks like any
-// request (one beat per page of the entry's MR, or one untranslated beat), or
-// is a KLM MR itself and starts the next level (max_indirection levels, fwp
-// CONFIG; deeper is one ERR_DEPTH beat). Beats carry the request's tag, last
-// = 1 only on the final beat, and a failing piece ends the request with its
-// error beat after the OK beats already issued.
+// through MTT port A in the cycles the page walker does not read it and sends
+// each piece (an entry's part of the range) back into S1 through the MPT read
+// port, where the key check judges it with the entry's lkey as a local access
+// in the same PD, LOCAL_WRITE when the access writes; the piece then walks
+// like any request (one beat per page of the entry's MR, or one untranslated
+// beat), or is a KLM MR itself and starts the next level (max_indirection
+// levels, fwp CONFIG; deeper is one ERR_DEPTH beat). Beats carry the
+// request's tag, last = 1 only on the final beat, and a failing piece ends
+// the request with its error beat after the OK beats already issued (pieces
+// already sent behind it are dropped when that beat leaves S3).
 // Cost, uncontended, in cycles (XuKlm.LatencyAndCost checks it):
 //   first beat      c + 4 + 4 x L + S   (L: levels of indirect MRs walked to
 //                   reach the first entry, S: entries skipped by the scan to
@@ -48,15 +49,22 @@
 //                   per level: read a length word, read the address word, the
 //                   piece's MPT lookup, its key check;
 //   pages of an entry's MR        one beat per cycle (the page walker's rate);
-//   next entry      5 cycles after the previous entry's last beat is issued
-//                   (S3 end, length word, address word, MPT lookup, key
-//                   check), + 4 per level entered, + 1 per level left, + 1 per
-//                   zero-length entry skipped;
+//   next entry      prefetched: its length and address words are read while
+//                   the current entry streams and its piece waits in S1
+//                   behind it. MTT port A does one read per cycle, shared by
+//                   the page walker (it has priority) and the KLM walker, so
+//                   an entry of p pages costs p + 2 port cycles: single-page
+//                   entries 2 then 4 cycles apart per pair (1/3 segment per
+//                   cycle), two-page entries 4 beats back to back then 5
+//                   cycles (1/2), entries with no page read (reserved L_Key,
+//                   DMA MR) one per 2 cycles. A level entered is fetched once
+//                   the piece that leads to it has been checked (+4 as for the
+//                   first beat), a level left costs a cycle per level popped;
 //   next request    accepted in the cycle after the walk's last beat leaves S3.
-// So a list of n single-page entries costs about 4 + 4L + S + 5(n-1) + 1
-// cycles: the issue's target (one MPT lookup per level, then 1 segment per
-// cycle) holds within an entry but not across entries, which are fetched one
-// after the other (no prefetch of the next entry while the current streams).
+// The issue's target (one MPT lookup per level, then 1 segment per cycle)
+// thus holds within an entry; across short entries the port's read rate is
+// the bound (a second read port for the list, or list words cached per MR,
+// would lift it).
 //
 // Table writes from the firmware port use the RAMs' second port; a request
 // accepted in the cycle of a write reads the old entry (see xu_fw_port for
@@ -143,6 +151,7 @@ module xlate_unit #(
   logic s1_valid_q;
   logic s1_klm, s1_deep, s1_push, s1_leave;
 
+  logic                      klm_walk_end;  // S3: the KLM walk's last beat
   logic                      klm_busy, klm_sub_valid, klm_sub_fire, klm_sub_err, klm_sub_final;
   logic [`HCA_KEY_BITS-1:0]  klm_sub_key;
   logic [63:0]               klm_sub_va;
@@ -157,7 +166,12 @@ module xlate_unit #(
   // Other traffic is untouched (klm_busy = s1_klm = 0).
   assign req_ready_o  = !klm_busy && !s1_klm && (!s1_valid_q || wk_ld_ready);
   assign req_fire     = req_valid_i && req_ready_o;
-  assign klm_sub_fire = klm_sub_valid && !s1_valid_q;
+  // A piece enters S1 when S1 is empty or its piece leaves for the page
+  // walker this cycle (not a push: that starts a level), never in the cycle
+  // the walk ends (klm_walk_end: what is behind its last beat is dropped).
+  logic klm_s1_free;
+  assign klm_s1_free  = (!s1_valid_q || (wk_ld_ready && !s1_push)) && !klm_walk_end;
+  assign klm_sub_fire = klm_sub_valid && klm_s1_free;
 
   logic [`HCA_MPT_ENTRY_W-1:0] mpt_a_rdata;
   logic                        mpt_a_alloc;
@@ -206,7 +220,7 @@ module xlate_unit #(
     if (!rst_ni) begin
       s1_valid_q <= 1'b0;
     end else begin
-      s1_valid_q <= req_fire || klm_sub_fire || (s1_valid_q && !s1_leave);
+      s1_valid_q <= req_fire || klm_sub_fire || (s1_valid_q && !s1_leave && !klm_walk_end);
     end
   end
 
@@ -272,7 +286,7 @@ module xlate_unit #(
 
   assign s1_klm   = s1_valid_q && !s1_err_q && kc_klm;
   assign s1_deep  = 32'(s1_lvl_q) >= 32'(max_ind);
-  assign s1_push  = s1_klm && !s1_deep;
+  assign s1_push  = s1_klm && !s1_deep && !klm_walk_end;
   assign s1_leave = s1_push || wk_ld_ready;
 
   // (Continuous assignments, not an always_comb with defaults: Icarus
@@ -309,7 +323,7 @@ module xlate_unit #(
   ) u_walker (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
-    .ld_valid_i      (s1_valid_q && !s1_push),
+    .ld_valid_i      (s1_valid_q && !s1_push && !klm_walk_end),
     .ld_ready_o      (wk_ld_ready),
     .ld_tag_i        (s1_tag_q),
     .ld_status_i     (ld_status),
@@ -342,7 +356,6 @@ module xlate_unit #(
   // ---------------------------------------------------------------- KLM walker
   logic              klm_mtt_re;
   logic [MTT_AW-1:0] klm_mtt_addr;
-  logic              klm_sub_end, klm_walk_end;
 
   xu_klm #(
     .MTT_ENTRIES (MTT_ENTRIES),
@@ -359,9 +372,8 @@ module xlate_unit #(
     .push_tag_i       (s1_tag_q),
     .push_rights_i    (entry_rights),
     .push_pd_i        (s1_pd_q),
-    .wk_busy_i        (wk_busy),
-    .s1_free_i        (!s1_valid_q),
-    .sub_end_i        (klm_sub_end),
+    .mtt_busy_i       (wk_mtt_re),
+    .s1_free_i        (klm_s1_free),
     .walk_end_i       (klm_walk_end),
     .mtt_re_o         (klm_mtt_re),
     .mtt_addr_o       (klm_mtt_addr),
@@ -379,8 +391,11 @@ module xlate_unit #(
     .busy_o           (klm_busy)
   );
 
-  // MTT port A: the page walker's while it holds a request, else the KLM
-  // walker's (which reads only then).
+  // MTT port A: the page walker's in a cycle it reads, else the KLM walker's
+  // (which reads only then). Whether the walker holds a request plays no
+  // part beyond that.
+  logic unused_wk_busy;
+  assign unused_wk_busy = wk_busy;
   assign mtt_a_re   = wk_mtt_re || klm_mtt_re;
   assign mtt_a_addr = klm_mtt_re ? klm_mtt_addr : wk_mtt_addr;
 
@@ -475,14 +490,15 @@ module xlate_unit #(
     end
   end
 
-  // An absent page ends its request here; the walker must not issue the next
-  // page of it.
-  assign wk_abort = s3_valid_q && s3_absent && !s3_end_q;
-
-  // What the KLM walker learns from S3: the walk's last beat (OK or error),
-  // or the final beat of one of its pieces with the walk going on.
+  // What the KLM walker learns from S3: the walk's last beat (OK or error).
+  // Pieces sent after the one it ends (the walker sends the next entry's
+  // piece while the current one streams) are dropped in this cycle: the
+  // page walker's, S1's.
   assign klm_walk_end = s3_valid_q && s3_klm_q && beat_last;
-  assign klm_sub_end  = s3_valid_q && s3_klm_q && s3_end_q && !beat_last;
+
+  // An absent page ends its request here; the walker must not issue the next
+  // page of it, nor, when the walk ends here, a piece behind it.
+  assign wk_abort = (s3_valid_q && s3_absent && !s3_end_q) || klm_walk_end;
 
   // ---------------------------------------------------------------- c+4: output FIFO
   logic [LVL_W-1:0]  fifo_level;

@@ -19,7 +19,8 @@
 // nothing after this stage ever stalls and the synchronous MTT read needs no
 // skid buffer. abort_i comes from S3: the page issued last cycle found its MTT
 // entry absent, S3 turns that beat into the request's last (ERR_MTT), and the
-// walk ends here without issuing the next page.
+// walk ends here without issuing the next page; or S3 holds a KLM walk's last
+// beat and the request held here is a piece sent behind it, dropped unissued.
 module xu_walker #(
   parameter int MTT_ENTRIES = `HCA_MTT_ENTRIES_DEFAULT
 ) (

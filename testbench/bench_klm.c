@@ -248,9 +248,10 @@ static int run(dev_engine_kind_t engine)
     for (unsigned i = 0; i < 3; i++)
         printf("    %-17s %2u segments, first beat after %3.0f cycles, then %.2f segments/cycle\n", path[i],
                nseg[i], f[i], spc[i]);
-    printf("  (a KLM walk: +4 cycles per level to the first beat, one cycle per entry skipped; 5 cycles\n"
-           "   between one entry's last segment and the next entry's first: the next entry is not\n"
-           "   fetched while the current one streams)\n");
+    printf("  (a KLM walk: +4 cycles per level to the first beat, one cycle per entry skipped; the next\n"
+           "   entry is fetched while the current one streams, but its two list words and its pages\n"
+           "   share one MTT read port: p + 2 cycles per entry of p pages, 1/3 segment/cycle at best\n"
+           "   for single-page entries)\n");
     return 0;
 }
 

@@ -913,15 +913,47 @@ TEST_P(XuKlm, LatencyAndCost)
             << Eng() << ": " << FmtReq(r) << " levels " << c.levels << " skipped " << c.skipped;
         xu_step(xu_, 10);
     }
-    // the whole list: per entry two pages back to back, then 5 cycles to the next entry
-    const uint64_t n = Accepted();
-    const xu_req_t r = Req(Key(90, 1), kKPd, 0xe0000000, 0x8000);
-    std::vector<xu_seg_t> got = Run(r);
-    ASSERT_EQ(16u, got.size());
-    const uint64_t acc = xu_accept_cycle(xu_, n);
-    EXPECT_EQ(acc + 8, got[0].cycle);
-    for (size_t i = 1; i < got.size(); i++)
-        EXPECT_EQ(got[i - 1].cycle + (i % 2 ? 1 : 5), got[i].cycle) << Eng() << ": beat " << i << " " << FmtSeg(got[i]);
+    // The next entry's words are read, and its piece sent into S1, while the
+    // current entry streams, in the cycles the page walker leaves MTT port A
+    // free: every entry costs its two words and its pages on the port, one
+    // read per cycle. The whole list, two pages per entry: entry 2k+1's piece
+    // was read before entry 2k's pages and streams right behind them; entry
+    // 2k+2's words wait for the port until both have streamed (4 beats back
+    // to back, then 5 cycles: 0.5 segments/cycle, the port's bound 2/(2+2)).
+    {
+        const uint64_t n = Accepted();
+        const xu_req_t r = Req(Key(90, 1), kKPd, 0xe0000000, 0x8000);
+        std::vector<xu_seg_t> got = Run(r);
+        ASSERT_EQ(16u, got.size());
+        const uint64_t acc = xu_accept_cycle(xu_, n);
+        EXPECT_EQ(acc + 8, got[0].cycle);
+        for (size_t i = 1; i < got.size(); i++)
+            EXPECT_EQ(got[i - 1].cycle + (i % 4 ? 1 : 5), got[i].cycle)
+                << Eng() << ": beat " << i << " " << FmtSeg(got[i]);
+        xu_step(xu_, 10);
+    }
+    // Single-page entries: 2 cycles, then 4, per pair (3 reads of the port
+    // per entry: 1/3 segment/cycle); entries of the reserved L_Key (no page
+    // read): one per 2 cycles, the two words.
+    std::vector<Klm> one, res;
+    for (unsigned i = 0; i < 8; i++) {
+        one.push_back({kRIova + i * 0x1000, 0x1000, KR()});
+        res.push_back({0x700000 + i * 0x10000, 0x100, HCA_RESERVED_LKEY});
+    }
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(93, Key(93, 1), kKPd, ALL, 0xe2000000, 4200, one));
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(94, Key(94, 1), kKPd, ALL, 0xe3000000, 4300, res));
+    for (int k = 0; k < 2; k++) {
+        const uint64_t n = Accepted();
+        const xu_req_t r = k ? Req(Key(94, 1), kKPd, 0xe3000000, 0x800) : Req(Key(93, 1), kKPd, 0xe2000000, 0x8000);
+        std::vector<xu_seg_t> got = Run(r);
+        ASSERT_EQ(8u, got.size());
+        const uint64_t acc = xu_accept_cycle(xu_, n);
+        EXPECT_EQ(acc + 8, got[0].cycle);
+        for (size_t i = 1; i < got.size(); i++)
+            EXPECT_EQ(got[i - 1].cycle + (k ? 2 : i % 2 ? 2 : 4), got[i].cycle)
+                << Eng() << ": list " << k << " beat " << i << " " << FmtSeg(got[i]);
+        xu_step(xu_, 10);
+    }
     // a request after a KLM walk: accepted once the walk's last beat passed S3
     xu_step(xu_, 10);
 }
@@ -1862,9 +1894,9 @@ TEST(XuDiff, RandomRequestsRtlVsModelVsReference)
  *   C  any requests back to back, no back-pressure;
  *   D  as C, rsp_ready withheld at random (40%) in the same cycles on both;
  *   E  as D plus random request gaps (25%), the same seed on both. */
-TEST(XuDiff, TimingRtlVsModel)
+static void TimingRtlVsModel(uint64_t seed)
 {
-    Stimulus st(99);
+    Stimulus st(seed);
     Ref ref;
     Stimulus::Epoch ep = st.Make(ref, 3000);
     std::vector<xu_req_t> phase_reqs[5];
@@ -1976,6 +2008,22 @@ TEST(XuDiff, TimingRtlVsModel)
     }
     EXPECT_GT(phase_reqs[0].size(), 1000u);
     EXPECT_GT(phase_reqs[1].size(), 100u);
+}
+
+TEST(XuDiff, TimingRtlVsModel)
+{
+    TimingRtlVsModel(99);
+}
+
+/** The same with stimuli whose max_indirection lets KLM walks nest (the
+ *  walker's prefetch meets pushes, pops and pieces dropped behind a failing
+ *  one at every depth). */
+TEST(XuDiff, TimingRtlVsModelNested)
+{
+    for (uint64_t seed : {5, 11, 23, 42, 77, 1234}) {
+        SCOPED_TRACE("stimulus seed " + std::to_string(seed));
+        ASSERT_NO_FATAL_FAILURE(TimingRtlVsModel(seed));
+    }
 }
 
 // ---------------------------------------------------------------- model only
