@@ -18,16 +18,9 @@ indirect key: I2). Certain after every round: the LOCAL_INV SUCCESS, and a
 probe WRITE through the indirect key into fb's half fails REM_ACCESS_ERR
 moving nothing.
 """
-import argparse
-import json
-import os
 import sys
 
-import genfiles
-
-
-def spread(lo, hi, n):
-    return [lo + (hi - lo) * i // (n - 1) for i in range(n)]
+from genfiles import J, spread, sweep_main
 
 
 # Measured on the RTL engine: an 8 KiB RDMA WRITE at MTU 256 takes about
@@ -43,10 +36,6 @@ SWEEPS = [
 ]
 LEN = 8192
 RW = ["LOCAL_WRITE", "REMOTE_READ", "REMOTE_WRITE"]
-
-
-def J(o):
-    return json.dumps(o, separators=(",", ":"))
 
 
 def sweep_file(op, target, link_latency, offsets):
@@ -132,15 +121,5 @@ def sweep_file(op, target, link_latency, offsets):
     return name, "\n".join(head + body) + "\n"
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap.add_argument("--out", default=os.path.join(here, "directed"), help="where the sweeps go")
-    ap.add_argument("--check", action="store_true", help="compare instead of writing")
-    a = ap.parse_args()
-    files = [(os.path.join(a.out, n), t) for n, t in (sweep_file(**sw) for sw in SWEEPS)]
-    return genfiles.sync("klm-races-fresh", files, (a.out,), "klm_race_", a.check)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(sweep_main(__doc__, "klm-races-fresh", "klm_race_", SWEEPS, sweep_file))

@@ -18,17 +18,9 @@ and moves nothing, the MR deregisters, and the counters show one callback and
 the pages put once per round. `make peer-races-mutant` runs every file on the
 firmware whose callback returns before the DMA drain: each must fail.
 """
-import argparse
-import json
-import os
 import sys
 
-import genfiles
-
-
-def spread(lo, hi, n):
-    """n offsets from lo to hi inclusive, evenly spread, integers."""
-    return [lo + (hi - lo) * i // (n - 1) for i in range(n)]
+from genfiles import J, spread, sweep_main
 
 
 # Measured on the RTL engine: an 8 KiB WRITE into GPU memory at MTU 256 takes
@@ -43,10 +35,6 @@ SWEEPS = [
 ]
 LEN = 8192
 ACCESS = ["LOCAL_WRITE", "REMOTE_READ", "REMOTE_WRITE"]
-
-
-def J(o):
-    return json.dumps(o, separators=(",", ":"))
 
 
 def sweep_file(op, page_size, peer_bpc, offsets):
@@ -119,15 +107,5 @@ def sweep_file(op, page_size, peer_bpc, offsets):
     return name, "\n".join(head + body) + "\n"
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap.add_argument("--out", default=os.path.join(here, "directed"), help="where the sweeps go")
-    ap.add_argument("--check", action="store_true", help="compare instead of writing")
-    a = ap.parse_args()
-    files = [(os.path.join(a.out, n), t) for n, t in (sweep_file(**sw) for sw in SWEEPS)]
-    return genfiles.sync("peer-races-fresh", files, (a.out,), "peer_race_", a.check)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(sweep_main(__doc__, "peer-races-fresh", "peer_race_", SWEEPS, sweep_file))

@@ -1,6 +1,8 @@
 """genfiles — what the scenario generators share: write their files, or
 check that the committed ones are exactly what they write (the `*-fresh`
 checks of `make test`)."""
+import argparse
+import json
 import os
 import sys
 
@@ -38,3 +40,27 @@ def sync(tag, files, dirs, prefix, check):
         return 1
     print("%s: %d files as generated" % (tag, len(files)))
     return 0
+
+
+def spread(lo, hi, n):
+    """n offsets from lo to hi inclusive, evenly spread, integers."""
+    if n == 1:
+        return [lo]
+    return [lo + (hi - lo) * i // (n - 1) for i in range(n)]
+
+
+def J(o):
+    """One scenario line."""
+    return json.dumps(o, separators=(",", ":"))
+
+
+def sweep_main(doc, tag, prefix, sweeps, sweep_file):
+    """The command line of a sweep generator: write (or --check) one file per
+    sweep, sweep_file(**sweep) -> (name, text), into --out (vectors/directed)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    here = os.path.dirname(os.path.abspath(sys.argv[0]))
+    ap.add_argument("--out", default=os.path.join(here, "directed"), help="where the sweeps go")
+    ap.add_argument("--check", action="store_true", help="compare instead of writing")
+    a = ap.parse_args()
+    files = [(os.path.join(a.out, n), t) for n, t in (sweep_file(**sw) for sw in sweeps)]
+    return sync(tag, files, (a.out,), prefix, a.check)
