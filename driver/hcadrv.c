@@ -236,21 +236,10 @@ int hcadrv_cmd(hcadrv_t *drv, unsigned op, uint64_t in_param, uint64_t out_param
     cmd_frame_t *f = &drv->cmd_frames[depth];
     *f = (cmd_frame_t){.t0 = now(drv)};
     mmio_wr(drv, hcr(HCA_HCR_CTRL), HCA_HCR_CTRL_OP_PUT(op) | HCA_HCR_CTRL_GO_PUT(1));
-    rc = 0;
-    for (;;) {
-        if (f->done) /* a nested command harvested our answer */
-            break;
-        mmio_rd(drv, hcr(HCA_HCR_CTRL), &ctrl);
-        if (!HCA_HCR_CTRL_GO_GET(ctrl) && !f->done) {
-            cmd_harvest(drv, f);
-            break;
-        }
-        if (now(drv) - f->t0 > HCADRV_CMD_TIMEOUT_CYCLES || device_dead(drv)) {
-            rc = -ETIMEDOUT;
-            break;
-        }
-        drv->host.ops->wait(drv->host.ctx, CMD_POLL_CYCLES, 0);
-    }
+    /* A command nested in this wait finds our answer first and keeps it (f->done). */
+    rc = cmd_wait_idle(drv, f->t0);
+    if (!rc && !f->done)
+        cmd_harvest(drv, f);
     drv->cmd_depth = depth;
     if (rc)
         return rc;

@@ -225,8 +225,10 @@ int drv_peer_reg_mr(hcadrv_t *drv, uint32_t pd, uint64_t addr, uint64_t length, 
     unsigned shift = 0;
     while (shift < 64 && (1ull << shift) < ps)
         shift++;
+    /* Pages of the client's size the range touches: refused before anything is pinned. */
+    const uint64_t want = rc ? 0 : ((addr & (ps - 1)) + length + ps - 1) >> shift;
     if (!rc && (shift < HCA_PAGE_SHIFT_MIN || shift > HCA_PAGE_SHIFT_MAX || (1ull << shift) != ps ||
-                (addr & (ps - 1)) != (iova & (ps - 1))))
+                (addr & (ps - 1)) != (iova & (ps - 1)) || want > HCA_MAX_REG_PAGES))
         rc = -EINVAL;
     peer_mr_t *r = NULL;
     for (uint32_t i = 0; !rc && i < PEER_MRS_MAX && !r; i++)
@@ -247,10 +249,9 @@ int drv_peer_reg_mr(hcadrv_t *drv, uint32_t pd, uint64_t addr, uint64_t length, 
         return rc;
     }
     cl->st.num_alloc_mrs++;
-    const uint64_t want = ((addr & (ps - 1)) + length + ps - 1) >> shift;
-    uint64_t *pages = want <= HCA_MAX_REG_PAGES ? malloc(8 * want) : NULL;
+    uint64_t *pages = malloc(8 * want);
     uint32_t n = 0;
-    rc = !pages ? (want > HCA_MAX_REG_PAGES ? -EINVAL : -ENOMEM) : ops->dma_map(cctx, pages, (uint32_t)want, &n);
+    rc = pages ? ops->dma_map(cctx, pages, (uint32_t)want, &n) : -ENOMEM;
     if (!rc) {
         r->mapped = 1;
         r->npages = n;
