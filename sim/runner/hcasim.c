@@ -5,6 +5,7 @@
  *   hcasim run FILE   [--engine rtl|model|both|lockstep] [--seed N] [--json OUT] [-v] [--validate] [--firmware ELF]
  *                     [--trace OUT.fst [--trace-from C] [--trace-to C]] [--fw-profile OUT] [--peer-stats DIR]
  *                     (--engine both: sim/runner/scn_both.h)
+ *   hcasim regress    [LIST] [OPTIONS] | merge DIR... --out DIR   (sim/runner/regress.py, docs/regress.md)
  *
  * Exit codes: 0 success, 1 a check failed, 2 bad usage or the run could not start.
  */
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hca_dev.h"
 #include "hcadrv.h"
@@ -34,6 +36,10 @@ static void usage(FILE *f)
           "  run FILE     run a scenario file (docs/scenarios.md): exit 0 when every\n"
           "               expectation held, 1 at the first mismatch, 2 when the file\n"
           "               cannot be run (FILE:LINE: reason)\n"
+          "  regress      run a test list in parallel (scenarios, generators with\n"
+          "               seeds, GoogleTest binaries): progress, timeouts, reseeding,\n"
+          "               sharding, JUnit/JSON results, failures re-run with waves\n"
+          "               (docs/regress.md; 'hcasim regress --help')\n"
           "  help         this text (also -h, --help; 'hcasim run --help' for run's)\n"
           "\n"
           "options:\n"
@@ -576,6 +582,39 @@ static int cmd_run(int argc, char **argv)
     return rc;
 }
 
+/* hcasim regress: the regression flow is Python (sim/runner/regress.py); it is
+ * found like the firmware image, beside the executable first
+ * (<exe dir>/../share/hcasim/, where the build and an install put it), and
+ * told which hcasim to run (HCASIM_BIN), so a moved tree stays consistent. */
+static int cmd_regress(int argc, char **argv)
+{
+    char exe[4096], script[4096 + 64];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    const char *path = HCASIM_REGRESS_DEFAULT;
+    if (n > 0) {
+        exe[n] = 0;
+        setenv("HCASIM_BIN", exe, 1);
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(script, sizeof script, "%s/../share/hcasim/regress.py", exe);
+            if (access(script, R_OK) == 0)
+                path = script;
+        }
+    }
+    char **args = calloc((size_t)argc + 2, sizeof *args);
+    if (!args)
+        return 2;
+    args[0] = "python3";
+    args[1] = (char *)path;
+    for (int i = 2; i < argc; i++)
+        args[i] = argv[i];
+    execvp(args[0], args);
+    fprintf(stderr, "hcasim regress: cannot run python3 %s: %s\n", path, strerror(errno));
+    free(args);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -593,6 +632,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "run"))
         return cmd_run(argc, argv);
+    if (!strcmp(argv[1], "regress"))
+        return cmd_regress(argc, argv);
     fprintf(stderr, "hcasim: unknown command '%s' (try 'hcasim help')\n", argv[1]);
     return 2;
 }

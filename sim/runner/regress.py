@@ -1,0 +1,636 @@
+#!/usr/bin/env python3
+"""hcasim regress — run a test list in parallel: scenarios, generators, GoogleTest binaries.
+
+Usage (docs/regress.md):
+  hcasim regress [LIST] [-j N] [--engine E[,E]] [--seed S] [--reseed N] [--timeout S]
+                 [--shard I/N] [--only GLOB] [--out DIR] [--no-waves] [--waves-window C] [--list]
+  hcasim regress merge SHARD_DIR... --out DIR
+
+A test list is a plain file, one entry per line ('#' starts a comment):
+  scenarios NAME GLOB      [engines=rtl,model,both] [timeout=S]
+  generator NAME SCRIPT    seeds=A-B|A,B,C [engines=…] [timeout=S] [-- ARGS…]
+  gtest     NAME BINARY|GLOB [filter=GTEST_FILTER] [timeout=S]
+Paths are relative to the project root (the nearest ancestor of the list with a
+Makefile, or --root). Every entry expands to jobs: a scenario file on one engine,
+a generator seed on one engine (the generator writes DIR/*.jsonl with
+`SCRIPT --seed S --out DIR ARGS`, then each file runs), a GoogleTest binary.
+
+Results: DIR/results.json, DIR/junit.xml, DIR/summary.txt, DIR/logs/<job>.log, and
+for each failed scenario run DIR/waves/<job>.fst (a re-run on the RTL engine traced
+over the last --waves-window cycles before the failure). Exit 0 when every job
+passed, 1 when one failed, 2 on a usage or list error (FILE:LINE: reason).
+Standard library only.
+"""
+import argparse
+import concurrent.futures as cf
+import fnmatch
+import glob
+import json
+import os
+import random
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import xml.etree.ElementTree as ET
+
+RESULTS_VERSION = 1
+ENGINES = ("rtl", "model", "both", "lockstep")
+KINDS = ("scenarios", "generator", "gtest")
+DEFAULT_TIMEOUT = 600
+TRACEABLE = ("rtl", "both", "lockstep")  # engines whose failure re-runs traced as is
+
+
+class ListError(Exception):
+    pass
+
+
+# ------------------------------------------------------------------ the test list
+
+def parse_seeds(text, where):
+    """'A-B' (inclusive) or 'A,B,C' -> list of ints."""
+    try:
+        if re.fullmatch(r"\d+-\d+", text):
+            lo, hi = (int(x) for x in text.split("-"))
+            if hi < lo:
+                raise ValueError
+            return list(range(lo, hi + 1))
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        raise ListError(f"{where}: seeds={text}: expected A-B or A,B,C (integers)") from None
+
+
+def parse_list(path):
+    """The entries of a test list: dicts kind, name, what, opts, args, line."""
+    entries, names = [], set()
+    try:
+        lines = open(path, encoding="utf-8").read().splitlines()
+    except OSError as e:
+        raise ListError(f"{path}: cannot read the test list: {e.strerror}") from None
+    for no, raw in enumerate(lines, 1):
+        where = f"{path}:{no}"
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        words, args = shlex.split(line), []
+        if "--" in words:
+            i = words.index("--")
+            words, args = words[:i], words[i + 1:]
+        if len(words) < 3:
+            raise ListError(f"{where}: expected KIND NAME WHAT [key=value…], got {raw.strip()!r}")
+        kind, name, what = words[:3]
+        if kind not in KINDS:
+            raise ListError(f"{where}: unknown kind '{kind}' (expected {', '.join(KINDS)})")
+        if name in names:
+            raise ListError(f"{where}: entry name '{name}' used twice")
+        names.add(name)
+        opts = {}
+        for w in words[3:]:
+            if "=" not in w:
+                raise ListError(f"{where}: '{w}': expected key=value")
+            k, v = w.split("=", 1)
+            opts[k] = v
+        allowed = {"scenarios": {"engines", "timeout"},
+                   "generator": {"engines", "timeout", "seeds"},
+                   "gtest": {"timeout", "filter"}}[kind]
+        for k in opts:
+            if k not in allowed:
+                raise ListError(f"{where}: {kind}: unknown option '{k}' (allowed: {', '.join(sorted(allowed))})")
+        if "engines" in opts:
+            for e in opts["engines"].split(","):
+                if e not in ENGINES:
+                    raise ListError(f"{where}: engines={opts['engines']}: '{e}' is not one of {', '.join(ENGINES)}")
+        if "timeout" in opts and not re.fullmatch(r"\d+(\.\d+)?", opts["timeout"]):
+            raise ListError(f"{where}: timeout={opts['timeout']}: expected seconds")
+        if kind == "generator":
+            if "seeds" not in opts:
+                raise ListError(f"{where}: generator: seeds= is required (the seeds the list runs)")
+            opts["seeds"] = parse_seeds(opts["seeds"], where)
+        if args and kind != "generator":
+            raise ListError(f"{where}: '-- ARGS' is for generators only")
+        entries.append({"kind": kind, "name": name, "what": what, "opts": opts, "args": args, "line": where})
+    if not entries:
+        raise ListError(f"{path}: the test list has no entries")
+    return entries
+
+
+def file_engines(path):
+    """The engines a scenario file names on its '# engines:' line, or None."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if not line.startswith("#"):
+                break
+            m = re.match(r"#\s*engines:\s*(.*)", line)
+            if m:
+                return m.group(1).split()
+    return None
+
+
+def file_expect_error(path):
+    """A malformed file's '# expect: line N: MESSAGE' -> (N, MESSAGE): hcasim must
+    refuse it with exit 2 and 'FILE:N: MESSAGE' (as test_scenario holds)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if not line.startswith("#"):
+                break
+            m = re.match(r"#\s*expect:\s*line (\d+): (.*)", line)
+            if m:
+                return m.group(1), m.group(2).rstrip()
+    return None
+
+
+def expand(entries, root, cli):
+    """Every job of the list, in a stable order (sharding depends on it)."""
+    jobs = []
+    engine_override = cli.engine.split(",") if cli.engine else None
+    rng = random.Random(cli.seed)
+    for ent in entries:
+        kind, opts = ent["kind"], ent["opts"]
+        timeout = float(opts.get("timeout", cli.timeout))
+        engines = engine_override or opts.get("engines", "both").split(",")
+        if kind == "scenarios":
+            files = sorted(glob.glob(os.path.join(root, ent["what"])))
+            if not files:
+                raise ListError(f"{ent['line']}: {ent['what']}: no scenario file matches")
+            for f in files:
+                rel = os.path.relpath(f, root)
+                expect = file_expect_error(f)
+                own = file_engines(f)
+                engs = [e for e in engines if own is None or e in own] or own
+                if expect:  # a malformed file is refused before any engine runs: one run
+                    engs = engs[:1]
+                for e in engs:
+                    jobs.append({"id": f"{ent['name']}/{os.path.basename(f)}@{e}", "entry": ent["name"],
+                                 "kind": "scenario", "file": rel, "engine": e, "timeout": timeout,
+                                 "expect_error": expect})
+        elif kind == "generator":
+            script = ent["what"]
+            if not os.path.exists(os.path.join(root, script)):
+                raise ListError(f"{ent['line']}: {script}: no such generator")
+            seeds = opts["seeds"]
+            if cli.reseed:  # fresh seeds, drawn from --seed so the run can be repeated
+                seeds = [rng.randrange(1 << 31) for _ in range(cli.reseed)]
+            for s in seeds:
+                for e in engines:
+                    jobs.append({"id": f"{ent['name']}/s{s}@{e}", "entry": ent["name"], "kind": "generator",
+                                 "script": script, "args": ent["args"], "seed": s, "engine": e,
+                                 "timeout": timeout})
+        else:  # one job per binary; a glob names several
+            binaries = [ent["what"]]
+            if glob.has_magic(ent["what"]):
+                binaries = sorted(os.path.relpath(b, root) for b in glob.glob(os.path.join(root, ent["what"])))
+                if not binaries:
+                    raise ListError(f"{ent['line']}: {ent['what']}: no binary matches (make all first)")
+            for b in binaries:
+                jobs.append({"id": f"{ent['name']}/{os.path.basename(b)}", "entry": ent["name"], "kind": "gtest",
+                             "binary": b, "filter": opts.get("filter"), "timeout": timeout})
+    ids = [j["id"] for j in jobs]
+    if len(set(ids)) != len(ids):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise ListError(f"job '{dup}' appears twice (two entries reach the same file on one engine)")
+    return jobs
+
+
+def shard_of(jobs, shard):
+    """Jobs of shard I of N (1-based): every N-th job, so each shard gets a mix."""
+    i, n = shard
+    return [j for k, j in enumerate(jobs) if k % n == i - 1]
+
+
+# ------------------------------------------------------------------ running a job
+
+def q(argv):
+    return " ".join(shlex.quote(a) for a in argv)
+
+
+def run_argv(argv, cwd, timeout, log):
+    """Run argv in its own process group; (exit code or None on timeout, output)."""
+    p = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        rc = None
+    text = out.decode("utf-8", "replace")
+    log.write(f"$ {q(argv)}\n{text}")
+    if rc is None:
+        log.write(f"\n[regress: killed after {timeout:g} s]\n")
+    return rc, text
+
+
+class Runner:
+    def __init__(self, cli, root, out):
+        self.cli, self.root, self.out = cli, root, out
+        self.hcasim = cli.hcasim
+
+    def rel_hcasim(self):
+        try:
+            r = os.path.relpath(self.hcasim, self.root)
+            return r if not r.startswith("..") else self.hcasim
+        except ValueError:
+            return self.hcasim
+
+    def scenario_run(self, job, path, engine, log, tag):
+        """hcasim run on one file; (status, message, cycles at the end, reproduce)."""
+        jpath = os.path.join(self.out, "work", tag + ".json")
+        argv = [self.hcasim, "run", path, "--engine", engine, "--json", jpath]
+        rc, text = run_argv(argv, self.root, job["timeout"], log)
+        repro = q([self.rel_hcasim(), "run", path, "--engine", engine])
+        res = None
+        try:
+            with open(jpath) as f:
+                res = json.load(f)
+        except (OSError, ValueError):
+            pass
+        cycles = res.get("cycles") if res else None
+        if rc is None:
+            return "timeout", f"no result after {job['timeout']:g} s", cycles, repro
+        if job.get("expect_error"):
+            no, msg = job["expect_error"]
+            want = f"{path}:{no}: {msg}"
+            if rc == 2 and want in text:
+                return "pass", "", cycles, repro
+            return "fail", f"expected exit 2 and '{want}', got exit {rc}: {last_line(text)}", cycles, repro
+        if rc == 0:
+            return "pass", "", cycles, repro
+        fail = (res or {}).get("failure") or {}
+        msg = fail.get("message") or last_line(text)
+        where = f"{path}:{fail['line']}: " if fail.get("line") else ""
+        status = "fail" if rc == 1 else "error"
+        return status, f"{where}{msg} (exit {rc})", cycles, repro
+
+    def waves(self, job, path, cycles, log):
+        """Re-run a failed scenario on the RTL engine, traced over the window before the end."""
+        if self.cli.no_waves:
+            return None
+        os.makedirs(os.path.join(self.out, "waves"), exist_ok=True)
+        fst = os.path.join(self.out, "waves", safe(job["id"]) + ".fst")
+        engine = job["engine"] if job["engine"] in TRACEABLE else "rtl"
+        argv = [self.hcasim, "run", path, "--engine", engine, "--trace", fst]
+        if cycles:
+            argv += ["--trace-from", str(max(0, cycles - self.cli.waves_window))]
+        log.write("\n[regress: re-run with waves]\n")
+        run_argv(argv, self.root, job["timeout"] * 4, log)
+        return os.path.relpath(fst, self.out) if os.path.exists(fst) else None
+
+    def run(self, job):
+        t0 = time.monotonic()
+        logp = os.path.join(self.out, "logs", safe(job["id"]) + ".log")
+        res = {k: job[k] for k in ("id", "entry", "kind") if k in job}
+        for k in ("file", "engine", "seed", "binary"):
+            if k in job:
+                res[k] = job[k]
+        with open(logp, "w") as log:
+            if job["kind"] == "scenario":
+                st, msg, cycles, repro = self.scenario_run(job, job["file"], job["engine"], log, safe(job["id"]))
+                if st != "pass" and not job.get("expect_error"):
+                    res["waves"] = self.waves(job, job["file"], cycles, log)
+            elif job["kind"] == "generator":
+                st, msg, repro = self.generator(job, log, res)
+            else:
+                st, msg, repro = self.gtest(job, log)
+        res.update(status=st, message=msg, reproduce=repro, seconds=round(time.monotonic() - t0, 3),
+                   log=os.path.relpath(logp, self.out))
+        return res
+
+    def generator(self, job, log, res):
+        wdir = os.path.join(self.out, "work", safe(job["id"]))
+        shutil.rmtree(wdir, ignore_errors=True)
+        os.makedirs(wdir)
+        gen = [sys.executable, job["script"], "--seed", str(job["seed"]), "--out", wdir] + job["args"]
+        repro_gen = q(["python3", job["script"], "--seed", str(job["seed"]), "--out", "/tmp/hcasim-repro"]
+                      + job["args"])
+        rc, text = run_argv(gen, self.root, job["timeout"], log)
+        if rc != 0:
+            return ("timeout" if rc is None else "error",
+                    f"generator exit {rc}: {last_line(text)}", repro_gen)
+        files = sorted(glob.glob(os.path.join(wdir, "*.jsonl")))
+        if not files:
+            return "error", f"generator wrote no .jsonl into {wdir}", repro_gen
+        for i, f in enumerate(files):
+            st, msg, cycles, _ = self.scenario_run(job, f, job["engine"], log, f"{safe(job['id'])}.{i}")
+            name = os.path.basename(f)
+            repro = f"{repro_gen} && " + q([self.rel_hcasim(), "run", "/tmp/hcasim-repro/" + name,
+                                           "--engine", job["engine"]])
+            if st != "pass":
+                res["waves"] = self.waves(job, f, cycles, log)
+                return st, f"{name}: {msg}", repro
+        shutil.rmtree(wdir, ignore_errors=True)  # kept only when it failed
+        return "pass", "", repro_gen
+
+    def gtest(self, job, log):
+        xmlp = os.path.join(self.out, "work", safe(job["id"]) + ".xml")
+        argv = [job["binary"], f"--gtest_output=xml:{xmlp}"]
+        if job.get("filter"):
+            argv.append(f"--gtest_filter={job['filter']}")
+        rc, text = run_argv(argv, self.root, job["timeout"], log)
+        repro = q(argv[:1] + argv[2:])
+        if rc is None:
+            return "timeout", f"no result after {job['timeout']:g} s", repro
+        if rc == 0:
+            return "pass", "", repro
+        failed = []
+        try:
+            for tc in ET.parse(xmlp).getroot().iter("testcase"):
+                if tc.find("failure") is not None:
+                    failed.append(f"{tc.get('classname')}.{tc.get('name')}")
+        except (OSError, ET.ParseError):
+            pass
+        if failed:
+            repro = q(argv[:1] + [f"--gtest_filter={':'.join(failed[:20])}"])
+            return "fail", f"{len(failed)} failed: {', '.join(failed[:5])}{' …' if len(failed) > 5 else ''}", repro
+        return "error", f"exit {rc}: {last_line(text)}", repro
+
+
+def last_line(text):
+    lines = [l for l in text.strip().splitlines() if l.strip()]
+    return lines[-1][:300] if lines else "(no output)"
+
+
+def safe(s):
+    return re.sub(r"[^A-Za-z0-9_.@-]+", "_", s)
+
+
+# ------------------------------------------------------------------ progress and reports
+
+class Progress:
+    """One live line on a terminal; a line every 10 % (or 30 s) otherwise."""
+
+    def __init__(self, total, stream=sys.stderr):
+        self.total, self.done, self.failed, self.stream = total, 0, 0, stream
+        self.t0 = time.monotonic()
+        self.tty = stream.isatty()
+        self.last = 0.0
+        self.lock = threading.Lock()
+
+    def line(self, running):
+        el = time.monotonic() - self.t0
+        eta = el / self.done * (self.total - self.done) if self.done else 0
+        return (f"regress: {self.done}/{self.total} done, {self.failed} failed, {running} running, "
+                f"{fmt_s(el)} elapsed, ETA {fmt_s(eta) if self.done else '?'}")
+
+    def update(self, res, running):
+        with self.lock:
+            self.done += 1
+            if res["status"] != "pass":
+                self.failed += 1
+                self.emit(f"FAIL {res['id']}: {res['message']}", newline=True)
+            now = time.monotonic()
+            if self.tty:
+                self.stream.write("\r\033[K" + self.line(running))
+                self.stream.flush()
+            elif (self.done * 10 // self.total != (self.done - 1) * 10 // self.total) or now - self.last > 30:
+                self.last = now
+                self.stream.write(self.line(running) + "\n")
+
+    def emit(self, text, newline):
+        if self.tty:
+            self.stream.write("\r\033[K")
+        self.stream.write(text + ("\n" if newline else ""))
+
+    def close(self):
+        if self.tty:
+            self.stream.write("\r\033[K" + self.line(0) + "\n")
+
+
+def fmt_s(s):
+    s = int(s)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+
+def write_reports(out, meta, results):
+    results = sorted(results, key=lambda r: r["id"])
+    doc = dict(meta, version=RESULTS_VERSION, jobs=results,
+               passed=sum(r["status"] == "pass" for r in results),
+               failed=sum(r["status"] != "pass" for r in results))
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    write_junit(os.path.join(out, "junit.xml"), results)
+    text = summary(doc)
+    with open(os.path.join(out, "summary.txt"), "w") as f:
+        f.write(text)
+    return doc, text
+
+
+def write_junit(path, results):
+    suites = ET.Element("testsuites", name="hcasim regress", tests=str(len(results)),
+                        failures=str(sum(r["status"] == "fail" for r in results)),
+                        errors=str(sum(r["status"] in ("error", "timeout") for r in results)),
+                        time=f"{sum(r['seconds'] for r in results):.3f}")
+    by_entry = {}
+    for r in results:
+        by_entry.setdefault(r["entry"], []).append(r)
+    for entry, rs in sorted(by_entry.items()):
+        s = ET.SubElement(suites, "testsuite", name=entry, tests=str(len(rs)),
+                          failures=str(sum(r["status"] == "fail" for r in rs)),
+                          errors=str(sum(r["status"] in ("error", "timeout") for r in rs)),
+                          time=f"{sum(r['seconds'] for r in rs):.3f}")
+        for r in rs:
+            name = r["id"][len(entry) + 1:] if r["id"].startswith(entry + "/") else r["id"]
+            tc = ET.SubElement(s, "testcase", classname=f"hcasim.{entry}", name=name, time=f"{r['seconds']:.3f}")
+            if r["status"] != "pass":
+                tag = "failure" if r["status"] == "fail" else "error"
+                el = ET.SubElement(tc, tag, message=r["message"], type=r["status"])
+                el.text = f"reproduce: {r['reproduce']}\nlog: {r['log']}" + (
+                    f"\nwaves: {r['waves']}" if r.get("waves") else "")
+            ET.SubElement(tc, "system-out").text = f"reproduce: {r['reproduce']}"
+    ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def summary(doc):
+    jobs = doc["jobs"]
+    bad = [r for r in jobs if r["status"] != "pass"]
+    lines = []
+    if bad:
+        lines.append(f"{len(bad)} failing job(s):")
+        for r in bad:
+            lines.append(f"  {r['status'].upper():7} {r['id']}")
+            lines.append(f"          {r['message']}")
+            lines.append(f"          reproduce: {r['reproduce']}")
+            if r.get("waves"):
+                lines.append(f"          waves:     {r['waves']}")
+            lines.append(f"          log:       {r['log']}")
+    by_entry = {}
+    for r in jobs:
+        e = by_entry.setdefault(r["entry"], [0, 0, 0.0])
+        e[0 if r["status"] == "pass" else 1] += 1
+        e[2] += r["seconds"]
+    lines.append("entry                      passed  failed   cpu-s")
+    for name, (p, f_, s) in sorted(by_entry.items()):
+        lines.append(f"  {name:24} {p:6d}  {f_:6d}  {s:7.1f}")
+    sh = doc.get("shard")
+    lines.append(f"list {doc.get('list')}, seed {doc.get('seed')}"
+                 + (f", shard {sh[0]}/{sh[1]}" if sh and sh[1] > 1 else "")
+                 + (f", {fmt_s(doc['elapsed_s'])} wall on {doc.get('jobs_parallel')} jobs" if 'elapsed_s' in doc else ""))
+    lines.append(f"{doc['passed']} passed, {doc['failed']} failed")
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------ commands
+
+def find_root(list_path):
+    d = os.path.dirname(os.path.abspath(list_path))
+    while True:
+        if os.path.exists(os.path.join(d, "Makefile")):
+            return d
+        up = os.path.dirname(d)
+        if up == d:
+            return os.getcwd()
+        d = up
+
+
+def cmd_run(argv):
+    ap = argparse.ArgumentParser(prog="hcasim regress", description="Run a test list in parallel (docs/regress.md).")
+    ap.add_argument("list", nargs="?", default=None, help="the test list (default: vectors/regress/nightly.list)")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="parallel jobs (default: cores)")
+    ap.add_argument("--engine", help="run every scenario/generator job on these engines (E[,E]) instead of the list's")
+    ap.add_argument("--seed", type=int, default=None, help="base seed of --reseed (default: from the clock; printed)")
+    ap.add_argument("--reseed", type=int, default=0, metavar="N", help="N fresh seeds per generator instead of the list's")
+    ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="per-job timeout in seconds (entries may set their own)")
+    ap.add_argument("--shard", default="1/1", help="run shard I of N (1-based) of the job list")
+    ap.add_argument("--only", action="append", default=[], metavar="GLOB", help="only jobs whose id matches (repeatable)")
+    ap.add_argument("--out", default=None, help="results directory (default: build/regress/latest)")
+    ap.add_argument("--no-waves", action="store_true", help="do not re-run failures with waves")
+    ap.add_argument("--waves-window", type=int, default=20000, metavar="C", help="cycles traced before the failure")
+    ap.add_argument("--list", dest="dry", action="store_true", help="print the jobs and their commands, run nothing")
+    ap.add_argument("--root", help="project root the list's paths are relative to")
+    ap.add_argument("--hcasim", default=os.environ.get("HCASIM_BIN"), help=argparse.SUPPRESS)
+    cli = ap.parse_args(argv)
+    m = re.fullmatch(r"(\d+)/(\d+)", cli.shard)
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        ap.error(f"--shard {cli.shard}: expected I/N with 1 <= I <= N")
+    shard = (int(m.group(1)), int(m.group(2)))
+    if cli.jobs < 1:
+        ap.error("-j: expected at least 1")
+    if cli.engine:
+        for e in cli.engine.split(","):
+            if e not in ENGINES:
+                ap.error(f"--engine {cli.engine}: '{e}' is not one of {', '.join(ENGINES)}")
+    if cli.seed is None:
+        cli.seed = int(time.time()) & 0x7FFFFFFF
+    lst = cli.list
+    root = os.path.abspath(cli.root) if cli.root else None
+    if lst is None:
+        root = root or os.getcwd()
+        lst = os.path.join(root, "vectors/regress/nightly.list")
+    root = root or find_root(lst)
+    if not cli.hcasim:
+        cli.hcasim = os.path.join(root, "build/bin/hcasim")
+    cli.hcasim = os.path.abspath(cli.hcasim)
+    try:
+        jobs = shard_of(expand(parse_list(lst), root, cli), shard)
+    except ListError as e:
+        print(f"hcasim regress: {e}", file=sys.stderr)
+        return 2
+    for j in jobs:
+        for k in ("binary",):
+            if k in j and not os.access(os.path.join(root, j[k]), os.X_OK):
+                print(f"hcasim regress: {j['id']}: {j[k]} is not built (make all first)", file=sys.stderr)
+                return 2
+    if cli.dry:
+        for j in jobs:
+            print(j["id"])
+        print(f"{len(jobs)} jobs")
+        return 0
+    out = os.path.abspath(cli.out or os.path.join(root, "build/regress/latest"))
+    shutil.rmtree(out, ignore_errors=True)
+    for d in ("logs", "work"):
+        os.makedirs(os.path.join(out, d))
+    runner = Runner(cli, root, out)
+    prog = Progress(len(jobs))
+    results, t0 = [], time.monotonic()
+    print(f"regress: {len(jobs)} jobs from {os.path.relpath(lst, root)} (shard {shard[0]}/{shard[1]}, "
+          f"seed {cli.seed}) on {cli.jobs} jobs; results in {out}", file=sys.stderr)
+    with cf.ThreadPoolExecutor(max_workers=cli.jobs) as ex:
+        futs = {ex.submit(runner.run, j): j for j in jobs}
+        pending = set(futs)
+        try:
+            for fut in cf.as_completed(futs):
+                pending.discard(fut)
+                res = fut.result()
+                results.append(res)
+                prog.update(res, min(cli.jobs, len(pending)))
+        except KeyboardInterrupt:
+            for f in pending:
+                f.cancel()
+            print("\nregress: interrupted; writing the results so far", file=sys.stderr)
+    prog.close()
+    meta = {"list": os.path.relpath(lst, root), "seed": cli.seed, "reseed": cli.reseed, "shard": list(shard),
+            "jobs_parallel": cli.jobs, "elapsed_s": round(time.monotonic() - t0, 1), "total_jobs": len(jobs)}
+    doc, text = write_reports(out, meta, results)
+    sys.stdout.write(text)
+    return 0 if doc["failed"] == 0 and len(results) == len(jobs) else 1
+
+
+def cmd_merge(argv):
+    ap = argparse.ArgumentParser(prog="hcasim regress merge", description="Join the results of a run's shards.")
+    ap.add_argument("dirs", nargs="+", help="the shards' result directories")
+    ap.add_argument("--out", required=True, help="where the joined results go")
+    cli = ap.parse_args(argv)
+    docs = []
+    for d in cli.dirs:
+        p = os.path.join(d, "results.json")
+        try:
+            with open(p) as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            print(f"hcasim regress merge: {p}: {e}", file=sys.stderr)
+            return 2
+        if doc.get("version") != RESULTS_VERSION:
+            print(f"hcasim regress merge: {p}: results version {doc.get('version')}, expected {RESULTS_VERSION}",
+                  file=sys.stderr)
+            return 2
+        docs.append((d, doc))
+    first = docs[0][1]
+    n = first["shard"][1]
+    seen = {}
+    for d, doc in docs:
+        for k in ("list", "seed", "reseed"):
+            if doc.get(k) != first.get(k):
+                print(f"hcasim regress merge: {d}: {k} {doc.get(k)!r} differs from {docs[0][0]}'s {first.get(k)!r}",
+                      file=sys.stderr)
+                return 2
+        if doc["shard"][1] != n:
+            print(f"hcasim regress merge: {d}: shard of {doc['shard'][1]}, others of {n}", file=sys.stderr)
+            return 2
+        if doc["shard"][0] in seen:
+            print(f"hcasim regress merge: {d}: shard {doc['shard'][0]} also in {seen[doc['shard'][0]]}", file=sys.stderr)
+            return 2
+        seen[doc["shard"][0]] = d
+    os.makedirs(cli.out, exist_ok=True)
+    results = []
+    for d, doc in docs:
+        for r in doc["jobs"]:
+            r = dict(r)
+            for k in ("log", "waves"):
+                if r.get(k):
+                    r[k] = os.path.relpath(os.path.join(d, r[k]), cli.out)
+            results.append(r)
+    missing = sorted(set(range(1, n + 1)) - set(seen))
+    meta = {"list": first["list"], "seed": first["seed"], "reseed": first.get("reseed", 0), "shard": [1, 1],
+            "merged_shards": sorted(seen), "missing_shards": missing,
+            "total_jobs": sum(doc["total_jobs"] for _, doc in docs)}
+    doc, text = write_reports(cli.out, meta, results)
+    sys.stdout.write(text)
+    if missing:
+        print(f"hcasim regress merge: shards {', '.join(map(str, missing))} of {n} missing", file=sys.stderr)
+        return 1
+    return 0 if doc["failed"] == 0 else 1
+
+
+def main(argv):
+    if argv and argv[0] == "merge":
+        return cmd_merge(argv[1:])
+    return cmd_run(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
