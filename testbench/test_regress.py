@@ -103,7 +103,7 @@ class Regress(unittest.TestCase):
                 "gen/s1@model": "fail", "gen/s2@model": "pass", "json/test_json": "pass"}
         self.assertEqual(st, want)
         bad = next(j for j in doc["jobs"] if j["id"] == "bad/fail.jsonl@model")
-        self.assertIn("s/fail.jsonl:4:", bad["message"])
+        self.assertIn("s/fail.jsonl:3: op check_mem", bad["message"])
         self.assertIn("check_mem", bad["message"])
         self.assertTrue(bad["reproduce"].endswith("run s/fail.jsonl --engine model"), bad["reproduce"])
         # The failure re-ran on the RTL engine with waves; the FST is there.
@@ -150,6 +150,31 @@ class Regress(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertIn("shard 1 also in", err)
 
+    def test_farm_array_scripts_run_their_shard(self):
+        """The Slurm and LSF scripts, given the variables their schedulers set."""
+        p = self.lst("scenarios ok s/pass.jsonl engines=model,rtl\n"
+                     "generator gen gen.py seeds=1-3 engines=model\n")
+        farm = os.path.join(ROOT, "sim/runner/farm")
+        arrays = {"regress.sbatch": {"SLURM_ARRAY_TASK_ID": "{i}", "SLURM_ARRAY_TASK_COUNT": "2",
+                                     "SLURM_ARRAY_JOB_ID": "42", "SLURM_CPUS_PER_TASK": "1"},
+                  "regress.lsf": {"LSB_JOBINDEX": "{i}", "LSB_JOBINDEX_END": "2", "LSB_JOBID": "42"}}
+        for script, env in arrays.items():
+            res = os.path.join(self.d, "res-" + script)
+            for i in (1, 2):
+                e = dict(os.environ, HCASIM=HCASIM, HCASIM_REGRESS_OUT=res,
+                         **{k: v.format(i=i) for k, v in env.items()})
+                r = subprocess.run(["bash", os.path.join(farm, script), p, "--no-waves"], cwd=self.d, env=e,
+                                   capture_output=True, text=True, timeout=300)
+                self.assertEqual(r.returncode, 0, f"{script} shard {i}: {r.stdout}{r.stderr}")
+                doc = self.results(os.path.join(res, "42", f"shard{i}"))
+                self.assertEqual((doc["shard"], doc["seed"]), ([i, 2], 42), script)
+            rc, stdout, err = self.regress("merge", os.path.join(res, "42", "shard1"), os.path.join(res, "42", "shard2"),
+                                           "--out", os.path.join(res, "merged"))
+            self.assertEqual((rc, stdout.strip().splitlines()[-1]), (0, "5 passed, 0 failed"), script + err)
+        r = subprocess.run(["bash", os.path.join(farm, "regress.sbatch")], cwd=self.d, capture_output=True, text=True)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("submit with sbatch --array=1-N", r.stderr)
+
     def test_reseed_draws_repeatable_fresh_seeds(self):
         p = self.lst("generator gen gen.py seeds=1,2 engines=model\n")
         _, a, _ = self.regress(p, "--list", "--reseed", "4", "--seed", "99")
@@ -161,6 +186,11 @@ class Regress(unittest.TestCase):
         self.assertNotIn("gen/s1@model", a)
         _, d, _ = self.regress(p, "--list")
         self.assertEqual(d.strip().splitlines()[:2], ["gen/s1@model", "gen/s2@model"])
+        _, e, _ = self.regress(p, "--list", "--only", "*s2@*")
+        self.assertEqual(e.strip().splitlines(), ["gen/s2@model", "1 jobs"])
+        rc, _, err = self.regress(p, "--list", "--only", "nothing*")
+        self.assertEqual(rc, 2)
+        self.assertIn("no job left to run", err)
 
 
 if __name__ == "__main__":

@@ -526,7 +526,12 @@ def cmd_run(argv):
         cli.hcasim = os.path.join(root, "build/bin/hcasim")
     cli.hcasim = os.path.abspath(cli.hcasim)
     try:
-        jobs = shard_of(expand(parse_list(lst), root, cli), shard)
+        jobs = expand(parse_list(lst), root, cli)
+        if cli.only:
+            jobs = [j for j in jobs if any(fnmatch.fnmatchcase(j["id"], g) for g in cli.only)]
+        jobs = shard_of(jobs, shard)
+        if not jobs:
+            raise ListError(f"{lst}: no job left to run (--only {' '.join(cli.only)}, --shard {cli.shard})")
     except ListError as e:
         print(f"hcasim regress: {e}", file=sys.stderr)
         return 2
