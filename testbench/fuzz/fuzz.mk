@@ -1,0 +1,86 @@
+# testbench/fuzz/fuzz.mk — coverage-guided fuzzing with libFuzzer (Debian's
+# clang + libclang-rt), ASan + UBSan on, of the inputs a user hands hcasim:
+#
+#   fuzz_scenario   the scenario parser and validator (scn_load_text)
+#   fuzz_elf        the firmware ELF loader (elf_load_mem over fwcore's memory
+#                   map) and the symbol reader behind --fw-profile
+#
+# Each harness also holds its API's contract (a refusal names the line/field;
+# a refused image writes no RAM), so a wrong answer is a finding too.
+#
+#   make fuzz [FUZZ_RUNS=1000000] [FUZZ_TARGETS="scenario elf"]
+#       each target FUZZ_RUNS executions from its corpus (build/fuzz/corpus/T,
+#       seeded from vectors/ and the built firmware image, kept between runs),
+#       with a dictionary; a crash is written to build/fuzz/artifacts/T/ and
+#       fails the target. Turn each finding into a regression input: copy it
+#       to testbench/fuzz/regress/T/ (and fix the bug).
+#   fuzz-smoke (in make test) every regression input and seed of each target,
+#       then 20,000 fresh executions.
+FUZZ_CC := clang
+FUZZ_CXX := clang++
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -Wall -Wextra -Werror $(INCLUDES) $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_OBJ := $(FUZZ_DIR)/obj
+FUZZ_RUNS ?= 1000000
+FUZZ_TARGETS ?= scenario elf
+FUZZ_SMOKE_RUNS := 20000
+
+FUZZ_SRCS_scenario := testbench/fuzz/fuzz_scenario.c sim/runner/json.c sim/runner/scn_schema.c sim/runner/scn_diag.c \
+                      sim/runner/scn_fields.c sim/runner/scn_names.c sim/runner/scn_load.c
+FUZZ_SRCS_elf := testbench/fuzz/fuzz_elf.c sim/iss/elf_load.c sim/iss/elf_syms.c
+# The parser's helpers live beside the runner (scn_run.c), which reaches the
+# device: the rest of the simulator comes, uninstrumented, from libhcasim.
+FUZZ_LIBS_scenario = $(HCASIM_LIBS)
+FUZZ_SEEDS_scenario := vectors/demo.jsonl $(wildcard vectors/directed/*.jsonl vectors/malformed/*.jsonl)
+FUZZ_SEEDS_elf := $(FW_IMAGE)
+FUZZ_DICT_scenario := $(FUZZ_DIR)/scenario.dict
+FUZZ_DICT_elf := testbench/fuzz/elf.dict
+
+$(FUZZ_OBJ)/%.o: %.c
+	@mkdir -p $(@D)
+	$(call say,CLANG,$<)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_DICT_scenario): testbench/fuzz/make_dict.py $(FUZZ_SEEDS_scenario)
+	@mkdir -p $(@D)
+	$(Q)$(PYTHON) $< $@ $(FUZZ_SEEDS_scenario)
+
+# One target T's binary, run and smoke run.
+define FUZZ_TARGET
+$(FUZZ_DIR)/fuzz_$(1): $(patsubst %.c,$(FUZZ_OBJ)/%.o,$(FUZZ_SRCS_$(1))) $(FUZZ_LIBS_$(1))
+	@mkdir -p $$(@D)
+	$$(call say,LD,$$@)
+	$$(Q)$(FUZZ_CXX) $(FUZZ_SAN) -fsanitize=fuzzer -o $$@ $$(filter %.o,$$^) $(if $(FUZZ_LIBS_$(1)),$(LIBHCASIM) $(HCASIM_LINK)) $(LDLIBS)
+
+.PHONY: fuzz-run-$(1) fuzz-smoke-$(1)
+fuzz-run-$(1): $(FUZZ_DIR)/fuzz_$(1) $(FUZZ_DICT_$(1)) $(FUZZ_SEEDS_$(1))
+	@mkdir -p $(FUZZ_DIR)/corpus/$(1) $(FUZZ_DIR)/artifacts/$(1)
+	@cp $(FUZZ_SEEDS_$(1)) $(FUZZ_DIR)/corpus/$(1)/
+	@echo "fuzz $(1): $(FUZZ_RUNS) executions (corpus $(FUZZ_DIR)/corpus/$(1))"
+	@$(FUZZ_DIR)/fuzz_$(1) -runs=$(FUZZ_RUNS) -dict=$(FUZZ_DICT_$(1)) -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_DIR)/artifacts/$(1)/ $(FUZZ_DIR)/corpus/$(1) >$(FUZZ_DIR)/$(1).log 2>&1 \
+	    || { tail -40 $(FUZZ_DIR)/$(1).log; echo "fuzz $(1): FINDING in $(FUZZ_DIR)/artifacts/$(1)/"; exit 1; }
+	@echo "fuzz $(1): $$$$(sed -n 's/^stat::number_of_executed_units: *//p' $(FUZZ_DIR)/$(1).log) executions," \
+	    "0 crashes, corpus $$$$(ls $(FUZZ_DIR)/corpus/$(1) | wc -l) inputs," \
+	    "peak RSS $$$$(sed -n 's/^stat::peak_rss_mb: *//p' $(FUZZ_DIR)/$(1).log) MB"
+
+fuzz-smoke-$(1): $(FUZZ_DIR)/fuzz_$(1) $(FUZZ_DICT_$(1)) $(FUZZ_SEEDS_$(1))
+	@rm -rf $(FUZZ_DIR)/smoke/$(1) && mkdir -p $(FUZZ_DIR)/smoke/$(1)/corpus $(FUZZ_DIR)/smoke/$(1)/artifacts
+	@reg=$$$$(ls testbench/fuzz/regress/$(1)/* 2>/dev/null); \
+	 $(FUZZ_DIR)/fuzz_$(1) $$$$reg $(FUZZ_SEEDS_$(1)) >$(FUZZ_DIR)/smoke/$(1)/replay.log 2>&1 \
+	    || { tail -30 $(FUZZ_DIR)/smoke/$(1)/replay.log; echo "fuzz-smoke $(1): a regression input or seed fails"; exit 1; }; \
+	 cp $(FUZZ_SEEDS_$(1)) $(FUZZ_DIR)/smoke/$(1)/corpus/ && \
+	 $(FUZZ_DIR)/fuzz_$(1) -runs=$(FUZZ_SMOKE_RUNS) -seed=1 -dict=$(FUZZ_DICT_$(1)) \
+	    -artifact_prefix=$(FUZZ_DIR)/smoke/$(1)/artifacts/ $(FUZZ_DIR)/smoke/$(1)/corpus >$(FUZZ_DIR)/smoke/$(1)/fuzz.log 2>&1 \
+	    || { tail -30 $(FUZZ_DIR)/smoke/$(1)/fuzz.log; echo "fuzz-smoke $(1): FINDING in $(FUZZ_DIR)/smoke/$(1)/artifacts/"; exit 1; }; \
+	 echo "fuzz-smoke $(1): $$$$(echo $$$$reg | wc -w) regression inputs, $(words $(FUZZ_SEEDS_$(1))) seeds and $(FUZZ_SMOKE_RUNS) fresh executions, 0 crashes"
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_TARGET,$(t))))
+
+.PHONY: fuzz fuzz-smoke
+fuzz: $(foreach t,$(FUZZ_TARGETS),fuzz-run-$(t))
+fuzz-smoke: $(foreach t,$(FUZZ_TARGETS),fuzz-smoke-$(t))
+
+CHECKS += $(foreach t,$(FUZZ_TARGETS),fuzz-smoke-$(t))
+-include $(shell find $(FUZZ_OBJ) -name '*.d' 2>/dev/null)
