@@ -849,14 +849,14 @@ class Gen:
             w = self.wr
             self.wr += 2
             if f.state == "FREE":
-                if f.key is not None:
-                    b, o, _ = f.phys(0, 1)[0]
-                    self.add({"op": "host_write", "buf": b, "offset": o, "hex": "00" * 16})
+                if f.key is not None:  # up to 16 bytes of its first page (which may be the buffer's last)
+                    b, o, k = f.phys(0, 16)[0]
+                    self.add({"op": "host_write", "buf": b, "offset": o, "hex": "00" * k})
                 self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_WRITE",
                           "sge": [{"mr": "ms", "offset": 0, "length": 2 * p.mtu + 5}], "remote": {"mr": f.name, "offset": 0}})
                 self.add({"op": "poll_cq", "cq": p.cqa, "expect": [{"wr_id": w, "status": "REM_ACCESS_ERR"}]})
                 if f.key is not None:
-                    self.add({"op": "check_mem", "buf": b, "offset": o, "hex": "00" * 16})
+                    self.add({"op": "check_mem", "buf": b, "offset": o, "hex": "00" * k})
                 self.add({"op": "expect_qp_state", "qp": p.a, "state": "ERROR"})
                 self.add({"op": "expect_qp_state", "qp": p.b, "state": "ERROR"})
                 self.add({"op": "check_mr", "mr": f.name, "expect": {"state": "FREE"}})

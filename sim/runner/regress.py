@@ -262,7 +262,7 @@ class Runner:
             return "pass", "", cycles, repro
         fail = (res or {}).get("failure") or {}
         msg = fail.get("message") or last_line(text)
-        where = f"{path}:{fail['line']}: " if fail.get("line") else ""
+        where = f"{path}:{fail['line']}: " if fail.get("line") and not msg.startswith(f"{path}:") else ""
         status = "fail" if rc == 1 else "error"
         return status, f"{where}{msg} (exit {rc})", cycles, repro
 
@@ -290,7 +290,7 @@ class Runner:
         with open(logp, "w") as log:
             if job["kind"] == "scenario":
                 st, msg, cycles, repro = self.scenario_run(job, job["file"], job["engine"], log, safe(job["id"]))
-                if st != "pass" and not job.get("expect_error"):
+                if st in ("fail", "timeout") and not job.get("expect_error"):  # a refused file has no waves
                     res["waves"] = self.waves(job, job["file"], cycles, log)
             elif job["kind"] == "generator":
                 st, msg, repro = self.generator(job, log, res)
@@ -320,7 +320,8 @@ class Runner:
             repro = f"{repro_gen} && " + q([self.rel_hcasim(), "run", "/tmp/hcasim-repro/" + name,
                                            "--engine", job["engine"]])
             if st != "pass":
-                res["waves"] = self.waves(job, f, cycles, log)
+                if st in ("fail", "timeout"):
+                    res["waves"] = self.waves(job, f, cycles, log)
                 return st, f"{name}: {msg}", repro
         shutil.rmtree(wdir, ignore_errors=True)  # kept only when it failed
         return "pass", "", repro_gen
