@@ -290,7 +290,7 @@ class Runner:
         with open(logp, "w") as log:
             if job["kind"] == "scenario":
                 st, msg, cycles, repro = self.scenario_run(job, job["file"], job["engine"], log, safe(job["id"]))
-                if st in ("fail", "timeout") and not job.get("expect_error"):  # a refused file has no waves
+                if st == "fail" and not job.get("expect_error"):  # a refused or hung run has no waves worth writing
                     res["waves"] = self.waves(job, job["file"], cycles, log)
             elif job["kind"] == "generator":
                 st, msg, repro = self.generator(job, log, res)
@@ -320,7 +320,7 @@ class Runner:
             repro = f"{repro_gen} && " + q([self.rel_hcasim(), "run", "/tmp/hcasim-repro/" + name,
                                            "--engine", job["engine"]])
             if st != "pass":
-                if st in ("fail", "timeout"):
+                if st == "fail":
                     res["waves"] = self.waves(job, f, cycles, log)
                 return st, f"{name}: {msg}", repro
         shutil.rmtree(wdir, ignore_errors=True)  # kept only when it failed
