@@ -99,7 +99,12 @@ module xu_key_check #(
   // remote right do not have.
   assign key_bad    = (e_key != key_i) ||
                       (remote_i && (is_dma || ((e_access & REMOTE_RIGHTS) == '0)));
+`ifndef HCA_MUTANT_KEYCHECK_NO_PD
   assign pd_bad     = e_pd[`HCA_PD_BITS-1:0] != pd_i;
+`else
+  // Mutant (make formal only): rule 4 forgotten; the grant property must fail.
+  assign pd_bad     = 1'b0 && (e_pd[`HCA_PD_BITS-1:0] != pd_i);
+`endif
   assign rights_bad = (rights_i & ~e_access) != '0;
   assign ps_bad     = (e_page_shift < 5'(`HCA_PAGE_SHIFT_MIN)) ||
                       (e_page_shift > 5'(`HCA_PAGE_SHIFT_MAX));
