@@ -4,6 +4,10 @@
 #   fuzz_scenario   the scenario parser and validator (scn_load_text)
 #   fuzz_elf        the firmware ELF loader (elf_load_mem over fwcore's memory
 #                   map) and the symbol reader behind --fw-profile
+#   fuzz_mailbox    the command mailbox of a live device: random command words
+#                   and mailbox layouts through the reference driver; the
+#                   firmware (on the ISS) must answer each and stay alive,
+#                   guided by the firmware words it executed (extra counters)
 #
 # Each harness also holds its API's contract (a refusal names the line/field;
 # a refused image writes no RAM), so a wrong answer is a finding too.
@@ -15,7 +19,7 @@
 #       fails the target. Turn each finding into a regression input: copy it
 #       to testbench/fuzz/regress/T/ (and fix the bug).
 #   fuzz-smoke (in make test) every regression input and seed of each target,
-#       then 20,000 fresh executions.
+#       then 20,000 fresh executions (mailbox: 2,000).
 FUZZ_CC := clang
 FUZZ_CXX := clang++
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -23,8 +27,10 @@ FUZZ_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -Wall -Wextra -Werror $(INCLUDE
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_OBJ := $(FUZZ_DIR)/obj
 FUZZ_RUNS ?= 1000000
-FUZZ_TARGETS ?= scenario elf
+FUZZ_TARGETS ?= scenario elf mailbox
 FUZZ_SMOKE_RUNS := 20000
+# A mailbox input runs the firmware on the ISS (~4 ms each): fewer in the smoke run.
+FUZZ_SMOKE_RUNS_mailbox := 2000
 
 FUZZ_SRCS_scenario := testbench/fuzz/fuzz_scenario.c sim/runner/json.c sim/runner/scn_schema.c sim/runner/scn_diag.c \
                       sim/runner/scn_fields.c sim/runner/scn_names.c sim/runner/scn_load.c
@@ -32,6 +38,10 @@ FUZZ_SRCS_elf := testbench/fuzz/fuzz_elf.c sim/iss/elf_load.c sim/iss/elf_syms.c
 # The parser's helpers live beside the runner (scn_run.c), which reaches the
 # device: the rest of the simulator comes, uninstrumented, from libhcasim.
 FUZZ_LIBS_scenario = $(HCASIM_LIBS)
+FUZZ_SRCS_mailbox := testbench/fuzz/fuzz_mailbox.c
+FUZZ_LIBS_mailbox = $(HCASIM_LIBS) $(FW_IMAGE)
+FUZZ_SEEDS_mailbox := $(FUZZ_DIR)/seeds/mailbox
+FUZZ_DICT_mailbox := $(FUZZ_DIR)/mailbox.dict
 FUZZ_SEEDS_scenario := vectors/demo.jsonl $(wildcard vectors/directed/*.jsonl vectors/malformed/*.jsonl)
 FUZZ_SEEDS_elf := $(FW_IMAGE)
 FUZZ_DICT_scenario := $(FUZZ_DIR)/scenario.dict
@@ -46,6 +56,14 @@ $(FUZZ_DICT_scenario): testbench/fuzz/make_dict.py $(FUZZ_SEEDS_scenario)
 	@mkdir -p $(@D)
 	$(Q)$(PYTHON) $< $@ $(FUZZ_SEEDS_scenario)
 
+$(FUZZ_DICT_mailbox): testbench/fuzz/make_mailbox_seeds.py abi/hca.toml
+	@mkdir -p $(@D)
+	$(Q)$(PYTHON) $< abi/hca.toml $(FUZZ_SEEDS_mailbox) $@
+$(FUZZ_SEEDS_mailbox): $(FUZZ_DICT_mailbox) ; @:
+
+# Seeds are files or directories of them.
+fuzz_seed_files = $$$$(find $(1) -type f)
+
 # One target T's binary, run and smoke run.
 define FUZZ_TARGET
 $(FUZZ_DIR)/fuzz_$(1): $(patsubst %.c,$(FUZZ_OBJ)/%.o,$(FUZZ_SRCS_$(1))) $(FUZZ_LIBS_$(1))
@@ -56,7 +74,7 @@ $(FUZZ_DIR)/fuzz_$(1): $(patsubst %.c,$(FUZZ_OBJ)/%.o,$(FUZZ_SRCS_$(1))) $(FUZZ_
 .PHONY: fuzz-run-$(1) fuzz-smoke-$(1)
 fuzz-run-$(1): $(FUZZ_DIR)/fuzz_$(1) $(FUZZ_DICT_$(1)) $(FUZZ_SEEDS_$(1))
 	@mkdir -p $(FUZZ_DIR)/corpus/$(1) $(FUZZ_DIR)/artifacts/$(1)
-	@cp $(FUZZ_SEEDS_$(1)) $(FUZZ_DIR)/corpus/$(1)/
+	@cp $(call fuzz_seed_files,$(FUZZ_SEEDS_$(1))) $(FUZZ_DIR)/corpus/$(1)/
 	@echo "fuzz $(1): $(FUZZ_RUNS) executions (corpus $(FUZZ_DIR)/corpus/$(1))"
 	@$(FUZZ_DIR)/fuzz_$(1) -runs=$(FUZZ_RUNS) -dict=$(FUZZ_DICT_$(1)) -print_final_stats=1 \
 	    -artifact_prefix=$(FUZZ_DIR)/artifacts/$(1)/ $(FUZZ_DIR)/corpus/$(1) >$(FUZZ_DIR)/$(1).log 2>&1 \
@@ -68,13 +86,13 @@ fuzz-run-$(1): $(FUZZ_DIR)/fuzz_$(1) $(FUZZ_DICT_$(1)) $(FUZZ_SEEDS_$(1))
 fuzz-smoke-$(1): $(FUZZ_DIR)/fuzz_$(1) $(FUZZ_DICT_$(1)) $(FUZZ_SEEDS_$(1))
 	@rm -rf $(FUZZ_DIR)/smoke/$(1) && mkdir -p $(FUZZ_DIR)/smoke/$(1)/corpus $(FUZZ_DIR)/smoke/$(1)/artifacts
 	@reg=$$$$(ls testbench/fuzz/regress/$(1)/* 2>/dev/null); \
-	 $(FUZZ_DIR)/fuzz_$(1) $$$$reg $(FUZZ_SEEDS_$(1)) >$(FUZZ_DIR)/smoke/$(1)/replay.log 2>&1 \
+	 $(FUZZ_DIR)/fuzz_$(1) $$$$reg $(call fuzz_seed_files,$(FUZZ_SEEDS_$(1))) >$(FUZZ_DIR)/smoke/$(1)/replay.log 2>&1 \
 	    || { tail -30 $(FUZZ_DIR)/smoke/$(1)/replay.log; echo "fuzz-smoke $(1): a regression input or seed fails"; exit 1; }; \
-	 cp $(FUZZ_SEEDS_$(1)) $(FUZZ_DIR)/smoke/$(1)/corpus/ && \
-	 $(FUZZ_DIR)/fuzz_$(1) -runs=$(FUZZ_SMOKE_RUNS) -seed=1 -dict=$(FUZZ_DICT_$(1)) \
+	 cp $(call fuzz_seed_files,$(FUZZ_SEEDS_$(1))) $(FUZZ_DIR)/smoke/$(1)/corpus/ && \
+	 $(FUZZ_DIR)/fuzz_$(1) -runs=$(or $(FUZZ_SMOKE_RUNS_$(1)),$(FUZZ_SMOKE_RUNS)) -seed=1 -dict=$(FUZZ_DICT_$(1)) \
 	    -artifact_prefix=$(FUZZ_DIR)/smoke/$(1)/artifacts/ $(FUZZ_DIR)/smoke/$(1)/corpus >$(FUZZ_DIR)/smoke/$(1)/fuzz.log 2>&1 \
 	    || { tail -30 $(FUZZ_DIR)/smoke/$(1)/fuzz.log; echo "fuzz-smoke $(1): FINDING in $(FUZZ_DIR)/smoke/$(1)/artifacts/"; exit 1; }; \
-	 echo "fuzz-smoke $(1): $$$$(echo $$$$reg | wc -w) regression inputs, $(words $(FUZZ_SEEDS_$(1))) seeds and $(FUZZ_SMOKE_RUNS) fresh executions, 0 crashes"
+	 echo "fuzz-smoke $(1): $$$$(echo $$$$reg | wc -w) regression inputs, $$$$(find $(FUZZ_SEEDS_$(1)) -type f | wc -l) seeds and $(or $(FUZZ_SMOKE_RUNS_$(1)),$(FUZZ_SMOKE_RUNS)) fresh executions, 0 crashes"
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_TARGET,$(t))))
 
