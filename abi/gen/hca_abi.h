@@ -70,6 +70,8 @@ extern "C" {
 #define HCA_MAX_REG_PAGES 16384u
 /* longest single firmware DMA transfer in bytes */
 #define HCA_FDMA_MAX_LEN 4096u
+/* waves (FST): time ticks per device cycle; the clock rises at C * ticks, falls half a cycle later */
+#define HCA_TRACE_TICKS_PER_CYCLE 10u
 /* QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP) */
 #define HCA_MAX_QP 64u
 /* CQ contexts; CQ numbers 1..MAX_CQ-1 */

@@ -32,6 +32,7 @@ MAX_INDIR_REG_LIST_LEN = 0x100  # longest KLM list of an indirect MR
 MAX_INDIRECTION = 0x4  # deepest chain of indirect MRs a KLM walk follows (the outermost is 1)
 MAX_REG_PAGES = 0x4000  # longest page list of a regular CREATE_MKEY
 FDMA_MAX_LEN = 0x1000  # longest single firmware DMA transfer in bytes
+TRACE_TICKS_PER_CYCLE = 0xa  # waves (FST): time ticks per device cycle; the clock rises at C * ticks, falls half a cycle later
 MAX_QP = 0x40  # QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP)
 MAX_CQ = 0x40  # CQ contexts; CQ numbers 1..MAX_CQ-1
 MAX_SEND_SGE = 0x4

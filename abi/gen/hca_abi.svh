@@ -61,6 +61,8 @@
 `define HCA_MAX_REG_PAGES 16384
 // longest single firmware DMA transfer in bytes
 `define HCA_FDMA_MAX_LEN 4096
+// waves (FST): time ticks per device cycle; the clock rises at C * ticks, falls half a cycle later
+`define HCA_TRACE_TICKS_PER_CYCLE 10
 // QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP)
 `define HCA_MAX_QP 64
 // CQ contexts; CQ numbers 1..MAX_CQ-1

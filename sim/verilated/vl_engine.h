@@ -21,8 +21,8 @@
 
 namespace vl_engine {
 
-constexpr uint64_t kTicksPerCycle = 10;
-constexpr uint64_t kEdgeTick = 5;
+constexpr uint64_t kTicksPerCycle = HCA_TRACE_TICKS_PER_CYCLE;
+constexpr uint64_t kEdgeTick = HCA_TRACE_TICKS_PER_CYCLE / 2;
 constexpr int kResetCycles = 4;
 
 template <typename Top> struct VlEngine {
