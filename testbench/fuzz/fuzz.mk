@@ -45,6 +45,9 @@ FUZZ_DICT_mailbox := $(FUZZ_DIR)/mailbox.dict
 FUZZ_SEEDS_scenario := vectors/demo.jsonl $(wildcard vectors/directed/*.jsonl vectors/malformed/*.jsonl)
 FUZZ_SEEDS_elf := $(FW_IMAGE)
 FUZZ_DICT_scenario := $(FUZZ_DIR)/scenario.dict
+# Scenario files of a few KiB reach every op and field; the 100 KiB soaks
+# would only slow each execution down.
+FUZZ_OPTS_scenario := -max_len=4096
 FUZZ_DICT_elf := testbench/fuzz/elf.dict
 
 $(FUZZ_OBJ)/%.o: %.c
@@ -76,7 +79,7 @@ fuzz-run-$(1): $(FUZZ_DIR)/fuzz_$(1) $(FUZZ_DICT_$(1)) $(FUZZ_SEEDS_$(1))
 	@mkdir -p $(FUZZ_DIR)/corpus/$(1) $(FUZZ_DIR)/artifacts/$(1)
 	@cp $(call fuzz_seed_files,$(FUZZ_SEEDS_$(1))) $(FUZZ_DIR)/corpus/$(1)/
 	@echo "fuzz $(1): $(FUZZ_RUNS) executions (corpus $(FUZZ_DIR)/corpus/$(1))"
-	@$(FUZZ_DIR)/fuzz_$(1) -runs=$(FUZZ_RUNS) -dict=$(FUZZ_DICT_$(1)) -print_final_stats=1 \
+	@$(FUZZ_DIR)/fuzz_$(1) -runs=$(FUZZ_RUNS) -dict=$(FUZZ_DICT_$(1)) $(FUZZ_OPTS_$(1)) -print_final_stats=1 \
 	    -artifact_prefix=$(FUZZ_DIR)/artifacts/$(1)/ $(FUZZ_DIR)/corpus/$(1) >$(FUZZ_DIR)/$(1).log 2>&1 \
 	    || { tail -40 $(FUZZ_DIR)/$(1).log; echo "fuzz $(1): FINDING in $(FUZZ_DIR)/artifacts/$(1)/"; exit 1; }
 	@echo "fuzz $(1): $$$$(sed -n 's/^stat::number_of_executed_units: *//p' $(FUZZ_DIR)/$(1).log) executions," \
@@ -89,7 +92,7 @@ fuzz-smoke-$(1): $(FUZZ_DIR)/fuzz_$(1) $(FUZZ_DICT_$(1)) $(FUZZ_SEEDS_$(1))
 	 $(FUZZ_DIR)/fuzz_$(1) $$$$reg $(call fuzz_seed_files,$(FUZZ_SEEDS_$(1))) >$(FUZZ_DIR)/smoke/$(1)/replay.log 2>&1 \
 	    || { tail -30 $(FUZZ_DIR)/smoke/$(1)/replay.log; echo "fuzz-smoke $(1): a regression input or seed fails"; exit 1; }; \
 	 cp $(call fuzz_seed_files,$(FUZZ_SEEDS_$(1))) $(FUZZ_DIR)/smoke/$(1)/corpus/ && \
-	 $(FUZZ_DIR)/fuzz_$(1) -runs=$(or $(FUZZ_SMOKE_RUNS_$(1)),$(FUZZ_SMOKE_RUNS)) -seed=1 -dict=$(FUZZ_DICT_$(1)) \
+	 $(FUZZ_DIR)/fuzz_$(1) -runs=$(or $(FUZZ_SMOKE_RUNS_$(1)),$(FUZZ_SMOKE_RUNS)) -seed=1 -dict=$(FUZZ_DICT_$(1)) $(FUZZ_OPTS_$(1)) \
 	    -artifact_prefix=$(FUZZ_DIR)/smoke/$(1)/artifacts/ $(FUZZ_DIR)/smoke/$(1)/corpus >$(FUZZ_DIR)/smoke/$(1)/fuzz.log 2>&1 \
 	    || { tail -30 $(FUZZ_DIR)/smoke/$(1)/fuzz.log; echo "fuzz-smoke $(1): FINDING in $(FUZZ_DIR)/smoke/$(1)/artifacts/"; exit 1; }; \
 	 echo "fuzz-smoke $(1): $$$$(echo $$$$reg | wc -w) regression inputs, $$$$(find $(FUZZ_SEEDS_$(1)) -type f | wc -l) seeds and $(or $(FUZZ_SMOKE_RUNS_$(1)),$(FUZZ_SMOKE_RUNS)) fresh executions, 0 crashes"
