@@ -176,7 +176,8 @@ TEST(Scenario, PassingScenarioExits0)
         EXPECT_TRUE(Contains(r.out, std::string("engine ") + engine)) << r.out;
         // what the checker watched: the MR's birth (CREATE_MKEY) and death (DESTROY_MKEY), no queue traffic
         EXPECT_TRUE(Contains(r.out, "checker: 0 engine DMAs watched (0 through a key), 1 key invalidations and 1 "
-                                    "registrations followed, 0 WRITE packets, 0 breaches\n"))
+                                    "registrations followed, 0 WRITE packets, 0 breaches; 0 fence waits, 0 drain "
+                                    "waits, 0 refused after an invalidation\n"))
             << r.out;
     }
 }

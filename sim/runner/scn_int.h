@@ -387,6 +387,10 @@ const char *scn_engine_name(scn_engine_t e);
 /** What the protection checker watched (SEMANTICS.md invariants). */
 typedef struct scn_checker {
     uint64_t dma, dma_keyed, invalidations, registrations, write_pkts, breaches;
+    /* the race counters (docs/scenarios.md "Counters"): the device's fence and
+       DRAIN waits (dev_engine_stats_t), the checker's refusals after an
+       invalidation (protcheck_stats_t.refused_after_inv) */
+    uint64_t fence_waits, drain_waits, refused_after_inv;
 } scn_checker_t;
 
 /** The firmware's state after a failed run, for the diagnosis (-v). */

@@ -367,8 +367,11 @@ static const scn_checker_t *checker_of(hca_dev_t *dev, scn_checker_t *ck)
 {
     protcheck_stats_t ps;
     protcheck_get_stats(hca_dev_protcheck(dev), &ps);
-    *ck = (scn_checker_t){ps.dma_issued, ps.dma_keyed, ps.invalidations, ps.validations, ps.write_pkts,
-                          ps.violations};
+    dev_engine_stats_t es;
+    hca_dev_get_stats(dev, &es);
+    *ck = (scn_checker_t){ps.dma_issued,     ps.dma_keyed,   ps.invalidations,  ps.validations,
+                          ps.write_pkts,     ps.violations,  es.fence_waits,    es.drain_waits,
+                          ps.refused_after_inv};
     return ck;
 }
 
