@@ -206,6 +206,7 @@ int scn_op_query_device(ctx_t *c, const json_value_t *o); /* scn_ops_check.c */
 int scn_op_check_mem(ctx_t *c, const json_value_t *o);
 int scn_op_check_mr(ctx_t *c, const json_value_t *o);
 int scn_op_expect_qp_state(ctx_t *c, const json_value_t *o);
+int scn_op_expect_counters(ctx_t *c, const json_value_t *o);
 
 /** Context of one op in either pass. */
 struct ctx {

@@ -251,3 +251,51 @@ int scn_op_expect_qp_state(ctx_t *c, const json_value_t *o)
                             hca_qp_state_name(got) ? hca_qp_state_name(got) : "?");
     return 0;
 }
+
+/* expect_counters: the race counters so far (docs/scenarios.md "Counters"),
+ * each bounded by {"min":N} and/or {"max":N}. */
+int scn_op_expect_counters(ctx_t *c, const json_value_t *o)
+{
+    static const char *const names[] = {"fence_waits", "drain_waits", "refused_after_inv"};
+    enum { N = sizeof names / sizeof names[0] };
+    uint64_t lo[N], hi[N];
+    int named = 0, rc = 0;
+    for (size_t i = 0; i < N && !rc; i++) {
+        lo[i] = 0;
+        hi[i] = UINT64_MAX;
+        const json_value_t *e = scn_field(c, o, names[i], K_OBJECT, &rc);
+        if (!e || rc || (rc = scn_need_object(c, e, names[i])))
+            continue;
+        named++;
+        scn_frame_t fr;
+        scn_enter(c, names[i], 0, 0, &fr);
+        rc = scn_fields_known(c, e);
+        if (!rc)
+            rc = scn_int(c, e, "min", 0, UINT64_MAX, &lo[i]);
+        if (!rc)
+            rc = scn_int(c, e, "max", 0, UINT64_MAX, &hi[i]);
+        if (!rc && !e->u.object.n)
+            rc = scn_bad_field(c, "", "expected \"min\" and/or \"max\"");
+        if (!rc && lo[i] > hi[i])
+            rc = scn_bad_field(c, "min", "%" PRIu64 " is above max %" PRIu64, lo[i], hi[i]);
+        scn_leave(c, &fr);
+    }
+    if (!rc && !named)
+        rc = scn_bad(c, "expected at least one of fence_waits, drain_waits, refused_after_inv");
+    if (rc || !RUNNING)
+        return rc;
+    protcheck_stats_t ps;
+    protcheck_get_stats(hca_dev_protcheck(scn_dev(c)), &ps);
+    dev_engine_stats_t es;
+    hca_dev_get_stats(scn_dev(c), &es);
+    const uint64_t got[N] = {es.fence_waits, es.drain_waits, ps.refused_after_inv};
+    for (size_t i = 0; i < N; i++)
+        scn_observe(c, names[i], "%" PRIu64, got[i]);
+    for (size_t i = 0; i < N; i++) {
+        if (got[i] < lo[i])
+            return scn_mismatch(c, "%s: expected at least %" PRIu64 ", got %" PRIu64, names[i], lo[i], got[i]);
+        if (got[i] > hi[i])
+            return scn_mismatch(c, "%s: expected at most %" PRIu64 ", got %" PRIu64, names[i], hi[i], got[i]);
+    }
+    return 0;
+}

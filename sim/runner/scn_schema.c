@@ -62,6 +62,9 @@ static const scn_schema_t peer_counters = OBJECT(
     F("num_dereg_pages", OPT, K_INT), F("num_reg_bytes", OPT, K_INT), F("num_dereg_bytes", OPT, K_INT),
     F("num_free_callbacks", OPT, K_INT));
 
+/* expect_counters: the bounds of one counter. */
+static const scn_schema_t counter_bounds = OBJECT(F("min", OPT, K_INT), F("max", OPT, K_INT));
+
 /* set_page_list "pages" entries: {"buf","offset"} or {"addr"}. */
 static const scn_variant_t page_forms[] = {
     {"buf", FIELDS(F_NAME("buf", REQ, SYM_BUF), F("offset", OPT, K_INT))},
@@ -189,5 +192,7 @@ const op_spec_t scn_ops[] = {
        F("any_order", OPT, K_BOOL)),
     OP("expect_cq_empty", scn_op_expect_cq_empty, F_NAME("cq", REQ, SYM_CQ), F("after_cycles", OPT, K_INT)),
     OP("expect_qp_state", scn_op_expect_qp_state, F_NAME("qp", REQ, SYM_QP), F("state", REQ, K_ENUM)),
+    OP("expect_counters", scn_op_expect_counters, F_OBJECT("fence_waits", OPT, NULL, &counter_bounds),
+       F_OBJECT("drain_waits", OPT, NULL, &counter_bounds), F_OBJECT("refused_after_inv", OPT, NULL, &counter_bounds)),
 };
 const size_t scn_nops = sizeof scn_ops / sizeof scn_ops[0];
