@@ -20,6 +20,7 @@ firmware whose callback returns before the DMA drain: each must fail.
 """
 import sys
 
+import genfiles
 from genfiles import J, spread, sweep_main
 
 
@@ -37,7 +38,7 @@ LEN = 8192
 ACCESS = ["LOCAL_WRITE", "REMOTE_READ", "REMOTE_WRITE"]
 
 
-def sweep_file(op, page_size, peer_bpc, offsets):
+def sweep_file(op, page_size, peer_bpc, offsets, counters=None):
     name = "peer_race_%s_p%dk_x%d.jsonl" % (op, page_size // 1024, len(offsets))
     what = "RDMA_WRITE of %d bytes into" % LEN if op == "write" else "RDMA_READ of %d bytes out of" % LEN
     head = [
@@ -104,6 +105,7 @@ def sweep_file(op, page_size, peer_bpc, offsets):
         ]
         body += [J(o) for o in rnd]
     body += [J({"op": "expect_cq_empty", "cq": cq, "after_cycles": 0}) for cq in ("cqx", "cqy", "cqp")]
+    body += genfiles.counters_lines(counters)
     return name, "\n".join(head + body) + "\n"
 
 
