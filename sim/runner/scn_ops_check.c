@@ -291,6 +291,7 @@ int scn_op_expect_counters(ctx_t *c, const json_value_t *o)
     const uint64_t got[N] = {es.fence_waits, es.drain_waits, ps.refused_after_inv};
     for (size_t i = 0; i < N; i++)
         scn_observe(c, names[i], "%" PRIu64, got[i]);
+    scn_note(c, "fence_waits %" PRIu64 ", drain_waits %" PRIu64 ", refused_after_inv %" PRIu64, got[0], got[1], got[2]);
     for (size_t i = 0; i < N; i++) {
         if (got[i] < lo[i])
             return scn_mismatch(c, "%s: expected at least %" PRIu64 ", got %" PRIu64, names[i], lo[i], got[i]);
