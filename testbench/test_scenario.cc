@@ -267,6 +267,11 @@ TEST(Scenario, JsonResultParsesBack)
         EXPECT_EQ(json_as_u64(json_get(chk, "registrations"), &reg), 0);
         EXPECT_EQ(json_as_u64(json_get(chk, "breaches"), &breaches), 0);
         EXPECT_EQ(json_as_u64(json_get(chk, "dma"), &dma), 0);
+        for (const char *k : {"fence_waits", "drain_waits", "refused_after_inv"}) {
+            uint64_t v = 9;
+            EXPECT_EQ(json_as_u64(json_get(chk, k), &v), 0) << k;
+            EXPECT_EQ(0u, v) << k << ": no invalidation raced anything";
+        }
         EXPECT_EQ(1u, inv) << "DESTROY_MKEY";
         EXPECT_EQ(1u, reg) << "CREATE_MKEY";
         EXPECT_EQ(0u, breaches);
@@ -360,6 +365,18 @@ TEST(Scenario, VerboseFailureShowsTheFirmware)
     auto lines = kPassing;
     lines[7] = R"({"op":"check_mem","buf":"b0","offset":254,"hex":"feff0002"})";
     std::string f = Write("fwconsole.jsonl", lines);
+    for (const char *engine : {"rtl", "model"}) {
+        // busy cycles are counted up to the device's cycle: never more than the cycles
+        Result v = Hcasim("run -v " + f + " --engine " + engine);
+        EXPECT_EQ(v.rc, 1) << engine << "\n" << v.out;
+        unsigned long long busy = 0, cycles = 0;
+        const size_t at = v.out.find(" instructions retired, busy ");
+        ASSERT_NE(at, std::string::npos) << engine << "\n" << v.out;
+        ASSERT_EQ(2, sscanf(v.out.c_str() + at, " instructions retired, busy %llu of %llu cycles", &busy, &cycles))
+            << engine << "\n" << v.out;
+        EXPECT_GT(busy, 0u) << engine;
+        EXPECT_LE(busy, cycles) << engine << ": busy cycles above the cycles\n" << v.out;
+    }
     Result r = Hcasim("run -v " + f);
     EXPECT_EQ(r.rc, 1) << r.out;
     EXPECT_TRUE(Contains(r.out, "firmware: ")) << r.out;
@@ -371,6 +388,45 @@ TEST(Scenario, VerboseFailureShowsTheFirmware)
     r = Hcasim("run -v " + Write("fwpass.jsonl", kPassing));
     EXPECT_EQ(r.rc, 0) << r.out;
     EXPECT_FALSE(Contains(r.out, "fw| ")) << "only failed runs: " << r.out;
+}
+
+// expect_counters: bounds checked against the device's counters (a DESTROY_MKEY
+// of an MR nothing uses waits for nothing: every count 0), at its line; bad
+// bounds are exit 2 before the run.
+TEST(Scenario, ExpectCountersBoundsTheRaceCounters)
+{
+    auto lines = kPassing;
+    lines.push_back(R"({"op":"expect_counters","fence_waits":{"max":0},"drain_waits":{"min":0,"max":0},)"
+                    R"("refused_after_inv":{"max":0}})");
+    std::string ok = Write("counters_ok.jsonl", lines);
+    for (const char *engine : {"rtl", "model"}) {
+        Result r = Hcasim("run -v " + ok + " --engine " + engine);
+        EXPECT_EQ(r.rc, 0) << engine << "\n" << r.out;
+        EXPECT_TRUE(Contains(r.out, "expect_counters          ok  fence_waits 0, drain_waits 0, refused_after_inv 0"))
+            << r.out;
+    }
+    lines.back() = R"({"op":"expect_counters","drain_waits":{"min":1}})";
+    std::string low = Write("counters_low.jsonl", lines);
+    Result r = Hcasim("run " + low);
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_TRUE(Contains(r.out, "counters_low.jsonl:" + std::to_string(lines.size()) +
+                                    ": op expect_counters: drain_waits: expected at least 1, got 0"))
+        << r.out;
+    const std::pair<const char *, const char *> bad[] = {
+        {R"({"op":"expect_counters"})", "expected at least one of fence_waits, drain_waits, refused_after_inv"},
+        {R"({"op":"expect_counters","fence_waits":{}})", "field \"fence_waits\": expected \"min\" and/or \"max\""},
+        {R"({"op":"expect_counters","fence_waits":{"mn":1}})", "field \"fence_waits.mn\": unknown field (did you mean \"min\"?)"},
+        {R"({"op":"expect_counters","fence_waits":{"min":3,"max":1}})", "field \"fence_waits.min\": 3 is above max 1"},
+        {R"({"op":"expect_counters","fence_waits":3})", "fence_waits"},
+        {R"({"op":"expect_counters","fences":{"min":1}})", "unknown field"},
+    };
+    for (const auto &b : bad) {
+        lines.back() = b.first;
+        Result e = Hcasim("run " + Write("counters_bad.jsonl", lines));
+        EXPECT_EQ(e.rc, 2) << b.first << "\n" << e.out;
+        EXPECT_TRUE(Contains(e.out, b.second)) << b.first << "\n" << e.out;
+        EXPECT_FALSE(Contains(e.out, "cycles, engine")) << "nothing may run: " << e.out;
+    }
 }
 
 TEST(Scenario, DeviceOptionsOutOfRangeAreExit2)

@@ -267,6 +267,10 @@ int scn_op_expect_counters(ctx_t *c, const json_value_t *o)
         if (!e || rc || (rc = scn_need_object(c, e, names[i])))
             continue;
         named++;
+        if (!e->u.object.n) {
+            rc = scn_bad_field(c, names[i], "expected \"min\" and/or \"max\"");
+            break;
+        }
         scn_frame_t fr;
         scn_enter(c, names[i], 0, 0, &fr);
         rc = scn_fields_known(c, e);
@@ -274,8 +278,6 @@ int scn_op_expect_counters(ctx_t *c, const json_value_t *o)
             rc = scn_int(c, e, "min", 0, UINT64_MAX, &lo[i]);
         if (!rc)
             rc = scn_int(c, e, "max", 0, UINT64_MAX, &hi[i]);
-        if (!rc && !e->u.object.n)
-            rc = scn_bad_field(c, "", "expected \"min\" and/or \"max\"");
         if (!rc && lo[i] > hi[i])
             rc = scn_bad_field(c, "min", "%" PRIu64 " is above max %" PRIu64, lo[i], hi[i]);
         scn_leave(c, &fr);
