@@ -576,7 +576,15 @@ void protcheck_pkt_tx(protcheck_t *pc, uint64_t cycle, const hca_pkt_t *p)
               (k->fence_pending_at != NEVER && k->fence_pending_at <= cycle) || /* one of its KLM entries' */
               (k->fence_at != NEVER && k->fence_at >= m->first_at && k->fence_req_at <= cycle));
 
-    if (invalidated_during)
+    /* Refused after an invalidation: one requested once the message had
+       arrived (the key was valid, not even being invalidated, when the
+       message's check began), still pending or completed by the NAK. */
+    const int invalidated_under =
+        k && ((k->pending_at != NEVER && k->pending_at >= m->first_at && k->pending_at <= cycle) ||
+              (k->inv_at != NEVER && k->inv_req_at >= m->first_at && k->inv_at <= cycle) ||
+              (k->fence_pending_at != NEVER && k->fence_pending_at >= m->first_at && k->fence_pending_at <= cycle) ||
+              (k->fence_at != NEVER && k->fence_req_at >= m->first_at && k->fence_at <= cycle));
+    if (invalidated_under)
         pc->st.refused_after_inv++;
     if (!invalidated_during && m->placed)
         pc_breach(pc, m->place_at, m->rkey, m->place_addr,

@@ -207,6 +207,8 @@ int scn_op_check_mem(ctx_t *c, const json_value_t *o);
 int scn_op_check_mr(ctx_t *c, const json_value_t *o);
 int scn_op_expect_qp_state(ctx_t *c, const json_value_t *o);
 int scn_op_expect_counters(ctx_t *c, const json_value_t *o);
+int scn_op_host_fill(ctx_t *c, const json_value_t *o);
+int scn_fill_range(ctx_t *c, int id, uint64_t from, uint64_t len, unsigned kind, uint8_t byte);
 
 /** Context of one op in either pass. */
 struct ctx {
@@ -354,6 +356,8 @@ uint32_t scn_wait_cqes(ctx_t *c, int cq, uint32_t n, uint64_t timeout);
  *  arrival[], the posted WR it completes (now done; NULL if none) in rec[].
  *  How many, or a negative errno. */
 int scn_poll(ctx_t *c, int cq, int n, hcadrv_wc_t *wc, uint64_t *arrival, wr_rec_t **rec);
+/** The latest send WR posted on qp (symbol id) with this wr_id, or NULL. */
+const wr_rec_t *scn_wr_find(ctx_t *c, int qp, uint64_t wr_id);
 /** Record a posted WR (its WQE at index, posted at cycle post_cycle). 0 or SCN_ERROR. */
 int scn_posted(ctx_t *c, int qp, int recv, uint64_t wr_id, const char *opcode, uint32_t index, uint64_t post_cycle);
 /** Symbol id of the QP with this number, -1 when none. */

@@ -110,9 +110,42 @@ int scn_op_check_mem(ctx_t *c, const json_value_t *o)
     }
     if (!rc)
         rc = scn_buf_range(c, id, "length", off, len);
+    const json_value_t *when = json_get(o, "when");
+    int wqp = -1;
+    uint64_t wid = 0;
+    unsigned wst = 0;
+    if (!rc && when) { /* the check applies only to one outcome of a race */
+        rc = scn_need_object(c, when, "when");
+        scn_frame_t fr;
+        scn_enter(c, "when", 0, 0, &fr);
+        if (!rc)
+            rc = scn_fields_known(c, when);
+        if (!rc)
+            rc = scn_ref(c, when, "qp", &wqp);
+        if (!rc)
+            rc = scn_int(c, when, "wr_id", 0, UINT64_MAX, &wid);
+        if (!rc)
+            rc = scn_enum(c, when, "status", hca_wc_status_name, HCA_WC_STATUS_MAX, &wst);
+        scn_leave(c, &fr);
+    }
     if (rc || !RUNNING) {
         free(want);
         return rc;
+    }
+    if (when) {
+        const wr_rec_t *w = scn_wr_find(c, wqp, wid);
+        if (!w || !w->done) {
+            free(want);
+            return scn_mismatch(c, "when: wr_id %" PRIu64 " on %s %s", wid, scn_sym(c, wqp)->name,
+                                w ? "has not completed (poll its CQE first)" : "was never posted");
+        }
+        scn_observe(c, "when", "%s", hca_wc_status_name(w->status) ? hca_wc_status_name(w->status) : "?");
+        if (w->status != wst) {
+            scn_note(c, "not checked: wr_id %" PRIu64 " completed %s", wid,
+                     hca_wc_status_name(w->status) ? hca_wc_status_name(w->status) : "?");
+            free(want);
+            return 0;
+        }
     }
     uint8_t *got = malloc(len ? len : 1);
     if (!got) {

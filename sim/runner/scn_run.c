@@ -252,6 +252,15 @@ static wr_rec_t *find_wr(ctx_t *c, const hcadrv_wc_t *wc)
     return NULL;
 }
 
+const wr_rec_t *scn_wr_find(ctx_t *c, int qp, uint64_t wr_id)
+{
+    const run_t *r = c->run;
+    for (size_t i = r->nwrs; i-- > 0;)
+        if (!r->wrs[i].recv && r->wrs[i].qp == qp && r->wrs[i].wr_id == wr_id)
+            return &r->wrs[i];
+    return NULL;
+}
+
 int scn_poll(ctx_t *c, int cq, int n, hcadrv_wc_t *wc, uint64_t *arrival, wr_rec_t **rec)
 {
     rt_obj_t *q = scn_obj(c, cq);
