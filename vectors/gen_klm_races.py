@@ -29,11 +29,19 @@ from genfiles import J, spread, sweep_main
 # LOCAL_INV's DRAIN waits until the responder's placement engine is seen idle,
 # which a back-to-back WRITE stream never is: the WRITE sweeps set a link
 # latency (1,500 cycles) that leaves gaps between placements, as
-# gen_mm_races.py does. The offsets span each op.
+# gen_mm_races.py does. The offsets span each op. counters: what each sweep
+# hits, measured (rounds; gen_mm_races.py says how), asserted as minimums. The
+# WRITE sweeps hit neither the fence nor the DRAIN (0 of 12 rounds each, as
+# gen_mm_races.py's LOCAL_INV-against-WRITE sweeps hit no fence): their
+# invalidation lands between the responder's widely spaced packets. Not aimed
+# yet; they still prove every chunk's entries are checked at access time.
 SWEEPS = [
-    dict(op="write", target="entry", link_latency=1500, offsets=[-400] + spread(0, 16000, 11)),
-    dict(op="read", target="entry", link_latency=None, offsets=[-400] + spread(0, 12000, 11)),
-    dict(op="write", target="indirect", link_latency=1500, offsets=[-400] + spread(0, 16000, 11)),
+    dict(op="write", target="entry", link_latency=1500, offsets=[-400] + spread(0, 16000, 11),
+         counters=dict(refused_after_inv=7)),
+    dict(op="read", target="entry", link_latency=None, offsets=[-400] + spread(0, 12000, 11),
+         counters=dict(fence_waits=4, drain_waits=6, refused_after_inv=8)),
+    dict(op="write", target="indirect", link_latency=1500, offsets=[-400] + spread(0, 16000, 11),
+         counters=dict(refused_after_inv=7)),
 ]
 LEN = 8192
 RW = ["LOCAL_WRITE", "REMOTE_READ", "REMOTE_WRITE"]
@@ -47,8 +55,11 @@ def sweep_file(op, target, link_latency, offsets, counters=None):
         % ("the fast-reg entry MR fb" if target == "entry" else "the indirect MR itself", LEN, op.upper()),
         "# half is fb (MTU 256, 32 chunks), at %d offsets from %d to %d cycles after the post (negative: first)."
         % (len(offsets), offsets[0], offsets[-1]),
-        "# Rule 7 checks each chunk's entries at its own time: the op completes SUCCESS or REM_ACCESS_ERR; the",
-        "# checker stays silent; after each round the LOCAL_INV is SUCCESS and a probe WRITE into fb's half fails.",
+        "# Rule 7 checks each chunk's entries at its own time: the op completes SUCCESS or REM_ACCESS_ERR (a race:",
+        "# the LOCAL_INV runs on its own QP while the op streams); the checker stays silent; after each round the",
+        "# LOCAL_INV is SUCCESS and a probe WRITE into fb's half fails. The memory the op writes is refilled with the",
+        "# round's byte first; a SUCCESS checks every byte (check_mem \"when\"); a WRITE round of every other one",
+        "# refills fb's half once the LOCAL_INV completed and checks that no byte landed there after it.",
     ]
     ops = ([{"op": "device", "link_latency": link_latency}] if link_latency else []) + [
         {"op": "alloc_pd", "pd": "pd0"},
@@ -59,8 +70,9 @@ def sweep_file(op, target, link_latency, offsets, counters=None):
         {"op": "create_qp", "qp": "qc", "pd": "pd0", "send_cq": "cqc", "recv_cq": "cqc"},
         {"op": "create_qp", "qp": "qd", "pd": "pd0", "send_cq": "cqc", "recv_cq": "cqc"},
         {"op": "connect", "qp": "qc", "remote": "qd"},
-        {"op": "host_alloc", "buf": "mbuf", "size": 4096, "fill": "zero"},
-        {"op": "host_alloc", "buf": "fbuf", "size": 4096, "fill": "zero"},
+        {"op": "host_alloc", "buf": "mbuf", "size": 4096, "fill": "zero" if op == "write" else "random"},
+        {"op": "host_alloc", "buf": "fbuf", "size": 4096, "fill": "zero" if op == "write" else "random"},
+        {"op": "host_alloc", "buf": "ref", "size": LEN},  # what untouched memory holds
         {"op": "host_alloc", "buf": "src", "size": LEN, "fill": "random"},
         {"op": "host_alloc", "buf": "dst", "size": LEN},
         {"op": "reg_mr", "mr": "m", "pd": "pd0", "buf": "mbuf", "access": ["LOCAL_WRITE"]},
@@ -75,8 +87,10 @@ def sweep_file(op, target, link_latency, offsets, counters=None):
     for k, off in enumerate(offsets):
         a, b, p, q, ind = "a%d" % k, "b%d" % k, "p%d" % k, "q%d" % k, "ind%d" % k
         kb = (0x21 + 0x35 * k) & 0xFF
-        body.append("# round %d: fb key byte %d, the LOCAL_INV %d cycles %s the post"
-                    % (k, kb, abs(off), "before" if off < 0 else "after"))
+        refill = op == "write" and k % 2 == 0  # nothing may land in fb's half after the LOCAL_INV
+        body.append("# round %d: fb key byte %d, the LOCAL_INV %d cycles %s the post%s"
+                    % (k, kb, abs(off), "before" if off < 0 else "after",
+                       ": nothing may land in fb's half after it" if refill else ""))
         rnd = [
             {"op": "create_qp", "qp": a, "pd": "pd0", "send_cq": "cqx", "recv_cq": "cqx", "mtu": 256},
             {"op": "create_qp", "qp": b, "pd": "pd0", "send_cq": "cqy", "recv_cq": "cqy", "mtu": 256},
@@ -100,13 +114,38 @@ def sweep_file(op, target, link_latency, offsets, counters=None):
                 "remote": {"mr": ind}}
         inv = {"op": "post_send", "qp": "qc", "wr_id": wid + 2, "opcode": "LOCAL_INV",
                "invalidate": {"mr": "fb" if target == "entry" else ind}}
+        fill = "byte:0x%02x" % kb
+        if op == "write":
+            rnd += [{"op": "host_fill", "buf": b_, "fill": fill} for b_ in ("mbuf", "fbuf")]
+        else:
+            rnd += [{"op": "host_fill", "buf": "dst", "fill": fill}]
         if off < 0:
             rnd += [inv, {"op": "run", "cycles": -off}, post]
         else:
             rnd += [post, {"op": "run", "cycles": off}, inv] if off else [post, inv]
         rnd += [
             {"op": "poll_cq", "cq": "cqc", "expect": [{"wr_id": wid + 2, "status": "SUCCESS", "opcode": "LOCAL_INV"}]},
+        ]
+        if refill:
+            rnd += [{"op": "host_fill", "buf": b_, "length": 4096, "fill": "byte:0x%02x" % (kb ^ 0xFF)}
+                    for b_ in ("fbuf", "ref")]
+        rnd += [
             {"op": "poll_cq", "cq": "cqx", "expect": [{"wr_id": 1000 + k, "status": ["SUCCESS", "REM_ACCESS_ERR"]}]},
+        ]
+        when = {"qp": a, "wr_id": 1000 + k, "status": "SUCCESS"}
+        if refill:
+            rnd += [{"op": "check_mem", "buf": "fbuf", "same_as": {"buf": "ref", "offset": 0}, "length": 4096}]
+        elif op == "write":
+            rnd += [{"op": "check_mem", "buf": "mbuf", "same_as": {"buf": "src", "offset": 0}, "length": 4096,
+                     "when": when},
+                    {"op": "check_mem", "buf": "fbuf", "same_as": {"buf": "src", "offset": 4096}, "length": 4096,
+                     "when": when}]
+        else:
+            rnd += [{"op": "check_mem", "buf": "dst", "same_as": {"buf": "mbuf", "offset": 0}, "length": 4096,
+                     "when": when},
+                    {"op": "check_mem", "buf": "dst", "offset": 4096, "same_as": {"buf": "fbuf", "offset": 0},
+                     "length": 4096, "when": when}]
+        rnd += [
             {"op": "host_write", "buf": "fbuf", "offset": 0, "hex": "00" * 16},
             {"op": "post_send", "qp": p, "wr_id": 2000 + k, "opcode": "RDMA_WRITE",
              "sge": [{"mr": "ms", "offset": 0, "length": 256}], "remote": {"mr": ind, "offset": 4096}},
