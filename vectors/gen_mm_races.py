@@ -83,15 +83,19 @@ def spread(lo, hi, n):
 # wait: the responder's key check of a packet is a few cycles every ~300
 # (the requester gathers each packet at the host's read latency), and no
 # offset tried (3-cycle steps across 40 cycles, denser links, a faster host)
-# put the firmware's INVALIDATE on one; their DRAIN waits on the placement.
+# put the firmware's INVALIDATE on one. Slow host writes (300 cycles a
+# posted write) keep each packet's placement in flight long enough that the
+# DRAIN waits on it in 11 of 14 rounds of the MTU 256 sweep (2 with the default
+# cost); the MTU 1024 sweep keeps the default (slow writes move its window off
+# its offsets: 0 waits; not re-aimed) and waits in 3 of 14.
 # pending: the name of a device bug; the file goes to vectors/pending/ (out of
 # `make scenarios`) with the bug named in its header, until the bug is fixed.
 # (The SEND_WITH_INV-during-a-long-READ deadlock this was first used for is
 # fixed: hca_core's responder receive queue.)
 SWEEPS = [
-    dict(inv="linv", op="write", mtu=256, chunks=16, link_latency=1500,
+    dict(inv="linv", op="write", mtu=256, chunks=16, link_latency=1500, host_write_cost=300,
          offsets=[-800, -400, 0] + spread(4200, 7000, 11),
-         counters=dict(drain_waits=2, refused_after_inv=7)),
+         counters=dict(drain_waits=11, refused_after_inv=10)),
     dict(inv="linv", op="write", mtu=1024, chunks=32, link_latency=1500,
          offsets=[-800, -400, 0] + spread(10300, 13300, 11),
          counters=dict(drain_waits=3, refused_after_inv=6)),
@@ -138,7 +142,7 @@ def key_byte(sweep, rnd):
     return (0x11 + 0x35 * sweep + 0x25 * rnd) & 0xFF
 
 
-def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=None, counters=None):
+def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=None, counters=None, host_write_cost=None):
     size = mtu * chunks
     rounds = len(offsets)
     pages = (size + 4095) // 4096
@@ -159,7 +163,8 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
         "# Race sweep: %s of fast-reg MR fb's key against a %d-byte %s (MTU %d, %d chunks)," % (
             inv_name, size, what % opname, mtu, chunks),
         "# posted at %d cycle offsets from %d to %d (negative: the invalidation first)%s. SEMANTICS.md" % (
-            rounds, lo, hi, ", link latency %d cycles" % link_latency if link_latency else ""),
+            rounds, lo, hi, (", link latency %d cycles" % link_latency if link_latency else "") +
+            (", host writes %d cycles" % host_write_cost if host_write_cost else "")),
         "# \"Invalidation during a long operation\": every chunk re-checks the key; once the invalidation has",
         "# completed no DMA reaches memory through the old key (the protection checker fails the run otherwise),",
         "# so the %s completes SUCCESS or %s: exactly the one the posting order fixes where it does (the round's" % (
@@ -177,8 +182,13 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
         head[1:1] = ["# PENDING (not in vectors/directed): " + pending]
     L = []
     add = L.append
-    if link_latency:
-        add({"op": "device", "link_latency": link_latency})
+    if link_latency or host_write_cost:
+        dev = {"op": "device"}
+        if link_latency:
+            dev["link_latency"] = link_latency
+        if host_write_cost:
+            dev["host_write_cost"] = host_write_cost
+        add(dev)
     add({"op": "alloc_pd", "pd": "pd0"})
     for cq in ("cqc", "cqs", "cqr", "cqx", "cqy", "cqp"):
         add({"op": "create_cq", "cq": cq, "depth": 64})
