@@ -429,6 +429,58 @@ TEST(Scenario, ExpectCountersBoundsTheRaceCounters)
     }
 }
 
+// host_fill refills a range as host_alloc's fill would write it; check_mem
+// "when" checks only the outcome it names of a polled WR, and refuses to
+// guess about one not completed yet.
+TEST(Scenario, HostFillAndCheckMemWhen)
+{
+    const std::vector<std::string> head = {
+        R"({"op":"alloc_pd","pd":"pd0"})",
+        R"({"op":"create_cq","cq":"cqa","depth":64})",
+        R"({"op":"create_cq","cq":"cqb","depth":64})",
+        R"({"op":"create_qp","qp":"qa","pd":"pd0","send_cq":"cqa","recv_cq":"cqa"})",
+        R"({"op":"create_qp","qp":"qb","pd":"pd0","send_cq":"cqb","recv_cq":"cqb"})",
+        R"({"op":"connect","qp":"qa","remote":"qb"})",
+        R"({"op":"host_alloc","buf":"src","size":8192,"fill":"random"})",
+        R"({"op":"host_alloc","buf":"dst","size":8192,"fill":"byte:0x11"})",
+        R"({"op":"host_alloc","buf":"ref","size":8192})",
+        R"({"op":"host_fill","buf":"ref","fill":"byte:0x11"})",
+        R"({"op":"host_fill","buf":"ref","offset":4096,"length":4,"fill":"pattern"})",
+        R"({"op":"check_mem","buf":"ref","offset":4094,"hex":"111100010203"})",
+        R"({"op":"host_fill","buf":"ref","offset":4096,"length":4,"fill":"byte:0x11"})",
+        R"({"op":"reg_mr","mr":"ms","pd":"pd0","buf":"src","access":[]})",
+        R"({"op":"reg_mr","mr":"md","pd":"pd0","buf":"dst","access":["LOCAL_WRITE","REMOTE_WRITE"]})",
+        R"({"op":"post_send","qp":"qa","wr_id":5,"opcode":"RDMA_WRITE","sge":[{"mr":"ms","length":8192}],"remote":{"mr":"md"}})",
+    };
+    auto lines = head;
+    lines.push_back(R"({"op":"check_mem","buf":"dst","same_as":{"buf":"src"},"length":8192,"when":{"qp":"qa","wr_id":5,"status":"SUCCESS"}})");
+    Result early = Hcasim("run " + Write("when_early.jsonl", lines));
+    EXPECT_EQ(early.rc, 1) << early.out;
+    EXPECT_TRUE(Contains(early.out, "when: wr_id 5 on qa has not completed (poll its CQE first)")) << early.out;
+    lines.back() = R"({"op":"poll_cq","cq":"cqa","expect":[{"wr_id":5,"status":["SUCCESS","REM_ACCESS_ERR"]}]})";
+    lines.push_back(R"({"op":"check_mem","buf":"dst","same_as":{"buf":"src"},"length":8192,"when":{"qp":"qa","wr_id":5,"status":"SUCCESS"}})");
+    lines.push_back(R"({"op":"check_mem","buf":"dst","same_as":{"buf":"ref"},"length":8192,"when":{"qp":"qa","wr_id":5,"status":"REM_ACCESS_ERR"}})");
+    for (const char *engine : {"rtl", "model"}) {
+        Result r = Hcasim("run -v " + Write("when_ok.jsonl", lines) + " --engine " + engine);
+        EXPECT_EQ(r.rc, 0) << engine << "\n" << r.out;
+        EXPECT_TRUE(Contains(r.out, "check_mem                ok  8192 bytes as expected")) << r.out;
+        EXPECT_TRUE(Contains(r.out, "check_mem                ok  not checked: wr_id 5 completed SUCCESS")) << r.out;
+    }
+    // the same bytes against the untouched copy, when SUCCESS: a mismatch at its line
+    lines.push_back(R"({"op":"check_mem","buf":"dst","same_as":{"buf":"ref"},"length":8192,"when":{"qp":"qa","wr_id":5,"status":"SUCCESS"}})");
+    Result bad = Hcasim("run " + Write("when_bad.jsonl", lines));
+    EXPECT_EQ(bad.rc, 1) << bad.out;
+    EXPECT_TRUE(Contains(bad.out, "when_bad.jsonl:" + std::to_string(lines.size()) + ": op check_mem: dst+0x0")) << bad.out;
+    lines.back() = R"({"op":"check_mem","buf":"dst","same_as":{"buf":"ref"},"length":8192,"when":{"qp":"qa","wr_id":6,"status":"SUCCESS"}})";
+    Result never = Hcasim("run " + Write("when_never.jsonl", lines));
+    EXPECT_EQ(never.rc, 1) << never.out;
+    EXPECT_TRUE(Contains(never.out, "when: wr_id 6 on qa was never posted")) << never.out;
+    lines.back() = R"({"op":"host_fill","buf":"ref","offset":8000,"length":400,"fill":"zero"})";
+    Result out = Hcasim("run " + Write("fill_out.jsonl", lines));
+    EXPECT_EQ(out.rc, 2) << out.out;
+    EXPECT_TRUE(Contains(out.out, "[8000, +400) is outside buffer \"ref\" (8192 bytes)")) << out.out;
+}
+
 TEST(Scenario, DeviceOptionsOutOfRangeAreExit2)
 {
     // max_indirection beyond what the KLM walk is built for is the file's error, with its line.
