@@ -306,6 +306,8 @@ static void cm_outputs(const cm_t *m, core_pins_t *p)
     p->fw_rdata = (w->xu.fw_rvalid ? w->xu.fw_rdata : 0) | (w->ctx.fw_rvalid ? w->ctx.fw_rdata : 0) |
                   (w->evt.fw_rvalid ? w->evt.fw_rdata : 0);
     p->fw_irq = w->evt.irq;
+    p->fence_wait = (uint8_t)xlate_unit_fence_wait(m->xu);
+    p->drain_wait = m->ctx.drain != 0;
     p->dma_req_valid = w->dma_arb.valid;
     switch (w->dma_arb.id) {
     case DC_REQ: p->dma_req = w->rq.dma_req; break;

@@ -168,11 +168,12 @@ static void rs_job(hca_responder_t *m)
         p->va[0] = m->p_raddr;
         p->len[0] = m->whole ? m->p_msglen : m->p_len;
     } else {
+        p->check_only = m->whole;
         p->dma_op = HCA_DMA_OP_HOST_TO_BUF;
         p->buf = m->rd_buf;
         p->rights = HCA_ACCESS_REMOTE_READ;
         p->va[0] = m->p_raddr + m->rd_off;
-        p->len[0] = rs_rd_chunk(m);
+        p->len[0] = m->whole ? m->p_msglen : rs_rd_chunk(m);
     }
 }
 
@@ -390,7 +391,8 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
                 a_tx = 1;
                 a_tx_read = 1;
             } else {
-                state_d = S_RD_ALLOC;
+                state_d = S_GO; /* the whole range first, as a WRITE's first packet */
+                whole_d = 1;
             }
         } else {
             ev_drop = 1; /* not a request: not the responder's */
@@ -510,8 +512,11 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
                 a_tx_op = HCA_PKT_OP_NAK;
                 a_tx_syn = m->res_key ? HCA_WC_STATUS_REM_ACCESS_ERR : HCA_WC_STATUS_REM_OP_ERR;
                 a_err = 1;
-                a_free = 1; /* the chunk's own buffer, never sent */
+                a_free = !m->whole; /* the chunk's own buffer, never sent (none yet on the whole check) */
                 a_free_id = m->rd_buf;
+            } else if (m->whole) {
+                state_d = S_RD_ALLOC; /* the whole range may be read: now chunk by chunk */
+                whole_d = 0;
             } else {
                 const uint32_t chunk = rs_rd_chunk(m);
                 tx_pend_d = 1;

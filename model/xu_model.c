@@ -159,6 +159,7 @@ struct xu_model {
     uint32_t stage_mtt[HCA_FWP_MTT_DATA_COUNT];
     uint32_t cmd;          /**< last CMD written (read back as written) */
     uint8_t busy;          /**< an INVALIDATE or FENCE waits */
+    uint8_t inv_wb;        /**< an INVALIDATE was written at the last edge: the RTL's ST_INV_WB, not yet its fence */
     uint8_t result;        /**< STATUS.result of the last completed command */
     uint64_t fence_target; /**< busy until finished >= this */
     uint8_t rvalid;        /**< answer of the access accepted last cycle */
@@ -387,6 +388,7 @@ static void xm_cmd(xu_model_t *m, uint32_t v)
         } else { /* INVALIDATE: state <- FREE, the rest kept; then the fence */
             e->flags &= ~XM_STATE_BIT;
             m->busy = 1;
+            m->inv_wb = 1;
             m->fence_target = m->accepted;
         }
         break;
@@ -474,6 +476,7 @@ static void xm_reset(void *eng)
     memset(m->stage_mtt, 0, sizeof m->stage_mtt);
     m->cmd = 0;
     m->busy = 0;
+    m->inv_wb = 0;
     m->result = HCA_FWP_RESULT_OK;
     m->fence_target = 0;
     m->rvalid = 0;
@@ -779,6 +782,7 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
     }
     m->rvalid = 0;
     m->rdata = 0;
+    m->inv_wb = 0;
     if (p->fw_valid) { /* after the request: a request of this cycle saw the old tables */
         m->rvalid = 1;
         if (p->fw_write)
@@ -790,6 +794,11 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
         m->busy = 0;
         m->result = HCA_FWP_RESULT_OK;
     }
+}
+
+int xlate_unit_fence_wait(const xu_model_t *m)
+{
+    return m->busy && !m->inv_wb;
 }
 
 uint64_t xlate_unit_quiet_until(const xu_model_t *m, uint64_t now)

@@ -65,6 +65,10 @@ module hca_core #(
   output logic                           fw_rvalid_o,
   output logic [31:0]                    fw_rdata_o,
   output logic                           fw_irq_o,
+  // what the harness counts (docs/scenarios.md, counters): 1 while the
+  // translation unit's fence waits for in-flight requests / a DRAIN waits
+  output logic                           fence_wait_o,
+  output logic                           drain_wait_o,
 
   // DMA
   output logic                           dma_req_valid_o,
@@ -183,7 +187,8 @@ module hca_core #(
     .fw_addr_i    (fw_addr_i),
     .fw_wdata_i   (fw_wdata_i),
     .fw_rvalid_o  (fwp_rvalid),
-    .fw_rdata_o   (fwp_rdata)
+    .fw_rdata_o   (fwp_rdata),
+    .fence_wait_o (fence_wait_o)
   );
 
   // clients: 0 requester, 1 responder, 2 external
@@ -255,6 +260,7 @@ module hca_core #(
     .fw_wdata_i      (fw_wdata_i),
     .fw_rvalid_o     (ctx_rvalid),
     .fw_rdata_o      (ctx_rdata),
+    .drain_wait_o    (drain_wait_o),
     .drain_busy_i    ({rs_drain_busy, rq_drain_busy}),
     .ra_qpn_i        (ra_qpn),
     .ra_qpc_o        (ra_qpc),

@@ -42,9 +42,12 @@
 //     every packet: [GO, PLACE] check and place its own [raddr, len);
 //       [RESULT] free the buffer, last packet: ACK.
 //   READ_REQ
-//     per MTU chunk: [RD_ALLOC] a packet buffer; [GO, PLACE] check
-//       [raddr + off, chunk) (rkey, REMOTE_READ, remote), HOST_TO_BUF per
-//       segment; [RESULT] READ_RESP.
+//     first: [GO, PLACE] check-only of [raddr, raddr + msg_len) (rkey,
+//       REMOTE_READ, remote, pd); a failure NAKs REM_ACCESS_ERR before any
+//       READ_RESP, so no byte of a refused READ reaches the requester.
+//     then per MTU chunk: [RD_ALLOC] a packet buffer; [GO, PLACE] check
+//       [raddr + off, chunk) again (an invalidation may land meanwhile),
+//       HOST_TO_BUF per segment; [RESULT] READ_RESP.
 //   every ending goes through [FINISH]: the response packet, the CQE and the
 //   buffer free are handed over in parallel; rq_ci_inc and qp_err pulse once;
 //   after a qp_err the responder waits until the QP reads back as not RTS,
@@ -271,7 +274,7 @@ module hca_responder #(
   logic [5:0]              wqe_qpn_q, wqe_qpn_d;
   logic [5:0]              scan_p_q, scan_p_d;       // next QP the flush scan reads
   logic                    scan_pref_q, scan_pref_d; // a scan step is due before the next packet
-  logic                    whole_q, whole_d;         // PLACE runs a WRITE's whole-range check
+  logic                    whole_q, whole_d;         // PLACE runs a WRITE's or READ's whole-range check
   logic [31:0]             rd_off_q, rd_off_d;       // READ: offset of the current chunk
   logic [7:0]              rd_buf_q, rd_buf_d;       // READ: its buffer
   logic                    res_key_q, res_key_d;     // outcome of the placement engine
@@ -393,11 +396,12 @@ module hca_responder #(
       job_len[31:0]   = whole_q ? p_msglen_q : p_len_q;
       job_key[31:0]   = p_rkey_q;
     end else begin
+      job_check_only  = whole_q;
       job_op          = `HCA_DMA_OP_HOST_TO_BUF;
       job_buf         = rd_buf_q;
       job_rights      = RIGHTS_RR;
       job_va[63:0]    = p_raddr_q + 64'(rd_off_q);
-      job_len[31:0]   = rd_chunk;
+      job_len[31:0]   = whole_q ? p_msglen_q : rd_chunk;
       job_key[31:0]   = p_rkey_q;
     end
   end
@@ -693,7 +697,8 @@ module hca_responder #(
             a_tx     = 1'b1;
             a_tx_pkt = read_resp;
           end else begin
-            state_d = S_RD_ALLOC;
+            state_d = S_GO;           // the whole range first, as a WRITE's first packet
+            whole_d = 1'b1;
           end
         end else begin
           ev_drop = 1'b1;             // not a request: not the responder's
@@ -812,8 +817,11 @@ module hca_responder #(
                                    res_key_q ? `HCA_WC_STATUS_REM_ACCESS_ERR : `HCA_WC_STATUS_REM_OP_ERR,
                                    p_dqpn_q, p_sqpn_q, p_psn_q);
               a_err     = 1'b1;
-              a_free    = 1'b1;       // the chunk's own buffer, never sent
+              a_free    = !whole_q;   // the chunk's own buffer, never sent (none yet on the whole check)
               a_free_id = rd_buf_q;
+            end else if (whole_q) begin
+              state_d = S_RD_ALLOC;   // the whole range may be read: now chunk by chunk
+              whole_d = 1'b0;
             end else begin
               tx_pend_d = 1'b1;
               tx_d      = read_resp;

@@ -103,7 +103,8 @@ module xlate_unit #(
   input  logic [15:0]                    fw_addr_i,
   input  logic [31:0]                    fw_wdata_i,
   output logic                           fw_rvalid_o,
-  output logic [31:0]                    fw_rdata_o
+  output logic [31:0]                    fw_rdata_o,
+  output logic                           fence_wait_o   // a fence waits for in-flight requests (xu_fw_port)
 );
 
   // Address widths of at least one bit, so that a bad size still elaborates
@@ -538,6 +539,7 @@ module xlate_unit #(
     .fw_wdata_i   (fw_wdata_i),
     .fw_rvalid_o  (fw_rvalid_o),
     .fw_rdata_o   (fw_rdata_o),
+    .fence_wait_o (fence_wait_o),
     .req_accept_i (req_fire),
     .req_done_i   (rsp_valid_o && rsp_ready_i && rsp_last_o),
     .max_ind_o    (max_ind),

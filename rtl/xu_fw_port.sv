@@ -51,6 +51,9 @@ module xu_fw_port #(
   input  logic [31:0]                    fw_wdata_i,
   output logic                           fw_rvalid_o,
   output logic [31:0]                    fw_rdata_o,
+  // 1 while a fence (INVALIDATE's or FENCE's) waits for in-flight requests:
+  // what the harness counts as fence waits (docs/scenarios.md)
+  output logic                           fence_wait_o,
 
   // request accounting
   input  logic                           req_accept_i,  // request handshake this cycle
@@ -163,6 +166,7 @@ module xu_fw_port #(
   assign cmd_mtt_addr = cmd_idx[MTT_AW-1:0];
   assign idx_mpt_addr = idx_q[MPT_AW-1:0];
   assign busy         = state_q != ST_IDLE;
+  assign fence_wait_o = state_q == ST_FENCE;
 
   // CMD bits above op are reserved; idx_q keeps the full index for waves.
   logic unused_fw;

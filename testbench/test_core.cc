@@ -1116,6 +1116,48 @@ TEST(CoreRtl, AWriteThroughABadRkeyIsNakedAndPlacesNothing)
     EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
 }
 
+// A READ whose remote range runs past the end of the responder's MR: one
+// access is checked over its whole range before any byte moves (SEMANTICS.md
+// "What one access covers"), so the responder NAKs REM_ACCESS_ERR before its
+// first READ_RESP: nothing gathered, nothing sent, the requester's sink
+// untouched. (The responder used to check per chunk and send the in-range
+// chunks first, which the requester placed.)
+TEST(CoreRtl, AReadPastTheMrsEndIsNakedBeforeAnyResponse)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    CoreRtlBench::Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb, 0, 10); // MTU 1024: an 8 KiB READ is 8 chunks, 4 of them in range
+    const uint64_t src = b.Alloc(4096), sink = b.Alloc(8192);
+    std::vector<uint8_t> pat(4096), fill(8192, 0x5a), got(8192);
+    for (size_t i = 0; i < pat.size(); i++)
+        pat[i] = (uint8_t)(i * 7 + 1);
+    ASSERT_EQ(0, hostmem_write(b.mem, src, pat.data(), pat.size()));
+    ASSERT_EQ(0, hostmem_write(b.mem, sink, fill.data(), fill.size()));
+    const uint32_t ks = b.RegMr(1, 0, src, 4096, HCA_ACCESS_REMOTE_READ);
+    const uint32_t kl = b.RegMr(2, 1, sink, 8192, HCA_ACCESS_LOCAL_WRITE);
+    hca_sq_wqe_t w = SqWqe(HCA_WR_OPCODE_RDMA_READ, 9, true);
+    hca_sq_wqe_set_num_sge(&w, 1);
+    w.sge[0] = {sink, 8192, kl};
+    w.remote_addr = src;
+    w.rkey = ks;
+    b.PostSend(qa, w);
+    std::vector<hca_cqe_t> e = b.Cqes(1);
+    ASSERT_EQ(1u, e.size());
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_REM_ACCESS_ERR, hca_cqe_get_status(&e[0]));
+    EXPECT_EQ(1u, b.Naks(HCA_WC_STATUS_REM_ACCESS_ERR)) << "one NAK REM_ACCESS_ERR sent";
+    size_t resps = 0;
+    for (const CoreRtlBench::Pkt &p : b.pkts)
+        resps += p.tx && hca_pkt_get_op(&p.pkt) == HCA_PKT_OP_READ_RESP;
+    EXPECT_EQ(0u, resps) << "READ_RESP packets sent before the NAK";
+    EXPECT_TRUE(b.DmaOf(HCA_DMA_OP_HOST_TO_BUF, 1).empty()) << "the responder gathered chunks";
+    EXPECT_TRUE(b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 1).empty()) << "the requester placed chunks";
+    ASSERT_EQ(0, hostmem_read(b.mem, sink, got.data(), got.size()));
+    for (size_t i = 0; i < got.size(); i++)
+        ASSERT_EQ(0x5a, got[i]) << "sink byte " << i << " written";
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
+}
+
 // An invalidate-and-fence of the target MR while a long WRITE is being placed:
 // after the fence completes (the moment firmware would answer), no DMA may
 // reach memory through the old key (SEMANTICS.md, invariants I1/I2).

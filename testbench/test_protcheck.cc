@@ -324,6 +324,46 @@ TEST_F(ProtCheckWrite, AnInvalidationRequestedBeforeTheNakCountsFromItsRequest)
     EXPECT_EQ(1u, protcheck_count(pc)) << All();
 }
 
+// refused_after_inv: a NAK REM_ACCESS_ERR counts when the R_Key's
+// invalidation was requested at or after the message arrived (WRITE's first
+// packet or READ_REQ) and before the NAK; not when the key was invalid, or
+// already being invalidated, when the message arrived, nor for other NAKs.
+TEST_F(ProtCheckWrite, RefusalsAfterAnInvalidationAreCountedForWritesAndReads)
+{
+    auto refused = [&] {
+        protcheck_stats_t st;
+        protcheck_get_stats(pc, &st);
+        return st.refused_after_inv;
+    };
+    protcheck_key_valid(pc, 1, K);
+    WritePkt(100, PSN, true, false);
+    Place(110);
+    protcheck_key_invalidating(pc, 150, K, 1); // requested mid-message
+    WritePkt(160, PSN, false, true, BUF + 1);
+    Nak(180, PSN);
+    EXPECT_EQ(1u, refused()) << "a WRITE refused under a running invalidation";
+    protcheck_key_invalid(pc, 300, K, "LOCAL_INV");
+    WritePkt(400, PSN + 1, true, true); // arrives with the key invalid
+    Nak(420, PSN + 1);
+    EXPECT_EQ(1u, refused()) << "a WRITE that arrived after the invalidation is not one";
+    Nak(430, PSN + 1, HCA_WC_STATUS_REM_OP_ERR);
+    EXPECT_EQ(1u, refused());
+    // a READ: its READ_REQ arrives, the key is invalidated (completed), the NAK follows
+    protcheck_key_valid(pc, 500, K);
+    Rx(600, Pkt(HCA_PKT_OP_READ_REQ, RESP, REQ, PSN + 2, 0, 0, true, true, K));
+    protcheck_key_invalidating(pc, 650, K, 1);
+    protcheck_key_invalid(pc, 700, K, "LOCAL_INV");
+    Nak(720, PSN + 2);
+    EXPECT_EQ(2u, refused()) << "a READ refused after its key was invalidated under it";
+    // a READ arriving while an invalidation is already in flight: not counted
+    protcheck_key_valid(pc, 800, K);
+    protcheck_key_invalidating(pc, 850, K, 1);
+    Rx(900, Pkt(HCA_PKT_OP_READ_REQ, RESP, REQ, PSN + 3, 0, 0, true, true, K));
+    Nak(920, PSN + 3);
+    EXPECT_EQ(2u, refused()) << "the invalidation was requested before the READ arrived";
+    EXPECT_EQ(0u, protcheck_count(pc)) << All();
+}
+
 TEST_F(ProtCheckWrite, AWithdrawnInvalidationRequestDoesNotExcuseAPlacement)
 {
     protcheck_key_valid(pc, 1, K);

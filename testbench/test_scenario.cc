@@ -176,7 +176,8 @@ TEST(Scenario, PassingScenarioExits0)
         EXPECT_TRUE(Contains(r.out, std::string("engine ") + engine)) << r.out;
         // what the checker watched: the MR's birth (CREATE_MKEY) and death (DESTROY_MKEY), no queue traffic
         EXPECT_TRUE(Contains(r.out, "checker: 0 engine DMAs watched (0 through a key), 1 key invalidations and 1 "
-                                    "registrations followed, 0 WRITE packets, 0 breaches\n"))
+                                    "registrations followed, 0 WRITE packets, 0 breaches; 0 fence waits, 0 drain "
+                                    "waits, 0 refused after an invalidation\n"))
             << r.out;
     }
 }
@@ -266,6 +267,11 @@ TEST(Scenario, JsonResultParsesBack)
         EXPECT_EQ(json_as_u64(json_get(chk, "registrations"), &reg), 0);
         EXPECT_EQ(json_as_u64(json_get(chk, "breaches"), &breaches), 0);
         EXPECT_EQ(json_as_u64(json_get(chk, "dma"), &dma), 0);
+        for (const char *k : {"fence_waits", "drain_waits", "refused_after_inv"}) {
+            uint64_t v = 9;
+            EXPECT_EQ(json_as_u64(json_get(chk, k), &v), 0) << k;
+            EXPECT_EQ(0u, v) << k << ": no invalidation raced anything";
+        }
         EXPECT_EQ(1u, inv) << "DESTROY_MKEY";
         EXPECT_EQ(1u, reg) << "CREATE_MKEY";
         EXPECT_EQ(0u, breaches);
@@ -359,6 +365,18 @@ TEST(Scenario, VerboseFailureShowsTheFirmware)
     auto lines = kPassing;
     lines[7] = R"({"op":"check_mem","buf":"b0","offset":254,"hex":"feff0002"})";
     std::string f = Write("fwconsole.jsonl", lines);
+    for (const char *engine : {"rtl", "model"}) {
+        // busy cycles are counted up to the device's cycle: never more than the cycles
+        Result v = Hcasim("run -v " + f + " --engine " + engine);
+        EXPECT_EQ(v.rc, 1) << engine << "\n" << v.out;
+        unsigned long long busy = 0, cycles = 0;
+        const size_t at = v.out.find(" instructions retired, busy ");
+        ASSERT_NE(at, std::string::npos) << engine << "\n" << v.out;
+        ASSERT_EQ(2, sscanf(v.out.c_str() + at, " instructions retired, busy %llu of %llu cycles", &busy, &cycles))
+            << engine << "\n" << v.out;
+        EXPECT_GT(busy, 0u) << engine;
+        EXPECT_LE(busy, cycles) << engine << ": busy cycles above the cycles\n" << v.out;
+    }
     Result r = Hcasim("run -v " + f);
     EXPECT_EQ(r.rc, 1) << r.out;
     EXPECT_TRUE(Contains(r.out, "firmware: ")) << r.out;
@@ -370,6 +388,97 @@ TEST(Scenario, VerboseFailureShowsTheFirmware)
     r = Hcasim("run -v " + Write("fwpass.jsonl", kPassing));
     EXPECT_EQ(r.rc, 0) << r.out;
     EXPECT_FALSE(Contains(r.out, "fw| ")) << "only failed runs: " << r.out;
+}
+
+// expect_counters: bounds checked against the device's counters (a DESTROY_MKEY
+// of an MR nothing uses waits for nothing: every count 0), at its line; bad
+// bounds are exit 2 before the run.
+TEST(Scenario, ExpectCountersBoundsTheRaceCounters)
+{
+    auto lines = kPassing;
+    lines.push_back(R"({"op":"expect_counters","fence_waits":{"max":0},"drain_waits":{"min":0,"max":0},)"
+                    R"("refused_after_inv":{"max":0}})");
+    std::string ok = Write("counters_ok.jsonl", lines);
+    for (const char *engine : {"rtl", "model"}) {
+        Result r = Hcasim("run -v " + ok + " --engine " + engine);
+        EXPECT_EQ(r.rc, 0) << engine << "\n" << r.out;
+        EXPECT_TRUE(Contains(r.out, "expect_counters          ok  fence_waits 0, drain_waits 0, refused_after_inv 0"))
+            << r.out;
+    }
+    lines.back() = R"({"op":"expect_counters","drain_waits":{"min":1}})";
+    std::string low = Write("counters_low.jsonl", lines);
+    Result r = Hcasim("run " + low);
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_TRUE(Contains(r.out, "counters_low.jsonl:" + std::to_string(lines.size()) +
+                                    ": op expect_counters: drain_waits: expected at least 1, got 0"))
+        << r.out;
+    const std::pair<const char *, const char *> bad[] = {
+        {R"({"op":"expect_counters"})", "expected at least one of fence_waits, drain_waits, refused_after_inv"},
+        {R"({"op":"expect_counters","fence_waits":{}})", "field \"fence_waits\": expected \"min\" and/or \"max\""},
+        {R"({"op":"expect_counters","fence_waits":{"mn":1}})", "field \"fence_waits.mn\": unknown field (did you mean \"min\"?)"},
+        {R"({"op":"expect_counters","fence_waits":{"min":3,"max":1}})", "field \"fence_waits.min\": 3 is above max 1"},
+        {R"({"op":"expect_counters","fence_waits":3})", "fence_waits"},
+        {R"({"op":"expect_counters","fences":{"min":1}})", "unknown field"},
+    };
+    for (const auto &b : bad) {
+        lines.back() = b.first;
+        Result e = Hcasim("run " + Write("counters_bad.jsonl", lines));
+        EXPECT_EQ(e.rc, 2) << b.first << "\n" << e.out;
+        EXPECT_TRUE(Contains(e.out, b.second)) << b.first << "\n" << e.out;
+        EXPECT_FALSE(Contains(e.out, "cycles, engine")) << "nothing may run: " << e.out;
+    }
+}
+
+// host_fill refills a range as host_alloc's fill would write it; check_mem
+// "when" checks only the outcome it names of a polled WR, and refuses to
+// guess about one not completed yet.
+TEST(Scenario, HostFillAndCheckMemWhen)
+{
+    const std::vector<std::string> head = {
+        R"({"op":"alloc_pd","pd":"pd0"})",
+        R"({"op":"create_cq","cq":"cqa","depth":64})",
+        R"({"op":"create_cq","cq":"cqb","depth":64})",
+        R"({"op":"create_qp","qp":"qa","pd":"pd0","send_cq":"cqa","recv_cq":"cqa"})",
+        R"({"op":"create_qp","qp":"qb","pd":"pd0","send_cq":"cqb","recv_cq":"cqb"})",
+        R"({"op":"connect","qp":"qa","remote":"qb"})",
+        R"({"op":"host_alloc","buf":"src","size":8192,"fill":"random"})",
+        R"({"op":"host_alloc","buf":"dst","size":8192,"fill":"byte:0x11"})",
+        R"({"op":"host_alloc","buf":"ref","size":8192})",
+        R"({"op":"host_fill","buf":"ref","fill":"byte:0x11"})",
+        R"({"op":"host_fill","buf":"ref","offset":4096,"length":4,"fill":"pattern"})",
+        R"({"op":"check_mem","buf":"ref","offset":4094,"hex":"111100010203"})",
+        R"({"op":"host_fill","buf":"ref","offset":4096,"length":4,"fill":"byte:0x11"})",
+        R"({"op":"reg_mr","mr":"ms","pd":"pd0","buf":"src","access":[]})",
+        R"({"op":"reg_mr","mr":"md","pd":"pd0","buf":"dst","access":["LOCAL_WRITE","REMOTE_WRITE"]})",
+        R"({"op":"post_send","qp":"qa","wr_id":5,"opcode":"RDMA_WRITE","sge":[{"mr":"ms","length":8192}],"remote":{"mr":"md"}})",
+    };
+    auto lines = head;
+    lines.push_back(R"({"op":"check_mem","buf":"dst","same_as":{"buf":"src"},"length":8192,"when":{"qp":"qa","wr_id":5,"status":"SUCCESS"}})");
+    Result early = Hcasim("run " + Write("when_early.jsonl", lines));
+    EXPECT_EQ(early.rc, 1) << early.out;
+    EXPECT_TRUE(Contains(early.out, "when: wr_id 5 on qa has not completed (poll its CQE first)")) << early.out;
+    lines.back() = R"({"op":"poll_cq","cq":"cqa","expect":[{"wr_id":5,"status":["SUCCESS","REM_ACCESS_ERR"]}]})";
+    lines.push_back(R"({"op":"check_mem","buf":"dst","same_as":{"buf":"src"},"length":8192,"when":{"qp":"qa","wr_id":5,"status":"SUCCESS"}})");
+    lines.push_back(R"({"op":"check_mem","buf":"dst","same_as":{"buf":"ref"},"length":8192,"when":{"qp":"qa","wr_id":5,"status":"REM_ACCESS_ERR"}})");
+    for (const char *engine : {"rtl", "model"}) {
+        Result r = Hcasim("run -v " + Write("when_ok.jsonl", lines) + " --engine " + engine);
+        EXPECT_EQ(r.rc, 0) << engine << "\n" << r.out;
+        EXPECT_TRUE(Contains(r.out, "check_mem                ok  8192 bytes as expected")) << r.out;
+        EXPECT_TRUE(Contains(r.out, "check_mem                ok  not checked: wr_id 5 completed SUCCESS")) << r.out;
+    }
+    // the same bytes against the untouched copy, when SUCCESS: a mismatch at its line
+    lines.push_back(R"({"op":"check_mem","buf":"dst","same_as":{"buf":"ref"},"length":8192,"when":{"qp":"qa","wr_id":5,"status":"SUCCESS"}})");
+    Result bad = Hcasim("run " + Write("when_bad.jsonl", lines));
+    EXPECT_EQ(bad.rc, 1) << bad.out;
+    EXPECT_TRUE(Contains(bad.out, "when_bad.jsonl:" + std::to_string(lines.size()) + ": op check_mem: dst+0x0")) << bad.out;
+    lines.back() = R"({"op":"check_mem","buf":"dst","same_as":{"buf":"ref"},"length":8192,"when":{"qp":"qa","wr_id":6,"status":"SUCCESS"}})";
+    Result never = Hcasim("run " + Write("when_never.jsonl", lines));
+    EXPECT_EQ(never.rc, 1) << never.out;
+    EXPECT_TRUE(Contains(never.out, "when: wr_id 6 on qa was never posted")) << never.out;
+    lines.back() = R"({"op":"host_fill","buf":"ref","offset":8000,"length":400,"fill":"zero"})";
+    Result out = Hcasim("run " + Write("fill_out.jsonl", lines));
+    EXPECT_EQ(out.rc, 2) << out.out;
+    EXPECT_TRUE(Contains(out.out, "[8000, +400) is outside buffer \"ref\" (8192 bytes)")) << out.out;
 }
 
 TEST(Scenario, DeviceOptionsOutOfRangeAreExit2)

@@ -14,11 +14,32 @@ Every round:
   3. the long operation and the invalidation, OFFSET cycles apart (a negative
      offset posts the invalidation first);
   4. the invalidation completes SUCCESS (SEND_WITH_INV: the receive carries
-     WITH_INVALIDATE and the key); the long operation completes SUCCESS or
-     REM_ACCESS_ERR (the winner is not fixed, SEMANTICS.md "Invalidation during
-     a long operation");
-  5. certain checks: check_mr FREE with the round's key byte; a probe through
-     the old key fails REM_ACCESS_ERR and moves nothing (memory unchanged).
+     WITH_INVALIDATE and the key); the long operation completes exactly as the
+     posting order fixes it (below), else SUCCESS or its failure (the winner
+     is not fixed, SEMANTICS.md "Invalidation during a long operation");
+  5. the bytes: the memory the operation writes (fb for a WRITE or a READ
+     into fb, the READ's sink otherwise) is refilled with the round's byte
+     before it; a SUCCESS checks every byte against its source (`check_mem`
+     "when" SUCCESS where the winner is not fixed); an operation refused
+     before its first byte (fixed by order) checks that not one byte landed;
+     and where the winner is not fixed and the operation writes fb, every
+     other round refills fb once the invalidation has completed and checks,
+     whatever the outcome, that no byte landed after that (the rounds in
+     between check the SUCCESS bytes instead: the refill would hide them);
+  6. certain checks: check_mr FREE with the round's key byte; a probe through
+     the old key fails and moves nothing (memory unchanged).
+Fixed by the posting order (docs/engine.md): the send engine serves one
+message at a time and each round starts with it idle, so the first posted is
+sent first, whole; the link is in order and the responder serves requests in
+arrival order, holding every later one while a SEND_INV's invalidation runs.
+So a SEND_WITH_INV against a WRITE into, or a READ from, fb is no race: posted
+first, the operation fails its whole-range check (REM_ACCESS_ERR, nothing
+moved); posted second, the operation succeeds. So is a WRITE gathering from
+fb (its local source) posted before the SEND_WITH_INV: gathered whole before
+the SEND_INV leaves. Races: a LOCAL_INV (its own QP, the firmware's work
+while the send engine goes on), and a SEND_WITH_INV posted before a WRITE
+that gathers from fb (the send engine gathers while the firmware
+invalidates).
 The protection checker runs under every `hcasim run` and fails the run on any
 DMA through the key after the invalidation completed (SEMANTICS.md
 "Invariants the harness checks on every run"): it must stay silent.
@@ -55,23 +76,56 @@ def spread(lo, hi, n):
 # first and its invalidation meets the WRITE's packets). The READ sweeps span
 # the read's length. The readsink sweep invalidates, from another QP, the MR an
 # RDMA READ is placing into (its local sink): the READ fails LOC_PROT_ERR.
+# Each sweep's counters: the fence waits, DRAIN waits and refusals after an
+# invalidation it hits, measured on the RTL engine (per round at most one of
+# each, so these are rounds), asserted as minimums by its closing
+# expect_counters. The LOCAL_INV sweeps against a WRITE never make the fence
+# wait: the responder's key check of a packet is a few cycles every ~300
+# (the requester gathers each packet at the host's read latency), and no
+# offset tried (3-cycle steps across 40 cycles, denser links, a faster host)
+# put the firmware's INVALIDATE on one. Slow host writes (300 cycles a
+# posted write) keep each packet's placement in flight long enough that the
+# DRAIN waits on it in 11 of 14 rounds of the MTU 256 sweep (2 with the default
+# cost); the MTU 1024 sweep keeps the default (slow writes move its window off
+# its offsets: 0 waits; not re-aimed) and waits in 3 of 14.
 # pending: the name of a device bug; the file goes to vectors/pending/ (out of
 # `make scenarios`) with the bug named in its header, until the bug is fixed.
 # (The SEND_WITH_INV-during-a-long-READ deadlock this was first used for is
 # fixed: hca_core's responder receive queue.)
 SWEEPS = [
-    dict(inv="linv", op="write", mtu=256, chunks=16, link_latency=1500,
-         offsets=[-800, -400, 0] + spread(4200, 7000, 11)),
+    dict(inv="linv", op="write", mtu=256, chunks=16, link_latency=1500, host_write_cost=300,
+         offsets=[-800, -400, 0] + spread(4200, 7000, 11),
+         counters=dict(drain_waits=11, refused_after_inv=10)),
     dict(inv="linv", op="write", mtu=1024, chunks=32, link_latency=1500,
-         offsets=[-800, -400, 0] + spread(10300, 13300, 11)),
-    dict(inv="linv", op="read", mtu=512, chunks=16, offsets=spread(-1500, 7500, 14)),
-    dict(inv="linv", op="read", mtu=1024, chunks=8, offsets=spread(-1000, 5500, 14)),
-    dict(inv="sinv", op="write", mtu=256, chunks=32, offsets=spread(-2500, 0, 10) + [1000, 3000, 6000, 9000]),
-    dict(inv="sinv", op="write", mtu=1024, chunks=16, offsets=spread(-2500, 0, 10) + [1000, 3000, 5000, 7000]),
-    dict(inv="sinv", op="read", mtu=256, chunks=16, offsets=spread(-1500, 7000, 14)),
-    dict(inv="sinv", op="read", mtu=1024, chunks=12, offsets=spread(-1500, 6000, 14)),
-    dict(inv="sinv", op="read", mtu=1024, chunks=32, offsets=spread(-1000, 14000, 14)),
-    dict(inv="linv", op="readsink", mtu=256, chunks=16, offsets=[-800, -300] + spread(0, 6000, 12)),
+         offsets=[-800, -400, 0] + spread(10300, 13300, 11),
+         counters=dict(drain_waits=3, refused_after_inv=6)),
+    dict(inv="linv", op="read", mtu=512, chunks=16, offsets=spread(-1500, 7500, 14),
+         counters=dict(fence_waits=6, drain_waits=4, refused_after_inv=6)),
+    dict(inv="linv", op="read", mtu=1024, chunks=8, offsets=spread(-1000, 5500, 14),
+         counters=dict(fence_waits=5, drain_waits=2, refused_after_inv=5)),
+    dict(inv="sinv", op="write", mtu=256, chunks=32, offsets=spread(-2500, 0, 10) + [1000, 3000, 6000, 9000],
+         counters=dict(fence_waits=3, drain_waits=3, refused_after_inv=2)),
+    dict(inv="sinv", op="write", mtu=1024, chunks=16, offsets=spread(-2500, 0, 10) + [1000, 3000, 5000, 7000],
+         counters=dict(fence_waits=3, drain_waits=3, refused_after_inv=2)),
+    # SEND_WITH_INV against a READ from fb is no race (module doc): the
+    # responder serves the READ_REQ whole or after the invalidation, so the
+    # fence and the DRAIN never find a chunk of fb in flight (0 of each,
+    # measured, asserted). One sweep keeps that order checked (exact outcomes,
+    # bytes); the two that were READs from fb race a WRITE gathering from fb
+    # instead: the send engine gathers while the firmware invalidates (the
+    # fence waits on its key checks in 10 of 14 rounds; a SEND_WITH_INV first
+    # wins every round measured, the order does not fix it). A READ into fb
+    # (the requester places while the responder waits for DONE) was tried:
+    # at any link latency the invalidation lands before or after the READ_RESPs,
+    # never among their placements (0 waits).
+    dict(inv="sinv", op="writesrc", mtu=256, chunks=16, offsets=spread(-900, 300, 14),
+         counters=dict(fence_waits=10)),
+    dict(inv="sinv", op="writesrc", mtu=1024, chunks=12, offsets=spread(-900, 300, 14),
+         counters=dict(fence_waits=10)),
+    dict(inv="sinv", op="read", mtu=1024, chunks=32, offsets=spread(-1000, 14000, 14),
+         counters=dict(fence_waits=(0, 0), drain_waits=(0, 0))),
+    dict(inv="linv", op="readsink", mtu=256, chunks=16, offsets=[-800, -300] + spread(0, 6000, 12),
+         counters=dict(fence_waits=4, drain_waits=8)),
 ]
 # (At most 14 rounds a file: a round takes 4 QPs, the file 2-4 more, the device has 63.)
 
@@ -88,17 +142,20 @@ def key_byte(sweep, rnd):
     return (0x11 + 0x35 * sweep + 0x25 * rnd) & 0xFF
 
 
-def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=None):
+def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=None, counters=None, host_write_cost=None):
     size = mtu * chunks
     rounds = len(offsets)
     pages = (size + 4095) // 4096
     name = "race_%s_%s_mtu%d_x%d.jsonl" % (inv, op, mtu, chunks)
     inv_name = "LOCAL_INV (on the MR owner's send queue)" if inv == "linv" else \
         "SEND_WITH_INV (arriving at a responder QP of the MR's PD)"
-    opname = "RDMA_WRITE" if op == "write" else "RDMA_READ"
+    opname = "RDMA_WRITE" if op in ("write", "writesrc") else "RDMA_READ"
     sink = op == "readsink"  # fb is the READ's local sink: LOC_PROT_ERR (row 1), not REM_ACCESS_ERR (row 3)
-    fail = "LOC_PROT_ERR" if sink else "REM_ACCESS_ERR"
-    what = {"write": "%s into fb", "read": "%s from fb", "readsink": "%s from a regular MR into fb (its local sink)"}[op]
+    gather = op == "writesrc"  # fb is the WRITE's local source: LOC_PROT_ERR (row 1) too
+    local = sink or gather
+    fail = "LOC_PROT_ERR" if local else "REM_ACCESS_ERR"
+    what = {"write": "%s into fb", "read": "%s from fb", "readsink": "%s from a regular MR into fb (its local sink)",
+            "writesrc": "%s from fb (its local source) into a regular MR"}[op]
     offs = offsets
     lo, hi = min(offs), max(offs)
     head = [
@@ -106,22 +163,32 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
         "# Race sweep: %s of fast-reg MR fb's key against a %d-byte %s (MTU %d, %d chunks)," % (
             inv_name, size, what % opname, mtu, chunks),
         "# posted at %d cycle offsets from %d to %d (negative: the invalidation first)%s. SEMANTICS.md" % (
-            rounds, lo, hi, ", link latency %d cycles" % link_latency if link_latency else ""),
+            rounds, lo, hi, (", link latency %d cycles" % link_latency if link_latency else "") +
+            (", host writes %d cycles" % host_write_cost if host_write_cost else "")),
         "# \"Invalidation during a long operation\": every chunk re-checks the key; once the invalidation has",
         "# completed no DMA reaches memory through the old key (the protection checker fails the run otherwise),",
-        "# so the %s completes SUCCESS or %s (the winner is not fixed). Certain after every round:" % (opname, fail),
+        "# so the %s completes SUCCESS or %s: exactly the one the posting order fixes where it does (the round's" % (
+            opname, fail),
+        "# comment says which, gen_mm_races.py why), else either. A SUCCESS checks every byte; an operation refused",
+        "# before its first byte checks that none landed; every other race round writing fb refills it once the",
+        "# invalidation completed and checks that no byte landed after. Certain after every round:",
         "# the invalidation SUCCESS%s, fb FREE with the round's key byte," % (
             "" if inv == "linv" else " (RECV with WITH_INVALIDATE and invalidate_rkey)"),
         "# and a probe %s through the old key fails %s moving nothing (\"Where a failed check" % (opname, fail),
         "# lands\", row %d). Each round re-registers fb with a new key byte (FAST_REG_MR SUCCESS: it was FREE)." % (
-            1 if sink else 3),
+            1 if local else 3),
     ]
     if pending:
         head[1:1] = ["# PENDING (not in vectors/directed): " + pending]
     L = []
     add = L.append
-    if link_latency:
-        add({"op": "device", "link_latency": link_latency})
+    if link_latency or host_write_cost:
+        dev = {"op": "device"}
+        if link_latency:
+            dev["link_latency"] = link_latency
+        if host_write_cost:
+            dev["host_write_cost"] = host_write_cost
+        add(dev)
     add({"op": "alloc_pd", "pd": "pd0"})
     for cq in ("cqc", "cqs", "cqr", "cqx", "cqy", "cqp"):
         add({"op": "create_cq", "cq": cq, "depth": 64})
@@ -139,11 +206,14 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
     add({"op": "host_alloc", "buf": "src", "size": size, "fill": "random"})
     add({"op": "host_alloc", "buf": "dst", "size": size})
     add({"op": "host_alloc", "buf": "pbuf", "size": 4096})
+    add({"op": "host_alloc", "buf": "ref", "size": pages * 4096})  # what untouched memory holds
     add({"op": "reg_mr", "mr": "ms", "pd": "pd0", "buf": "src", "access": []})
     add({"op": "reg_mr", "mr": "md", "pd": "pd0", "buf": "dst", "access": ["LOCAL_WRITE"]})
     add({"op": "reg_mr", "mr": "mp", "pd": "pd0", "buf": "pbuf", "access": ["LOCAL_WRITE"]})
     if sink:
         add({"op": "reg_mr", "mr": "mrr", "pd": "pd0", "buf": "src", "access": ["REMOTE_READ"]})
+    if gather:
+        add({"op": "reg_mr", "mr": "mw", "pd": "pd0", "buf": "dst", "access": ["LOCAL_WRITE", "REMOTE_WRITE"]})
     add({"op": "alloc_mr", "mr": "fb", "pd": "pd0", "type": "fast_reg", "max_page_list_len": pages})
     add({"op": "alloc_fast_reg_page_list", "pl": "pl", "len": pages})
     # pages in reverse order: iova page i is fbuf page pages-1-i
@@ -171,6 +241,9 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
         if op == "write":
             race = {"op": "post_send", "qp": a, "wr_id": w_op, "opcode": "RDMA_WRITE",
                     "sge": [{"mr": "ms", "offset": 0, "length": size}], "remote": {"mr": "fb", "offset": 0}}
+        elif gather:
+            race = {"op": "post_send", "qp": a, "wr_id": w_op, "opcode": "RDMA_WRITE",
+                    "sge": [{"mr": "fb", "offset": 0, "length": size}], "remote": {"mr": "mw", "offset": 0}}
         elif sink:
             race = {"op": "post_send", "qp": a, "wr_id": w_op, "opcode": "RDMA_READ",
                     "sge": [{"mr": "fb", "offset": 0, "length": size}], "remote": {"mr": "mrr", "offset": 0}}
@@ -185,8 +258,21 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
             invw = {"op": "post_send", "qp": "qs", "wr_id": w_inv, "opcode": "SEND_WITH_INV",
                     "sge": [{"mr": "ms", "offset": 0, "length": 64}], "invalidate": {"mr": "fb"}}
         first, second = (race, invw) if off >= 0 else (invw, race)
-        R.append("# round %d: key byte %d, %s %d cycles before %s" % (
-            r, k, "RDMA op" if off >= 0 else "invalidation", abs(off), "the invalidation" if off >= 0 else "the RDMA op"))
+        # what the operation writes: fb (WRITE, READ into fb) or the READ's sink
+        into_dst = op in ("read", "writesrc")  # bytes read through fb land in dst, through another key
+        tgt = "dst" if into_dst else "fbuf"
+        tlen = size if into_dst else pages * 4096
+        # the posting order decides (module doc): a SEND_WITH_INV against fb at
+        # the responder; a WRITE gathering from fb posted before the SEND_WITH_INV
+        fixed = inv == "sinv" and (not local or (gather and off >= 0))
+        # check that nothing lands after the invalidation: where bytes land through fb's key
+        refill = not fixed and not into_dst and r % 2 == 0
+        R.append("# round %d: key byte %d, %s %d cycles before %s%s" % (
+            r, k, "RDMA op" if off >= 0 else "invalidation", abs(off), "the invalidation" if off >= 0 else "the RDMA op",
+            ": fixed, %s" % ("SUCCESS" if off >= 0 else fail) if fixed else
+            ": a race, nothing may land after the invalidation" if refill else ": a race"))
+        R.append({"op": "host_fill", "buf": tgt, "length": tlen, "fill": "byte:0x%02x" % k})
+        R.append({"op": "host_fill", "buf": "ref", "length": tlen, "fill": "byte:0x%02x" % k})
         R.append(first)
         if off:
             R.append({"op": "run", "cycles": abs(off)})
@@ -194,13 +280,34 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
         if inv == "linv":
             R.append({"op": "poll_cq", "cq": "cqc",
                       "expect": [{"wr_id": w_inv, "status": "SUCCESS", "opcode": "LOCAL_INV"}]})
+            if refill:
+                R.append({"op": "host_fill", "buf": tgt, "length": tlen, "fill": "byte:0x%02x" % (k ^ 0xFF)})
+                R.append({"op": "host_fill", "buf": "ref", "length": tlen, "fill": "byte:0x%02x" % (k ^ 0xFF)})
         else:
             R.append({"op": "poll_cq", "cq": "cqs", "expect": [{"wr_id": w_inv, "status": "SUCCESS", "opcode": "SEND"}]})
             R.append({"op": "poll_cq", "cq": "cqr",
                       "expect": [{"wr_id": w_recv, "status": "SUCCESS", "opcode": "RECV", "byte_len": 64,
                                   "wc_flags": ["WITH_INVALIDATE"], "invalidate_rkey": {"mr": "fb"}}]})
-        R.append({"op": "poll_cq", "cq": "cqx",
-                  "expect": [{"wr_id": w_op, "status": ["SUCCESS", fail], "opcode": opname}]})
+            if refill:
+                R.append({"op": "host_fill", "buf": tgt, "length": tlen, "fill": "byte:0x%02x" % (k ^ 0xFF)})
+                R.append({"op": "host_fill", "buf": "ref", "length": tlen, "fill": "byte:0x%02x" % (k ^ 0xFF)})
+        status = ("SUCCESS" if off >= 0 else fail) if fixed else ["SUCCESS", fail]
+        R.append({"op": "poll_cq", "cq": "cqx", "expect": [{"wr_id": w_op, "status": status, "opcode": opname}]})
+        untouched = {"op": "check_mem", "buf": tgt, "same_as": {"buf": "ref", "offset": 0}, "length": tlen}
+        if refill or (fixed and off < 0):
+            R.append(untouched)  # refused before its first byte / nothing after the invalidation
+        else:
+            when = None if fixed else {"qp": a, "wr_id": w_op, "status": "SUCCESS"}
+            for i in range(pages):  # iova page i is fbuf page pages-1-i
+                fpage = {"buf": "fbuf", "offset": 4096 * (pages - 1 - i)}
+                if into_dst:
+                    chk = {"op": "check_mem", "buf": "dst", "offset": 4096 * i, "same_as": fpage, "length": 4096}
+                else:
+                    chk = {"op": "check_mem", "buf": "fbuf", "offset": fpage["offset"],
+                           "same_as": {"buf": "src", "offset": 4096 * i}, "length": 4096}
+                if when:
+                    chk["when"] = when
+                R.append(chk)
         R.append({"op": "check_mr", "mr": "fb", "expect": {"state": "FREE", "key": k}})
         # the probe through the old key: refused, nothing moved
         if op == "write":
@@ -209,6 +316,12 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
                       "sge": [{"mr": "ms", "offset": 0, "length": 256}], "remote": {"mr": "fb", "offset": 0}})
             R.append({"op": "poll_cq", "cq": "cqp", "expect": [{"wr_id": w_probe, "status": "REM_ACCESS_ERR"}]})
             R.append({"op": "check_mem", "buf": "fbuf", "offset": 4096 * (pages - 1), "hex": "00" * 16})
+        elif gather:
+            R.append({"op": "host_write", "buf": "dst", "offset": 0, "hex": "00" * 16})
+            R.append({"op": "post_send", "qp": p, "wr_id": w_probe, "opcode": "RDMA_WRITE",
+                      "sge": [{"mr": "fb", "offset": 0, "length": 256}], "remote": {"mr": "mw", "offset": 0}})
+            R.append({"op": "poll_cq", "cq": "cqp", "expect": [{"wr_id": w_probe, "status": "LOC_PROT_ERR"}]})
+            R.append({"op": "check_mem", "buf": "dst", "offset": 0, "hex": "00" * 16})
         elif sink:
             R.append({"op": "host_write", "buf": "fbuf", "offset": 4096 * (pages - 1), "hex": "00" * 16})
             R.append({"op": "post_send", "qp": p, "wr_id": w_probe, "opcode": "RDMA_READ",
@@ -230,6 +343,7 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
     for cq in ("cqc", "cqs", "cqr", "cqx", "cqy", "cqp"):
         tail.append({"op": "expect_cq_empty", "cq": cq, "after_cycles": 0 if cq != "cqc" else 2000})
     body += [J(o) for o in tail]
+    body += genfiles.counters_lines(counters)
     return name, "\n".join(head + body) + "\n"
 
 

@@ -20,6 +20,7 @@ firmware whose callback returns before the DMA drain: each must fail.
 """
 import sys
 
+import genfiles
 from genfiles import J, spread, sweep_main
 
 
@@ -30,14 +31,16 @@ from genfiles import J, spread, sweep_main
 # link): a chunk's placement then stays in flight ~130 cycles, long enough for
 # a callback that skips the drain to return while it is (the mutant check).
 SWEEPS = [
-    dict(op="write", page_size=65536, peer_bpc=2, offsets=[-400] + spread(0, 12000, 12)),
-    dict(op="read", page_size=4096, peer_bpc=None, offsets=[-400] + spread(0, 18000, 12)),
+    dict(op="write", page_size=65536, peer_bpc=2, offsets=[-400] + spread(0, 12000, 12),
+         counters=dict(fence_waits=8, drain_waits=8, refused_after_inv=8)),
+    dict(op="read", page_size=4096, peer_bpc=None, offsets=[-400] + spread(0, 18000, 12),
+         counters=dict(fence_waits=6, drain_waits=3, refused_after_inv=8)),
 ]
 LEN = 8192
 ACCESS = ["LOCAL_WRITE", "REMOTE_READ", "REMOTE_WRITE"]
 
 
-def sweep_file(op, page_size, peer_bpc, offsets):
+def sweep_file(op, page_size, peer_bpc, offsets, counters=None):
     name = "peer_race_%s_p%dk_x%d.jsonl" % (op, page_size // 1024, len(offsets))
     what = "RDMA_WRITE of %d bytes into" % LEN if op == "write" else "RDMA_READ of %d bytes out of" % LEN
     head = [
@@ -49,7 +52,9 @@ def sweep_file(op, page_size, peer_bpc, offsets):
         "# SEMANTICS.md \"Peer memory\": once the invalidate callback returned no DMA touches the pages (the checker",
         "# fails the run otherwise): the op completes SUCCESS or REM_ACCESS_ERR. Certain after every round: the MR",
         "# FREE, a probe WRITE through its R_Key REM_ACCESS_ERR moving nothing, dereg, one callback and the pages",
-        "# put once (counters).",
+        "# put once (counters). The memory the op writes is refilled with the round's byte first; a SUCCESS checks",
+        "# every byte (check_mem \"when\"); a WRITE round of every other one refills g0 once the revoke returned and",
+        "# checks that no byte landed after it.",
     ]
     dev = {"op": "device", "peer_latency": 400}
     if peer_bpc:
@@ -62,7 +67,8 @@ def sweep_file(op, page_size, peer_bpc, offsets):
         {"op": "create_cq", "cq": "cqp", "depth": 64},
         {"op": "peer_client", "client": "gpu0", "page_size": page_size, "size": 1 << 20,
          "requires_invalidation": True},
-        {"op": "peer_alloc", "buf": "g0", "client": "gpu0", "size": LEN, "fill": "byte:0x77"},
+        {"op": "peer_alloc", "buf": "g0", "client": "gpu0", "size": LEN, "fill": "byte:0x77" if op == "write" else "random"},
+        {"op": "host_alloc", "buf": "ref", "size": LEN},  # what untouched memory holds
         {"op": "host_alloc", "buf": "src", "size": LEN, "fill": "random"},
         {"op": "host_alloc", "buf": "dst", "size": LEN},
         {"op": "reg_mr", "mr": "ms", "pd": "pd0", "buf": "src", "access": ["LOCAL_WRITE"]},
@@ -71,7 +77,10 @@ def sweep_file(op, page_size, peer_bpc, offsets):
     body = [J(o) for o in ops]
     for k, off in enumerate(offsets):
         a, b, p, q, m = "a%d" % k, "b%d" % k, "p%d" % k, "q%d" % k, "mg%d" % k
-        body.append("# round %d: the revoke %d cycles %s the post" % (k, abs(off), "before" if off < 0 else "after"))
+        refill = op == "write" and k % 2 == 0  # nothing may land in g0 after the revoke returned
+        body.append("# round %d: the revoke %d cycles %s the post%s" % (
+            k, abs(off), "before" if off < 0 else "after", ": nothing may land after it" if refill else ""))
+        kb = (0x21 + 0x35 * k) & 0xFF
         rnd = [
             {"op": "create_qp", "qp": a, "pd": "pd0", "send_cq": "cqx", "recv_cq": "cqx", "mtu": 256},
             {"op": "create_qp", "qp": b, "pd": "pd0", "send_cq": "cqy", "recv_cq": "cqy", "mtu": 256},
@@ -85,13 +94,21 @@ def sweep_file(op, page_size, peer_bpc, offsets):
                 "opcode": "RDMA_WRITE" if op == "write" else "RDMA_READ",
                 "sge": [{"mr": "ms" if op == "write" else "md", "offset": 0, "length": LEN}],
                 "remote": {"mr": m}}
-        revoke = {"op": "peer_invalidate", "client": "gpu0", "buf": "g0"}
+        revoke = [{"op": "peer_invalidate", "client": "gpu0", "buf": "g0"}]
+        if refill:
+            revoke += [{"op": "host_fill", "buf": b_, "fill": "byte:0x%02x" % (kb ^ 0xFF)} for b_ in ("g0", "ref")]
+        rnd.append({"op": "host_fill", "buf": "g0" if op == "write" else "dst", "fill": "byte:0x%02x" % kb})
         if off < 0:
-            rnd += [revoke, {"op": "run", "cycles": -off}, post]
+            rnd += revoke + [{"op": "run", "cycles": -off}, post]
         else:
-            rnd += [post, {"op": "run", "cycles": off}, revoke] if off else [post, revoke]
+            rnd += [post, {"op": "run", "cycles": off}] + revoke if off else [post] + revoke
+        when = {"qp": a, "wr_id": 100 + k, "status": "SUCCESS"}
         rnd += [
             {"op": "poll_cq", "cq": "cqx", "expect": [{"wr_id": 100 + k, "status": ["SUCCESS", "REM_ACCESS_ERR"]}]},
+            {"op": "check_mem", "buf": "g0", "same_as": {"buf": "ref", "offset": 0}, "length": LEN} if refill else
+            {"op": "check_mem", "buf": "g0", "same_as": {"buf": "src", "offset": 0}, "length": LEN, "when": when}
+            if op == "write" else
+            {"op": "check_mem", "buf": "dst", "same_as": {"buf": "g0", "offset": 0}, "length": LEN, "when": when},
             {"op": "check_mr", "mr": m, "expect": {"state": "FREE"}},
             {"op": "host_write", "buf": "g0", "offset": 0, "hex": "00" * 16},
             {"op": "post_send", "qp": p, "wr_id": 500 + k, "opcode": "RDMA_WRITE",
@@ -104,6 +121,7 @@ def sweep_file(op, page_size, peer_bpc, offsets):
         ]
         body += [J(o) for o in rnd]
     body += [J({"op": "expect_cq_empty", "cq": cq, "after_cycles": 0}) for cq in ("cqx", "cqy", "cqp")]
+    body += genfiles.counters_lines(counters)
     return name, "\n".join(head + body) + "\n"
 
 

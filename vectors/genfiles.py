@@ -64,3 +64,17 @@ def sweep_main(doc, tag, prefix, sweeps, sweep_file):
     a = ap.parse_args()
     files = [(os.path.join(a.out, n), t) for n, t in (sweep_file(**sw) for sw in sweeps)]
     return sync(tag, files, (a.out,), prefix, a.check)
+
+
+def counters_lines(counters):
+    """The closing expect_counters of a race file: counters {name: minimum, or
+    (min, max)}, as measured on the RTL engine when the sweep was last aimed
+    (docs/scenarios.md "Counters"). A sweep whose invalidations stop landing in
+    the window they were aimed at (a timing change moved it) fails here
+    instead of passing without testing the fence. [] when it names none."""
+    if not counters:
+        return []
+    def bounds(v):
+        return {"min": v[0], "max": v[1]} if isinstance(v, tuple) else {"min": v}
+    return ["# The windows this sweep is aimed at, at least as often as when it was last measured:",
+            J({"op": "expect_counters", **{k: bounds(v) for k, v in counters.items()}})]

@@ -12,7 +12,9 @@
 //     nibble is the rights its MR grants, bit 4 says it has an R_Key; the PD
 //     must be PD; fail_key (an "invalidated" key) answers ERR_STATE; a page
 //     touching [bad_lo, bad_hi) ends the request with ERR_MTT after the OK
-//     beats of the pages before it (as the walker does).
+//     beats of the pages before it (as the walker does); from the case's
+//     key check fail_from on (-1: never), every check answers ERR_STATE (a
+//     key invalidated between two chunks of a message).
 //   - DMA block: several requests in flight, each answered 6..14 cycles
 //     later (so out of order), copying bytes between the host memory and
 //     the packet buffers at the answer; [berr_lo, berr_hi) answers err and
@@ -242,6 +244,7 @@ module hca_responder_tb;
   // ---------------------------------------------------------------- translation unit model
   reg [31:0] fail_key = '0;
   reg [63:0] bad_lo = '0, bad_hi = '0;
+  integer    fail_from = -1;
 
   reg [31:0] xl_key    [0:LOGN-1];
   reg [3:0]  xl_rights [0:LOGN-1];
@@ -288,7 +291,7 @@ module hca_responder_tb;
       nxl = nxl + 1;
       if (xq_pd != PD)
         bq_push(xq_tag, `HCA_XLATE_STATUS_ERR_PD, 1'b1, 32'd0, 64'd0);
-      else if (fail_key != 32'd0 && xq_key == fail_key)
+      else if ((fail_key != 32'd0 && xq_key == fail_key) || (fail_from >= 0 && nxl - 1 - b_xl >= fail_from))
         bq_push(xq_tag, `HCA_XLATE_STATUS_ERR_STATE, 1'b1, 32'd0, 64'd0);
       else if (xq_remote && !xq_key[4])
         bq_push(xq_tag, `HCA_XLATE_STATUS_ERR_KEY, 1'b1, 32'd0, 64'd0);
@@ -795,6 +798,7 @@ module hca_responder_tb;
     end
     for (i = 0; i < NBUF; i = i + 1) owner[i] = 0;
     fail_key = '0;
+    fail_from = -1;
     bad_lo = '0; bad_hi = '0;
     berr_lo = '0; berr_hi = '0;
     pkt_inv_key = 32'hdead_0001;
@@ -1504,31 +1508,54 @@ module hca_responder_tb;
     check_rresp(4, 0, 0, 32'd1024, 32'd1024, 32'd2500);
     check_rresp(5, 0, 1, 32'd452, 32'd2048, 32'd2500);
     check_tx(5, `HCA_PKT_OP_READ_RESP, 0, 16'd27, 16'd20, 32'd57);
-    check_xlates(6);
-    check_xl(0, RKEY_R, RW_RR, 1'b1, 64'hC_0100, 32'd4096);
-    check_xl(2, RKEY_R, RW_RR, 1'b1, 64'hC_2100, 32'd1808);
-    check_xl(5, RKEY_R, RW_RR, 1'b1, 64'hC_4800, 32'd452);
+    check_xlates(2 + 6);        // each READ's whole range first, then its chunks
+    check_xl(0, RKEY_R, RW_RR, 1'b1, 64'hC_0100, 32'd10000);
+    check_xl(1, RKEY_R, RW_RR, 1'b1, 64'hC_0100, 32'd4096);
+    check_xl(3, RKEY_R, RW_RR, 1'b1, 64'hC_2100, 32'd1808);
+    check_xl(4, RKEY_R, RW_RR, 1'b1, 64'hC_4000, 32'd2500);
+    check_xl(7, RKEY_R, RW_RR, 1'b1, 64'hC_4800, 32'd452);
     check_dmas(0, 0, 2 + 2 + 1 + 1 + 1 + 1);
     if (nalloc - b_alloc != 6) $fatal(1, "%0s: expected 6 buffers allocated, got %0d", tcase, nalloc - b_alloc);
     pass_case();
   endtask
 
-  // READ whose second chunk fails: one READ_RESP, then NAK REM_ACCESS_ERR;
-  // the chunk's buffer comes back.
+  // READ whose range holds a bad byte past its first chunk: the whole-range
+  // check refuses it before any READ_RESP (SEMANTICS.md "What one access
+  // covers"): NAK REM_ACCESS_ERR, nothing gathered, no buffer taken.
   task automatic case_read_fail;
-    begin_case("read_fail_second_chunk");
+    begin_case("read_fail_whole_range");
     qp_setup(21, RTS, 4'd12);
     fill_bg(64'hD_0000, 16384);
     bad_lo = 64'hD_1800;
     bad_hi = 64'hD_1801;
     send_pkt(R, 1, 1, 16'd21, 16'd28, 32'd58, RKEY_R, 64'hD_0000, 32'd0, 32'd9000, 32'd0, 21);
     settle();
+    check_counts(1, 0, 1);
+    check_tx(0, NAK, `HCA_WC_STATUS_REM_ACCESS_ERR, 16'd28, 16'd21, 32'd58);
+    check_err(0, 21);
+    check_xlates(1);
+    check_xl(0, RKEY_R, RW_RR, 1'b1, 64'hD_0000, 32'd9000);
+    check_dmas(0, 0, 0);
+    if (nalloc != b_alloc) $fatal(1, "%0s: a buffer was allocated", tcase);
+    check_state(21, ERR, 16'd0);
+    pass_case();
+
+    // The key invalidated after the whole check and the first chunk: one
+    // READ_RESP, then NAK REM_ACCESS_ERR; the second chunk's buffer comes back.
+    begin_case("read_fail_second_chunk");
+    qp_setup(24, RTS, 4'd12);
+    fill_bg(64'hD_0000, 16384);
+    fail_from = 2;              // 0 the whole range, 1 chunk 0, 2 chunk 1
+    send_pkt(R, 1, 1, 16'd24, 16'd31, 32'd61, RKEY_R, 64'hD_0000, 32'd0, 32'd9000, 32'd0, 24);
+    settle();
     check_counts(2, 0, 1);
     check_rresp(0, 1, 0, 32'd4096, 32'd0, 32'd9000);
-    check_tx(1, NAK, `HCA_WC_STATUS_REM_ACCESS_ERR, 16'd28, 16'd21, 32'd58);
-    check_err(0, 21);
+    check_tx(1, NAK, `HCA_WC_STATUS_REM_ACCESS_ERR, 16'd31, 16'd24, 32'd61);
+    check_err(0, 24);
+    check_xlates(3);
     check_dmas(0, 0, 1);
-    check_state(21, ERR, 16'd0);
+    if (nalloc - b_alloc != 2) $fatal(1, "%0s: expected 2 buffers allocated, got %0d", tcase, nalloc - b_alloc);
+    check_state(24, ERR, 16'd0);
     pass_case();
 
     begin_case("read_rights");

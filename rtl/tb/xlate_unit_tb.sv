@@ -66,7 +66,8 @@ module xlate_unit_tb;
     .fw_addr_i    (fw_addr),
     .fw_wdata_i   (fw_wdata),
     .fw_rvalid_o  (fw_rvalid),
-    .fw_rdata_o   (fw_rdata)
+    .fw_rdata_o   (fw_rdata),
+    .fence_wait_o ()
   );
 
   // ---------------------------------------------------------------- options

@@ -135,7 +135,7 @@ typedef struct dep {
     size_t n;
 } dep_t;
 
-/** The WRITE message in progress on one (responder, requester) QP pair. */
+/** The WRITE or READ message in progress on one (responder, requester) QP pair. */
 typedef struct msg_state {
     uint32_t psn, rkey;
     uint64_t first_at;    /**< cycle its first packet was delivered */
@@ -531,9 +531,13 @@ void protcheck_pkt_rx(protcheck_t *pc, uint64_t cycle, const hca_pkt_t *p)
     if (op != HCA_PKT_OP_WRITE) {
         if (p->len)
             o->write = 0; /* the buffer now holds another kind of payload */
-        return;
+        if (op != HCA_PKT_OP_READ_REQ)
+            return;
+    } else {
+        pc->st.write_pkts++;
     }
-    pc->st.write_pkts++;
+    /* A WRITE or READ message: its rkey's invalidation span against its NAK
+       (I4 for a WRITE; refused_after_inv for both). */
     int fresh;
     msg_state_t *m = tab_get(&pc->msgs, pair, &fresh);
     if (!m)
@@ -546,7 +550,7 @@ void protcheck_pkt_rx(protcheck_t *pc, uint64_t cycle, const hca_pkt_t *p)
         m->placed = 0;
         m->nak_at = NEVER;
     }
-    if (p->len) {
+    if (op == HCA_PKT_OP_WRITE && p->len) {
         o->write = 1;
         o->pair = pair;
         o->psn = p->psn;
@@ -562,7 +566,7 @@ void protcheck_pkt_tx(protcheck_t *pc, uint64_t cycle, const hca_pkt_t *p)
     const uint32_t pair = hca_pkt_get_src_qpn(p) << 16 | hca_pkt_get_dst_qpn(p);
     msg_state_t *m = tab_find(&pc->msgs, pair);
     if (!m || m->psn != p->psn || m->nak_at != NEVER)
-        return; /* not a WRITE message we saw (e.g. a READ_REQ) */
+        return; /* not a WRITE or READ message we saw */
     m->nak_at = cycle;
     const key_state_t *k = tab_find(&pc->keys, m->rkey);
     /* An invalidation whose span [requested, completed] meets [first packet, NAK]. */
@@ -572,6 +576,16 @@ void protcheck_pkt_tx(protcheck_t *pc, uint64_t cycle, const hca_pkt_t *p)
               (k->fence_pending_at != NEVER && k->fence_pending_at <= cycle) || /* one of its KLM entries' */
               (k->fence_at != NEVER && k->fence_at >= m->first_at && k->fence_req_at <= cycle));
 
+    /* Refused after an invalidation: one requested once the message had
+       arrived (the key was valid, not even being invalidated, when the
+       message's check began), still pending or completed by the NAK. */
+    const int invalidated_under =
+        k && ((k->pending_at != NEVER && k->pending_at >= m->first_at && k->pending_at <= cycle) ||
+              (k->inv_at != NEVER && k->inv_req_at >= m->first_at && k->inv_at <= cycle) ||
+              (k->fence_pending_at != NEVER && k->fence_pending_at >= m->first_at && k->fence_pending_at <= cycle) ||
+              (k->fence_at != NEVER && k->fence_req_at >= m->first_at && k->fence_at <= cycle));
+    if (invalidated_under)
+        pc->st.refused_after_inv++;
     if (!invalidated_during && m->placed)
         pc_breach(pc, m->place_at, m->rkey, m->place_addr,
                   "I4: WRITE psn %" PRIu32 " (qp %u <- qp %u, rkey 0x%08" PRIx32 ") failed its whole-range check "

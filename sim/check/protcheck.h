@@ -74,6 +74,10 @@ typedef struct protcheck_stats {
     uint64_t validations;   /**< key (re)validation events */
     uint64_t write_pkts;    /**< WRITE packets delivered */
     uint64_t access_naks;   /**< NAK REM_ACCESS_ERR sent */
+    uint64_t refused_after_inv; /**< of which for a WRITE or READ message whose R_Key (or the key of one of
+                                     its KLM entries) had an invalidation requested at or after the message's
+                                     first packet (READ_REQ) arrived and before the NAK: a chunk the responder
+                                     refused because the key was invalidated under the running message */
     uint64_t violations;    /**< breaches, kept or not */
 } protcheck_stats_t;
 

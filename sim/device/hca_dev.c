@@ -884,7 +884,13 @@ uint64_t hca_dev_fw_instret(const hca_dev_t *d)
 
 uint64_t hca_dev_fw_busy_cycles(const hca_dev_t *d)
 {
-    return d ? rv32_cycles(d->cpu) - d->fw_sleep : 0;
+    if (!d)
+        return 0;
+    /* Up to the device's cycle: the core may have run a few cycles past it
+       (its last instruction's cycles, or its run-ahead), always busy ones, as
+       a sleep never carries it past the device. */
+    const uint64_t core = rv32_cycles(d->cpu), busy = core - d->fw_sleep, ahead = core > d->now ? core - d->now : 0;
+    return busy > ahead ? busy - ahead : 0;
 }
 
 int hca_dev_fw_profile_start(hca_dev_t *d)

@@ -137,7 +137,7 @@ const char *hca_dev_console(const hca_dev_t *dev);
 /** 0 while the firmware runs; -EFAULT when it trapped or halted, with the
  *  reason in why (may be NULL). */
 int hca_dev_fw_health(const hca_dev_t *dev, char *why, size_t len);
-/** Firmware instructions retired and core cycles spent executing (not asleep). */
+/** Firmware instructions retired, and core cycles spent executing (not asleep) up to the device's cycle. */
 uint64_t hca_dev_fw_instret(const hca_dev_t *dev);
 uint64_t hca_dev_fw_busy_cycles(const hca_dev_t *dev);
 

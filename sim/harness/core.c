@@ -55,6 +55,7 @@ struct core {
     db_entry_t *dbq;
     uint32_t db_head, db_count;
     uint64_t doorbells;
+    uint64_t fence_waits, drain_waits; /* rising edges of the pins of that name */
 
     fw_port_t fw; /* the one firmware-port access in flight */
 
@@ -91,6 +92,8 @@ static int pins_differ(const core_pins_t *a, const core_pins_t *b, char *buf, si
     PIN_DIFF(a->fw_rvalid != b->fw_rvalid, "fw_rvalid", a->fw_rvalid, b->fw_rvalid);
     PIN_DIFF(a->fw_rvalid && a->fw_rdata != b->fw_rdata, "fw_rdata", a->fw_rdata, b->fw_rdata);
     PIN_DIFF(a->fw_irq != b->fw_irq, "fw_irq", a->fw_irq, b->fw_irq);
+    PIN_DIFF(a->fence_wait != b->fence_wait, "fence_wait", a->fence_wait, b->fence_wait);
+    PIN_DIFF(a->drain_wait != b->drain_wait, "drain_wait", a->drain_wait, b->drain_wait);
     PIN_DIFF(a->dma_req_valid != b->dma_req_valid, "dma_req_valid", a->dma_req_valid, b->dma_req_valid);
     if (a->dma_req_valid && memcmp(&a->dma_req, &b->dma_req, sizeof a->dma_req)) {
         snprintf(buf, len, "dma_req: rtl {op %u tag 0x%x addr 0x%llx len %u key 0x%x buf %u off %u}, "
@@ -174,9 +177,12 @@ static inline void core_tick(core_t *c)
     core_dma_drive(c->dma, p, c->now);
     core_link_drive(c->link, p, c->now);
 
+    const uint8_t fence_was = p->fence_wait, drain_was = p->drain_wait;
     c->ops->cycle(c->eng, p, c->now);
     if (c->shadow)
         core_lockstep_cycle(c);
+    c->fence_waits += p->fence_wait && !fence_was;
+    c->drain_waits += p->drain_wait && !drain_was;
 
     if (p->db_valid && p->db_ready) {
         p->db_valid = 0;
@@ -258,6 +264,7 @@ static void core_clear(core_t *c)
     fw_port_bind(&c->fw, &c->pins);
     c->db_head = c->db_count = 0;
     c->doorbells = 0;
+    c->fence_waits = c->drain_waits = 0;
     probe_client_clear(&c->probe);
     core_dma_reset(c->dma);
     core_link_reset(c->link);
@@ -382,6 +389,8 @@ void core_get_stats(const core_t *c, dev_engine_stats_t *st)
     st->pkts = l.pkts;
     st->pkt_bytes = l.pkt_bytes;
     st->doorbells = c->doorbells;
+    st->fence_waits = c->fence_waits;
+    st->drain_waits = c->drain_waits;
 }
 
 uint8_t *core_pbuf(core_t *c, unsigned id)

@@ -36,6 +36,11 @@ typedef struct core_pins {
     uint32_t fw_rdata; /**< out */
     uint8_t fw_irq;    /**< out: a memory-management event is pending (regs evt); the
                             device ORs it into the firmware core's external interrupt */
+    /* what the harness counts (dev_engine_stats_t): 1 while the translation
+       unit's fence (INVALIDATE, FENCE) waits for in-flight requests (xu_fw_port
+       ST_FENCE) / while a context DRAIN waits (STATUS.busy) */
+    uint8_t fence_wait; /**< out */
+    uint8_t drain_wait; /**< out */
 
     /* DMA: every request is answered by one response with its tag */
     uint8_t dma_req_valid; /**< out */

@@ -87,6 +87,10 @@ typedef struct dev_engine_stats {
     uint64_t pkts;            /**< packets sent on the link */
     uint64_t pkt_bytes;       /**< their payload bytes */
     uint64_t doorbells;       /**< doorbells taken */
+    uint64_t fence_waits;     /**< times the translation unit's fence (INVALIDATE, FENCE) had to wait for
+                                   in-flight requests (core pin fence_wait rose: xu_fw_port entered ST_FENCE) */
+    uint64_t drain_waits;     /**< context DRAINs that had to wait for key-checked DMA in flight (pin
+                                   drain_wait rose: STATUS.busy after the command) */
 } dev_engine_stats_t;
 
 typedef struct dev_engine_ops {

@@ -47,7 +47,9 @@ static const char *outcome_word(int rc)
 static int checker_equal(const scn_checker_t *x, const scn_checker_t *y)
 {
     return x->dma == y->dma && x->dma_keyed == y->dma_keyed && x->invalidations == y->invalidations &&
-           x->registrations == y->registrations && x->write_pkts == y->write_pkts && x->breaches == y->breaches;
+           x->registrations == y->registrations && x->write_pkts == y->write_pkts && x->breaches == y->breaches &&
+           x->fence_waits == y->fence_waits && x->drain_waits == y->drain_waits &&
+           x->refused_after_inv == y->refused_after_inv;
 }
 
 /* ================================================================ text */

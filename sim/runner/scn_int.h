@@ -206,6 +206,9 @@ int scn_op_query_device(ctx_t *c, const json_value_t *o); /* scn_ops_check.c */
 int scn_op_check_mem(ctx_t *c, const json_value_t *o);
 int scn_op_check_mr(ctx_t *c, const json_value_t *o);
 int scn_op_expect_qp_state(ctx_t *c, const json_value_t *o);
+int scn_op_expect_counters(ctx_t *c, const json_value_t *o);
+int scn_op_host_fill(ctx_t *c, const json_value_t *o);
+int scn_fill_range(ctx_t *c, int id, uint64_t from, uint64_t len, unsigned kind, uint8_t byte);
 
 /** Context of one op in either pass. */
 struct ctx {
@@ -353,6 +356,8 @@ uint32_t scn_wait_cqes(ctx_t *c, int cq, uint32_t n, uint64_t timeout);
  *  arrival[], the posted WR it completes (now done; NULL if none) in rec[].
  *  How many, or a negative errno. */
 int scn_poll(ctx_t *c, int cq, int n, hcadrv_wc_t *wc, uint64_t *arrival, wr_rec_t **rec);
+/** The latest send WR posted on qp (symbol id) with this wr_id, or NULL. */
+const wr_rec_t *scn_wr_find(ctx_t *c, int qp, uint64_t wr_id);
 /** Record a posted WR (its WQE at index, posted at cycle post_cycle). 0 or SCN_ERROR. */
 int scn_posted(ctx_t *c, int qp, int recv, uint64_t wr_id, const char *opcode, uint32_t index, uint64_t post_cycle);
 /** Symbol id of the QP with this number, -1 when none. */
@@ -387,6 +392,10 @@ const char *scn_engine_name(scn_engine_t e);
 /** What the protection checker watched (SEMANTICS.md invariants). */
 typedef struct scn_checker {
     uint64_t dma, dma_keyed, invalidations, registrations, write_pkts, breaches;
+    /* the race counters (docs/scenarios.md "Counters"): the device's fence and
+       DRAIN waits (dev_engine_stats_t), the checker's refusals after an
+       invalidation (protcheck_stats_t.refused_after_inv) */
+    uint64_t fence_waits, drain_waits, refused_after_inv;
 } scn_checker_t;
 
 /** The firmware's state after a failed run, for the diagnosis (-v). */

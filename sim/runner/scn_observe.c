@@ -114,8 +114,10 @@ void scn_observe_end(scn_rec_t *rec, const scn_report_t *rep)
     if (rep->checker) {
         const scn_checker_t *k = rep->checker;
         const char *names[] = {"checker: engine DMAs", "checker: DMAs through a key", "checker: key invalidations",
-                               "checker: registrations", "checker: WRITE packets", "checker: breaches"};
-        const uint64_t v[] = {k->dma, k->dma_keyed, k->invalidations, k->registrations, k->write_pkts, k->breaches};
+                               "checker: registrations", "checker: WRITE packets", "checker: breaches",
+                               "checker: fence waits", "checker: drain waits", "checker: refused after an invalidation"};
+        const uint64_t v[] = {k->dma,        k->dma_keyed, k->invalidations, k->registrations,   k->write_pkts,
+                              k->breaches,   k->fence_waits, k->drain_waits, k->refused_after_inv};
         for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
             char b[32];
             snprintf(b, sizeof b, "%" PRIu64, v[i]);

@@ -110,9 +110,42 @@ int scn_op_check_mem(ctx_t *c, const json_value_t *o)
     }
     if (!rc)
         rc = scn_buf_range(c, id, "length", off, len);
+    const json_value_t *when = json_get(o, "when");
+    int wqp = -1;
+    uint64_t wid = 0;
+    unsigned wst = 0;
+    if (!rc && when) { /* the check applies only to one outcome of a race */
+        rc = scn_need_object(c, when, "when");
+        scn_frame_t fr;
+        scn_enter(c, "when", 0, 0, &fr);
+        if (!rc)
+            rc = scn_fields_known(c, when);
+        if (!rc)
+            rc = scn_ref(c, when, "qp", &wqp);
+        if (!rc)
+            rc = scn_int(c, when, "wr_id", 0, UINT64_MAX, &wid);
+        if (!rc)
+            rc = scn_enum(c, when, "status", hca_wc_status_name, HCA_WC_STATUS_MAX, &wst);
+        scn_leave(c, &fr);
+    }
     if (rc || !RUNNING) {
         free(want);
         return rc;
+    }
+    if (when) {
+        const wr_rec_t *w = scn_wr_find(c, wqp, wid);
+        if (!w || !w->done) {
+            free(want);
+            return scn_mismatch(c, "when: wr_id %" PRIu64 " on %s %s", wid, scn_sym(c, wqp)->name,
+                                w ? "has not completed (poll its CQE first)" : "was never posted");
+        }
+        scn_observe(c, "when", "%s", hca_wc_status_name(w->status) ? hca_wc_status_name(w->status) : "?");
+        if (w->status != wst) {
+            scn_note(c, "not checked: wr_id %" PRIu64 " completed %s", wid,
+                     hca_wc_status_name(w->status) ? hca_wc_status_name(w->status) : "?");
+            free(want);
+            return 0;
+        }
     }
     uint8_t *got = malloc(len ? len : 1);
     if (!got) {
@@ -249,5 +282,56 @@ int scn_op_expect_qp_state(ctx_t *c, const json_value_t *o)
     if (got != state)
         return scn_mismatch(c, "expected %s in state %s, got %s", scn_sym(c, qp)->name, hca_qp_state_name(state),
                             hca_qp_state_name(got) ? hca_qp_state_name(got) : "?");
+    return 0;
+}
+
+/* expect_counters: the race counters so far (docs/scenarios.md "Counters"),
+ * each bounded by {"min":N} and/or {"max":N}. */
+int scn_op_expect_counters(ctx_t *c, const json_value_t *o)
+{
+    static const char *const names[] = {"fence_waits", "drain_waits", "refused_after_inv"};
+    enum { N = sizeof names / sizeof names[0] };
+    uint64_t lo[N], hi[N];
+    int named = 0, rc = 0;
+    for (size_t i = 0; i < N && !rc; i++) {
+        lo[i] = 0;
+        hi[i] = UINT64_MAX;
+        const json_value_t *e = scn_field(c, o, names[i], K_OBJECT, &rc);
+        if (!e || rc || (rc = scn_need_object(c, e, names[i])))
+            continue;
+        named++;
+        if (!e->u.object.n) {
+            rc = scn_bad_field(c, names[i], "expected \"min\" and/or \"max\"");
+            break;
+        }
+        scn_frame_t fr;
+        scn_enter(c, names[i], 0, 0, &fr);
+        rc = scn_fields_known(c, e);
+        if (!rc)
+            rc = scn_int(c, e, "min", 0, UINT64_MAX, &lo[i]);
+        if (!rc)
+            rc = scn_int(c, e, "max", 0, UINT64_MAX, &hi[i]);
+        if (!rc && lo[i] > hi[i])
+            rc = scn_bad_field(c, "min", "%" PRIu64 " is above max %" PRIu64, lo[i], hi[i]);
+        scn_leave(c, &fr);
+    }
+    if (!rc && !named)
+        rc = scn_bad(c, "expected at least one of fence_waits, drain_waits, refused_after_inv");
+    if (rc || !RUNNING)
+        return rc;
+    protcheck_stats_t ps;
+    protcheck_get_stats(hca_dev_protcheck(scn_dev(c)), &ps);
+    dev_engine_stats_t es;
+    hca_dev_get_stats(scn_dev(c), &es);
+    const uint64_t got[N] = {es.fence_waits, es.drain_waits, ps.refused_after_inv};
+    for (size_t i = 0; i < N; i++)
+        scn_observe(c, names[i], "%" PRIu64, got[i]);
+    scn_note(c, "fence_waits %" PRIu64 ", drain_waits %" PRIu64 ", refused_after_inv %" PRIu64, got[0], got[1], got[2]);
+    for (size_t i = 0; i < N; i++) {
+        if (got[i] < lo[i])
+            return scn_mismatch(c, "%s: expected at least %" PRIu64 ", got %" PRIu64, names[i], lo[i], got[i]);
+        if (got[i] > hi[i])
+            return scn_mismatch(c, "%s: expected at most %" PRIu64 ", got %" PRIu64, names[i], hi[i], got[i]);
+    }
     return 0;
 }

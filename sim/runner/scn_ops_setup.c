@@ -166,15 +166,24 @@ static uint64_t splitmix64(uint64_t *x)
  * stream depends on the seed and its name only. */
 int scn_fill_buffer(ctx_t *c, int id, unsigned kind, uint8_t byte)
 {
-    rt_obj_t *b = scn_obj(c, id);
     if (kind == 0)
         return 0; /* host memory maps zeroed pages */
+    return scn_fill_range(c, id, 0, scn_obj(c, id)->size, kind, byte);
+}
+
+/* [from, from + len) of buffer id as a fill of the whole buffer would write
+ * it: "random" is the buffer's own stream (seed and name), "pattern" the
+ * byte's offset in the buffer. */
+int scn_fill_range(ctx_t *c, int id, uint64_t from, uint64_t len, unsigned kind, uint8_t byte)
+{
+    rt_obj_t *b = scn_obj(c, id);
+    const uint64_t end = from + len;
     const char *name = scn_sym(c, id)->name;
     uint64_t st = scn_seed(c);
     for (const char *p = name; *p; p++)
         st = (st ^ (unsigned char)*p) * 1099511628211ull;
     uint8_t chunk[4096];
-    for (uint64_t off = 0; off < b->size; off += sizeof chunk) {
+    for (uint64_t off = 0; off < end; off += sizeof chunk) {
         size_t n = b->size - off < sizeof chunk ? (size_t)(b->size - off) : sizeof chunk;
         for (size_t i = 0; i < n; i++) {
             if (kind == 1) {
@@ -183,10 +192,11 @@ int scn_fill_buffer(ctx_t *c, int id, unsigned kind, uint8_t byte)
                     memcpy(chunk + i, &r, n - i < 8 ? n - i : 8);
                 }
             } else
-                chunk[i] = kind == 2 ? (uint8_t)(off + i) : byte;
+                chunk[i] = kind == 2 ? (uint8_t)(off + i) : kind == 3 ? byte : 0;
         }
-        if (scn_mem_write(c, b->addr + off, chunk, n))
-            return scn_bad(c, "host memory refused the fill");
+        const uint64_t lo = off > from ? off : from, hi = off + n < end ? off + n : end;
+        if (lo < hi && scn_mem_write(c, b->addr + lo, chunk + (lo - off), (size_t)(hi - lo)))
+            return scn_bad(c, "%s memory refused the fill", scn_sym(c, id)->peer ? "peer" : "host");
     }
     return 0;
 }
@@ -219,6 +229,31 @@ int scn_op_host_alloc(ctx_t *c, const json_value_t *o)
     b->live = 1;
     scn_note(c, "bus address 0x%" PRIx64 ", %" PRIu64 " bytes", b->addr, size);
     return scn_fill_buffer(c, id, fill, byte);
+}
+
+/* host_fill: a range of a buffer refilled (extension: what host_write does
+ * without spelling the bytes). */
+int scn_op_host_fill(ctx_t *c, const json_value_t *o)
+{
+    int id;
+    uint64_t off = 0, len = 0;
+    unsigned fill = 0;
+    uint8_t byte = 0;
+    int rc = scn_ref(c, o, "buf", &id);
+    if (!rc)
+        rc = scn_int(c, o, "offset", 0, UINT64_MAX, &off);
+    if (!rc) {
+        const uint64_t size = scn_sym(c, id)->size;
+        len = off < size ? size - off : 0; /* default: the rest of the buffer */
+        rc = scn_int(c, o, "length", 0, 1ull << 30, &len);
+    }
+    if (!rc)
+        rc = scn_buf_range(c, id, "length", off, len);
+    if (!rc)
+        rc = scn_fill(c, o, "fill", &fill, &byte);
+    if (rc || !RUNNING)
+        return rc;
+    return scn_fill_range(c, id, off, len, fill, byte);
 }
 
 int scn_op_host_write(ctx_t *c, const json_value_t *o)

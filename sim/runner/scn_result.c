@@ -41,8 +41,10 @@ void scn_print_checker(FILE *out, const char *prefix, const scn_checker_t *ck)
 {
     fprintf(out,
             "%s%" PRIu64 " engine DMAs watched (%" PRIu64 " through a key), %" PRIu64 " key invalidations and %" PRIu64
-            " registrations followed, %" PRIu64 " WRITE packets, %" PRIu64 " breaches\n",
-            prefix, ck->dma, ck->dma_keyed, ck->invalidations, ck->registrations, ck->write_pkts, ck->breaches);
+            " registrations followed, %" PRIu64 " WRITE packets, %" PRIu64 " breaches; %" PRIu64 " fence waits, %" PRIu64
+            " drain waits, %" PRIu64 " refused after an invalidation\n",
+            prefix, ck->dma, ck->dma_keyed, ck->invalidations, ck->registrations, ck->write_pkts, ck->breaches,
+            ck->fence_waits, ck->drain_waits, ck->refused_after_inv);
 }
 
 void scn_print_report(const scn_report_t *r, FILE *out, FILE *err)
@@ -85,8 +87,10 @@ void scn_json_checker(FILE *f, const scn_checker_t *ck)
     if (ck)
         fprintf(f,
                 "{\"dma\":%" PRIu64 ",\"dma_keyed\":%" PRIu64 ",\"invalidations\":%" PRIu64 ",\"registrations\":%" PRIu64
-                ",\"write_pkts\":%" PRIu64 ",\"breaches\":%" PRIu64 "}",
-                ck->dma, ck->dma_keyed, ck->invalidations, ck->registrations, ck->write_pkts, ck->breaches);
+                ",\"write_pkts\":%" PRIu64 ",\"breaches\":%" PRIu64 ",\"fence_waits\":%" PRIu64
+                ",\"drain_waits\":%" PRIu64 ",\"refused_after_inv\":%" PRIu64 "}",
+                ck->dma, ck->dma_keyed, ck->invalidations, ck->registrations, ck->write_pkts, ck->breaches,
+                ck->fence_waits, ck->drain_waits, ck->refused_after_inv);
     else
         fputs("null", f);
 }

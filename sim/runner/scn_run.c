@@ -252,6 +252,15 @@ static wr_rec_t *find_wr(ctx_t *c, const hcadrv_wc_t *wc)
     return NULL;
 }
 
+const wr_rec_t *scn_wr_find(ctx_t *c, int qp, uint64_t wr_id)
+{
+    const run_t *r = c->run;
+    for (size_t i = r->nwrs; i-- > 0;)
+        if (!r->wrs[i].recv && r->wrs[i].qp == qp && r->wrs[i].wr_id == wr_id)
+            return &r->wrs[i];
+    return NULL;
+}
+
 int scn_poll(ctx_t *c, int cq, int n, hcadrv_wc_t *wc, uint64_t *arrival, wr_rec_t **rec)
 {
     rt_obj_t *q = scn_obj(c, cq);
@@ -367,8 +376,11 @@ static const scn_checker_t *checker_of(hca_dev_t *dev, scn_checker_t *ck)
 {
     protcheck_stats_t ps;
     protcheck_get_stats(hca_dev_protcheck(dev), &ps);
-    *ck = (scn_checker_t){ps.dma_issued, ps.dma_keyed, ps.invalidations, ps.validations, ps.write_pkts,
-                          ps.violations};
+    dev_engine_stats_t es;
+    hca_dev_get_stats(dev, &es);
+    *ck = (scn_checker_t){ps.dma_issued,     ps.dma_keyed,   ps.invalidations,  ps.validations,
+                          ps.write_pkts,     ps.violations,  es.fence_waits,    es.drain_waits,
+                          ps.refused_after_inv};
     return ck;
 }
 

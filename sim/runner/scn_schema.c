@@ -62,6 +62,9 @@ static const scn_schema_t peer_counters = OBJECT(
     F("num_dereg_pages", OPT, K_INT), F("num_reg_bytes", OPT, K_INT), F("num_dereg_bytes", OPT, K_INT),
     F("num_free_callbacks", OPT, K_INT));
 
+/* expect_counters: the bounds of one counter. */
+static const scn_schema_t counter_bounds = OBJECT(F("min", OPT, K_INT), F("max", OPT, K_INT));
+
 /* set_page_list "pages" entries: {"buf","offset"} or {"addr"}. */
 static const scn_variant_t page_forms[] = {
     {"buf", FIELDS(F_NAME("buf", REQ, SYM_BUF), F("offset", OPT, K_INT))},
@@ -117,6 +120,10 @@ static const scn_variant_t mr_types[] = {
     {"indirect", FIELDS(F("max_indir_list_len", REQ, K_INT))},
 };
 
+/* check_mem "when": only if this send WR has completed with this status. */
+static const scn_schema_t when_completed =
+    OBJECT(F_NAME("qp", REQ, SYM_QP), F("wr_id", REQ, K_INT), F("status", REQ, K_ENUM));
+
 /* check_mem: the expected bytes as hex, or those of another buffer. */
 static const scn_variant_t mem_expectations[] = {
     {"hex", FIELDS(F("length", OPT, K_INT), F("hex", REQ, K_HEX))},
@@ -144,9 +151,13 @@ const op_spec_t scn_ops[] = {
     /* host and peer memory */
     OP("host_alloc", scn_op_host_alloc, F_BIND("buf", SYM_BUF), F("size", REQ, K_INT), F("align", OPT, K_INT),
        F("fill", OPT, K_FILL)),
+    OP("host_fill", scn_op_host_fill, F_NAME("buf", REQ, SYM_BUF), F("offset", OPT, K_INT), F("length", OPT, K_INT),
+       F("fill", REQ, K_FILL)),
     OP("host_write", scn_op_host_write, F_NAME("buf", REQ, SYM_BUF), F("offset", OPT, K_INT), F("hex", REQ, K_HEX)),
     {.name = "check_mem", .fn = scn_op_check_mem,
-     .schema = {.fields = FIELDS(F_NAME("buf", REQ, SYM_BUF), F("offset", OPT, K_INT)), VARIANTS(mem_expectations)}},
+     .schema = {.fields = FIELDS(F_NAME("buf", REQ, SYM_BUF), F("offset", OPT, K_INT),
+                                 F_OBJECT("when", OPT, NULL, &when_completed)),
+                VARIANTS(mem_expectations)}},
     OP("peer_client", scn_op_peer_client, F_BIND("client", SYM_CLIENT), F("page_size", REQ, K_INT),
        F("size", REQ, K_INT), F("requires_invalidation", OPT, K_BOOL)),
     OP("peer_alloc", scn_op_peer_alloc, F_BIND("buf", SYM_BUF), F_NAME("client", REQ, SYM_CLIENT),
@@ -189,5 +200,7 @@ const op_spec_t scn_ops[] = {
        F("any_order", OPT, K_BOOL)),
     OP("expect_cq_empty", scn_op_expect_cq_empty, F_NAME("cq", REQ, SYM_CQ), F("after_cycles", OPT, K_INT)),
     OP("expect_qp_state", scn_op_expect_qp_state, F_NAME("qp", REQ, SYM_QP), F("state", REQ, K_ENUM)),
+    OP("expect_counters", scn_op_expect_counters, F_OBJECT("fence_waits", OPT, NULL, &counter_bounds),
+       F_OBJECT("drain_waits", OPT, NULL, &counter_bounds), F_OBJECT("refused_after_inv", OPT, NULL, &counter_bounds)),
 };
 const size_t scn_nops = sizeof scn_ops / sizeof scn_ops[0];

@@ -131,6 +131,8 @@ void rtl_cycle(void *eng, core_pins_t *p, uint64_t now)
     p->fw_rvalid = t.fw_rvalid_o;
     p->fw_rdata = t.fw_rdata_o;
     p->fw_irq = t.fw_irq_o;
+    p->fence_wait = t.fence_wait_o;
+    p->drain_wait = t.drain_wait_o;
     p->dma_req_valid = t.dma_req_valid_o;
     from_port(p->dma_req, t.dma_req_o);
     p->dma_rsp_ready = t.dma_rsp_ready_o;
