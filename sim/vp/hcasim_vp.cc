@@ -1,0 +1,170 @@
+// hcasim-vp — run a scenario file on the example virtual platform
+// (vp_platform.h): the scenario runner and the reference driver run on the
+// platform's CPU thread, reaching the HCA's SystemC module over TLM-2.0 and
+// its interrupt line. Prints what `hcasim run FILE` prints; the completions,
+// statuses and memory are the same, the cycle counts are the platform's
+// (the device runs up to a quantum ahead of the CPU: docs/cosim.md).
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "scenario.h"
+#include "vp_platform.h"
+
+using namespace sc_core;
+
+namespace {
+
+void usage(FILE *f)
+{
+    fprintf(f, "usage: hcasim-vp FILE [--engine rtl|model] [--seed N] [--firmware ELF] [--json OUT]\n"
+               "                 [--quantum NS] [--period NS] [-v]\n"
+               "\n"
+               "Run a scenario file (docs/scenarios.md) on an example SystemC TLM-2.0 virtual\n"
+               "platform: memory, a router, the HCA module (sim/systemc/hca_sc.h) and a CPU thread\n"
+               "running the scenario runner and the reference driver over TLM (docs/cosim.md).\n"
+               "Exit codes as `hcasim run`.\n"
+               "\n"
+               "  --engine rtl|model   the device's engine (default rtl)\n"
+               "  --quantum NS         the global quantum (default 1000 ns)\n"
+               "  --period NS          one device cycle (default 4 ns)\n"
+               "  --seed, --firmware, --json, -v   as `hcasim run`\n");
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s || *end || s[0] == '-')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+} // namespace
+
+int sc_main(int argc, char *argv[])
+{
+    // Output as `hcasim run`'s: no note that the CPU stopped the simulation.
+    sc_report_handler::set_actions("/OSCI/SystemC", SC_INFO, SC_DO_NOTHING);
+    scn_run_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.engine = SCN_ENGINE_RTL;
+    const char *file = nullptr;
+    uint64_t quantum_ns = 1000, period_ns = 4;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : nullptr;
+        uint64_t n = 0;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "-v")) {
+            o.verbose = 1;
+            continue;
+        }
+        if (a[0] != '-' && !file) {
+            file = a;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "hcasim-vp: unexpected argument '%s'%s\n", a, a[0] == '-' ? " (missing value?)" : "");
+            return 2;
+        }
+        i++;
+        if (!strcmp(a, "--engine")) {
+            if (!strcmp(v, "rtl"))
+                o.engine = SCN_ENGINE_RTL;
+            else if (!strcmp(v, "model"))
+                o.engine = SCN_ENGINE_MODEL;
+            else {
+                fprintf(stderr, "hcasim-vp: --engine %s: expected rtl or model (the platform holds one device)\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--firmware"))
+            o.firmware = v;
+        else if (!strcmp(a, "--json"))
+            o.json_out = v;
+        else if (!strcmp(a, "--seed") || !strcmp(a, "--quantum") || !strcmp(a, "--period")) {
+            if (parse_u64(v, &n) || (n == 0 && strcmp(a, "--seed"))) {
+                fprintf(stderr, "hcasim-vp: %s %s: expected a %snumber\n", a, v, strcmp(a, "--seed") ? "positive " : "");
+                return 2;
+            }
+            if (!strcmp(a, "--seed")) {
+                o.seed = n;
+                o.seed_set = 1;
+            } else if (!strcmp(a, "--quantum"))
+                quantum_ns = n;
+            else
+                period_ns = n;
+        } else {
+            fprintf(stderr, "hcasim-vp: unexpected argument '%s'\n", a);
+            return 2;
+        }
+    }
+    if (!file) {
+        usage(stderr);
+        return 2;
+    }
+    char err[1024];
+    if (scn_check_opts(&o, err, sizeof err)) {
+        fprintf(stderr, "hcasim-vp: command line: %s\n", err);
+        return 2;
+    }
+    scn_t *s = nullptr;
+    if (scn_load(file, &s, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        if (o.json_out)
+            scn_write_load_error_json(o.json_out, file, err, o.engine);
+        return 2;
+    }
+    hca_dev_config_t cfg;
+    if (scn_device_config(s, &o, o.engine, &cfg, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        scn_free(s);
+        return 2;
+    }
+
+    // The device is built with the scenario's configuration, then the
+    // simulation runs until the CPU's thread is done.
+    const sc_time period((double)period_ns, SC_NS);
+    tlm_utils::tlm_quantumkeeper::set_global_quantum(sc_time((double)quantum_ns, SC_NS));
+    std::unique_ptr<vp_platform> vp;
+    std::string why;
+    try {
+        vp.reset(new vp_platform("vp", cfg, period));
+    } catch (const sc_report &e) { // the device refused its configuration or firmware
+        why = e.get_msg();
+    }
+    int rc = SCN_ERROR;
+    if (!vp) { // reported at the op that needs the device, as `hcasim run` does
+        scn_target_t t = {{nullptr, nullptr}, nullptr, 0, why.c_str()};
+        rc = scn_run_on(s, &o, o.engine, &t);
+        scn_free(s);
+        return rc;
+    }
+    vp->cpu.body = [&](vp_cpu &cpu) {
+        // Wait for CQEs a quantum at a time: the device's own thread runs up
+        // to a quantum ahead, so looking more often gains nothing.
+        uint64_t chunk = (uint64_t)(tlm_utils::tlm_quantumkeeper::get_global_quantum() / period);
+        scn_target_t t = {cpu.host(), vp->hca.dev(), chunk ? chunk : 1, nullptr};
+        rc = scn_run_on(s, &o, o.engine, &t);
+    };
+    sc_start();
+    vp.reset();
+    scn_free(s);
+    return rc;
+}
+
+// Output as `hcasim run`'s: SystemC's banner is off before the kernel starts.
+int main(int argc, char *argv[])
+{
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+    return sc_core::sc_elab_and_sim(argc, argv);
+}
