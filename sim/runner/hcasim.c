@@ -5,6 +5,8 @@
  *   hcasim run FILE   [--engine rtl|model|both|lockstep] [--seed N] [--json OUT] [-v] [--validate] [--firmware ELF]
  *                     [--trace OUT.fst [--trace-from C] [--trace-to C]] [--fw-profile OUT] [--peer-stats DIR]
  *                     (--engine both: sim/runner/scn_both.h)
+ *   hcasim serve --socket PATH [--engine rtl|model] [--firmware ELF] [--clients N]
+ *                     (the device in this process, a driver in another: hca_serve.h, docs/cosim.md)
  *
  * Exit codes: 0 success, 1 a check failed, 2 bad usage or the run could not start.
  */
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "hca_dev.h"
+#include "hca_serve.h"
 #include "hcadrv.h"
 #include "scenario.h"
 #include "xu.h"
@@ -34,6 +37,8 @@ static void usage(FILE *f)
           "  run FILE     run a scenario file (docs/scenarios.md): exit 0 when every\n"
           "               expectation held, 1 at the first mismatch, 2 when the file\n"
           "               cannot be run (FILE:LINE: reason)\n"
+          "  serve        the device in its own process, for a driver in another: a\n"
+          "               Unix socket (docs/cosim.md; 'hcasim serve --help')\n"
           "  help         this text (also -h, --help; 'hcasim run --help' for run's)\n"
           "\n"
           "options:\n"
@@ -576,6 +581,78 @@ static int cmd_run(int argc, char **argv)
     return rc;
 }
 
+static void serve_usage(FILE *f)
+{
+    fputs("usage: hcasim serve --socket PATH [--engine rtl|model] [--firmware ELF] [--clients N]\n"
+          "\n"
+          "Serve the device over a Unix socket (protocol: docs/cosim.md, sim/cosim/hca_wire.h):\n"
+          "BAR0 reads and writes, waits and the clock for the client; the device's DMA into\n"
+          "the client's memory; the interrupt line's level. One client at a time, each on a\n"
+          "freshly booted device dropped when it disconnects. A C client: sim/cosim/hca_client.h.\n"
+          "\n"
+          "  --socket PATH        where to listen (a stale socket there is replaced)\n"
+          "  --engine rtl|model   the device's engine (default rtl)\n"
+          "  --firmware ELF       firmware image (default: the one make builds)\n"
+          "  --clients N          serve N connections, then exit 0 (default: until SIGTERM)\n",
+          f);
+}
+
+static int cmd_serve(int argc, char **argv)
+{
+    hca_serve_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.log = stdout;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        uint64_t n;
+        if (is_help(a)) {
+            serve_usage(stdout);
+            return 0;
+        }
+        if (!v) {
+            fprintf(stderr, "hcasim serve: unexpected argument '%s'%s\n", a, a[0] == '-' ? " (missing value?)" : "");
+            return 2;
+        }
+        i++;
+        if (!strcmp(a, "--socket"))
+            o.path = v;
+        else if (!strcmp(a, "--firmware"))
+            o.cfg.firmware = v;
+        else if (!strcmp(a, "--engine")) {
+            if (!strcmp(v, "rtl"))
+                o.cfg.engine = DEV_ENGINE_RTL;
+            else if (!strcmp(v, "model"))
+                o.cfg.engine = DEV_ENGINE_MODEL;
+            else {
+                fprintf(stderr, "hcasim serve: --engine %s: expected rtl or model\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--clients")) {
+            if (parse_u64(v, &n) || n == 0 || n > UINT32_MAX) {
+                fprintf(stderr, "hcasim serve: --clients %s: expected a positive number\n", v);
+                return 2;
+            }
+            o.clients = (unsigned)n;
+        } else {
+            fprintf(stderr, "hcasim serve: unexpected argument '%s'\n", a);
+            return 2;
+        }
+    }
+    if (!o.path) {
+        serve_usage(stderr);
+        return 2;
+    }
+    if (o.cfg.firmware) { /* refused now, not at the first client */
+        FILE *t = fopen(o.cfg.firmware, "rb");
+        if (!t) {
+            fprintf(stderr, "hcasim serve: --firmware %s: %s\n", o.cfg.firmware, strerror(errno));
+            return 2;
+        }
+        fclose(t);
+    }
+    return hca_serve(&o) ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -593,6 +670,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "run"))
         return cmd_run(argc, argv);
+    if (!strcmp(argv[1], "serve"))
+        return cmd_serve(argc, argv);
     fprintf(stderr, "hcasim: unknown command '%s' (try 'hcasim help')\n", argv[1]);
     return 2;
 }
