@@ -9,3 +9,12 @@
 GTEST_BINS += $(BIN)/test_cosim
 $(BIN)/test_cosim: $(OBJ)/testbench/test_cosim.o $(HCASIM_LIBS) $(HCASIM_BIN) $(BUILD)/firmware/hcafw.elf
 	$(call link_bin,$(GTEST_LIBS))
+
+BENCH_COSIM_FILES := vectors/directed/write_pages.jsonl vectors/directed/mm_send_inv_success.jsonl
+ALL_TARGETS += $(BIN)/bench_cosim
+BENCHES += bench-cosim
+$(BIN)/bench_cosim: $(OBJ)/testbench/bench_cosim.o $(SYSTEMC_OBJS) $(HCASIM_LIBS)
+	$(call link_bin,$(SYSTEMC_LIBS))
+.PHONY: bench-cosim
+bench-cosim: $(BIN)/bench_cosim $(HCASIM_BIN) $(VP_BIN) $(BUILD)/firmware/hcafw.elf
+	$(BIN)/bench_cosim $(BENCH_COSIM_FILES)

@@ -162,9 +162,5 @@ int sc_main(int argc, char *argv[])
     return rc;
 }
 
-// Output as `hcasim run`'s: SystemC's banner is off before the kernel starts.
-int main(int argc, char *argv[])
-{
-    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
-    return sc_core::sc_elab_and_sim(argc, argv);
-}
+// Output as `hcasim run`'s: SystemC's banner off.
+int main(int argc, char *argv[]) { return vp_main(argc, argv); }

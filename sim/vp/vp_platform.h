@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -231,5 +232,13 @@ struct vp_platform {
         cpu.irq(irq);
     }
 };
+
+/** A program's main() around sc_main: SystemC's banner off (the output is
+ *  the program's own), then SystemC's usual start. */
+inline int vp_main(int argc, char *argv[])
+{
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+    return sc_core::sc_elab_and_sim(argc, argv);
+}
 
 #endif /* VP_PLATFORM_H */
