@@ -96,15 +96,6 @@ void measure(const hca_host_t &h, result &r)
     r.byte_ns = (t_big - t_small) / (BIG - SMALL) * 1e9;
 }
 
-std::string exe_dir()
-{
-    char b[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", b, sizeof b - 1);
-    b[n > 0 ? n : 0] = 0;
-    std::string s(b);
-    return s.substr(0, s.rfind('/'));
-}
-
 void in_process(result &r)
 {
     hostmem_t *mem = nullptr;
@@ -123,29 +114,13 @@ void in_process(result &r)
 
 void socket_(result &r)
 {
-    const std::string path = "/tmp/hcasim-bench-cosim-" + std::to_string(getpid()) + ".sock";
-    const std::string bin = exe_dir() + "/hcasim";
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (!freopen("/dev/null", "w", stdout))
-            _exit(127);
-        execl(bin.c_str(), "hcasim", "serve", "--socket", path.c_str(), "--engine", "model", "--clients", "1",
-              (char *)nullptr);
-        _exit(127);
-    }
+    cosim_server srv("/tmp/hcasim-bench-cosim-" + std::to_string(getpid()) + ".sock", "model", 1);
     hca_client_t *cl = nullptr;
-    char err[256] = "";
-    int rc = -ECONNREFUSED;
-    for (int i = 0; i < 500 && (rc == -ECONNREFUSED || rc == -ENOENT); i++)
-        if ((rc = hca_client_connect(&cl, path.c_str(), err, sizeof err)) == -ECONNREFUSED || rc == -ENOENT)
-            usleep(20000);
-    if (rc)
-        r.why = err;
-    else
-        measure(hca_client_host(cl), r);
+    if (srv.connect(&cl, &r.why))
+        return;
+    r.why.clear();
+    measure(hca_client_host(cl), r);
     hca_client_close(cl);
-    int st;
-    waitpid(pid, &st, 0);
 }
 
 // One scenario file as whole processes: best of 3 wall times, or < 0 when it did not pass.
@@ -199,7 +174,7 @@ int sc_main(int argc, char *argv[])
         printf("  %-30s %12.1f %6.1fx %12.3f %6.1fx %12.2f %6.1fx\n", x.name, x.mmio_ns, x.mmio_ns / r[0].mmio_ns,
                x.byte_ns, x.byte_ns / r[0].byte_ns, x.session_ms, x.session_ms / r[0].session_ms);
     }
-    const std::string dir = exe_dir();
+    const std::string dir = cosim_exe_dir();
     if (argc > 1)
         printf("  %-44s %10s %10s %7s\n", "scenario (model engine, process wall s)", "hcasim run", "hcasim-vp",
                "ratio");

@@ -8,10 +8,18 @@
 #ifndef COSIM_WORKLOAD_H
 #define COSIM_WORKLOAD_H
 
+#include <cerrno>
+#include <climits>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hca_client.h"
 #include "hca_host.h"
 #include "hcadrv.h"
 
@@ -80,5 +88,57 @@ inline void cosim_workload(const hca_host_t &h, cosim_outcome &o, uint32_t bytes
     hcadrv_close(drv);
     o.t_end = h.ops->now(h.ctx);
 }
+
+// The folder of the running binary (hcasim is beside it in a build tree).
+inline std::string cosim_exe_dir()
+{
+    char b[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", b, sizeof b - 1);
+    b[n > 0 ? n : 0] = 0;
+    std::string s(b);
+    return s.substr(0, s.rfind('/'));
+}
+
+// `hcasim serve --socket path --engine engine [--clients clients]` in a child
+// process (its log to /dev/null); SIGTERM and reaped by the destructor.
+struct cosim_server {
+    pid_t pid = -1;
+    std::string path;
+    cosim_server(const std::string &path_, const char *engine, unsigned clients = 0) : path(path_)
+    {
+        const std::string bin = cosim_exe_dir() + "/hcasim", n = std::to_string(clients);
+        pid = fork();
+        if (pid == 0) {
+            if (!freopen("/dev/null", "w", stdout))
+                _exit(127);
+            if (clients)
+                execl(bin.c_str(), "hcasim", "serve", "--socket", path.c_str(), "--engine", engine, "--clients",
+                      n.c_str(), (char *)nullptr);
+            else
+                execl(bin.c_str(), "hcasim", "serve", "--socket", path.c_str(), "--engine", engine, (char *)nullptr);
+            _exit(127);
+        }
+    }
+    // A client, once the server listens (up to 10 s: it boots nothing before a client comes).
+    int connect(hca_client_t **cl, std::string *why = nullptr) const
+    {
+        char err[256] = "";
+        int rc = -ECONNREFUSED;
+        for (int i = 0; i < 500 && (rc == -ECONNREFUSED || rc == -ENOENT); i++)
+            if ((rc = hca_client_connect(cl, path.c_str(), err, sizeof err)) == -ECONNREFUSED || rc == -ENOENT)
+                usleep(20000);
+        if (why)
+            *why = err;
+        return rc;
+    }
+    ~cosim_server()
+    {
+        if (pid > 0) {
+            kill(pid, SIGTERM);
+            int st;
+            waitpid(pid, &st, 0);
+        }
+    }
+};
 
 #endif // COSIM_WORKLOAD_H

@@ -25,53 +25,12 @@
 
 namespace {
 
-std::string exe_dir()
-{
-    char b[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", b, sizeof b - 1);
-    b[n > 0 ? n : 0] = 0;
-    std::string s(b);
-    return s.substr(0, s.rfind('/'));
-}
-
 // `hcasim serve` on one engine, for one test.
-struct Server {
-    pid_t pid = -1;
-    std::string path;
+struct Server : cosim_server {
     explicit Server(dev_engine_kind_t engine)
+        : cosim_server("/tmp/hcasim-test-cosim-" + std::to_string(getpid()) + "-" + dev_engine_name(engine) + ".sock",
+                       dev_engine_name(engine))
     {
-        path = "/tmp/hcasim-test-cosim-" + std::to_string(getpid()) + "-" + dev_engine_name(engine) + ".sock";
-        const std::string bin = exe_dir() + "/hcasim";
-        pid = fork();
-        if (pid == 0) {
-            if (!freopen("/dev/null", "w", stdout))
-                _exit(127);
-            execl(bin.c_str(), "hcasim", "serve", "--socket", path.c_str(), "--engine", dev_engine_name(engine),
-                  (char *)nullptr);
-            _exit(127);
-        }
-    }
-    // A client, once the server listens (it boots nothing before a client comes).
-    int connect(hca_client_t **cl, std::string *why = nullptr)
-    {
-        char err[256] = "";
-        int rc = -ECONNREFUSED;
-        for (int i = 0; i < 500 && (rc == -ECONNREFUSED || rc == -ENOENT); i++) {
-            rc = hca_client_connect(cl, path.c_str(), err, sizeof err);
-            if (rc == -ECONNREFUSED || rc == -ENOENT)
-                usleep(20000);
-        }
-        if (why)
-            *why = err;
-        return rc;
-    }
-    ~Server()
-    {
-        if (pid > 0) {
-            kill(pid, SIGTERM);
-            int st;
-            waitpid(pid, &st, 0);
-        }
     }
 };
 

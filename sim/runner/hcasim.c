@@ -110,17 +110,6 @@ typedef struct cli_opts {
     uint64_t trace_from, trace_to;
 } cli_opts_t;
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || end == s || *end || s[0] == '-')
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* Parses argv[first..]; returns 0, or prints the reason and returns 2, or
  * prints the usage for --help and returns -1 (exit 0). */
 static int parse_opts(int argc, char **argv, int first, cli_opts_t *o)
@@ -151,12 +140,12 @@ static int parse_opts(int argc, char **argv, int first, cli_opts_t *o)
         } else if (!strcmp(a, "--trace") && v) {
             o->trace = v;
         } else if (!strcmp(a, "--trace-from") && v) {
-            if (parse_u64(v, &o->trace_from)) {
+            if (scn_parse_u64(v, &o->trace_from)) {
                 fprintf(stderr, "hcasim: --trace-from %s: expected a cycle number\n", v);
                 return 2;
             }
         } else if (!strcmp(a, "--trace-to") && v) {
-            if (parse_u64(v, &o->trace_to)) {
+            if (scn_parse_u64(v, &o->trace_to)) {
                 fprintf(stderr, "hcasim: --trace-to %s: expected a cycle number\n", v);
                 return 2;
             }
@@ -488,17 +477,12 @@ static int cmd_run(int argc, char **argv)
     memset(&o, 0, sizeof o);
     const char *file = NULL;
     int validate_only = 0;
+    char err[1024];
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        uint64_t n;
         if (is_help(a)) {
             run_usage(stdout);
             return 0;
-        }
-        if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-            o.verbose = 1;
-            continue;
         }
         if (!strcmp(a, "--validate")) {
             validate_only = 1;
@@ -508,57 +492,22 @@ static int cmd_run(int argc, char **argv)
             file = a;
             continue;
         }
-        if (!v) {
-            fprintf(stderr, "hcasim run: unexpected argument '%s'%s\n", a, a[0] == '-' ? " (missing value?)" : "");
+        const int t = scn_parse_run_option(argc, argv, &i, &o, err, sizeof err);
+        if (t < 0) {
+            fprintf(stderr, "hcasim run: %s\n", err);
             return 2;
         }
-        if (!strcmp(a, "--engine")) {
-            if (!strcmp(v, "rtl"))
-                o.engine = SCN_ENGINE_RTL;
-            else if (!strcmp(v, "model"))
-                o.engine = SCN_ENGINE_MODEL;
-            else if (!strcmp(v, "both"))
-                o.engine = SCN_ENGINE_BOTH;
-            else if (!strcmp(v, "lockstep"))
-                o.engine = SCN_ENGINE_LOCKSTEP;
-            else {
-                fprintf(stderr, "hcasim run: --engine %s: expected rtl, model, both or lockstep\n", v);
-                return 2;
-            }
-        } else if (!strcmp(a, "--seed") || !strcmp(a, "--trace-from") || !strcmp(a, "--trace-to")) {
-            if (parse_u64(v, &n)) {
-                fprintf(stderr, "hcasim run: %s %s: expected a number\n", a, v);
-                return 2;
-            }
-            if (!strcmp(a, "--seed")) {
-                o.seed = n;
-                o.seed_set = 1;
-            } else if (!strcmp(a, "--trace-from"))
-                o.trace_from = n;
-            else
-                o.trace_to = n;
-        } else if (!strcmp(a, "--json"))
-            o.json_out = v;
-        else if (!strcmp(a, "--trace"))
-            o.trace = v;
-        else if (!strcmp(a, "--firmware"))
-            o.firmware = v;
-        else if (!strcmp(a, "--fw-profile"))
-            o.fw_profile = v;
-        else if (!strcmp(a, "--peer-stats"))
-            o.peer_stats = v;
-        else {
-            fprintf(stderr, "hcasim run: unexpected argument '%s'\n", a);
+        if (!t) {
+            fprintf(stderr, "hcasim run: unexpected argument '%s'%s\n", a,
+                    a[0] == '-' && i + 1 >= argc ? " (missing value?)" : "");
             return 2;
         }
-        i++;
     }
     if (!file) {
         run_usage(stderr);
         return 2;
     }
     scn_t *s = NULL;
-    char err[1024];
     if (scn_check_opts(&o, err, sizeof err)) { /* before the file is even read */
         fprintf(stderr, "hcasim run: command line: %s\n", err);
         if (o.json_out && strncmp(err, "--json ", 7)) /* the JSON result is written in every case it can be */
@@ -628,7 +577,7 @@ static int cmd_serve(int argc, char **argv)
                 return 2;
             }
         } else if (!strcmp(a, "--clients")) {
-            if (parse_u64(v, &n) || n == 0 || n > UINT32_MAX) {
+            if (scn_parse_u64(v, &n) || n == 0 || n > UINT32_MAX) {
                 fprintf(stderr, "hcasim serve: --clients %s: expected a positive number\n", v);
                 return 2;
             }

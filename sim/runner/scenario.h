@@ -62,6 +62,15 @@ typedef struct scn_run_opts {
     FILE *err;            /**< "FILE:LINE: …" diagnostics; NULL: stderr */
 } scn_run_opts_t;
 
+/** A command line's number (decimal, 0x hex, 0 octal; no sign): 0, or -1. */
+int scn_parse_u64(const char *s, uint64_t *out);
+/** The run option at argv[*i] (-v, --engine, --seed, --json, --trace,
+ *  --trace-from, --trace-to, --firmware, --fw-profile, --peer-stats; `hcasim
+ *  run --help` says what each does) into o, *i moved past its value: 1. 0:
+ *  not one of them. -1: a bad or missing value, the reason in err ("--seed
+ *  abc: expected a number"). */
+int scn_parse_run_option(int argc, char **argv, int *i, scn_run_opts_t *o, char *err, size_t errlen);
+
 /** Run a loaded scenario. SCN_PASS, SCN_FAIL or SCN_ERROR; the reason goes to
  *  opts->err, the JSON result (when asked) to opts->json_out in every case. */
 int scn_run(const scn_t *s, const scn_run_opts_t *opts);

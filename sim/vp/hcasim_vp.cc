@@ -22,8 +22,9 @@ namespace {
 
 void usage(FILE *f)
 {
-    fprintf(f, "usage: hcasim-vp FILE [--engine rtl|model] [--seed N] [--firmware ELF] [--json OUT]\n"
-               "                 [--quantum NS] [--period NS] [-v]\n"
+    fprintf(f, "usage: hcasim-vp FILE [--engine rtl|model] [--quantum NS] [--period NS] [-v] [--seed N]\n"
+               "                 [--json OUT] [--firmware ELF] [--trace OUT.fst [--trace-from C] [--trace-to C]]\n"
+               "                 [--fw-profile OUT] [--peer-stats DIR]\n"
                "\n"
                "Run a scenario file (docs/scenarios.md) on an example SystemC TLM-2.0 virtual\n"
                "platform: memory, a router, the HCA module (sim/systemc/hca_sc.h) and a CPU thread\n"
@@ -33,18 +34,7 @@ void usage(FILE *f)
                "  --engine rtl|model   the device's engine (default rtl)\n"
                "  --quantum NS         the global quantum (default 1000 ns)\n"
                "  --period NS          one device cycle (default 4 ns)\n"
-               "  --seed, --firmware, --json, -v   as `hcasim run`\n");
-}
-
-int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || end == s || *end || s[0] == '-')
-        return -1;
-    *out = v;
-    return 0;
+               "  other options        as `hcasim run` (hcasim run --help)\n");
 }
 
 } // namespace
@@ -58,61 +48,46 @@ int sc_main(int argc, char *argv[])
     o.engine = SCN_ENGINE_RTL;
     const char *file = nullptr;
     uint64_t quantum_ns = 1000, period_ns = 4;
+    char err[1024];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : nullptr;
-        uint64_t n = 0;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
-        }
-        if (!strcmp(a, "-v")) {
-            o.verbose = 1;
-            continue;
         }
         if (a[0] != '-' && !file) {
             file = a;
             continue;
         }
-        if (!v) {
-            fprintf(stderr, "hcasim-vp: unexpected argument '%s'%s\n", a, a[0] == '-' ? " (missing value?)" : "");
-            return 2;
+        if (v && (!strcmp(a, "--quantum") || !strcmp(a, "--period"))) {
+            uint64_t &n = !strcmp(a, "--quantum") ? quantum_ns : period_ns;
+            char *end;
+            n = strtoull(v, &end, 0);
+            if (!*v || *end || v[0] == '-' || n == 0) {
+                fprintf(stderr, "hcasim-vp: %s %s: expected a positive number of ns\n", a, v);
+                return 2;
+            }
+            i++;
+            continue;
         }
-        i++;
-        if (!strcmp(a, "--engine")) {
-            if (!strcmp(v, "rtl"))
-                o.engine = SCN_ENGINE_RTL;
-            else if (!strcmp(v, "model"))
-                o.engine = SCN_ENGINE_MODEL;
-            else {
-                fprintf(stderr, "hcasim-vp: --engine %s: expected rtl or model (the platform holds one device)\n", v);
-                return 2;
-            }
-        } else if (!strcmp(a, "--firmware"))
-            o.firmware = v;
-        else if (!strcmp(a, "--json"))
-            o.json_out = v;
-        else if (!strcmp(a, "--seed") || !strcmp(a, "--quantum") || !strcmp(a, "--period")) {
-            if (parse_u64(v, &n) || (n == 0 && strcmp(a, "--seed"))) {
-                fprintf(stderr, "hcasim-vp: %s %s: expected a %snumber\n", a, v, strcmp(a, "--seed") ? "positive " : "");
-                return 2;
-            }
-            if (!strcmp(a, "--seed")) {
-                o.seed = n;
-                o.seed_set = 1;
-            } else if (!strcmp(a, "--quantum"))
-                quantum_ns = n;
+        const int t = scn_parse_run_option(argc, argv, &i, &o, err, sizeof err);
+        if (t <= 0) {
+            if (t < 0)
+                fprintf(stderr, "hcasim-vp: %s\n", err);
             else
-                period_ns = n;
-        } else {
-            fprintf(stderr, "hcasim-vp: unexpected argument '%s'\n", a);
+                fprintf(stderr, "hcasim-vp: unexpected argument '%s'%s\n", a, a[0] == '-' && !v ? " (missing value?)" : "");
             return 2;
         }
+    }
+    if (o.engine != SCN_ENGINE_RTL && o.engine != SCN_ENGINE_MODEL) {
+        fprintf(stderr, "hcasim-vp: --engine %s: the platform holds one device (rtl or model)\n",
+                o.engine == SCN_ENGINE_BOTH ? "both" : "lockstep");
+        return 2;
     }
     if (!file) {
         usage(stderr);
         return 2;
     }
-    char err[1024];
     if (scn_check_opts(&o, err, sizeof err)) {
         fprintf(stderr, "hcasim-vp: command line: %s\n", err);
         return 2;
