@@ -104,18 +104,26 @@ inline std::string cosim_exe_dir()
 struct cosim_server {
     pid_t pid = -1;
     std::string path;
-    cosim_server(const std::string &path_, const char *engine, unsigned clients = 0) : path(path_)
+    // firmware: an image for --firmware, or nullptr.
+    cosim_server(const std::string &path_, const char *engine, unsigned clients = 0, const char *firmware = nullptr)
+        : path(path_)
     {
         const std::string bin = cosim_exe_dir() + "/hcasim", n = std::to_string(clients);
+        std::vector<const char *> argv = {"hcasim", "serve", "--socket", path.c_str(), "--engine", engine};
+        if (clients) {
+            argv.push_back("--clients");
+            argv.push_back(n.c_str());
+        }
+        if (firmware) {
+            argv.push_back("--firmware");
+            argv.push_back(firmware);
+        }
+        argv.push_back(nullptr);
         pid = fork();
         if (pid == 0) {
             if (!freopen("/dev/null", "w", stdout))
                 _exit(127);
-            if (clients)
-                execl(bin.c_str(), "hcasim", "serve", "--socket", path.c_str(), "--engine", engine, "--clients",
-                      n.c_str(), (char *)nullptr);
-            else
-                execl(bin.c_str(), "hcasim", "serve", "--socket", path.c_str(), "--engine", engine, (char *)nullptr);
+            execv(bin.c_str(), const_cast<char *const *>(argv.data()));
             _exit(127);
         }
     }

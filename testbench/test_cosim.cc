@@ -283,6 +283,20 @@ TEST_P(Cosim, ADisconnectedClientLeavesTheNextAFreshDevice)
     hca_client_close(cl);
 }
 
+TEST(CosimClient, ADeviceThatCannotStartAnswersWithItsReason)
+{
+    const char *notelf = "/bin/sh"; // exists, not an RV32 image
+    cosim_server srv("/tmp/hcasim-test-cosim-" + std::to_string(getpid()) + "-badfw.sock", "model", 0, notelf);
+    hca_client_t *cl = nullptr;
+    std::string why;
+    EXPECT_EQ(-ENOEXEC, srv.connect(&cl, &why)) << why;
+    EXPECT_EQ(nullptr, cl);
+    EXPECT_NE(std::string::npos, why.find("the device could not start: /bin/sh")) << why;
+    // and the server still serves the next client (the same refusal, as it
+    // is the same image)
+    EXPECT_EQ(-ENOEXEC, srv.connect(&cl, &why)) << why;
+}
+
 TEST(CosimClient, ANonexistentSocketIsAClearError)
 {
     hca_client_t *cl = nullptr;

@@ -19,7 +19,8 @@
  * notification, no answer: the host interrupt line's new level, sent before
  * the reply whenever it differs from the last level told). HELLO must come
  * first on a connection; each connection gets a freshly booted device, gone
- * when the connection closes.
+ * when the connection closes. When that device cannot start, every request
+ * of the connection is answered ERROR with the reason.
  */
 #ifndef HCA_WIRE_H
 #define HCA_WIRE_H

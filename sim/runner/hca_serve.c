@@ -291,11 +291,19 @@ int hca_serve(const hca_serve_opts_t *o)
         static const bus_ops_t ops = {bus_rd, bus_wr, NULL};
         char err[512] = "";
         int rc = hca_dev_create_on_bus(&c->dev, &o->cfg, (bus_t){&ops, c}, err, sizeof err);
-        if (rc) { /* every client would get the same: said, and the client refused at once */
-            if (log)
+        if (rc) { /* said, and every request of this client answered with the reason until it goes */
+            char why[sizeof(((hca_wire_error_t *)0)->msg)];
+            snprintf(why, sizeof why, "the device could not start: %s", err[0] ? err : strerror(-rc));
+            if (log) {
                 fprintf(log, "hcasim serve: client %u: the device could not start: %s\n", n,
                         err[0] ? err : strerror(-rc));
-            refuse(c, 0, 0, rc, "the device could not start");
+                fflush(log);
+            }
+            while (recv_msg(c)) {
+                hca_wire_hdr_t h;
+                memcpy(&h, c->in, sizeof h);
+                refuse(c, h.seq, h.type, rc, why);
+            }
             close(fd);
             continue;
         }
