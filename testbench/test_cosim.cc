@@ -106,6 +106,69 @@ TEST_P(Cosim, TheDriverInAnotherProcessSeesWhatItSeesInProcess)
     RecordProperty("dma_bytes", std::to_string(st.dma_bytes));
 }
 
+// A command posted by hand (QUERY_DEVICE into out), then a wait that the
+// command's interrupt ends: how many cycles it took, the line before and after.
+struct irq_seen {
+    int open = 1, low_before = -1, high_after = -1;
+    uint64_t woke_after = 0, now = 0;
+};
+template <class Level> irq_seen wake_on_command(const hca_host_t &h, Level level)
+{
+    irq_seen s;
+    hcadrv_t *drv = nullptr;
+    if ((s.open = hcadrv_open(&drv, &h)))
+        return s;
+    uint64_t out = 0;
+    h.ops->mem_alloc(h.ctx, 4096, 4096, &out);
+    h.ops->mmio_write(h.ctx, HCA_HOST_IRQ_OFFSET + HCA_HOST_IRQ_CAUSE, ~0u); // the open's cmd_done
+    h.ops->wait(h.ctx, 10, 0);
+    s.low_before = level() == 0;
+    h.ops->mmio_write(h.ctx, HCA_HOST_HCR_OFFSET + HCA_HCR_OUT_PARAM_LO, (uint32_t)out);
+    h.ops->mmio_write(h.ctx, HCA_HOST_HCR_OFFSET + HCA_HCR_OUT_PARAM_HI, (uint32_t)(out >> 32));
+    h.ops->mmio_write(h.ctx, HCA_HOST_HCR_OFFSET + HCA_HCR_CTRL,
+                      HCA_HCR_CTRL_OP_PUT(HCA_CMD_OP_QUERY_DEVICE) | HCA_HCR_CTRL_GO_PUT(1));
+    s.woke_after = h.ops->wait(h.ctx, 2000000, 1);
+    s.high_after = level() != 0;
+    s.now = h.ops->now(h.ctx);
+    hcadrv_close(drv);
+    return s;
+}
+
+TEST_P(Cosim, TheCommandsInterruptEndsAWaitAcrossTheSocketAtItsCycle)
+{
+    irq_seen in, so;
+    {
+        hostmem_t *mem = nullptr;
+        hca_dev_t *dev = nullptr;
+        hca_dev_config_t cfg{};
+        cfg.engine = GetParam();
+        char err[256] = "";
+        ASSERT_EQ(0, hostmem_create(&mem));
+        ASSERT_EQ(0, hca_dev_create(&dev, &cfg, mem, err, sizeof err)) << err;
+        in = wake_on_command(hca_dev_host(dev), [dev] { return hca_dev_host_irq(dev); });
+        hca_dev_destroy(dev);
+        hostmem_destroy(mem);
+    }
+    ASSERT_EQ(0, in.open);
+    EXPECT_EQ(1, in.low_before);
+    EXPECT_EQ(1, in.high_after);
+    EXPECT_GT(in.woke_after, 0u);
+    EXPECT_LT(in.woke_after, 2000000u) << "woken by the interrupt, not the timeout";
+    Server srv(GetParam());
+    hca_client_t *cl = nullptr;
+    ASSERT_EQ(0, srv.connect(&cl));
+    hca_client_stats_t st;
+    so = wake_on_command(hca_client_host(cl), [cl] { return hca_client_irq(cl); });
+    hca_client_get_stats(cl, &st);
+    hca_client_close(cl);
+    ASSERT_EQ(0, so.open);
+    EXPECT_EQ(1, so.low_before) << "the line low once CAUSE is cleared";
+    EXPECT_EQ(1, so.high_after) << "its rise, told by an IRQ message before the WAIT's reply";
+    EXPECT_EQ(in.woke_after, so.woke_after) << "the wait ends at the same cycle as in process";
+    EXPECT_EQ(in.now, so.now);
+    EXPECT_GE(st.irqs, 1u);
+}
+
 // A raw connection: one message out, what comes back.
 struct Raw {
     int fd = -1;
