@@ -45,8 +45,11 @@ LAYERS = [
                                             "driver/hca_host.h"]),
     ("systemc",        ["sim/systemc"],    ["device", "harness", "iss", "mem", "check", "iface", "abi",
                                             "driver/hca_host.h", "SystemC"]),
+    ("cosim",          ["sim/cosim"],      ["mem", "iface", "abi", "driver/hca_host.h"]),
     ("runner",         ["sim/runner"],     ["driver", "device", "harness", "iss", "mem", "check",
-                                            "iface", "abi"]),
+                                            "iface", "abi", "cosim"]),
+    ("vp",             ["sim/vp"],         ["systemc", "runner", "driver", "device", "harness", "iss", "mem",
+                                            "check", "iface", "abi", "SystemC"]),
     ("testbench",      ["testbench"],      ["*"]),
     ("rtl-tb",         ["rtl/tb"],         ["*"]),
 ]

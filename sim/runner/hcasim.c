@@ -6,6 +6,8 @@
  *                     [--trace OUT.fst [--trace-from C] [--trace-to C]] [--fw-profile OUT] [--peer-stats DIR]
  *                     (--engine both: sim/runner/scn_both.h)
  *   hcasim regress    [LIST] [OPTIONS] | merge DIR... --out DIR   (sim/runner/regress.py, docs/regress.md)
+ *   hcasim serve --socket PATH [--engine rtl|model] [--firmware ELF] [--clients N]
+ *                     (the device in this process, a driver in another: hca_serve.h, docs/cosim.md)
  *
  * Exit codes: 0 success, 1 a check failed, 2 bad usage or the run could not start.
  */
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "hca_dev.h"
+#include "hca_serve.h"
 #include "hcadrv.h"
 #include "scenario.h"
 #include "xu.h"
@@ -40,6 +43,8 @@ static void usage(FILE *f)
           "               seeds, GoogleTest binaries): progress, timeouts, reseeding,\n"
           "               sharding, JUnit/JSON results, failures re-run with waves\n"
           "               (docs/regress.md; 'hcasim regress --help')\n"
+          "  serve        the device in its own process, for a driver in another: a\n"
+          "               Unix socket (docs/cosim.md; 'hcasim serve --help')\n"
           "  help         this text (also -h, --help; 'hcasim run --help' for run's)\n"
           "\n"
           "options:\n"
@@ -111,17 +116,6 @@ typedef struct cli_opts {
     uint64_t trace_from, trace_to;
 } cli_opts_t;
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || end == s || *end || s[0] == '-')
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* Parses argv[first..]; returns 0, or prints the reason and returns 2, or
  * prints the usage for --help and returns -1 (exit 0). */
 static int parse_opts(int argc, char **argv, int first, cli_opts_t *o)
@@ -152,12 +146,12 @@ static int parse_opts(int argc, char **argv, int first, cli_opts_t *o)
         } else if (!strcmp(a, "--trace") && v) {
             o->trace = v;
         } else if (!strcmp(a, "--trace-from") && v) {
-            if (parse_u64(v, &o->trace_from)) {
+            if (scn_parse_u64(v, &o->trace_from)) {
                 fprintf(stderr, "hcasim: --trace-from %s: expected a cycle number\n", v);
                 return 2;
             }
         } else if (!strcmp(a, "--trace-to") && v) {
-            if (parse_u64(v, &o->trace_to)) {
+            if (scn_parse_u64(v, &o->trace_to)) {
                 fprintf(stderr, "hcasim: --trace-to %s: expected a cycle number\n", v);
                 return 2;
             }
@@ -489,17 +483,12 @@ static int cmd_run(int argc, char **argv)
     memset(&o, 0, sizeof o);
     const char *file = NULL;
     int validate_only = 0;
+    char err[1024];
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        uint64_t n;
         if (is_help(a)) {
             run_usage(stdout);
             return 0;
-        }
-        if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-            o.verbose = 1;
-            continue;
         }
         if (!strcmp(a, "--validate")) {
             validate_only = 1;
@@ -509,57 +498,22 @@ static int cmd_run(int argc, char **argv)
             file = a;
             continue;
         }
-        if (!v) {
-            fprintf(stderr, "hcasim run: unexpected argument '%s'%s\n", a, a[0] == '-' ? " (missing value?)" : "");
+        const int t = scn_parse_run_option(argc, argv, &i, &o, err, sizeof err);
+        if (t < 0) {
+            fprintf(stderr, "hcasim run: %s\n", err);
             return 2;
         }
-        if (!strcmp(a, "--engine")) {
-            if (!strcmp(v, "rtl"))
-                o.engine = SCN_ENGINE_RTL;
-            else if (!strcmp(v, "model"))
-                o.engine = SCN_ENGINE_MODEL;
-            else if (!strcmp(v, "both"))
-                o.engine = SCN_ENGINE_BOTH;
-            else if (!strcmp(v, "lockstep"))
-                o.engine = SCN_ENGINE_LOCKSTEP;
-            else {
-                fprintf(stderr, "hcasim run: --engine %s: expected rtl, model, both or lockstep\n", v);
-                return 2;
-            }
-        } else if (!strcmp(a, "--seed") || !strcmp(a, "--trace-from") || !strcmp(a, "--trace-to")) {
-            if (parse_u64(v, &n)) {
-                fprintf(stderr, "hcasim run: %s %s: expected a number\n", a, v);
-                return 2;
-            }
-            if (!strcmp(a, "--seed")) {
-                o.seed = n;
-                o.seed_set = 1;
-            } else if (!strcmp(a, "--trace-from"))
-                o.trace_from = n;
-            else
-                o.trace_to = n;
-        } else if (!strcmp(a, "--json"))
-            o.json_out = v;
-        else if (!strcmp(a, "--trace"))
-            o.trace = v;
-        else if (!strcmp(a, "--firmware"))
-            o.firmware = v;
-        else if (!strcmp(a, "--fw-profile"))
-            o.fw_profile = v;
-        else if (!strcmp(a, "--peer-stats"))
-            o.peer_stats = v;
-        else {
-            fprintf(stderr, "hcasim run: unexpected argument '%s'\n", a);
+        if (!t) {
+            fprintf(stderr, "hcasim run: unexpected argument '%s'%s\n", a,
+                    a[0] == '-' && i + 1 >= argc ? " (missing value?)" : "");
             return 2;
         }
-        i++;
     }
     if (!file) {
         run_usage(stderr);
         return 2;
     }
     scn_t *s = NULL;
-    char err[1024];
     if (scn_check_opts(&o, err, sizeof err)) { /* before the file is even read */
         fprintf(stderr, "hcasim run: command line: %s\n", err);
         if (o.json_out && strncmp(err, "--json ", 7)) /* the JSON result is written in every case it can be */
@@ -615,6 +569,78 @@ static int cmd_regress(int argc, char **argv)
     return 2;
 }
 
+static void serve_usage(FILE *f)
+{
+    fputs("usage: hcasim serve --socket PATH [--engine rtl|model] [--firmware ELF] [--clients N]\n"
+          "\n"
+          "Serve the device over a Unix socket (protocol: docs/cosim.md, sim/cosim/hca_wire.h):\n"
+          "BAR0 reads and writes, waits and the clock for the client; the device's DMA into\n"
+          "the client's memory; the interrupt line's level. One client at a time, each on a\n"
+          "freshly booted device dropped when it disconnects. A C client: sim/cosim/hca_client.h.\n"
+          "\n"
+          "  --socket PATH        where to listen (a stale socket there is replaced)\n"
+          "  --engine rtl|model   the device's engine (default rtl)\n"
+          "  --firmware ELF       firmware image (default: the one make builds)\n"
+          "  --clients N          serve N connections, then exit 0 (default: until SIGTERM)\n",
+          f);
+}
+
+static int cmd_serve(int argc, char **argv)
+{
+    hca_serve_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.log = stdout;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        uint64_t n;
+        if (is_help(a)) {
+            serve_usage(stdout);
+            return 0;
+        }
+        if (!v) {
+            fprintf(stderr, "hcasim serve: unexpected argument '%s'%s\n", a, a[0] == '-' ? " (missing value?)" : "");
+            return 2;
+        }
+        i++;
+        if (!strcmp(a, "--socket"))
+            o.path = v;
+        else if (!strcmp(a, "--firmware"))
+            o.cfg.firmware = v;
+        else if (!strcmp(a, "--engine")) {
+            if (!strcmp(v, "rtl"))
+                o.cfg.engine = DEV_ENGINE_RTL;
+            else if (!strcmp(v, "model"))
+                o.cfg.engine = DEV_ENGINE_MODEL;
+            else {
+                fprintf(stderr, "hcasim serve: --engine %s: expected rtl or model\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--clients")) {
+            if (scn_parse_u64(v, &n) || n == 0 || n > UINT32_MAX) {
+                fprintf(stderr, "hcasim serve: --clients %s: expected a positive number\n", v);
+                return 2;
+            }
+            o.clients = (unsigned)n;
+        } else {
+            fprintf(stderr, "hcasim serve: unexpected argument '%s'\n", a);
+            return 2;
+        }
+    }
+    if (!o.path) {
+        serve_usage(stderr);
+        return 2;
+    }
+    if (o.cfg.firmware) { /* refused now, not at the first client */
+        FILE *t = fopen(o.cfg.firmware, "rb");
+        if (!t) {
+            fprintf(stderr, "hcasim serve: --firmware %s: %s\n", o.cfg.firmware, strerror(errno));
+            return 2;
+        }
+        fclose(t);
+    }
+    return hca_serve(&o) ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -634,6 +660,8 @@ int main(int argc, char **argv)
         return cmd_run(argc, argv);
     if (!strcmp(argv[1], "regress"))
         return cmd_regress(argc, argv);
+    if (!strcmp(argv[1], "serve"))
+        return cmd_serve(argc, argv);
     fprintf(stderr, "hcasim: unknown command '%s' (try 'hcasim help')\n", argv[1]);
     return 2;
 }

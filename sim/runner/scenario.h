@@ -18,6 +18,8 @@
 #include <stdio.h>
 
 #include "dev_engine.h"
+#include "hca_dev.h"
+#include "hca_host.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,6 +62,15 @@ typedef struct scn_run_opts {
     FILE *err;            /**< "FILE:LINE: …" diagnostics; NULL: stderr */
 } scn_run_opts_t;
 
+/** A command line's number (decimal, 0x hex, 0 octal; no sign): 0, or -1. */
+int scn_parse_u64(const char *s, uint64_t *out);
+/** The run option at argv[*i] (-v, --engine, --seed, --json, --trace,
+ *  --trace-from, --trace-to, --firmware, --fw-profile, --peer-stats; `hcasim
+ *  run --help` says what each does) into o, *i moved past its value: 1. 0:
+ *  not one of them. -1: a bad or missing value, the reason in err ("--seed
+ *  abc: expected a number"). */
+int scn_parse_run_option(int argc, char **argv, int *i, scn_run_opts_t *o, char *err, size_t errlen);
+
 /** Run a loaded scenario. SCN_PASS, SCN_FAIL or SCN_ERROR; the reason goes to
  *  opts->err, the JSON result (when asked) to opts->json_out in every case. */
 int scn_run(const scn_t *s, const scn_run_opts_t *opts);
@@ -68,6 +79,34 @@ int scn_run(const scn_t *s, const scn_run_opts_t *opts);
  *  --fw-profile must be writable (each is created, empty). 0, or SCN_ERROR with
  *  "--OPTION PATH: reason" in err. scn_run calls it first. */
 int scn_check_opts(const scn_run_opts_t *opts, char *err, size_t errlen);
+
+/** A device the caller built and runs (a virtual platform's, hcasim-vp): the
+ *  runner reaches it as the driver does, through host (MMIO, memory, time),
+ *  and reads what only the device knows (its event log for CQE arrivals, the
+ *  protection checker, the firmware's health, peer windows) from dev. */
+typedef struct scn_target {
+    hca_host_t host;
+    hca_dev_t *dev;
+    /** 0: the device moves only inside host.wait (in process), so quiet
+     *  cycles are skipped exactly; else it runs on its own clock and a wait
+     *  for CQEs looks every wait_cycles cycles. */
+    uint64_t wait_cycles;
+    /** dev NULL: why the caller could not build it (hca_dev_create's
+     *  reason); the run fails at the first op that needs the device, as
+     *  scn_run's would. */
+    const char *error;
+} scn_target_t;
+
+/** The configuration s's `device` op asks for, on engine (rtl or model), for
+ *  a caller who builds the device itself before scn_run_on. SCN_PASS, or
+ *  SCN_ERROR with "FILE:LINE: reason" in err. */
+int scn_device_config(const scn_t *s, const scn_run_opts_t *opts, scn_engine_t engine, hca_dev_config_t *cfg,
+                      char *err, size_t errlen);
+/** Run s on the caller's device t (built with scn_device_config's
+ *  configuration on engine), printing what scn_run prints. Options that need a
+ *  device of the runner's own (--engine both/lockstep) are not taken here. The
+ *  driver is closed and the device left running at the end. */
+int scn_run_on(const scn_t *s, const scn_run_opts_t *opts, scn_engine_t engine, const scn_target_t *t);
 
 /** Write the JSON result of a scenario that could not be loaded (result
  *  "error", failure line taken from msg's "FILE:LINE:" prefix). 0 or -errno. */

@@ -23,6 +23,7 @@ struct run {
     hostmem_t *mem;
     hca_dev_t *dev;
     hca_host_t host; /* the device's host boundary: the driver's and the buffers' */
+    const scn_target_t *tgt; /* a device the caller built (scn_run_on); NULL: the run builds its own */
     hcadrv_t *drv;
     int attr_valid;
     hcadrv_device_attr_t attr;
@@ -74,9 +75,12 @@ scn_rec_t *scn_rec_of(ctx_t *c)
 {
     return c->run ? c->run->rec : NULL;
 }
+/* Time is the host's (hca_host.h), so that a device the caller built and
+ * steps itself (a virtual platform's) keeps its own clock. */
 uint64_t scn_cycle(ctx_t *c)
 {
-    return hca_dev_cycle(c->run->dev);
+    const hca_host_t *h = &c->run->host;
+    return h->ops->now(h->ctx);
 }
 /* Buffers are device-visible memory, reached as the driver reaches it (hca_host.h). */
 int scn_mem_alloc(ctx_t *c, uint64_t size, uint64_t align, uint64_t *addr)
@@ -195,17 +199,21 @@ static void on_event(void *ctx, const evlog_event_t *e)
 
 void scn_advance(ctx_t *c, uint64_t n)
 {
-    hca_dev_step(c->run->dev, n);
+    const hca_host_t *h = &c->run->host;
+    h->ops->wait(h->ctx, n, 0);
 }
 
 uint32_t scn_wait_cqes(ctx_t *c, int cq, uint32_t n, uint64_t timeout)
 {
     const rt_obj_t *q = scn_obj(c, cq);
-    uint64_t start = hca_dev_cycle(c->run->dev);
-    while (q->seen < n && hca_dev_cycle(c->run->dev) - start < timeout) {
-        const uint64_t left = timeout - (hca_dev_cycle(c->run->dev) - start);
-        const uint64_t quiet = hca_dev_quiet_cycles(c->run->dev); /* no CQE can come in them */
-        hca_dev_step(c->run->dev, quiet ? (quiet < left ? quiet : left) : 1);
+    const uint64_t chunk = c->run->tgt ? c->run->tgt->wait_cycles : 0;
+    uint64_t start = scn_cycle(c);
+    while (q->seen < n && scn_cycle(c) - start < timeout) {
+        const uint64_t left = timeout - (scn_cycle(c) - start);
+        /* A device stepped by these waits has no CQE in its quiet cycles; one
+         * that runs on its own (a platform's) is looked at every chunk. */
+        const uint64_t k = chunk ? chunk : hca_dev_quiet_cycles(c->run->dev);
+        scn_advance(c, k ? (k < left ? k : left) : 1);
     }
     return q->seen;
 }
@@ -268,7 +276,7 @@ int scn_poll(ctx_t *c, int cq, int n, hcadrv_wc_t *wc, uint64_t *arrival, wr_rec
     int got = hcadrv_poll_cq(c->run->drv, &q->cq, wc, n);
     if (got < 0)
         return got;
-    uint64_t now = hca_dev_cycle(c->run->dev);
+    uint64_t now = scn_cycle(c);
     for (int i = 0; i < got; i++) {
         arrival[i] = (uint32_t)i < q->seen ? q->seen_cycle[(ci0 + (uint32_t)i) & mask] : now;
         wr_rec_t *w = find_wr(c, &wc[i]);
@@ -305,10 +313,18 @@ static int start_device(ctx_t *c)
     char err[512] = "";
     r->cfg.engine = (dev_engine_kind_t)r->engine; /* rtl or model: scenario.h */
     r->cfg.firmware = r->o->firmware;
-    int rc = hostmem_create(&r->mem);
-    if (rc)
+    int rc = 0;
+    if (r->tgt) { /* built by the caller from scn_device_config's configuration */
+        r->dev = r->tgt->dev;
+        if (!r->dev) {
+            snprintf(err, sizeof err, "%s", r->tgt->error ? r->tgt->error : "no device");
+            rc = -ENODEV;
+        }
+    } else if ((rc = hostmem_create(&r->mem)))
         return scn_bad(c, "host memory: %s", strerror(-rc));
-    if ((rc = hca_dev_create(&r->dev, &r->cfg, r->mem, err, sizeof err))) {
+    else
+        rc = hca_dev_create(&r->dev, &r->cfg, r->mem, err, sizeof err);
+    if (rc) {
         size_t fl = r->o->firmware ? strlen(r->o->firmware) : 0;
         if (fl && !strncmp(err, r->o->firmware, fl) && !strncmp(err + fl, ": ", 2)) /* the image given is bad */
             return cmdline_bad(c, "--firmware %s", err);
@@ -319,7 +335,7 @@ static int start_device(ctx_t *c)
         return scn_bad(c, "the device's event log is full");
     if (r->o->verbose)
         fprintf(r->out, "%sfirmware image: %s\n", r->label, hca_dev_firmware(r->dev));
-    r->host = hca_dev_host(r->dev);
+    r->host = r->tgt ? r->tgt->host : hca_dev_host(r->dev);
     if ((rc = hcadrv_open(&r->drv, &r->host)))
         return scn_bad(c, "driver: %s", strerror(-rc));
     if (r->o->fw_profile) { /* its path was checked by scn_check_opts */
@@ -340,8 +356,17 @@ static void teardown(run_t *r, size_t nsyms)
     if (r->dev && r->o->trace)
         hca_dev_trace_close(r->dev);
     hcadrv_close(r->drv); /* the peer clients' registrations go with the driver */
-    hca_dev_destroy(r->dev);
-    hostmem_destroy(r->mem);
+    if (r->tgt) { /* the caller's device outlives the run */
+        if (r->dev) {
+            evlog_unsubscribe(hca_dev_log(r->dev), on_event, r);
+            for (size_t i = 0; r->obj && i < nsyms; i++)
+                if (r->obj[i].pm)
+                    hca_dev_unmap_window(r->dev, peermem_base(r->obj[i].pm));
+        }
+    } else {
+        hca_dev_destroy(r->dev);
+        hostmem_destroy(r->mem);
+    }
     for (size_t i = 0; r->obj && i < nsyms; i++) {
         free(r->obj[i].seen_cycle);
         hcadrv_peer_window_free(r->obj[i].win);
@@ -507,13 +532,14 @@ void scn_run_free(run_t *r)
     free(r);
 }
 
-static int run_one_engine(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine)
+static int run_one_engine(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine, const scn_target_t *t)
 {
     run_t *r = scn_run_new(s, o, engine, NULL, "");
     if (!r) {
         fprintf(o->err ? o->err : stderr, "%s: out of memory\n", s->file);
         return SCN_ERROR;
     }
+    r->tgt = t;
     int rc = SCN_PASS;
     for (size_t i = 0; i < s->nops && rc == SCN_PASS; i++)
         rc = scn_run_op(r, i);
@@ -586,5 +612,42 @@ int scn_run(const scn_t *s, const scn_run_opts_t *o)
         b.engine = SCN_ENGINE_MODEL;
         return scn_run_pair(s, &a, &b);
     }
-    return run_one_engine(s, o, o->engine);
+    return run_one_engine(s, o, o->engine, NULL);
+}
+
+int scn_device_config(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine, hca_dev_config_t *cfg, char *err,
+                      size_t errlen)
+{
+    scn_run_opts_t q = *o;
+    q.verbose = 0;
+    run_t *r = scn_run_new(s, &q, engine, NULL, "");
+    if (!r) {
+        snprintf(err, errlen, "%s: out of memory", s->file);
+        return SCN_ERROR;
+    }
+    int rc = SCN_PASS;
+    if (s->nops && (scn_ops[s->ops[0].op].flags & SCN_OP_CONFIG)) /* only the first line configures */
+        rc = scn_run_op(r, 0);
+    if (rc)
+        scn_load_error(err, errlen, s->file, r->fline, "%s", r->c.msg);
+    r->cfg.engine = (dev_engine_kind_t)engine;
+    r->cfg.firmware = o->firmware;
+    *cfg = r->cfg;
+    scn_run_free(r);
+    return rc ? SCN_ERROR : SCN_PASS;
+}
+
+int scn_run_on(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine, const scn_target_t *t)
+{
+    char why[600];
+    if (engine != SCN_ENGINE_RTL && engine != SCN_ENGINE_MODEL) {
+        fprintf(o->err ? o->err : stderr, "hcasim: command line: --engine %s: a platform's device runs one engine (rtl or model)\n",
+                scn_engine_name(engine));
+        return SCN_ERROR;
+    }
+    if (scn_check_opts(o, why, sizeof why)) {
+        fprintf(o->err ? o->err : stderr, "hcasim: command line: %s\n", why);
+        return SCN_ERROR;
+    }
+    return run_one_engine(s, o, engine, t);
 }

@@ -34,8 +34,11 @@ hca_sc::~hca_sc()
     hca_dev_destroy(dev_);
 }
 
-// One device cycle at a time, so that the interrupt line moves at its cycle;
-// the quantum keeper yields to the other processes once per quantum.
+// One device cycle at a time, so that the interrupt line moves at its cycle,
+// except through quiet cycles (hca_dev_quiet_cycles: nothing, the line
+// included, can change in them), which are stepped at once up to the end of
+// the quantum; the quantum keeper yields to the other processes once per
+// quantum.
 void hca_sc::run()
 {
     qk_.reset();
@@ -43,8 +46,15 @@ void hca_sc::run()
     bool line = false;
     irq.write(false);
     for (;;) {
-        hca_dev_step(dev_, 1);
-        t_dev_ += period_;
+        uint64_t n = hca_dev_quiet_cycles(dev_);
+        if (n > 1) { /* never past the quantum: the device stays at most one ahead */
+            const sc_time left = tlm::tlm_global_quantum::instance().compute_local_quantum() - qk_.get_local_time();
+            const uint64_t room = left > SC_ZERO_TIME ? (uint64_t)(left / period_) : 0;
+            n = n < room ? n : room;
+        }
+        n = n ? n : 1;
+        hca_dev_step(dev_, n);
+        t_dev_ += period_ * (double)n;
         // A target that wait()ed in a DMA moved simulated time past the device.
         qk_.set(t_dev_ > sc_time_stamp() ? t_dev_ - sc_time_stamp() : SC_ZERO_TIME);
         const bool now = hca_dev_host_irq(dev_) != 0;

@@ -21,7 +21,9 @@
  * ahead of the initiator's time (a smaller quantum: closer, slower). DMA
  * timing is the device's own (hca_dev_config_t.host); the delay a DMA target
  * annotates is ignored, and a target that wait()s only holds the device back
- * in wall-clock order, never shifts its cycles.
+ * in wall-clock order, never shifts its cycles. Quiet cycles (no DMA, no
+ * interrupt change can happen: hca_dev_quiet_cycles) are stepped at once,
+ * never past the end of the quantum.
  */
 #ifndef HCA_SC_H
 #define HCA_SC_H
