@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* The symbol reader takes a path: the same bytes through a file. */
     if (!path[0]) {
-        snprintf(path, sizeof path, "/tmp/fuzz_elf.%d", (int)getpid());
+        snprintf(path, sizeof path, "/dev/shm/fuzz_elf.%d", (int)getpid()); /* tmpfs: one write per run */
         atexit(remove_file);
     }
     FILE *f = fopen(path, "wb");
