@@ -161,6 +161,10 @@ struct xu_model {
     uint8_t busy;          /**< an INVALIDATE or FENCE waits */
     uint8_t result;        /**< STATUS.result of the last completed command */
     uint64_t fence_target; /**< busy until finished >= this */
+#ifdef XM_MUTANT_TRUST_REMOTE
+    uint8_t mut_trust;     /**< mutant: mut_key passed once, trusted after */
+    uint32_t mut_key;
+#endif
     uint8_t rvalid;        /**< answer of the access accepted last cycle */
     uint32_t rdata;
 };
@@ -229,6 +233,22 @@ static int xm_mutant_piece;
 #define XM_ENTRY_RULES 1
 #endif
 
+/* The mutants of xlate_unit.sv (build/mutants/ only, docs/mutation.md).
+ * HCA_MUTANT_RESP_NO_RECHECK / HCA_MUTANT_REQ_NO_RECHECK: the last external
+ * remote / local key that passed the check passes rule 3 ever after (a client
+ * that checked a key on its first packet or chunk and not again). */
+#if defined(HCA_MUTANT_RESP_NO_RECHECK)
+#define XM_MUTANT_TRUST_REMOTE 1u
+#elif defined(HCA_MUTANT_REQ_NO_RECHECK)
+#define XM_MUTANT_TRUST_REMOTE 0u
+#endif
+#ifdef XM_MUTANT_TRUST_REMOTE
+static int xm_mutant_trusted;
+#define XM_STATE_RULE (!xm_mutant_trusted)
+#else
+#define XM_STATE_RULE 1
+#endif
+
 /** The key check, SEMANTICS.md "The key check" rules 1-6 then mode: decides
  *  r as one beat {status, pa, len}, a walk from its first page, or a KLM
  *  level to start (push). Marks r as an external request (final, level 0). */
@@ -281,7 +301,7 @@ static void xm_check(const xu_model_t *m, const xm_in_t *p, xm_req_t *r)
         return;
     }
     /* rule 3: state */
-    if (XM_ENTRY_RULES && hca_mpt_entry_get_state(e) != HCA_MKEY_STATE_VALID) {
+    if (XM_ENTRY_RULES && XM_STATE_RULE && hca_mpt_entry_get_state(e) != HCA_MKEY_STATE_VALID) {
         r->status = HCA_XLATE_STATUS_ERR_STATE;
         return;
     }
@@ -387,7 +407,11 @@ static void xm_cmd(xu_model_t *m, uint32_t v)
         } else { /* INVALIDATE: state <- FREE, the rest kept; then the fence */
             e->flags &= ~XM_STATE_BIT;
             m->busy = 1;
+#ifndef HCA_MUTANT_NO_FENCE
             m->fence_target = m->accepted;
+#else /* mutant (build/mutants/ only, docs/mutation.md): in-flight requests not waited for */
+            m->fence_target = m->finished;
+#endif
         }
         break;
     case HCA_FWP_OP_WRITE_MTT:
@@ -476,6 +500,10 @@ static void xm_reset(void *eng)
     m->busy = 0;
     m->result = HCA_FWP_RESULT_OK;
     m->fence_target = 0;
+#ifdef XM_MUTANT_TRUST_REMOTE
+    m->mut_trust = 0;
+    m->mut_key = 0;
+#endif
     m->rvalid = 0;
     m->rdata = 0;
 }
@@ -773,7 +801,18 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
     }
     if (req_ready && p->req_valid) {
         const xm_in_t in = {p->req_key, p->req_pd, p->req_len, p->req_va, p->req_tag, p->req_rights, p->req_remote};
+#ifdef XM_MUTANT_TRUST_REMOTE
+        const int mine = (in.remote & 1u) == XM_MUTANT_TRUST_REMOTE;
+        xm_mutant_trusted = mine && m->mut_trust && in.key == m->mut_key;
         xm_check(m, &in, &m->s1);
+        xm_mutant_trusted = 0;
+        if (mine && m->s1.status == HCA_XLATE_STATUS_OK) {
+            m->mut_trust = 1;
+            m->mut_key = in.key;
+        }
+#else
+        xm_check(m, &in, &m->s1);
+#endif
         m->s1_valid = 1;
         m->accepted++;
     }

@@ -79,37 +79,39 @@ CORE_HDR      := $(CORE_DIR)/$(CORE_PREFIX).h
 CORE_MODEL_A  := $(CORE_DIR)/$(CORE_PREFIX)__ALL.a
 CORE_FLAGS    := --cc -Wall -O3 --x-assign fast --x-initial fast --trace-fst \
                  -Iabi/gen --top-module $(CORE_TOP) --prefix $(CORE_PREFIX)
-CORE_FLAGS_TXT := $(CORE_DIR)/flags.txt
-ifneq ($(file < $(CORE_FLAGS_TXT)),$(CORE_FLAGS) $(VL_OPT))
-$(shell mkdir -p $(CORE_DIR))
-$(file > $(CORE_FLAGS_TXT),$(CORE_FLAGS) $(VL_OPT))
+
+# $(call core_rules,DIR,DEFINES): Verilate hca_core into DIR and archive it as
+# DIR/Vhca_core__ALL.a, with -D of each of DEFINES (none for the real core;
+# the mutants of vectors/mutation.mk set one). One rule for every build of
+# the core; DIR/flags.txt is rewritten only when the flags change.
+define core_rules
+ifneq ($$(file < $(1)/flags.txt),$(CORE_FLAGS) $(addprefix -D,$(2)) $(VL_OPT))
+$$(shell mkdir -p $(1))
+$$(file > $(1)/flags.txt,$(CORE_FLAGS) $(addprefix -D,$(2)) $(VL_OPT))
 endif
-
-$(CORE_MK) $(CORE_HDR) &: $(RTL_SRCS) $(RTL_INC) $(CORE_FLAGS_TXT)
-	@mkdir -p $(CORE_DIR)
-	$(call say,VERILATE,$(CORE_TOP))
-	$(Q)$(VERILATOR) $(CORE_FLAGS) --no-skip-identical --Mdir $(CORE_DIR) $(RTL_SRCS)
-
-$(CORE_MODEL_A): $(CORE_MK)
-	$(call say,VLMAKE,$(CORE_MODEL_A))
-	+$(Q)$(call vl_make,-C $(CORE_DIR) -f $(notdir $(CORE_MK)) $(VL_OPT) $(notdir $(CORE_MODEL_A)))
+$(1)/$(CORE_PREFIX).mk $(1)/$(CORE_PREFIX).h &: $$(RTL_SRCS) $$(RTL_INC) $(1)/flags.txt
+	@mkdir -p $(1)
+	$$(call say,VERILATE,$(CORE_TOP)$(if $(2), ($(2))))
+	$$(Q)$$(VERILATOR) $$(CORE_FLAGS) $(addprefix -D,$(2)) --no-skip-identical --Mdir $(1) $$(RTL_SRCS)
+$(1)/$(CORE_PREFIX)__ALL.a: $(1)/$(CORE_PREFIX).mk
+	$$(call say,VLMAKE,$$@)
+	+$$(Q)$$(call vl_make,-C $(1) -f $(CORE_PREFIX).mk $$(VL_OPT) $(CORE_PREFIX)__ALL.a)
+endef
+$(eval $(call core_rules,$(CORE_DIR),))
 
 HCASIM_SRCS += sim/verilated/core_rtl.cpp
 # Before the runtime archive: the model's objects refer to it.
 HCASIM_LINK := $(CORE_MODEL_A) $(HCASIM_LINK)
 ALL_TARGETS += $(CORE_MODEL_A) $(OBJ)/sim/verilated/core_rtl.o
 
-$(OBJ)/sim/verilated/core_rtl.o: ALL_CXXFLAGS += -I$(CORE_DIR) -isystem $(VERILATOR_ROOT)/include \
-    -isystem $(VERILATOR_ROOT)/include/vltstd -DVM_TRACE=1 -DVM_TRACE_FST=1 \
-    -DVM_TRACE_VCD=0 -DVM_COVERAGE=0 -DVM_SC=0
-$(OBJ)/sim/verilated/core_rtl.o: $(CORE_HDR)
-
-# The shim sees the Verilated header and the runtime's (as system headers:
+# The shims see the Verilated header and the runtime's (as system headers:
 # they are not ours to keep -Wextra clean), with the same configuration the
-# model was compiled with.
-$(OBJ)/sim/verilated/xu_rtl.o: ALL_CXXFLAGS += -I$(VL_DIR) -isystem $(VERILATOR_ROOT)/include \
-    -isystem $(VERILATOR_ROOT)/include/vltstd -DVM_TRACE=1 -DVM_TRACE_FST=1 \
-    -DVM_TRACE_VCD=0 -DVM_COVERAGE=0 -DVM_SC=0
+# model was compiled with (VL_SHIM_CXXFLAGS: a mutant core's shim too).
+VL_SHIM_CXXFLAGS := -isystem $(VERILATOR_ROOT)/include -isystem $(VERILATOR_ROOT)/include/vltstd \
+    -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0 -DVM_COVERAGE=0 -DVM_SC=0
+$(OBJ)/sim/verilated/core_rtl.o: ALL_CXXFLAGS += -I$(CORE_DIR) $(VL_SHIM_CXXFLAGS)
+$(OBJ)/sim/verilated/core_rtl.o: $(CORE_HDR)
+$(OBJ)/sim/verilated/xu_rtl.o: ALL_CXXFLAGS += -I$(VL_DIR) $(VL_SHIM_CXXFLAGS)
 $(OBJ)/sim/verilated/xu_rtl.o: $(VL_HDR)
 
 # ---------------------------------------------------------------- checks

@@ -257,6 +257,39 @@ module xlate_unit #(
   logic [63:0]      kc_pa;
   logic [LEN_W-1:0] kc_len;
 
+  // The entry the check sees: the table's, except in the mutants (build/mutants/
+  // only, docs/mutation.md) where a key that passed once is trusted after: the
+  // last external remote (HCA_MUTANT_RESP_NO_RECHECK: the responder's packets)
+  // or local (HCA_MUTANT_REQ_NO_RECHECK: the requester's chunks) key that
+  // passed is seen VALID, invalidated or not, as a client that checked a key
+  // on its first packet and not again would.
+  logic [`HCA_MPT_ENTRY_W-1:0] kc_entry;
+`ifdef HCA_MUTANT_RESP_NO_RECHECK
+  `define HCA_MUTANT_TRUST_REMOTE 1'b1
+`elsif HCA_MUTANT_REQ_NO_RECHECK
+  `define HCA_MUTANT_TRUST_REMOTE 1'b0
+`endif
+`ifdef HCA_MUTANT_TRUST_REMOTE
+  logic                     mut_trust_q;
+  logic [`HCA_KEY_BITS-1:0] mut_key_q;
+  logic                     mut_mine;
+  assign mut_mine = s1_valid_q && !s1_sub_q && s1_remote_q == `HCA_MUTANT_TRUST_REMOTE;
+  assign kc_entry = (mut_mine && mut_trust_q && s1_key_q == mut_key_q)
+                  ? (mpt_a_rdata | (`HCA_MPT_ENTRY_W'(`HCA_MKEY_STATE_VALID) << `HCA_MPT_ENTRY_STATE_LSB))
+                  : mpt_a_rdata;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      mut_trust_q <= 1'b0;
+      mut_key_q   <= '0;
+    end else if (mut_mine && kc_status == `HCA_XLATE_STATUS_OK) begin
+      mut_trust_q <= 1'b1;
+      mut_key_q   <= s1_key_q;
+    end
+  end
+`else
+  assign kc_entry = mpt_a_rdata;
+`endif
+
   xu_key_check #(
     .MPT_ENTRIES (MPT_ENTRIES)
   ) u_key_check (
@@ -266,7 +299,7 @@ module xlate_unit #(
     .pd_i     (s1_pd_q),
     .len_i    (s1_len_q),
     .va_i     (s1_va_q),
-    .entry_i  (mpt_a_rdata),
+    .entry_i  (kc_entry),
     .alloc_i  (mpt_a_alloc),
     .status_o (kc_status),
     .walk_o   (kc_walk),

@@ -1,0 +1,69 @@
+# vectors/mutation.mk — the mutation matrix (docs/mutation.md): mutants of the
+# firmware and of the RTL, each breaking one guarantee, and the race and soak
+# scenarios that must fail against them.
+#
+#   build/firmware/mutants/hcafw_NAME.elf   firmware mutants (firmware/firmware.mk),
+#                                           run with `hcasim run --firmware ELF`
+#   build/mutants/hcasim_NAME               RTL mutants: hcasim with hca_core
+#                                           Verilated with -DDEFINE (its own folder)
+#                                           and the model's twin (model/xu_model.c
+#                                           with the same -DDEFINE), so both
+#                                           engines carry the mutant
+#   make mutation-matrix        every file x its mutants on the model engine, and
+#                               the RTL slice (vectors/mutation_matrix.py); prints
+#                               the kill table
+#   make mutation-matrix-full   the same, every pair on the RTL engine too
+# `make test` runs one check per file (mutation-kill.FILE).
+MUT_DIR := $(BUILD)/mutants
+
+# NAME:DEFINE of each RTL mutant (the defines appear nowhere else in a build).
+#   no_fence         xu_fw_port answers INVALIDATE before its in-flight requests finish
+#   resp_no_recheck  a remote key that passed once is trusted after (the responder
+#                    not re-checking the key per packet)
+#   req_no_recheck   a local key that passed once is trusted after (the requester
+#                    not re-checking per chunk)
+RTL_MUTANTS := no_fence:HCA_MUTANT_NO_FENCE resp_no_recheck:HCA_MUTANT_RESP_NO_RECHECK \
+               req_no_recheck:HCA_MUTANT_REQ_NO_RECHECK
+RTL_MUTANT_BINS := $(foreach m,$(RTL_MUTANTS),$(MUT_DIR)/hcasim_$(firstword $(subst :, ,$(m))))
+
+# $(call rtl_mutant,NAME,DEFINE): the mutant core (core_rules of rtl/rtl.mk),
+# its shim, the model twin, and build/mutants/hcasim_NAME linking them in
+# place of the real ones (explicit objects come before libhcasim.a, so its
+# members core_rtl.o and xu_model.o are never pulled in).
+define rtl_mutant
+$(eval $(call core_rules,$(MUT_DIR)/$(1)/verilated,$(2)))
+$(MUT_DIR)/$(1)/core_rtl.o: sim/verilated/core_rtl.cpp $(MUT_DIR)/$(1)/verilated/$(CORE_PREFIX).h
+	@mkdir -p $$(@D)
+	$$(call say,CXX,$$< (mutant $(1)))
+	$$(Q)$$(CXX) $$(ALL_CXXFLAGS) -I$(MUT_DIR)/$(1)/verilated $$(VL_SHIM_CXXFLAGS) -c $$< -o $$@
+$(MUT_DIR)/$(1)/xu_model.o: model/xu_model.c
+	@mkdir -p $$(@D)
+	$$(call say,CC,$$< (mutant $(1)))
+	$$(Q)$$(CC) $$(ALL_CFLAGS) -D$(2) -c $$< -o $$@
+$(MUT_DIR)/hcasim_$(1): $(OBJ)/sim/runner/hcasim.o $(MUT_DIR)/$(1)/core_rtl.o $(MUT_DIR)/$(1)/xu_model.o \
+        $(LIBHCASIM) $(MUT_DIR)/$(1)/verilated/$(CORE_PREFIX)__ALL.a $(filter-out $(CORE_MODEL_A),$(filter %.a,$(HCASIM_LINK)))
+	@mkdir -p $$(@D)
+	$$(call say,LD,$$@)
+	$$(Q)$$(CXX) $$(SAN_FLAGS) -o $$@ $$(filter %.o,$$^) $$(LIBHCASIM) \
+	    $$(patsubst $(CORE_MODEL_A),$(MUT_DIR)/$(1)/verilated/$(CORE_PREFIX)__ALL.a,$$(HCASIM_LINK)) $$(LDLIBS)
+endef
+$(foreach m,$(RTL_MUTANTS),$(eval $(call rtl_mutant,$(firstword $(subst :, ,$(m))),$(lastword $(subst :, ,$(m))))))
+
+.PHONY: mutants mutation-matrix mutation-matrix-full
+mutants: $(RTL_MUTANT_BINS) $(FW_MUTANTS) $(HCASIM_BIN)
+
+MUT_RUN = $(PYTHON) vectors/mutation_matrix.py --hcasim $(HCASIM_BIN) --mutant-dir $(MUT_DIR) \
+          --fw-mutant-dir $(FW_BUILD)/mutants --jobs $(NPROC)
+mutation-matrix: mutants
+	$(MUT_RUN)
+mutation-matrix-full: mutants
+	$(MUT_RUN) --rtl all
+
+# One check per file in `make test` (built before the checks run: TEST_BUILDS).
+MUT_FILES := $(shell $(PYTHON) vectors/mutation_matrix.py --list)
+TEST_BUILDS += $(RTL_MUTANT_BINS) $(FW_MUTANTS)
+CHECKS += $(addprefix mutation-kill.,$(MUT_FILES))
+mutation-kill.%: mutants
+	@$(MUT_RUN) --jobs 1 --only $*
+
+-include $(shell find $(MUT_DIR) -name '*.d' 2>/dev/null)
