@@ -78,6 +78,12 @@ _Static_assert((XM_CREDITS & (XM_CREDITS - 1)) == 0, "XM_CREDITS not a power of 
 #define XM_PD_MASK ((1u << HCA_PD_BITS) - 1u)
 #define XM_REMOTE_ANY (HCA_ACCESS_REMOTE_READ | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_ATOMIC)
 #define XM_STATE_BIT (1u << HCA_MPT_ENTRY_STATE_LSB)
+/* Which keys the mutant HCA_MUTANT_RESP/REQ_NO_RECHECK trusts (see xm_check). */
+#if defined(HCA_MUTANT_RESP_NO_RECHECK)
+#define XM_MUTANT_TRUST_REMOTE 1u
+#elif defined(HCA_MUTANT_REQ_NO_RECHECK)
+#define XM_MUTANT_TRUST_REMOTE 0u
+#endif
 
 /** A checked request: in S1 or in the walker. */
 typedef struct xm_req {
@@ -224,7 +230,7 @@ static inline void xm_issue(const xu_model_t *m, const xm_req_t *r, xm_beat_t *b
     *done = seg_last;
 }
 
-#ifdef XU_MUTANT_KLM_NO_ENTRY_CHECK
+#ifdef HCA_MUTANT_KLM_NO_ENTRY_CHECK
 /* The mutant the KLM tests must catch (testbench/test_klm_mutant.cc): the
  * walker skips rules 2-5 (key, state, PD, rights) on its entries. */
 static int xm_mutant_piece;
@@ -236,12 +242,8 @@ static int xm_mutant_piece;
 /* The mutants of xlate_unit.sv (build/mutants/ only, docs/mutation.md).
  * HCA_MUTANT_RESP_NO_RECHECK / HCA_MUTANT_REQ_NO_RECHECK: the last external
  * remote / local key that passed the check passes rule 3 ever after (a client
- * that checked a key on its first packet or chunk and not again). */
-#if defined(HCA_MUTANT_RESP_NO_RECHECK)
-#define XM_MUTANT_TRUST_REMOTE 1u
-#elif defined(HCA_MUTANT_REQ_NO_RECHECK)
-#define XM_MUTANT_TRUST_REMOTE 0u
-#endif
+ * that checked a key on its first packet or chunk and not again);
+ * XM_MUTANT_TRUST_REMOTE, defined at the top, says which. */
 #ifdef XM_MUTANT_TRUST_REMOTE
 static int xm_mutant_trusted;
 #define XM_STATE_RULE (!xm_mutant_trusted)
@@ -649,11 +651,11 @@ static int xk_step(xu_model_t *m, const xm_req_t *push, int mtt_busy, int s1_fre
         const uint64_t va = m->k_state == XK_ADDR ? m->k_rdata + m->k_off : m->k_va;
         if (s1_free) {
             const xm_in_t in = {m->k_key, m->k_pd, m->k_slen, va, m->k_tag, m->k_rights, 0};
-#ifdef XU_MUTANT_KLM_NO_ENTRY_CHECK
+#ifdef HCA_MUTANT_KLM_NO_ENTRY_CHECK
             xm_mutant_piece = 1;
 #endif
             xm_check(m, &in, sub);
-#ifdef XU_MUTANT_KLM_NO_ENTRY_CHECK
+#ifdef HCA_MUTANT_KLM_NO_ENTRY_CHECK
             xm_mutant_piece = 0;
 #endif
             sub->final = (uint8_t)(c->tail && c->rem == m->k_slen);

@@ -127,7 +127,9 @@ lint-rtl:
 	$(VERILATOR) --lint-only -Wall -Iabi/gen --top-module $(CORE_TOP) $(RTL_SRCS)
 	$(VERILATOR) --lint-only -Wall -Iabi/gen --top-module $(CORE_TOP) -GMAX_QP=4 -GMAX_CQ=4 \
 	    -GMPT_ENTRIES=16 -GMTT_ENTRIES=64 $(RTL_SRCS)
-	@echo "lint-rtl: $(words $(RTL_SRCS)) files clean"
+	@for d in $(RTL_MUTANT_DEFINES); do echo "lint-rtl: mutant $$d"; \
+	    $(VERILATOR) --lint-only -Wall -Iabi/gen --top-module $(CORE_TOP) -D$$d $(RTL_SRCS) || exit 1; done
+	@echo "lint-rtl: $(words $(RTL_SRCS)) files clean (and $(words $(RTL_MUTANT_DEFINES)) mutants: vectors/mutation.mk)"
 
 # Icarus (-g2012) compiles every file, warnings are failures.
 iverilog-rtl:

@@ -258,16 +258,29 @@ module xlate_unit #(
   logic [LEN_W-1:0] kc_len;
 
   // The entry the check sees: the table's, except in the mutants (build/mutants/
-  // only, docs/mutation.md) where a key that passed once is trusted after: the
-  // last external remote (HCA_MUTANT_RESP_NO_RECHECK: the responder's packets)
-  // or local (HCA_MUTANT_REQ_NO_RECHECK: the requester's chunks) key that
-  // passed is seen VALID, invalidated or not, as a client that checked a key
-  // on its first packet and not again would.
+  // only, docs/mutation.md). HCA_MUTANT_KLM_NO_ENTRY_CHECK: a KLM piece's
+  // entry is made to pass rules 2-5 (key, state, PD, rights), the walker not
+  // checking its entries. HCA_MUTANT_RESP_NO_RECHECK / _REQ_NO_RECHECK: the
+  // last external remote (the responder's packets) or local (the requester's
+  // chunks) key that passed is seen VALID ever after, invalidated or not, as a
+  // client that checked a key on its first packet and not again would.
   logic [`HCA_MPT_ENTRY_W-1:0] kc_entry;
-`ifdef HCA_MUTANT_RESP_NO_RECHECK
+`ifdef HCA_MUTANT_KLM_NO_ENTRY_CHECK
+  always_comb begin
+    kc_entry = mpt_a_rdata;
+    if (s1_sub_q) begin
+      kc_entry[`HCA_MPT_ENTRY_KEY_LSB +: `HCA_MPT_ENTRY_KEY_W]       = s1_key_q;
+      kc_entry[`HCA_MPT_ENTRY_STATE_LSB +: `HCA_MPT_ENTRY_STATE_W]   = `HCA_MKEY_STATE_VALID;
+      kc_entry[`HCA_MPT_ENTRY_PD_LSB +: `HCA_PD_BITS]                = s1_pd_q;
+      kc_entry[`HCA_MPT_ENTRY_ACCESS_LSB +: `HCA_MPT_ENTRY_ACCESS_W] = '1;
+    end
+  end
+`elsif HCA_MUTANT_RESP_NO_RECHECK
   `define HCA_MUTANT_TRUST_REMOTE 1'b1
 `elsif HCA_MUTANT_REQ_NO_RECHECK
   `define HCA_MUTANT_TRUST_REMOTE 1'b0
+`else
+  assign kc_entry = mpt_a_rdata;
 `endif
 `ifdef HCA_MUTANT_TRUST_REMOTE
   logic                     mut_trust_q;
@@ -286,8 +299,6 @@ module xlate_unit #(
       mut_key_q   <= s1_key_q;
     end
   end
-`else
-  assign kc_entry = mpt_a_rdata;
 `endif
 
   xu_key_check #(

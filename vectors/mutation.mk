@@ -22,8 +22,11 @@ MUT_DIR := $(BUILD)/mutants
 #                    not re-checking the key per packet)
 #   req_no_recheck   a local key that passed once is trusted after (the requester
 #                    not re-checking per chunk)
+#   klm_no_entry_check  the KLM walker skips rules 2-5 on its entries (test_klm_mutant
+#                    links the model's alone)
 RTL_MUTANTS := no_fence:HCA_MUTANT_NO_FENCE resp_no_recheck:HCA_MUTANT_RESP_NO_RECHECK \
-               req_no_recheck:HCA_MUTANT_REQ_NO_RECHECK
+               req_no_recheck:HCA_MUTANT_REQ_NO_RECHECK klm_no_entry_check:HCA_MUTANT_KLM_NO_ENTRY_CHECK
+RTL_MUTANT_DEFINES := $(foreach m,$(RTL_MUTANTS),$(lastword $(subst :, ,$(m))))
 RTL_MUTANT_BINS := $(foreach m,$(RTL_MUTANTS),$(MUT_DIR)/hcasim_$(firstword $(subst :, ,$(m))))
 
 # $(call rtl_mutant,NAME,DEFINE): the mutant core (core_rules of rtl/rtl.mk),

@@ -46,6 +46,7 @@ MUTANTS = {
     "no_fence":         ("rtl", "the translation unit answers INVALIDATE before its in-flight requests finish"),
     "resp_no_recheck":  ("rtl", "a remote key that passed once is trusted after (responder: no per-packet re-check)"),
     "req_no_recheck":   ("rtl", "a local key that passed once is trusted after (requester: no per-chunk re-check)"),
+    "klm_no_entry_check": ("rtl", "the KLM walker skips rules 2-5 (key, state, PD, rights) on its entries"),
 }
 
 # Which mutants each file family targets: (glob over vectors/directed/*.jsonl
@@ -54,7 +55,7 @@ FAMILIES = [
     ("race_linv_readsink_*", ["no_drain_linv", "no_fence", "req_no_recheck"]),
     ("race_linv_*",          ["no_drain_linv", "no_fence", "resp_no_recheck"]),
     ("race_sinv_*",          ["no_drain_rinv", "no_fence", "resp_no_recheck"]),
-    ("klm_race_*",           ["no_drain_linv", "no_fence", "resp_no_recheck"]),
+    ("klm_race_*",           ["no_drain_linv", "no_fence", "resp_no_recheck", "klm_no_entry_check"]),
     ("peer_race_*",          ["peer_no_drain", "no_fence", "resp_no_recheck", "req_no_recheck"]),
     ("soak_mm_*",            ["no_drain", "no_drain_linv", "no_drain_rinv", "no_drain_readinv",
                               "no_fence", "resp_no_recheck", "req_no_recheck"]),
@@ -67,6 +68,7 @@ SLICE = {
     "no_fence":        "race_linv_read_mtu1024_x8",
     "resp_no_recheck": "race_linv_read_mtu1024_x8",
     "req_no_recheck":  "race_linv_readsink_mtu256_x16",
+    "klm_no_entry_check": "klm_race_entry_read_x12",
 }
 
 
