@@ -29,12 +29,22 @@ RTL_MUTANTS := no_fence:HCA_MUTANT_NO_FENCE resp_no_recheck:HCA_MUTANT_RESP_NO_R
 RTL_MUTANT_DEFINES := $(foreach m,$(RTL_MUTANTS),$(lastword $(subst :, ,$(m))))
 RTL_MUTANT_BINS := $(foreach m,$(RTL_MUTANTS),$(MUT_DIR)/hcasim_$(firstword $(subst :, ,$(m))))
 
-# $(call rtl_mutant,NAME,DEFINE): the mutant core (core_rules of rtl/rtl.mk),
+# $(call mut_link,ARCHIVES,LIBS): link $@ from its objects (before libhcasim.a,
+# so its members of the same names are never pulled in), libhcasim.a, the
+# Verilated archives ARCHIVES (HCASIM_LINK with the mutant's in place) and LIBS.
+define mut_link
+	@mkdir -p $(@D)
+	$(call say,LD,$@)
+	$(Q)$(CXX) $(SAN_FLAGS) -o $@ $(filter %.o,$^) $(LIBHCASIM) $(1) $(LDLIBS) $(2)
+endef
+mut_core_a = $(MUT_DIR)/$(1)/verilated/$(CORE_PREFIX)__ALL.a
+mut_xu_a   = $(MUT_DIR)/$(1)/verilated_xu/$(VL_PREFIX)__ALL.a
+
+# $(call rtl_mutant,NAME,DEFINE): the mutant core (vl_rules of rtl/rtl.mk),
 # its shim, the model twin, and build/mutants/hcasim_NAME linking them in
-# place of the real ones (explicit objects come before libhcasim.a, so its
-# members core_rtl.o and xu_model.o are never pulled in).
+# place of the real ones.
 define rtl_mutant
-$(eval $(call core_rules,$(MUT_DIR)/$(1)/verilated,$(2)))
+$(eval $(call vl_rules,$(CORE_TOP),$(MUT_DIR)/$(1)/verilated,$(2)))
 $(MUT_DIR)/$(1)/core_rtl.o: sim/verilated/core_rtl.cpp $(MUT_DIR)/$(1)/verilated/$(CORE_PREFIX).h
 	@mkdir -p $$(@D)
 	$$(call say,CXX,$$< (mutant $(1)))
@@ -44,16 +54,37 @@ $(MUT_DIR)/$(1)/xu_model.o: model/xu_model.c
 	$$(call say,CC,$$< (mutant $(1)))
 	$$(Q)$$(CC) $$(ALL_CFLAGS) -D$(2) -c $$< -o $$@
 $(MUT_DIR)/hcasim_$(1): $(OBJ)/sim/runner/hcasim.o $(MUT_DIR)/$(1)/core_rtl.o $(MUT_DIR)/$(1)/xu_model.o \
-        $(LIBHCASIM) $(MUT_DIR)/$(1)/verilated/$(CORE_PREFIX)__ALL.a $(filter-out $(CORE_MODEL_A),$(filter %.a,$(HCASIM_LINK)))
-	@mkdir -p $$(@D)
-	$$(call say,LD,$$@)
-	$$(Q)$$(CXX) $$(SAN_FLAGS) -o $$@ $$(filter %.o,$$^) $$(LIBHCASIM) \
-	    $$(patsubst $(CORE_MODEL_A),$(MUT_DIR)/$(1)/verilated/$(CORE_PREFIX)__ALL.a,$$(HCASIM_LINK)) $$(LDLIBS)
+        $(LIBHCASIM) $(call mut_core_a,$(1)) $(filter-out $(CORE_MODEL_A),$(filter %.a,$(HCASIM_LINK)))
+	$$(call mut_link,$$(patsubst $(CORE_MODEL_A),$(call mut_core_a,$(1)),$$(HCASIM_LINK)),)
 endef
 $(foreach m,$(RTL_MUTANTS),$(eval $(call rtl_mutant,$(firstword $(subst :, ,$(m))),$(lastword $(subst :, ,$(m))))))
 
+# A mutant the race corpus cannot kill is proven live at the unit level:
+# build/mutants/NAME/test_xu is the translation unit's suite over the mutant
+# xlate_unit (Verilated with the define) and model twin; the matrix runs the
+# cases UNIT_KILLS of vectors/mutation_matrix.py names, which must fail on
+# both engines. no_fence: the ctx DRAIN the firmware runs after every
+# INVALIDATE waits for the same work (docs/mutation.md), so only the unit's
+# own fence test can see it go.
+UNIT_MUTANTS := no_fence
+UNIT_MUTANT_BINS := $(foreach n,$(UNIT_MUTANTS),$(MUT_DIR)/$(n)/test_xu)
+define unit_mutant
+$(eval $(call vl_rules,$(RTL_TOP),$(MUT_DIR)/$(1)/verilated_xu,$(2)))
+$(MUT_DIR)/$(1)/xu_rtl.o: sim/verilated/xu_rtl.cpp $(MUT_DIR)/$(1)/verilated_xu/$(VL_PREFIX).h
+	@mkdir -p $$(@D)
+	$$(call say,CXX,$$< (mutant $(1)))
+	$$(Q)$$(CXX) $$(ALL_CXXFLAGS) -I$(MUT_DIR)/$(1)/verilated_xu $$(VL_SHIM_CXXFLAGS) -c $$< -o $$@
+$(MUT_DIR)/$(1)/test_xu: $(OBJ)/testbench/test_xu.o $(MUT_DIR)/$(1)/xu_rtl.o $(MUT_DIR)/$(1)/core_rtl.o \
+        $(MUT_DIR)/$(1)/xu_model.o $(LIBHCASIM) $(call mut_core_a,$(1)) $(call mut_xu_a,$(1)) \
+        $(filter-out $(CORE_MODEL_A) $(VL_MODEL_A),$(filter %.a,$(HCASIM_LINK)))
+	$$(call mut_link,$$(patsubst $(VL_MODEL_A),$(call mut_xu_a,$(1)),$$(patsubst \
+	    $(CORE_MODEL_A),$(call mut_core_a,$(1)),$$(HCASIM_LINK))),$$(GTEST_LIBS))
+endef
+$(foreach m,$(filter $(addsuffix :%,$(UNIT_MUTANTS)),$(RTL_MUTANTS)),\
+    $(eval $(call unit_mutant,$(firstword $(subst :, ,$(m))),$(lastword $(subst :, ,$(m))))))
+
 .PHONY: mutants mutation-matrix mutation-matrix-full
-mutants: $(RTL_MUTANT_BINS) $(FW_MUTANTS) $(HCASIM_BIN)
+mutants: $(RTL_MUTANT_BINS) $(UNIT_MUTANT_BINS) $(FW_MUTANTS) $(HCASIM_BIN)
 
 MUT_RUN = $(PYTHON) vectors/mutation_matrix.py --hcasim $(HCASIM_BIN) --mutant-dir $(MUT_DIR) \
           --fw-mutant-dir $(FW_BUILD)/mutants --jobs $(NPROC)
@@ -64,9 +95,12 @@ mutation-matrix-full: mutants
 
 # One check per file in `make test` (built before the checks run: TEST_BUILDS).
 MUT_FILES := $(shell $(PYTHON) vectors/mutation_matrix.py --list)
-TEST_BUILDS += $(RTL_MUTANT_BINS) $(FW_MUTANTS)
-CHECKS += $(addprefix mutation-kill.,$(MUT_FILES))
+TEST_BUILDS += $(RTL_MUTANT_BINS) $(UNIT_MUTANT_BINS) $(FW_MUTANTS)
+CHECKS += $(addprefix mutation-kill.,$(MUT_FILES)) mutation-unit
 mutation-kill.%: mutants
 	@$(MUT_RUN) --jobs 1 --only $*
+.PHONY: mutation-unit
+mutation-unit: mutants
+	@$(MUT_RUN) --jobs 1 --unit
 
 -include $(shell find $(MUT_DIR) -name '*.d' 2>/dev/null)

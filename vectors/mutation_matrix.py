@@ -14,12 +14,13 @@ Verdicts (exit 1 when any fails):
     a file no mutant kills is named;
   - the RTL slice: each RTL mutant is killed on the RTL engine by the file the
     SLICE table names for it (with --rtl all: every pair also runs on the RTL,
-    and a pair whose engines disagree is named);
+    and a pair whose engines disagree is named), or, for a mutant no scenario
+    can kill (UNIT_KILLS, with the reason), by its unit test on both engines;
   - no run is an error.
 
 Usage:
   mutation_matrix.py --hcasim BIN --mutant-dir DIR --fw-mutant-dir DIR
-                     [--rtl slice|all] [--only STEM] [--jobs N]
+                     [--rtl slice|all] [--only STEM | --unit] [--jobs N]
   mutation_matrix.py --list      the stems of the files the matrix covers
 """
 import argparse
@@ -63,13 +64,46 @@ FAMILIES = [
 ]
 
 # The RTL slice `make test` runs: for each RTL mutant, the file that must kill
-# it on the RTL engine too (chosen from the model's kill table).
+# it on the RTL engine too (chosen from the model's kill table), or "unit": no
+# scenario can, and UNIT_KILLS proves it live.
 SLICE = {
-    "no_fence":        "race_linv_read_mtu1024_x8",
+    "no_fence":        "unit",
     "resp_no_recheck": "race_linv_read_mtu1024_x8",
     "req_no_recheck":  "race_linv_readsink_mtu256_x16",
     "klm_no_entry_check": "klm_race_entry_read_x12",
 }
+
+
+# Mutants proven live at the unit level (vectors/mutation.mk UNIT_MUTANTS):
+# name -> (binary in build/mutants/NAME/, gtest filter, why no scenario can).
+# Every case the filter selects must fail (both engines: the binary's RTL is
+# the mutant xlate_unit, its model the mutant twin).
+UNIT_KILLS = {
+    "no_fence": ("test_xu", "*XuFence.InvalidateWaitsForOlderRequests*",
+                 "the ctx DRAIN the firmware runs after every INVALIDATE waits for every client busy "
+                 "from its key checks to its last DMA, which covers the requests the fence waits for"),
+}
+
+
+def run_unit(args, mutant):
+    """(outcome, why, seconds) of the mutant's unit kill."""
+    exe, filt, _ = UNIT_KILLS[mutant]
+    path = os.path.join(args.mutant_dir, mutant, exe)
+    if not os.path.exists(path):
+        return "ERROR", "missing %s (make mutants)" % path, 0.0
+    t0 = time.monotonic()
+    p = subprocess.run([path, "--gtest_filter=" + filt], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    dt = time.monotonic() - t0
+    ran = [l.split()[-1] for l in p.stdout.splitlines() if l.startswith("[ RUN      ]")]
+    failed = {l.split()[3].rstrip(",") for l in p.stdout.splitlines() if l.startswith("[  FAILED  ]") and "ms)" in l}
+    if not ran:
+        return "ERROR", "%s: the filter %s selects no test" % (exe, filt), dt
+    if p.returncode == 1 and failed == set(ran):
+        first = next((l.strip() for l in p.stdout.splitlines() if "Failure" in l or "OK beat" in l), "")
+        return "KILL", "%s: all %d cases fail (%s) %s" % (exe, len(ran), ", ".join(sorted(ran)), first), dt
+    if p.returncode in (0, 1):
+        return "SURVIVE", "%s: %s pass" % (exe, ", ".join(sorted(set(ran) - failed))), dt
+    return "ERROR", "%s exit %d" % (exe, p.returncode), dt
 
 
 def family(stem):
@@ -116,6 +150,7 @@ def main():
     ap.add_argument("--fw-mutant-dir")
     ap.add_argument("--rtl", choices=["slice", "all"], default="slice")
     ap.add_argument("--only", help="one file stem (its row, and its RTL slice runs)")
+    ap.add_argument("--unit", action="store_true", help="only the unit kills (UNIT_KILLS)")
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
 
@@ -128,6 +163,15 @@ def main():
             ap.error("--%s is required" % need.replace("_", "-"))
     for m in set(SLICE) | {m for _, ms in FAMILIES for m in ms}:
         assert m in MUTANTS, "mutation_matrix.py: unknown mutant %s in the tables" % m
+    if args.unit:
+        bad = 0
+        for m in sorted(UNIT_KILLS):
+            o, why, dt = run_unit(args, m)
+            print("mutation-matrix: unit kill of %s (%.1f s): %s %s" % (m, dt, o, why[:200]))
+            if o != "KILL":
+                bad = 1
+                print("mutation-matrix: FAILED %s is not killed by its unit test (%s)" % (m, why))
+        return bad
     if args.only:
         if args.only not in stems:
             print("mutation-matrix: %s is not a file the matrix covers (%s)" % (args.only, ", ".join(stems)))
@@ -180,9 +224,17 @@ def main():
         if s in stems and (s, m, "rtl") in res and res[(s, m, "rtl")][0] != "KILL":
             failures.append("RTL slice: %s does not kill %s on the RTL engine" % (s, m))
     if not args.only:
-        for m in cols:
+        for m in sorted(UNIT_KILLS):
+            o, why, dt = run_unit(args, m)
+            print("mutation-matrix: %s: unit kill %s (%.1f s): %s" % (m, o, dt, why[:160]))
+            if o != "KILL":
+                failures.append("%s is not killed by its unit test: %s" % (m, why))
+    if not args.only:
+        for m in MUTANTS:
             if not any(res.get((s, m, "model"), ("",))[0] == "KILL" for s in stems):
-                print("mutation-matrix: note: no file kills %s (%s)" % (m, MUTANTS[m][1]))
+                print("mutation-matrix: note: no file kills %s (%s)%s" % (
+                    m, MUTANTS[m][1], "; unit-level only: " + UNIT_KILLS[m][2] if m in UNIT_KILLS else
+                    "" if m in cols else "; no file targets it"))
         slow = sorted(res.items(), key=lambda kv: -kv[1][2])[:3]
         print("mutation-matrix: slowest runs: " + ", ".join("%s/%s/%s %.1f s" % (k + (v[2],)) for k, v in slow))
     for (s, m, e), (o, why, dt) in sorted(res.items()):
@@ -191,7 +243,8 @@ def main():
     for f in failures:
         print("mutation-matrix: FAILED " + f)
     if not failures:
-        print("mutation-matrix: every file killed by one of its mutants; every RTL mutant killed on the RTL")
+        print("mutation-matrix: every file killed by one of its mutants; every RTL mutant killed on the RTL"
+              " (or, where no scenario can, by its unit test)")
     return 1 if failures else 0
 
 
