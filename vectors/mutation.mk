@@ -95,7 +95,7 @@ mutation-matrix-full: mutants
 
 # One check per file in `make test` (built before the checks run: TEST_BUILDS).
 MUT_FILES := $(shell $(PYTHON) vectors/mutation_matrix.py --list)
-TEST_BUILDS += $(RTL_MUTANT_BINS) $(UNIT_MUTANT_BINS) $(FW_MUTANTS)
+TEST_BUILDS += mutants
 CHECKS += $(addprefix mutation-kill.,$(MUT_FILES)) mutation-unit
 mutation-kill.%: mutants
 	@$(MUT_RUN) --jobs 1 --only $*
