@@ -40,15 +40,22 @@ endef
 mut_core_a = $(MUT_DIR)/$(1)/verilated/$(CORE_PREFIX)__ALL.a
 mut_xu_a   = $(MUT_DIR)/$(1)/verilated_xu/$(VL_PREFIX)__ALL.a
 
+# $(call mut_verilated,NAME,TOP,SUBDIR,SHIM,DEFINE): TOP Verilated with DEFINE
+# into build/mutants/NAME/SUBDIR (vl_rules of rtl/rtl.mk), and the shim
+# sim/verilated/SHIM.cpp compiled against it as build/mutants/NAME/SHIM.o.
+define mut_verilated
+$(eval $(call vl_rules,$(2),$(MUT_DIR)/$(1)/$(3),$(5)))
+$(MUT_DIR)/$(1)/$(4).o: sim/verilated/$(4).cpp $(MUT_DIR)/$(1)/$(3)/V$(2).h
+	@mkdir -p $$(@D)
+	$$(call say,CXX,$$< (mutant $(1)))
+	$$(Q)$$(CXX) $$(ALL_CXXFLAGS) -I$(MUT_DIR)/$(1)/$(3) $$(VL_SHIM_CXXFLAGS) -c $$< -o $$@
+endef
+
 # $(call rtl_mutant,NAME,DEFINE): the mutant core (vl_rules of rtl/rtl.mk),
 # its shim, the model twin, and build/mutants/hcasim_NAME linking them in
 # place of the real ones.
 define rtl_mutant
-$(eval $(call vl_rules,$(CORE_TOP),$(MUT_DIR)/$(1)/verilated,$(2)))
-$(MUT_DIR)/$(1)/core_rtl.o: sim/verilated/core_rtl.cpp $(MUT_DIR)/$(1)/verilated/$(CORE_PREFIX).h
-	@mkdir -p $$(@D)
-	$$(call say,CXX,$$< (mutant $(1)))
-	$$(Q)$$(CXX) $$(ALL_CXXFLAGS) -I$(MUT_DIR)/$(1)/verilated $$(VL_SHIM_CXXFLAGS) -c $$< -o $$@
+$(call mut_verilated,$(1),$(CORE_TOP),verilated,core_rtl,$(2))
 $(MUT_DIR)/$(1)/xu_model.o: model/xu_model.c
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$< (mutant $(1)))
@@ -69,11 +76,7 @@ $(foreach m,$(RTL_MUTANTS),$(eval $(call rtl_mutant,$(firstword $(subst :, ,$(m)
 UNIT_MUTANTS := no_fence
 UNIT_MUTANT_BINS := $(foreach n,$(UNIT_MUTANTS),$(MUT_DIR)/$(n)/test_xu)
 define unit_mutant
-$(eval $(call vl_rules,$(RTL_TOP),$(MUT_DIR)/$(1)/verilated_xu,$(2)))
-$(MUT_DIR)/$(1)/xu_rtl.o: sim/verilated/xu_rtl.cpp $(MUT_DIR)/$(1)/verilated_xu/$(VL_PREFIX).h
-	@mkdir -p $$(@D)
-	$$(call say,CXX,$$< (mutant $(1)))
-	$$(Q)$$(CXX) $$(ALL_CXXFLAGS) -I$(MUT_DIR)/$(1)/verilated_xu $$(VL_SHIM_CXXFLAGS) -c $$< -o $$@
+$(call mut_verilated,$(1),$(RTL_TOP),verilated_xu,xu_rtl,$(2))
 $(MUT_DIR)/$(1)/test_xu: $(OBJ)/testbench/test_xu.o $(MUT_DIR)/$(1)/xu_rtl.o $(MUT_DIR)/$(1)/core_rtl.o \
         $(MUT_DIR)/$(1)/xu_model.o $(LIBHCASIM) $(call mut_core_a,$(1)) $(call mut_xu_a,$(1)) \
         $(filter-out $(CORE_MODEL_A) $(VL_MODEL_A),$(filter %.a,$(HCASIM_LINK)))
