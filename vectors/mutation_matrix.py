@@ -172,6 +172,10 @@ def main():
                 bad = 1
                 print("mutation-matrix: FAILED %s is not killed by its unit test (%s)" % (m, why))
         return bad
+    gone = ["%s (RTL slice of %s)" % (f, m) for m, f in sorted(SLICE.items()) if f != "unit" and f not in stems]
+    if gone:  # a renamed file must not drop its mutant's RTL run silently
+        print("mutation-matrix: FAILED the SLICE table names files the matrix does not cover: " + ", ".join(gone))
+        return 1
     if args.only:
         if args.only not in stems:
             print("mutation-matrix: %s is not a file the matrix covers (%s)" % (args.only, ", ".join(stems)))
