@@ -58,6 +58,7 @@ GTEST_BINS  :=   # GoogleTest binaries that `make test` runs
 CHECKS      :=   # make targets that `make test` runs as one check each
 BENCHES     :=   # make targets that `make bench` runs, in order
 ALL_TARGETS :=   # what `make all` builds
+TEST_BUILDS :=   # what `make test` builds besides (before its checks run)
 RUN_CMD     :=   # what `make run` runs after building
 
 LIBHCASIM := $(LIB)/libhcasim.a
@@ -119,7 +120,7 @@ run: deps
 # Every GoogleTest case counts as one test, every check as one; the last line
 # of the output is "N passed, N failed".
 test: deps
-	@$(MAKE) --no-print-directory -j$(NPROC) all $(GTEST_BINS)
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(GTEST_BINS) $(TEST_BUILDS)
 	@$(PYTHON) testbench/run_tests.py --jobs $(NPROC) --make "$(MAKE) --no-print-directory -s" \
 	    $(addprefix --gtest ,$(GTEST_BINS)) $(addprefix --check ,$(CHECKS))
 

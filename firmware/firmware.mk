@@ -87,28 +87,37 @@ $(FW_BUILD)/%.lst: $(FW_BUILD)/%.elf
 	$(call say,OBJDUMP,$@)
 	$(Q)$(FW_OBJDUMP) -d -S $< > $@
 
-# A mutant image, for the tests that prove the protection checker and the
-# invalidation races can fail: invalidations skip the ctx DRAIN (firmware/mm.c
-# built with HCAFW_MUTANT_NO_DRAIN; everything else is the real image's).
-FW_MUTANT_NO_DRAIN := $(FW_BUILD)/mutants/hcafw_no_drain.elf
-$(FW_OBJ)/mutants/mm_no_drain.o: firmware/mm.c
-	@mkdir -p $(@D)
-	$(call say,FWCC,$< (mutant no_drain))
-	$(Q)$(FW_CC) $(FW_CFLAGS) -DHCAFW_MUTANT_NO_DRAIN -c $< -o $@
-$(FW_MUTANT_NO_DRAIN): $(filter-out $(FW_OBJ)/firmware/mm.o,$(call fw_objs,$(FW_IMAGE_SRCS))) \
-                       $(FW_OBJ)/mutants/mm_no_drain.o $(FW_RT_OBJS) firmware/link.ld $(FW_GEN)/hca_abi.ld
-	$(fw_link)
-
-# The peer mutant: INVALIDATE_MKEY (a peer client's invalidate callback)
-# answers before the ctx DRAIN (firmware/mkey.c with HCAFW_MUTANT_PEER_NO_DRAIN).
+# Mutant images, for the tests that prove the protection checker and the
+# invalidation races can fail (docs/mutation.md): the real image with one
+# source compiled with one -D, each breaking one guarantee. The defines exist
+# only on these command lines, so no real build can turn one on.
+# $(call fw_mutant,NAME,SOURCE,DEFINE) -> $(FW_BUILD)/mutants/hcafw_NAME.elf
+FW_MUTANTS :=
+define fw_mutant
+FW_MUTANTS += $(FW_BUILD)/mutants/hcafw_$(1).elf
+$(FW_OBJ)/mutants/$(1)/$(basename $(2)).o: $(2)
+	@mkdir -p $$(@D)
+	$$(call say,FWCC,$$< (mutant $(1)))
+	$$(Q)$$(FW_CC) $$(FW_CFLAGS) -D$(3) -c $$< -o $$@
+$(FW_BUILD)/mutants/hcafw_$(1).elf: $$(filter-out $$(call fw_objs,$(2)),$$(call fw_objs,$$(FW_IMAGE_SRCS))) \
+        $(FW_OBJ)/mutants/$(1)/$(basename $(2)).o $$(FW_RT_OBJS) firmware/link.ld $$(FW_GEN)/hca_abi.ld
+	$$(fw_link)
+endef
+# LOCAL_INV, SEND_WITH_INV's REMOTE_INV and READ_INV answer without the ctx
+# DRAIN: all three (no_drain), or one each.
+$(eval $(call fw_mutant,no_drain,firmware/mm.c,HCAFW_MUTANT_NO_DRAIN))
+$(eval $(call fw_mutant,no_drain_linv,firmware/mm.c,HCAFW_MUTANT_NO_DRAIN_LINV))
+$(eval $(call fw_mutant,no_drain_rinv,firmware/mm.c,HCAFW_MUTANT_NO_DRAIN_RINV))
+$(eval $(call fw_mutant,no_drain_readinv,firmware/mm.c,HCAFW_MUTANT_NO_DRAIN_READINV))
+# DESTROY_MKEY frees the slot without the ctx DRAIN.
+$(eval $(call fw_mutant,no_drain_destroy,firmware/mkey.c,HCAFW_MUTANT_NO_DRAIN_DESTROY))
+# A peer client's invalidate callback (INVALIDATE_MKEY) answers before the DRAIN.
+$(eval $(call fw_mutant,peer_no_drain,firmware/mkey.c,HCAFW_MUTANT_PEER_NO_DRAIN))
+FW_MUTANT_NO_DRAIN      := $(FW_BUILD)/mutants/hcafw_no_drain.elf
 FW_MUTANT_PEER_NO_DRAIN := $(FW_BUILD)/mutants/hcafw_peer_no_drain.elf
-$(FW_OBJ)/mutants/mkey_peer_no_drain.o: firmware/mkey.c
-	@mkdir -p $(@D)
-	$(call say,FWCC,$< (mutant peer_no_drain))
-	$(Q)$(FW_CC) $(FW_CFLAGS) -DHCAFW_MUTANT_PEER_NO_DRAIN -c $< -o $@
-$(FW_MUTANT_PEER_NO_DRAIN): $(filter-out $(FW_OBJ)/firmware/mkey.o,$(call fw_objs,$(FW_IMAGE_SRCS))) \
-                       $(FW_OBJ)/mutants/mkey_peer_no_drain.o $(FW_RT_OBJS) firmware/link.ld $(FW_GEN)/hca_abi.ld
-	$(fw_link)
+
+.PHONY: firmware-mutants
+firmware-mutants: $(FW_MUTANTS)
 
 .PHONY: firmware firmware-tests
 firmware: $(FW_IMAGE)

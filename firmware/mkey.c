@@ -255,7 +255,11 @@ unsigned mkey_destroy(uint32_t key)
      * every such DMA to be answered (docs/engine.md "Invalidation and
      * in-flight DMA"). An engine without a WQE engine answers BAD_OP: it
      * issues no DMA through a key, nothing to drain. */
+#ifndef HCAFW_MUTANT_NO_DRAIN_DESTROY
     unsigned dr = ctx_run(HCA_CTX_OP_DRAIN, 0);
+#else /* the mutant image that proves a DESTROY_MKEY without its DRAIN is caught */
+    unsigned dr = HCA_FWP_RESULT_OK;
+#endif
     if (dr != HCA_FWP_RESULT_OK && dr != HCA_FWP_RESULT_BAD_OP)
         return HCA_CMD_STATUS_INTERNAL;
     hca_mpt_entry_t e = {0, 0, 0, 0, 0, 0, 0, 0}; /* alloc = 0: the slot is free */

@@ -78,6 +78,12 @@ _Static_assert((XM_CREDITS & (XM_CREDITS - 1)) == 0, "XM_CREDITS not a power of 
 #define XM_PD_MASK ((1u << HCA_PD_BITS) - 1u)
 #define XM_REMOTE_ANY (HCA_ACCESS_REMOTE_READ | HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_ATOMIC)
 #define XM_STATE_BIT (1u << HCA_MPT_ENTRY_STATE_LSB)
+/* Which keys the mutant HCA_MUTANT_RESP/REQ_NO_RECHECK trusts (see xm_check). */
+#if defined(HCA_MUTANT_RESP_NO_RECHECK)
+#define XM_MUTANT_TRUST_REMOTE 1u
+#elif defined(HCA_MUTANT_REQ_NO_RECHECK)
+#define XM_MUTANT_TRUST_REMOTE 0u
+#endif
 
 /** A checked request: in S1 or in the walker. */
 typedef struct xm_req {
@@ -162,6 +168,10 @@ struct xu_model {
     uint8_t inv_wb;        /**< an INVALIDATE was written at the last edge: the RTL's ST_INV_WB, not yet its fence */
     uint8_t result;        /**< STATUS.result of the last completed command */
     uint64_t fence_target; /**< busy until finished >= this */
+#ifdef XM_MUTANT_TRUST_REMOTE
+    uint8_t mut_trust;     /**< mutant: mut_key passed once, trusted after */
+    uint32_t mut_key;
+#endif
     uint8_t rvalid;        /**< answer of the access accepted last cycle */
     uint32_t rdata;
 };
@@ -221,13 +231,25 @@ static inline void xm_issue(const xu_model_t *m, const xm_req_t *r, xm_beat_t *b
     *done = seg_last;
 }
 
-#ifdef XU_MUTANT_KLM_NO_ENTRY_CHECK
+#ifdef HCA_MUTANT_KLM_NO_ENTRY_CHECK
 /* The mutant the KLM tests must catch (testbench/test_klm_mutant.cc): the
  * walker skips rules 2-5 (key, state, PD, rights) on its entries. */
 static int xm_mutant_piece;
 #define XM_ENTRY_RULES (!xm_mutant_piece)
 #else
 #define XM_ENTRY_RULES 1
+#endif
+
+/* The mutants of xlate_unit.sv (build/mutants/ only, docs/mutation.md).
+ * HCA_MUTANT_RESP_NO_RECHECK / HCA_MUTANT_REQ_NO_RECHECK: the last external
+ * remote / local key that passed the check passes rule 3 ever after (a client
+ * that checked a key on its first packet or chunk and not again);
+ * XM_MUTANT_TRUST_REMOTE, defined at the top, says which. */
+#ifdef XM_MUTANT_TRUST_REMOTE
+static int xm_mutant_trusted;
+#define XM_STATE_RULE (!xm_mutant_trusted)
+#else
+#define XM_STATE_RULE 1
 #endif
 
 /** The key check, SEMANTICS.md "The key check" rules 1-6 then mode: decides
@@ -282,7 +304,7 @@ static void xm_check(const xu_model_t *m, const xm_in_t *p, xm_req_t *r)
         return;
     }
     /* rule 3: state */
-    if (XM_ENTRY_RULES && hca_mpt_entry_get_state(e) != HCA_MKEY_STATE_VALID) {
+    if (XM_ENTRY_RULES && XM_STATE_RULE && hca_mpt_entry_get_state(e) != HCA_MKEY_STATE_VALID) {
         r->status = HCA_XLATE_STATUS_ERR_STATE;
         return;
     }
@@ -389,7 +411,11 @@ static void xm_cmd(xu_model_t *m, uint32_t v)
             e->flags &= ~XM_STATE_BIT;
             m->busy = 1;
             m->inv_wb = 1;
+#ifndef HCA_MUTANT_NO_FENCE
             m->fence_target = m->accepted;
+#else /* mutant (build/mutants/ only, docs/mutation.md): in-flight requests not waited for */
+            m->fence_target = m->finished;
+#endif
         }
         break;
     case HCA_FWP_OP_WRITE_MTT:
@@ -479,6 +505,10 @@ static void xm_reset(void *eng)
     m->inv_wb = 0;
     m->result = HCA_FWP_RESULT_OK;
     m->fence_target = 0;
+#ifdef XM_MUTANT_TRUST_REMOTE
+    m->mut_trust = 0;
+    m->mut_key = 0;
+#endif
     m->rvalid = 0;
     m->rdata = 0;
 }
@@ -624,11 +654,11 @@ static int xk_step(xu_model_t *m, const xm_req_t *push, int mtt_busy, int s1_fre
         const uint64_t va = m->k_state == XK_ADDR ? m->k_rdata + m->k_off : m->k_va;
         if (s1_free) {
             const xm_in_t in = {m->k_key, m->k_pd, m->k_slen, va, m->k_tag, m->k_rights, 0};
-#ifdef XU_MUTANT_KLM_NO_ENTRY_CHECK
+#ifdef HCA_MUTANT_KLM_NO_ENTRY_CHECK
             xm_mutant_piece = 1;
 #endif
             xm_check(m, &in, sub);
-#ifdef XU_MUTANT_KLM_NO_ENTRY_CHECK
+#ifdef HCA_MUTANT_KLM_NO_ENTRY_CHECK
             xm_mutant_piece = 0;
 #endif
             sub->final = (uint8_t)(c->tail && c->rem == m->k_slen);
@@ -776,7 +806,18 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
     }
     if (req_ready && p->req_valid) {
         const xm_in_t in = {p->req_key, p->req_pd, p->req_len, p->req_va, p->req_tag, p->req_rights, p->req_remote};
+#ifdef XM_MUTANT_TRUST_REMOTE
+        const int mine = (in.remote & 1u) == XM_MUTANT_TRUST_REMOTE;
+        xm_mutant_trusted = mine && m->mut_trust && in.key == m->mut_key;
         xm_check(m, &in, &m->s1);
+        xm_mutant_trusted = 0;
+        if (mine && m->s1.status == HCA_XLATE_STATUS_OK) {
+            m->mut_trust = 1;
+            m->mut_key = in.key;
+        }
+#else
+        xm_check(m, &in, &m->s1);
+#endif
         m->s1_valid = 1;
         m->accepted++;
     }

@@ -25,10 +25,10 @@ VL_MK      := $(VL_DIR)/$(VL_PREFIX).mk
 VL_HDR     := $(VL_DIR)/$(VL_PREFIX).h
 VL_MODEL_A := $(VL_DIR)/$(VL_PREFIX)__ALL.a
 VL_RT_A    := $(VL_DIR)/libverilated.a
-VL_FLAGS   := --cc -Wall -O3 --x-assign fast --x-initial fast --trace-fst \
-              -Iabi/gen --top-module $(RTL_TOP) --prefix $(VL_PREFIX)
 # C++ optimization of the Verilated code (the RTL speed benchmark runs it).
 VL_OPT     := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
+vl_flags    = --cc -Wall -O3 --x-assign fast --x-initial fast --trace-fst \
+              -Iabi/gen --top-module $(1) --prefix V$(1)
 
 # $(call vl_make,ARGS): a sub-make of Verilator's generated makefile. Quiet
 # unless V=1 (-s, and without the "Archive ..." notes verilated.mk prints);
@@ -39,29 +39,32 @@ else
 vl_make = set -o pipefail; $(MAKE) --no-print-directory -s $(1) | { grep -v '^Archive ' || true; }
 endif
 
-# The Verilator and C++ flags live in a file rewritten only when they
-# change, so editing this makefile rebuilds the model only if it changed how.
-VL_FLAGS_TXT := $(VL_DIR)/flags.txt
-ifneq ($(file < $(VL_FLAGS_TXT)),$(VL_FLAGS) $(VL_OPT))
-$(shell mkdir -p $(VL_DIR))
-$(file > $(VL_FLAGS_TXT),$(VL_FLAGS) $(VL_OPT))
-endif
-
+# $(call vl_rules,TOP,DIR,DEFINES,RUNTIME): Verilate TOP into DIR and archive
+# it as DIR/VTOP__ALL.a, with -D of each of DEFINES (none for the real tops;
+# the mutants of vectors/mutation.mk set one); RUNTIME non-empty: also the
+# Verilator runtime (VM_GLOBAL_* objects of the generated makefile, which
+# Verilator itself links only into executables) as DIR/libverilated.a, named
+# by a small wrapper makefile. One rule for every Verilated build.
+# The flags live in DIR/flags.txt, rewritten only when they change, so
+# editing this makefile rebuilds a model only if it changed how.
 # --no-skip-identical: when make asks, Verilator rewrites its output (so the
 # timestamps move and the archives follow) even if it thinks nothing changed.
-$(VL_MK) $(VL_HDR) &: $(RTL_SRCS) $(RTL_INC) $(VL_FLAGS_TXT)
-	@mkdir -p $(VL_DIR)
-	$(call say,VERILATE,$(RTL_TOP))
-	$(Q)$(VERILATOR) $(VL_FLAGS) --no-skip-identical --Mdir $(VL_DIR) $(RTL_SRCS)
-
-# The model archive, and the Verilator runtime (VM_GLOBAL_* objects of the
-# generated makefile, which Verilator itself links only into executables) as a
-# library of its own: a small wrapper makefile names it.
-$(VL_MODEL_A) $(VL_RT_A) &: $(VL_MK)
-	@printf 'include %s.mk\nlibverilated.a: $$(VK_GLOBAL_OBJS)\n\trm -f $$@ && $$(AR) rcs $$@ $$^\n' \
-	    $(VL_PREFIX) > $(VL_DIR)/hcasim.mk
-	$(call say,VLMAKE,$(VL_MODEL_A) $(VL_RT_A))
-	+$(Q)$(call vl_make,-C $(VL_DIR) -f hcasim.mk $(VL_OPT) $(notdir $(VL_MODEL_A)) $(notdir $(VL_RT_A)))
+define vl_rules
+ifneq ($$(file < $(2)/flags.txt),$(call vl_flags,$(1)) $(addprefix -D,$(3)) $(VL_OPT))
+$$(shell mkdir -p $(2))
+$$(file > $(2)/flags.txt,$(call vl_flags,$(1)) $(addprefix -D,$(3)) $(VL_OPT))
+endif
+$(2)/V$(1).mk $(2)/V$(1).h &: $$(RTL_SRCS) $$(RTL_INC) $(2)/flags.txt
+	@mkdir -p $(2)
+	$$(call say,VERILATE,$(1)$(if $(3), ($(3))))
+	$$(Q)$$(VERILATOR) $(call vl_flags,$(1)) $(addprefix -D,$(3)) --no-skip-identical --Mdir $(2) $$(RTL_SRCS)
+$(2)/V$(1)__ALL.a $(if $(4),$(2)/libverilated.a) &: $(2)/V$(1).mk
+	@printf 'include %s.mk\nlibverilated.a: $$$$(VK_GLOBAL_OBJS)\n\trm -f $$$$@ && $$$$(AR) rcs $$$$@ $$$$^\n' \
+	    V$(1) > $(2)/hcasim.mk
+	$$(call say,VLMAKE,$(2)/V$(1)__ALL.a$(if $(4), $(2)/libverilated.a))
+	+$$(Q)$$(call vl_make,-C $(2) -f hcasim.mk $$(VL_OPT) V$(1)__ALL.a $(if $(4),libverilated.a))
+endef
+$(eval $(call vl_rules,$(RTL_TOP),$(VL_DIR),,runtime))
 
 HCASIM_SRCS += sim/verilated/xu_rtl.cpp
 HCASIM_LINK += $(VL_MODEL_A) $(VL_RT_A)
@@ -77,39 +80,21 @@ CORE_PREFIX   := V$(CORE_TOP)
 CORE_MK       := $(CORE_DIR)/$(CORE_PREFIX).mk
 CORE_HDR      := $(CORE_DIR)/$(CORE_PREFIX).h
 CORE_MODEL_A  := $(CORE_DIR)/$(CORE_PREFIX)__ALL.a
-CORE_FLAGS    := --cc -Wall -O3 --x-assign fast --x-initial fast --trace-fst \
-                 -Iabi/gen --top-module $(CORE_TOP) --prefix $(CORE_PREFIX)
-CORE_FLAGS_TXT := $(CORE_DIR)/flags.txt
-ifneq ($(file < $(CORE_FLAGS_TXT)),$(CORE_FLAGS) $(VL_OPT))
-$(shell mkdir -p $(CORE_DIR))
-$(file > $(CORE_FLAGS_TXT),$(CORE_FLAGS) $(VL_OPT))
-endif
-
-$(CORE_MK) $(CORE_HDR) &: $(RTL_SRCS) $(RTL_INC) $(CORE_FLAGS_TXT)
-	@mkdir -p $(CORE_DIR)
-	$(call say,VERILATE,$(CORE_TOP))
-	$(Q)$(VERILATOR) $(CORE_FLAGS) --no-skip-identical --Mdir $(CORE_DIR) $(RTL_SRCS)
-
-$(CORE_MODEL_A): $(CORE_MK)
-	$(call say,VLMAKE,$(CORE_MODEL_A))
-	+$(Q)$(call vl_make,-C $(CORE_DIR) -f $(notdir $(CORE_MK)) $(VL_OPT) $(notdir $(CORE_MODEL_A)))
+$(eval $(call vl_rules,$(CORE_TOP),$(CORE_DIR),))
 
 HCASIM_SRCS += sim/verilated/core_rtl.cpp
 # Before the runtime archive: the model's objects refer to it.
 HCASIM_LINK := $(CORE_MODEL_A) $(HCASIM_LINK)
 ALL_TARGETS += $(CORE_MODEL_A) $(OBJ)/sim/verilated/core_rtl.o
 
-$(OBJ)/sim/verilated/core_rtl.o: ALL_CXXFLAGS += -I$(CORE_DIR) -isystem $(VERILATOR_ROOT)/include \
-    -isystem $(VERILATOR_ROOT)/include/vltstd -DVM_TRACE=1 -DVM_TRACE_FST=1 \
-    -DVM_TRACE_VCD=0 -DVM_COVERAGE=0 -DVM_SC=0
-$(OBJ)/sim/verilated/core_rtl.o: $(CORE_HDR)
-
-# The shim sees the Verilated header and the runtime's (as system headers:
+# The shims see the Verilated header and the runtime's (as system headers:
 # they are not ours to keep -Wextra clean), with the same configuration the
-# model was compiled with.
-$(OBJ)/sim/verilated/xu_rtl.o: ALL_CXXFLAGS += -I$(VL_DIR) -isystem $(VERILATOR_ROOT)/include \
-    -isystem $(VERILATOR_ROOT)/include/vltstd -DVM_TRACE=1 -DVM_TRACE_FST=1 \
-    -DVM_TRACE_VCD=0 -DVM_COVERAGE=0 -DVM_SC=0
+# model was compiled with (VL_SHIM_CXXFLAGS: a mutant core's shim too).
+VL_SHIM_CXXFLAGS := -isystem $(VERILATOR_ROOT)/include -isystem $(VERILATOR_ROOT)/include/vltstd \
+    -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0 -DVM_COVERAGE=0 -DVM_SC=0
+$(OBJ)/sim/verilated/core_rtl.o: ALL_CXXFLAGS += -I$(CORE_DIR) $(VL_SHIM_CXXFLAGS)
+$(OBJ)/sim/verilated/core_rtl.o: $(CORE_HDR)
+$(OBJ)/sim/verilated/xu_rtl.o: ALL_CXXFLAGS += -I$(VL_DIR) $(VL_SHIM_CXXFLAGS)
 $(OBJ)/sim/verilated/xu_rtl.o: $(VL_HDR)
 
 # ---------------------------------------------------------------- checks
@@ -125,7 +110,9 @@ lint-rtl:
 	$(VERILATOR) --lint-only -Wall -Iabi/gen --top-module $(CORE_TOP) $(RTL_SRCS)
 	$(VERILATOR) --lint-only -Wall -Iabi/gen --top-module $(CORE_TOP) -GMAX_QP=4 -GMAX_CQ=4 \
 	    -GMPT_ENTRIES=16 -GMTT_ENTRIES=64 $(RTL_SRCS)
-	@echo "lint-rtl: $(words $(RTL_SRCS)) files clean"
+	@for d in $(RTL_MUTANT_DEFINES); do echo "lint-rtl: mutant $$d"; \
+	    $(VERILATOR) --lint-only -Wall -Iabi/gen --top-module $(CORE_TOP) -D$$d $(RTL_SRCS) || exit 1; done
+	@echo "lint-rtl: $(words $(RTL_SRCS)) files clean (and $(words $(RTL_MUTANT_DEFINES)) mutants: vectors/mutation.mk)"
 
 # Icarus (-g2012) compiles every file, warnings are failures.
 iverilog-rtl:

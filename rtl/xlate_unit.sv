@@ -258,6 +258,50 @@ module xlate_unit #(
   logic [63:0]      kc_pa;
   logic [LEN_W-1:0] kc_len;
 
+  // The entry the check sees: the table's, except in the mutants (build/mutants/
+  // only, docs/mutation.md). HCA_MUTANT_KLM_NO_ENTRY_CHECK: a KLM piece's
+  // entry is made to pass rules 2-5 (key, state, PD, rights), the walker not
+  // checking its entries. HCA_MUTANT_RESP_NO_RECHECK / _REQ_NO_RECHECK: the
+  // last external remote (the responder's packets) or local (the requester's
+  // chunks) key that passed is seen VALID ever after, invalidated or not, as a
+  // client that checked a key on its first packet and not again would.
+  logic [`HCA_MPT_ENTRY_W-1:0] kc_entry;
+`ifdef HCA_MUTANT_KLM_NO_ENTRY_CHECK
+  always_comb begin
+    kc_entry = mpt_a_rdata;
+    if (s1_sub_q) begin
+      kc_entry[`HCA_MPT_ENTRY_KEY_LSB +: `HCA_MPT_ENTRY_KEY_W]       = s1_key_q;
+      kc_entry[`HCA_MPT_ENTRY_STATE_LSB +: `HCA_MPT_ENTRY_STATE_W]   = `HCA_MKEY_STATE_VALID;
+      kc_entry[`HCA_MPT_ENTRY_PD_LSB +: `HCA_PD_BITS]                = s1_pd_q;
+      kc_entry[`HCA_MPT_ENTRY_ACCESS_LSB +: `HCA_MPT_ENTRY_ACCESS_W] = '1;
+    end
+  end
+`elsif HCA_MUTANT_RESP_NO_RECHECK
+  `define HCA_MUTANT_TRUST_REMOTE 1'b1
+`elsif HCA_MUTANT_REQ_NO_RECHECK
+  `define HCA_MUTANT_TRUST_REMOTE 1'b0
+`else
+  assign kc_entry = mpt_a_rdata;
+`endif
+`ifdef HCA_MUTANT_TRUST_REMOTE
+  logic                     mut_trust_q;
+  logic [`HCA_KEY_BITS-1:0] mut_key_q;
+  logic                     mut_mine;
+  assign mut_mine = s1_valid_q && !s1_sub_q && s1_remote_q == `HCA_MUTANT_TRUST_REMOTE;
+  assign kc_entry = (mut_mine && mut_trust_q && s1_key_q == mut_key_q)
+                  ? (mpt_a_rdata | (`HCA_MPT_ENTRY_W'(`HCA_MKEY_STATE_VALID) << `HCA_MPT_ENTRY_STATE_LSB))
+                  : mpt_a_rdata;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      mut_trust_q <= 1'b0;
+      mut_key_q   <= '0;
+    end else if (mut_mine && kc_status == `HCA_XLATE_STATUS_OK) begin
+      mut_trust_q <= 1'b1;
+      mut_key_q   <= s1_key_q;
+    end
+  end
+`endif
+
   xu_key_check #(
     .MPT_ENTRIES (MPT_ENTRIES)
   ) u_key_check (
@@ -267,7 +311,7 @@ module xlate_unit #(
     .pd_i     (s1_pd_q),
     .len_i    (s1_len_q),
     .va_i     (s1_va_q),
-    .entry_i  (mpt_a_rdata),
+    .entry_i  (kc_entry),
     .alloc_i  (mpt_a_alloc),
     .status_o (kc_status),
     .walk_o   (kc_walk),

@@ -314,7 +314,13 @@ module xu_fw_port #(
         mpt_we_o    = 1'b1;
         mpt_addr_o  = idx_mpt_addr;
         mpt_wdata_o = mpt_freed;
+`ifdef HCA_MUTANT_NO_FENCE
+        // Mutant (build/mutants/ only, docs/mutation.md): INVALIDATE answers
+        // at once, its in-flight requests unfinished.
+        if (1'b1) begin
+`else
         if (inflight_d == '0) begin
+`endif
           result_d = `HCA_FWP_RESULT_OK;
           state_d  = ST_IDLE;
         end else begin

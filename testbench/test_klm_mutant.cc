@@ -1,6 +1,6 @@
 // test_klm_mutant.cc — the KLM scenarios can fail: linked with a model whose
 // KLM walker skips rules 2-5 on its entries (model/xu_model.c built with
-// XU_MUTANT_KLM_NO_ENTRY_CHECK, in place of the real one), the scenarios that
+// HCA_MUTANT_KLM_NO_ENTRY_CHECK, in place of the real one), the scenarios that
 // depend on entry checks must fail on the model engine, and say so at the
 // line where an access that must fail went through. (The same files pass on
 // both real engines in `make scenarios`.)

@@ -37,13 +37,13 @@ $(BIN)/test_peer: $(OBJ)/testbench/test_peer.o $(HCASIM_LIBS) $(FW_IMAGE) $(FW_M
 	$(call link_bin,$(GTEST_LIBS))
 
 # The KLM scenarios proven able to fail: the model's KLM walker with the entry
-# check skipped (model/xu_model.c with XU_MUTANT_KLM_NO_ENTRY_CHECK), linked
+# check skipped (model/xu_model.c with HCA_MUTANT_KLM_NO_ENTRY_CHECK), linked
 # ahead of libhcasim's real one (testbench/test_klm_mutant.cc).
 GTEST_BINS += $(BIN)/test_klm_mutant
 $(OBJ)/mutants/xu_model_klm_no_entry_check.o: model/xu_model.c
 	@mkdir -p $(@D)
 	$(call say,CC,$< (mutant klm_no_entry_check))
-	$(Q)$(CC) $(ALL_CFLAGS) -DXU_MUTANT_KLM_NO_ENTRY_CHECK -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -DHCA_MUTANT_KLM_NO_ENTRY_CHECK -c $< -o $@
 $(OBJ)/testbench/test_klm_mutant.o: ALL_CXXFLAGS += -DSCN_VECTORS='"$(abspath vectors)"'
 $(BIN)/test_klm_mutant: $(OBJ)/mutants/xu_model_klm_no_entry_check.o $(OBJ)/testbench/test_klm_mutant.o \
                         $(HCASIM_LIBS) $(FW_IMAGE)
