@@ -110,6 +110,18 @@ $(FW_MUTANT_PEER_NO_DRAIN): $(filter-out $(FW_OBJ)/firmware/mkey.o,$(call fw_obj
                        $(FW_OBJ)/mutants/mkey_peer_no_drain.o $(FW_RT_OBJS) firmware/link.ld $(FW_GEN)/hca_abi.ld
 	$(fw_link)
 
+# The QP mutant: DESTROY_QP and MODIFY_QP RESET answer without the ctx DRAIN
+# (firmware/qp.c with HCAFW_MUTANT_QP_NO_DRAIN): a key-checked DMA of the QP
+# may land after the answer, which the checker must catch.
+FW_MUTANT_QP_NO_DRAIN := $(FW_BUILD)/mutants/hcafw_qp_no_drain.elf
+$(FW_OBJ)/mutants/qp_no_drain.o: firmware/qp.c
+	@mkdir -p $(@D)
+	$(call say,FWCC,$< (mutant qp_no_drain))
+	$(Q)$(FW_CC) $(FW_CFLAGS) -DHCAFW_MUTANT_QP_NO_DRAIN -c $< -o $@
+$(FW_MUTANT_QP_NO_DRAIN): $(filter-out $(FW_OBJ)/firmware/qp.o,$(call fw_objs,$(FW_IMAGE_SRCS))) \
+                       $(FW_OBJ)/mutants/qp_no_drain.o $(FW_RT_OBJS) firmware/link.ld $(FW_GEN)/hca_abi.ld
+	$(fw_link)
+
 .PHONY: firmware firmware-tests
 firmware: $(FW_IMAGE)
 firmware-tests: $(FW_TEST_ELFS)
