@@ -196,6 +196,7 @@ static void rr_mover_io(const hca_req_resp_t *m, const hca_req_resp_io_t *io, ui
     mio->to_host = 1;
     mio->rights = HCA_ACCESS_LOCAL_WRITE;
     mio->pd = io->qpc.pd & RR_PD_MASK;
+    mio->qpn = m->qpn;
     mio->off = m->off;
     mio->len = m->len;
     mio->buf = m->pbuf;

@@ -85,6 +85,7 @@ static void rs_mover_in(const hca_req_send_t *m, const hca_req_send_io_t *io, co
     mio->to_host = 0;
     mio->rights = d->is_read ? HCA_ACCESS_LOCAL_WRITE : 0;
     mio->pd = m->pd;
+    mio->qpn = m->qpn;
     mio->off = decode ? 0 : m->off;
     mio->len = decode ? d->msg_len : d->chunk;
     mio->buf = io->alloc_id;

@@ -677,6 +677,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
         ch |= RS_CH_ENG;
         hca_resp_place_io_t *p = &m->pio;
         p->start = m->state == S_GO;
+        p->qpn = m->qpn; /* qpn_q holds still while PLACE runs */
         p->xq_ready = io->xq_ready;
         p->xs_valid = io->xs_valid;
         p->xs_tag = io->xs_tag;

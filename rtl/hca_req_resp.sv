@@ -180,6 +180,7 @@ module hca_req_resp #(
     .to_host_i       (1'b1),
     .rights_i        (`HCA_ACCESS_W'(1 << `HCA_ACCESS_LOCAL_WRITE_BIT)),
     .pd_i            (pd),
+    .qpn_i           (qpn_q),
     .off_i           (off_q),
     .len_i           (len_q),
     .buf_i           (pbuf_q),

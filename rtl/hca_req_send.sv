@@ -245,6 +245,7 @@ module hca_req_send #(
     .to_host_i       (1'b0),
     .rights_i        (is_read ? `HCA_ACCESS_W'(1 << `HCA_ACCESS_LOCAL_WRITE_BIT) : `HCA_ACCESS_W'(0)),
     .pd_i            (pd_q),
+    .qpn_i           (16'(qpn_q)),
     .off_i           ((state_q == S_DECODE) ? 32'd0 : off_q),
     .len_i           ((state_q == S_DECODE) ? msg_len : chunk),
     .buf_i           (alloc_id_i),

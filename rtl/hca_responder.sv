@@ -413,6 +413,7 @@ module hca_responder #(
     .dma_op_i        (job_op),
     .buf_i           (job_buf),
     .pd_i            (c_pd_q),
+    .qpn_i           (16'(qpn_q)),
     .rights_i        (job_rights),
     .remote_i        (job_remote),
     .va_i            (job_va),

@@ -1111,7 +1111,8 @@ typedef struct hca_dma_req {
     uint64_t addr; /* host bus address */
     uint32_t buf_off;
     uint32_t key; /* the key this access goes through (0: a queue ring); for the protection checker */
-    uint64_t rsvd;
+    uint32_t qpn; /* the QP whose work a key-checked access is (0: none); for the protection checker */
+    uint32_t rsvd;
     uint64_t data[4]; /* WRITE_DATA payload */
 } hca_dma_req_t;
 HCA_STATIC_ASSERT(sizeof(hca_dma_req_t) == 64, "hca_dma_req_t size");
@@ -1120,7 +1121,8 @@ HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, len) == 4, "dma_req.len offset");
 HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, addr) == 8, "dma_req.addr offset");
 HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, buf_off) == 16, "dma_req.buf_off offset");
 HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, key) == 20, "dma_req.key offset");
-HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, rsvd) == 24, "dma_req.rsvd offset");
+HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, qpn) == 24, "dma_req.qpn offset");
+HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, rsvd) == 28, "dma_req.rsvd offset");
 HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, data) == 32, "dma_req.data offset");
 /* dma_req.op: bits 0..3 of hdr. */
 #define HCA_DMA_REQ_OP_LSB 0u

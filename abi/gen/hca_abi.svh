@@ -669,9 +669,12 @@
 `define HCA_DMA_REQ_KEY_LSB 160
 `define HCA_DMA_REQ_KEY_W 32
 `define HCA_DMA_REQ_KEY(v) v[160 +: 32]
-`define HCA_DMA_REQ_RSVD_LSB 192
-`define HCA_DMA_REQ_RSVD_W 64
-`define HCA_DMA_REQ_RSVD(v) v[192 +: 64]
+`define HCA_DMA_REQ_QPN_LSB 192
+`define HCA_DMA_REQ_QPN_W 32
+`define HCA_DMA_REQ_QPN(v) v[192 +: 32]
+`define HCA_DMA_REQ_RSVD_LSB 224
+`define HCA_DMA_REQ_RSVD_W 32
+`define HCA_DMA_REQ_RSVD(v) v[224 +: 32]
 `define HCA_DMA_REQ_DATA_LSB 256
 `define HCA_DMA_REQ_DATA_W 64
 `define HCA_DMA_REQ_DATA_COUNT 4
