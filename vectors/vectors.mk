@@ -65,15 +65,30 @@ CHECKS += soak-fresh
 peer-races-fresh:
 	$(PYTHON) vectors/gen_peer_races.py --check --out vectors/directed
 
-peer-races-mutant: $(HCASIM_BIN) $(FW_MUTANT_PEER_NO_DRAIN)
-	@for f in vectors/directed/peer_race_*.jsonl; do \
-	    out=$$($(HCASIM_BIN) run $$f --firmware $(FW_MUTANT_PEER_NO_DRAIN) 2>&1); rc=$$?; \
+# $(call kills_mutant,CHECK,FILES,IMAGE): every scenario of FILES fails with a
+# broken protection invariant on the firmware IMAGE (a mutant), else CHECK fails.
+define kills_mutant
+	@for f in $(2); do \
+	    out=$$($(HCASIM_BIN) run $$f --firmware $(3) 2>&1); rc=$$?; \
 	    if [ $$rc != 1 ] || ! echo "$$out" | grep -q 'protection invariant broken'; then \
-	        echo "$$out" | tail -3; echo "peer-races-mutant: $$f passes without the drain (exit $$rc)"; exit 1; fi; \
-	    echo "peer-races-mutant: $$f kills hcafw_peer_no_drain: $$(echo "$$out" | grep -o 'protection invariant broken.*' | cut -c1-120)"; \
+	        echo "$$out" | tail -3; echo "$(1): $$f passes on $(notdir $(3)) (exit $$rc)"; exit 1; fi; \
+	    echo "$(1): $$f kills $(notdir $(3)): $$(echo "$$out" | grep -o 'protection invariant broken.*' | cut -c1-120)"; \
 	done
+endef
+
+peer-races-mutant: $(HCASIM_BIN) $(FW_MUTANT_PEER_NO_DRAIN)
+	$(call kills_mutant,peer-races-mutant,vectors/directed/peer_race_*.jsonl,$(FW_MUTANT_PEER_NO_DRAIN))
 
 CHECKS += peer-races-fresh peer-races-mutant
+
+# QP lifecycle: the directed scenario that destroys QPs with a WRITE being
+# placed fails on the firmware whose DESTROY_QP answers before the ctx DRAIN
+# (firmware/qp.c with HCAFW_MUTANT_QP_NO_DRAIN): the fence is proven checked.
+.PHONY: qp-lifecycle-mutant
+qp-lifecycle-mutant: $(HCASIM_BIN) $(FW_MUTANT_QP_NO_DRAIN)
+	$(call kills_mutant,qp-lifecycle-mutant,vectors/directed/qp_lifecycle_destroy_inflight.jsonl,$(FW_MUTANT_QP_NO_DRAIN))
+
+CHECKS += qp-lifecycle-mutant
 
 # Race sweeps of LOCAL_INV (of a KLM entry's MR, and of the indirect MR) against
 # multi-chunk RDMA through an indirect key: vectors/directed/klm_race_*.jsonl
