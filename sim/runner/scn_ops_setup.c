@@ -77,16 +77,19 @@ int scn_op_alloc_pd(ctx_t *c, const json_value_t *o)
 
 int scn_op_create_cq(ctx_t *c, const json_value_t *o)
 {
-    int id;
+    int id, want = 0;
     uint64_t depth = 64;
     int rc = scn_bind(c, o, "cq", &id);
     if (!rc)
         rc = scn_int(c, o, "depth", 1, 1u << HCA_QUEUE_LOG_MAX, &depth);
+    if (!rc)
+        rc = scn_errno(c, o, "expect_error", &want);
     if (rc || !RUNNING)
         return rc;
     rt_obj_t *q = scn_obj(c, id);
-    if ((rc = hcadrv_create_cq(scn_drv(c), (uint32_t)depth, &q->cq)))
-        return scn_refused(c, rc, "CREATE_CQ");
+    rc = hcadrv_create_cq(scn_drv(c), (uint32_t)depth, &q->cq);
+    if (want || rc)
+        return want ? scn_expect_rc(c, rc, want, "CREATE_CQ") : scn_refused(c, rc, "CREATE_CQ");
     if (!(q->seen_cycle = calloc((size_t)1 << q->cq.log_depth, sizeof *q->seen_cycle)))
         return scn_bad(c, "out of memory");
     q->live = 1;
@@ -97,7 +100,7 @@ int scn_op_create_cq(ctx_t *c, const json_value_t *o)
 
 int scn_op_create_qp(ctx_t *c, const json_value_t *o)
 {
-    int id, pd, scq, rcq;
+    int id, pd, scq, rcq, want = 0;
     uint64_t sq = 64, rq = 64, retry = 7, timer = 1000, mtu = 0;
     int rc = scn_bind(c, o, "qp", &id);
     if (!rc)
@@ -118,6 +121,8 @@ int scn_op_create_qp(ctx_t *c, const json_value_t *o)
         rc = scn_int(c, o, "mtu", 256, 4096, &mtu);
     if (!rc && json_get(o, "mtu") && (mtu & (mtu - 1)))
         rc = scn_bad_field(c, "mtu", "%" PRIu64 " is not a power of two", mtu);
+    if (!rc)
+        rc = scn_errno(c, o, "expect_error", &want);
     if (rc || !RUNNING)
         return rc;
     rt_obj_t *q = scn_obj(c, id);
@@ -131,8 +136,9 @@ int scn_op_create_qp(ctx_t *c, const json_value_t *o)
     a.rnr_retry = (unsigned)retry;
     a.rnr_timer = (uint32_t)timer;
     a.mtu = (uint32_t)mtu;
-    if ((rc = hcadrv_create_qp(scn_drv(c), &a, &q->qp)))
-        return scn_refused(c, rc, "CREATE_QP");
+    rc = hcadrv_create_qp(scn_drv(c), &a, &q->qp);
+    if (want || rc)
+        return want ? scn_expect_rc(c, rc, want, "CREATE_QP") : scn_refused(c, rc, "CREATE_QP");
     q->live = 1;
     scn_observe(c, "qpn", "%u", q->qp.qpn);
     scn_note(c, "qpn %u", q->qp.qpn);
