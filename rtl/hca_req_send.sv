@@ -400,8 +400,10 @@ module hca_req_send #(
         end
       end
       S_TX: begin
-        if (ctx_reset) begin
-          state_d = is_read ? S_FINISH : S_FREE;   // a READ_REQ holds no buffer
+        if (ctx_reset && is_read) begin
+          state_d = S_FINISH;                      // a READ_REQ holds no buffer
+        end else if (ctx_reset) begin
+          state_d = S_FREE;
         end else if (tx_ready_i) begin
           if (nak_i) begin
             status_d = nak_syn_i;
