@@ -10,7 +10,10 @@
  * caught before the device is asked, the device's answer mapped otherwise
  * (BAD_PARAM -EINVAL, NO_RESOURCES -ENOMEM, BUSY -EBUSY, BAD_INDEX -ENOENT,
  * DMA_ERR -EFAULT, BAD_OP -EOPNOTSUPP, INTERNAL -EIO), -ETIMEDOUT when the
- * firmware did not answer. hcadrv_last_status() has the raw cmd_status.
+ * firmware did not answer — except that destroying or modifying an object the
+ * device does not hold (dealloc_pd, destroy_cq, destroy_qp, modify_qp: gone
+ * already, or never created) is -EINVAL (SEMANTICS.md), not -ENOENT.
+ * hcadrv_last_status() has the raw cmd_status.
  */
 #ifndef HCADRV_H
 #define HCADRV_H
