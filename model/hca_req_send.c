@@ -113,15 +113,15 @@ typedef struct rs_next {
 /* The firmware wrote the QP to RESET while this engine holds it (the read
  * port follows the live state): stop at the next step, release without a
  * completion (rtl/hca_req_send.sv). */
-static inline int rs_ctx_reset(const hca_req_send_io_t *io)
+static inline int rs_ctx_reset(const hca_req_send_t *m, const hca_req_send_io_t *io)
 {
-    return hca_qp_ctx_get_state(&io->qpc) == HCA_QP_STATE_RESET;
+    return m->gone || hca_qp_ctx_get_state(&io->qpc) == HCA_QP_STATE_RESET;
 }
 
 static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const rs_dec_t *d, rs_next_t *n)
 {
     const uint8_t mv_done = m->mv.state == HCA_SGE_MOVER_M_DONE;
-    const int reset = rs_ctx_reset(io);
+    const int reset = rs_ctx_reset(m, io);
     const uint8_t mv_status = m->mv.st;
     n->state = m->state;
     n->off = m->off;
@@ -359,6 +359,7 @@ void hca_req_send_reset(hca_req_send_t *m)
 {
     /* The async-reset registers only; context and WQE fields keep theirs. */
     m->state = S_IDLE;
+    m->gone = 0;
     m->qpn = 0;
     m->off = 0;
     m->buf = 0;
@@ -372,7 +373,7 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
 {
     const rs_dec_t *d = &m->dec;
     const uint8_t state = m->state;
-    const int reset = rs_ctx_reset(io);
+    const int reset = rs_ctx_reset(m, io);
 
     /* The state machine's always_comb outputs (rs_step has the rest). */
     io->sched_ready = state == S_IDLE;
@@ -475,6 +476,7 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
             m->wr_id = 0;
         }
     }
+    m->gone = state != S_IDLE && n.state != S_IDLE && rs_ctx_reset(m, io);
     m->state = n.state;
     m->off = n.off;
     m->buf = n.buf;

@@ -194,8 +194,12 @@ module hca_req_send #(
   logic len_ovf;
   assign len_ovf = msg_len33[32];
 
-  logic       ctx_reset, rsp_err;
-  assign ctx_reset = `HCA_QP_CTX_STATE(qpc_i) == `HCA_QP_STATE_RESET;
+  // ctx_reset: the QP is in RESET now, or was at some cycle since it was
+  // claimed (gone_q, sticky until the release): a QP reset and connected
+  // anew while a WQE fetch was outstanding is not served with the old WQE.
+  logic       ctx_reset, ctx_reset_now, gone_q, rsp_err;
+  assign ctx_reset_now = `HCA_QP_CTX_STATE(qpc_i) == `HCA_QP_STATE_RESET;
+  assign ctx_reset     = ctx_reset_now || gone_q;
   assign rsp_err   = `HCA_DMA_RSP_ERR(dma_rsp_i);
 
   // Completion opcode of a WR opcode (also for the ones not served yet).
@@ -531,6 +535,7 @@ module hca_req_send #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q  <= S_IDLE;
+      gone_q   <= 1'b0;
       qpn_q    <= '0;
       off_q    <= '0;
       buf_q    <= '0;
@@ -538,6 +543,8 @@ module hca_req_send #(
       err_q    <= 1'b0;
     end else begin
       state_q  <= state_d;
+      // (qpc_i describes the claimed QP from S_CTX on, not in S_IDLE)
+      gone_q   <= state_q != S_IDLE && state_d != S_IDLE && ctx_reset;
       off_q    <= off_d;
       buf_q    <= buf_d;
       status_q <= status_d;
