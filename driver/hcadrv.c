@@ -277,6 +277,12 @@ int hcadrv_query_device(hcadrv_t *drv, hcadrv_device_attr_t *attr)
     attr->max_mtt = q.max_mtt;
     attr->max_pd = q.max_pd;
     attr->max_reg_pages = q.max_reg_pages;
+    attr->max_qp = q.max_qp;
+    attr->max_cq = q.max_cq;
+    attr->max_qp_wr = q.max_qp_wr;
+    attr->max_cqe = q.max_cqe;
+    attr->max_send_sge = q.max_send_sge;
+    attr->max_recv_sge = q.max_recv_sge;
     drv->attr = *attr;
     drv->attr_valid = 1;
     return 0;
@@ -312,11 +318,19 @@ int hcadrv_alloc_pd(hcadrv_t *drv, uint32_t *pd)
     return hcadrv_cmd(drv, HCA_CMD_OP_ALLOC_PD, 0, 0, 0, pd);
 }
 
+/* Destroying an object the device does not hold (never created, or
+ * destroyed already) is a bad argument: -EINVAL (SEMANTICS.md), not the
+ * generic BAD_INDEX -ENOENT. */
+static int destroy_errno(int rc)
+{
+    return rc == -ENOENT ? -EINVAL : rc;
+}
+
 int hcadrv_dealloc_pd(hcadrv_t *drv, uint32_t pd)
 {
     if (!drv)
         return -EINVAL;
-    return hcadrv_cmd(drv, HCA_CMD_OP_DEALLOC_PD, 0, 0, pd, NULL);
+    return destroy_errno(hcadrv_cmd(drv, HCA_CMD_OP_DEALLOC_PD, 0, 0, pd, NULL));
 }
 
 static int access_valid(uint32_t access)
@@ -684,7 +698,7 @@ int hcadrv_destroy_cq(hcadrv_t *drv, hcadrv_cq_t *cq)
     drv_cq_t *c = cq_of(drv, cq->cqn);
     if (!c)
         return -EINVAL;
-    int rc = hcadrv_cmd(drv, HCA_CMD_OP_DESTROY_CQ, 0, 0, cq->cqn, NULL);
+    int rc = destroy_errno(hcadrv_cmd(drv, HCA_CMD_OP_DESTROY_CQ, 0, 0, cq->cqn, NULL));
     if (rc)
         return rc;
     mem_free(drv, c->base, c->bytes);
@@ -767,6 +781,15 @@ int hcadrv_connect(hcadrv_t *drv, hcadrv_qp_t *a, hcadrv_qp_t *b)
     return 0;
 }
 
+/* The QP's WRs are gone (destroyed, or reset): so is their hold on page
+ * and KLM lists. */
+static void release_lists(hcadrv_t *drv, uint32_t qpn)
+{
+    for (uint32_t i = 0; i < drv->npls; i++)
+        if (drv->pls[i].owned && drv->pls[i].qpn == qpn)
+            drv->pls[i].owned = 0;
+}
+
 int hcadrv_destroy_qp(hcadrv_t *drv, hcadrv_qp_t *qp)
 {
     if (!drv || !qp)
@@ -774,16 +797,35 @@ int hcadrv_destroy_qp(hcadrv_t *drv, hcadrv_qp_t *qp)
     drv_qp_t *s = qp_of(drv, qp->qpn);
     if (!s)
         return -EINVAL;
-    int rc = hcadrv_cmd(drv, HCA_CMD_OP_DESTROY_QP, 0, 0, qp->qpn, NULL);
+    int rc = destroy_errno(hcadrv_cmd(drv, HCA_CMD_OP_DESTROY_QP, 0, 0, qp->qpn, NULL));
     if (rc)
         return rc;
     mem_free(drv, s->sq_base, s->sq_bytes);
     mem_free(drv, s->rq_base, s->rq_bytes);
     memset(s, 0, sizeof *s);
-    for (uint32_t i = 0; i < drv->npls; i++) /* its WRs are gone: so is their hold on page lists */
-        if (drv->pls[i].owned && drv->pls[i].qpn == qp->qpn)
-            drv->pls[i].owned = 0;
+    release_lists(drv, qp->qpn);
     qp->connected = 0;
+    return 0;
+}
+
+int hcadrv_modify_qp(hcadrv_t *drv, hcadrv_qp_t *qp, unsigned state)
+{
+    if (!drv || !qp || (state != HCA_QP_STATE_RESET && state != HCA_QP_STATE_ERROR))
+        return -EINVAL;
+    drv_qp_t *s = qp_of(drv, qp->qpn);
+    if (!s)
+        return -EINVAL;
+    int rc = destroy_errno(hcadrv_cmd(drv, HCA_CMD_OP_MODIFY_QP, 0, 0, qp->qpn | state << 16, NULL));
+    if (rc)
+        return rc;
+    if (state == HCA_QP_STATE_RESET) {
+        /* The device emptied the queues and forgot the indices: so here.
+         * The rings stay (the QP keeps them for its next connection). */
+        s->sq_pi = s->rq_pi = s->sq_done = s->rq_done = 0;
+        s->connected = 0;
+        release_lists(drv, qp->qpn);
+    }
+    qp_view(s, qp);
     return 0;
 }
 

@@ -10,7 +10,10 @@
  * caught before the device is asked, the device's answer mapped otherwise
  * (BAD_PARAM -EINVAL, NO_RESOURCES -ENOMEM, BUSY -EBUSY, BAD_INDEX -ENOENT,
  * DMA_ERR -EFAULT, BAD_OP -EOPNOTSUPP, INTERNAL -EIO), -ETIMEDOUT when the
- * firmware did not answer. hcadrv_last_status() has the raw cmd_status.
+ * firmware did not answer — except that destroying or modifying an object the
+ * device does not hold (dealloc_pd, destroy_cq, destroy_qp, modify_qp: gone
+ * already, or never created) is -EINVAL (SEMANTICS.md), not -ENOENT.
+ * hcadrv_last_status() has the raw cmd_status.
  */
 #ifndef HCADRV_H
 #define HCADRV_H
@@ -37,6 +40,9 @@ typedef struct hcadrv_device_attr {
     uint32_t max_indirection;
     uint32_t page_shifts; /**< bit s: pages of 2^s bytes supported */
     uint32_t max_mr, max_mtt, max_pd, max_reg_pages;
+    /** Queues (0 without a WQE engine): QP and CQ numbers 1..max_qp / 1..max_cq,
+     *  queue depths up to max_qp_wr / max_cqe, SGEs per WR. */
+    uint32_t max_qp, max_cq, max_qp_wr, max_cqe, max_send_sge, max_recv_sge;
 } hcadrv_device_attr_t;
 
 /** Cycles a mailbox command may take before -ETIMEDOUT. */
@@ -67,6 +73,7 @@ int hcadrv_cmd(hcadrv_t *drv, unsigned op, uint64_t in_param, uint64_t out_param
 
 int hcadrv_query_device(hcadrv_t *drv, hcadrv_device_attr_t *attr);
 int hcadrv_alloc_pd(hcadrv_t *drv, uint32_t *pd);
+/** -EBUSY while an MR or a QP uses it; -EINVAL when not allocated (twice). */
 int hcadrv_dealloc_pd(hcadrv_t *drv, uint32_t pd);
 
 /** A memory region as the driver holds it. */
@@ -194,7 +201,7 @@ typedef struct hcadrv_cq {
 
 /** Create a CQ of at least depth entries (rounded up to a power of two, at most 2^QUEUE_LOG_MAX). */
 int hcadrv_create_cq(hcadrv_t *drv, uint32_t depth, hcadrv_cq_t *cq);
-/** -EBUSY while a QP uses it. */
+/** -EBUSY while a QP uses it (nothing changed); -EINVAL when not a CQ (twice). */
 int hcadrv_destroy_cq(hcadrv_t *drv, hcadrv_cq_t *cq);
 
 typedef struct hcadrv_qp_attr {
@@ -220,13 +227,23 @@ typedef struct hcadrv_qp {
     uint32_t send_cqn, recv_cqn;
 } hcadrv_qp_t;
 
-/** Create a QP (state RESET). */
+/** Create a QP (state RESET). -ENOMEM when the device holds max_qp already. */
 int hcadrv_create_qp(hcadrv_t *drv, const hcadrv_qp_attr_t *attr, hcadrv_qp_t *qp);
 /** Connect a and b over the device's loopback link: both go to RTS, each the
- *  other's peer, with fresh indices (a may be b). Only QPs fresh from
- *  create_qp connect (-EINVAL otherwise). Receives can be posted only after. */
+ *  other's peer, with fresh indices (a may be b). Only QPs in RESET connect
+ *  (fresh from create_qp, or hcadrv_modify_qp RESET; -EINVAL otherwise).
+ *  Receives can be posted only after. */
 int hcadrv_connect(hcadrv_t *drv, hcadrv_qp_t *a, hcadrv_qp_t *b);
+/** Destroy a QP: returns only when no DMA of it can still reach memory; its
+ *  outstanding WRs are never completed; the number may be reused by a later
+ *  create_qp. -EINVAL for a QP the driver does not hold (destroyed twice). */
 int hcadrv_destroy_qp(hcadrv_t *drv, hcadrv_qp_t *qp);
+/** Move a QP to HCA_QP_STATE_RESET (queues emptied without completions,
+ *  fenced as destroy is; the driver's indices restart at 0 and posts are
+ *  refused, -ENOTCONN, until hcadrv_connect) or HCA_QP_STATE_ERROR (every
+ *  outstanding and later WR completes WR_FLUSH_ERR). -EINVAL for another
+ *  state or an unknown QP. */
+int hcadrv_modify_qp(hcadrv_t *drv, hcadrv_qp_t *qp, unsigned state);
 /** The QP's state as the device holds it (enum hca_qp_state). */
 int hcadrv_query_qp(hcadrv_t *drv, const hcadrv_qp_t *qp, unsigned *state);
 

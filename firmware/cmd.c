@@ -27,7 +27,7 @@ void cmd_init(void)
  * invalidate callback needs). */
 static unsigned query_device(uint64_t out_addr)
 {
-    hca_query_device_out_t q = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    hca_query_device_out_t q = {0};
     q.fw_version = HCA_FW_VERSION;
     q.caps = HCA_DEV_CAP_RESERVED_LKEY;
     if (mm_events_served())
@@ -44,6 +44,7 @@ static unsigned query_device(uint64_t out_addr)
     q.max_mtt = 1u << fwp_mtt_log2();
     q.max_pd = HCA_MAX_PD - 1;
     q.max_reg_pages = HCA_MAX_REG_PAGES;
+    qp_caps(&q);
     return fdma_copy(out_addr, &q, sizeof q, 1) ? HCA_CMD_STATUS_DMA_ERR : HCA_CMD_STATUS_OK;
 }
 
@@ -96,6 +97,9 @@ void cmd_dispatch(void)
         break;
     case HCA_CMD_OP_DESTROY_QP:
         st = qp_destroy(in_mod);
+        break;
+    case HCA_CMD_OP_MODIFY_QP:
+        st = qp_modify(in_mod);
         break;
     case HCA_CMD_OP_QUERY_CQ:
         st = cq_query(in_mod, out);

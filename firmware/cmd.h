@@ -41,8 +41,13 @@ unsigned cq_destroy(uint32_t cqn);
 unsigned qp_create(uint64_t in_addr, uint32_t *qpn);
 /** CONNECT_QP: in_mod = qpn | remote qpn << 16; both to RTS, each the other's peer. */
 unsigned qp_connect(uint32_t in_mod);
-/** DESTROY_QP: context back to RESET, everything cleared; PD and CQs released. */
+/** DESTROY_QP: context back to RESET (everything cleared) and fenced like
+ *  MODIFY_QP RESET; PD and CQs released, the number free. */
 unsigned qp_destroy(uint32_t qpn);
+/** MODIFY_QP: IN_MOD = qpn | qp_state << 16, RESET (fenced) or ERROR. */
+unsigned qp_modify(uint32_t in_mod);
+/** QUERY_DEVICE's queue limits (all 0 without a WQE engine). */
+void qp_caps(hca_query_device_out_t *q);
 /** QUERY_CQ: the engine's live cq_ctx (overflow flag included) to the out mailbox. */
 unsigned cq_query(uint32_t cqn, uint64_t out_addr);
 /** QUERY_QP: the engine's live qp_ctx to the out mailbox. */

@@ -113,8 +113,12 @@ $(eval $(call fw_mutant,no_drain_readinv,firmware/mm.c,HCAFW_MUTANT_NO_DRAIN_REA
 $(eval $(call fw_mutant,no_drain_destroy,firmware/mkey.c,HCAFW_MUTANT_NO_DRAIN_DESTROY))
 # A peer client's invalidate callback (INVALIDATE_MKEY) answers before the DRAIN.
 $(eval $(call fw_mutant,peer_no_drain,firmware/mkey.c,HCAFW_MUTANT_PEER_NO_DRAIN))
+# DESTROY_QP and MODIFY_QP RESET answer without the ctx DRAIN: a key-checked
+# DMA of the QP may land after the answer, which the checker (I6) must catch.
+$(eval $(call fw_mutant,qp_no_drain,firmware/qp.c,HCAFW_MUTANT_QP_NO_DRAIN))
 FW_MUTANT_NO_DRAIN      := $(FW_BUILD)/mutants/hcafw_no_drain.elf
 FW_MUTANT_PEER_NO_DRAIN := $(FW_BUILD)/mutants/hcafw_peer_no_drain.elf
+FW_MUTANT_QP_NO_DRAIN   := $(FW_BUILD)/mutants/hcafw_qp_no_drain.elf
 
 .PHONY: firmware-mutants
 firmware-mutants: $(FW_MUTANTS)

@@ -1,5 +1,5 @@
 /* qp.c — completion queues and queue pairs: CREATE/DESTROY_CQ,
- * CREATE/CONNECT/DESTROY/QUERY_QP (docs/engine.md).
+ * CREATE/CONNECT/MODIFY/DESTROY/QUERY_QP (docs/engine.md).
  *
  * The firmware validates every argument, hands out CQ and QP numbers, counts
  * the QPs using each CQ and PD, and writes the WQE engine's contexts through
@@ -206,8 +206,8 @@ unsigned qp_create(uint64_t in_addr, uint32_t *qpn)
 }
 
 /* Both QPs go to RTS, each the other's remote (a QP may be its own peer).
- * Only QPs fresh from CREATE_QP connect: a connected QP stays with its peer
- * until destroyed. */
+ * Only QPs in RESET connect (fresh from CREATE_QP, or moved there by
+ * MODIFY_QP RESET): a connected QP stays with its peer until reset. */
 unsigned qp_connect(uint32_t in_mod)
 {
     static const char C[] = "CONNECT_QP";
@@ -240,6 +240,48 @@ unsigned qp_connect(uint32_t in_mod)
     return st;
 }
 
+/* Write the shadow (state RESET) to the engine, then fence: the ctx's
+ * RESET empties the QP's indices and makes the requester forget what it
+ * parked; an engine holding the QP stops at its next step without DMA,
+ * packet or completion (docs/engine.md "QP lifecycle"). What it had
+ * key-checked before may still be on its way to memory: the ctx DRAIN
+ * waits for that, as DESTROY_MKEY's does. */
+static unsigned reset_and_fence(uint32_t qpn)
+{
+    unsigned st = write_qpc(qpn);
+    if (st != HCA_CMD_STATUS_OK)
+        return st;
+#ifndef HCAFW_MUTANT_QP_NO_DRAIN
+    if (ctx_run(HCA_CTX_OP_DRAIN, 0) != HCA_FWP_RESULT_OK)
+        return HCA_CMD_STATUS_INTERNAL;
+#endif /* the mutant image that proves a destroy answering before the DRAIN is caught */
+    return HCA_CMD_STATUS_OK;
+}
+
+/* MODIFY_QP: IN_MOD = qpn | state << 16. RESET (from any state): queues
+ * emptied without completions, fenced, CONNECT_QP may follow. ERROR: the
+ * engine flushes every outstanding and later WR with WR_FLUSH_ERR (the
+ * indices are kept: docs/engine.md). RTS is CONNECT_QP's. */
+unsigned qp_modify(uint32_t in_mod)
+{
+    static const char C[] = "MODIFY_QP";
+    if (!engine_present())
+        return HCA_CMD_STATUS_BAD_OP;
+    uint32_t qpn = in_mod & 0xffff, state = in_mod >> 16;
+    if (!qp_valid(qpn))
+        return refuse(C, HCA_CMD_STATUS_BAD_INDEX, "qpn (IN_MOD[15:0]) is not a QP");
+    if (state != HCA_QP_STATE_RESET && state != HCA_QP_STATE_ERROR)
+        return refuse(C, HCA_CMD_STATUS_BAD_PARAM, "state (IN_MOD[31:16]) is neither RESET nor ERROR");
+    hca_qp_ctx_t old = qpc[qpn];
+    hca_qp_ctx_set_state(&qpc[qpn], state);
+    if (state == HCA_QP_STATE_RESET)
+        qpc[qpn].remote_qpn = 0;
+    unsigned st = state == HCA_QP_STATE_RESET ? reset_and_fence(qpn) : write_qpc(qpn);
+    if (st != HCA_CMD_STATUS_OK)
+        qpc[qpn] = old;
+    return st;
+}
+
 unsigned qp_destroy(uint32_t qpn)
 {
     if (!engine_present())
@@ -248,7 +290,7 @@ unsigned qp_destroy(uint32_t qpn)
         return refuse("DESTROY_QP", HCA_CMD_STATUS_BAD_INDEX, "no such QP");
     hca_qp_ctx_t old = qpc[qpn];
     qpc[qpn] = (hca_qp_ctx_t){0}; /* RESET, everything cleared */
-    unsigned st = write_qpc(qpn);
+    unsigned st = reset_and_fence(qpn);
     if (st != HCA_CMD_STATUS_OK) {
         qpc[qpn] = old;
         return st;
@@ -258,6 +300,18 @@ unsigned qp_destroy(uint32_t qpn)
     cq_users[hca_qp_ctx_get_send_cqn(&old)]--;
     cq_users[hca_qp_ctx_get_recv_cqn(&old)]--;
     return HCA_CMD_STATUS_OK;
+}
+
+void qp_caps(hca_query_device_out_t *q)
+{
+    if (!engine_present())
+        return; /* no WQE engine: no queues */
+    q->max_qp = HCA_MAX_QP - 1; /* 0 is never a QP or CQ number */
+    q->max_cq = HCA_MAX_CQ - 1;
+    q->max_qp_wr = 1u << HCA_QUEUE_LOG_MAX;
+    q->max_cqe = 1u << HCA_QUEUE_LOG_MAX;
+    q->max_send_sge = HCA_MAX_SEND_SGE;
+    q->max_recv_sge = HCA_MAX_RECV_SGE;
 }
 
 unsigned cq_query(uint32_t cqn, uint64_t out_addr)

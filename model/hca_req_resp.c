@@ -34,8 +34,16 @@ static inline int rr_in_range(const hca_req_resp_t *m)
     return m->qpn < ((1u << m->qw) & 0xffffu);
 }
 
+/* The QP served was written to RESET by the firmware (rtl/hca_req_resp.sv:
+ * no packet or DONE taken, released idle without event or completion). */
+static inline int rr_ctx_reset(const hca_req_resp_io_t *io)
+{
+    return hca_qp_ctx_get_state(&io->qpc) == HCA_QP_STATE_RESET;
+}
+
 static void rr_step(const hca_req_resp_t *m, const hca_req_resp_io_t *io, rr_next_t *d)
 {
+    const int reset = rr_ctx_reset(io);
     /* u_mover's done_o / status_o: registers */
     const uint8_t mv_done = m->mv.state == HCA_SGE_MOVER_M_DONE;
     const uint8_t mv_status = m->mv.st;
@@ -64,7 +72,7 @@ static void rr_step(const hca_req_resp_t *m, const hca_req_resp_io_t *io, rr_nex
         break;
     case R_CLAIM: {
         const int in_range = rr_in_range(m);
-        const int match = in_range && io->look_inflight &&
+        const int match = in_range && io->look_inflight && !reset &&
                           (m->op == RR_OP_DONE ? io->look_evt_wait
                                                : !io->look_evt_wait && io->park.psn == m->psn);
         d->state = R_IDLE;
@@ -141,7 +149,10 @@ static void rr_step(const hca_req_resp_t *m, const hca_req_resp_io_t *io, rr_nex
         if (io->free_ready || m->len == 0) {
             d->state = R_IDLE;
             if (m->claimed) {
-                if (m->err) {
+                if (reset) {
+                    d->rel_valid = 1;
+                    d->rel_kind = HCA_REQ_RESP_REL_IDLE;
+                } else if (m->err) {
                     d->state = R_FINISH;
                 } else if (m->last && pk_read && m->op == HCA_PKT_OP_READ_RESP) {
                     d->state = io->park.read_inv ? R_EVT : R_FINISH;
@@ -153,14 +164,18 @@ static void rr_step(const hca_req_resp_t *m, const hca_req_resp_io_t *io, rr_nex
         }
         break;
     case R_FINISH:
-        if (io->fin_ready) {
+        if (io->fin_ready || reset) {
             d->rel_valid = 1;
             d->rel_kind = HCA_REQ_RESP_REL_IDLE;
             d->state = R_IDLE;
         }
         break;
     case R_EVT:
-        if (io->evt_ready) {
+        if (reset) {
+            d->rel_valid = 1;
+            d->rel_kind = HCA_REQ_RESP_REL_IDLE;
+            d->state = R_IDLE;
+        } else if (io->evt_ready) {
             d->rel_valid = 1;
             d->rel_kind = HCA_REQ_RESP_REL_EVT;
             d->state = R_IDLE;
@@ -181,6 +196,7 @@ static void rr_mover_io(const hca_req_resp_t *m, const hca_req_resp_io_t *io, ui
     mio->to_host = 1;
     mio->rights = HCA_ACCESS_LOCAL_WRITE;
     mio->pd = io->qpc.pd & RR_PD_MASK;
+    mio->qpn = m->qpn;
     mio->off = m->off;
     mio->len = m->len;
     mio->buf = m->pbuf;
@@ -255,7 +271,7 @@ void hca_req_resp_comb(const hca_req_resp_t *m, hca_req_resp_io_t *io, uint64_t 
                   (uint32_t)(m->qpn & 0xffu) << HCA_FW_EVENT_TAG_LSB | (uint32_t)m->qpn << HCA_FW_EVENT_QPN_LSB;
     io->evt.pd = pd;
     io->evt.key = io->park.inv_key;
-    io->evt_valid = m->state == R_EVT;
+    io->evt_valid = m->state == R_EVT && !rr_ctx_reset(io);
 
     hca_req_send_fin_t *f = &io->fin;
     memset(&f->cqe, 0, sizeof(f->cqe));
@@ -269,7 +285,7 @@ void hca_req_resp_comb(const hca_req_resp_t *m, hca_req_resp_io_t *io, uint64_t 
     f->cqn = (uint16_t)hca_qp_ctx_get_send_cqn(&io->qpc);
     f->write = (uint8_t)((io->park.signaled & 1u) || m->err);
     f->err = m->err;
-    io->fin_valid = m->state == R_FINISH;
+    io->fin_valid = m->state == R_FINISH && !rr_ctx_reset(io);
 
     io->xq_valid = mio.xq_valid;
     io->xq = mio.xq;

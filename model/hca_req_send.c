@@ -85,6 +85,7 @@ static void rs_mover_in(const hca_req_send_t *m, const hca_req_send_io_t *io, co
     mio->to_host = 0;
     mio->rights = d->is_read ? HCA_ACCESS_LOCAL_WRITE : 0;
     mio->pd = m->pd;
+    mio->qpn = m->qpn;
     mio->off = decode ? 0 : m->off;
     mio->len = decode ? d->msg_len : d->chunk;
     mio->buf = io->alloc_id;
@@ -109,9 +110,18 @@ typedef struct rs_next {
     uint8_t mv_start;
 } rs_next_t;
 
+/* The firmware wrote the QP to RESET while this engine holds it (the read
+ * port follows the live state): stop at the next step, release without a
+ * completion (rtl/hca_req_send.sv). */
+static inline int rs_ctx_reset(const hca_req_send_t *m, const hca_req_send_io_t *io)
+{
+    return m->gone || hca_qp_ctx_get_state(&io->qpc) == HCA_QP_STATE_RESET;
+}
+
 static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const rs_dec_t *d, rs_next_t *n)
 {
     const uint8_t mv_done = m->mv.state == HCA_SGE_MOVER_M_DONE;
+    const int reset = rs_ctx_reset(m, io);
     const uint8_t mv_status = m->mv.st;
     n->state = m->state;
     n->off = m->off;
@@ -126,10 +136,12 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
         break;
     case S_CTX:
         /* RESET: nothing to serve (a WRITE_QPC raced the scheduler). */
-        n->state = hca_qp_ctx_get_state(&io->qpc) == HCA_QP_STATE_RESET ? S_IDLE : S_FETCH;
+        n->state = reset ? S_IDLE : S_FETCH;
         break;
     case S_FETCH:
-        if (io->dma_req_ready)
+        if (reset)
+            n->state = S_FINISH;
+        else if (io->dma_req_ready)
             n->state = S_FWAIT;
         break;
     case S_FWAIT:
@@ -145,7 +157,9 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
         break;
     case S_DECODE:
         n->err = 1;
-        if (m->err_state) {
+        if (reset) {
+            n->state = S_FINISH;
+        } else if (m->err_state) {
             n->status = HCA_WC_STATUS_WR_FLUSH_ERR;
             n->state = S_FINISH;
         } else if (d->malformed) {
@@ -166,7 +180,9 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
     case S_CHECK:
         if (mv_done) {
             n->off = 0;
-            if (mv_status != HCA_SGE_MOVER_ST_OK) {
+            if (reset) {
+                n->state = S_FINISH;
+            } else if (mv_status != HCA_SGE_MOVER_ST_OK) {
                 n->status = HCA_WC_STATUS_LOC_PROT_ERR;
                 n->err = 1;
                 n->state = S_FINISH;
@@ -176,7 +192,9 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
         }
         break;
     case S_ALLOC:
-        if (io->nak) {
+        if (reset) {
+            n->state = S_FINISH;
+        } else if (io->nak) {
             n->status = io->nak_syn & 0x1fu;
             n->err = 1;
             n->state = S_FINISH;
@@ -188,7 +206,9 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
         break;
     case S_GATHER:
         if (mv_done) {
-            if (io->nak) {
+            if (reset) {
+                n->state = S_FREE;
+            } else if (io->nak) {
                 n->status = io->nak_syn & 0x1fu;
                 n->err = 1;
                 n->state = S_FREE;
@@ -203,7 +223,9 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
         }
         break;
     case S_TX:
-        if (io->tx_ready) {
+        if (reset) {
+            n->state = d->is_read ? S_FINISH : S_FREE; /* a READ_REQ holds no buffer */
+        } else if (io->tx_ready) {
             if (io->nak) {
                 n->status = io->nak_syn & 0x1fu;
                 n->err = 1;
@@ -221,11 +243,13 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
             n->state = S_FINISH;
         break;
     case S_FINISH:
-        if (io->fin_ready)
+        if (io->fin_ready || reset)
             n->state = S_IDLE;
         break;
     case S_EVT:
-        if (io->evt_ready)
+        if (reset)
+            n->state = S_FINISH;
+        else if (io->evt_ready)
             n->state = S_IDLE;
         break;
     default:
@@ -335,6 +359,7 @@ void hca_req_send_reset(hca_req_send_t *m)
 {
     /* The async-reset registers only; context and WQE fields keep theirs. */
     m->state = S_IDLE;
+    m->gone = 0;
     m->qpn = 0;
     m->off = 0;
     m->buf = 0;
@@ -348,18 +373,18 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
 {
     const rs_dec_t *d = &m->dec;
     const uint8_t state = m->state;
+    const int reset = rs_ctx_reset(m, io);
 
     /* The state machine's always_comb outputs (rs_step has the rest). */
     io->sched_ready = state == S_IDLE;
-    io->alloc_ready = state == S_ALLOC && !io->nak;
+    io->alloc_ready = state == S_ALLOC && !io->nak && !reset;
 
     /* Releases: the wrapper feeds them back into the response engine's claim
      * in the same cycle. */
-    io->rel_evt = state == S_EVT && io->evt_ready;
-    io->rel_inflight = (state == S_TX && io->tx_ready && !io->nak && (d->is_read || d->last_chunk)) ||
+    io->rel_evt = state == S_EVT && io->evt_ready && !reset;
+    io->rel_inflight = (state == S_TX && io->tx_ready && !io->nak && (d->is_read || d->last_chunk) && !reset) ||
                        io->rel_evt;
-    io->rel_valid = io->rel_inflight || (state == S_FINISH && io->fin_ready) ||
-                    (state == S_CTX && hca_qp_ctx_get_state(&io->qpc) == HCA_QP_STATE_RESET);
+    io->rel_valid = io->rel_inflight || (state == S_FINISH && (io->fin_ready || reset)) || (state == S_CTX && reset);
     io->qpn = state == S_IDLE ? (uint16_t)(io->sched_qpn & ((1u << m->qw) - 1u)) : m->qpn;
     io->free_valid = state == S_FREE;
     io->free_id = m->buf;
@@ -381,7 +406,7 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
     io->xs_ready = xs_ready;
 
     /* DMA: the WQE fetch shares the port with the mover (never at once). */
-    io->dma_req_valid = state == S_FETCH || mw->dma_req_valid;
+    io->dma_req_valid = (state == S_FETCH && !reset) || mw->dma_req_valid;
     if (state == S_FETCH) {
         io->dma_req = m->fetch_w;
     } else {
@@ -393,12 +418,12 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
     io->mv_busy = mw->busy;
 
     io->tx = m->tx_w;
-    io->tx_valid = state == S_TX;
+    io->tx_valid = state == S_TX && !reset;
     io->evt = m->evt_w;
-    io->evt_valid = state == S_EVT;
+    io->evt_valid = state == S_EVT && !reset;
     io->park = m->park_w;
     io->fin = m->fin_w;
-    io->fin_valid = state == S_FINISH;
+    io->fin_valid = state == S_FINISH && !reset;
 }
 
 void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t now)
@@ -451,6 +476,7 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
             m->wr_id = 0;
         }
     }
+    m->gone = state != S_IDLE && n.state != S_IDLE && rs_ctx_reset(m, io);
     m->state = n.state;
     m->off = n.off;
     m->buf = n.buf;

@@ -120,6 +120,7 @@ typedef struct hca_req_send {
     uint32_t pd;
     uint16_t rqpn, cqn, sq_ci;
     uint8_t err_state;
+    uint8_t gone;        /**< gone_q: the QP was in RESET at some cycle since its claim */
     /* the decoded WQE (data, not reset) */
     uint8_t op, flags, nsge, rsvd_bad;
     uint64_t wr_id, raddr;

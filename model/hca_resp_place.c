@@ -121,6 +121,7 @@ void hca_resp_place_comb(const hca_resp_place_t *m, hca_resp_place_io_t *io, uin
     r->addr = stream ? m->hold_pa : m->seg_pa[idx];
     r->buf_off = m->boff;
     r->key = spc < m->pieces ? io->key[spc] : 0;
+    r->qpn = io->qpn;
     io->dma_req_valid = c.dma_valid;
 
     io->busy = m->state != P_IDLE;

@@ -32,6 +32,7 @@ typedef struct hca_resp_place_io {
     uint8_t dma_op;      /**< HCA_DMA_OP_* */
     uint8_t buf;
     uint32_t pd;         /**< HCA_PD_BITS bits */
+    uint16_t qpn;        /**< the QP whose work this is (dma_req.qpn) */
     uint8_t rights;      /**< HCA_ACCESS_W bits */
     uint8_t remote;
     uint64_t va[HCA_RESP_PLACE_MAX_PIECES];  /**< va_i, piece i at [i*64 +: 64]; first PIECES used */

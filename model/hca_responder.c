@@ -290,6 +290,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
 {
     const hca_resp_place_io_t *eng = &m->pio; /* the engine's job and outputs this cycle */
     const int st_rts = io->qp_state == HCA_QP_STATE_RTS;
+    const int st_reset = io->qp_state == HCA_QP_STATE_RESET; /* rtl/hca_responder.sv st_reset */
     const int rx_fire = io->rx_valid && m->state == S_IDLE && !m->scan_pref;
     const int fetch_rsp = io->dma_rsp_valid && hca_dma_rsp_get_rtag(&io->dma_rsp) == (RS_DMA_CLIENT | FETCH_TAG);
     const int fetch_err = (int)hca_dma_rsp_get_err(&io->dma_rsp);
@@ -435,7 +436,9 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
         const int wqe_bad = hca_rq_wqe_get_num_sge(&m->wqe) > PIECES || hca_rq_wqe_get_rq_rsvd(&m->wqe) != 0 ||
                             m->wqe.rsvd != 0;
         const int len_bad = m->p_len > BUF_SIZE || pkt_hi > sg_total || (m->p_first && m->p_msglen > sg_total);
-        if (wqe_bad || len_bad) {
+        if (st_reset) {
+            ev_drop = 1; /* reset while its WQE was fetched */
+        } else if (wqe_bad || len_bad) {
             fin = 1;
             a_cpl = 1;
             a_status = wqe_bad ? HCA_WC_STATUS_LOC_QP_OP_ERR : HCA_WC_STATUS_LOC_LEN_ERR;
@@ -496,6 +499,9 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
                 a_tx_op = HCA_PKT_OP_NAK;
                 a_tx_syn = m->res_key ? HCA_WC_STATUS_REM_ACCESS_ERR : HCA_WC_STATUS_REM_OP_ERR;
                 a_err = 1;
+                a_free = has_buf;
+            } else if (m->whole && m->p_len != 0 && st_reset) {
+                fin = 1; /* reset after the whole-range check: place nothing */
                 a_free = has_buf;
             } else if (m->whole && m->p_len != 0) {
                 state_d = S_GO; /* the whole message may be written: now this packet */
@@ -642,7 +648,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
         rs_read_resp(m, &m->o.tx);
     if (fin) {
         state_d = S_FINISH;
-        inc_pend_d = (uint8_t)a_inc;
+        inc_pend_d = (uint8_t)(a_inc && !st_reset);
         err_pend_d = (uint8_t)a_err;
         err_wait_d = (uint8_t)a_err;
         if (a_tx) {
@@ -652,7 +658,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
             else
                 rs_resp_pkt(m, &m->o.tx, a_tx_op, a_tx_syn);
         }
-        if (a_cpl) {
+        if (a_cpl && !st_reset) {
             cpl_pend_d = 1;
             rs_recv_cqe(m, &m->o.cpl, a_wr_id, a_status, a_byte_len, a_inv);
             m->o.cpl_cqn = m->c_cqn;
@@ -676,6 +682,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
         ch |= RS_CH_ENG;
         hca_resp_place_io_t *p = &m->pio;
         p->start = m->state == S_GO;
+        p->qpn = m->qpn; /* qpn_q holds still while PLACE runs */
         p->xq_ready = io->xq_ready;
         p->xs_valid = io->xs_valid;
         p->xs_tag = io->xs_tag;

@@ -162,6 +162,7 @@ void hca_sge_mover_comb(const hca_sge_mover_t *m, hca_sge_mover_io_t *io, uint64
     io->dma_req.addr = io->xs_pa;
     io->dma_req.buf_off = m->boff;
     io->dma_req.key = sg_key;
+    io->dma_req.qpn = m->qpn;
     io->dma_req_valid = m->state == M_DMA;
 
     /* Only M_BEAT and M_DWAIT drive the readies. */
@@ -188,6 +189,7 @@ void hca_sge_mover_edge(hca_sge_mover_t *m, const hca_sge_mover_io_t *io, uint64
         m->host = io->to_host & 1u;
         m->rights = io->rights & 0xfu;
         m->pd = io->pd & ((1u << HCA_PD_BITS) - 1u);
+        m->qpn = io->qpn;
         m->lo = io->off;
         m->hi = (uint64_t)io->off + io->len;
         m->buf = io->buf;

@@ -33,6 +33,7 @@ typedef struct hca_sge_mover_io {
     uint8_t to_host;
     uint8_t rights;      /**< HCA_ACCESS_W bits */
     uint32_t pd;         /**< HCA_PD_BITS bits */
+    uint16_t qpn;        /**< the QP whose work this is (dma_req.qpn) */
     uint32_t off;
     uint32_t len;
     uint8_t buf;
@@ -66,6 +67,7 @@ typedef struct hca_sge_mover {
     uint8_t state;       /**< HCA_SGE_MOVER_M_* */
     uint8_t chk, host, rights;
     uint32_t pd;
+    uint16_t qpn;
     uint64_t lo, hi;     /**< 33 bits: off + len cannot wrap */
     uint8_t buf;
     uint8_t i;           /**< SGE index, 3 bits */

@@ -33,6 +33,10 @@
 //             DONE, which completes it (opcode RDMA_READ)
 //   R_FINISH  completion (written when signaled or failed) + sq_ci++ and
 //             release of the QP (ERROR on failure)
+// A QP the firmware wrote to RESET (ctx_reset, the live state of the QP
+// served) takes no packet or DONE (dropped as unmatched); one it was
+// serving is released idle at the next step, without event or completion
+// (a scatter already under way finishes: the firmware's DRAIN waits).
 //
 // This engine never waits for a packet buffer, so packets carrying buffers
 // always drain from the link even while the send engine waits for one.
@@ -154,9 +158,10 @@ module hca_req_resp #(
   assign cqn       = `HCA_QP_CTX_SEND_CQN(qpc_i);
   assign pd        = qpc_i[`HCA_QP_CTX_PD_LSB +: `HCA_PD_BITS];
 
-  logic in_range, match, rsp_err;
+  logic in_range, match, rsp_err, ctx_reset;
+  assign ctx_reset = `HCA_QP_CTX_STATE(qpc_i) == `HCA_QP_STATE_RESET;
   assign in_range = qpn_q < 16'(1 << QW);
-  assign match    = in_range && look_inflight_i &&
+  assign match    = in_range && look_inflight_i && !ctx_reset &&
                     ((op_q == OP_DONE) ? look_evt_wait_i : !look_evt_wait_i && pk_psn == psn_q);
   assign rsp_err  = `HCA_DMA_RSP_ERR(dma_rsp_i);
 
@@ -175,6 +180,7 @@ module hca_req_resp #(
     .to_host_i       (1'b1),
     .rights_i        (`HCA_ACCESS_W'(1 << `HCA_ACCESS_LOCAL_WRITE_BIT)),
     .pd_i            (pd),
+    .qpn_i           (qpn_q),
     .off_i           (off_q),
     .len_i           (len_q),
     .buf_i           (pbuf_q),
@@ -298,7 +304,10 @@ module hca_req_resp #(
         if (free_ready_i || len_q == 32'd0) begin
           state_d = R_IDLE;
           if (claimed_q) begin
-            if (err_q) begin
+            if (ctx_reset) begin
+              rel_valid_o = 1'b1;
+              rel_kind_o  = REL_IDLE;
+            end else if (err_q) begin
               state_d = R_FINISH;
             end else if (last_q && pk_read && op_q == `HCA_PKT_OP_READ_RESP) begin
               state_d = R_FINISH;
@@ -313,14 +322,18 @@ module hca_req_resp #(
         end
       end
       R_FINISH: begin
-        if (fin_ready_i) begin
+        if (fin_ready_i || ctx_reset) begin
           rel_valid_o = 1'b1;
           rel_kind_o  = REL_IDLE;
           state_d     = R_IDLE;
         end
       end
       R_EVT: begin
-        if (evt_ready_i) begin
+        if (ctx_reset) begin
+          rel_valid_o = 1'b1;
+          rel_kind_o  = REL_IDLE;
+          state_d     = R_IDLE;
+        end else if (evt_ready_i) begin
           rel_valid_o = 1'b1;
           rel_kind_o  = REL_EVT;
           state_d     = R_IDLE;
@@ -347,7 +360,7 @@ module hca_req_resp #(
     `HCA_FW_EVENT_PD(evt_o)   = 32'(pd);
     `HCA_FW_EVENT_KEY(evt_o)  = pk_inv_key;
   end
-  assign evt_valid_o = state_q == R_EVT;
+  assign evt_valid_o = state_q == R_EVT && !ctx_reset;
 
   // ---------------------------------------------------------------- completion
 
@@ -362,7 +375,7 @@ module hca_req_resp #(
     `HCA_CQE_WQE_COUNTER(cqe) = {16'd0, sq_ci_i};
   end
   assign fin_o       = {qpn_q, cqn, pk_sig || err_q, err_q, cqe};
-  assign fin_valid_o = state_q == R_FINISH;
+  assign fin_valid_o = state_q == R_FINISH && !ctx_reset;
 
   // ---------------------------------------------------------------- registers
   always_ff @(posedge clk_i or negedge rst_ni) begin

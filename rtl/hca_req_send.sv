@@ -30,6 +30,14 @@
 //   QP -> ERROR. Packets sent before that are dropped by the responder.
 //   S_FREE    give back the buffer of a failed chunk
 //   S_FINISH  completion (always written: errors and flushes) + release
+//   The firmware writing the QP to RESET (MODIFY_QP RESET, DESTROY_QP)
+//   while this engine holds it (ctx_reset: the context read port follows
+//   the live state) stops it at its next step, before any further DMA,
+//   packet or event: S_FETCH/S_DECODE/S_CHECK/S_ALLOC/S_EVT go to S_FINISH,
+//   S_GATHER/S_TX (holding a buffer) to S_FREE, and S_FINISH releases the
+//   QP without a completion. A mover already working finishes first: its
+//   DMAs were key-checked before the RESET, the firmware's DRAIN waits
+//   for them.
 //
 // SEND_WITH_INV is a SEND whose packets are SEND_INV carrying inv_key;
 // RDMA_READ_WITH_INV a READ whose park entry asks the response engine for a
@@ -186,8 +194,12 @@ module hca_req_send #(
   logic len_ovf;
   assign len_ovf = msg_len33[32];
 
-  logic       ctx_reset, rsp_err;
-  assign ctx_reset = `HCA_QP_CTX_STATE(qpc_i) == `HCA_QP_STATE_RESET;
+  // ctx_reset: the QP is in RESET now, or was at some cycle since it was
+  // claimed (gone_q, sticky until the release): a QP reset and connected
+  // anew while a WQE fetch was outstanding is not served with the old WQE.
+  logic       ctx_reset, ctx_reset_now, gone_q, rsp_err;
+  assign ctx_reset_now = `HCA_QP_CTX_STATE(qpc_i) == `HCA_QP_STATE_RESET;
+  assign ctx_reset     = ctx_reset_now || gone_q;
   assign rsp_err   = `HCA_DMA_RSP_ERR(dma_rsp_i);
 
   // Completion opcode of a WR opcode (also for the ones not served yet).
@@ -237,6 +249,7 @@ module hca_req_send #(
     .to_host_i       (1'b0),
     .rights_i        (is_read ? `HCA_ACCESS_W'(1 << `HCA_ACCESS_LOCAL_WRITE_BIT) : `HCA_ACCESS_W'(0)),
     .pd_i            (pd_q),
+    .qpn_i           (16'(qpn_q)),
     .off_i           ((state_q == S_DECODE) ? 32'd0 : off_q),
     .len_i           ((state_q == S_DECODE) ? msg_len : chunk),
     .buf_i           (alloc_id_i),
@@ -273,7 +286,7 @@ module hca_req_send #(
         {41'd0, sq_ci_q & 16'((17'd1 << sq_log_q) - 17'd1), 7'd0};
   end
 
-  assign dma_req_valid_o = (state_q == S_FETCH) || mv_dma_valid;
+  assign dma_req_valid_o = (state_q == S_FETCH && !ctx_reset) || mv_dma_valid;
   assign dma_req_o       = (state_q == S_FETCH) ? fetch_req : mv_dma_req;
   assign dma_rsp_ready_o = (state_q == S_FWAIT) || mv_dma_rsp_ready;
 
@@ -303,7 +316,9 @@ module hca_req_send #(
         end
       end
       S_FETCH: begin
-        if (dma_req_ready_i) begin
+        if (ctx_reset) begin
+          state_d = S_FINISH;
+        end else if (dma_req_ready_i) begin
           state_d = S_FWAIT;
         end
       end
@@ -320,7 +335,9 @@ module hca_req_send #(
       end
       S_DECODE: begin
         err_d = 1'b1;
-        if (err_state_q) begin
+        if (ctx_reset) begin
+          state_d  = S_FINISH;
+        end else if (err_state_q) begin
           status_d = `HCA_WC_STATUS_WR_FLUSH_ERR;
           state_d  = S_FINISH;
         end else if (malformed) begin
@@ -341,7 +358,9 @@ module hca_req_send #(
       S_CHECK: begin
         if (mv_done) begin
           off_d = '0;
-          if (mv_status != 2'd0) begin
+          if (ctx_reset) begin
+            state_d  = S_FINISH;
+          end else if (mv_status != 2'd0) begin
             status_d = `HCA_WC_STATUS_LOC_PROT_ERR;
             err_d    = 1'b1;
             state_d  = S_FINISH;
@@ -353,8 +372,10 @@ module hca_req_send #(
         end
       end
       S_ALLOC: begin
-        alloc_ready_o = !nak_i;
-        if (nak_i) begin
+        alloc_ready_o = !nak_i && !ctx_reset;
+        if (ctx_reset) begin
+          state_d  = S_FINISH;
+        end else if (nak_i) begin
           status_d = nak_syn_i;
           err_d    = 1'b1;
           state_d  = S_FINISH;
@@ -366,7 +387,9 @@ module hca_req_send #(
       end
       S_GATHER: begin
         if (mv_done) begin
-          if (nak_i) begin
+          if (ctx_reset) begin
+            state_d  = S_FREE;
+          end else if (nak_i) begin
             status_d = nak_syn_i;
             err_d    = 1'b1;
             state_d  = S_FREE;
@@ -381,7 +404,11 @@ module hca_req_send #(
         end
       end
       S_TX: begin
-        if (tx_ready_i) begin
+        if (ctx_reset && is_read) begin
+          state_d = S_FINISH;                      // a READ_REQ holds no buffer
+        end else if (ctx_reset) begin
+          state_d = S_FREE;
+        end else if (tx_ready_i) begin
           if (nak_i) begin
             status_d = nak_syn_i;
             err_d    = 1'b1;
@@ -400,12 +427,14 @@ module hca_req_send #(
         end
       end
       S_FINISH: begin
-        if (fin_ready_i) begin
+        if (fin_ready_i || ctx_reset) begin
           state_d = S_IDLE;
         end
       end
       S_EVT: begin
-        if (evt_ready_i) begin
+        if (ctx_reset) begin
+          state_d = S_FINISH;
+        end else if (evt_ready_i) begin
           state_d = S_IDLE;
         end
       end
@@ -416,10 +445,10 @@ module hca_req_send #(
   // Releases of the QP (the S_CTX, S_TX and S_FINISH exits to S_IDLE above),
   // continuous assigns of the few inputs they need: the wrapper feeds them
   // back into the response engine's claim in the same cycle.
-  assign rel_evt_o      = state_q == S_EVT && evt_ready_i;
-  assign rel_inflight_o = (state_q == S_TX && tx_ready_i && !nak_i && (is_read || last_chunk)) ||
+  assign rel_evt_o      = state_q == S_EVT && evt_ready_i && !ctx_reset;
+  assign rel_inflight_o = (state_q == S_TX && tx_ready_i && !nak_i && (is_read || last_chunk) && !ctx_reset) ||
                           rel_evt_o;
-  assign rel_valid_o    = rel_inflight_o || (state_q == S_FINISH && fin_ready_i) ||
+  assign rel_valid_o    = rel_inflight_o || (state_q == S_FINISH && (fin_ready_i || ctx_reset)) ||
                           (state_q == S_CTX && ctx_reset);
 
   assign qpn_o        = (state_q == S_IDLE) ? 16'(sched_qpn_i) : 16'(qpn_q);
@@ -452,7 +481,7 @@ module hca_req_send #(
     `HCA_PKT_MSG_LEN(tx_o) = msg_len;
     `HCA_PKT_OFFSET(tx_o)  = is_read ? 32'd0 : off_q;
   end
-  assign tx_valid_o = state_q == S_TX;
+  assign tx_valid_o = state_q == S_TX && !ctx_reset;
 
   // ---------------------------------------------------------------- event
   // The WQE's fr_* fields are fw_event's params, iova, length, list
@@ -480,7 +509,7 @@ module hca_req_send #(
     // registrations: the MR the WR names (sq_wqe.rkey); 0 for LOCAL_INV
     `HCA_FW_EVENT_MR_KEY(evt_o) = (op_q == `HCA_WR_OPCODE_LOCAL_INV) ? 32'd0 : rkey_q;
   end
-  assign evt_valid_o = state_q == S_EVT;
+  assign evt_valid_o = state_q == S_EVT && !ctx_reset;
 
   // ---------------------------------------------------------------- park and finish
   // {psn, wc opcode, READ_INV after the last byte, signaled, num_sge, msg_len,
@@ -500,12 +529,13 @@ module hca_req_send #(
   end
   // A flush does not move the QP (it is in ERROR already); the rest do.
   assign fin_o       = {16'(qpn_q), cqn_q, 1'b1, err_q && !err_state_q, cqe};
-  assign fin_valid_o = state_q == S_FINISH;
+  assign fin_valid_o = state_q == S_FINISH && !ctx_reset;
 
   // ---------------------------------------------------------------- registers
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q  <= S_IDLE;
+      gone_q   <= 1'b0;
       qpn_q    <= '0;
       off_q    <= '0;
       buf_q    <= '0;
@@ -513,6 +543,8 @@ module hca_req_send #(
       err_q    <= 1'b0;
     end else begin
       state_q  <= state_d;
+      // (qpc_i describes the claimed QP from S_CTX on, not in S_IDLE)
+      gone_q   <= state_q != S_IDLE && state_d != S_IDLE && ctx_reset;
       off_q    <= off_d;
       buf_q    <= buf_d;
       status_q <= status_d;

@@ -48,6 +48,7 @@ module hca_resp_place #(
   input  wire logic [`HCA_DMA_OP_W-1:0]       dma_op_i,
   input  wire logic [7:0]                     buf_i,
   input  wire logic [`HCA_PD_BITS-1:0]        pd_i,
+  input  wire logic [15:0]                    qpn_i,     // the QP whose work this is (dma_req qpn)
   input  wire logic [`HCA_ACCESS_W-1:0]       rights_i,
   input  wire logic                           remote_i,
   input  wire logic [PIECES*64-1:0]           va_i,
@@ -204,6 +205,7 @@ module hca_resp_place #(
     `HCA_DMA_REQ_ADDR(dma_req_o)    = out_pa;
     `HCA_DMA_REQ_BUF_OFF(dma_req_o) = boff_q;
     `HCA_DMA_REQ_KEY(dma_req_o)     = key_i[out_pc*32 +: 32];
+    `HCA_DMA_REQ_QPN(dma_req_o)     = 32'(qpn_i);
   end
 
   // ---------------------------------------------------------------- control

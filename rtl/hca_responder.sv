@@ -417,6 +417,7 @@ module hca_responder #(
     .dma_op_i        (job_op),
     .buf_i           (job_buf),
     .pd_i            (c_pd_q),
+    .qpn_i           (16'(qpn_q)),
     .rights_i        (job_rights),
     .remote_i        (job_remote),
     .va_i            (job_va),
@@ -577,8 +578,14 @@ module hca_responder #(
   assign rx_dqpn     = `HCA_PKT_DST_QPN(rx_i);
   assign rx_qpn      = rx_dqpn < 16'(MAX_QP) ? rx_dqpn[5:0] : 6'd0;
 
-  logic                  st_rts;
+  logic                  st_rts, st_reset;
   assign st_rts = qp_state_i == `HCA_QP_STATE_RTS;
+  // The firmware wrote the QP to RESET (MODIFY_QP RESET, DESTROY_QP) while
+  // a packet of it was being served: no placement starts after (the two
+  // ways into S_GO after a wait check it; the others follow an RTS check
+  // by a cycle), and no receive completion or rq_ci++ is written. A
+  // placement already started finishes: the firmware's DRAIN waits for it.
+  assign st_reset = qp_state_i == `HCA_QP_STATE_RESET;
 
   logic [5:0] scan_next;
   assign scan_next = 32'(scan_p_q) + 32'd1 >= 32'(MAX_QP) ? 6'd1 : scan_p_q + 6'd1;
@@ -732,7 +739,9 @@ module hca_responder #(
       end
 
       S_SEND_PLAN: begin
-        if (wqe_bad) begin
+        if (st_reset) begin
+          ev_drop = 1'b1;             // reset while its WQE was fetched
+        end else if (wqe_bad) begin
           fin      = 1'b1;
           a_cpl    = 1'b1;
           a_status = `HCA_WC_STATUS_LOC_QP_OP_ERR;
@@ -801,6 +810,9 @@ module hca_responder #(
                                   p_dqpn_q, p_sqpn_q, p_psn_q);
               a_err    = 1'b1;
               a_free   = pkt_has_buf;
+            end else if (whole_q && p_len_q != 32'd0 && st_reset) begin
+              fin    = 1'b1;          // reset after the whole-range check: place nothing
+              a_free = pkt_has_buf;
             end else if (whole_q && p_len_q != 32'd0) begin
               state_d = S_GO;         // the whole message may be written: now this packet
               whole_d = 1'b0;
@@ -935,14 +947,14 @@ module hca_responder #(
 
     if (fin) begin
       state_d    = S_FINISH;
-      inc_pend_d = a_inc;
+      inc_pend_d = a_inc && !st_reset;
       err_pend_d = a_err;
       err_wait_d = a_err;
       if (a_tx) begin
         tx_pend_d = 1'b1;
         tx_d      = a_tx_pkt;
       end
-      if (a_cpl) begin
+      if (a_cpl && !st_reset) begin
         cpl_pend_d = 1'b1;
         cqe_d      = recv_cqe(a_wr_id, a_status, a_byte_len, qpn_q, c_rqci_q, a_inv, p_invkey_q);
         cqn_d      = c_cqn_q;

@@ -34,6 +34,7 @@ module hca_sge_mover #(
   input  logic                          to_host_i,
   input  logic [`HCA_ACCESS_W-1:0]      rights_i,
   input  logic [`HCA_PD_BITS-1:0]       pd_i,
+  input  logic [15:0]                   qpn_i,      // the QP whose work this is (dma_req qpn)
   input  logic [31:0]                   off_i,
   input  logic [31:0]                   len_i,
   input  logic [7:0]                    buf_i,
@@ -81,6 +82,7 @@ module hca_sge_mover #(
   logic         chk_q, host_q;
   logic [3:0]   rights_q;
   logic [23:0]  pd_q;
+  logic [15:0]  qpn_q;
   logic [32:0]  lo_q, hi_q;          // the range, 33 bits: off + len cannot wrap
   logic [7:0]   buf_q;
   logic [2:0]   i_q, i_d;            // SGE index
@@ -208,6 +210,7 @@ module hca_sge_mover #(
     `HCA_DMA_REQ_ADDR(dma_req_o)    = xs_pa_i;
     `HCA_DMA_REQ_BUF_OFF(dma_req_o) = boff_q;
     `HCA_DMA_REQ_KEY(dma_req_o)     = sg_key;
+    `HCA_DMA_REQ_QPN(dma_req_o)     = 32'(qpn_q);
   end
   assign dma_req_valid_o = state_q == M_DMA;
 
@@ -231,6 +234,7 @@ module hca_sge_mover #(
       host_q   <= to_host_i;
       rights_q <= rights_i;
       pd_q     <= pd_i;
+      qpn_q    <= qpn_i;
       lo_q     <= {1'b0, off_i};
       hi_q     <= {1'b0, off_i} + {1'b0, len_i};
       buf_q    <= buf_i;

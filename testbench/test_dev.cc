@@ -85,9 +85,12 @@ TEST_P(Device, ProtectionDomainsAreUniqueAndCannotBeFreedWhileUsed)
     EXPECT_EQ(HCA_CMD_STATUS_BUSY, hcadrv_last_status(d.drv));
     ASSERT_EQ(0, hcadrv_dereg_mr(d.drv, &mr));
     EXPECT_EQ(0, hcadrv_dealloc_pd(d.drv, a));
-    EXPECT_EQ(-ENOENT, hcadrv_dealloc_pd(d.drv, a)) << "freed twice";
-    EXPECT_EQ(-ENOENT, hcadrv_dealloc_pd(d.drv, 0));
-    EXPECT_EQ(-ENOENT, hcadrv_dealloc_pd(d.drv, 0xffffff));
+    // Not allocated (freed twice, never a PD): EINVAL (SEMANTICS.md "QP, CQ and
+    // PD lifecycle"); the device's answer is BAD_INDEX.
+    EXPECT_EQ(-EINVAL, hcadrv_dealloc_pd(d.drv, a)) << "freed twice";
+    EXPECT_EQ(HCA_CMD_STATUS_BAD_INDEX, hcadrv_last_status(d.drv));
+    EXPECT_EQ(-EINVAL, hcadrv_dealloc_pd(d.drv, 0));
+    EXPECT_EQ(-EINVAL, hcadrv_dealloc_pd(d.drv, 0xffffff));
     hcadrv_mr_t m2;
     EXPECT_EQ(-ENOENT, hcadrv_alloc_mr(d.drv, a, HCA_MKEY_KIND_FAST_REG, 4, &m2)) << "MR in a freed PD";
 }

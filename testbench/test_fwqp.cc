@@ -87,6 +87,7 @@ unsigned ctx_run(unsigned op, uint32_t index)
         return HCA_FWP_RESULT_BUSY; // what ctx_run answers when the port never finishes
     switch (op) {
     case HCA_CTX_OP_NOP: return HCA_FWP_RESULT_OK;
+    case HCA_CTX_OP_DRAIN: return HCA_FWP_RESULT_OK;
     case HCA_CTX_OP_WRITE_QPC:
         if (index >= HCA_MAX_QP || M->write_qpcs++ == M->fail_write_qpc)
             return HCA_FWP_RESULT_BAD_INDEX;
@@ -252,6 +253,9 @@ TEST_F(FwQueues, CreateQpWritesTheContextAndCountsItsUsers)
     hca_qp_ctx_t zero;
     memset(&zero, 0, sizeof zero);
     EXPECT_EQ(0, memcmp(&zero, &mock.qp[qpn], sizeof zero)) << "RESET, everything cleared";
+    ASSERT_GE(mock.log.size(), 2u);
+    EXPECT_EQ((unsigned)HCA_CTX_OP_WRITE_QPC, mock.log[mock.log.size() - 2].op) << "the RESET first";
+    EXPECT_EQ((unsigned)HCA_CTX_OP_DRAIN, mock.log.back().op) << "then the fence, before the answer";
     EXPECT_EQ((unsigned)HCA_CMD_STATUS_BAD_INDEX, qp_destroy(qpn));
     EXPECT_EQ((unsigned)HCA_CMD_STATUS_OK, cq_destroy(c1));
     EXPECT_EQ((unsigned)HCA_CMD_STATUS_OK, cq_destroy(c2));
@@ -340,6 +344,71 @@ TEST_F(FwQueues, ConnectPutsBothInRtsAsEachOthersPeer)
     ASSERT_EQ((unsigned)HCA_CMD_STATUS_OK, create_qp(qp_in(c, c), &s));
     ASSERT_EQ((unsigned)HCA_CMD_STATUS_OK, qp_connect(s | s << 16));
     EXPECT_EQ(s, mock.qp[s].remote_qpn);
+}
+
+// MODIFY_QP: ERROR is written as is (the engine flushes); RESET is written and
+// fenced with a DRAIN, the peer forgotten, and CONNECT_QP takes the QP again.
+// Refusals (no such QP, a state other than RESET/ERROR, the engine refusing)
+// leave the shadow as it was.
+TEST_F(FwQueues, ModifyQpErrorFlushesResetFencesAndReconnects)
+{
+    uint32_t c = 0, a = 0, b = 0;
+    ASSERT_EQ((unsigned)HCA_CMD_STATUS_OK, create_cq(0x1000, 4, &c));
+    ASSERT_EQ((unsigned)HCA_CMD_STATUS_OK, create_qp(qp_in(c, c), &a));
+    ASSERT_EQ((unsigned)HCA_CMD_STATUS_OK, create_qp(qp_in(c, c), &b));
+    ASSERT_EQ((unsigned)HCA_CMD_STATUS_OK, qp_connect(a | b << 16));
+    EXPECT_EQ((unsigned)HCA_CMD_STATUS_BAD_INDEX, qp_modify(9u | HCA_QP_STATE_RESET << 16));
+    EXPECT_EQ((unsigned)HCA_CMD_STATUS_BAD_PARAM, qp_modify(a | HCA_QP_STATE_RTS << 16));
+    EXPECT_EQ((unsigned)HCA_CMD_STATUS_BAD_PARAM, qp_modify(a | 3u << 16));
+    EXPECT_NE(std::string::npos, mock.console.find("MODIFY_QP: state")) << mock.console;
+    EXPECT_EQ((unsigned)HCA_QP_STATE_RTS, hca_qp_ctx_get_state(&mock.qp[a])) << "refusals wrote nothing";
+
+    const size_t drains = writes(HCA_CTX_OP_DRAIN);
+    ASSERT_EQ((unsigned)HCA_CMD_STATUS_OK, qp_modify(a | HCA_QP_STATE_ERROR << 16));
+    EXPECT_EQ((unsigned)HCA_QP_STATE_ERROR, hca_qp_ctx_get_state(&mock.qp[a]));
+    EXPECT_EQ(b, mock.qp[a].remote_qpn) << "ERROR keeps the peer";
+    EXPECT_EQ(drains, writes(HCA_CTX_OP_DRAIN)) << "ERROR is no fence";
+    EXPECT_EQ((unsigned)HCA_CMD_STATUS_BAD_PARAM, qp_connect(a | b << 16)) << "ERROR is not RESET";
+
+    // The engine refusing the RESET write: nothing changes.
+    mock.fail_write_qpc = mock.write_qpcs;
+    EXPECT_EQ((unsigned)HCA_CMD_STATUS_INTERNAL, qp_modify(a | HCA_QP_STATE_RESET << 16));
+    EXPECT_EQ((unsigned)HCA_CMD_STATUS_BAD_PARAM, qp_connect(a | b << 16)) << "still ERROR in the shadow";
+
+    ASSERT_EQ((unsigned)HCA_CMD_STATUS_OK, qp_modify(a | HCA_QP_STATE_RESET << 16));
+    ASSERT_EQ((unsigned)HCA_CMD_STATUS_OK, qp_modify(b | HCA_QP_STATE_RESET << 16));
+    EXPECT_EQ(drains + 2, writes(HCA_CTX_OP_DRAIN)) << "each RESET fenced";
+    EXPECT_EQ((unsigned)HCA_CTX_OP_DRAIN, mock.log.back().op);
+    EXPECT_EQ((unsigned)HCA_QP_STATE_RESET, hca_qp_ctx_get_state(&mock.qp[a]));
+    EXPECT_EQ(0u, mock.qp[a].remote_qpn);
+    EXPECT_EQ(0x200000000ull, mock.qp[a].sq_base) << "RESET keeps the rings";
+    ASSERT_EQ((unsigned)HCA_CMD_STATUS_OK, qp_connect(a | b << 16)) << mock.console;
+    EXPECT_EQ((unsigned)HCA_QP_STATE_RTS, hca_qp_ctx_get_state(&mock.qp[a]));
+    EXPECT_EQ(b, mock.qp[a].remote_qpn);
+    // Destroyed QPs are gone for MODIFY_QP too; the number is reused.
+    ASSERT_EQ((unsigned)HCA_CMD_STATUS_OK, qp_destroy(a));
+    EXPECT_EQ((unsigned)HCA_CMD_STATUS_BAD_INDEX, qp_modify(a | HCA_QP_STATE_ERROR << 16));
+    uint32_t again = 0;
+    ASSERT_EQ((unsigned)HCA_CMD_STATUS_OK, create_qp(qp_in(c, c), &again));
+    EXPECT_EQ(a, again) << "the lowest free number";
+}
+
+// QUERY_DEVICE's queue limits: the ABI's, and 0 without a WQE engine.
+TEST_F(FwQueues, QueueCapsAreTheAbiLimits)
+{
+    hca_query_device_out_t q = {};
+    qp_caps(&q);
+    EXPECT_EQ((uint32_t)HCA_MAX_QP - 1, q.max_qp);
+    EXPECT_EQ((uint32_t)HCA_MAX_CQ - 1, q.max_cq);
+    EXPECT_EQ(1u << HCA_QUEUE_LOG_MAX, q.max_qp_wr);
+    EXPECT_EQ(1u << HCA_QUEUE_LOG_MAX, q.max_cqe);
+    EXPECT_EQ((uint32_t)HCA_MAX_SEND_SGE, q.max_send_sge);
+    EXPECT_EQ((uint32_t)HCA_MAX_RECV_SGE, q.max_recv_sge);
+    qp_reset();
+    mock.engine = Engine::ABSENT;
+    hca_query_device_out_t none = {};
+    qp_caps(&none);
+    EXPECT_EQ(0u, none.max_qp | none.max_cq | none.max_qp_wr | none.max_cqe | none.max_send_sge | none.max_recv_sge);
 }
 
 TEST_F(FwQueues, WithoutAWqeEngineEveryQueueCommandIsBadOpAndAllocatesNothing)

@@ -847,6 +847,19 @@ TEST(Scenario, SchemaDrivenFieldChecks)
         {R"({"op":"check_mem","buf":"b0","same_as":{"buf":"b0"}})",
          R"(op check_mem: field "length": missing (an integer))"},
         {R"({"op":"reg_mr","mr":"m0","pd":"pd0"})", R"(op reg_mr: field "mr": "m0" is already bound (a mr, line 5))"},
+        // QP, CQ and PD lifecycle ops
+        {R"({"op":"modify_qp","qp":"qa","state":"RTS"})",
+         R"(op modify_qp: field "state": a QP is moved to RESET or ERROR (RTS is connect's))"},
+        {R"({"op":"modify_qp","qp":"qa"})", R"(op modify_qp: field "state": missing)"},
+        {R"({"op":"modify_qp","qp":"qa","state":"RESTE"})",
+         R"(op modify_qp: field "state": "RESTE" is not one of RESET, RTS, ERROR)"},
+        {R"({"op":"destroy_qp","qp":"cq0"})", R"(op destroy_qp: field "qp": "cq0" is a cq (line 2), expected a qp)"},
+        {R"({"op":"destroy_cq","cq":"cq0","expect_error":"EBUZY"})",
+         R"(op destroy_cq: field "expect_error": "EBUZY" is not one of OK, EINVAL, ENOMEM, EBUSY, ENOENT, EFAULT, )"
+         R"(EOPNOTSUPP, EIO, ETIMEDOUT, ENOTCONN, ENOSPC, EPERM, EAGAIN, EEXIST, ERANGE, ENOSYS)"},
+        {R"({"op":"dealloc_pd","pd":"pd9"})", R"(op dealloc_pd: field "pd": "pd9" is not bound by any earlier line)"},
+        {R"({"op":"destroy_qp","qp":"qa","force":true})",
+         R"(op destroy_qp: field "force": unknown field)"},
     };
     for (auto &c : cases) {
         std::string text = prefix + c.first + "\n";

@@ -181,6 +181,12 @@ TEST_P(Verbs, QueueCommandCosts)
     unsigned st = 0;
     ASSERT_EQ(0, hcadrv_query_qp(d.drv, &a, &st));
     const uint64_t query = hcadrv_last_cmd_cycles(d.drv);
+    ASSERT_EQ(0, hcadrv_modify_qp(d.drv, &a, HCA_QP_STATE_ERROR));
+    const uint64_t modify_error = hcadrv_last_cmd_cycles(d.drv);
+    ASSERT_EQ(0, hcadrv_modify_qp(d.drv, &a, HCA_QP_STATE_RESET));
+    const uint64_t modify_reset = hcadrv_last_cmd_cycles(d.drv);
+    ASSERT_EQ(0, hcadrv_modify_qp(d.drv, &b, HCA_QP_STATE_RESET));
+    ASSERT_EQ(0, hcadrv_connect(d.drv, &a, &b));
     ASSERT_EQ(0, hcadrv_destroy_qp(d.drv, &a));
     const uint64_t destroy_qp = hcadrv_last_cmd_cycles(d.drv);
     ASSERT_EQ(0, hcadrv_destroy_qp(d.drv, &b));
@@ -192,7 +198,9 @@ TEST_P(Verbs, QueueCommandCosts)
     RecordProperty("query_qp_cycles", std::to_string(query));
     RecordProperty("destroy_qp_cycles", std::to_string(destroy_qp));
     RecordProperty("destroy_cq_cycles", std::to_string(destroy_cq));
-    for (uint64_t c : {create_cq, create_qp, connect, query, destroy_qp, destroy_cq})
+    RecordProperty("modify_qp_error_cycles", std::to_string(modify_error));
+    RecordProperty("modify_qp_reset_cycles", std::to_string(modify_reset));
+    for (uint64_t c : {create_cq, create_qp, connect, query, destroy_qp, destroy_cq, modify_error, modify_reset})
         EXPECT_LT(c, 20000u) << "a queue command should take a few host round trips, not more";
 }
 

@@ -24,6 +24,12 @@ GTEST_BINS += $(BIN)/test_verbs
 $(BIN)/test_verbs: $(OBJ)/testbench/test_verbs.o $(HCASIM_LIBS) $(FW_IMAGE)
 	$(call link_bin,$(GTEST_LIBS))
 
+# QP, CQ and PD lifecycle, with the QP firmware mutant proven caught (testbench/test_lifecycle.cc).
+GTEST_BINS += $(BIN)/test_lifecycle
+$(OBJ)/testbench/test_lifecycle.o: ALL_CXXFLAGS += -DFW_MUTANT_QP_NO_DRAIN='"$(FW_MUTANT_QP_NO_DRAIN)"'
+$(BIN)/test_lifecycle: $(OBJ)/testbench/test_lifecycle.o $(HCASIM_LIBS) $(FW_IMAGE) $(FW_MUTANT_QP_NO_DRAIN)
+	$(call link_bin,$(GTEST_LIBS))
+
 GTEST_BINS += $(BIN)/test_memmgt
 $(OBJ)/testbench/test_memmgt.o: ALL_CXXFLAGS += -DFW_MUTANT_NO_DRAIN='"$(FW_MUTANT_NO_DRAIN)"'
 $(BIN)/test_memmgt: $(OBJ)/testbench/test_memmgt.o $(HCASIM_LIBS) $(FW_IMAGE) $(FW_MUTANT_NO_DRAIN)

@@ -44,6 +44,7 @@ MUTANTS = {
     "no_drain_readinv": ("fw", "RDMA_READ_WITH_INV's READ_INV answers without the ctx DRAIN"),
     "no_drain_destroy": ("fw", "DESTROY_MKEY frees the slot without the ctx DRAIN"),
     "peer_no_drain":    ("fw", "a peer client's invalidate callback answers before the DRAIN"),
+    "qp_no_drain":      ("fw", "DESTROY_QP and MODIFY_QP RESET answer without the ctx DRAIN"),
     "no_fence":         ("rtl", "the translation unit answers INVALIDATE before its in-flight requests finish"),
     "resp_no_recheck":  ("rtl", "a remote key that passed once is trusted after (responder: no per-packet re-check)"),
     "req_no_recheck":   ("rtl", "a local key that passed once is trusted after (requester: no per-chunk re-check)"),
@@ -61,6 +62,7 @@ FAMILIES = [
     ("soak_mm_*",            ["no_drain", "no_drain_linv", "no_drain_rinv", "no_drain_readinv",
                               "no_fence", "resp_no_recheck", "req_no_recheck"]),
     ("regress_sinv_*",       ["no_drain_rinv", "no_fence", "resp_no_recheck"]),
+    ("qp_lifecycle_destroy_inflight", ["qp_no_drain"]),
 ]
 
 # The RTL slice `make test` runs: for each RTL mutant, the file that must kill

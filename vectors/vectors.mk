@@ -71,6 +71,7 @@ peer-races-fresh:
 
 CHECKS += peer-races-fresh
 
+
 # Race sweeps of LOCAL_INV (of a KLM entry's MR, and of the indirect MR) against
 # multi-chunk RDMA through an indirect key: vectors/directed/klm_race_*.jsonl
 # (`make scenarios` runs them on both engines; test_klm_mutant proves the entry

@@ -296,7 +296,7 @@ enum hca_cmd_op {
     HCA_CMD_OP_NOP = 0, /* completes with OK */
     HCA_CMD_OP_QUERY_DEVICE = 1, /* out mailbox <- query_device_out */
     HCA_CMD_OP_ALLOC_PD = 2, /* OUT_IMM <- a new PD number */
-    HCA_CMD_OP_DEALLOC_PD = 3, /* IN_MOD = PD; refused (BUSY) while an MR uses it */
+    HCA_CMD_OP_DEALLOC_PD = 3, /* IN_MOD = PD; refused (BUSY) while an MR or a QP uses it, BAD_INDEX when not allocated */
     HCA_CMD_OP_CREATE_MKEY = 4, /* in mailbox = create_mkey_in; OUT_IMM <- the new key */
     HCA_CMD_OP_DESTROY_MKEY = 5, /* IN_MOD = key: invalidate-and-fence, then free the slot */
     HCA_CMD_OP_QUERY_MKEY = 6, /* IN_MOD = MPT index; out mailbox <- the device's mpt_entry (debug) */
@@ -304,13 +304,14 @@ enum hca_cmd_op {
     HCA_CMD_OP_DESTROY_CQ = 8, /* IN_MOD = CQ number; refused (BUSY) while a QP uses it */
     HCA_CMD_OP_CREATE_QP = 9, /* in mailbox = create_qp_in; OUT_IMM <- QP number (state RESET) */
     HCA_CMD_OP_CONNECT_QP = 10, /* IN_MOD = qpn | remote qpn << 16: both go to RTS, each the other's peer */
-    HCA_CMD_OP_DESTROY_QP = 11, /* IN_MOD = QP number */
+    HCA_CMD_OP_DESTROY_QP = 11, /* IN_MOD = QP number: a fence (no DMA of the QP after the answer, its WRs never complete), then the number is free */
     HCA_CMD_OP_QUERY_QP = 12, /* IN_MOD = QP number; out mailbox <- qp_ctx as the engine holds it */
     HCA_CMD_OP_QUERY_CQ = 13, /* IN_MOD = CQ number; out mailbox <- cq_ctx as the engine holds it (overflow flag included) */
     HCA_CMD_OP_INVALIDATE_MKEY = 14, /* IN_MOD = key: invalidate-and-fence, the MR -> FREE and its slot kept (a peer memory client's invalidate callback); BAD_OP on a device without peer invalidation (strap) */
+    HCA_CMD_OP_MODIFY_QP = 15, /* IN_MOD = qpn | qp_state << 16: RESET (queues emptied without completions, fenced like DESTROY_QP; CONNECT_QP again) or ERROR (outstanding WRs flush WR_FLUSH_ERR) */
 };
 #define HCA_CMD_OP_WIDTH 8u
-#define HCA_CMD_OP_MAX 14u
+#define HCA_CMD_OP_MAX 15u
 /** Name of a cmd_op value, or NULL when it has none. */
 static inline const char *hca_cmd_op_name(unsigned v)
 {
@@ -330,6 +331,7 @@ static inline const char *hca_cmd_op_name(unsigned v)
     case 12: return "QUERY_QP";
     case 13: return "QUERY_CQ";
     case 14: return "INVALIDATE_MKEY";
+    case 15: return "MODIFY_QP";
     default: return NULL;
     }
 }
@@ -724,7 +726,7 @@ static inline void hca_mtt_entry_set_pfn(hca_mtt_entry_t *s, uint64_t v)
     s->word = (s->word & ~((uint64_t)0xfffffffffffffULL << 12)) | ((v & 0xfffffffffffffULL) << 12);
 }
 
-/* query_device_out: QUERY_DEVICE output mailbox (48 bytes) */
+/* query_device_out: QUERY_DEVICE output mailbox (72 bytes) */
 typedef struct hca_query_device_out {
     uint32_t fw_version;
     uint32_t caps; /* dev_cap flags */
@@ -737,9 +739,15 @@ typedef struct hca_query_device_out {
     uint32_t max_mtt;
     uint32_t max_pd;
     uint32_t max_reg_pages;
+    uint32_t max_qp; /* QPs the device holds (numbers 1..max_qp) */
+    uint32_t max_cq; /* CQs the device holds (numbers 1..max_cq) */
+    uint32_t max_qp_wr; /* deepest send or receive queue */
+    uint32_t max_cqe; /* deepest CQ */
+    uint32_t max_send_sge;
+    uint32_t max_recv_sge;
     uint32_t reserved;
 } hca_query_device_out_t;
-HCA_STATIC_ASSERT(sizeof(hca_query_device_out_t) == 48, "hca_query_device_out_t size");
+HCA_STATIC_ASSERT(sizeof(hca_query_device_out_t) == 72, "hca_query_device_out_t size");
 HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, fw_version) == 0, "query_device_out.fw_version offset");
 HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, caps) == 4, "query_device_out.caps offset");
 HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, reserved_lkey) == 8, "query_device_out.reserved_lkey offset");
@@ -751,7 +759,13 @@ HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, max_mr) == 28, "query_device_
 HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, max_mtt) == 32, "query_device_out.max_mtt offset");
 HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, max_pd) == 36, "query_device_out.max_pd offset");
 HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, max_reg_pages) == 40, "query_device_out.max_reg_pages offset");
-HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, reserved) == 44, "query_device_out.reserved offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, max_qp) == 44, "query_device_out.max_qp offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, max_cq) == 48, "query_device_out.max_cq offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, max_qp_wr) == 52, "query_device_out.max_qp_wr offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, max_cqe) == 56, "query_device_out.max_cqe offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, max_send_sge) == 60, "query_device_out.max_send_sge offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, max_recv_sge) == 64, "query_device_out.max_recv_sge offset");
+HCA_STATIC_ASSERT(offsetof(hca_query_device_out_t, reserved) == 68, "query_device_out.reserved offset");
 
 /* create_mkey_in: CREATE_MKEY input mailbox (40 bytes) */
 typedef struct hca_create_mkey_in {
@@ -1099,7 +1113,8 @@ typedef struct hca_dma_req {
     uint64_t addr; /* host bus address */
     uint32_t buf_off;
     uint32_t key; /* the key this access goes through (0: a queue ring); for the protection checker */
-    uint64_t rsvd;
+    uint32_t qpn; /* the QP whose work a key-checked access is (0: none); for the protection checker */
+    uint32_t rsvd;
     uint64_t data[4]; /* WRITE_DATA payload */
 } hca_dma_req_t;
 HCA_STATIC_ASSERT(sizeof(hca_dma_req_t) == 64, "hca_dma_req_t size");
@@ -1108,7 +1123,8 @@ HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, len) == 4, "dma_req.len offset");
 HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, addr) == 8, "dma_req.addr offset");
 HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, buf_off) == 16, "dma_req.buf_off offset");
 HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, key) == 20, "dma_req.key offset");
-HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, rsvd) == 24, "dma_req.rsvd offset");
+HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, qpn) == 24, "dma_req.qpn offset");
+HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, rsvd) == 28, "dma_req.rsvd offset");
 HCA_STATIC_ASSERT(offsetof(hca_dma_req_t, data) == 32, "dma_req.data offset");
 /* dma_req.op: bits 0..3 of hdr. */
 #define HCA_DMA_REQ_OP_LSB 0u

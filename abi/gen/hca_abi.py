@@ -195,6 +195,7 @@ CMD_OP = {
     "QUERY_QP": 12,
     "QUERY_CQ": 13,
     "INVALIDATE_MKEY": 14,
+    "MODIFY_QP": 15,
 }
 CMD_OP_NOP = 0
 CMD_OP_QUERY_DEVICE = 1
@@ -211,6 +212,7 @@ CMD_OP_DESTROY_QP = 11
 CMD_OP_QUERY_QP = 12
 CMD_OP_QUERY_CQ = 13
 CMD_OP_INVALIDATE_MKEY = 14
+CMD_OP_MODIFY_QP = 15
 
 # cmd_status: mailbox command status (regs hcr, STATUS.status)
 CMD_STATUS = {
@@ -412,7 +414,7 @@ MTT_ENTRY_FIELDS = {
 }
 
 # query_device_out: QUERY_DEVICE output mailbox
-QUERY_DEVICE_OUT_SIZE = 48
+QUERY_DEVICE_OUT_SIZE = 72
 # field -> (bit offset from byte 0 bit 0, width)
 QUERY_DEVICE_OUT_FIELDS = {
     "fw_version": (0, 32),
@@ -426,7 +428,13 @@ QUERY_DEVICE_OUT_FIELDS = {
     "max_mtt": (256, 32),
     "max_pd": (288, 32),
     "max_reg_pages": (320, 32),
-    "reserved": (352, 32),
+    "max_qp": (352, 32),
+    "max_cq": (384, 32),
+    "max_qp_wr": (416, 32),
+    "max_cqe": (448, 32),
+    "max_send_sge": (480, 32),
+    "max_recv_sge": (512, 32),
+    "reserved": (544, 32),
 }
 
 # create_mkey_in: CREATE_MKEY input mailbox
@@ -561,7 +569,8 @@ DMA_REQ_FIELDS = {
     "addr": (64, 64),
     "buf_off": (128, 32),
     "key": (160, 32),
-    "rsvd": (192, 64),
+    "qpn": (192, 32),
+    "rsvd": (224, 32),
     "data[0]": (256, 64),
     "data[1]": (320, 64),
     "data[2]": (384, 64),

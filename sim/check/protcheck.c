@@ -152,6 +152,13 @@ typedef struct pbuf_owner {
     uint32_t psn;
 } pbuf_owner_t;
 
+/** A QP's fence (I6). */
+typedef struct qp_state {
+    uint64_t fenced_at; /**< last DESTROY_QP / MODIFY_QP RESET answer, NEVER if none */
+    uint64_t live_at;   /**< last connection after it, NEVER if none */
+    const char *why;
+} qp_state_t;
+
 typedef struct range {
     uint64_t addr, end; /**< [addr, end) */
     uint64_t at;
@@ -162,6 +169,7 @@ struct protcheck {
     pc_table_t keys; /* key -> key_state_t */
     pc_table_t msgs; /* pair -> msg_state_t */
     pc_table_t deps; /* indirect key -> dep_t */
+    pc_table_t qps;  /* qpn -> qp_state_t */
     pbuf_owner_t pbuf[PC_PBUFS];
     range_t *ranges;
     size_t nranges, ranges_cap;
@@ -213,7 +221,7 @@ int protcheck_create(protcheck_t **out)
     if (!pc)
         return -ENOMEM;
     if (tab_init(&pc->keys, sizeof(key_state_t)) || tab_init(&pc->msgs, sizeof(msg_state_t)) ||
-        tab_init(&pc->deps, sizeof(dep_t))) {
+        tab_init(&pc->deps, sizeof(dep_t)) || tab_init(&pc->qps, sizeof(qp_state_t))) {
         protcheck_destroy(pc);
         return -ENOMEM;
     }
@@ -238,6 +246,7 @@ void protcheck_destroy(protcheck_t *pc)
     tab_free(&pc->deps);
     tab_free(&pc->keys);
     tab_free(&pc->msgs);
+    tab_free(&pc->qps);
     free(pc->ranges);
     free(pc);
 }
@@ -248,6 +257,8 @@ void protcheck_reset(protcheck_t *pc)
         return;
     tab_clear(&pc->keys);
     tab_clear(&pc->msgs);
+    if (pc->qps.used)
+        tab_clear(&pc->qps);
     deps_clear(pc);
     memset(pc->pbuf, 0, sizeof pc->pbuf);
     pc->nranges = 0;
@@ -400,6 +411,36 @@ void protcheck_range_restore(protcheck_t *pc, uint64_t addr, uint64_t len)
     }
 }
 
+/* ---------------------------------------------------------------- QPs */
+
+void protcheck_qp_fenced(protcheck_t *pc, uint64_t cycle, uint32_t qpn, const char *why)
+{
+    if (!pc)
+        return;
+    int fresh;
+    qp_state_t *q = tab_get(&pc->qps, qpn, &fresh);
+    if (!q)
+        return;
+    if (fresh)
+        q->live_at = NEVER;
+    q->fenced_at = cycle;
+    q->why = why ? why : "fence";
+    pc->st.qp_fences++;
+}
+
+void protcheck_qp_live(protcheck_t *pc, uint64_t cycle, uint32_t qpn)
+{
+    qp_state_t *q = pc ? tab_find(&pc->qps, qpn) : NULL;
+    if (q)
+        q->live_at = cycle;
+}
+
+/* The fence of the QP whose DMA req is, or NULL: none, or not one of a QP. */
+static const qp_state_t *qp_fence(const protcheck_t *pc, const hca_dma_req_t *req)
+{
+    return req->qpn && pc->qps.count ? tab_find(&pc->qps, req->qpn) : NULL;
+}
+
 /* ---------------------------------------------------------------- DMA */
 
 static const char *dma_op_name(unsigned op)
@@ -472,6 +513,14 @@ int protcheck_dma_issue(protcheck_t *pc, uint64_t cycle, const hca_dma_req_t *re
             flagged = 1;
         }
     }
+    const qp_state_t *q = qp_fence(pc, req);
+    if (q && !flagged && (q->live_at == NEVER || q->live_at < q->fenced_at)) {
+        pc_breach(pc, cycle, req->key, req->addr,
+                  "I6: %s of %" PRIu32 " bytes of QP %" PRIu32 " issued %" PRIu64
+                  " cycles after its %s returned (cycle %" PRIu64 ")",
+                  dma_op_name(op), req->len, req->qpn, cycle - q->fenced_at, q->why, q->fenced_at);
+        flagged = 1;
+    }
     const range_t *r = pc->nranges ? revoked(pc, cycle, req->addr, req->len) : NULL;
     if (r && !flagged) {
         pc_breach(pc, cycle, req->key, req->addr,
@@ -509,6 +558,14 @@ void protcheck_dma_done(protcheck_t *pc, uint64_t issue_cycle, uint64_t cycle, c
                       k->fence_req_at);
             return;
         }
+    }
+    const qp_state_t *q = qp_fence(pc, req);
+    if (q && issue_cycle < q->fenced_at && q->fenced_at <= cycle) {
+        pc_breach(pc, cycle, req->key, req->addr,
+                  "I6: %s of %" PRIu32 " bytes of QP %" PRIu32 " issued at cycle %" PRIu64
+                  " reached memory at cycle %" PRIu64 ", after its %s returned (cycle %" PRIu64 ")",
+                  dma_op_name(op), req->len, req->qpn, issue_cycle, cycle, q->why, q->fenced_at);
+        return;
     }
     const range_t *r = pc->nranges ? revoked(pc, cycle, req->addr, req->len) : NULL;
     if (r)
@@ -663,6 +720,8 @@ static void on_event(void *ctx, const evlog_event_t *e)
     case EVLOG_KEY_VALID: protcheck_key_valid(pc, e->cycle, e->key); break;
     case EVLOG_KEY_DEPENDS: protcheck_key_depends(pc, e->cycle, e->key, e->keys, e->nkeys); break;
     case EVLOG_ENGINE_BUG: protcheck_report(pc, e->cycle, e->key, e->addr, "I5: engine bug: %s", e->what); break;
+    case EVLOG_QP_FENCED: protcheck_qp_fenced(pc, e->cycle, e->qpn, e->what); break;
+    case EVLOG_QP_LIVE: protcheck_qp_live(pc, e->cycle, e->qpn); break;
     default: break; /* completions: nothing to check */
     }
 }

@@ -33,7 +33,10 @@
  *       request, protcheck_key_invalidating(), to its completion: the device
  *       may fail checks anywhere in between) it placed none at all;
  *   I5  whatever the harness reports as an engine bug (protcheck_report()),
- *       e.g. a malformed DMA request.
+ *       e.g. a malformed DMA request;
+ *   I6  no key-checked DMA of a QP (dma_req.qpn) is issued after its
+ *       DESTROY_QP or MODIFY_QP RESET returned, until it is connected again,
+ *       and none issued before reaches memory after it returned.
  * A breach is recorded with its cycle, key, host address and a one-line
  * reason; checking goes on.
  *
@@ -78,6 +81,7 @@ typedef struct protcheck_stats {
                                      its KLM entries) had an invalidation requested at or after the message's
                                      first packet (READ_REQ) arrived and before the NAK: a chunk the responder
                                      refused because the key was invalidated under the running message */
+    uint64_t qp_fences;     /**< QP destroy / reset fences followed */
     uint64_t violations;    /**< breaches, kept or not */
 } protcheck_stats_t;
 
@@ -120,6 +124,14 @@ void protcheck_key_depends(protcheck_t *pc, uint64_t cycle, uint32_t key, const 
 int protcheck_range_revoke(protcheck_t *pc, uint64_t cycle, uint64_t addr, uint64_t len, const char *why);
 /** The range may be touched again (e.g. mapped anew). */
 void protcheck_range_restore(protcheck_t *pc, uint64_t addr, uint64_t len);
+
+/** QP qpn fenced in `cycle` (DESTROY_QP or MODIFY_QP RESET answered; `why`, a
+ *  static string, names it): a DMA of that QP (dma_req.qpn) issued from then
+ *  until protcheck_qp_live, or issued before and reaching memory after, is a
+ *  breach (I6). */
+void protcheck_qp_fenced(protcheck_t *pc, uint64_t cycle, uint32_t qpn, const char *why);
+/** QP qpn may do DMA again from `cycle` on (connected anew). */
+void protcheck_qp_live(protcheck_t *pc, uint64_t cycle, uint32_t qpn);
 
 /** A packet delivered to the engine's rx port / accepted from its tx port. */
 void protcheck_pkt_rx(protcheck_t *pc, uint64_t cycle, const hca_pkt_t *pkt);

@@ -186,6 +186,14 @@ static void mailbox_answered(hca_dev_t *d, uint32_t op)
         log_key(d, EVLOG_KEY_INVALID, d->hcr.in_mod, 0, "INVALIDATE_MKEY");
     else if (op == HCA_CMD_OP_CREATE_MKEY)
         log_key(d, EVLOG_KEY_VALID, d->hcr.out_imm, 0, NULL);
+    /* QPs: fenced by DESTROY_QP and MODIFY_QP RESET (IN_MOD = qpn | state << 16), live again once connected. */
+    const uint32_t qpn = d->hcr.in_mod & 0xffffu, arg = d->hcr.in_mod >> 16;
+    if (op == HCA_CMD_OP_DESTROY_QP || (op == HCA_CMD_OP_MODIFY_QP && arg == HCA_QP_STATE_RESET))
+        evlog_emit(&d->log, &(evlog_event_t){.kind = EVLOG_QP_FENCED, .cycle = d->now, .qpn = qpn,
+                                             .what = op == HCA_CMD_OP_DESTROY_QP ? "DESTROY_QP" : "MODIFY_QP RESET"});
+    else if (op == HCA_CMD_OP_CONNECT_QP)
+        for (int i = 0; i < 2; i++)
+            evlog_emit(&d->log, &(evlog_event_t){.kind = EVLOG_QP_LIVE, .cycle = d->now, .qpn = i ? arg : qpn});
 }
 
 static int fw_hcr_store(void *ctx, uint32_t off, unsigned size, uint32_t val)

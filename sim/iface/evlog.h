@@ -34,6 +34,8 @@ typedef enum evlog_kind {
     EVLOG_KEY_VALID,        /**< key valid from this cycle on (a registration carrying it completed) */
     EVLOG_KEY_DEPENDS,      /**< indirect key maps onto KLM entries with keys[0..nkeys) (a REG_INDIR_MR completed) */
     EVLOG_ENGINE_BUG,       /**< the harness saw the engine break its port contract (what: the reason) */
+    EVLOG_QP_FENCED,        /**< no DMA of QP qpn from this cycle on (DESTROY_QP / MODIFY_QP RESET answered; what: which) */
+    EVLOG_QP_LIVE,          /**< QP qpn may do DMA again from this cycle on (CONNECT_QP answered) */
     EVLOG_KINDS
 } evlog_kind_t;
 
@@ -51,6 +53,7 @@ typedef struct evlog_event {
     const char *what;           /**< KEY_INVALID: a static name; ENGINE_BUG: the reason */
     const uint32_t *keys;       /**< KEY_DEPENDS: the entries' keys */
     uint32_t nkeys;
+    uint32_t qpn;               /**< QP_FENCED, QP_LIVE */
 } evlog_event_t;
 
 typedef void (*evlog_fn_t)(void *ctx, const evlog_event_t *ev);

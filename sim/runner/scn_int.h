@@ -74,6 +74,13 @@ typedef struct rt_obj {
     hcadrv_peer_window_t *win;  /**< client: its peer memory client, registered with the driver */
     uint64_t page_size;         /**< client: its page size */
     int revoked;                /**< buf (peer): taken back by peer_invalidate since its last registration */
+    /** pd, cq, qp: destroyed (dealloc_pd, destroy_cq, destroy_qp succeeded). Its
+     *  number in the handle is 0 from then on, which the driver and device
+     *  refuse, so a later use of the name is an error and never reaches an
+     *  object that took the number again; number_was keeps it for reports
+     *  and CQE matching. */
+    int destroyed;
+    uint32_t number_was;
 } rt_obj_t;
 
 /** One posted work request, for latencies and the JSON result. */
@@ -179,6 +186,12 @@ int scn_op_alloc_pd(ctx_t *c, const json_value_t *o);
 int scn_op_create_cq(ctx_t *c, const json_value_t *o);
 int scn_op_create_qp(ctx_t *c, const json_value_t *o);
 int scn_op_connect(ctx_t *c, const json_value_t *o);
+int scn_op_modify_qp(ctx_t *c, const json_value_t *o);
+int scn_op_destroy_qp(ctx_t *c, const json_value_t *o);
+int scn_op_destroy_cq(ctx_t *c, const json_value_t *o);
+int scn_op_dealloc_pd(ctx_t *c, const json_value_t *o);
+/** A QP name's number: its QP's, or the one it had when destroyed. */
+uint32_t scn_qpn(ctx_t *c, int id);
 int scn_op_host_alloc(ctx_t *c, const json_value_t *o);
 int scn_op_host_write(ctx_t *c, const json_value_t *o);
 int scn_op_peer_client(ctx_t *c, const json_value_t *o); /* scn_ops_peer.c */

@@ -20,16 +20,18 @@ int scn_op_query_device(ctx_t *c, const json_value_t *o)
     static const char *const bools[] = {"mem_mgt_extensions", "read_with_inv", "indir_reg", "peer_memory"};
     static const char *const ints[] = {"fw_version", "max_fast_reg_page_list_len", "reserved_lkey",
                                        "max_indir_reg_list_len", "max_indirection", "max_mr", "max_mtt",
-                                       "max_pd", "max_reg_pages"};
+                                       "max_pd", "max_reg_pages", "max_qp", "max_cq", "max_qp_wr", "max_cqe",
+                                       "max_send_sge", "max_recv_sge"};
+    enum { NINTS = sizeof ints / sizeof ints[0] };
     scn_frame_t fr;
     scn_enter(c, "expect", 0, 0, &fr);
     rc = scn_fields_known(c, e);
     int bv[4] = {0};
-    uint64_t iv[9] = {0};
+    uint64_t iv[NINTS] = {0};
     uint32_t shifts = 0;
     for (int i = 0; i < 4 && !rc; i++)
         rc = scn_bool(c, e, bools[i], &bv[i]);
-    for (int i = 0; i < 9 && !rc; i++)
+    for (int i = 0; i < NINTS && !rc; i++)
         rc = scn_int(c, e, ints[i], 0, UINT32_MAX, &iv[i]);
     const json_value_t *ps = json_get(e, "page_shifts");
     if (!rc && ps) {
@@ -49,18 +51,20 @@ int scn_op_query_device(ctx_t *c, const json_value_t *o)
     if ((rc = hcadrv_query_device(scn_drv(c), &a)))
         return scn_refused(c, rc, "QUERY_DEVICE");
     const int got_b[4] = {a.mem_mgt_extensions, a.read_with_inv, a.indir_reg, a.peer_memory};
-    const uint64_t got_i[9] = {a.fw_version, a.max_fast_reg_page_list_len, a.reserved_lkey,
-                               a.max_indir_reg_list_len, a.max_indirection, a.max_mr, a.max_mtt, a.max_pd,
-                               a.max_reg_pages};
+    const uint64_t got_i[NINTS] = {a.fw_version, a.max_fast_reg_page_list_len, a.reserved_lkey,
+                                   a.max_indir_reg_list_len, a.max_indirection, a.max_mr, a.max_mtt, a.max_pd,
+                                   a.max_reg_pages, a.max_qp, a.max_cq, a.max_qp_wr, a.max_cqe, a.max_send_sge,
+                                   a.max_recv_sge};
+    _Static_assert(sizeof got_i / sizeof got_i[0] == NINTS, "a value per capability");
     scn_observe(c, "caps", "0x%x", a.caps);
-    for (int i = 0; i < 9; i++)
+    for (int i = 0; i < NINTS; i++)
         scn_observe(c, ints[i], "0x%" PRIx64, got_i[i]);
     scn_observe(c, "page_shifts", "0x%08x", a.page_shifts);
     for (int i = 0; i < 4; i++)
         if (json_get(e, bools[i]) && !!bv[i] != !!got_b[i])
             return scn_mismatch(c, "expected %s %s, got %s", bools[i], bv[i] ? "true" : "false",
                                 got_b[i] ? "true" : "false");
-    for (int i = 0; i < 9; i++)
+    for (int i = 0; i < NINTS; i++)
         if (json_get(e, ints[i]) && iv[i] != got_i[i])
             return scn_mismatch(c, "expected %s 0x%" PRIx64 " (%" PRIu64 "), got 0x%" PRIx64 " (%" PRIu64 ")",
                                 ints[i], iv[i], iv[i], got_i[i], got_i[i]);

@@ -136,8 +136,8 @@ static const char *cqe_differs(ctx_t *c, const cqe_exp_t *x, const hcadrv_wc_t *
         snprintf(b, n, "wc_flags %s, got %s", e, g);
     } else if ((x->has & E_INV) && x->inv_rkey != wc->invalidate_rkey)
         snprintf(b, n, "invalidate_rkey 0x%08x, got 0x%08x", x->inv_rkey, wc->invalidate_rkey);
-    else if ((x->has & E_QP) && scn_obj(c, x->qp)->qp.qpn != wc->qpn)
-        snprintf(b, n, "qp %s (qpn %u), got qpn %u", scn_sym(c, x->qp)->name, scn_obj(c, x->qp)->qp.qpn, wc->qpn);
+    else if ((x->has & E_QP) && scn_qpn(c, x->qp) != wc->qpn)
+        snprintf(b, n, "qp %s (qpn %u), got qpn %u", scn_sym(c, x->qp)->name, scn_qpn(c, x->qp), wc->qpn);
     else if ((x->has & E_LAT) && !lat_known)
         snprintf(b, n, "a latency of at most %" PRIu64 " cycles, got a completion of no posted work request",
                  x->max_latency);

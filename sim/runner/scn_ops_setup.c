@@ -77,16 +77,19 @@ int scn_op_alloc_pd(ctx_t *c, const json_value_t *o)
 
 int scn_op_create_cq(ctx_t *c, const json_value_t *o)
 {
-    int id;
+    int id, want = 0;
     uint64_t depth = 64;
     int rc = scn_bind(c, o, "cq", &id);
     if (!rc)
         rc = scn_int(c, o, "depth", 1, 1u << HCA_QUEUE_LOG_MAX, &depth);
+    if (!rc)
+        rc = scn_errno(c, o, "expect_error", &want);
     if (rc || !RUNNING)
         return rc;
     rt_obj_t *q = scn_obj(c, id);
-    if ((rc = hcadrv_create_cq(scn_drv(c), (uint32_t)depth, &q->cq)))
-        return scn_refused(c, rc, "CREATE_CQ");
+    rc = hcadrv_create_cq(scn_drv(c), (uint32_t)depth, &q->cq);
+    if (want || rc)
+        return want ? scn_expect_rc(c, rc, want, "CREATE_CQ") : scn_refused(c, rc, "CREATE_CQ");
     if (!(q->seen_cycle = calloc((size_t)1 << q->cq.log_depth, sizeof *q->seen_cycle)))
         return scn_bad(c, "out of memory");
     q->live = 1;
@@ -97,7 +100,7 @@ int scn_op_create_cq(ctx_t *c, const json_value_t *o)
 
 int scn_op_create_qp(ctx_t *c, const json_value_t *o)
 {
-    int id, pd, scq, rcq;
+    int id, pd, scq, rcq, want = 0;
     uint64_t sq = 64, rq = 64, retry = 7, timer = 1000, mtu = 0;
     int rc = scn_bind(c, o, "qp", &id);
     if (!rc)
@@ -118,6 +121,8 @@ int scn_op_create_qp(ctx_t *c, const json_value_t *o)
         rc = scn_int(c, o, "mtu", 256, 4096, &mtu);
     if (!rc && json_get(o, "mtu") && (mtu & (mtu - 1)))
         rc = scn_bad_field(c, "mtu", "%" PRIu64 " is not a power of two", mtu);
+    if (!rc)
+        rc = scn_errno(c, o, "expect_error", &want);
     if (rc || !RUNNING)
         return rc;
     rt_obj_t *q = scn_obj(c, id);
@@ -131,8 +136,9 @@ int scn_op_create_qp(ctx_t *c, const json_value_t *o)
     a.rnr_retry = (unsigned)retry;
     a.rnr_timer = (uint32_t)timer;
     a.mtu = (uint32_t)mtu;
-    if ((rc = hcadrv_create_qp(scn_drv(c), &a, &q->qp)))
-        return scn_refused(c, rc, "CREATE_QP");
+    rc = hcadrv_create_qp(scn_drv(c), &a, &q->qp);
+    if (want || rc)
+        return want ? scn_expect_rc(c, rc, want, "CREATE_QP") : scn_refused(c, rc, "CREATE_QP");
     q->live = 1;
     scn_observe(c, "qpn", "%u", q->qp.qpn);
     scn_note(c, "qpn %u", q->qp.qpn);
@@ -141,15 +147,116 @@ int scn_op_create_qp(ctx_t *c, const json_value_t *o)
 
 int scn_op_connect(ctx_t *c, const json_value_t *o)
 {
-    int a, b;
+    int a, b, want = 0;
     int rc = scn_ref(c, o, "qp", &a);
     if (!rc)
         rc = scn_ref(c, o, "remote", &b);
+    if (!rc)
+        rc = scn_errno(c, o, "expect_error", &want);
     if (rc || !RUNNING)
         return rc;
-    if ((rc = hcadrv_connect(scn_drv(c), &scn_obj(c, a)->qp, &scn_obj(c, b)->qp)))
+    rc = hcadrv_connect(scn_drv(c), &scn_obj(c, a)->qp, &scn_obj(c, b)->qp);
+    if (!want && rc)
         return scn_refused(c, rc, "CONNECT_QP");
+    return scn_expect_rc(c, rc, want, "CONNECT_QP");
+}
+
+/* ================================================================ lifecycle
+ * A destroyed object's name stays bound; its handle's number becomes 0
+ * (rt_obj_t.destroyed), so a later use is refused by the driver or the
+ * device and is reported by the op that tried it. */
+
+uint32_t scn_qpn(ctx_t *c, int id)
+{
+    const rt_obj_t *q = scn_obj(c, id);
+    return q->destroyed ? q->number_was : q->qp.qpn;
+}
+
+int scn_op_modify_qp(ctx_t *c, const json_value_t *o)
+{
+    int qp, want = 0;
+    unsigned state = 0;
+    int rc = scn_ref(c, o, "qp", &qp);
+    if (!rc)
+        rc = scn_enum(c, o, "state", hca_qp_state_name, HCA_QP_STATE_MAX, &state);
+    if (!rc && state != HCA_QP_STATE_RESET && state != HCA_QP_STATE_ERROR)
+        rc = scn_bad_field(c, "state", "a QP is moved to RESET or ERROR (RTS is connect's)");
+    if (!rc)
+        rc = scn_errno(c, o, "expect_error", &want);
+    if (rc || !RUNNING)
+        return rc;
+    rc = hcadrv_modify_qp(scn_drv(c), &scn_obj(c, qp)->qp, state);
+    if (!want && rc)
+        return scn_refused(c, rc, "MODIFY_QP");
+    if ((rc = scn_expect_rc(c, rc, want, "MODIFY_QP")))
+        return rc;
+    if (!want)
+        scn_note(c, "qpn %u -> %s", scn_qpn(c, qp), hca_qp_state_name(state));
     return 0;
+}
+
+/* What the destroy ops share: the expected errno, then mark the name
+ * destroyed once the driver said yes. */
+static int destroyed(ctx_t *c, int rc, int want, const char *what, rt_obj_t *x, uint32_t number)
+{
+    if (!want && rc)
+        return scn_refused(c, rc, what);
+    if ((rc = scn_expect_rc(c, rc, want, what)))
+        return rc;
+    if (!want) {
+        x->destroyed = 1;
+        x->number_was = number;
+        scn_note(c, "number %u free", number);
+    }
+    return 0;
+}
+
+int scn_op_destroy_qp(ctx_t *c, const json_value_t *o)
+{
+    int id, want = 0;
+    int rc = scn_ref(c, o, "qp", &id);
+    if (!rc)
+        rc = scn_errno(c, o, "expect_error", &want);
+    if (rc || !RUNNING)
+        return rc;
+    rt_obj_t *q = scn_obj(c, id);
+    const uint32_t n = q->qp.qpn;
+    rc = hcadrv_destroy_qp(scn_drv(c), &q->qp);
+    if (!rc)
+        q->qp.qpn = 0;
+    return destroyed(c, rc, want, "DESTROY_QP", q, n);
+}
+
+int scn_op_destroy_cq(ctx_t *c, const json_value_t *o)
+{
+    int id, want = 0;
+    int rc = scn_ref(c, o, "cq", &id);
+    if (!rc)
+        rc = scn_errno(c, o, "expect_error", &want);
+    if (rc || !RUNNING)
+        return rc;
+    rt_obj_t *q = scn_obj(c, id);
+    const uint32_t n = q->cq.cqn;
+    rc = hcadrv_destroy_cq(scn_drv(c), &q->cq);
+    if (!rc)
+        q->cq.cqn = 0;
+    return destroyed(c, rc, want, "DESTROY_CQ", q, n);
+}
+
+int scn_op_dealloc_pd(ctx_t *c, const json_value_t *o)
+{
+    int id, want = 0;
+    int rc = scn_ref(c, o, "pd", &id);
+    if (!rc)
+        rc = scn_errno(c, o, "expect_error", &want);
+    if (rc || !RUNNING)
+        return rc;
+    rt_obj_t *p = scn_obj(c, id);
+    const uint32_t n = p->pd;
+    rc = hcadrv_dealloc_pd(scn_drv(c), n);
+    if (!rc)
+        p->pd = 0;
+    return destroyed(c, rc, want, "DEALLOC_PD", p, n);
 }
 
 /* ================================================================ host memory */

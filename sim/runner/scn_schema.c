@@ -51,7 +51,8 @@ static const scn_schema_t capabilities = OBJECT(
     F("peer_memory", OPT, K_BOOL), F("fw_version", OPT, K_INT), F("max_fast_reg_page_list_len", OPT, K_INT),
     F("reserved_lkey", OPT, K_INT), F("max_indir_reg_list_len", OPT, K_INT), F("max_indirection", OPT, K_INT),
     F("max_mr", OPT, K_INT), F("max_mtt", OPT, K_INT), F("max_pd", OPT, K_INT), F("max_reg_pages", OPT, K_INT),
-    F_LIST("page_shifts", OPT, NULL, NULL));
+    F("max_qp", OPT, K_INT), F("max_cq", OPT, K_INT), F("max_qp_wr", OPT, K_INT), F("max_cqe", OPT, K_INT),
+    F("max_send_sge", OPT, K_INT), F("max_recv_sge", OPT, K_INT), F_LIST("page_shifts", OPT, NULL, NULL));
 
 /* check_mem "same_as": the bytes to compare with. */
 static const scn_schema_t same_as = OBJECT(F_NAME("buf", REQ, SYM_BUF), F("offset", OPT, K_INT));
@@ -143,11 +144,17 @@ const op_spec_t scn_ops[] = {
                       F("peer_bytes_per_cycle", OPT, K_INT))},
     OP("query_device", scn_op_query_device, F_OBJECT("expect", REQ, "an object of capabilities", &capabilities)),
     OP("alloc_pd", scn_op_alloc_pd, F_BIND("pd", SYM_PD), F("expect_error", OPT, K_ERRNO)),
-    OP("create_cq", scn_op_create_cq, F_BIND("cq", SYM_CQ), F("depth", OPT, K_INT)),
+    OP("create_cq", scn_op_create_cq, F_BIND("cq", SYM_CQ), F("depth", OPT, K_INT), F("expect_error", OPT, K_ERRNO)),
     OP("create_qp", scn_op_create_qp, F_BIND("qp", SYM_QP), F_NAME("pd", REQ, SYM_PD), F_NAME("send_cq", REQ, SYM_CQ),
        F_NAME("recv_cq", REQ, SYM_CQ), F("sq_depth", OPT, K_INT), F("rq_depth", OPT, K_INT),
-       F("rnr_retry", OPT, K_INT), F("rnr_timer", OPT, K_INT), F("mtu", OPT, K_INT)),
-    OP("connect", scn_op_connect, F_NAME("qp", REQ, SYM_QP), F_NAME("remote", REQ, SYM_QP)),
+       F("rnr_retry", OPT, K_INT), F("rnr_timer", OPT, K_INT), F("mtu", OPT, K_INT), F("expect_error", OPT, K_ERRNO)),
+    OP("connect", scn_op_connect, F_NAME("qp", REQ, SYM_QP), F_NAME("remote", REQ, SYM_QP),
+       F("expect_error", OPT, K_ERRNO)),
+    OP("modify_qp", scn_op_modify_qp, F_NAME("qp", REQ, SYM_QP), F("state", REQ, K_ENUM),
+       F("expect_error", OPT, K_ERRNO)),
+    OP("destroy_qp", scn_op_destroy_qp, F_NAME("qp", REQ, SYM_QP), F("expect_error", OPT, K_ERRNO)),
+    OP("destroy_cq", scn_op_destroy_cq, F_NAME("cq", REQ, SYM_CQ), F("expect_error", OPT, K_ERRNO)),
+    OP("dealloc_pd", scn_op_dealloc_pd, F_NAME("pd", REQ, SYM_PD), F("expect_error", OPT, K_ERRNO)),
     /* host and peer memory */
     OP("host_alloc", scn_op_host_alloc, F_BIND("buf", SYM_BUF), F("size", REQ, K_INT), F("align", OPT, K_INT),
        F("fill", OPT, K_FILL)),
