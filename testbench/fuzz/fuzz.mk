@@ -8,6 +8,11 @@
 #                   and mailbox layouts through the reference driver; the
 #                   firmware (on the ISS) must answer each and stay alive,
 #                   guided by the firmware words it executed (extra counters)
+#   fuzz_wqe        raw send-queue bytes on a connected QP pair of a live
+#                   device: the checker silent, the firmware alive, another QP
+#                   pair still served, the fuzzed pair recovered by RESET +
+#                   connect; guided by the model engine's own code (compiled
+#                   in with coverage) and the firmware words executed
 #
 # Each harness also holds its API's contract (a refusal names the line/field;
 # a refused image writes no RAM), so a wrong answer is a finding too.
@@ -27,10 +32,11 @@ FUZZ_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -Wall -Wextra -Werror $(INCLUDE
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_OBJ := $(FUZZ_DIR)/obj
 FUZZ_RUNS ?= 1000000
-FUZZ_TARGETS ?= scenario elf mailbox
+FUZZ_TARGETS ?= scenario elf mailbox wqe
 FUZZ_SMOKE_RUNS := 20000
-# A mailbox input runs the firmware on the ISS (~4 ms each): fewer in the smoke run.
+# A mailbox or WQE input runs the firmware on the ISS (4 ms, 30 ms each): fewer in the smoke run.
 FUZZ_SMOKE_RUNS_mailbox := 2000
+FUZZ_SMOKE_RUNS_wqe := 200
 
 FUZZ_SRCS_scenario := testbench/fuzz/fuzz_scenario.c sim/runner/json.c sim/runner/scn_schema.c sim/runner/scn_diag.c \
                       sim/runner/scn_fields.c sim/runner/scn_names.c sim/runner/scn_load.c
@@ -42,6 +48,10 @@ FUZZ_SRCS_mailbox := testbench/fuzz/fuzz_mailbox.c
 FUZZ_LIBS_mailbox = $(HCASIM_LIBS) $(FW_IMAGE)
 FUZZ_SEEDS_mailbox := $(FUZZ_DIR)/seeds/mailbox
 FUZZ_DICT_mailbox := $(FUZZ_DIR)/mailbox.dict
+FUZZ_SRCS_wqe := testbench/fuzz/fuzz_wqe.c $(sort $(wildcard model/*.c))
+FUZZ_LIBS_wqe = $(HCASIM_LIBS) $(FW_IMAGE)
+FUZZ_SEEDS_wqe := $(FUZZ_DIR)/seeds/wqe
+FUZZ_DICT_wqe := $(FUZZ_DIR)/wqe.dict
 FUZZ_SEEDS_scenario := vectors/demo.jsonl $(wildcard vectors/directed/*.jsonl vectors/malformed/*.jsonl)
 FUZZ_SEEDS_elf := $(FW_IMAGE)
 FUZZ_DICT_scenario := $(FUZZ_DIR)/scenario.dict
@@ -59,10 +69,14 @@ $(FUZZ_DICT_scenario): testbench/fuzz/make_dict.py $(FUZZ_SEEDS_scenario)
 	@mkdir -p $(@D)
 	$(Q)$(PYTHON) $< $@ $(FUZZ_SEEDS_scenario)
 
-$(FUZZ_DICT_mailbox): testbench/fuzz/make_mailbox_seeds.py abi/hca.toml
+$(FUZZ_DICT_mailbox): testbench/fuzz/make_abi_seeds.py abi/hca.toml
 	@mkdir -p $(@D)
 	$(Q)$(PYTHON) $< abi/hca.toml $(FUZZ_SEEDS_mailbox) $@
 $(FUZZ_SEEDS_mailbox): $(FUZZ_DICT_mailbox) ; @:
+$(FUZZ_DICT_wqe): testbench/fuzz/make_abi_seeds.py abi/hca.toml
+	@mkdir -p $(@D)
+	$(Q)$(PYTHON) $< --wqe abi/hca.toml $(FUZZ_SEEDS_wqe) $@
+$(FUZZ_SEEDS_wqe): $(FUZZ_DICT_wqe) ; @:
 
 # Seeds are files or directories of them.
 fuzz_seed_files = $$$$(find $(1) -type f)
