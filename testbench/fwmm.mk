@@ -10,11 +10,13 @@ FWMM_HOST_OBJS := $(patsubst %,$(OBJ)/fwhost_regs/firmware/%.o,mm mkey pd dev)
 
 $(OBJ)/fwhost_regs/firmware/%.o: firmware/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -DFW_HOST_REGS -DMM_FDMA_CHUNK=1000 -Ifirmware -c $< -o $@
+	$(call say,CC,$< (host))
+	$(Q)$(CC) $(ALL_CFLAGS) -DFW_HOST_REGS -DMM_FDMA_CHUNK=1000 -Ifirmware -c $< -o $@
 
 $(OBJ)/testbench/test_fwmm.o: ALL_CXXFLAGS += -Ifirmware -DFW_HOST_REGS
 
 GTEST_BINS += $(BIN)/test_fwmm
 $(BIN)/test_fwmm: $(OBJ)/testbench/test_fwmm.o $(FWMM_HOST_OBJS)
 	@mkdir -p $(@D)
-	$(CXX) $(SAN_FLAGS) -o $@ $^ $(GTEST_LIBS) -lpthread
+	$(call say,LD,$@)
+	$(Q)$(CXX) $(SAN_FLAGS) -o $@ $^ $(GTEST_LIBS) -lpthread

@@ -11,14 +11,16 @@ FWQP_HOST_OBJS := $(OBJ)/fwhost/firmware/qp.o $(OBJ)/fwhost/firmware/pd.o
 
 $(OBJ)/fwhost/firmware/%.o: firmware/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Ifirmware -c $< -o $@
+	$(call say,CC,$< (host))
+	$(Q)$(CC) $(ALL_CFLAGS) -Ifirmware -c $< -o $@
 
 $(OBJ)/testbench/test_fwqp.o: ALL_CXXFLAGS += -Ifirmware
 
 GTEST_BINS += $(BIN)/test_fwqp
 $(BIN)/test_fwqp: $(OBJ)/testbench/test_fwqp.o $(FWQP_HOST_OBJS)
 	@mkdir -p $(@D)
-	$(CXX) $(SAN_FLAGS) -o $@ $^ $(GTEST_LIBS) -lpthread
+	$(call say,LD,$@)
+	$(Q)$(CXX) $(SAN_FLAGS) -o $@ $^ $(GTEST_LIBS) -lpthread
 
 GTEST_BINS += $(BIN)/test_verbs
 $(BIN)/test_verbs: $(OBJ)/testbench/test_verbs.o $(HCASIM_LIBS) $(FW_IMAGE)
