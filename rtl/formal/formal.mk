@@ -18,16 +18,16 @@ XU_RTL := rtl/xu_fifo.sv rtl/xu_table.sv rtl/xu_key_check.sv rtl/xu_walker.sv rt
 
 # formal_job NAME TOP SOURCES DEFINES STEPS EXPECT(PASS | the property that must fail)
 define formal_job
-$(FORMAL_DIR)/$(1)/model.smt2: $(3) $(RTL_INC)
+$(FORMAL_DIR)/$(1)/model.smt2: $(3) $(RTL_INC) rtl/formal/formal.mk
 	@mkdir -p $$(@D)
 	$$(call say,YOSYS,$$@)
 	$$(Q)yosys -q -l $$(@D)/yosys.log -p 'read_verilog -formal -sv $(addprefix -D,$(4)) -Iabi/gen $(3); \
-	    prep -top $(2); flatten; memory_map; opt -fast; async2sync; dffunmap; write_smt2 -wires $$@'
+	    prep -top $(2); flatten; write_smt2 -wires $$@'
 
 .PHONY: formal-$(1)
 formal-$(1): $(FORMAL_DIR)/$(1)/model.smt2
 	@s=$$$$(date +%s); yosys-smtbmc -s $(FORMAL_SOLVER) -t $(5) --dump-vcd $(FORMAL_DIR)/$(1)/trace.vcd $$< \
-	    2>&1 | grep '^##' | grep -v 'Checking assumptions' >$(FORMAL_DIR)/$(1)/log; t=$$$$(( $$$$(date +%s) - s )); \
+	    2>&1 | grep -ao '##.*' | grep -v 'Checking assumptions' >$(FORMAL_DIR)/$(1)/log; t=$$$$(( $$$$(date +%s) - s )); \
 	 st=$$$$(sed -n 's/.*Status: //p' $(FORMAL_DIR)/$(1)/log); \
 	 failed=$$$$(sed -n 's/.*Assert failed in [^:]*: *//p' $(FORMAL_DIR)/$(1)/log | head -1); \
 	 if [ "$(6)" = PASS ]; then \
