@@ -118,29 +118,23 @@ def parse_list(path):
     return entries
 
 
-def file_engines(path):
-    """The engines a scenario file names on its '# engines:' line, or None."""
+def file_header(path):
+    """What a scenario file's leading comment lines say to the flow: the engines
+    of its '# engines:' line (or None), and a malformed file's
+    '# expect: line N: MESSAGE' as (N, MESSAGE) (or None): hcasim must refuse
+    it with exit 2 and 'FILE:N: MESSAGE' (as test_scenario holds)."""
+    engines = expect = None
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             if not line.startswith("#"):
                 break
             m = re.match(r"#\s*engines:\s*(.*)", line)
             if m:
-                return m.group(1).split()
-    return None
-
-
-def file_expect_error(path):
-    """A malformed file's '# expect: line N: MESSAGE' -> (N, MESSAGE): hcasim must
-    refuse it with exit 2 and 'FILE:N: MESSAGE' (as test_scenario holds)."""
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            if not line.startswith("#"):
-                break
+                engines = m.group(1).split()
             m = re.match(r"#\s*expect:\s*line (\d+): (.*)", line)
             if m:
-                return m.group(1), m.group(2).rstrip()
-    return None
+                expect = (m.group(1), m.group(2).rstrip())
+    return engines, expect
 
 
 def expand(entries, root, cli):
@@ -158,8 +152,7 @@ def expand(entries, root, cli):
                 raise ListError(f"{ent['line']}: {ent['what']}: no scenario file matches")
             for f in files:
                 rel = os.path.relpath(f, root)
-                expect = file_expect_error(f)
-                own = file_engines(f)
+                own, expect = file_header(f)
                 engs = [e for e in engines if own is None or e in own] or own
                 if expect:  # a malformed file is refused before any engine runs: one run
                     engs = engs[:1]

@@ -44,11 +44,11 @@ FUZZ_SRCS_elf := testbench/fuzz/fuzz_elf.c sim/iss/elf_load.c sim/iss/elf_syms.c
 # The parser's helpers live beside the runner (scn_run.c), which reaches the
 # device: the rest of the simulator comes, uninstrumented, from libhcasim.
 FUZZ_LIBS_scenario = $(HCASIM_LIBS)
-FUZZ_SRCS_mailbox := testbench/fuzz/fuzz_mailbox.c
+FUZZ_SRCS_mailbox := testbench/fuzz/fuzz_mailbox.c testbench/fuzz/fuzz_live.c
 FUZZ_LIBS_mailbox = $(HCASIM_LIBS) $(FW_IMAGE)
 FUZZ_SEEDS_mailbox := $(FUZZ_DIR)/seeds/mailbox
 FUZZ_DICT_mailbox := $(FUZZ_DIR)/mailbox.dict
-FUZZ_SRCS_wqe := testbench/fuzz/fuzz_wqe.c $(sort $(wildcard model/*.c))
+FUZZ_SRCS_wqe := testbench/fuzz/fuzz_wqe.c testbench/fuzz/fuzz_live.c $(sort $(wildcard model/*.c))
 FUZZ_LIBS_wqe = $(HCASIM_LIBS) $(FW_IMAGE)
 FUZZ_SEEDS_wqe := $(FUZZ_DIR)/seeds/wqe
 FUZZ_DICT_wqe := $(FUZZ_DIR)/wqe.dict

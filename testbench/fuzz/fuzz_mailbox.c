@@ -26,90 +26,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_live.h"
 #include "hca_abi.h"
-#include "hca_dev.h"
-#include "hcadrv.h"
 
 #define RECREATE 2000
 #define MAX_CMDS 4
-#define WORDS (HCA_FW_RAM_SIZE / 4)
 
-/* libFuzzer reads counters from this section as coverage (extra counters). */
-__attribute__((section("__libfuzzer_extra_counters"))) static uint8_t fw_words_hit[WORDS];
-
-static hostmem_t *mem;
-static hca_dev_t *dev;
-static hcadrv_t *drv;
-static hca_host_t host;
+static fuzz_live_t live;
 static uint64_t in_box, out_box;
-static uint64_t *prof_before;
 static unsigned inputs;
 
-static void die(const char *what, int rc)
+static void setup(void)
 {
-    fprintf(stderr, "fuzz_mailbox: %s: %d (%s)\n", what, rc, rc < 0 ? strerror(-rc) : "");
-    abort();
+    int rc;
+    fuzz_live_open(&live);
+    if ((rc = live.host.ops->mem_alloc(live.host.ctx, 4096, 4096, &in_box)) ||
+        (rc = live.host.ops->mem_alloc(live.host.ctx, 4096, 4096, &out_box)))
+        fuzz_die("mailbox buffers", rc);
 }
 
 static void teardown(void)
 {
-    hcadrv_close(drv);
-    hca_dev_destroy(dev);
-    hostmem_destroy(mem);
-    drv = NULL;
-    dev = NULL;
-    mem = NULL;
-}
-
-static void setup(void)
-{
-    const char *e = getenv("HCASIM_FUZZ_ENGINE");
-    hca_dev_config_t cfg = {.engine = e && !strcmp(e, "rtl") ? DEV_ENGINE_RTL : DEV_ENGINE_MODEL};
-    char err[512];
-    int rc;
-    if ((rc = hostmem_create(&mem)))
-        die("hostmem_create", rc);
-    if ((rc = hca_dev_create(&dev, &cfg, mem, err, sizeof err))) {
-        fprintf(stderr, "%s\n", err);
-        die("hca_dev_create", rc);
-    }
-    host = hca_dev_host(dev);
-    if ((rc = hcadrv_open(&drv, &host)))
-        die("hcadrv_open", rc);
-    hcadrv_device_attr_t attr;
-    if ((rc = hcadrv_query_device(drv, &attr)))
-        die("boot: QUERY_DEVICE", rc);
-    if ((rc = host.ops->mem_alloc(host.ctx, 4096, 4096, &in_box)) ||
-        (rc = host.ops->mem_alloc(host.ctx, 4096, 4096, &out_box)))
-        die("mailbox buffers", rc);
-    if ((rc = hca_dev_fw_profile_start(dev)))
-        die("hca_dev_fw_profile_start", rc);
+    fuzz_live_close(&live);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    prof_before = calloc(WORDS, sizeof *prof_before);
-    if (!prof_before)
-        die("calloc", -ENOMEM);
     setup();
     atexit(teardown);
     return 0;
-}
-
-static void check_alive(const char *after)
-{
-    char why[600];
-    if (hca_dev_fw_health(dev, why, sizeof why)) {
-        fprintf(stderr, "the firmware stopped after %s: %s\nconsole:\n%s\n", after, why, hca_dev_console(dev));
-        abort();
-    }
-    uint64_t n = hca_dev_violations(dev, why, sizeof why);
-    if (n) {
-        fprintf(stderr, "protection checker: %" PRIu64 " breach(es) after %s: %s\n", n, after, why);
-        abort();
-    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -118,9 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         teardown();
         setup();
     }
-    size_t words;
-    const uint64_t *prof = hca_dev_fw_profile(dev, &words);
-    memcpy(prof_before, prof, (words < WORDS ? words : WORDS) * sizeof *prof);
+    hcadrv_t *drv = live.drv;
+    const hca_host_t host = live.host;
+    fuzz_fw_cov_begin(&live);
 
     size_t at = 0;
     for (int c = 0; c < MAX_CMDS && size - at >= 7; c++) {
@@ -151,8 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
         char what[96];
-        snprintf(what, sizeof what, "command op %u in_mod 0x%08" PRIx32, op, in_mod);
-        check_alive(what);
+        snprintf(what, sizeof what, "after command op %u in_mod 0x%08" PRIx32, op, in_mod);
+        fuzz_live_check(&live, what);
     }
     hcadrv_device_attr_t attr;
     int rc = hcadrv_query_device(drv, &attr);
@@ -160,9 +107,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "QUERY_DEVICE after the input: %d (status %u)\n", rc, hcadrv_last_status(drv));
         abort();
     }
-    prof = hca_dev_fw_profile(dev, &words);
-    for (size_t i = 0; i < words && i < WORDS; i++)
-        if (prof[i] != prof_before[i])
-            fw_words_hit[i] = 1;
+    fuzz_fw_cov_end(&live);
     return 0;
 }

@@ -25,38 +25,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_live.h"
 #include "hca_abi.h"
-#include "hca_dev.h"
-#include "hcadrv.h"
 
 #define MAX_WQES 4
-#define WORDS (HCA_FW_RAM_SIZE / 4)
 #define SETTLE_CYCLES 200000u /* an input's WQEs get this long to be served */
 #define CTRL_LEN 256u
 
-__attribute__((section("__libfuzzer_extra_counters"))) static uint8_t fw_words_hit[WORDS];
-
-static hostmem_t *mem;
-static hca_dev_t *dev;
+static fuzz_live_t live;
 static hcadrv_t *drv;
 static hca_host_t host;
 static hcadrv_cq_t cq_f, cq_c;
 static hcadrv_qp_t qa, qb, qc, qd;
 static hcadrv_mr_t mr_f, mr_c;
 static uint64_t buf_f, buf_c;
-static uint64_t *prof_before;
 static unsigned inputs;
-
-static void die(const char *what, int rc)
-{
-    fprintf(stderr, "fuzz_wqe: %s: %d (%s)\n", what, rc, rc < 0 ? strerror(-rc) : "");
-    abort();
-}
 
 static void must(const char *what, int rc)
 {
     if (rc)
-        die(what, rc);
+        fuzz_die(what, rc);
 }
 
 static void make_pair(uint32_t pd, hcadrv_cq_t *cq, hcadrv_qp_t *a, hcadrv_qp_t *b)
@@ -70,16 +58,9 @@ static void make_pair(uint32_t pd, hcadrv_cq_t *cq, hcadrv_qp_t *a, hcadrv_qp_t 
 
 static void setup(void)
 {
-    const char *e = getenv("HCASIM_FUZZ_ENGINE");
-    hca_dev_config_t cfg = {.engine = e && !strcmp(e, "rtl") ? DEV_ENGINE_RTL : DEV_ENGINE_MODEL};
-    char err[512];
-    must("hostmem_create", hostmem_create(&mem));
-    if (hca_dev_create(&dev, &cfg, mem, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        die("hca_dev_create", -EIO);
-    }
-    host = hca_dev_host(dev);
-    must("hcadrv_open", hcadrv_open(&drv, &host));
+    fuzz_live_open(&live);
+    drv = live.drv;
+    host = live.host;
     uint32_t pd_f, pd_c;
     must("alloc_pd", hcadrv_alloc_pd(drv, &pd_f));
     must("alloc_pd", hcadrv_alloc_pd(drv, &pd_c));
@@ -92,32 +73,14 @@ static void setup(void)
     must("create_cq", hcadrv_create_cq(drv, 64, &cq_c));
     make_pair(pd_f, &cq_f, &qa, &qb);
     make_pair(pd_c, &cq_c, &qc, &qd);
-    must("fw_profile_start", hca_dev_fw_profile_start(dev));
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    prof_before = calloc(WORDS, sizeof *prof_before);
-    if (!prof_before)
-        die("calloc", -ENOMEM);
     setup();
     return 0;
-}
-
-static void check_alive(const char *after)
-{
-    char why[600];
-    if (hca_dev_fw_health(dev, why, sizeof why)) {
-        fprintf(stderr, "the firmware stopped %s: %s\n", after, why);
-        abort();
-    }
-    uint64_t n = hca_dev_violations(dev, why, sizeof why);
-    if (n) {
-        fprintf(stderr, "protection checker: %" PRIu64 " breach(es) %s: %s\n", n, after, why);
-        abort();
-    }
 }
 
 /* Poll cq until want CQEs came (or, want = 0, until 20 polls 500 cycles
@@ -145,9 +108,7 @@ static int drain_cq(hcadrv_cq_t *cq, int want, uint64_t max, hcadrv_wc_t *last)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     inputs++;
-    size_t words;
-    const uint64_t *prof = hca_dev_fw_profile(dev, &words);
-    memcpy(prof_before, prof, (words < WORDS ? words : WORDS) * sizeof *prof);
+    fuzz_fw_cov_begin(&live);
 
     for (size_t at = 0, k = 0; at < size && k < MAX_WQES; at += sizeof(hca_sq_wqe_t), k++) {
         hca_sq_wqe_t w;
@@ -158,14 +119,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 w.sge[i].lkey = mr_f.lkey;
         int rc = hcadrv_post_send_raw(drv, &qa, &w, sizeof w);
         if (rc && rc != -ENOMEM && rc != -ENOTCONN)
-            die("post_send_raw", rc);
+            fuzz_die("post_send_raw", rc);
     }
     /* Let the device serve them: until the fuzzed CQ is quiet. */
     if (drain_cq(&cq_f, 0, SETTLE_CYCLES, NULL) < 0) {
         fprintf(stderr, "the fuzzed pair's CQ overran (input %u)\n", inputs);
         abort();
     }
-    check_alive("after the fuzzed WQEs");
+    fuzz_live_check(&live, "after the fuzzed WQEs");
 
     /* Every other QP still served: an RDMA WRITE on the control pair. */
     uint8_t pat[CTRL_LEN], back[CTRL_LEN];
@@ -192,11 +153,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     must("modify_qp RESET", hcadrv_modify_qp(drv, &qb, HCA_QP_STATE_RESET));
     must("connect after RESET", hcadrv_connect(drv, &qa, &qb));
     drain_cq(&cq_f, 0, 2000, NULL);
-    check_alive("after the fuzzed pair's RESET");
+    fuzz_live_check(&live, "after the fuzzed pair's RESET");
 
-    prof = hca_dev_fw_profile(dev, &words);
-    for (size_t i = 0; i < words && i < WORDS; i++)
-        if (prof[i] != prof_before[i])
-            fw_words_hit[i] = 1;
+    fuzz_fw_cov_end(&live);
     return 0;
 }
