@@ -66,21 +66,40 @@ void expect_same(const cosim_outcome &in, const cosim_outcome &so)
     EXPECT_EQ(in.t_end, so.t_end);
 }
 
+// The in-process side of a comparison: a device over host memory, checked on
+// the way out as every test device is (no breach, firmware running).
+struct InProcess {
+    hostmem_t *mem = nullptr;
+    hca_dev_t *dev = nullptr;
+    char err[256] = "";
+    explicit InProcess(dev_engine_kind_t engine)
+    {
+        hca_dev_config_t cfg{};
+        cfg.engine = engine;
+        if (hostmem_create(&mem) == 0 && hca_dev_create(&dev, &cfg, mem, err, sizeof err))
+            dev = nullptr;
+    }
+    ~InProcess()
+    {
+        if (dev) {
+            char v[1024] = "";
+            EXPECT_EQ(0u, hca_dev_violations(dev, v, sizeof v)) << v;
+        }
+        hca_dev_destroy(dev);
+        hostmem_destroy(mem);
+    }
+    InProcess(const InProcess &) = delete;
+    InProcess &operator=(const InProcess &) = delete;
+};
+
 TEST_P(Cosim, TheDriverInAnotherProcessSeesWhatItSeesInProcess)
 {
     const uint32_t bytes = 16384;
     cosim_outcome in, so;
     {
-        hostmem_t *mem = nullptr;
-        hca_dev_t *dev = nullptr;
-        hca_dev_config_t cfg{};
-        cfg.engine = GetParam();
-        char err[256] = "";
-        ASSERT_EQ(0, hostmem_create(&mem));
-        ASSERT_EQ(0, hca_dev_create(&dev, &cfg, mem, err, sizeof err)) << err;
-        cosim_workload(hca_dev_host(dev), in, bytes);
-        hca_dev_destroy(dev);
-        hostmem_destroy(mem);
+        InProcess d(GetParam());
+        ASSERT_TRUE(d.dev) << d.err;
+        cosim_workload(hca_dev_host(d.dev), in, bytes);
     }
     ASSERT_EQ(0, in.connect) << "the in-process run set up its QP pair";
     ASSERT_EQ(1, in.polled);
@@ -138,16 +157,10 @@ TEST_P(Cosim, TheCommandsInterruptEndsAWaitAcrossTheSocketAtItsCycle)
 {
     irq_seen in, so;
     {
-        hostmem_t *mem = nullptr;
-        hca_dev_t *dev = nullptr;
-        hca_dev_config_t cfg{};
-        cfg.engine = GetParam();
-        char err[256] = "";
-        ASSERT_EQ(0, hostmem_create(&mem));
-        ASSERT_EQ(0, hca_dev_create(&dev, &cfg, mem, err, sizeof err)) << err;
+        InProcess d(GetParam());
+        ASSERT_TRUE(d.dev) << d.err;
+        hca_dev_t *dev = d.dev;
         in = wake_on_command(hca_dev_host(dev), [dev] { return hca_dev_host_irq(dev); });
-        hca_dev_destroy(dev);
-        hostmem_destroy(mem);
     }
     ASSERT_EQ(0, in.open);
     EXPECT_EQ(1, in.low_before);
