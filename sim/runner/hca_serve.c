@@ -27,8 +27,8 @@ typedef struct conn {
     int hello;     /* HELLO received: requests are served */
     int irq_told;  /* the level the client last heard */
     uint32_t seq;  /* the server's own requests (DMA) */
-    hca_dev_t *dev;
     uint64_t requests, dma_msgs, errors;
+    hca_dev_t *dev; /* everything above is per connection */
     uint8_t in[HCA_WIRE_MSG_MAX + 1]; /* +1: a longer message shows as too long */
     uint8_t out[HCA_WIRE_MSG_MAX];
 } conn_t;
@@ -259,6 +259,78 @@ static int listen_on(const char *path, FILE *log)
     return fd;
 }
 
+/* A client whose device could not start: each of its requests is answered
+ * with the reason until it goes. */
+static void refuse_all(int fd, int rc, const char *why)
+{
+    conn_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    c->fd = fd;
+    while (recv_msg(c)) {
+        hca_wire_hdr_t h;
+        memcpy(&h, c->in, sizeof h);
+        refuse(c, h.seq, h.type, rc, why);
+    }
+    free(c);
+}
+
+/* ---------------------------------------------------------------- sessions */
+
+struct hca_serve_session {
+    conn_t c;
+};
+
+int hca_serve_session_create(hca_serve_session_t **out, const hca_dev_config_t *cfg, char *err, size_t errlen)
+{
+    static const bus_ops_t ops = {bus_rd, bus_wr, NULL};
+    hca_serve_session_t *s = calloc(1, sizeof *s);
+    *out = NULL;
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    s->c.fd = -1;
+    s->c.dead = 1; /* no client yet: a DMA of the booting device is a bus error */
+    int rc = hca_dev_create_on_bus(&s->c.dev, cfg, (bus_t){&ops, &s->c}, err, errlen);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+void hca_serve_session_run(hca_serve_session_t *s, int fd)
+{
+    conn_t *c = &s->c;
+    memset(c, 0, offsetof(conn_t, dev));
+    c->fd = fd;
+    while (recv_msg(c))
+        serve_one(c);
+    c->dead = 1;
+}
+
+hca_dev_t *hca_serve_session_dev(hca_serve_session_t *s)
+{
+    return s->c.dev;
+}
+
+void hca_serve_session_counts(const hca_serve_session_t *s, uint64_t *requests, uint64_t *dma_msgs, uint64_t *refused)
+{
+    *requests = s->c.requests;
+    *dma_msgs = s->c.dma_msgs;
+    *refused = s->c.errors;
+}
+
+void hca_serve_session_destroy(hca_serve_session_t *s)
+{
+    if (s) {
+        hca_dev_destroy(s->c.dev);
+        free(s);
+    }
+}
+
 int hca_serve(const hca_serve_opts_t *o)
 {
     FILE *log = o->log;
@@ -274,11 +346,6 @@ int hca_serve(const hca_serve_opts_t *o)
                 dev_engine_name(o->cfg.engine), HCA_WIRE_VERSION);
         fflush(log);
     }
-    conn_t *c = malloc(sizeof *c);
-    if (!c) {
-        close(lfd);
-        return -ENOMEM;
-    }
     for (unsigned n = 1; !o->clients || n <= o->clients; n++) {
         int fd = accept(lfd, NULL, NULL);
         if (fd < 0) {
@@ -286,11 +353,9 @@ int hca_serve(const hca_serve_opts_t *o)
                 continue;
             break;
         }
-        memset(c, 0, offsetof(conn_t, in));
-        c->fd = fd;
-        static const bus_ops_t ops = {bus_rd, bus_wr, NULL};
+        hca_serve_session_t *s;
         char err[512] = "";
-        int rc = hca_dev_create_on_bus(&c->dev, &o->cfg, (bus_t){&ops, c}, err, sizeof err);
+        int rc = hca_serve_session_create(&s, &o->cfg, err, sizeof err);
         if (rc) { /* said, and every request of this client answered with the reason until it goes */
             char why[sizeof(((hca_wire_error_t *)0)->msg)];
             snprintf(why, sizeof why, "the device could not start: %s", err[0] ? err : strerror(-rc));
@@ -299,31 +364,25 @@ int hca_serve(const hca_serve_opts_t *o)
                         err[0] ? err : strerror(-rc));
                 fflush(log);
             }
-            while (recv_msg(c)) {
-                hca_wire_hdr_t h;
-                memcpy(&h, c->in, sizeof h);
-                refuse(c, h.seq, h.type, rc, why);
-            }
+            refuse_all(fd, rc, why);
             close(fd);
             continue;
         }
         if (log) {
-            fprintf(log, "hcasim serve: client %u connected: a fresh %s device\n", n, hca_dev_engine_name(c->dev));
+            fprintf(log, "hcasim serve: client %u connected: a fresh %s device\n", n, hca_dev_engine_name(s->c.dev));
             fflush(log);
         }
-        while (recv_msg(c))
-            serve_one(c);
+        hca_serve_session_run(s, fd);
         if (log) {
             fprintf(log,
                     "hcasim serve: client %u gone after %" PRIu64 " requests, %" PRIu64 " DMA messages, %" PRIu64
                     " refused, at cycle %" PRIu64 "; its device dropped\n",
-                    n, c->requests, c->dma_msgs, c->errors, hca_dev_cycle(c->dev));
+                    n, s->c.requests, s->c.dma_msgs, s->c.errors, hca_dev_cycle(s->c.dev));
             fflush(log);
         }
-        hca_dev_destroy(c->dev);
+        hca_serve_session_destroy(s);
         close(fd);
     }
-    free(c);
     close(lfd);
     unlink(o->path);
     sock_path = NULL;

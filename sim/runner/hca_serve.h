@@ -25,6 +25,22 @@ typedef struct hca_serve_opts {
  *  cannot be made (the reason to o->log). */
 int hca_serve(const hca_serve_opts_t *o);
 
+/** One session: a device whose bus is a connection. hca_serve makes one per
+ *  connection; a harness that drives connections itself (the protocol
+ *  fuzzer) may serve several connections on one session's device. */
+typedef struct hca_serve_session hca_serve_session_t;
+/** Boot a device on the session's bus. 0, or a negative errno with the reason in err. */
+int hca_serve_session_create(hca_serve_session_t **out, const hca_dev_config_t *cfg, char *err, size_t errlen);
+/** Serve the connected socket fd (SOCK_SEQPACKET) until the client goes or
+ *  breaks the protocol mid-DMA; the per-connection state (HELLO, the
+ *  interrupt level told, counters) starts afresh. fd stays open. */
+void hca_serve_session_run(hca_serve_session_t *s, int fd);
+/** The session's device (its cycle, engine). */
+hca_dev_t *hca_serve_session_dev(hca_serve_session_t *s);
+/** Counters of the last hca_serve_session_run. */
+void hca_serve_session_counts(const hca_serve_session_t *s, uint64_t *requests, uint64_t *dma_msgs, uint64_t *refused);
+void hca_serve_session_destroy(hca_serve_session_t *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,10 @@
 #                   pair still served, the fuzzed pair recovered by RESET +
 #                   connect; guided by the model engine's own code (compiled
 #                   in with coverage) and the firmware words executed
+#   fuzz_wire       the co-simulation socket protocol (sim/cosim/hca_wire.h):
+#                   random messages from a client into a real `hcasim serve`
+#                   session over a socket pair, a live device behind it; every
+#                   message answered exactly as the protocol says
 #
 # Each harness also holds its API's contract (a refusal names the line/field;
 # a refused image writes no RAM), so a wrong answer is a finding too.
@@ -24,7 +28,7 @@
 #       fails the target. Turn each finding into a regression input: copy it
 #       to testbench/fuzz/regress/T/ (and fix the bug).
 #   fuzz-smoke (in make test) every regression input and seed of each target,
-#       then 20,000 fresh executions (mailbox: 2,000).
+#       then 20,000 fresh executions (mailbox, wire: 2,000; wqe: 200).
 FUZZ_CC := clang
 FUZZ_CXX := clang++
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -32,7 +36,7 @@ FUZZ_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -Wall -Wextra -Werror $(INCLUDE
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_OBJ := $(FUZZ_DIR)/obj
 FUZZ_RUNS ?= 1000000
-FUZZ_TARGETS ?= scenario elf mailbox wqe
+FUZZ_TARGETS ?= scenario elf mailbox wqe wire
 FUZZ_SMOKE_RUNS := 20000
 # A mailbox or WQE input runs the firmware on the ISS (4 ms, 30 ms each): fewer in the smoke run.
 FUZZ_SMOKE_RUNS_mailbox := 2000
@@ -52,6 +56,11 @@ FUZZ_SRCS_wqe := testbench/fuzz/fuzz_wqe.c testbench/fuzz/fuzz_live.c $(sort $(w
 FUZZ_LIBS_wqe = $(HCASIM_LIBS) $(FW_IMAGE)
 FUZZ_SEEDS_wqe := $(FUZZ_DIR)/seeds/wqe
 FUZZ_DICT_wqe := $(FUZZ_DIR)/wqe.dict
+FUZZ_SRCS_wire := testbench/fuzz/fuzz_wire.c sim/runner/hca_serve.c sim/cosim/hca_wire.c
+FUZZ_LIBS_wire = $(HCASIM_LIBS) $(FW_IMAGE)
+FUZZ_SEEDS_wire := $(FUZZ_DIR)/seeds/wire
+FUZZ_DICT_wire := $(FUZZ_DIR)/wire.dict
+FUZZ_SMOKE_RUNS_wire := 2000
 FUZZ_SEEDS_scenario := vectors/demo.jsonl $(wildcard vectors/directed/*.jsonl vectors/malformed/*.jsonl)
 FUZZ_SEEDS_elf := $(FW_IMAGE)
 FUZZ_DICT_scenario := $(FUZZ_DIR)/scenario.dict
@@ -77,6 +86,11 @@ $(FUZZ_DICT_wqe): testbench/fuzz/make_abi_seeds.py abi/hca.toml
 	@mkdir -p $(@D)
 	$(Q)$(PYTHON) $< --wqe abi/hca.toml $(FUZZ_SEEDS_wqe) $@
 $(FUZZ_SEEDS_wqe): $(FUZZ_DICT_wqe) ; @:
+# The wire harness writes its own seeds and dictionary from hca_wire.h.
+$(FUZZ_DICT_wire): $(FUZZ_DIR)/fuzz_wire
+	@rm -rf $(FUZZ_SEEDS_wire) && mkdir -p $(FUZZ_SEEDS_wire)
+	$(Q)HCASIM_FUZZ_WIRE_SEEDS=$(FUZZ_SEEDS_wire) HCASIM_FUZZ_WIRE_DICT=$@ $<
+$(FUZZ_SEEDS_wire): $(FUZZ_DICT_wire) ; @:
 
 # Seeds are files or directories of them.
 fuzz_seed_files = $$$$(find $(1) -type f)
