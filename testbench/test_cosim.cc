@@ -283,7 +283,7 @@ TEST_P(Cosim, MalformedAndTruncatedMessagesGetAnErrorAndTheServerGoesOn)
     h = r.recv_msg();
     ASSERT_EQ((unsigned)(HCA_WIRE_MMIO_READ | HCA_WIRE_REPLY), h.type);
     EXPECT_EQ(-EINVAL, r.payload<hca_wire_mmio_t>().rc) << "no register there: the device's answer, carried";
-    hca_wire_dma_t d = {0, 0, 0};
+    hca_wire_dma_t d = {0x1000, 16, 0}; // well-formed, but no DMA of the server's waits for it
     r.send_msg(HCA_WIRE_DMA_WRITE | HCA_WIRE_REPLY, 16, &d, sizeof d);
     r.expect_error(16, HCA_WIRE_DMA_WRITE | HCA_WIRE_REPLY, -EPROTO, "an answer to a DMA nobody asked for");
     hca_wire_wait_t w = {1000, 0, 0};
@@ -380,6 +380,26 @@ TEST(CosimClient, ANonexistentSocketIsAClearError)
     EXPECT_EQ(-ENOENT, hca_client_connect(&cl, "/tmp/hcasim-no-such-socket", err, sizeof err));
     EXPECT_EQ(nullptr, cl);
     EXPECT_NE(nullptr, strstr(err, "/tmp/hcasim-no-such-socket")) << err;
+}
+
+// Found by fuzz_client: a server's DMA_READ request naming more bytes than a
+// message carries made the client read that many into its 64 KiB buffer.
+TEST(WireCheck, EveryDmaMessageNamesOneTo64KiB)
+{
+    struct {
+        hca_wire_hdr_t h;
+        hca_wire_dma_t d;
+    } m{};
+    const unsigned types[] = {HCA_WIRE_DMA_READ, HCA_WIRE_DMA_WRITE | HCA_WIRE_REPLY};
+    for (unsigned type : types)
+        for (uint32_t len : {0u, 1u, HCA_WIRE_DMA_MAX, HCA_WIRE_DMA_MAX + 1, 0xffffffffu}) {
+            m.h = {(uint32_t)sizeof m, HCA_WIRE_VERSION, (uint16_t)type, 1, 0};
+            m.d = {0x1000, len, 0};
+            hca_wire_error_t e;
+            const bool ok = len >= 1 && len <= HCA_WIRE_DMA_MAX;
+            EXPECT_EQ(ok ? 0 : -EBADMSG, hca_wire_check(&m, sizeof m, &e))
+                << "type " << type << ", len " << len << ": " << e.msg;
+        }
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, Cosim, ::testing::Values(DEV_ENGINE_RTL, DEV_ENGINE_MODEL),

@@ -60,16 +60,20 @@ int hca_wire_check(const void *buf, size_t n, hca_wire_error_t *err)
         return err->code;
     }
     size_t have = n - sizeof h, need = (size_t)want;
-    if ((h.type == HCA_WIRE_DMA_WRITE || h.type == (HCA_WIRE_DMA_READ | HCA_WIRE_REPLY)) && have >= need) {
+    const unsigned base = h.type & ~HCA_WIRE_REPLY;
+    if ((base == HCA_WIRE_DMA_READ || base == HCA_WIRE_DMA_WRITE) && have >= need) {
+        /* every DMA message names 1..HCA_WIRE_DMA_MAX bytes: the receiver's
+         * buffers are that large (a DMA_READ request too, not only the
+         * messages that carry the data) */
         hca_wire_dma_t d;
         memcpy(&d, (const char *)buf + sizeof h, sizeof d);
-        if (d.len > HCA_WIRE_DMA_MAX) {
+        if (d.len < 1 || d.len > HCA_WIRE_DMA_MAX) {
             err->code = -EBADMSG;
-            snprintf(err->msg, sizeof err->msg, "DMA of %u bytes, at most %u", d.len, HCA_WIRE_DMA_MAX);
+            snprintf(err->msg, sizeof err->msg, "DMA of %u bytes, 1..%u allowed", d.len, HCA_WIRE_DMA_MAX);
             return err->code;
         }
-        if (h.type == HCA_WIRE_DMA_WRITE || d.rc == 0)
-            need += d.len;
+        if (h.type == HCA_WIRE_DMA_WRITE || (h.type == (HCA_WIRE_DMA_READ | HCA_WIRE_REPLY) && d.rc == 0))
+            need += d.len; /* the messages that carry the data */
     }
     if (have != need) {
         err->code = -EBADMSG;

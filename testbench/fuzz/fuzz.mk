@@ -17,6 +17,9 @@
 #                   random messages from a client into a real `hcasim serve`
 #                   session over a socket pair, a live device behind it; every
 #                   message answered exactly as the protocol says
+#   fuzz_client     the co-simulation client library (hca_client.h) against
+#                   a fake server sending random messages while the client
+#                   runs a driver's requests
 #
 # Each harness also holds its API's contract (a refusal names the line/field;
 # a refused image writes no RAM), so a wrong answer is a finding too.
@@ -36,7 +39,7 @@ FUZZ_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -Wall -Wextra -Werror $(INCLUDE
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_OBJ := $(FUZZ_DIR)/obj
 FUZZ_RUNS ?= 1000000
-FUZZ_TARGETS ?= scenario elf mailbox wqe wire
+FUZZ_TARGETS ?= scenario elf mailbox wqe wire client
 FUZZ_SMOKE_RUNS := 20000
 # A mailbox or WQE input runs the firmware on the ISS (4 ms, 30 ms each): fewer in the smoke run.
 FUZZ_SMOKE_RUNS_mailbox := 2000
@@ -61,6 +64,10 @@ FUZZ_LIBS_wire = $(HCASIM_LIBS) $(FW_IMAGE)
 FUZZ_SEEDS_wire := $(FUZZ_DIR)/seeds/wire
 FUZZ_DICT_wire := $(FUZZ_DIR)/wire.dict
 FUZZ_SMOKE_RUNS_wire := 2000
+FUZZ_SRCS_client := testbench/fuzz/fuzz_client.c sim/cosim/hca_client.c sim/cosim/hca_wire.c
+FUZZ_LIBS_client = $(HCASIM_LIBS)
+FUZZ_SEEDS_client := $(FUZZ_DIR)/seeds/client
+FUZZ_DICT_client := $(FUZZ_DICT_wire)
 FUZZ_SEEDS_scenario := vectors/demo.jsonl $(wildcard vectors/directed/*.jsonl vectors/malformed/*.jsonl)
 FUZZ_SEEDS_elf := $(FW_IMAGE)
 FUZZ_DICT_scenario := $(FUZZ_DIR)/scenario.dict
@@ -91,6 +98,9 @@ $(FUZZ_DICT_wire): $(FUZZ_DIR)/fuzz_wire
 	@rm -rf $(FUZZ_SEEDS_wire) && mkdir -p $(FUZZ_SEEDS_wire)
 	$(Q)HCASIM_FUZZ_WIRE_SEEDS=$(FUZZ_SEEDS_wire) HCASIM_FUZZ_WIRE_DICT=$@ $<
 $(FUZZ_SEEDS_wire): $(FUZZ_DICT_wire) ; @:
+$(FUZZ_SEEDS_client): $(FUZZ_DIR)/fuzz_client
+	@rm -rf $@ && mkdir -p $@
+	$(Q)HCASIM_FUZZ_CLIENT_SEEDS=$@ $<
 
 # Seeds are files or directories of them.
 fuzz_seed_files = $$$$(find $(1) -type f)
