@@ -9,10 +9,26 @@
 #                        defined) that breaks one of them: must FAIL, on that
 #                        property, with a counterexample trace (trace.vcd).
 #
-# Each job leaves build/formal/JOB/{model.smt2,log,trace.vcd}.
+#   formal-fence         xlate_unit_props on the whole translation unit: once
+#                        the firmware saw an INVALIDATE of index I complete,
+#                        no OK beat of a request through a key of index I;
+#                        with the bookkeeping it rests on (responses in
+#                        order, bounded in flight) and the handshakes (a
+#                        response beat holds until taken, every firmware
+#                        access answered one cycle later). Bounded from
+#                        reset: FORMAL_BMC_FRAMES cycles, by ABC's bmc3 on
+#                        the AIGER netlist (z3 does not get that deep).
+#
+# Each SMT job leaves build/formal/JOB/{model.smt2,log,trace.vcd}; each
+# bounded job build/formal/JOB/{design.il,model.aig,model.aim,abc.log} and,
+# when it fails, cex.aiw and trace.vcd (the counterexample replayed by
+# Yosys' sim over the design).
 FORMAL_DIR    := $(BUILD)/formal
 FORMAL_DEPTH  ?= 30
 FORMAL_SOLVER ?= z3
+# Bounded jobs: cycles from reset. Each cycle costs ~2.5x the one before past
+# 12 (14 takes about a minute here); go deeper by hand when there is time.
+FORMAL_BMC_FRAMES ?= 14
 XU_RTL := rtl/xu_fifo.sv rtl/xu_table.sv rtl/xu_key_check.sv rtl/xu_walker.sv rtl/xu_klm.sv rtl/xu_fw_port.sv \
           rtl/xlate_unit.sv
 
@@ -41,9 +57,52 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.smt2
 FORMAL_JOBS += formal-$(1)
 endef
 
+# formal_bmc_job NAME TOP SOURCES DEFINES ASSERT EXPECT(PASS | FAIL)
+# Only the assertion labelled ASSERT is kept; the assumptions all stay.
+# Uninitialised state (RAM, fifos) starts arbitrary (write_aiger -zinit).
+define formal_bmc_job
+$(FORMAL_DIR)/$(1)/design.il: $(3) $(RTL_INC) rtl/formal/formal.mk
+	@mkdir -p $$(@D)
+	$$(call say,YOSYS,$$@)
+	$$(Q)yosys -q -l $$(@D)/yosys.log -p 'read_verilog -formal -sv $(addprefix -D,$(4)) -Iabi/gen $(3); \
+	    prep -top $(2); flatten; chformal -assert -remove t:$$$$assert n:$(5) %d; memory_map; opt -fast; \
+	    async2sync; chformal -assume -early; setundef -undriven -anyseq; opt_clean; write_rtlil $$@'
+
+$(FORMAL_DIR)/$(1)/model.aig: $(FORMAL_DIR)/$(1)/design.il
+	$$(call say,AIGER,$$@)
+	$$(Q)yosys -q -p 'read_rtlil $$<; opt -full; techmap; opt -fast; dffunmap; abc -g AND -fast; opt_clean; \
+	    write_aiger -I -B -zinit -no-startoffset -map $(FORMAL_DIR)/$(1)/model.aim $$@'
+
+.PHONY: formal-$(1)
+formal-$(1): $(FORMAL_DIR)/$(1)/model.aig
+	@d=$(FORMAL_DIR)/$(1); rm -f $$$$d/cex.aiw $$$$d/trace.vcd; s=$$$$(date +%s); \
+	 yosys-abc -c "read_aiger $$<; fold; bmc3 -F $(FORMAL_BMC_FRAMES) -v; write_cex -a $$$$d/cex.aiw" >$$$$d/abc.log 2>&1; \
+	 t=$$$$(( $$$$(date +%s) - s )); \
+	 frame=$$$$(sed -n 's/.*was asserted in frame *\([0-9]*\).*/\1/p' $$$$d/abc.log | head -1); \
+	 if [ -n "$$$$frame" ]; then \
+	    yosys -q -p "read_rtlil $$$$d/design.il; sim -clock clk_i -r $$$$d/cex.aiw -map $$$$d/model.aim -vcd $$$$d/trace.vcd -scope $(2)" \
+	        >$$$$d/replay.log 2>&1; \
+	    grep -q "Assert $(2).$(5) " $$$$d/replay.log || { cat $$$$d/replay.log; echo "formal $(1): ABC's counterexample does not replay to $(5) failing"; exit 1; }; \
+	 fi; \
+	 if [ "$(6)" = PASS ]; then \
+	    if [ -z "$$$$frame" ] && grep -q "No output asserted in $(FORMAL_BMC_FRAMES) frames" $$$$d/abc.log; then \
+	        echo "formal $(1): $(5) holds in every run of $(FORMAL_BMC_FRAMES) cycles from reset (bounded), $$$${t} s"; \
+	    else tail -5 $$$$d/abc.log; echo "formal $(1): $(5) FAILS at cycle $$$${frame:-?} (trace $$$$d/trace.vcd)"; exit 1; fi; \
+	 else \
+	    if [ -n "$$$$frame" ]; then echo "formal $(1): FAILED as it must, on $(5) at cycle $$$$frame (counterexample $$$$d/trace.vcd), $$$${t} s"; \
+	    else tail -5 $$$$d/abc.log; echo "formal $(1): expected $(5) to fail on this mutant within $(FORMAL_BMC_FRAMES) cycles"; exit 1; fi; \
+	 fi
+FORMAL_JOBS += formal-$(1)
+endef
+
 FORMAL_JOBS :=
 $(eval $(call formal_job,keycheck,xu_key_check_props,rtl/xu_key_check.sv rtl/formal/xu_key_check_props.sv,,1,PASS))
 $(eval $(call formal_job,keycheck-mutant-no-pd,xu_key_check_props,rtl/xu_key_check.sv rtl/formal/xu_key_check_props.sv,HCA_MUTANT_KEYCHECK_NO_PD,1,grant_only_if_rules))
+
+XU_PROPS := $(XU_RTL) rtl/formal/xlate_unit_props.sv
+$(foreach p,fence rsp_in_order no_overflow rsp_stable fw_answer,$(eval $(call formal_bmc_job,xu-$(p),xlate_unit_props,$(XU_PROPS),,$(p),PASS)))
+$(eval $(call formal_bmc_job,xu-fence-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL))
+$(eval $(call formal_bmc_job,xu-fence-mutant-resp-no-recheck,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_RESP_NO_RECHECK,fence,FAIL))
 
 .PHONY: formal
 formal: $(FORMAL_JOBS)
