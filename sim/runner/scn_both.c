@@ -327,6 +327,8 @@ int scn_run_pair(const scn_t *s, const scn_run_opts_t *o, const scn_run_opts_t *
             fprintf(err, "%s: out of memory recording the runs: the comparison is incomplete\n", s->file);
             rc = SCN_ERROR;
         }
+        if (p.diverged)
+            scn_watch_diverged(o->watch);
         p.result = a.rc == SCN_ERROR || b.rc == SCN_ERROR || rc ? SCN_ERROR
                    : a.rc || b.rc || p.diverged              ? SCN_FAIL
                                                              : SCN_PASS;

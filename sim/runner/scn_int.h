@@ -476,6 +476,26 @@ int scn_run_end(run_t *r, int rc, scn_report_t *rep, scn_checker_t *ck, scn_fw_s
 /** Write the --fw-profile file of an ended run, when asked ("firmware profile: PATH" to out). */
 void scn_run_fw_profile(run_t *r, FILE *out);
 void scn_run_free(run_t *r);
+/** Run s on o's engine alone (rtl, model or lockstep), reporting as `hcasim run` does. */
+int scn_run_single(const scn_t *s, const scn_run_opts_t *o);
+/** Run s on the RTL and the model side by side (--engine both). */
+int scn_run_both(const scn_t *s, const scn_run_opts_t *o);
+
+/* ================================================================ waves (scn_waves.c) */
+
+/** --trace-when and --waves-on-fail: the run, watched, then its traced re-run. */
+int scn_run_watched(const scn_t *s, const scn_run_opts_t *o);
+/** Their options against the file (a line= trigger names an op's line). SCN_PASS or SCN_ERROR. */
+int scn_check_waves_opts(const scn_t *s, const scn_run_opts_t *o, char *err, size_t errlen);
+/* What a watched run tells its watch (w NULL: nothing); run identifies the
+ * run: the first to start a device is the one whose events and lines count. */
+void scn_watch_device(scn_watch_t *w, const void *run, hca_dev_t *dev);
+void scn_watch_undevice(scn_watch_t *w, const void *run, hca_dev_t *dev);
+void scn_watch_op(scn_watch_t *w, const void *run, unsigned line, uint64_t start, uint64_t end, int rc);
+void scn_watch_end(scn_watch_t *w, const void *run, hca_dev_t *dev, int rc);
+/** The pair diverged at the owner's last op. */
+void scn_watch_diverged(scn_watch_t *w);
+
 /** The JSON result. 0 or -errno. */
 int scn_write_json(const char *path, const scn_report_t *r);
 /** The firmware's busy cycles per function of firmware (ELF), most first, from

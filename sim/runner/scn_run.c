@@ -342,8 +342,11 @@ static int start_device(ctx_t *c)
         if ((rc = hca_dev_fw_profile_start(r->dev)))
             return cmdline_bad(c, "--fw-profile %s: %s", r->o->fw_profile, strerror(-rc));
     }
+    scn_watch_device(r->o->watch, r, r->dev);
     if (r->o->trace) {
-        rc = hca_dev_trace_open(r->dev, r->o->trace, r->o->trace_from, r->o->trace_to ? r->o->trace_to : UINT64_MAX);
+        rc = r->o->trace_spans
+                 ? hca_dev_trace_spans(r->dev, r->o->trace, r->o->trace_spans, r->o->ntrace_spans)
+                 : hca_dev_trace_open(r->dev, r->o->trace, r->o->trace_from, r->o->trace_to ? r->o->trace_to : UINT64_MAX);
         if (rc)
             return cmdline_bad(c, "--trace %s: %s%s", r->o->trace, strerror(-rc),
                                r->engine == SCN_ENGINE_MODEL ? " (waves come from the RTL engine only)" : "");
@@ -355,6 +358,7 @@ static void teardown(run_t *r, size_t nsyms)
 {
     if (r->dev && r->o->trace)
         hca_dev_trace_close(r->dev);
+    scn_watch_undevice(r->o->watch, r, r->dev);
     hcadrv_close(r->drv); /* the peer clients' registrations go with the driver */
     if (r->tgt) { /* the caller's device outlives the run */
         if (r->dev) {
@@ -445,6 +449,7 @@ int scn_run_op(run_t *r, size_t i)
     r->fline = l->line;
     r->fop = c->op;
     int rc = SCN_PASS;
+    const uint64_t start = r->dev ? hca_dev_cycle(r->dev) : 0;
     if (!r->dev && !(scn_ops[l->op].flags & SCN_OP_CONFIG))
         rc = start_device(c);
     if (!rc)
@@ -458,6 +463,7 @@ int scn_run_op(run_t *r, size_t i)
         scn_observe_detail(c, "checker breaches", n ? why : NULL, "%" PRIu64, n);
     }
     scn_observe_outcome(c, rc);
+    scn_watch_op(r->o->watch, r, l->line, start, r->dev ? hca_dev_cycle(r->dev) : 0, rc);
     if (r->o->verbose)
         fprintf(r->out, "%scycle %10" PRIu64 "  line %4u  %-24s %s%s%s\n", r->label, r->dev ? hca_dev_cycle(r->dev) : 0,
                 l->line, c->op, rc == SCN_PASS ? "ok" : rc == SCN_FAIL ? "MISMATCH" : "ERROR", c->note[0] ? "  " : "",
@@ -497,6 +503,7 @@ int scn_run_end(run_t *r, int rc, scn_report_t *rep, scn_checker_t *ck, scn_fw_s
         rep->cmdline = 1;
     }
     if (r->dev) {
+        scn_watch_end(r->o->watch, r, r->dev, rc);
         rep->firmware = hca_dev_firmware(r->dev);
         rep->cycles = hca_dev_cycle(r->dev);
         rep->checker = checker_of(r->dev, ck);
@@ -532,6 +539,21 @@ void scn_run_free(run_t *r)
     free(r);
 }
 
+static int run_one_engine(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine, const scn_target_t *t);
+
+int scn_run_single(const scn_t *s, const scn_run_opts_t *o)
+{
+    return run_one_engine(s, o, o->engine, NULL);
+}
+
+int scn_run_both(const scn_t *s, const scn_run_opts_t *o)
+{
+    scn_run_opts_t a = *o, b = *o; /* the RTL is the reference the model is held to */
+    a.engine = SCN_ENGINE_RTL;
+    b.engine = SCN_ENGINE_MODEL;
+    return scn_run_pair(s, &a, &b);
+}
+
 static int run_one_engine(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine, const scn_target_t *t)
 {
     run_t *r = scn_run_new(s, o, engine, NULL, "");
@@ -543,6 +565,8 @@ static int run_one_engine(const scn_t *s, const scn_run_opts_t *o, scn_engine_t 
     int rc = SCN_PASS;
     for (size_t i = 0; i < s->nops && rc == SCN_PASS; i++)
         rc = scn_run_op(r, i);
+    if (o->run_on_to && r->dev && hca_dev_cycle(r->dev) < o->run_on_to) /* a traced re-run: the window after */
+        scn_advance(&r->c, o->run_on_to - hca_dev_cycle(r->dev));
     scn_report_t rep;
     scn_checker_t ck;
     scn_fw_state_t fw;
@@ -590,7 +614,7 @@ int scn_check_opts(const scn_run_opts_t *o, char *err, size_t errlen)
         }
         fclose(t);
     }
-    if (o->trace && o->engine == SCN_ENGINE_MODEL) {
+    if (o->trace && o->engine == SCN_ENGINE_MODEL && !o->nwhen) { /* --trace-when re-runs on the RTL */
         snprintf(err, errlen, "--trace %s: waves come from the RTL engine only (--engine rtl)", o->trace);
         return SCN_ERROR;
     }
@@ -606,13 +630,14 @@ int scn_run(const scn_t *s, const scn_run_opts_t *o)
             scn_write_load_error_json(o->json_out, s->file, why, o->engine);
         return SCN_ERROR;
     }
-    if (o->engine == SCN_ENGINE_BOTH) { /* the RTL is the reference the model is held to */
-        scn_run_opts_t a = *o, b = *o;
-        a.engine = SCN_ENGINE_RTL;
-        b.engine = SCN_ENGINE_MODEL;
-        return scn_run_pair(s, &a, &b);
+    if (o->waves_dir || o->nwhen) {
+        if (scn_check_waves_opts(s, o, why, sizeof why)) {
+            fprintf(o->err ? o->err : stderr, "hcasim run: command line: %s\n", why);
+            return SCN_ERROR;
+        }
+        return scn_run_watched(s, o);
     }
-    return run_one_engine(s, o, o->engine, NULL);
+    return o->engine == SCN_ENGINE_BOTH ? scn_run_both(s, o) : scn_run_single(s, o);
 }
 
 int scn_device_config(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine, hca_dev_config_t *cfg, char *err,
@@ -647,6 +672,12 @@ int scn_run_on(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine, con
     }
     if (scn_check_opts(o, why, sizeof why)) {
         fprintf(o->err ? o->err : stderr, "hcasim: command line: %s\n", why);
+        return SCN_ERROR;
+    }
+    if (o->waves_dir || o->nwhen) {
+        fprintf(o->err ? o->err : stderr,
+                "hcasim: command line: --waves-on-fail and --trace-when re-run the scenario on a device of their "
+                "own: not on a platform's device\n");
         return SCN_ERROR;
     }
     return run_one_engine(s, o, engine, t);

@@ -29,6 +29,7 @@ template <typename Top> struct VlEngine {
     std::unique_ptr<VerilatedContext> ctx;
     std::unique_ptr<Top> top;
     std::unique_ptr<VerilatedFstC> fst;
+    bool paused = false; /* between two windows of one file: no dump */
 };
 
 /** Hold rst_ni low (asynchronous) over kResetCycles clocks with idle inputs,
@@ -77,6 +78,7 @@ template <typename Top> int create(void **eng, const xu_params_t *params, const 
 
 template <typename Top> void trace_close(VlEngine<Top> &e)
 {
+    e.paused = false;
     if (e.fst) {
         e.fst->close();
         e.fst.reset();
