@@ -441,6 +441,7 @@ typedef struct scn_report {
     int cmdline;           /**< the error is a command-line option's: no FILE:LINE */
     const scn_peer_report_t *peers; /**< each peer client's counters at the end */
     size_t npeers;
+    const protcheck_t *pc; /**< the checker, for its breaches; NULL: no device ran */
 } scn_report_t;
 
 /** The reason (to err), the firmware diagnosis, the checker and summary lines (to out). */
@@ -453,6 +454,9 @@ void scn_print_checker(FILE *out, const char *prefix, const scn_checker_t *ck);
 void scn_json_checker(FILE *f, const scn_checker_t *ck);
 /** The "failure" object of the JSON result (null when result is SCN_PASS). */
 void scn_json_failure(FILE *f, int result, unsigned line, const char *op, const char *msg);
+/** The "breaches" list of the JSON result: the checker's first ones, each
+ *  with its cycles (issue, invalidation requested and completed, landing). */
+void scn_json_breaches(FILE *f, const protcheck_t *pc);
 /** The "wrs" list of the JSON result. */
 void scn_json_wrs(FILE *f, const scn_report_t *r);
 const char *scn_result_name(int rc);

@@ -479,7 +479,7 @@ int scn_run_end(run_t *r, int rc, scn_report_t *rep, scn_checker_t *ck, scn_fw_s
         rc = start_device(c);
     }
     *rep = (scn_report_t){r->s, r->s->file, r->engine, r->seed, 0, rc, r->fline, r->fop, c->msg, NULL, NULL, NULL,
-                          r->wrs, r->nwrs, 0, NULL, 0};
+                          r->wrs, r->nwrs, 0, NULL, 0, NULL};
     size_t np = 0;
     for (size_t i = 0; i < r->nobj; i++)
         np += r->obj[i].win != NULL;
@@ -507,6 +507,7 @@ int scn_run_end(run_t *r, int rc, scn_report_t *rep, scn_checker_t *ck, scn_fw_s
         rep->firmware = hca_dev_firmware(r->dev);
         rep->cycles = hca_dev_cycle(r->dev);
         rep->checker = checker_of(r->dev, ck);
+        rep->pc = hca_dev_protcheck(r->dev);
         if (rc && r->o->verbose) { /* what the firmware said, for the diagnosis */
             *fw = (scn_fw_state_t){hca_dev_console(r->dev), hca_dev_fw_instret(r->dev), hca_dev_fw_busy_cycles(r->dev),
                                    rep->cycles};

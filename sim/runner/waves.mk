@@ -42,3 +42,18 @@ wave-view: $(HCASIM_BIN)
 	 echo "$$got" | grep -q 'op=.* len=0x200 addr=0x1000 .*key=0x123' || { echo "wave-view: decode gave '$$got'"; exit 1; }; \
 	 echo "wave-view: $$(grep -c '^hca_core' $(WAVE_DIR)/check/hcasim.gtkw) signals found in a real dump; dma_req decoded: $$got"
 CHECKS += wave-view
+
+# `hcasim run --waves-on-fail` / `--trace-when` write the race view beside
+# their FST with abi/gtkwgen.py: found beside the executable, as regress.py
+# is (<exe dir>/../share/hcasim/), the source tree's path as the fallback.
+WAVES_SHARE := $(BUILD)/share/hcasim/gtkwgen.py $(BUILD)/share/hcasim/hca.toml
+ALL_TARGETS += $(WAVES_SHARE)
+$(BUILD)/share/hcasim/gtkwgen.py: abi/gtkwgen.py
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
+$(BUILD)/share/hcasim/hca.toml: abi/hca.toml
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
+$(OBJ)/sim/runner/scn_waves.o: ALL_CFLAGS += -DHCASIM_GTKWGEN_DEFAULT='"$(abspath abi/gtkwgen.py)"' \
+    -DHCASIM_ABI_DEFAULT='"$(abspath abi/hca.toml)"'
+$(HCASIM_BIN): | $(WAVES_SHARE)
