@@ -16,8 +16,9 @@ a generator seed on one engine (the generator writes DIR/*.jsonl with
 `SCRIPT --seed S --out DIR ARGS`, then each file runs), a GoogleTest binary.
 
 Results: DIR/results.json, DIR/junit.xml, DIR/summary.txt, DIR/logs/<job>.log, and
-for each failed scenario run DIR/waves/<job>.fst (a re-run on the RTL engine traced
-over the last --waves-window cycles before the failure). Exit 0 when every job
+for each failed scenario run DIR/waves/<job>/STEM.fst and .gtkw (hcasim run
+--waves-on-fail: a re-run on the RTL engine traced around the failure, markers at
+the breach's issue, invalidation and landing cycles). Exit 0 when every job
 passed, 1 when one failed, 2 on a usage or list error (FILE:LINE: reason).
 Standard library only.
 """
@@ -42,7 +43,6 @@ RESULTS_VERSION = 1
 ENGINES = ("rtl", "model", "both", "lockstep")
 KINDS = ("scenarios", "generator", "gtest")
 DEFAULT_TIMEOUT = 600
-TRACEABLE = ("rtl", "both", "lockstep")  # engines whose failure re-runs traced as is
 
 
 class ListError(Exception):
@@ -259,19 +259,28 @@ class Runner:
         status = "fail" if rc == 1 else "error"
         return status, f"{where}{msg} (exit {rc})", cycles, repro
 
-    def waves(self, job, path, cycles, log):
-        """Re-run a failed scenario on the RTL engine, traced over the window before the end."""
+    def waves(self, job, path, res, log):
+        """Re-run a failed scenario with --waves-on-fail: it runs again as it failed, then on
+        the RTL traced around the failure (the breach's issue, invalidation and landing
+        cycles, the divergence or the failed op), into waves/<job>/STEM.fst and .gtkw."""
         if self.cli.no_waves:
-            return None
-        os.makedirs(os.path.join(self.out, "waves"), exist_ok=True)
-        fst = os.path.join(self.out, "waves", safe(job["id"]) + ".fst")
-        engine = job["engine"] if job["engine"] in TRACEABLE else "rtl"
-        argv = [self.hcasim, "run", path, "--engine", engine, "--trace", fst]
-        if cycles:
-            argv += ["--trace-from", str(max(0, cycles - self.cli.waves_window))]
+            return
+        wdir = os.path.join(self.out, "waves", safe(job["id"]))
+        jpath = os.path.join(self.out, "work", safe(job["id"]) + ".waves.json")
+        argv = [self.hcasim, "run", path, "--engine", job["engine"], f"--waves-on-fail={wdir}",
+                "--waves-window", str(self.cli.waves_window), "--json", jpath]
         log.write("\n[regress: re-run with waves]\n")
         run_argv(argv, self.root, job["timeout"] * 4, log)
-        return os.path.relpath(fst, self.out) if os.path.exists(fst) else None
+        try:
+            with open(jpath) as f:
+                w = json.load(f).get("waves") or {}
+        except (OSError, ValueError):
+            w = {}
+        if w.get("fst") and os.path.exists(w["fst"]):
+            res["waves"] = os.path.relpath(w["fst"], self.out)
+            if w.get("gtkw"):
+                res["gtkw"] = os.path.relpath(w["gtkw"], self.out)
+            res["markers"] = w.get("markers", {})
 
     def run(self, job):
         t0 = time.monotonic()
@@ -284,7 +293,7 @@ class Runner:
             if job["kind"] == "scenario":
                 st, msg, cycles, repro = self.scenario_run(job, job["file"], job["engine"], log, safe(job["id"]))
                 if st == "fail" and not job.get("expect_error"):  # a refused or hung run has no waves worth writing
-                    res["waves"] = self.waves(job, job["file"], cycles, log)
+                    self.waves(job, job["file"], res, log)
             elif job["kind"] == "generator":
                 st, msg, repro = self.generator(job, log, res)
             else:
@@ -314,7 +323,7 @@ class Runner:
                                            "--engine", job["engine"]])
             if st != "pass":
                 if st == "fail":
-                    res["waves"] = self.waves(job, f, cycles, log)
+                    self.waves(job, f, res, log)
                 return st, f"{name}: {msg}", repro
         shutil.rmtree(wdir, ignore_errors=True)  # kept only when it failed
         return "pass", "", repro_gen
@@ -449,7 +458,9 @@ def summary(doc):
             lines.append(f"  {r['status'].upper():7} {r['id']}")
             lines.append(f"          {r['message']}")
             lines.append(f"          reproduce: {r['reproduce']}")
-            if r.get("waves"):
+            if r.get("gtkw"):  # one click: the race view with its markers, from the results folder
+                lines.append(f"          waves:     gtkwave {r['gtkw']}")
+            elif r.get("waves"):
                 lines.append(f"          waves:     {r['waves']}")
             lines.append(f"          log:       {r['log']}")
     by_entry = {}
@@ -493,7 +504,8 @@ def cmd_run(argv):
     ap.add_argument("--only", action="append", default=[], metavar="GLOB", help="only jobs whose id matches (repeatable)")
     ap.add_argument("--out", default=None, help="results directory (default: build/regress/latest)")
     ap.add_argument("--no-waves", action="store_true", help="do not re-run failures with waves")
-    ap.add_argument("--waves-window", type=int, default=20000, metavar="C", help="cycles traced before the failure")
+    ap.add_argument("--waves-window", default="20000", metavar="B[:A]",
+                    help="cycles traced before (and after) the failure (hcasim run --waves-window)")
     ap.add_argument("--list", dest="dry", action="store_true", help="print the jobs and their commands, run nothing")
     ap.add_argument("--root", help="project root the list's paths are relative to")
     ap.add_argument("--hcasim", default=os.environ.get("HCASIM_BIN"), help=argparse.SUPPRESS)
@@ -609,7 +621,7 @@ def cmd_merge(argv):
     for d, doc in docs:
         for r in doc["jobs"]:
             r = dict(r)
-            for k in ("log", "waves"):
+            for k in ("log", "waves", "gtkw"):
                 if r.get(k):
                     r[k] = os.path.relpath(os.path.join(d, r[k]), cli.out)
             results.append(r)

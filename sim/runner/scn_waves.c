@@ -422,6 +422,21 @@ static void write_waves(const scn_t *s, const scn_run_opts_t *o, const char *wha
     json_add_waves(o->json_out, fst, grc ? NULL : gtkw, eng, sp, n, mk, nmk, reproduced);
 }
 
+/* mkdir -p: 0, or -1 with errno. */
+static int mkdir_p(const char *dir)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s", dir);
+    for (char *s = p + 1; *s; s++)
+        if (*s == '/') {
+            *s = 0;
+            if (mkdir(p, 0777) && errno != EEXIST)
+                return -1;
+            *s = '/';
+        }
+    return mkdir(p, 0777) && errno != EEXIST ? -1 : 0;
+}
+
 /* --waves-on-fail: the window around the failure into DIR/STEM.fst. */
 static void waves_on_fail(const scn_t *s, const scn_run_opts_t *o, const scn_watch_t *w)
 {
@@ -451,7 +466,7 @@ static void waves_on_fail(const scn_t *s, const scn_run_opts_t *o, const scn_wat
         add_marker(mk, &nmk, "op_start", w->op_start);
     if (w->stop >= sp[0] && w->stop < sp[1])
         add_marker(mk, &nmk, w->diverged ? "diverge" : "fail", w->stop);
-    if (mkdir(o->waves_dir, 0777) && errno != EEXIST) {
+    if (mkdir_p(o->waves_dir)) {
         fprintf(o->err ? o->err : stderr, "hcasim run: --waves-on-fail=%s: %s\n", o->waves_dir, strerror(errno));
         return;
     }
