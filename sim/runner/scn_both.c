@@ -237,6 +237,8 @@ static int write_json(const char *path, const pair_t *p)
     scn_json_checker(f, a->rep.checker);
     fputs(",\"breaches\":", f); /* the reference's, else the other's (each side's are under "both") */
     scn_json_breaches(f, a->rep.pc && protcheck_count(a->rep.pc) ? a->rep.pc : b->rep.pc);
+    fputs(",\"coverage\":", f); /* the reference's: the engines are twins */
+    scn_cover_json(f, a->rep.cov);
     fputs(",\"wrs\":", f);
     scn_json_wrs(f, &a->rep);
     fputs(",\"both\":", f);

@@ -97,6 +97,7 @@ typedef struct wr_rec {
 } wr_rec_t;
 
 typedef struct run run_t; /* the run state (scn_run.c) */
+typedef struct scn_cover scn_cover_t; /* functional coverage of a run (scn_cover.c) */
 
 typedef struct op_line {
     unsigned line;
@@ -442,6 +443,7 @@ typedef struct scn_report {
     const scn_peer_report_t *peers; /**< each peer client's counters at the end */
     size_t npeers;
     const protcheck_t *pc; /**< the checker, for its breaches; NULL: no device ran */
+    const scn_cover_t *cov; /**< the functional coverage points the run hit; NULL: none */
 } scn_report_t;
 
 /** The reason (to err), the firmware diagnosis, the checker and summary lines (to out). */
@@ -484,6 +486,28 @@ void scn_run_free(run_t *r);
 int scn_run_single(const scn_t *s, const scn_run_opts_t *o);
 /** Run s on the RTL and the model side by side (--engine both). */
 int scn_run_both(const scn_t *s, const scn_run_opts_t *o);
+
+/* ================================================================ functional coverage (scn_cover.c) */
+
+scn_cover_t *scn_cover_new(void);
+void scn_cover_free(scn_cover_t *v);
+/** Follow the device's event log (0, or -1: the log is full). */
+int scn_cover_attach(scn_cover_t *v, hca_dev_t *dev);
+void scn_cover_detach(scn_cover_t *v, hca_dev_t *dev);
+/** WR number wr (the run's records) was posted at cycle post moving data through keys. */
+void scn_cover_posted(scn_cover_t *v, size_t wr, uint64_t post, const uint32_t *keys, unsigned nkeys);
+/** A completion was taken (wr: its WR's number, SIZE_MAX when none). */
+void scn_cover_completed(scn_cover_t *v, size_t wr, unsigned opcode, unsigned status);
+/** A peer invalidation took [addr, addr+len) back. */
+void scn_cover_revoked(scn_cover_t *v, uint64_t addr, uint64_t len);
+/** The run ended: the wait pins' counts and the firmware's refusals. */
+void scn_cover_end(scn_cover_t *v, hca_dev_t *dev);
+/** The "coverage" object of the JSON result. */
+void scn_cover_json(FILE *f, const scn_cover_t *v);
+/** The run's coverage (NULL outside a run). */
+scn_cover_t *scn_cover_of(ctx_t *c);
+/** The WR just posted (scn_posted) moves data through these SGEs' keys and rkey (0: none). */
+void scn_posted_keys(ctx_t *c, const hca_sge_t *sge, unsigned n, uint32_t rkey);
 
 /* ================================================================ waves (scn_waves.c) */
 

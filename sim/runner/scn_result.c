@@ -164,6 +164,8 @@ int scn_write_json(const char *path, const scn_report_t *r)
     scn_json_checker(f, r->checker);
     fputs(",\"breaches\":", f);
     scn_json_breaches(f, r->pc);
+    fputs(",\"coverage\":", f);
+    scn_cover_json(f, r->cov);
     fputs(",\"peer_stats\":{", f);
     for (size_t i = 0; i < r->npeers; i++) {
         const hcadrv_peer_stats_t *st = &r->peers[i].st;
@@ -193,7 +195,7 @@ int scn_write_load_error_json(const char *json_out, const char *file, const char
     size_t fl = strlen(file);
     if (!strncmp(msg, file, fl) && msg[fl] == ':')
         line = (unsigned)strtoul(msg + fl + 1, NULL, 10);
-    scn_report_t r = {NULL, file, engine, 0, 0, SCN_ERROR, line, NULL, msg, NULL, NULL, NULL, NULL, 0, 0, NULL, 0, NULL};
+    scn_report_t r = {NULL, file, engine, 0, 0, SCN_ERROR, line, NULL, msg, NULL, NULL, NULL, NULL, 0, 0, NULL, 0, NULL, NULL};
     return scn_write_json(json_out, &r);
 }
 

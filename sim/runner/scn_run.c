@@ -39,6 +39,7 @@ struct run {
     ctx_t c;           /* the op in hand, kept between ops */
     unsigned fline;    /* the last op run: where a failure is */
     const char *fop;
+    scn_cover_t *cov; /* the functional coverage points it hits */
 };
 
 /* ================================================================ what handlers reach */
@@ -70,6 +71,21 @@ FILE *scn_out(ctx_t *c)
 const char *scn_label(ctx_t *c)
 {
     return c->run->label;
+}
+scn_cover_t *scn_cover_of(ctx_t *c)
+{
+    return c->run ? c->run->cov : NULL;
+}
+void scn_posted_keys(ctx_t *c, const hca_sge_t *sge, unsigned n, uint32_t rkey)
+{
+    run_t *r = c->run;
+    uint32_t keys[HCA_MAX_SEND_SGE + 1];
+    unsigned k = 0;
+    for (unsigned i = 0; i < n && k < HCA_MAX_SEND_SGE; i++)
+        keys[k++] = sge[i].lkey;
+    keys[k++] = rkey;
+    if (r->nwrs)
+        scn_cover_posted(r->cov, r->nwrs - 1, r->wrs[r->nwrs - 1].post_cycle, keys, k);
 }
 scn_rec_t *scn_rec_of(ctx_t *c)
 {
@@ -280,6 +296,7 @@ int scn_poll(ctx_t *c, int cq, int n, hcadrv_wc_t *wc, uint64_t *arrival, wr_rec
     for (int i = 0; i < got; i++) {
         arrival[i] = (uint32_t)i < q->seen ? q->seen_cycle[(ci0 + (uint32_t)i) & mask] : now;
         wr_rec_t *w = find_wr(c, &wc[i]);
+        scn_cover_completed(c->run->cov, w ? (size_t)(w - c->run->wrs) : SIZE_MAX, wc[i].opcode, wc[i].status);
         if (w) {
             w->done = 1;
             w->completion_cycle = arrival[i];
@@ -343,6 +360,8 @@ static int start_device(ctx_t *c)
             return cmdline_bad(c, "--fw-profile %s: %s", r->o->fw_profile, strerror(-rc));
     }
     scn_watch_device(r->o->watch, r, r->dev);
+    if (scn_cover_attach(r->cov, r->dev))
+        return scn_bad(c, "the device's event log is full");
     if (r->o->trace) {
         rc = r->o->trace_spans
                  ? hca_dev_trace_spans(r->dev, r->o->trace, r->o->trace_spans, r->o->ntrace_spans)
@@ -359,6 +378,8 @@ static void teardown(run_t *r, size_t nsyms)
     if (r->dev && r->o->trace)
         hca_dev_trace_close(r->dev);
     scn_watch_undevice(r->o->watch, r, r->dev);
+    scn_cover_detach(r->cov, r->dev);
+    scn_cover_free(r->cov);
     hcadrv_close(r->drv); /* the peer clients' registrations go with the driver */
     if (r->tgt) { /* the caller's device outlives the run */
         if (r->dev) {
@@ -432,7 +453,10 @@ run_t *scn_run_new(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine,
     r->peer_timing.read_latency = PEERMEM_DEFAULT_READ_LATENCY; /* ... reads cross to another device */
     r->nobj = s->nsyms;
     r->obj = calloc(s->nsyms ? s->nsyms : 1, sizeof *r->obj);
-    if (!r->obj) {
+    r->cov = scn_cover_new();
+    if (!r->obj || !r->cov) {
+        free(r->obj);
+        scn_cover_free(r->cov);
         free(r);
         return NULL;
     }
@@ -479,7 +503,7 @@ int scn_run_end(run_t *r, int rc, scn_report_t *rep, scn_checker_t *ck, scn_fw_s
         rc = start_device(c);
     }
     *rep = (scn_report_t){r->s, r->s->file, r->engine, r->seed, 0, rc, r->fline, r->fop, c->msg, NULL, NULL, NULL,
-                          r->wrs, r->nwrs, 0, NULL, 0, NULL};
+                          r->wrs, r->nwrs, 0, NULL, 0, NULL, NULL};
     size_t np = 0;
     for (size_t i = 0; i < r->nobj; i++)
         np += r->obj[i].win != NULL;
@@ -508,6 +532,8 @@ int scn_run_end(run_t *r, int rc, scn_report_t *rep, scn_checker_t *ck, scn_fw_s
         rep->cycles = hca_dev_cycle(r->dev);
         rep->checker = checker_of(r->dev, ck);
         rep->pc = hca_dev_protcheck(r->dev);
+        scn_cover_end(r->cov, r->dev);
+        rep->cov = r->cov;
         if (rc && r->o->verbose) { /* what the firmware said, for the diagnosis */
             *fw = (scn_fw_state_t){hca_dev_console(r->dev), hca_dev_fw_instret(r->dev), hca_dev_fw_busy_cycles(r->dev),
                                    rep->cycles};
