@@ -35,4 +35,13 @@ $(COV_BIN): $(OBJ)/sim/runner/hcasim.o $(COV_DIR)/core_rtl.o $(COV_DIR)/verilate
 
 .PHONY: coverage coverage-selftest
 coverage: $(COV_BIN) $(REGRESS_PY) $(WAVES_SHARE) all
-	$(COV_BIN) regress $(COV_LIST) --coverage --no-waves --out $(COV_DIR)/report -j $(NPROC) $(COV_ARGS)
+	$(COV_BIN) regress $(COV_LIST) --coverage --engine rtl --no-waves --out $(COV_DIR)/report -j $(NPROC) $(COV_ARGS)
+
+# (in make test) a coverage run over two scenarios: known functional points hit,
+# holes first, RTL lines merged to lcov HTML (testbench/test_waves.py Coverage).
+TEST_BUILDS += $(COV_BIN)
+coverage-selftest: $(COV_BIN) $(REGRESS_PY) $(WAVES_SHARE)
+	$(Q)HCASIM_COV_BIN=$(abspath $(COV_BIN)) $(PYTHON) testbench/test_waves.py Coverage 2>&1 | tail -1 | grep -q '^OK' \
+	    || { HCASIM_COV_BIN=$(abspath $(COV_BIN)) $(PYTHON) testbench/test_waves.py Coverage; exit 1; }
+	@echo "coverage-selftest: functional points from the runs, holes first, RTL line coverage in lcov HTML"
+CHECKS += coverage-selftest
