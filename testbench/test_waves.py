@@ -47,6 +47,11 @@ def dumped_cycles(fst):
     return {int(l[1:]) // t for l in p.stdout.splitlines() if l.startswith("#")}
 
 
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
 def run(argv, **kw):
     return subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=900, **kw)
 
@@ -63,7 +68,7 @@ class Waves(unittest.TestCase):
         p = run([HCASIM, "run", RACE, "--engine", "model", "--firmware", FW_MUTANT, f"--waves-on-fail={wdir}",
                  "--waves-window", "300:100", "--json", js])
         self.assertEqual(p.returncode, 1, f"the mutant must breach: expected exit 1, got {p.returncode}\n{p.stderr}")
-        doc = json.load(open(js))
+        doc = json.loads(read(js))
         b = doc["breaches"][0]
         for k in ("issue_cycle", "inval_req_cycle", "inval_cycle", "land_cycle", "qpn", "key"):
             self.assertIsNotNone(b.get(k), f"breach field {k}: {b}")
@@ -78,7 +83,7 @@ class Waves(unittest.TestCase):
         lo, hi = w["windows"][0]
         self.assertEqual((min(cyc), max(cyc) + 1), (lo, hi), "the FST holds exactly its window")
         self.assertEqual(lo, min(b["issue_cycle"], b["inval_req_cycle"]) - 300, "300 cycles before the first")
-        gtkw = open(w["gtkw"]).read()
+        gtkw = read(w["gtkw"])
         for name, k in (("issue", "issue_cycle"), ("inval", "inval_cycle"), ("land", "land_cycle")):
             self.assertRegex(gtkw, rf"marker [A-Z]: {name} at cycle {b[k]}\n", f"no {name} marker in {w['gtkw']}")
         marks = re.search(r"^\*-?[0-9.]+ -?\d+ (.*)$", gtkw, re.M).group(1).split()
@@ -101,7 +106,7 @@ class Waves(unittest.TestCase):
             m = re.match(r"cycle\s+(\d+)\s+line\s+(\d+)\s", l)
             if m:
                 span[int(m.group(2))] = int(m.group(1))
-        w = json.load(open(js))["waves"]
+        w = json.loads(read(js))["waves"]
         self.assertEqual(len(w["windows"]), 2, w)
         cyc = dumped_cycles(fst)
         (a0, a1), (b0, b1) = w["windows"]
@@ -124,7 +129,7 @@ class Coverage(unittest.TestCase):
             out = os.path.join(d, "out")
             p = run([COV_BIN, "regress", lst, "--root", ROOT, "--coverage", "--no-waves", "--out", out, "-j", "2"])
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-            text = open(os.path.join(out, "coverage/functional.txt")).read()
+            text = read(os.path.join(out, "coverage/functional.txt"))
             hits = {l.strip().rsplit(": ", 1)[0]: int(l.rsplit(": ", 1)[1]) for l in text.split("hit:\n")[1].splitlines()}
             for point in ("completion status x opcode: LOCAL_INV/SUCCESS",
                           "completion status x opcode: RDMA_WRITE/REM_ACCESS_ERR",
@@ -136,7 +141,7 @@ class Coverage(unittest.TestCase):
             self.assertRegex(head[0], r"^functional coverage over 2 runs: \d+ of \d+ points hit$")
             self.assertTrue(head[1].startswith("holes ("), "holes come first")
             self.assertIn("peer revocation: mid-op", text.split("hit:\n")[0], "no peer file ran: a hole")
-            info = open(os.path.join(out, "coverage/coverage.info")).read()
+            info = read(os.path.join(out, "coverage/coverage.info"))
             das = [int(l.split(",")[1]) for l in info.splitlines() if l.startswith("DA:")]
             self.assertTrue(das and any(das) and not all(das), "RTL lines: some hit, some not")
             self.assertTrue(os.path.exists(os.path.join(out, "coverage/html/index.html")))
