@@ -660,6 +660,8 @@ int scn_run(const scn_t *s, const scn_run_opts_t *o)
     if (o->waves_dir || o->nwhen) {
         if (scn_check_waves_opts(s, o, why, sizeof why)) {
             fprintf(o->err ? o->err : stderr, "hcasim run: command line: %s\n", why);
+            if (o->json_out)
+                scn_write_load_error_json(o->json_out, s->file, why, o->engine);
             return SCN_ERROR;
         }
         return scn_run_watched(s, o);
