@@ -555,25 +555,18 @@ static int cmd_run(int argc, char **argv)
  * told which hcasim to run (HCASIM_BIN), so a moved tree stays consistent. */
 static int cmd_regress(int argc, char **argv)
 {
-    char exe[4096], script[4096 + 64];
+    char exe[4096], path[4096 + 64];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    const char *path = HCASIM_REGRESS_DEFAULT;
     if (n > 0) {
         exe[n] = 0;
         setenv("HCASIM_BIN", exe, 1);
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            snprintf(script, sizeof script, "%s/../share/hcasim/regress.py", exe);
-            if (access(script, R_OK) == 0)
-                path = script;
-        }
     }
+    scn_share_path(path, sizeof path, "regress.py", HCASIM_REGRESS_DEFAULT);
     char **args = calloc((size_t)argc + 2, sizeof *args);
     if (!args)
         return 2;
     args[0] = "python3";
-    args[1] = (char *)path;
+    args[1] = path;
     for (int i = 2; i < argc; i++)
         args[i] = argv[i];
     execvp(args[0], args);

@@ -145,6 +145,11 @@ int scn_device_config(const scn_t *s, const scn_run_opts_t *opts, scn_engine_t e
  *  driver is closed and the device left running at the end. */
 int scn_run_on(const scn_t *s, const scn_run_opts_t *opts, scn_engine_t engine, const scn_target_t *t);
 
+/** A file the build and an install put beside the executable,
+ *  <exe dir>/../share/hcasim/NAME, into out; fallback (the source tree's
+ *  path) when it is not there. */
+void scn_share_path(char *out, size_t len, const char *name, const char *fallback);
+
 /** Write the JSON result of a scenario that could not be loaded (result
  *  "error", failure line taken from msg's "FILE:LINE:" prefix). 0 or -errno. */
 int scn_write_load_error_json(const char *json_out, const char *file, const char *msg, scn_engine_t engine);

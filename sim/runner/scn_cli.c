@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "scenario.h"
 
@@ -161,4 +162,21 @@ int scn_parse_run_option(int argc, char **argv, int *i, scn_run_opts_t *o, char 
         o->peer_stats = v;
     (*i)++;
     return 1;
+}
+
+void scn_share_path(char *out, size_t len, const char *name, const char *fallback)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(out, len, "%s/../share/hcasim/%s", exe, name);
+            if (access(out, R_OK) == 0)
+                return;
+        }
+    }
+    snprintf(out, len, "%s", fallback);
 }

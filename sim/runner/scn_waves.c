@@ -244,31 +244,12 @@ static size_t merge_spans(span_t *s, size_t n, uint64_t **out)
     return *out ? k : 0;
 }
 
-/* Beside the executable (<exe dir>/../share/hcasim/NAME, where the build and
- * an install put it), else the source tree's path. */
-static void share_path(char *out, size_t len, const char *name, const char *fallback)
-{
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            snprintf(out, len, "%s/../share/hcasim/%s", exe, name);
-            if (access(out, R_OK) == 0)
-                return;
-        }
-    }
-    snprintf(out, len, "%s", fallback);
-}
-
 /* The race view for fst with these markers (abi/gtkwgen.py): 0, or -1 (its reason on stderr). */
 static int write_gtkw(const char *fst, const char *gtkw, const marker_t *mk, size_t nmk)
 {
     char script[4200], abi[4200], dir[4200];
-    share_path(script, sizeof script, "gtkwgen.py", HCASIM_GTKWGEN_DEFAULT);
-    share_path(abi, sizeof abi, "hca.toml", HCASIM_ABI_DEFAULT);
+    scn_share_path(script, sizeof script, "gtkwgen.py", HCASIM_GTKWGEN_DEFAULT);
+    scn_share_path(abi, sizeof abi, "hca.toml", HCASIM_ABI_DEFAULT);
     snprintf(dir, sizeof dir, "%s", gtkw);
     char *slash = strrchr(dir, '/');
     if (slash)
