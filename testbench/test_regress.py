@@ -112,7 +112,7 @@ class Regress(unittest.TestCase):
         # ... with the race view beside it, markers at the failing op, one click from the summary.
         self.assertTrue(bad.get("gtkw") and os.path.exists(os.path.join(out, bad["gtkw"])), bad)
         self.assertIn("fail", bad.get("markers", {}), bad)
-        self.assertIn(f"waves:     gtkwave {bad['gtkw']}", stdout)
+        self.assertIn(f"waves:     gtkwave {os.path.join(out, bad['gtkw'])}", stdout)
         gen = next(j for j in doc["jobs"] if j["id"] == "gen/s1@model")
         self.assertIn("--seed 1", gen["reproduce"])
         self.assertIn("gen_s1.jsonl", gen["message"])

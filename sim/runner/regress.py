@@ -458,8 +458,9 @@ def summary(doc):
             lines.append(f"  {r['status'].upper():7} {r['id']}")
             lines.append(f"          {r['message']}")
             lines.append(f"          reproduce: {r['reproduce']}")
-            if r.get("gtkw"):  # one click: the race view with its markers, from the results folder
-                lines.append(f"          waves:     gtkwave {r['gtkw']}")
+            if r.get("gtkw"):  # one click: the race view with its markers, from anywhere
+                g = os.path.join(doc["out"], r["gtkw"]) if doc.get("out") else r["gtkw"]
+                lines.append(f"          waves:     gtkwave {g}")
             elif r.get("waves"):
                 lines.append(f"          waves:     {r['waves']}")
             lines.append(f"          log:       {r['log']}")
@@ -716,7 +717,7 @@ def cmd_run(argv):
                 f.cancel()
             print("\nregress: interrupted; writing the results so far", file=sys.stderr)
     prog.close()
-    meta = {"list": os.path.relpath(lst, root), "seed": cli.seed, "reseed": cli.reseed, "shard": list(shard),
+    meta = {"list": os.path.relpath(lst, root), "out": out, "seed": cli.seed, "reseed": cli.reseed, "shard": list(shard),
             "jobs_parallel": cli.jobs, "elapsed_s": round(time.monotonic() - t0, 1), "total_jobs": len(jobs)}
     doc, text = write_reports(out, meta, results)
     sys.stdout.write(text)
@@ -770,7 +771,7 @@ def cmd_merge(argv):
                     r[k] = os.path.relpath(os.path.join(d, r[k]), cli.out)
             results.append(r)
     missing = sorted(set(range(1, n + 1)) - set(seen))
-    meta = {"list": first["list"], "seed": first["seed"], "reseed": first.get("reseed", 0), "shard": [1, 1],
+    meta = {"list": first["list"], "out": os.path.abspath(cli.out), "seed": first["seed"], "reseed": first.get("reseed", 0), "shard": [1, 1],
             "merged_shards": sorted(seen), "missing_shards": missing,
             "total_jobs": sum(doc["total_jobs"] for _, doc in docs)}
     doc, text = write_reports(cli.out, meta, results)
