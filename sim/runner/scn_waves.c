@@ -50,6 +50,10 @@ struct scn_watch {
     /* the first failure of a watched run */
     unsigned last_line; /* the owner's last op */
     uint64_t last_start, last_end;
+    /* how the owner's run ended: what its traced re-run must end as */
+    int own_rc;
+    unsigned own_line;     /* its failing op's line, 0: none */
+    uint64_t own_breach;   /* its first breach's cycle, PROTCHECK_NONE: none */
     int failed;
     unsigned line;
     uint64_t op_start, stop;
@@ -161,6 +165,8 @@ void scn_watch_op(scn_watch_t *w, const void *run, unsigned line, uint64_t start
         w->last_line = line;
         w->last_start = start;
         w->last_end = end;
+        if (rc == SCN_FAIL && !w->own_line)
+            w->own_line = line;
     }
     if (w->owner == run || !w->owner)
         for (size_t i = 0; i < w->o->nwhen; i++)
@@ -196,6 +202,11 @@ void scn_watch_end(scn_watch_t *w, const void *run, hca_dev_t *dev, int rc)
                 add_hit(w, &w->o->when[i], lo, hi);
             }
         }
+    if (w->owner == run) {
+        protcheck_violation_t v;
+        w->own_rc = rc;
+        w->own_breach = n && !protcheck_get(pc, 0, &v) ? v.cycle : PROTCHECK_NONE;
+    }
     if (rc == SCN_FAIL && n && !w->have_breach && !protcheck_get(pc, 0, &w->breach))
         w->have_breach = 1;
     if (rc == SCN_FAIL && !w->failed) { /* failed at the end of the run (a file of only `device`) */
@@ -380,13 +391,11 @@ static void write_waves(const scn_t *s, const scn_run_opts_t *o, const char *wha
         free(again.spans);
         return;
     }
-    /* The same failure again: same line, same first breach. */
-    int reproduced = 1;
-    if (first && first->failed)
-        reproduced = rrc == SCN_FAIL && again.line == first->line &&
-                     (!first->have_breach || (again.have_breach && again.breach.cycle == first->breach.cycle));
-    else if (first)
-        reproduced = rrc == SCN_PASS;
+    /* The re-run ended as the reference run did (of a pair: the RTL's, which
+     * a divergence need not fail): same result, same failing line, same first
+     * breach at the same cycle. */
+    const int reproduced = rrc == first->own_rc && again.own_rc == first->own_rc &&
+                           again.own_line == first->own_line && again.own_breach == first->own_breach;
     free(again.spans);
     char gtkw[4200];
     gtkw_of(fst, gtkw, sizeof gtkw);
@@ -462,7 +471,7 @@ static void waves_on_fail(const scn_t *s, const scn_run_opts_t *o, const scn_wat
 }
 
 /* --trace-when: every trigger's windows into --trace's file. */
-static void waves_when(const scn_t *s, const scn_run_opts_t *o, scn_watch_t *w, int rc)
+static void waves_when(const scn_t *s, const scn_run_opts_t *o, scn_watch_t *w)
 {
     FILE *out = o->out ? o->out : stdout;
     if (o->trace_from || o->trace_to) /* an explicit --trace-from/--trace-to window joins them */
@@ -485,10 +494,7 @@ static void waves_when(const scn_t *s, const scn_run_opts_t *o, scn_watch_t *w, 
         snprintf(name, sizeof name, "hit%zu", i + 1);
         add_marker(mk, &nmk, name, w->spans[i].hit);
     }
-    /* the re-run must end as this run did (pass or the same failure) */
-    scn_watch_t first = *w;
-    first.failed = rc == SCN_FAIL ? w->failed : 0;
-    write_waves(s, o, "--trace-when", o->trace, sp, n, mk, nmk, &first);
+    write_waves(s, o, "--trace-when", o->trace, sp, n, mk, nmk, w);
     free(sp);
 }
 
@@ -515,6 +521,11 @@ int scn_check_waves_opts(const scn_t *s, const scn_run_opts_t *o, char *err, siz
 
 int scn_run_watched(const scn_t *s, const scn_run_opts_t *o)
 {
+    return scn_run_pair_watched(s, o, NULL);
+}
+
+int scn_run_pair_watched(const scn_t *s, const scn_run_opts_t *o, const scn_run_opts_t *ob)
+{
     scn_watch_t w;
     memset(&w, 0, sizeof w);
     w.o = o;
@@ -522,11 +533,11 @@ int scn_run_watched(const scn_t *s, const scn_run_opts_t *o)
     p.watch = &w;
     if (o->nwhen)
         p.trace = NULL; /* the windows are the re-run's */
-    int rc = o->engine == SCN_ENGINE_BOTH ? scn_run_both(s, &p) : scn_run_single(s, &p);
+    int rc = ob ? scn_run_pair(s, &p, ob) : o->engine == SCN_ENGINE_BOTH ? scn_run_both(s, &p) : scn_run_single(s, &p);
     if (w.oom)
         fprintf(o->err ? o->err : stderr, "hcasim run: out of memory watching for waves: some windows are missing\n");
     if (o->nwhen && rc != SCN_ERROR)
-        waves_when(s, o, &w, rc);
+        waves_when(s, o, &w);
     if (o->waves_dir && rc == SCN_FAIL && w.failed)
         waves_on_fail(s, o, &w);
     free(w.spans);
