@@ -117,6 +117,21 @@ class Waves(unittest.TestCase):
         self.assertFalse(any(a1 + 1 < c < b0 for c in cyc), "the gap between the windows is not in the file")
         self.assertTrue(os.path.exists(w["gtkw"]))
 
+    def test_trace_when_names(self):
+        # mr=NAME is mpt= of that MR's index (f0: alloc_mr on line 17 says "key 0x00000301": index 3)
+        f = "vectors/directed/mm_linv_success.jsonl"
+        got = {}
+        for expr in ("mr=f0@5:5", "mpt=3@5:5"):
+            js = os.path.join(self.d, "n.json")
+            p = run([HCASIM, "run", f, "--engine", "model", "--trace", os.path.join(self.d, "n.fst"),
+                     "--trace-when", expr, "--json", js, "-v"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("line   17  alloc_mr                 ok  key 0x00000301", p.stdout)
+            got[expr] = json.loads(read(js))["waves"]["windows"]
+        self.assertGreater(len(got["mpt=3@5:5"]), 2, "the MR's registration, use and invalidation")
+        # the same windows once the MR exists (mpt= also sees its creation, before the name is bound)
+        self.assertEqual(got["mr=f0@5:5"], [w for w in got["mpt=3@5:5"] if w[0] >= got["mr=f0@5:5"][0][0]])
+
 
 class Coverage(unittest.TestCase):
     def test_coverage_report(self):

@@ -51,7 +51,8 @@ typedef enum scn_engine {
 typedef enum scn_when_kind {
     SCN_WHEN_KEY,    /**< a DMA, packet or validity change through key value */
     SCN_WHEN_MPT,    /**< ... through a key of MPT index value */
-    SCN_WHEN_QP,     /**< a DMA, packet or fence of QP number value */
+    SCN_WHEN_QP,     /**< a DMA, packet or fence of QP number value (or of the QP named name) */
+    SCN_WHEN_MR,     /**< as MPT, of the MPT index of the MR named name (its keys, whatever their key byte) */
     SCN_WHEN_LINE,   /**< the op of scenario line value runs */
     SCN_WHEN_BREACH, /**< the protection checker records a breach */
 } scn_when_kind_t;
@@ -60,6 +61,7 @@ typedef enum scn_when_kind {
 typedef struct scn_trace_when {
     scn_when_kind_t kind;
     uint64_t value;
+    char name[32];          /**< qp=NAME, mr=NAME: the scenario's name ("" : by value) */
     uint64_t before, after; /**< cycles traced around a hit */
     int window_set;         /**< 1: its own @BEFORE:AFTER, else --waves-window's */
 } scn_trace_when_t;

@@ -40,7 +40,8 @@ static int parse_when(const char *v, scn_run_opts_t *o, char *err, size_t errlen
     static const struct {
         const char *name;
         scn_when_kind_t kind;
-    } kinds[] = {{"key=", SCN_WHEN_KEY}, {"mpt=", SCN_WHEN_MPT}, {"qp=", SCN_WHEN_QP}, {"line=", SCN_WHEN_LINE}};
+    } kinds[] = {{"key=", SCN_WHEN_KEY}, {"mpt=", SCN_WHEN_MPT}, {"qp=", SCN_WHEN_QP}, {"mr=", SCN_WHEN_MR},
+                 {"line=", SCN_WHEN_LINE}};
     if (o->nwhen == SCN_MAX_TRACE_WHEN) {
         snprintf(err, errlen, "--trace-when %s: at most %u triggers", v, SCN_MAX_TRACE_WHEN);
         return -1;
@@ -63,15 +64,22 @@ static int parse_when(const char *v, scn_run_opts_t *o, char *err, size_t errlen
         size_t kl = strlen(kinds[k].name);
         if (!strncmp(expr, kinds[k].name, kl)) {
             w->kind = kinds[k].kind;
-            ok = !scn_parse_u64(expr + kl, &w->value);
+            ok = w->kind != SCN_WHEN_MR && !scn_parse_u64(expr + kl, &w->value);
+            if (!ok && (w->kind == SCN_WHEN_QP || w->kind == SCN_WHEN_MR) && expr[kl] &&
+                strlen(expr + kl) < sizeof w->name) { /* a name of the scenario's, found when the file is */
+                snprintf(w->name, sizeof w->name, "%s", expr + kl);
+                ok = 1;
+            }
             if (!ok) {
-                snprintf(err, errlen, "--trace-when %s: '%s' is not a number", v, expr + kl);
+                snprintf(err, errlen, "--trace-when %s: '%s' is not a %s", v, expr + kl,
+                         w->kind == SCN_WHEN_MR ? "name (mr=NAME)" : w->kind == SCN_WHEN_QP ? "number or name" : "number");
                 return -1;
             }
         }
     }
     if (!ok) {
-        snprintf(err, errlen, "--trace-when %s: expected key=K, mpt=I, qp=N, line=L or breach, then @BEFORE[:AFTER]",
+        snprintf(err, errlen,
+                 "--trace-when %s: expected key=K, mpt=I, qp=N|NAME, mr=NAME, line=L or breach, then @BEFORE[:AFTER]",
                  v);
         return -1;
     }

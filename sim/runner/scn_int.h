@@ -321,6 +321,8 @@ int scn_fill(ctx_t *c, const json_value_t *o, const char *k, unsigned *kind, uin
 /* ================================================================ names and references (scn_names.c) */
 
 const char *scn_sym_kind_name(sym_kind_t k);
+/** The symbol id of name, bound with this kind; -1 when none. */
+int scn_sym_lookup(const scn_t *s, const char *name, sym_kind_t kind);
 /** Bind a new name (validation; its kind is the schema's), or find it (run). */
 int scn_bind(ctx_t *c, const json_value_t *o, const char *k, int *id);
 /** A name bound earlier, of the kind the schema says. */
@@ -482,6 +484,8 @@ int scn_run_end(run_t *r, int rc, scn_report_t *rep, scn_checker_t *ck, scn_fw_s
 /** Write the --fw-profile file of an ended run, when asked ("firmware profile: PATH" to out). */
 void scn_run_fw_profile(run_t *r, FILE *out);
 void scn_run_free(run_t *r);
+/** A named object's number in run r (its QP number; an MR's MPT index), UINT64_MAX when it has none yet. */
+uint64_t scn_run_number(const run_t *r, int id);
 /** Run s on o's engine alone (rtl, model or lockstep), reporting as `hcasim run` does. */
 int scn_run_single(const scn_t *s, const scn_run_opts_t *o);
 /** Run s on the RTL and the model side by side (--engine both). */

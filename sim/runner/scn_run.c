@@ -72,6 +72,13 @@ const char *scn_label(ctx_t *c)
 {
     return c->run->label;
 }
+uint64_t scn_run_number(const run_t *r, int id)
+{
+    const rt_obj_t *o = &r->obj[id];
+    if (r->s->syms[id].kind == SYM_QP)
+        return o->destroyed ? o->number_was : o->live ? o->qp.qpn : UINT64_MAX;
+    return o->live ? o->mr.lkey >> HCA_KEY_INDEX_SHIFT : UINT64_MAX;
+}
 scn_cover_t *scn_cover_of(ctx_t *c)
 {
     return c->run ? c->run->cov : NULL;

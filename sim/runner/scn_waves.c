@@ -44,6 +44,7 @@ typedef struct span {
 struct scn_watch {
     const scn_run_opts_t *o;
     const void *owner; /* the run whose events and lines it follows (the reference of a pair) */
+    int sym[SCN_MAX_TRACE_WHEN]; /* a named trigger's symbol (scn_check_waves_opts), -1: by value */
     span_t *spans;
     size_t nspans, cap;
     int oom;
@@ -102,10 +103,10 @@ static void add_hit(scn_watch_t *w, const scn_trace_when_t *t, uint64_t lo, uint
     add_span(w, lo > b ? lo - b : 0, to, lo);
 }
 
-static int key_hit(const scn_trace_when_t *t, uint32_t key)
+static int key_hit(const scn_trace_when_t *t, uint64_t value, uint32_t key)
 {
-    return key && ((t->kind == SCN_WHEN_KEY && key == t->value) ||
-                   (t->kind == SCN_WHEN_MPT && key >> HCA_KEY_INDEX_SHIFT == t->value));
+    return key && ((t->kind == SCN_WHEN_KEY && key == value) ||
+                   ((t->kind == SCN_WHEN_MPT || t->kind == SCN_WHEN_MR) && key >> HCA_KEY_INDEX_SHIFT == value));
 }
 
 /* The device's event log: key, mpt and qp triggers. */
@@ -114,24 +115,27 @@ static void on_event(void *ctx, const evlog_event_t *e)
     scn_watch_t *w = ctx;
     for (size_t i = 0; i < w->o->nwhen; i++) {
         const scn_trace_when_t *t = &w->o->when[i];
+        /* a named QP or MR: its number now (an MR's index is fixed once it exists) */
+        const uint64_t v = w->sym[i] >= 0 ? scn_run_number(w->owner, w->sym[i]) : t->value;
         int hit = 0;
+        if (v == UINT64_MAX)
+            continue;
         switch (e->kind) {
         case EVLOG_DMA_ISSUE:
         case EVLOG_DMA_DONE:
-            hit = key_hit(t, e->dma->key) || (t->kind == SCN_WHEN_QP && e->dma->qpn && e->dma->qpn == t->value);
+            hit = key_hit(t, v, e->dma->key) || (t->kind == SCN_WHEN_QP && e->dma->qpn && e->dma->qpn == v);
             break;
         case EVLOG_PKT_TX:
         case EVLOG_PKT_RX:
-            hit = key_hit(t, e->pkt->rkey) ||
-                  (t->kind == SCN_WHEN_QP &&
-                   (hca_pkt_get_src_qpn(e->pkt) == t->value || hca_pkt_get_dst_qpn(e->pkt) == t->value));
+            hit = key_hit(t, v, e->pkt->rkey) ||
+                  (t->kind == SCN_WHEN_QP && (hca_pkt_get_src_qpn(e->pkt) == v || hca_pkt_get_dst_qpn(e->pkt) == v));
             break;
         case EVLOG_KEY_INVALIDATING:
         case EVLOG_KEY_INVALID:
         case EVLOG_KEY_VALID:
-        case EVLOG_KEY_DEPENDS: hit = key_hit(t, e->key); break;
+        case EVLOG_KEY_DEPENDS: hit = key_hit(t, v, e->key); break;
         case EVLOG_QP_FENCED:
-        case EVLOG_QP_LIVE: hit = t->kind == SCN_WHEN_QP && e->qpn == t->value; break;
+        case EVLOG_QP_LIVE: hit = t->kind == SCN_WHEN_QP && e->qpn == v; break;
         default: break;
         }
         if (hit)
@@ -146,7 +150,7 @@ void scn_watch_device(scn_watch_t *w, const void *run, hca_dev_t *dev)
     w->owner = run;
     int events = 0;
     for (size_t i = 0; i < w->o->nwhen; i++)
-        events |= w->o->when[i].kind <= SCN_WHEN_QP;
+        events |= w->o->when[i].kind <= SCN_WHEN_MR;
     if (events && evlog_subscribe(hca_dev_log(dev), on_event, w))
         w->oom = 1;
 }
@@ -505,6 +509,12 @@ int scn_check_waves_opts(const scn_t *s, const scn_run_opts_t *o, char *err, siz
         return SCN_ERROR;
     }
     for (size_t i = 0; i < o->nwhen; i++) {
+        const scn_trace_when_t *t = &o->when[i];
+        if (t->name[0] && scn_sym_lookup(s, t->name, t->kind == SCN_WHEN_QP ? SYM_QP : SYM_MR) < 0) {
+            snprintf(err, errlen, "--trace-when %s=%s: %s binds no %s of that name", t->kind == SCN_WHEN_QP ? "qp" : "mr",
+                     t->name, s->file, t->kind == SCN_WHEN_QP ? "QP" : "MR");
+            return SCN_ERROR;
+        }
         if (o->when[i].kind != SCN_WHEN_LINE)
             continue;
         size_t k = 0;
@@ -529,6 +539,10 @@ int scn_run_pair_watched(const scn_t *s, const scn_run_opts_t *o, const scn_run_
     scn_watch_t w;
     memset(&w, 0, sizeof w);
     w.o = o;
+    for (size_t i = 0; i < o->nwhen; i++) /* checked by scn_check_waves_opts */
+        w.sym[i] = o->when[i].name[0] ? scn_sym_lookup(s, o->when[i].name,
+                                                       o->when[i].kind == SCN_WHEN_QP ? SYM_QP : SYM_MR)
+                                      : -1;
     scn_run_opts_t p = *o;
     p.watch = &w;
     if (o->nwhen)
