@@ -39,9 +39,10 @@ else
 vl_make = set -o pipefail; $(MAKE) --no-print-directory -s $(1) | { grep -v '^Archive ' || true; }
 endif
 
-# $(call vl_rules,TOP,DIR,DEFINES,RUNTIME): Verilate TOP into DIR and archive
+# $(call vl_rules,TOP,DIR,DEFINES,RUNTIME[,FLAGS]): Verilate TOP into DIR and archive
 # it as DIR/VTOP__ALL.a, with -D of each of DEFINES (none for the real tops;
-# the mutants of vectors/mutation.mk set one); RUNTIME non-empty: also the
+# the mutants of vectors/mutation.mk set one) and the Verilator FLAGS (the
+# coverage build of sim/runner/coverage.mk: --coverage-…); RUNTIME non-empty: also the
 # Verilator runtime (VM_GLOBAL_* objects of the generated makefile, which
 # Verilator itself links only into executables) as DIR/libverilated.a, named
 # by a small wrapper makefile. One rule for every Verilated build.
@@ -50,14 +51,14 @@ endif
 # --no-skip-identical: when make asks, Verilator rewrites its output (so the
 # timestamps move and the archives follow) even if it thinks nothing changed.
 define vl_rules
-ifneq ($$(file < $(2)/flags.txt),$(call vl_flags,$(1)) $(addprefix -D,$(3)) $(VL_OPT))
+ifneq ($$(file < $(2)/flags.txt),$(call vl_flags,$(1)) $(addprefix -D,$(3))$(if $(5), $(5)) $(VL_OPT))
 $$(shell mkdir -p $(2))
-$$(file > $(2)/flags.txt,$(call vl_flags,$(1)) $(addprefix -D,$(3)) $(VL_OPT))
+$$(file > $(2)/flags.txt,$(call vl_flags,$(1)) $(addprefix -D,$(3))$(if $(5), $(5)) $(VL_OPT))
 endif
 $(2)/V$(1).mk $(2)/V$(1).h &: $$(RTL_SRCS) $$(RTL_INC) $(2)/flags.txt
 	@mkdir -p $(2)
 	$$(call say,VERILATE,$(1)$(if $(3), ($(3))))
-	$$(Q)$$(VERILATOR) $(call vl_flags,$(1)) $(addprefix -D,$(3)) --no-skip-identical --Mdir $(2) $$(RTL_SRCS)
+	$$(Q)$$(VERILATOR) $(call vl_flags,$(1)) $(addprefix -D,$(3)) $(5) --no-skip-identical --Mdir $(2) $$(RTL_SRCS)
 $(2)/V$(1)__ALL.a $(if $(4),$(2)/libverilated.a) &: $(2)/V$(1).mk
 	@printf 'include %s.mk\nlibverilated.a: $$$$(VK_GLOBAL_OBJS)\n\trm -f $$$$@ && $$$$(AR) rcs $$$$@ $$$$^\n' \
 	    V$(1) > $(2)/hcasim.mk

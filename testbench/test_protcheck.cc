@@ -93,6 +93,11 @@ TEST_F(ProtCheck, DmaIssuedAfterTheInvalidationIsCaught)
     EXPECT_NE(std::string::npos, std::string(v.reason).find("I1")) << v.reason;
     EXPECT_NE(std::string::npos, std::string(v.reason).find("DESTROY_MKEY")) << v.reason;
     EXPECT_NE(std::string::npos, std::string(v.reason).find("20 cycles after")) << v.reason;
+    // the cycles a race is read from (waves markers, --json): caught at issue, so no landing
+    EXPECT_EQ(520u, v.issue_cycle);
+    EXPECT_EQ(500u, v.inval_cycle);
+    EXPECT_EQ(500u, v.inval_req_cycle) << "no request told: requested when completed";
+    EXPECT_EQ(PROTCHECK_NONE, v.land_cycle);
 }
 
 TEST_F(ProtCheck, SameCycleIssueCountsAsAfter)
@@ -113,6 +118,30 @@ TEST_F(ProtCheck, DmaInFlightAcrossTheInvalidationIsCaughtWhenItLands)
     protcheck_violation_t v = Get(0);
     EXPECT_EQ(726u, v.cycle);
     EXPECT_NE(std::string::npos, std::string(v.reason).find("I2")) << v.reason;
+    EXPECT_EQ(450u, v.issue_cycle);
+    EXPECT_EQ(500u, v.inval_cycle);
+    EXPECT_EQ(726u, v.land_cycle);
+}
+
+// An invalidation told when it was requested: the breach carries both ends of
+// its span, and the QP of the DMA.
+TEST_F(ProtCheck, ABreachCarriesTheInvalidationsRequestAndItsQp)
+{
+    hca_dma_req_t r = Dma(HCA_DMA_OP_HOST_TO_BUF, K, A, 512);
+    r.qpn = 24;
+    protcheck_key_valid(pc, 10, K);
+    protcheck_key_invalidating(pc, 280, K, 1); /* checks may still pass until it completes */
+    const int f = protcheck_dma_issue(pc, 300, &r);
+    protcheck_key_invalid(pc, 320, K, "LOCAL_INV");
+    protcheck_dma_done(pc, 300, 410, &r, 1, f);
+    ASSERT_EQ(1u, protcheck_count(pc)) << All();
+    const protcheck_violation_t v = Get(0);
+    EXPECT_EQ(24u, v.qpn);
+    EXPECT_EQ(300u, v.issue_cycle);
+    EXPECT_EQ(280u, v.inval_req_cycle);
+    EXPECT_EQ(320u, v.inval_cycle);
+    EXPECT_EQ(410u, v.land_cycle);
+    EXPECT_EQ(410u, v.cycle);
 }
 
 // Rule 7: an indirect key reaches memory through its KLM entries' keys. An

@@ -109,6 +109,10 @@ class Regress(unittest.TestCase):
         # The failure re-ran on the RTL engine with waves; the FST is there.
         self.assertTrue(bad.get("waves"), bad)
         self.assertGreater(os.path.getsize(os.path.join(out, bad["waves"])), 0)
+        # ... with the race view beside it, markers at the failing op, one click from the summary.
+        self.assertTrue(bad.get("gtkw") and os.path.exists(os.path.join(out, bad["gtkw"])), bad)
+        self.assertIn("fail", bad.get("markers", {}), bad)
+        self.assertIn(f"waves:     gtkwave {os.path.join(out, bad['gtkw'])}", stdout)
         gen = next(j for j in doc["jobs"] if j["id"] == "gen/s1@model")
         self.assertIn("--seed 1", gen["reproduce"])
         self.assertIn("gen_s1.jsonl", gen["message"])

@@ -662,6 +662,14 @@ TEST(Scenario, UsageErrorsExit2)
         {"--seed -1", "hcasim run: --seed -1: expected a number\n"},
         {"--trace-from 1x", "hcasim run: --trace-from 1x: expected a number\n"},
         {"--trace-to ''", "hcasim run: --trace-to : expected a number\n"},
+        {"--trace-when bogus",
+         "hcasim run: --trace-when bogus: expected key=K, mpt=I, qp=N|NAME, mr=NAME, line=L or breach, then "
+         "@BEFORE[:AFTER]\n"},
+        {"--trace-when key=zz", "hcasim run: --trace-when key=zz: 'zz' is not a number\n"},
+        {"--trace-when mr=", "hcasim run: --trace-when mr=: '' is not a name (mr=NAME)\n"},
+        {"--trace-when breach@x", "hcasim run: --trace-when breach@x: expected @BEFORE[:AFTER] in cycles\n"},
+        {"--waves-window 1:y", "hcasim run: --waves-window 1:y: expected BEFORE[:AFTER] in cycles\n"},
+        {"--waves-on-fail=", "hcasim run: --waves-on-fail=: expected a directory\n"},
         {"--bogus 1", "hcasim run: unexpected argument '--bogus'\n"},
         {"--json", "hcasim run: unexpected argument '--json' (missing value?)\n"},
         {"other.jsonl", "hcasim run: unexpected argument 'other.jsonl'\n"},
@@ -745,6 +753,11 @@ TEST(Scenario, BadFirmwareOrTraceIsACommandLineError)
         {"--trace /nonexistent/dir/w.fst", "hcasim run: command line: --trace /nonexistent/dir/w.fst: No such file or directory\n"},
         {"--engine model --trace " + TempPath("w.fst"),
          "hcasim run: command line: --trace " + TempPath("w.fst") + ": waves come from the RTL engine only (--engine rtl)\n"},
+        {"--trace-when breach", "hcasim run: command line: --trace-when needs --trace OUT.fst (the file its windows go to)\n"},
+        {"--trace " + TempPath("w.fst") + " --trace-when qp=nope",
+         "hcasim run: command line: --trace-when qp=nope: " + f + " binds no QP of that name\n"},
+        {"--trace " + TempPath("w.fst") + " --trace-when line=999",
+         "hcasim run: command line: --trace-when line=999: line 999 of " + f + " holds no op\n"},
     };
     for (auto &c : cases) {
         Result r = Hcasim("run " + f + " " + c.first + " --json " + json);

@@ -488,6 +488,51 @@ TEST(ScenarioBoth, ASeedApartDivergesAtTheFirstMemoryCheck)
     EXPECT_TRUE(Contains(Str(json_get(j.get("failure"), "message")), "engines diverge on bytes"));
 }
 
+// --waves-on-fail on a divergence: the reference (the RTL, seed 5) re-runs
+// traced around the diverging op, and the re-run ends as the reference did
+// (it passed that op: a divergence fails neither engine).
+TEST(ScenarioBoth, ADivergenceLeavesWavesAroundTheDivergingOp)
+{
+    Loaded l(kTraffic);
+    ASSERT_NE(l.s, nullptr);
+    const std::string json = Path("w.json"), dir = Path("waves");
+    Captured c;
+    scn_run_opts_t a{}, b{};
+    a.engine = b.engine = SCN_ENGINE_RTL;
+    b.seed_set = 1;
+    b.seed = 6;
+    a.json_out = json.c_str();
+    a.waves_dir = dir.c_str();
+    a.waves_window_set = 1;
+    a.waves_before = 200;
+    a.waves_after = 50;
+    a.out = c.o;
+    a.err = c.e;
+    EXPECT_EQ(SCN_FAIL, scn_run_pair_watched(l.s, &a, &b));
+    c.Close();
+    EXPECT_TRUE(Contains(c.err, "traffic.jsonl:18: op check_mem: engines diverge on bytes")) << c.err;
+    JsonFile j(json);
+    ASSERT_NE(j.doc, nullptr);
+    const json_value_t *w = j.get("waves");
+    ASSERT_NE(w, nullptr) << c.out;
+    EXPECT_EQ("rtl", Str(json_get(w, "engine")));
+    const json_value_t *rep = json_get(w, "reproduced");
+    ASSERT_NE(rep, nullptr);
+    EXPECT_TRUE(rep->type == JSON_BOOL && rep->u.boolean) << "the RTL re-run passes line 18 as the reference did";
+    const json_value_t *m = json_get(w, "markers");
+    ASSERT_NE(json_get(m, "diverge"), nullptr) << c.out;
+    ASSERT_NE(json_get(m, "op_start"), nullptr) << c.out;
+    const double at = Num(json_get(m, "diverge")), from = Num(json_get(m, "op_start"));
+    EXPECT_LE(from, at);
+    const json_value_t *win = json_get(w, "windows")->u.array.items[0];
+    EXPECT_EQ(from - 200, Num(win->u.array.items[0])) << "200 cycles before the op began";
+    EXPECT_EQ(at + 50 + 1, Num(win->u.array.items[1])) << "50 after it ended";
+    struct stat st;
+    EXPECT_EQ(0, stat((dir + "/traffic.fst").c_str(), &st));
+    EXPECT_GT(st.st_size, 0);
+    EXPECT_TRUE(Contains(c.out, "view: gtkwave " + dir + "/traffic.gtkw")) << c.out;
+}
+
 TEST(ScenarioBoth, AFailureOnBothEnginesIsSaidOnce)
 {
     std::string text = std::string(kTraffic) + R"({"op":"check_mr","mr":"md","expect":{"state":"FREE"}})" + "\n";

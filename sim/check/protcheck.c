@@ -178,25 +178,39 @@ struct protcheck {
     uint8_t dma_flagged[256]; /* by DMA tag: reported at issue already (evlog feed) */
 };
 
-static void pc_add(protcheck_t *pc, uint64_t cycle, uint32_t key, uint64_t addr, const char *fmt, va_list ap)
+/* b: the breach's cycles and names (its reason is written here). */
+static void pc_add(protcheck_t *pc, const protcheck_violation_t *b, const char *fmt, va_list ap)
 {
     if (pc->st.violations < PROTCHECK_KEEP) {
         protcheck_violation_t *v = &pc->kept[pc->st.violations];
-        v->cycle = cycle;
-        v->key = key;
-        v->addr = addr;
+        *v = *b;
         vsnprintf(v->reason, sizeof v->reason, fmt, ap);
     }
     pc->st.violations++;
 }
 
-static void pc_breach(protcheck_t *pc, uint64_t cycle, uint32_t key, uint64_t addr, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void pc_breach(protcheck_t *pc, uint64_t cycle, uint32_t key, uint64_t addr, const char *fmt, ...)
+static void pc_report_at(protcheck_t *pc, const protcheck_violation_t *b, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void pc_report_at(protcheck_t *pc, const protcheck_violation_t *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    pc_add(pc, cycle, key, addr, fmt, ap);
+    pc_add(pc, b, fmt, ap);
+    va_end(ap);
+}
+
+/* A breach detected in `cycle` of a DMA (req) issued in `issue`, landed in
+ * `land` (NONE: caught at issue), racing an invalidation requested in
+ * `inv_req` and completed in `inv` (NONE: none). */
+static void pc_breach(protcheck_t *pc, uint64_t cycle, const hca_dma_req_t *req, uint64_t issue, uint64_t land,
+                      uint64_t inv_req, uint64_t inv, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+static void pc_breach(protcheck_t *pc, uint64_t cycle, const hca_dma_req_t *req, uint64_t issue, uint64_t land,
+                      uint64_t inv_req, uint64_t inv, const char *fmt, ...)
+{
+    const protcheck_violation_t b = {cycle, req->key, req->addr, req->qpn, issue, inv_req, inv, land, ""};
+    va_list ap;
+    va_start(ap, fmt);
+    pc_add(pc, &b, fmt, ap);
     va_end(ap);
 }
 
@@ -204,9 +218,11 @@ void protcheck_report(protcheck_t *pc, uint64_t cycle, uint32_t key, uint64_t ad
 {
     if (!pc || !fmt)
         return;
+    const protcheck_violation_t b = {cycle, key, addr, 0, PROTCHECK_NONE, PROTCHECK_NONE, PROTCHECK_NONE,
+                                     PROTCHECK_NONE, ""};
     va_list ap;
     va_start(ap, fmt);
-    pc_add(pc, cycle, key, addr, fmt, ap);
+    pc_add(pc, &b, fmt, ap);
     va_end(ap);
 }
 
@@ -476,7 +492,7 @@ static void check_placement(protcheck_t *pc, uint64_t cycle, const hca_dma_req_t
     if (!m || m->psn != o->psn)
         return;
     if (m->nak_at != NEVER) {
-        pc_breach(pc, cycle, req->key, req->addr,
+        pc_breach(pc, cycle, req, cycle, PROTCHECK_NONE, PROTCHECK_NONE, PROTCHECK_NONE,
                   "I4: WRITE psn %" PRIu32 " (qp %u <- qp %u) NAKed REM_ACCESS_ERR at cycle %" PRIu64
                   ", yet BUF_TO_HOST of %" PRIu32 " bytes issued %" PRIu64 " cycles later",
                   m->psn, o->pair >> 16, o->pair & 0xffffu, m->nak_at, req->len, cycle - m->nak_at);
@@ -506,7 +522,7 @@ int protcheck_dma_issue(protcheck_t *pc, uint64_t cycle, const hca_dma_req_t *re
         pc->st.dma_keyed++;
         const key_state_t *k = tab_find(&pc->keys, req->key);
         if (k && k->invalid) {
-            pc_breach(pc, cycle, req->key, req->addr,
+            pc_breach(pc, cycle, req, cycle, PROTCHECK_NONE, k->inv_req_at, k->inv_at,
                       "I1: %s of %" PRIu32 " bytes through key 0x%08" PRIx32 " issued %" PRIu64
                       " cycles after its invalidation (%s at cycle %" PRIu64 ")",
                       dma_op_name(op), req->len, req->key, cycle - k->inv_at, k->why, k->inv_at);
@@ -515,7 +531,7 @@ int protcheck_dma_issue(protcheck_t *pc, uint64_t cycle, const hca_dma_req_t *re
     }
     const qp_state_t *q = qp_fence(pc, req);
     if (q && !flagged && (q->live_at == NEVER || q->live_at < q->fenced_at)) {
-        pc_breach(pc, cycle, req->key, req->addr,
+        pc_breach(pc, cycle, req, cycle, PROTCHECK_NONE, q->fenced_at, q->fenced_at,
                   "I6: %s of %" PRIu32 " bytes of QP %" PRIu32 " issued %" PRIu64
                   " cycles after its %s returned (cycle %" PRIu64 ")",
                   dma_op_name(op), req->len, req->qpn, cycle - q->fenced_at, q->why, q->fenced_at);
@@ -523,7 +539,7 @@ int protcheck_dma_issue(protcheck_t *pc, uint64_t cycle, const hca_dma_req_t *re
     }
     const range_t *r = pc->nranges ? revoked(pc, cycle, req->addr, req->len) : NULL;
     if (r && !flagged) {
-        pc_breach(pc, cycle, req->key, req->addr,
+        pc_breach(pc, cycle, req, cycle, PROTCHECK_NONE, r->at, r->at,
                   "I3: %s of %" PRIu32 " bytes at 0x%" PRIx64 " touches [0x%" PRIx64 ", 0x%" PRIx64
                   ") revoked at cycle %" PRIu64 " (%s)",
                   dma_op_name(op), req->len, req->addr, r->addr, r->end, r->at, r->why);
@@ -543,14 +559,14 @@ void protcheck_dma_done(protcheck_t *pc, uint64_t issue_cycle, uint64_t cycle, c
     if (req->key) {
         const key_state_t *k = tab_find(&pc->keys, req->key);
         if (k && k->inv_at != NEVER && k->inv_at >= issue_cycle && k->inv_at <= cycle) {
-            pc_breach(pc, cycle, req->key, req->addr,
+            pc_breach(pc, cycle, req, issue_cycle, cycle, k->inv_req_at, k->inv_at,
                       "I2: %s of %" PRIu32 " bytes through key 0x%08" PRIx32 " issued at cycle %" PRIu64
                       " reached memory at cycle %" PRIu64 ", after its invalidation (%s at cycle %" PRIu64 ")",
                       dma_op_name(op), req->len, req->key, issue_cycle, cycle, k->why, k->inv_at);
             return;
         }
         if (k && k->fence_at != NEVER && issue_cycle < k->fence_req_at && k->fence_at <= cycle) {
-            pc_breach(pc, cycle, req->key, req->addr,
+            pc_breach(pc, cycle, req, issue_cycle, cycle, k->fence_req_at, k->fence_at,
                       "I2: %s of %" PRIu32 " bytes through indirect key 0x%08" PRIx32 " issued at cycle %" PRIu64
                       " reached memory at cycle %" PRIu64 ", after its KLM entry's key 0x%08" PRIx32
                       " was invalidated at cycle %" PRIu64 " (requested at cycle %" PRIu64 ")",
@@ -561,7 +577,7 @@ void protcheck_dma_done(protcheck_t *pc, uint64_t issue_cycle, uint64_t cycle, c
     }
     const qp_state_t *q = qp_fence(pc, req);
     if (q && issue_cycle < q->fenced_at && q->fenced_at <= cycle) {
-        pc_breach(pc, cycle, req->key, req->addr,
+        pc_breach(pc, cycle, req, issue_cycle, cycle, q->fenced_at, q->fenced_at,
                   "I6: %s of %" PRIu32 " bytes of QP %" PRIu32 " issued at cycle %" PRIu64
                   " reached memory at cycle %" PRIu64 ", after its %s returned (cycle %" PRIu64 ")",
                   dma_op_name(op), req->len, req->qpn, issue_cycle, cycle, q->why, q->fenced_at);
@@ -569,7 +585,7 @@ void protcheck_dma_done(protcheck_t *pc, uint64_t issue_cycle, uint64_t cycle, c
     }
     const range_t *r = pc->nranges ? revoked(pc, cycle, req->addr, req->len) : NULL;
     if (r)
-        pc_breach(pc, cycle, req->key, req->addr,
+        pc_breach(pc, cycle, req, issue_cycle, cycle, r->at, r->at,
                   "I3: %s of %" PRIu32 " bytes at 0x%" PRIx64 " issued at cycle %" PRIu64
                   " reached [0x%" PRIx64 ", 0x%" PRIx64 ") at cycle %" PRIu64 ", after its revocation at cycle %" PRIu64
                   " (%s)",
@@ -643,12 +659,15 @@ void protcheck_pkt_tx(protcheck_t *pc, uint64_t cycle, const hca_pkt_t *p)
               (k->fence_at != NEVER && k->fence_req_at >= m->first_at && k->fence_at <= cycle));
     if (invalidated_under)
         pc->st.refused_after_inv++;
-    if (!invalidated_during && m->placed)
-        pc_breach(pc, m->place_at, m->rkey, m->place_addr,
+    if (!invalidated_during && m->placed) {
+        const protcheck_violation_t b = {m->place_at, m->rkey, m->place_addr, pair >> 16, m->place_at,
+                                         PROTCHECK_NONE, PROTCHECK_NONE, PROTCHECK_NONE, ""};
+        pc_report_at(pc, &b,
                   "I4: WRITE psn %" PRIu32 " (qp %u <- qp %u, rkey 0x%08" PRIx32 ") failed its whole-range check "
                   "(NAK REM_ACCESS_ERR at cycle %" PRIu64 ", no invalidation since its first packet), yet %" PRIu64
                   " bytes were placed from cycle %" PRIu64,
                   m->psn, pair >> 16, pair & 0xffffu, m->rkey, cycle, m->placed, m->place_at);
+    }
 }
 
 /* ---------------------------------------------------------------- results */

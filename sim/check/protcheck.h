@@ -59,11 +59,19 @@ extern "C" {
 
 typedef struct protcheck protcheck_t;
 
-/** One breach. */
+/** A cycle a breach does not have (e.g. the landing of one caught at issue). */
+#define PROTCHECK_NONE UINT64_MAX
+
+/** One breach, with the cycles a race is read from (waves markers, --json). */
 typedef struct protcheck_violation {
     uint64_t cycle; /**< when it was detected (the offending event's cycle) */
     uint32_t key;   /**< the key involved, 0 when none */
     uint64_t addr;  /**< the host address involved, 0 when none */
+    uint32_t qpn;   /**< the QP whose DMA it was (dma_req.qpn; I4: the responder), 0 when none */
+    uint64_t issue_cycle;     /**< the offending DMA was issued (its key checked before), or NONE */
+    uint64_t inval_req_cycle; /**< the invalidation (fence, revocation) it raced was requested, or NONE */
+    uint64_t inval_cycle;     /**< ... and completed, or NONE */
+    uint64_t land_cycle;      /**< the DMA reached memory, or NONE (caught at issue) */
     char reason[200];
 } protcheck_violation_t;
 

@@ -842,6 +842,11 @@ int hca_dev_trace_open(hca_dev_t *d, const char *path, uint64_t from, uint64_t t
     return d ? d->eng_ops->trace_open(d->eng, path, from, to) : -EINVAL;
 }
 
+int hca_dev_trace_spans(hca_dev_t *d, const char *path, const uint64_t *spans, size_t n)
+{
+    return d && d->eng_ops->trace_spans ? d->eng_ops->trace_spans(d->eng, path, spans, n) : -EINVAL;
+}
+
 void hca_dev_trace_close(hca_dev_t *d)
 {
     if (d)

@@ -114,6 +114,9 @@ int hca_dev_xlate_backpressure(hca_dev_t *dev, unsigned req_gap_pct, unsigned rs
 /** Waves of the engine for cycles [from, to) (to = UINT64_MAX: until close);
  *  -ENOTSUP on an engine without waves. */
 int hca_dev_trace_open(hca_dev_t *dev, const char *path, uint64_t from, uint64_t to);
+/** Waves of n windows into one FST (spans: n [from, to) pairs, sorted,
+ *  disjoint; the file holds their cycles only). 0, -EINVAL, -ENOTSUP. */
+int hca_dev_trace_spans(hca_dev_t *dev, const char *path, const uint64_t *spans, size_t n);
 void hca_dev_trace_close(hca_dev_t *dev);
 
 /** The protection checker (subscribed to the log): its statistics and breaches. */

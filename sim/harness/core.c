@@ -250,6 +250,11 @@ int core_trace_open(core_t *c, const char *path, uint64_t from, uint64_t to)
     return c ? trace_window_open(&c->trace, path, from, to, c->now) : -EINVAL;
 }
 
+int core_trace_spans(core_t *c, const char *path, const uint64_t *spans, size_t n)
+{
+    return c ? trace_window_open_spans(&c->trace, path, spans, n, c->now) : -EINVAL;
+}
+
 void core_trace_close(core_t *c)
 {
     if (c)
@@ -342,6 +347,7 @@ static int core_create_pair(core_t **out, const core_engine_ops_t *ops, const co
         return rc;
     }
     trace_window_init(&c->trace, c->eng, ops->trace_open, ops->trace_close);
+    trace_window_set_pause(&c->trace, ops->trace_pause);
     c->probe.rng = 0x243f6a8885a308d3ull;
     core_clear(c);
     ops->reset(c->eng);
@@ -513,6 +519,10 @@ static int dev_trace_open(void *eng, const char *path, uint64_t from, uint64_t t
 {
     return core_trace_open(eng, path, from, to);
 }
+static int dev_trace_spans(void *eng, const char *path, const uint64_t *spans, size_t n)
+{
+    return core_trace_spans(eng, path, spans, n);
+}
 static void dev_trace_close(void *eng) { core_trace_close(eng); }
 static void dev_get_stats(const void *eng, dev_engine_stats_t *st) { core_get_stats(eng, st); }
 
@@ -524,7 +534,7 @@ static void dev_get_stats(const void *eng, dev_engine_stats_t *st) { core_get_st
         .fw_irq_pin = dev_fw_irq_pin, .probe_submit = dev_probe_submit, .probe_pending = dev_probe_pending,            \
         .probe_collect = dev_probe_collect, .probe_accept_cycle = dev_probe_accept_cycle,                              \
         .probe_backpressure = dev_probe_backpressure, .trace_open = dev_trace_open, .trace_close = dev_trace_close,    \
-        .get_stats = dev_get_stats,                                                                                    \
+        .trace_spans = dev_trace_spans, .get_stats = dev_get_stats,                                                    \
     }
 
 const dev_engine_ops_t dev_engine_rtl = DEV_ENGINE_CORE_OPS("rtl", rtl_create);

@@ -131,6 +131,8 @@ int core_xlate_backpressure(core_t *c, unsigned req_gap_pct, unsigned rsp_stall_
 
 /** Dump waves of cycles [from, to) to an FST file (to = UINT64_MAX: until close). */
 int core_trace_open(core_t *c, const char *path, uint64_t from, uint64_t to);
+/** Several windows into one file (trace_window_open_spans). */
+int core_trace_spans(core_t *c, const char *path, const uint64_t *spans, size_t n);
 void core_trace_close(core_t *c);
 
 /* ---------------------------------------------------------------- port adapters

@@ -8,6 +8,7 @@
 #ifndef TRACE_WINDOW_H
 #define TRACE_WINDOW_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct trace_window {
@@ -18,6 +19,10 @@ typedef struct trace_window {
     int pending; /**< a window boundary is still ahead */
     int on;      /**< the engine is dumping */
     char *path;
+    /* several windows in one file (trace_window_open_spans) */
+    void (*pause)(void *eng, int paused); /**< the engine's trace_pause, NULL: none */
+    uint64_t *spans;                      /**< n [from, to) pairs, NULL: one window (from, to) */
+    size_t nspans, cur;                   /**< the window now or next */
 } trace_window_t;
 
 /** Set the engine whose waves the window controls (before any other call). */
@@ -28,6 +33,17 @@ void trace_window_init(trace_window_t *w, void *eng, int (*open)(void *, const c
  *  waves answers here (-ENOTSUP); a window starting later reopens (rewrites)
  *  the file at `from`. 0, -EINVAL, -ENOMEM or the engine's error. */
 int trace_window_open(trace_window_t *w, const char *path, uint64_t from, uint64_t to, uint64_t now);
+
+/** The engine's way to pause its dump (NULL: none): needed by
+ *  trace_window_open_spans for more than one window. */
+void trace_window_set_pause(trace_window_t *w, void (*pause)(void *, int));
+
+/** Dump the n windows spans[2i] .. spans[2i+1] (cycles [from, to), sorted,
+ *  disjoint, nonempty) into one file opened now: the engine pauses between
+ *  them and the file is closed after the last. One window is
+ *  trace_window_open's. 0, -EINVAL, -ENOTSUP (no pause), -ENOMEM or the
+ *  engine's error. */
+int trace_window_open_spans(trace_window_t *w, const char *path, const uint64_t *spans, size_t n, uint64_t now);
 
 /** Stop dumping and forget the window. */
 void trace_window_close(trace_window_t *w);

@@ -92,6 +92,9 @@ typedef struct core_engine_ops {
      *  whatever runs on its own in quiet cycles (a free-running scan) as if
      *  they had been stepped. */
     void (*skip)(void *eng, uint64_t from, uint64_t to);
+    /** Optional (NULL: one window per file). Stop (paused = 1) or resume
+     *  dumping into the open wave file, so several windows share one file. */
+    void (*trace_pause)(void *eng, int paused);
 } core_engine_ops_t;
 
 extern const core_engine_ops_t core_rtl_ops;

@@ -134,6 +134,9 @@ typedef struct dev_engine_ops {
     /** Waves of cycles [from, to) (to = UINT64_MAX: until close) to an FST
      *  file; -ENOTSUP for an engine without waves. */
     int (*trace_open)(void *eng, const char *path, uint64_t from, uint64_t to);
+    /** Waves of several windows into one FST: n [from, to) pairs in spans[2n],
+     *  sorted and disjoint; -ENOTSUP for an engine that cannot pause its dump. */
+    int (*trace_spans)(void *eng, const char *path, const uint64_t *spans, size_t n);
     void (*trace_close)(void *eng);
     void (*get_stats)(const void *eng, dev_engine_stats_t *st);
 } dev_engine_ops_t;

@@ -3,8 +3,9 @@
  *   hcasim demo       [--engine rtl|model] [--firmware ELF] [--trace OUT.fst [--trace-from C] [--trace-to C]]
  *   hcasim xlate-demo [--engine rtl|model] [--trace OUT.fst [--trace-from C] [--trace-to C]]
  *   hcasim run FILE   [--engine rtl|model|both|lockstep] [--seed N] [--json OUT] [-v] [--validate] [--firmware ELF]
- *                     [--trace OUT.fst [--trace-from C] [--trace-to C]] [--fw-profile OUT] [--peer-stats DIR]
- *                     (--engine both: sim/runner/scn_both.h)
+ *                     [--trace OUT.fst [--trace-from C] [--trace-to C] [--trace-when EXPR[@B[:A]]]...]
+ *                     [--waves-on-fail[=DIR]] [--waves-window B[:A]] [--fw-profile OUT] [--peer-stats DIR]
+ *                     (--engine both: sim/runner/scn_both.h; waves: scn_waves.c, docs/waves.md)
  *   hcasim regress    [LIST] [OPTIONS] | merge DIR... --out DIR   (sim/runner/regress.py, docs/regress.md)
  *   hcasim serve --socket PATH [--engine rtl|model] [--firmware ELF] [--clients N]
  *                     (the device in this process, a driver in another: hca_serve.h, docs/cosim.md)
@@ -71,6 +72,7 @@ static void run_usage(FILE *f)
 {
     fputs("usage: hcasim run FILE [--engine rtl|model|both|lockstep] [--seed N] [--json OUT] [-v] [--validate]\n"
           "                  [--firmware ELF] [--trace OUT.fst [--trace-from C] [--trace-to C]]\n"
+          "                  [--trace-when EXPR[@BEFORE[:AFTER]]]... [--waves-on-fail[=DIR]] [--waves-window B[:A]]\n"
           "                  [--fw-profile OUT] [--peer-stats DIR]\n"
           "\n"
           "Run a scenario file (docs/scenarios.md): exit 0 when every expectation held,\n"
@@ -95,6 +97,18 @@ static void run_usage(FILE *f)
           "  --trace OUT.fst      dump waves (RTL only; with --engine both, of the RTL run)\n"
           "  --trace-from C       first traced cycle (default 0)\n"
           "  --trace-to C         first cycle no longer traced (default: end of run)\n"
+          "  --trace-when EXPR[@BEFORE[:AFTER]]\n"
+          "                       (repeatable) trace only windows around each hit of EXPR into\n"
+          "                       --trace's file: key=K, mpt=I, mr=NAME, qp=N|NAME (a DMA,\n"
+          "                       packet, validity change or fence through it), line=L (that\n"
+          "                       op runs), breach\n"
+          "                       (issue to landing of each); BEFORE/AFTER cycles (default\n"
+          "                       --waves-window's). The run goes untraced on any engine, then\n"
+          "                       re-runs on the RTL traced; OUT.gtkw gets markers at the hits\n"
+          "  --waves-on-fail[=DIR] on a breach, divergence or failed expectation, re-run on the\n"
+          "                       RTL traced around it: DIR/STEM.fst and DIR/STEM.gtkw (markers\n"
+          "                       at issue, invalidation, landing; default DIR hcasim-waves)\n"
+          "  --waves-window B[:A] cycles traced before and after (default 5000:500)\n"
           "  --fw-profile OUT     write the firmware's busy cycles per function to OUT\n"
           "                       (with --engine both, the RTL run's)\n"
           "  --peer-stats DIR     write each peer client's counters as files\n"
@@ -542,25 +556,18 @@ static int cmd_run(int argc, char **argv)
  * told which hcasim to run (HCASIM_BIN), so a moved tree stays consistent. */
 static int cmd_regress(int argc, char **argv)
 {
-    char exe[4096], script[4096 + 64];
+    char exe[4096], path[4096 + 64];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    const char *path = HCASIM_REGRESS_DEFAULT;
     if (n > 0) {
         exe[n] = 0;
         setenv("HCASIM_BIN", exe, 1);
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            snprintf(script, sizeof script, "%s/../share/hcasim/regress.py", exe);
-            if (access(script, R_OK) == 0)
-                path = script;
-        }
     }
+    scn_share_path(path, sizeof path, "regress.py", HCASIM_REGRESS_DEFAULT);
     char **args = calloc((size_t)argc + 2, sizeof *args);
     if (!args)
         return 2;
     args[0] = "python3";
-    args[1] = (char *)path;
+    args[1] = path;
     for (int i = 2; i < argc; i++)
         args[i] = argv[i];
     execvp(args[0], args);

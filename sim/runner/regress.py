@@ -16,8 +16,9 @@ a generator seed on one engine (the generator writes DIR/*.jsonl with
 `SCRIPT --seed S --out DIR ARGS`, then each file runs), a GoogleTest binary.
 
 Results: DIR/results.json, DIR/junit.xml, DIR/summary.txt, DIR/logs/<job>.log, and
-for each failed scenario run DIR/waves/<job>.fst (a re-run on the RTL engine traced
-over the last --waves-window cycles before the failure). Exit 0 when every job
+for each failed scenario run DIR/waves/<job>/STEM.fst and .gtkw (hcasim run
+--waves-on-fail: a re-run on the RTL engine traced around the failure, markers at
+the breach's issue, invalidation and landing cycles). Exit 0 when every job
 passed, 1 when one failed, 2 on a usage or list error (FILE:LINE: reason).
 Standard library only.
 """
@@ -42,7 +43,6 @@ RESULTS_VERSION = 1
 ENGINES = ("rtl", "model", "both", "lockstep")
 KINDS = ("scenarios", "generator", "gtest")
 DEFAULT_TIMEOUT = 600
-TRACEABLE = ("rtl", "both", "lockstep")  # engines whose failure re-runs traced as is
 
 
 class ListError(Exception):
@@ -259,19 +259,28 @@ class Runner:
         status = "fail" if rc == 1 else "error"
         return status, f"{where}{msg} (exit {rc})", cycles, repro
 
-    def waves(self, job, path, cycles, log):
-        """Re-run a failed scenario on the RTL engine, traced over the window before the end."""
+    def waves(self, job, path, res, log):
+        """Re-run a failed scenario with --waves-on-fail: it runs again as it failed, then on
+        the RTL traced around the failure (the breach's issue, invalidation and landing
+        cycles, the divergence or the failed op), into waves/<job>/STEM.fst and .gtkw."""
         if self.cli.no_waves:
-            return None
-        os.makedirs(os.path.join(self.out, "waves"), exist_ok=True)
-        fst = os.path.join(self.out, "waves", safe(job["id"]) + ".fst")
-        engine = job["engine"] if job["engine"] in TRACEABLE else "rtl"
-        argv = [self.hcasim, "run", path, "--engine", engine, "--trace", fst]
-        if cycles:
-            argv += ["--trace-from", str(max(0, cycles - self.cli.waves_window))]
+            return
+        wdir = os.path.join(self.out, "waves", safe(job["id"]))
+        jpath = os.path.join(self.out, "work", safe(job["id"]) + ".waves.json")
+        argv = [self.hcasim, "run", path, "--engine", job["engine"], f"--waves-on-fail={wdir}",
+                "--waves-window", str(self.cli.waves_window), "--json", jpath]
         log.write("\n[regress: re-run with waves]\n")
         run_argv(argv, self.root, job["timeout"] * 4, log)
-        return os.path.relpath(fst, self.out) if os.path.exists(fst) else None
+        try:
+            with open(jpath) as f:
+                w = json.load(f).get("waves") or {}
+        except (OSError, ValueError):
+            w = {}
+        if w.get("fst") and os.path.exists(w["fst"]):
+            res["waves"] = os.path.relpath(w["fst"], self.out)
+            if w.get("gtkw"):
+                res["gtkw"] = os.path.relpath(w["gtkw"], self.out)
+            res["markers"] = w.get("markers", {})
 
     def run(self, job):
         t0 = time.monotonic()
@@ -284,7 +293,7 @@ class Runner:
             if job["kind"] == "scenario":
                 st, msg, cycles, repro = self.scenario_run(job, job["file"], job["engine"], log, safe(job["id"]))
                 if st == "fail" and not job.get("expect_error"):  # a refused or hung run has no waves worth writing
-                    res["waves"] = self.waves(job, job["file"], cycles, log)
+                    self.waves(job, job["file"], res, log)
             elif job["kind"] == "generator":
                 st, msg, repro = self.generator(job, log, res)
             else:
@@ -314,7 +323,7 @@ class Runner:
                                            "--engine", job["engine"]])
             if st != "pass":
                 if st == "fail":
-                    res["waves"] = self.waves(job, f, cycles, log)
+                    self.waves(job, f, res, log)
                 return st, f"{name}: {msg}", repro
         shutil.rmtree(wdir, ignore_errors=True)  # kept only when it failed
         return "pass", "", repro_gen
@@ -449,7 +458,10 @@ def summary(doc):
             lines.append(f"  {r['status'].upper():7} {r['id']}")
             lines.append(f"          {r['message']}")
             lines.append(f"          reproduce: {r['reproduce']}")
-            if r.get("waves"):
+            if r.get("gtkw"):  # one click: the race view with its markers, from anywhere
+                g = os.path.join(doc["out"], r["gtkw"]) if doc.get("out") else r["gtkw"]
+                lines.append(f"          waves:     gtkwave {g}")
+            elif r.get("waves"):
                 lines.append(f"          waves:     {r['waves']}")
             lines.append(f"          log:       {r['log']}")
     by_entry = {}
@@ -481,6 +493,143 @@ def find_root(list_path):
         d = up
 
 
+# ------------------------------------------------------------------ coverage
+
+def device_names(root, prefix):
+    """The ABI names (HCA_WC_STATUS_X -> X) the device's sources write: firmware, RTL, model."""
+    names = set()
+    pat = re.compile(r"HCA_" + prefix + r"_([A-Z0-9_]+)")
+    for g in ("firmware/*.c", "firmware/*.h", "rtl/*.sv", "model/*.c"):
+        for path in glob.glob(os.path.join(root, g)):
+            with open(path, errors="replace") as f:
+                names |= set(pat.findall(f.read()))
+    return names
+
+
+def mw_bind_rules(root):
+    """The MW_BIND_ERR rules: the reasons firmware/mm.c refuses a registration or invalidation with."""
+    with open(os.path.join(root, "firmware/mm.c"), errors="replace") as f:
+        text = f.read()
+    rules = re.findall(r'refuse\(ev, FAIL, "([^"]+)"\)|why = "([^"]+)"|return "([^"]+)";', text)
+    out = []
+    for t in rules:
+        r = next(x for x in t if x)
+        if r not in out:
+            out.append(r)
+    return out
+
+
+def functional_points(root, runs):
+    """[(group, point, hits)] over every point: the declared list, hits summed over the runs."""
+    cqe, ref = {}, {}
+    sums = {"fence_wait": 0, "drain_wait": 0, "peer_revoke_mid_op": 0}
+    phases, depth = {}, {}
+    for c in runs:
+        for k, n in c.get("cqe", {}).items():
+            cqe[k] = cqe.get(k, 0) + n
+        for k, n in c.get("fw_refusals", {}).items():
+            kind, _, why = k.partition(": ")
+            if kind != "REMOTE_INV":  # its refusals are REM_INV_REQ_ERR, not MW_BIND_ERR
+                ref[why] = ref.get(why, 0) + n
+        for k in sums:
+            sums[k] += c.get(k, 0)
+        for k, n in c.get("inval_phase", {}).items():
+            phases[k] = phases.get(k, 0) + n
+        for k, n in c.get("klm_depth", {}).items():
+            depth[k] = depth.get(k, 0) + n
+    pts = []
+    statuses = sorted(device_names(root, "WC_STATUS"))
+    opcodes = sorted(device_names(root, "WC_OPCODE"))
+    for op in opcodes:
+        for st in statuses:
+            pts.append(("completion status x opcode", f"{op}/{st}", cqe.get(f"{op}/{st}", 0)))
+    for r in mw_bind_rules(root):
+        pts.append(("MW_BIND_ERR rule", r, ref.get(r, 0)))
+    pts.append(("wait entered", "translation unit fence wait", sums["fence_wait"]))
+    pts.append(("wait entered", "ctx DRAIN wait", sums["drain_wait"]))
+    for ph in ("before_first_chunk", "between_chunks", "after_last_chunk"):
+        pts.append(("invalidation landing in an op", ph, phases.get(ph, 0)))
+    for d in sorted(depth, key=int) or ["1"]:
+        pts.append(("KLM depth accessed", d, depth.get(d, 0)))
+    pts.append(("peer revocation", "mid-op (a WR in flight had DMA into the range)", sums["peer_revoke_mid_op"]))
+    return pts
+
+
+def coverage_report(out, root):
+    """Sum the runs' functional points (work/*.json) and merge their RTL .dat files into
+    coverage/: functional.txt (holes first), functional.json, merged.dat, coverage.info, html/."""
+    cdir = os.path.join(out, "coverage")
+    runs = []
+    for path in sorted(glob.glob(os.path.join(out, "work", "*.json"))):
+        if path.endswith(".waves.json"):
+            continue
+        try:
+            with open(path) as f:
+                d = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if d.get("coverage"):
+            runs.append(d["coverage"])
+    pts = functional_points(root, runs)
+    holes = [p for p in pts if not p[2]]
+    lines = [f"functional coverage over {len(runs)} runs: {len(pts) - len(holes)} of {len(pts)} points hit",
+             f"holes ({len(holes)}):"]
+    by_group = {}
+    for g, p, _ in holes:
+        by_group.setdefault(g, []).append(p)
+    for g, ps in by_group.items():
+        if g == "completion status x opcode":  # one line per opcode: the statuses it never completed with
+            per = {}
+            for p in ps:
+                op, _, st = p.partition("/")
+                per.setdefault(op, []).append(st)
+            for op, sts in per.items():
+                lines.append(f"  {g}: {op} never with {', '.join(sts)}")
+        else:
+            for p in ps:
+                lines.append(f"  {g}: {p}")
+    lines.append("hit:")
+    for g, p, n in pts:
+        if n:
+            lines.append(f"  {g}: {p}: {n}")
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(cdir, "functional.txt"), "w") as f:
+        f.write(text)
+    with open(os.path.join(cdir, "functional.json"), "w") as f:
+        json.dump({"runs": len(runs), "points": [{"group": g, "point": p, "hits": n} for g, p, n in pts]}, f, indent=1)
+    summary = [f"coverage: functional {len(pts) - len(holes)}/{len(pts)} points hit, {len(holes)} holes "
+               f"({os.path.relpath(os.path.join(cdir, 'functional.txt'), out)})"]
+    dats = sorted(glob.glob(os.path.join(cdir, "dat", "*.dat")))
+    if dats and shutil.which("verilator_coverage"):
+        merged = os.path.join(cdir, "merged.dat")
+        info = os.path.join(cdir, "coverage.info")
+        subprocess.run(["verilator_coverage", "--write", merged] + dats, capture_output=True)
+        subprocess.run(["verilator_coverage", "--write-info", info, merged], capture_output=True)
+        rpt = subprocess.run(["verilator_coverage", "--rank", merged], capture_output=True, text=True)
+        hit = tot = 0
+        if os.path.exists(info):
+            with open(info) as f:
+                for l in f:
+                    if l.startswith("DA:"):
+                        tot += 1
+                        hit += int(l.strip().split(",")[1]) > 0
+        line = f"coverage: RTL {hit}/{tot} lines hit ({100.0 * hit / max(tot, 1):.1f} %) over {len(dats)} engine runs"
+        if shutil.which("genhtml") and os.path.exists(info):
+            g = subprocess.run(["genhtml", "-q", "-o", os.path.join(cdir, "html"), info], capture_output=True,
+                               text=True, cwd=root)
+            line += (f"; html {os.path.relpath(os.path.join(cdir, 'html', 'index.html'), out)}" if g.returncode == 0
+                     else f"; genhtml failed: {last_line(g.stderr)}")
+        else:
+            line += "; no genhtml (Debian's lcov) for the html"
+        summary.append(line)
+        del rpt
+    elif not dats:
+        summary.append("coverage: no RTL coverage data (run the coverage build, build/coverage/hcasim, on the rtl engine)")
+    with open(os.path.join(cdir, "summary.txt"), "w") as f:
+        f.write("\n".join(summary) + "\n")
+    return "\n".join(summary) + "\n" + "\n".join(lines[:2 + min(len(lines) - 2, 40)]) + "\n"
+
+
 def cmd_run(argv):
     ap = argparse.ArgumentParser(prog="hcasim regress", description="Run a test list in parallel (docs/regress.md).")
     ap.add_argument("list", nargs="?", default=None, help="the test list (default: vectors/regress/nightly.list)")
@@ -493,8 +642,12 @@ def cmd_run(argv):
     ap.add_argument("--only", action="append", default=[], metavar="GLOB", help="only jobs whose id matches (repeatable)")
     ap.add_argument("--out", default=None, help="results directory (default: build/regress/latest)")
     ap.add_argument("--no-waves", action="store_true", help="do not re-run failures with waves")
-    ap.add_argument("--waves-window", type=int, default=20000, metavar="C", help="cycles traced before the failure")
+    ap.add_argument("--waves-window", default="20000", metavar="B[:A]",
+                    help="cycles traced before (and after) the failure (hcasim run --waves-window)")
     ap.add_argument("--list", dest="dry", action="store_true", help="print the jobs and their commands, run nothing")
+    ap.add_argument("--coverage", action="store_true",
+                    help="functional coverage points summed over the runs, holes first, and (with the coverage "
+                         "build, build/coverage/hcasim) the RTL's line coverage merged to lcov HTML: OUT/coverage/")
     ap.add_argument("--root", help="project root the list's paths are relative to")
     ap.add_argument("--hcasim", default=os.environ.get("HCASIM_BIN"), help=argparse.SUPPRESS)
     cli = ap.parse_args(argv)
@@ -541,8 +694,10 @@ def cmd_run(argv):
         return 0
     out = os.path.abspath(cli.out or os.path.join(root, "build/regress/latest"))
     shutil.rmtree(out, ignore_errors=True)
-    for d in ("logs", "work"):
+    for d in ("logs", "work") + (("coverage/dat",) if cli.coverage else ()):
         os.makedirs(os.path.join(out, d))
+    if cli.coverage:  # a coverage build's engines write their .dat here (sim/verilated/vl_engine.h)
+        os.environ["HCASIM_COVERAGE_DIR"] = os.path.join(out, "coverage", "dat")
     runner = Runner(cli, root, out)
     prog = Progress(len(jobs))
     results, t0 = [], time.monotonic()
@@ -562,10 +717,12 @@ def cmd_run(argv):
                 f.cancel()
             print("\nregress: interrupted; writing the results so far", file=sys.stderr)
     prog.close()
-    meta = {"list": os.path.relpath(lst, root), "seed": cli.seed, "reseed": cli.reseed, "shard": list(shard),
+    meta = {"list": os.path.relpath(lst, root), "out": out, "seed": cli.seed, "reseed": cli.reseed, "shard": list(shard),
             "jobs_parallel": cli.jobs, "elapsed_s": round(time.monotonic() - t0, 1), "total_jobs": len(jobs)}
     doc, text = write_reports(out, meta, results)
     sys.stdout.write(text)
+    if cli.coverage:
+        sys.stdout.write(coverage_report(out, root))
     return 0 if doc["failed"] == 0 and len(results) == len(jobs) else 1
 
 
@@ -609,12 +766,12 @@ def cmd_merge(argv):
     for d, doc in docs:
         for r in doc["jobs"]:
             r = dict(r)
-            for k in ("log", "waves"):
+            for k in ("log", "waves", "gtkw"):
                 if r.get(k):
                     r[k] = os.path.relpath(os.path.join(d, r[k]), cli.out)
             results.append(r)
     missing = sorted(set(range(1, n + 1)) - set(seen))
-    meta = {"list": first["list"], "seed": first["seed"], "reseed": first.get("reseed", 0), "shard": [1, 1],
+    meta = {"list": first["list"], "out": os.path.abspath(cli.out), "seed": first["seed"], "reseed": first.get("reseed", 0), "shard": [1, 1],
             "merged_shards": sorted(seen), "missing_shards": missing,
             "total_jobs": sum(doc["total_jobs"] for _, doc in docs)}
     doc, text = write_reports(cli.out, meta, results)

@@ -47,6 +47,35 @@ typedef enum scn_engine {
     SCN_ENGINE_BOTH = DEV_ENGINE_KINDS,
 } scn_engine_t;
 
+/** What --trace-when watches for (docs/waves.md). */
+typedef enum scn_when_kind {
+    SCN_WHEN_KEY,    /**< a DMA, packet or validity change through key value */
+    SCN_WHEN_MPT,    /**< ... through a key of MPT index value */
+    SCN_WHEN_QP,     /**< a DMA, packet or fence of QP number value (or of the QP named name) */
+    SCN_WHEN_MR,     /**< as MPT, of the MPT index of the MR named name (its keys, whatever their key byte) */
+    SCN_WHEN_LINE,   /**< the op of scenario line value runs */
+    SCN_WHEN_BREACH, /**< the protection checker records a breach */
+} scn_when_kind_t;
+
+/** One --trace-when EXPR[@BEFORE[:AFTER]]: a window around each hit. */
+typedef struct scn_trace_when {
+    scn_when_kind_t kind;
+    uint64_t value;
+    char name[32];          /**< qp=NAME, mr=NAME: the scenario's name ("" : by value) */
+    uint64_t before, after; /**< cycles traced around a hit */
+    int window_set;         /**< 1: its own @BEFORE:AFTER, else --waves-window's */
+} scn_trace_when_t;
+
+/** --trace-when triggers a run takes. */
+#define SCN_MAX_TRACE_WHEN 16
+/** --waves-window's default: cycles before and after what a window covers. */
+#define SCN_WAVES_BEFORE_DEFAULT 5000u
+#define SCN_WAVES_AFTER_DEFAULT 500u
+/** --waves-on-fail's directory when none is given. */
+#define SCN_WAVES_DIR_DEFAULT "hcasim-waves"
+
+typedef struct scn_watch scn_watch_t; /* scn_waves.c */
+
 typedef struct scn_run_opts {
     scn_engine_t engine;
     int seed_set;         /**< 1: seed overrides the scenario's */
@@ -57,6 +86,16 @@ typedef struct scn_run_opts {
     uint64_t trace_from, trace_to; /**< device cycles; trace_to 0: end of run */
     const char *fw_profile; /**< NULL: none; else a path for the firmware's cycles per function */
     const char *peer_stats; /**< NULL: none; else a directory for DIR/memory_peers/<client>/<counter> */
+    const char *waves_dir; /**< --waves-on-fail[=DIR]: NULL: off */
+    uint64_t waves_before, waves_after; /**< --waves-window (0, 0: the defaults) */
+    int waves_window_set;
+    scn_trace_when_t when[SCN_MAX_TRACE_WHEN]; /**< --trace-when, into --trace's file */
+    size_t nwhen;
+    /* set by the runner itself (scn_waves.c), never by a command line */
+    scn_watch_t *watch;         /**< what this run records for waves, NULL: nothing */
+    const uint64_t *trace_spans; /**< a traced re-run: its windows (trace_spans pairs), NULL: trace_from/to */
+    size_t ntrace_spans;
+    uint64_t run_on_to;         /**< a traced re-run: after its last op, run on to this cycle */
     int verbose;          /**< 1: one line per op */
     FILE *out;            /**< progress and summary; NULL: stdout */
     FILE *err;            /**< "FILE:LINE: …" diagnostics; NULL: stderr */
@@ -107,6 +146,11 @@ int scn_device_config(const scn_t *s, const scn_run_opts_t *opts, scn_engine_t e
  *  device of the runner's own (--engine both/lockstep) are not taken here. The
  *  driver is closed and the device left running at the end. */
 int scn_run_on(const scn_t *s, const scn_run_opts_t *opts, scn_engine_t engine, const scn_target_t *t);
+
+/** A file the build and an install put beside the executable,
+ *  <exe dir>/../share/hcasim/NAME, into out; fallback (the source tree's
+ *  path) when it is not there. */
+void scn_share_path(char *out, size_t len, const char *name, const char *fallback);
 
 /** Write the JSON result of a scenario that could not be loaded (result
  *  "error", failure line taken from msg's "FILE:LINE:" prefix). 0 or -errno. */

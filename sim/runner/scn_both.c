@@ -157,6 +157,8 @@ static void json_side(FILE *f, const side_t *x)
     scn_json_failure(f, x->rc, x->rep.line, x->rep.op, x->rep.msg);
     fputs(",\"checker\":", f);
     scn_json_checker(f, x->rep.checker);
+    fputs(",\"breaches\":", f);
+    scn_json_breaches(f, x->rep.pc);
     fputc('}', f);
 }
 
@@ -233,6 +235,10 @@ static int write_json(const char *path, const pair_t *p)
         fputs("null", f);
     fputs(",\"checker\":", f);
     scn_json_checker(f, a->rep.checker);
+    fputs(",\"breaches\":", f); /* the reference's, else the other's (each side's are under "both") */
+    scn_json_breaches(f, a->rep.pc && protcheck_count(a->rep.pc) ? a->rep.pc : b->rep.pc);
+    fputs(",\"coverage\":", f); /* the reference's: the engines are twins */
+    scn_cover_json(f, a->rep.cov);
     fputs(",\"wrs\":", f);
     scn_json_wrs(f, &a->rep);
     fputs(",\"both\":", f);
@@ -327,6 +333,8 @@ int scn_run_pair(const scn_t *s, const scn_run_opts_t *o, const scn_run_opts_t *
             fprintf(err, "%s: out of memory recording the runs: the comparison is incomplete\n", s->file);
             rc = SCN_ERROR;
         }
+        if (p.diverged)
+            scn_watch_diverged(o->watch);
         p.result = a.rc == SCN_ERROR || b.rc == SCN_ERROR || rc ? SCN_ERROR
                    : a.rc || b.rc || p.diverged              ? SCN_FAIL
                                                              : SCN_PASS;

@@ -119,6 +119,12 @@ void scn_lat_free(scn_lat_t *l);
  *  divergence) or SCN_ERROR (either could not run the file). */
 int scn_run_pair(const scn_t *s, const scn_run_opts_t *a, const scn_run_opts_t *b);
 
+/** scn_run_pair watched for a's --waves-on-fail and --trace-when (scn_waves.c,
+ *  docs/waves.md): a's run is the reference whose events count; a failure or
+ *  divergence of the pair is re-run traced on a's engine (lockstep, else rtl)
+ *  with a's seed and firmware. */
+int scn_run_pair_watched(const scn_t *s, const scn_run_opts_t *a, const scn_run_opts_t *b);
+
 /** Run s on o's engine alone, stopping at the first failure, and record what
  *  every op observed into rec (what one side of scn_run_pair records); only
  *  -v lines are printed. SCN_PASS, SCN_FAIL or SCN_ERROR. */

@@ -97,6 +97,7 @@ typedef struct wr_rec {
 } wr_rec_t;
 
 typedef struct run run_t; /* the run state (scn_run.c) */
+typedef struct scn_cover scn_cover_t; /* functional coverage of a run (scn_cover.c) */
 
 typedef struct op_line {
     unsigned line;
@@ -320,6 +321,8 @@ int scn_fill(ctx_t *c, const json_value_t *o, const char *k, unsigned *kind, uin
 /* ================================================================ names and references (scn_names.c) */
 
 const char *scn_sym_kind_name(sym_kind_t k);
+/** The symbol id of name, bound with this kind; -1 when none. */
+int scn_sym_lookup(const scn_t *s, const char *name, sym_kind_t kind);
 /** Bind a new name (validation; its kind is the schema's), or find it (run). */
 int scn_bind(ctx_t *c, const json_value_t *o, const char *k, int *id);
 /** A name bound earlier, of the kind the schema says. */
@@ -441,6 +444,8 @@ typedef struct scn_report {
     int cmdline;           /**< the error is a command-line option's: no FILE:LINE */
     const scn_peer_report_t *peers; /**< each peer client's counters at the end */
     size_t npeers;
+    const protcheck_t *pc; /**< the checker, for its breaches; NULL: no device ran */
+    const scn_cover_t *cov; /**< the functional coverage points the run hit; NULL: none */
 } scn_report_t;
 
 /** The reason (to err), the firmware diagnosis, the checker and summary lines (to out). */
@@ -453,6 +458,9 @@ void scn_print_checker(FILE *out, const char *prefix, const scn_checker_t *ck);
 void scn_json_checker(FILE *f, const scn_checker_t *ck);
 /** The "failure" object of the JSON result (null when result is SCN_PASS). */
 void scn_json_failure(FILE *f, int result, unsigned line, const char *op, const char *msg);
+/** The "breaches" list of the JSON result: the checker's first ones, each
+ *  with its cycles (issue, invalidation requested and completed, landing). */
+void scn_json_breaches(FILE *f, const protcheck_t *pc);
 /** The "wrs" list of the JSON result. */
 void scn_json_wrs(FILE *f, const scn_report_t *r);
 const char *scn_result_name(int rc);
@@ -476,6 +484,50 @@ int scn_run_end(run_t *r, int rc, scn_report_t *rep, scn_checker_t *ck, scn_fw_s
 /** Write the --fw-profile file of an ended run, when asked ("firmware profile: PATH" to out). */
 void scn_run_fw_profile(run_t *r, FILE *out);
 void scn_run_free(run_t *r);
+/** A named object's number in run r (its QP number; an MR's MPT index), UINT64_MAX when it has none yet. */
+uint64_t scn_run_number(const run_t *r, int id);
+/** Run s on o's engine alone (rtl, model or lockstep), reporting as `hcasim run` does. */
+int scn_run_single(const scn_t *s, const scn_run_opts_t *o);
+/** Run s on the RTL and the model side by side (--engine both). */
+int scn_run_both(const scn_t *s, const scn_run_opts_t *o);
+
+/* ================================================================ functional coverage (scn_cover.c) */
+
+scn_cover_t *scn_cover_new(void);
+void scn_cover_free(scn_cover_t *v);
+/** Follow the device's event log (0, or -1: the log is full). */
+int scn_cover_attach(scn_cover_t *v, hca_dev_t *dev);
+void scn_cover_detach(scn_cover_t *v, hca_dev_t *dev);
+/** WR number wr (the run's records) was posted at cycle post moving data through keys. */
+void scn_cover_posted(scn_cover_t *v, size_t wr, uint64_t post, const uint32_t *keys, unsigned nkeys);
+/** A completion was taken (wr: its WR's number, SIZE_MAX when none). */
+void scn_cover_completed(scn_cover_t *v, size_t wr, unsigned opcode, unsigned status);
+/** A peer invalidation took [addr, addr+len) back. */
+void scn_cover_revoked(scn_cover_t *v, uint64_t addr, uint64_t len);
+/** The run ended: the wait pins' counts and the firmware's refusals. */
+void scn_cover_end(scn_cover_t *v, hca_dev_t *dev);
+/** The "coverage" object of the JSON result. */
+void scn_cover_json(FILE *f, const scn_cover_t *v);
+/** The run's coverage (NULL outside a run). */
+scn_cover_t *scn_cover_of(ctx_t *c);
+/** The WR just posted (scn_posted) moves data through these SGEs' keys and rkey (0: none). */
+void scn_posted_keys(ctx_t *c, const hca_sge_t *sge, unsigned n, uint32_t rkey);
+
+/* ================================================================ waves (scn_waves.c) */
+
+/** --trace-when and --waves-on-fail: the run, watched, then its traced re-run. */
+int scn_run_watched(const scn_t *s, const scn_run_opts_t *o);
+/** Their options against the file (a line= trigger names an op's line). SCN_PASS or SCN_ERROR. */
+int scn_check_waves_opts(const scn_t *s, const scn_run_opts_t *o, char *err, size_t errlen);
+/* What a watched run tells its watch (w NULL: nothing); run identifies the
+ * run: the first to start a device is the one whose events and lines count. */
+void scn_watch_device(scn_watch_t *w, const void *run, hca_dev_t *dev);
+void scn_watch_undevice(scn_watch_t *w, const void *run, hca_dev_t *dev);
+void scn_watch_op(scn_watch_t *w, const void *run, unsigned line, uint64_t start, uint64_t end, int rc);
+void scn_watch_end(scn_watch_t *w, const void *run, hca_dev_t *dev, int rc);
+/** The pair diverged at the owner's last op. */
+void scn_watch_diverged(scn_watch_t *w);
+
 /** The JSON result. 0 or -errno. */
 int scn_write_json(const char *path, const scn_report_t *r);
 /** The firmware's busy cycles per function of firmware (ELF), most first, from

@@ -37,6 +37,12 @@ static int sym_find(const scn_t *s, const char *name, size_t len)
     }
 }
 
+int scn_sym_lookup(const scn_t *s, const char *name, sym_kind_t kind)
+{
+    const int id = sym_find(s, name, strlen(name));
+    return id >= 0 && s->syms[id].kind == kind ? id : -1;
+}
+
 static int sym_add(scn_t *s, const char *name, size_t len, sym_kind_t kind, unsigned line)
 {
     if (s->nsyms == s->capsyms) {

@@ -114,6 +114,7 @@ int scn_op_peer_invalidate(ctx_t *c, const json_value_t *o)
         return scn_mismatch(c, "the invalidate callback failed: %s", strerror(-rc));
     /* Every callback has returned: from now on no DMA may touch those pages. */
     protcheck_range_revoke(hca_dev_protcheck(scn_dev(c)), scn_cycle(c), buf->addr, buf->size, "peer_invalidate");
+    scn_cover_revoked(scn_cover_of(c), buf->addr, buf->size);
     buf->revoked = 1;
     scn_observe(c, "callbacks", "%u", n);
     scn_note(c, "%u callback%s, returned after %" PRIu64 " cycles", n, n == 1 ? "" : "s", scn_cycle(c) - t0);

@@ -204,6 +204,9 @@ int scn_op_post_send(ctx_t *c, const json_value_t *o)
     rc = post_done(c, hcadrv_post_send(scn_drv(c), &q->qp, &wr), want, "post_send", qp, 0, wr.wr_id, oname, now);
     if (rc || want)
         return rc; /* posted: the driver gave the MR's copy its registration (hcadrv_send_wr_t.mr) */
+    const int remote = opc == HCA_WR_OPCODE_RDMA_WRITE || opc == HCA_WR_OPCODE_RDMA_READ ||
+                       opc == HCA_WR_OPCODE_RDMA_READ_WITH_INV; /* the data moves through rkey too */
+    scn_posted_keys(c, wr.sge, wr.num_sge, remote ? wr.rkey : 0);
     scn_note(c, "%s wr_id %" PRIu64 " posted at SQ index %u", oname, wr.wr_id, q->qp.sq_pi - 1);
     return 0;
 }
@@ -228,7 +231,10 @@ int scn_op_post_recv(ctx_t *c, const json_value_t *o)
     memcpy(wr.sge, sge, sizeof wr.sge);
     uint64_t now = scn_cycle(c);
     rc = hcadrv_post_recv(scn_drv(c), &scn_obj(c, qp)->qp, &wr);
-    return post_done(c, rc, want, "post_recv", qp, 1, wr.wr_id, "RECV", now);
+    rc = post_done(c, rc, want, "post_recv", qp, 1, wr.wr_id, "RECV", now);
+    if (!rc && !want)
+        scn_posted_keys(c, wr.sge, wr.num_sge, 0);
+    return rc;
 }
 
 int scn_op_post_raw_wqe(ctx_t *c, const json_value_t *o)

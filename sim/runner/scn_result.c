@@ -95,6 +95,36 @@ void scn_json_checker(FILE *f, const scn_checker_t *ck)
         fputs("null", f);
 }
 
+/* A cycle, or null when the breach has none. */
+static void json_cycle(FILE *f, const char *name, uint64_t c)
+{
+    if (c == PROTCHECK_NONE)
+        fprintf(f, ",\"%s\":null", name);
+    else
+        fprintf(f, ",\"%s\":%" PRIu64, name, c);
+}
+
+/* Breaches listed in the JSON result (the count is the checker's). */
+#define JSON_BREACHES 16
+
+void scn_json_breaches(FILE *f, const protcheck_t *pc)
+{
+    fputc('[', f);
+    protcheck_violation_t v;
+    for (size_t i = 0; pc && i < JSON_BREACHES && !protcheck_get(pc, i, &v); i++) {
+        fprintf(f, "%s{\"cycle\":%" PRIu64 ",\"key\":%" PRIu32 ",\"addr\":%" PRIu64 ",\"qpn\":%" PRIu32, i ? "," : "",
+                v.cycle, v.key, v.addr, v.qpn);
+        json_cycle(f, "issue_cycle", v.issue_cycle);
+        json_cycle(f, "inval_req_cycle", v.inval_req_cycle);
+        json_cycle(f, "inval_cycle", v.inval_cycle);
+        json_cycle(f, "land_cycle", v.land_cycle);
+        fputs(",\"reason\":", f);
+        json_write_string(f, v.reason, strlen(v.reason));
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
 void scn_json_wrs(FILE *f, const scn_report_t *r)
 {
     fputc('[', f);
@@ -132,6 +162,10 @@ int scn_write_json(const char *path, const scn_report_t *r)
         fputs("null", f);
     fputs(",\"checker\":", f);
     scn_json_checker(f, r->checker);
+    fputs(",\"breaches\":", f);
+    scn_json_breaches(f, r->pc);
+    fputs(",\"coverage\":", f);
+    scn_cover_json(f, r->cov);
     fputs(",\"peer_stats\":{", f);
     for (size_t i = 0; i < r->npeers; i++) {
         const hcadrv_peer_stats_t *st = &r->peers[i].st;
@@ -161,7 +195,7 @@ int scn_write_load_error_json(const char *json_out, const char *file, const char
     size_t fl = strlen(file);
     if (!strncmp(msg, file, fl) && msg[fl] == ':')
         line = (unsigned)strtoul(msg + fl + 1, NULL, 10);
-    scn_report_t r = {NULL, file, engine, 0, 0, SCN_ERROR, line, NULL, msg, NULL, NULL, NULL, NULL, 0, 0, NULL, 0};
+    scn_report_t r = {NULL, file, engine, 0, 0, SCN_ERROR, line, NULL, msg, NULL, NULL, NULL, NULL, 0, 0, NULL, 0, NULL, NULL};
     return scn_write_json(json_out, &r);
 }
 

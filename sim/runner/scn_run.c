@@ -39,6 +39,7 @@ struct run {
     ctx_t c;           /* the op in hand, kept between ops */
     unsigned fline;    /* the last op run: where a failure is */
     const char *fop;
+    scn_cover_t *cov; /* the functional coverage points it hits */
 };
 
 /* ================================================================ what handlers reach */
@@ -70,6 +71,28 @@ FILE *scn_out(ctx_t *c)
 const char *scn_label(ctx_t *c)
 {
     return c->run->label;
+}
+uint64_t scn_run_number(const run_t *r, int id)
+{
+    const rt_obj_t *o = &r->obj[id];
+    if (r->s->syms[id].kind == SYM_QP)
+        return o->destroyed ? o->number_was : o->live ? o->qp.qpn : UINT64_MAX;
+    return o->live ? o->mr.lkey >> HCA_KEY_INDEX_SHIFT : UINT64_MAX;
+}
+scn_cover_t *scn_cover_of(ctx_t *c)
+{
+    return c->run ? c->run->cov : NULL;
+}
+void scn_posted_keys(ctx_t *c, const hca_sge_t *sge, unsigned n, uint32_t rkey)
+{
+    run_t *r = c->run;
+    uint32_t keys[HCA_MAX_SEND_SGE + 1];
+    unsigned k = 0;
+    for (unsigned i = 0; i < n && k < HCA_MAX_SEND_SGE; i++)
+        keys[k++] = sge[i].lkey;
+    keys[k++] = rkey;
+    if (r->nwrs)
+        scn_cover_posted(r->cov, r->nwrs - 1, r->wrs[r->nwrs - 1].post_cycle, keys, k);
 }
 scn_rec_t *scn_rec_of(ctx_t *c)
 {
@@ -280,6 +303,7 @@ int scn_poll(ctx_t *c, int cq, int n, hcadrv_wc_t *wc, uint64_t *arrival, wr_rec
     for (int i = 0; i < got; i++) {
         arrival[i] = (uint32_t)i < q->seen ? q->seen_cycle[(ci0 + (uint32_t)i) & mask] : now;
         wr_rec_t *w = find_wr(c, &wc[i]);
+        scn_cover_completed(c->run->cov, w ? (size_t)(w - c->run->wrs) : SIZE_MAX, wc[i].opcode, wc[i].status);
         if (w) {
             w->done = 1;
             w->completion_cycle = arrival[i];
@@ -342,8 +366,13 @@ static int start_device(ctx_t *c)
         if ((rc = hca_dev_fw_profile_start(r->dev)))
             return cmdline_bad(c, "--fw-profile %s: %s", r->o->fw_profile, strerror(-rc));
     }
+    scn_watch_device(r->o->watch, r, r->dev);
+    if (scn_cover_attach(r->cov, r->dev))
+        return scn_bad(c, "the device's event log is full");
     if (r->o->trace) {
-        rc = hca_dev_trace_open(r->dev, r->o->trace, r->o->trace_from, r->o->trace_to ? r->o->trace_to : UINT64_MAX);
+        rc = r->o->trace_spans
+                 ? hca_dev_trace_spans(r->dev, r->o->trace, r->o->trace_spans, r->o->ntrace_spans)
+                 : hca_dev_trace_open(r->dev, r->o->trace, r->o->trace_from, r->o->trace_to ? r->o->trace_to : UINT64_MAX);
         if (rc)
             return cmdline_bad(c, "--trace %s: %s%s", r->o->trace, strerror(-rc),
                                r->engine == SCN_ENGINE_MODEL ? " (waves come from the RTL engine only)" : "");
@@ -355,6 +384,9 @@ static void teardown(run_t *r, size_t nsyms)
 {
     if (r->dev && r->o->trace)
         hca_dev_trace_close(r->dev);
+    scn_watch_undevice(r->o->watch, r, r->dev);
+    scn_cover_detach(r->cov, r->dev);
+    scn_cover_free(r->cov);
     hcadrv_close(r->drv); /* the peer clients' registrations go with the driver */
     if (r->tgt) { /* the caller's device outlives the run */
         if (r->dev) {
@@ -428,7 +460,10 @@ run_t *scn_run_new(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine,
     r->peer_timing.read_latency = PEERMEM_DEFAULT_READ_LATENCY; /* ... reads cross to another device */
     r->nobj = s->nsyms;
     r->obj = calloc(s->nsyms ? s->nsyms : 1, sizeof *r->obj);
-    if (!r->obj) {
+    r->cov = scn_cover_new();
+    if (!r->obj || !r->cov) {
+        free(r->obj);
+        scn_cover_free(r->cov);
         free(r);
         return NULL;
     }
@@ -445,6 +480,7 @@ int scn_run_op(run_t *r, size_t i)
     r->fline = l->line;
     r->fop = c->op;
     int rc = SCN_PASS;
+    const uint64_t start = r->dev ? hca_dev_cycle(r->dev) : 0;
     if (!r->dev && !(scn_ops[l->op].flags & SCN_OP_CONFIG))
         rc = start_device(c);
     if (!rc)
@@ -458,6 +494,7 @@ int scn_run_op(run_t *r, size_t i)
         scn_observe_detail(c, "checker breaches", n ? why : NULL, "%" PRIu64, n);
     }
     scn_observe_outcome(c, rc);
+    scn_watch_op(r->o->watch, r, l->line, start, r->dev ? hca_dev_cycle(r->dev) : 0, rc);
     if (r->o->verbose)
         fprintf(r->out, "%scycle %10" PRIu64 "  line %4u  %-24s %s%s%s\n", r->label, r->dev ? hca_dev_cycle(r->dev) : 0,
                 l->line, c->op, rc == SCN_PASS ? "ok" : rc == SCN_FAIL ? "MISMATCH" : "ERROR", c->note[0] ? "  " : "",
@@ -473,7 +510,7 @@ int scn_run_end(run_t *r, int rc, scn_report_t *rep, scn_checker_t *ck, scn_fw_s
         rc = start_device(c);
     }
     *rep = (scn_report_t){r->s, r->s->file, r->engine, r->seed, 0, rc, r->fline, r->fop, c->msg, NULL, NULL, NULL,
-                          r->wrs, r->nwrs, 0, NULL, 0};
+                          r->wrs, r->nwrs, 0, NULL, 0, NULL, NULL};
     size_t np = 0;
     for (size_t i = 0; i < r->nobj; i++)
         np += r->obj[i].win != NULL;
@@ -497,9 +534,13 @@ int scn_run_end(run_t *r, int rc, scn_report_t *rep, scn_checker_t *ck, scn_fw_s
         rep->cmdline = 1;
     }
     if (r->dev) {
+        scn_watch_end(r->o->watch, r, r->dev, rc);
         rep->firmware = hca_dev_firmware(r->dev);
         rep->cycles = hca_dev_cycle(r->dev);
         rep->checker = checker_of(r->dev, ck);
+        rep->pc = hca_dev_protcheck(r->dev);
+        scn_cover_end(r->cov, r->dev);
+        rep->cov = r->cov;
         if (rc && r->o->verbose) { /* what the firmware said, for the diagnosis */
             *fw = (scn_fw_state_t){hca_dev_console(r->dev), hca_dev_fw_instret(r->dev), hca_dev_fw_busy_cycles(r->dev),
                                    rep->cycles};
@@ -532,6 +573,21 @@ void scn_run_free(run_t *r)
     free(r);
 }
 
+static int run_one_engine(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine, const scn_target_t *t);
+
+int scn_run_single(const scn_t *s, const scn_run_opts_t *o)
+{
+    return run_one_engine(s, o, o->engine, NULL);
+}
+
+int scn_run_both(const scn_t *s, const scn_run_opts_t *o)
+{
+    scn_run_opts_t a = *o, b = *o; /* the RTL is the reference the model is held to */
+    a.engine = SCN_ENGINE_RTL;
+    b.engine = SCN_ENGINE_MODEL;
+    return scn_run_pair(s, &a, &b);
+}
+
 static int run_one_engine(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine, const scn_target_t *t)
 {
     run_t *r = scn_run_new(s, o, engine, NULL, "");
@@ -543,6 +599,8 @@ static int run_one_engine(const scn_t *s, const scn_run_opts_t *o, scn_engine_t 
     int rc = SCN_PASS;
     for (size_t i = 0; i < s->nops && rc == SCN_PASS; i++)
         rc = scn_run_op(r, i);
+    if (o->run_on_to && r->dev && hca_dev_cycle(r->dev) < o->run_on_to) /* a traced re-run: the window after */
+        scn_advance(&r->c, o->run_on_to - hca_dev_cycle(r->dev));
     scn_report_t rep;
     scn_checker_t ck;
     scn_fw_state_t fw;
@@ -590,7 +648,7 @@ int scn_check_opts(const scn_run_opts_t *o, char *err, size_t errlen)
         }
         fclose(t);
     }
-    if (o->trace && o->engine == SCN_ENGINE_MODEL) {
+    if (o->trace && o->engine == SCN_ENGINE_MODEL && !o->nwhen) { /* --trace-when re-runs on the RTL */
         snprintf(err, errlen, "--trace %s: waves come from the RTL engine only (--engine rtl)", o->trace);
         return SCN_ERROR;
     }
@@ -606,13 +664,16 @@ int scn_run(const scn_t *s, const scn_run_opts_t *o)
             scn_write_load_error_json(o->json_out, s->file, why, o->engine);
         return SCN_ERROR;
     }
-    if (o->engine == SCN_ENGINE_BOTH) { /* the RTL is the reference the model is held to */
-        scn_run_opts_t a = *o, b = *o;
-        a.engine = SCN_ENGINE_RTL;
-        b.engine = SCN_ENGINE_MODEL;
-        return scn_run_pair(s, &a, &b);
+    if (o->waves_dir || o->nwhen) {
+        if (scn_check_waves_opts(s, o, why, sizeof why)) {
+            fprintf(o->err ? o->err : stderr, "hcasim run: command line: %s\n", why);
+            if (o->json_out)
+                scn_write_load_error_json(o->json_out, s->file, why, o->engine);
+            return SCN_ERROR;
+        }
+        return scn_run_watched(s, o);
     }
-    return run_one_engine(s, o, o->engine, NULL);
+    return o->engine == SCN_ENGINE_BOTH ? scn_run_both(s, o) : scn_run_single(s, o);
 }
 
 int scn_device_config(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine, hca_dev_config_t *cfg, char *err,
@@ -647,6 +708,12 @@ int scn_run_on(const scn_t *s, const scn_run_opts_t *o, scn_engine_t engine, con
     }
     if (scn_check_opts(o, why, sizeof why)) {
         fprintf(o->err ? o->err : stderr, "hcasim: command line: %s\n", why);
+        return SCN_ERROR;
+    }
+    if (o->waves_dir || o->nwhen) {
+        fprintf(o->err ? o->err : stderr,
+                "hcasim: command line: --waves-on-fail and --trace-when re-run the scenario on a device of their "
+                "own: not on a platform's device\n");
         return SCN_ERROR;
     }
     return run_one_engine(s, o, engine, t);

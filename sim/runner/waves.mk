@@ -42,3 +42,31 @@ wave-view: $(HCASIM_BIN)
 	 echo "$$got" | grep -q 'op=.* len=0x200 addr=0x1000 .*key=0x123' || { echo "wave-view: decode gave '$$got'"; exit 1; }; \
 	 echo "wave-view: $$(grep -c '^hca_core' $(WAVE_DIR)/check/hcasim.gtkw) signals found in a real dump; dma_req decoded: $$got"
 CHECKS += wave-view
+
+# `hcasim run --waves-on-fail` / `--trace-when` write the race view beside
+# their FST with abi/gtkwgen.py: found beside the executable, as regress.py
+# is (<exe dir>/../share/hcasim/), the source tree's path as the fallback.
+WAVES_SHARE := $(BUILD)/share/hcasim/gtkwgen.py $(BUILD)/share/hcasim/hca.toml
+ALL_TARGETS += $(WAVES_SHARE)
+$(BUILD)/share/hcasim/gtkwgen.py: abi/gtkwgen.py
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
+$(BUILD)/share/hcasim/hca.toml: abi/hca.toml
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
+$(OBJ)/sim/runner/scn_waves.o: ALL_CFLAGS += -DHCASIM_GTKWGEN_DEFAULT='"$(abspath abi/gtkwgen.py)"' \
+    -DHCASIM_ABI_DEFAULT='"$(abspath abi/hca.toml)"'
+$(HCASIM_BIN): | $(WAVES_SHARE)
+
+# (in make test) waves on failure and --trace-when windows (testbench/test_waves.py):
+# a breach under the no_drain firmware mutant leaves an FST whose window holds the
+# breach and a .gtkw with its markers; two line triggers land in one file.
+.PHONY: waves-selftest
+# (firmware/firmware.mk, included after sim/, builds it; FW_BUILD is not set yet here)
+waves-selftest: $(HCASIM_BIN) $(WAVES_SHARE) $(BUILD)/firmware/mutants/hcafw_no_drain.elf
+	$(Q)HCASIM_BIN=$(abspath $(HCASIM_BIN)) FW_MUTANT=$(abspath $(BUILD)/firmware/mutants/hcafw_no_drain.elf) \
+	    $(PYTHON) testbench/test_waves.py Waves 2>&1 | tail -1 | grep -q '^OK' \
+	    || { HCASIM_BIN=$(abspath $(HCASIM_BIN)) FW_MUTANT=$(abspath $(BUILD)/firmware/mutants/hcafw_no_drain.elf) \
+	         $(PYTHON) testbench/test_waves.py Waves; exit 1; }
+	@echo "waves-selftest: waves on fail (breach in the window, markers) and two --trace-when windows in one FST"
+CHECKS += waves-selftest

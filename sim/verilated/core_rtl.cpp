@@ -122,7 +122,8 @@ void rtl_cycle(void *eng, core_pins_t *p, uint64_t now)
     t.xq_va_i = p->xq_va;
     t.xs_ready_i = p->xs_ready & 1u;
     t.eval();
-    if (x->fst)
+    const bool dump = x->fst && !x->paused;
+    if (dump)
         x->fst->dump(now * kTicksPerCycle);
 
     /* This cycle's outputs. */
@@ -151,7 +152,7 @@ void rtl_cycle(void *eng, core_pins_t *p, uint64_t now)
      * next cycle's inputs. */
     t.clk_i = 1;
     t.eval();
-    if (x->fst)
+    if (dump)
         x->fst->dump(now * kTicksPerCycle + kEdgeTick);
     t.clk_i = 0;
 }
@@ -159,6 +160,11 @@ void rtl_cycle(void *eng, core_pins_t *p, uint64_t now)
 int rtl_trace_open(void *eng, const char *path)
 {
     return trace_open(*static_cast<CoreRtl *>(eng), path);
+}
+
+void rtl_trace_pause(void *eng, int paused)
+{
+    static_cast<CoreRtl *>(eng)->paused = paused != 0;
 }
 
 } // namespace
@@ -173,4 +179,5 @@ extern "C" const core_engine_ops_t core_rtl_ops = {
     rtl_trace_close,
     nullptr, /* quiet_until: RTL state may change every cycle, never skipped */
     nullptr, /* skip */
+    rtl_trace_pause,
 };

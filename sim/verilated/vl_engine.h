@@ -11,13 +11,18 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <unistd.h>
 #include <new>
 
 #include "hca_abi.h"
 #include "xu_engine.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
+#if VM_COVERAGE
+#include "verilated_cov.h"
+#endif
 
 namespace vl_engine {
 
@@ -29,6 +34,7 @@ template <typename Top> struct VlEngine {
     std::unique_ptr<VerilatedContext> ctx;
     std::unique_ptr<Top> top;
     std::unique_ptr<VerilatedFstC> fst;
+    bool paused = false; /* between two windows of one file: no dump */
 };
 
 /** Hold rst_ni low (asynchronous) over kResetCycles clocks with idle inputs,
@@ -77,11 +83,26 @@ template <typename Top> int create(void **eng, const xu_params_t *params, const 
 
 template <typename Top> void trace_close(VlEngine<Top> &e)
 {
+    e.paused = false;
     if (e.fst) {
         e.fst->close();
         e.fst.reset();
     }
 }
+
+#if VM_COVERAGE
+/** A coverage build (sim/runner/coverage.mk): each engine writes what its
+ *  run covered to $HCASIM_COVERAGE_DIR (default .) as NAME-PID-N.dat, one
+ *  file per engine, for verilator_coverage to merge. */
+inline void coverage_write(VerilatedContext &ctx, const char *name)
+{
+    static unsigned seq;
+    const char *dir = std::getenv("HCASIM_COVERAGE_DIR");
+    char path[4096];
+    std::snprintf(path, sizeof path, "%s/%s-%ld-%u.dat", dir && *dir ? dir : ".", name, (long)getpid(), seq++);
+    ctx.coveragep()->write(path);
+}
+#endif
 
 template <typename Top> void destroy(void *eng)
 {
@@ -90,6 +111,9 @@ template <typename Top> void destroy(void *eng)
     VlEngine<Top> *x = static_cast<VlEngine<Top> *>(eng);
     trace_close(*x);
     x->top->final();
+#if VM_COVERAGE
+    coverage_write(*x->ctx, x->top->name());
+#endif
     delete x;
 }
 

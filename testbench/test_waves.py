@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Waves where they matter and coverage (docs/waves.md, docs/regress.md "Coverage"):
+
+  waves_on_fail   a race file that breaches under the no_drain firmware mutant, run on
+                  the model engine with --waves-on-fail: the RTL re-run's FST holds the
+                  breach cycle inside its window, the .gtkw carries markers at the
+                  breach's issue, invalidation and landing cycles (the --json fields)
+  trace_when      two --trace-when line= triggers far apart: both windows are in the one
+                  FST, and the cycles between them are not
+  coverage        hcasim regress --coverage over two scenarios through the coverage
+                  build: the functional report has the points those files are known
+                  to hit, holes listed first, and the RTL line coverage merged to HTML
+
+Run: HCASIM_BIN=build/bin/hcasim [HCASIM_COV_BIN=build/coverage/hcasim]
+     FW_MUTANT=build/firmware/mutants/hcafw_no_drain.elf python3 testbench/test_waves.py [TEST]
+Standard library only; fst2vcd (GTKWave) reads the dumps.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HCASIM = os.environ.get("HCASIM_BIN", os.path.join(ROOT, "build/bin/hcasim"))
+COV_BIN = os.environ.get("HCASIM_COV_BIN", os.path.join(ROOT, "build/coverage/hcasim"))
+FW_MUTANT = os.environ.get("FW_MUTANT", os.path.join(ROOT, "build/firmware/mutants/hcafw_no_drain.elf"))
+RACE = "vectors/directed/race_linv_read_mtu512_x16.jsonl"
+TICKS = 10  # TRACE_TICKS_PER_CYCLE (abi/hca.toml): device cycle C is at time C * TICKS
+
+
+def ticks_of(abi=os.path.join(ROOT, "abi/hca.toml")):
+    import tomllib
+    with open(abi, "rb") as f:
+        return next(c["value"] for c in tomllib.load(f)["const"] if c["name"] == "TRACE_TICKS_PER_CYCLE")
+
+
+def dumped_cycles(fst):
+    """The set of device cycles the FST has a time stamp in."""
+    p = subprocess.run(["fst2vcd", fst], capture_output=True, text=True, errors="replace")
+    if p.returncode:
+        raise AssertionError(f"fst2vcd {fst}: exit {p.returncode}: {p.stderr[-300:]}")
+    t = ticks_of()
+    return {int(l[1:]) // t for l in p.stdout.splitlines() if l.startswith("#")}
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def run(argv, **kw):
+    return subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=900, **kw)
+
+
+class Waves(unittest.TestCase):
+    def setUp(self):
+        self.d = tempfile.mkdtemp(prefix="hcasim-waves-")
+
+    def tearDown(self):
+        shutil.rmtree(self.d, ignore_errors=True)
+
+    def test_waves_on_fail(self):
+        wdir, js = os.path.join(self.d, "w"), os.path.join(self.d, "r.json")
+        p = run([HCASIM, "run", RACE, "--engine", "model", "--firmware", FW_MUTANT, f"--waves-on-fail={wdir}",
+                 "--waves-window", "300:100", "--json", js])
+        self.assertEqual(p.returncode, 1, f"the mutant must breach: expected exit 1, got {p.returncode}\n{p.stderr}")
+        doc = json.loads(read(js))
+        b = doc["breaches"][0]
+        for k in ("issue_cycle", "inval_req_cycle", "inval_cycle", "land_cycle", "qpn", "key"):
+            self.assertIsNotNone(b.get(k), f"breach field {k}: {b}")
+        self.assertTrue(b["issue_cycle"] < b["land_cycle"] and b["inval_cycle"] <= b["land_cycle"], b)
+        w = doc["waves"]
+        self.assertTrue(w["reproduced"], w)
+        self.assertEqual(w["engine"], "rtl")
+        cyc = dumped_cycles(w["fst"])
+        for k in ("issue_cycle", "inval_cycle", "land_cycle"):
+            self.assertIn(b[k], cyc, f"{k} {b[k]} is not in the FST's window {min(cyc)}..{max(cyc)}")
+        self.assertIn(b["cycle"], cyc)
+        lo, hi = w["windows"][0]
+        self.assertEqual((min(cyc), max(cyc) + 1), (lo, hi), "the FST holds exactly its window")
+        self.assertEqual(lo, min(b["issue_cycle"], b["inval_req_cycle"]) - 300, "300 cycles before the first")
+        gtkw = read(w["gtkw"])
+        for name, k in (("issue", "issue_cycle"), ("inval", "inval_cycle"), ("land", "land_cycle")):
+            self.assertRegex(gtkw, rf"marker [A-Z]: {name} at cycle {b[k]}\n", f"no {name} marker in {w['gtkw']}")
+        marks = re.search(r"^\*-?[0-9.]+ -?\d+ (.*)$", gtkw, re.M).group(1).split()
+        # GTKWave's marker line, in its time unit (the dump's timescale times TRACE_TICKS_PER_CYCLE per cycle)
+        unit = int(marks[0]) // b["issue_cycle"]
+        self.assertEqual(int(marks[0]), b["issue_cycle"] * unit)
+        self.assertEqual(unit % ticks_of(), 0, marks)
+        self.assertIn(str(b["land_cycle"] * unit), marks, "GTKWave's marker line holds the landing time")
+        self.assertIn(f"view: gtkwave {w['gtkw']}", p.stdout)
+
+    def test_trace_when_windows(self):
+        fst, js = os.path.join(self.d, "t.fst"), os.path.join(self.d, "t.json")
+        f = "vectors/directed/mm_linv_success.jsonl"
+        # line 18: the FAST_REG_MR's poll; line 26: the LOCAL_INV's poll (thousands of cycles later)
+        p = run([HCASIM, "run", f, "--engine", "model", "--trace", fst, "--trace-when", "line=18@20:10",
+                 "--trace-when", "line=26@20:10", "--json", js, "-v"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        span = {}
+        for l in p.stdout.splitlines():  # -v: "cycle C  line L  op ok": the cycle each op ended
+            m = re.match(r"cycle\s+(\d+)\s+line\s+(\d+)\s", l)
+            if m:
+                span[int(m.group(2))] = int(m.group(1))
+        w = json.loads(read(js))["waves"]
+        self.assertEqual(len(w["windows"]), 2, w)
+        cyc = dumped_cycles(fst)
+        (a0, a1), (b0, b1) = w["windows"]
+        self.assertGreater(b0, a1 + 100, "the two windows are apart")
+        self.assertIn(span[18], cyc, "line 18's end is in the first window")
+        self.assertIn(span[26], cyc, "line 26's end is in the second window")
+        self.assertTrue(all(a0 <= c < a1 or b0 <= c < b1 for c in cyc), "a cycle outside both windows was dumped")
+        self.assertFalse(any(a1 + 1 < c < b0 for c in cyc), "the gap between the windows is not in the file")
+        self.assertTrue(os.path.exists(w["gtkw"]))
+
+    def test_trace_when_names(self):
+        # mr=NAME is mpt= of that MR's index (f0: alloc_mr on line 17 says "key 0x00000301": index 3)
+        f = "vectors/directed/mm_linv_success.jsonl"
+        got = {}
+        for expr in ("mr=f0@5:5", "mpt=3@5:5"):
+            js = os.path.join(self.d, "n.json")
+            p = run([HCASIM, "run", f, "--engine", "model", "--trace", os.path.join(self.d, "n.fst"),
+                     "--trace-when", expr, "--json", js, "-v"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("line   17  alloc_mr                 ok  key 0x00000301", p.stdout)
+            got[expr] = json.loads(read(js))["waves"]["windows"]
+        self.assertGreater(len(got["mpt=3@5:5"]), 2, "the MR's registration, use and invalidation")
+        # the same windows once the MR exists (mpt= also sees its creation, before the name is bound)
+        self.assertEqual(got["mr=f0@5:5"], [w for w in got["mpt=3@5:5"] if w[0] >= got["mr=f0@5:5"][0][0]])
+
+
+class Coverage(unittest.TestCase):
+    def test_coverage_report(self):
+        d = tempfile.mkdtemp(prefix="hcasim-cov-")
+        try:
+            lst = os.path.join(d, "cov.list")
+            with open(lst, "w") as fh:
+                fh.write(f"scenarios linv {ROOT}/vectors/directed/mm_linv_success.jsonl engines=rtl\n"
+                         f"scenarios race {ROOT}/{RACE} engines=model\n")
+            out = os.path.join(d, "out")
+            p = run([COV_BIN, "regress", lst, "--root", ROOT, "--coverage", "--no-waves", "--out", out, "-j", "2"])
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            text = read(os.path.join(out, "coverage/functional.txt"))
+            hits = {l.strip().rsplit(": ", 1)[0]: int(l.rsplit(": ", 1)[1]) for l in text.split("hit:\n")[1].splitlines()}
+            for point in ("completion status x opcode: LOCAL_INV/SUCCESS",
+                          "completion status x opcode: RDMA_WRITE/REM_ACCESS_ERR",
+                          "completion status x opcode: RDMA_READ/REM_ACCESS_ERR",
+                          "wait entered: ctx DRAIN wait",
+                          "invalidation landing in an op: between_chunks"):
+                self.assertGreater(hits.get(point, 0), 0, f"{point} not hit:\n{text}")
+            head = text.splitlines()
+            self.assertRegex(head[0], r"^functional coverage over 2 runs: \d+ of \d+ points hit$")
+            self.assertTrue(head[1].startswith("holes ("), "holes come first")
+            self.assertIn("peer revocation: mid-op", text.split("hit:\n")[0], "no peer file ran: a hole")
+            info = read(os.path.join(out, "coverage/coverage.info"))
+            das = [int(l.split(",")[1]) for l in info.splitlines() if l.startswith("DA:")]
+            self.assertTrue(das and any(das) and not all(das), "RTL lines: some hit, some not")
+            self.assertTrue(os.path.exists(os.path.join(out, "coverage/html/index.html")))
+            self.assertRegex(p.stdout, r"coverage: RTL \d+/\d+ lines hit")
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
