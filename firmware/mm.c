@@ -321,9 +321,18 @@ static unsigned fast_reg(const hca_fw_event_t *ev)
     uint32_t n = PARAM(ev, FR_LIST_LEN), ps = PARAM(ev, FR_PAGE_SHIFT);
     if (n == 0 || n > m->mtt_count)
         return refuse(ev, FAIL, "page_list_len is 0 or above the MR's max_page_list_len");
-    list_fetch_begin(ev->list, 8 * n);
+    /* An inline page (cap FR_INLINE_PAGE): list is the page, nothing to read. */
+    const int inl = PARAM(ev, FR_INLINE);
+    if (inl && n != 1)
+        return refuse(ev, FAIL, "an inline page list holds one page (page_list_len 1)");
+    if (!inl)
+        list_fetch_begin(ev->list, 8 * n);
     const char *why = fast_reg_check(ev, n, ps);
-    const int lost = list_fetch_end();
+    int lost = 0;
+    if (inl)
+        mkey_list_buf[0] = ev->list;
+    else
+        lost = list_fetch_end();
     if (why)
         return refuse(ev, FAIL, why);
     if (lost)
@@ -381,6 +390,8 @@ static unsigned reg_indir(const hca_fw_event_t *ev)
         return refuse(ev, FAIL, "the list length is 0 or above the MR's max_indir_list_len");
     if (!mkey_access_valid(access))
         return refuse(ev, FAIL, "access flags: a remote write or atomic right needs LOCAL_WRITE");
+    if (PARAM(ev, FR_INLINE))
+        return refuse(ev, FAIL, "a KLM list is never inline (fr_inline is FAST_REG_MR's)");
     list_fetch_begin(ev->list, n * sizeof(hca_klm_entry_t));
     if (list_fetch_end())
         return refuse(ev, FAIL, "the KLM list could not be read");

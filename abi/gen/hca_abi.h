@@ -602,7 +602,8 @@ static inline const char *hca_access_bit_name(unsigned b)
 #define HCA_DEV_CAP_READ_WITH_INV (1u << 2) /* RDMA_READ_WITH_INV */
 #define HCA_DEV_CAP_INDIR_REG (1u << 3) /* indirect (KLM) registration */
 #define HCA_DEV_CAP_PEER_MEMORY (1u << 4) /* MRs over peer memory with invalidation (INVALIDATE_MKEY) */
-#define HCA_DEV_CAP_ALL 31u
+#define HCA_DEV_CAP_FR_INLINE_PAGE (1u << 5) /* a 1-page FAST_REG_MR may carry its page in the WQE (sq_wqe.fr_inline) */
+#define HCA_DEV_CAP_ALL 63u
 #define HCA_DEV_CAP_WIDTH 8u
 /** Name of dev_cap bit number b, or NULL. */
 static inline const char *hca_dev_cap_bit_name(unsigned b)
@@ -613,6 +614,7 @@ static inline const char *hca_dev_cap_bit_name(unsigned b)
     case 2: return "READ_WITH_INV";
     case 3: return "INDIR_REG";
     case 4: return "PEER_MEMORY";
+    case 5: return "FR_INLINE_PAGE";
     default: return NULL;
     }
 }
@@ -960,6 +962,14 @@ static inline uint32_t hca_sq_wqe_get_fr_access(const hca_sq_wqe_t *s) { return 
 static inline void hca_sq_wqe_set_fr_access(hca_sq_wqe_t *s, uint32_t v)
 {
     s->fr_params = (s->fr_params & ~((uint32_t)15u << 8)) | ((v & 15u) << 8);
+}
+/* sq_wqe.fr_inline: bits 12..12 of fr_params. FAST_REG_MR with fr_list_len 1 (device cap FR_INLINE_PAGE): fr_list is the page's bus address itself, no list is read */
+#define HCA_SQ_WQE_FR_INLINE_LSB 12u
+#define HCA_SQ_WQE_FR_INLINE_WIDTH 1u
+static inline uint32_t hca_sq_wqe_get_fr_inline(const hca_sq_wqe_t *s) { return (s->fr_params >> 12) & 1u; }
+static inline void hca_sq_wqe_set_fr_inline(hca_sq_wqe_t *s, uint32_t v)
+{
+    s->fr_params = (s->fr_params & ~((uint32_t)1u << 12)) | ((v & 1u) << 12);
 }
 /* sq_wqe.fr_list_len: bits 16..31 of fr_params. */
 #define HCA_SQ_WQE_FR_LIST_LEN_LSB 16u
@@ -1413,7 +1423,7 @@ typedef struct hca_fw_event {
     uint32_t params; /* sq_wqe.fr_params (registrations) */
     uint64_t iova;
     uint64_t length;
-    uint64_t list; /* bus address of the page list / KLM list */
+    uint64_t list; /* bus address of the page list / KLM list; the page itself when params has fr_inline */
     uint32_t mr_key; /* registrations: sq_wqe.rkey, the MR the WR names (0: none named, the MR of key's index); 0 for other kinds */
     uint32_t rsvd;
 } hca_fw_event_t;

@@ -385,6 +385,7 @@ DEV_CAP = {
     "READ_WITH_INV": 0x4,
     "INDIR_REG": 0x8,
     "PEER_MEMORY": 0x10,
+    "FR_INLINE_PAGE": 0x20,
 }
 
 # wc_flags: completion flags (seed patch: IB_WC_*) (masks)
@@ -512,6 +513,7 @@ SQ_WQE_FIELDS = {
     "fr_params": (480, 32),
     "fr_page_shift": (480, 5),
     "fr_access": (488, 4),
+    "fr_inline": (492, 1),
     "fr_list_len": (496, 16),
     "sge[0]": (512, 128),
     "sge[1]": (640, 128),

@@ -287,6 +287,7 @@
 `define HCA_DEV_CAP_READ_WITH_INV_BIT 2
 `define HCA_DEV_CAP_INDIR_REG_BIT 3
 `define HCA_DEV_CAP_PEER_MEMORY_BIT 4
+`define HCA_DEV_CAP_FR_INLINE_PAGE_BIT 5
 
 // wc_flags: completion flags (seed patch: IB_WC_*)
 `define HCA_WC_FLAGS_W 8
@@ -535,6 +536,9 @@
 `define HCA_SQ_WQE_FR_ACCESS_LSB 488
 `define HCA_SQ_WQE_FR_ACCESS_W 4
 `define HCA_SQ_WQE_FR_ACCESS(v) v[488 +: 4]
+`define HCA_SQ_WQE_FR_INLINE_LSB 492
+`define HCA_SQ_WQE_FR_INLINE_W 1
+`define HCA_SQ_WQE_FR_INLINE(v) v[492 +: 1]
 `define HCA_SQ_WQE_FR_LIST_LEN_LSB 496
 `define HCA_SQ_WQE_FR_LIST_LEN_W 16
 `define HCA_SQ_WQE_FR_LIST_LEN(v) v[496 +: 16]
