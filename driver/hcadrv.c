@@ -937,6 +937,13 @@ int hcadrv_post_send(hcadrv_t *drv, hcadrv_qp_t *qp, const hcadrv_send_wr_t *wr)
         w.fr_iova = wr->fr_iova;
         w.fr_length = wr->fr_length;
         w.fr_list = pl ? pl->bus : wr->fr_list;
+        if (pl && wr->opcode == HCA_WR_OPCODE_FAST_REG_MR && wr->fr_list_len == 1 &&
+            (drv->attr.caps & HCA_DEV_CAP_FR_INLINE_PAGE)) {
+            /* the page in the WQE: the device reads no list */
+            if ((rc = mem_rd(drv, pl->bus, &w.fr_list, sizeof w.fr_list)))
+                return rc;
+            hca_sq_wqe_set_fr_inline(&w, 1);
+        }
         w.fr_key = wr->fr_key;
         w.rkey = wr->mr ? wr->mr->lkey : wr->fr_key; /* the MR: the device compares the indices */
         hca_sq_wqe_set_fr_page_shift(&w, wr->fr_page_shift);

@@ -22,7 +22,8 @@ void cmd_init(void)
 /* Capabilities are what this firmware and device actually serve, nothing more:
  * MEM_MGT_EXTENSIONS, READ_WITH_INV and INDIR_REG when the engine has the
  * event queue (regs evt) that hands those work requests to mm.c (the
- * translation unit walks KLM lists); PEER_MEMORY when the device is strapped
+ * translation unit walks KLM lists), and FR_INLINE_PAGE with them (mm.c
+ * takes a 1-page list from the WQE); PEER_MEMORY when the device is strapped
  * with peer invalidation (the INVALIDATE_MKEY fence a peer client's
  * invalidate callback needs). */
 static unsigned query_device(uint64_t out_addr)
@@ -31,7 +32,8 @@ static unsigned query_device(uint64_t out_addr)
     q.fw_version = HCA_FW_VERSION;
     q.caps = HCA_DEV_CAP_RESERVED_LKEY;
     if (mm_events_served())
-        q.caps |= HCA_DEV_CAP_MEM_MGT_EXTENSIONS | HCA_DEV_CAP_READ_WITH_INV | HCA_DEV_CAP_INDIR_REG;
+        q.caps |= HCA_DEV_CAP_MEM_MGT_EXTENSIONS | HCA_DEV_CAP_READ_WITH_INV | HCA_DEV_CAP_INDIR_REG |
+                  HCA_DEV_CAP_FR_INLINE_PAGE;
     if (peer_invalidation_strapped())
         q.caps |= HCA_DEV_CAP_PEER_MEMORY;
     q.reserved_lkey = HCA_RESERVED_LKEY;

@@ -84,4 +84,14 @@ int fdma_copy(uint64_t host, void *local, uint32_t len, int write);
 int fdma_start(uint64_t host, void *local, uint32_t len, int write);
 int fdma_wait(void);
 
+/* ---- port sequencer (regs fseq) ---- */
+
+/** The sequencer's name for the port register at firmware address addr. */
+#define FSEQ_PORT(addr) ((uint32_t)(addr) - HCA_DEVREG_BASE)
+/** Run count entries of prog (8-byte aligned, in RAM; untouched until it
+ *  ends). The sequencer must be idle (fseq_wait). */
+void fseq_start(const hca_fseq_entry_t *prog, unsigned count);
+/** Wait for the sequencer to be idle; returns its STATUS. */
+uint32_t fseq_wait(void);
+
 #endif /* FW_DEV_H */

@@ -33,6 +33,17 @@
  *    DRAIN (no DMA checked with the old entry still on its way), then DONE.
  *    An MR already FREE is invalidated again (harmless) and succeeds.
  *
+ * The port traffic goes through the port sequencer (regs fseq,
+ * docs/device.md "Port sequencer"): one program reads a batch of events
+ * whole and POPs each; a registration or invalidation that passed every
+ * check is one program — its table commands, each WAITed and checked, then
+ * DONE — started while the next event is looked at. The shadow says at once
+ * what the program will leave; settle() waits for it and, should a command
+ * be refused, puts the shadow back as a synchronous refusal would have left
+ * it and answers DONE with the failure itself. An event on the MR of the
+ * program under way, any direct port access and the end of the service
+ * settle first, so every decision sees the tables the commands left.
+ *
  * Every refusal prints one console line naming the rule.
  */
 #include "cmd.h"
@@ -60,9 +71,118 @@ _Static_assert(sizeof(hca_klm_entry_t) == sizeof(hca_sge_t), "the host's KLM lis
 enum { EVT_UNKNOWN, EVT_PRESENT, EVT_ABSENT };
 static uint8_t evt_block;
 
+/* ---- sequencer programs ---- */
+
+#define EVT_BATCH HCA_EVT_QUEUE_DEPTH /* events read per program */
+#define EVT_READ_OPS 2u               /* READ_RAM of the DATA words, POP */
+_Static_assert(EVT_BATCH * EVT_READ_OPS <= HCA_FSEQ_MAX_OPS, "a batch is one program");
+_Static_assert(EVT_WORDS <= HCA_FSEQ_MAX_WORDS && HCA_FWP_MPT_DATA_COUNT <= HCA_FSEQ_MAX_WORDS, "one entry each");
+
+#define CTL(addr, kind, arg)                                                                                        \
+    (FSEQ_PORT(addr) | (uint32_t)(kind) << HCA_FSEQ_ENTRY_KIND_LSB | (uint32_t)(arg) << HCA_FSEQ_ENTRY_ARG_LSB)
+#define FWP(off) (HCA_FWP_BASE + (off))
+#define CTXP(off) (HCA_FW_CTX_BASE + (off))
+_Static_assert(EVT_READ_OPS == 2, "mm_service counts events popped by a shift");
+#define ACCEPT_OK (1u << HCA_FWP_RESULT_OK)
+#define PENDING 0x100u /* perform(): the program under way answers DONE */
+
+static hca_fseq_entry_t rd_prog[EVT_BATCH * EVT_READ_OPS] __attribute__((aligned(8)));
+static hca_fw_event_t rd_evt[EVT_BATCH]; /* where rd_prog puts the events */
+/* Two program buffers, each with the MPT entry it writes: one is built while
+ * the other may run. */
+static hca_fseq_entry_t cprog[2][HCA_FSEQ_MAX_OPS] __attribute__((aligned(8)));
+static hca_mpt_entry_t cmpt[2];
+static unsigned cbuf;
+
+typedef struct prog {
+    hca_fseq_entry_t *e;
+    hca_mpt_entry_t *mpt;
+    unsigned n;
+} prog_t;
+
+static prog_t prog_new(void)
+{
+    cbuf ^= 1;
+    return (prog_t){cprog[cbuf], &cmpt[cbuf], 0};
+}
+
+static inline void op(prog_t *p, uint32_t ctl, uint32_t val)
+{
+    p->e[p->n].ctl = ctl;
+    p->e[p->n].val = val;
+    p->n++;
+}
+
+/* What a commit program's stop means. */
+typedef struct commit {
+    unsigned fail;  /* DONE status */
+    unsigned split; /* stopped before entry split: why_a, the MR as it was; from split on: why_b */
+    int undo_b;     /* why_b leaves the MR as it was too */
+    const char *why_a, *why_b;
+} commit_t;
+
+/* The commit program under way (at most one). */
+static struct {
+    int active;
+    hca_fw_event_t ev;       /* hdr and key: the refusal line, DONE's tag */
+    mkey_t *m;
+    uint8_t state, key_byte; /* m's shadow before it */
+    unsigned last;           /* its DONE entry */
+    commit_t c;
+} pend;
+
+static unsigned refuse(const hca_fw_event_t *ev, unsigned st, const char *why);
+
+static uint32_t done_word(const hca_fw_event_t *ev, unsigned st)
+{
+    return HCA_EVT_DONE_STATUS_PUT(st) | HCA_EVT_DONE_TAG_PUT(hca_fw_event_get_tag(ev));
+}
+
+static void settle(void);
+
+/* Start p as the commit of ev on m, whose shadow was (state, key_byte), once
+ * the program before it is settled. */
+static void pend_start(const prog_t *p, const hca_fw_event_t *ev, mkey_t *m, uint8_t state, uint8_t key_byte,
+                       const commit_t *c)
+{
+    settle();
+    pend.active = 1;
+    pend.c = *c;
+    pend.ev.hdr = ev->hdr;
+    pend.ev.key = ev->key;
+    pend.m = m;
+    pend.state = state;
+    pend.key_byte = key_byte;
+    pend.last = p->n - 1;
+    fseq_start(p->e, p->n);
+}
+
+/* Wait for the commit program; a stop is the refusal it stands for. */
+static void settle(void)
+{
+    if (!pend.active)
+        return;
+    pend.active = 0;
+    uint32_t st = fseq_wait();
+    if (!HCA_FSEQ_STATUS_ERROR_GET(st) && !HCA_FSEQ_STATUS_STOPPED_GET(st))
+        return;
+    unsigned at = HCA_FSEQ_STATUS_DONE_GET(st);
+    if (at >= pend.last) { /* the operation is done, only its DONE was not taken */
+        reg_write(EVT(HCA_EVT_DONE), done_word(&pend.ev, HCA_WC_STATUS_SUCCESS));
+        return;
+    }
+    if (at < pend.c.split || pend.c.undo_b) {
+        pend.m->state = pend.state;
+        pend.m->key_byte = pend.key_byte;
+    }
+    refuse(&pend.ev, pend.c.fail, at < pend.c.split ? pend.c.why_a : pend.c.why_b);
+    reg_write(EVT(HCA_EVT_DONE), done_word(&pend.ev, pend.c.fail));
+}
+
 void mm_reset(void)
 {
     evt_block = EVT_UNKNOWN;
+    pend.active = 0;
 }
 
 /* One console line per refusal; returns st. */
@@ -142,7 +262,8 @@ static int list_fetch_end(void)
 }
 
 /* The MPT entry of a registration on m. */
-static unsigned write_mpt(const hca_fw_event_t *ev, mkey_t *m, unsigned mode, unsigned ps, uint32_t mtt_count)
+static hca_mpt_entry_t mpt_of(const hca_fw_event_t *ev, const mkey_t *m, unsigned mode, unsigned ps,
+                              uint32_t mtt_count)
 {
     hca_mpt_entry_t e = {0, 0, 0, 0, 0, 0, 0, 0};
     hca_mpt_entry_set_alloc(&e, 1);
@@ -157,6 +278,13 @@ static unsigned write_mpt(const hca_fw_event_t *ev, mkey_t *m, unsigned mode, un
     e.iova = ev->iova;
     e.length = ev->length;
     e.mtt_count = mtt_count;
+    return e;
+}
+
+/* The MPT entry of a registration on m, synchronously (indirect MRs). */
+static unsigned write_mpt(const hca_fw_event_t *ev, mkey_t *m, unsigned mode, unsigned ps, uint32_t mtt_count)
+{
+    hca_mpt_entry_t e = mpt_of(ev, m, mode, ps, mtt_count);
     fwp_stage_mpt(&e);
     if (fwp_run(HCA_FWP_OP_WRITE_MPT, ev->key >> HCA_KEY_INDEX_SHIFT) != HCA_FWP_RESULT_OK)
         return 1;
@@ -180,6 +308,9 @@ static const char *fast_reg_check(const hca_fw_event_t *ev, uint32_t n, uint32_t
     return 0;
 }
 
+#define MTT_OPS 3u /* MTT_DATA, CMD, WAIT per page */
+#define MPT_OPS 4u /* MPT_DATA, CMD, WAIT, DONE */
+
 static unsigned fast_reg(const hca_fw_event_t *ev)
 {
     const unsigned FAIL = HCA_WC_STATUS_MW_BIND_ERR;
@@ -190,9 +321,18 @@ static unsigned fast_reg(const hca_fw_event_t *ev)
     uint32_t n = PARAM(ev, FR_LIST_LEN), ps = PARAM(ev, FR_PAGE_SHIFT);
     if (n == 0 || n > m->mtt_count)
         return refuse(ev, FAIL, "page_list_len is 0 or above the MR's max_page_list_len");
-    list_fetch_begin(ev->list, 8 * n);
+    /* An inline page (cap FR_INLINE_PAGE): list is the page, nothing to read. */
+    const int inl = PARAM(ev, FR_INLINE);
+    if (inl && n != 1)
+        return refuse(ev, FAIL, "an inline page list holds one page (page_list_len 1)");
+    if (!inl)
+        list_fetch_begin(ev->list, 8 * n);
     const char *why = fast_reg_check(ev, n, ps);
-    const int lost = list_fetch_end();
+    int lost = 0;
+    if (inl)
+        mkey_list_buf[0] = ev->list;
+    else
+        lost = list_fetch_end();
     if (why)
         return refuse(ev, FAIL, why);
     if (lost)
@@ -200,17 +340,47 @@ static unsigned fast_reg(const hca_fw_event_t *ev)
     for (uint32_t i = 0; i < n; i++)
         if (mkey_list_buf[i] & ((1ull << ps) - 1))
             return refuse(ev, FAIL, "a page address is not aligned to the page size");
-    for (uint32_t i = 0; i < n; i++)
-        if (fwp_write_page(m->mtt_base + i, mkey_list_buf[i]) != HCA_FWP_RESULT_OK)
-            return refuse(ev, FAIL, "the translation unit refused WRITE_MTT");
-    if (write_mpt(ev, m, HCA_MKEY_MODE_MTT, ps, n))
-        return refuse(ev, FAIL, "the translation unit refused WRITE_MPT");
-    return HCA_WC_STATUS_SUCCESS;
+    /* Decided: the MTT words, then the MPT entry, then DONE, as one program
+     * (a long list's first pages in programs of their own, waited for). The
+     * list becomes its MTT words in place: aligned to the page (ps >= 12),
+     * a page's word is its address | present. */
+    _Static_assert(HCA_MTT_ENTRY_PRESENT_LSB == 0 && HCA_MTT_ENTRY_PFN_LSB == 12 && HCA_PAGE_SHIFT_MIN >= 12,
+                   "an aligned page address | 1 is its MTT word");
+    static const char WHY_MTT[] = "the translation unit refused WRITE_MTT";
+    prog_t p = prog_new();
+    for (uint32_t i = 0; i < n; i++) {
+        if (p.n + MTT_OPS > HCA_FSEQ_MAX_OPS - MPT_OPS) {
+            settle();
+            fseq_start(p.e, p.n);
+            uint32_t st = fseq_wait();
+            if (HCA_FSEQ_STATUS_ERROR_GET(st) || HCA_FSEQ_STATUS_STOPPED_GET(st))
+                return refuse(ev, FAIL, WHY_MTT);
+            p = prog_new();
+        }
+        mkey_list_buf[i] |= 1u << HCA_MTT_ENTRY_PRESENT_LSB;
+        op(&p, CTL(FWP(HCA_FWP_MTT_DATA), HCA_FSEQ_KIND_WRITE_RAM, 2), fw_local_addr(&mkey_list_buf[i]));
+        op(&p, CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
+           HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MTT) | HCA_FWP_CMD_INDEX_PUT(m->mtt_base + i));
+        op(&p, CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0);
+    }
+    const commit_t c = {FAIL, p.n /* from here on the MPT's */, 1, WHY_MTT, "the translation unit refused WRITE_MPT"};
+    *p.mpt = mpt_of(ev, m, HCA_MKEY_MODE_MTT, ps, n);
+    op(&p, CTL(FWP(HCA_FWP_MPT_DATA), HCA_FSEQ_KIND_WRITE_RAM, HCA_FWP_MPT_DATA_COUNT), fw_local_addr(p.mpt));
+    op(&p, CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
+       HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MPT) | HCA_FWP_CMD_INDEX_PUT(ev->key >> HCA_KEY_INDEX_SHIFT));
+    op(&p, CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0);
+    op(&p, CTL(EVT(HCA_EVT_DONE), HCA_FSEQ_KIND_WRITE, 0), done_word(ev, HCA_WC_STATUS_SUCCESS));
+    const uint8_t state = m->state, key_byte = m->key_byte;
+    m->state = HCA_MKEY_STATE_VALID;
+    m->key_byte = (uint8_t)(ev->key & HCA_KEY_BYTE_MASK);
+    pend_start(&p, ev, m, state, key_byte, &c);
+    return PENDING;
 }
 
 static unsigned reg_indir(const hca_fw_event_t *ev)
 {
     const unsigned FAIL = HCA_WC_STATUS_MW_BIND_ERR;
+    settle(); /* the port directly below */
     unsigned st;
     mkey_t *m = find_mr(ev, FAIL, 0, &st);
     if (!m)
@@ -220,6 +390,8 @@ static unsigned reg_indir(const hca_fw_event_t *ev)
         return refuse(ev, FAIL, "the list length is 0 or above the MR's max_indir_list_len");
     if (!mkey_access_valid(access))
         return refuse(ev, FAIL, "access flags: a remote write or atomic right needs LOCAL_WRITE");
+    if (PARAM(ev, FR_INLINE))
+        return refuse(ev, FAIL, "a KLM list is never inline (fr_inline is FAST_REG_MR's)");
     list_fetch_begin(ev->list, n * sizeof(hca_klm_entry_t));
     if (list_fetch_end())
         return refuse(ev, FAIL, "the KLM list could not be read");
@@ -265,19 +437,30 @@ static unsigned invalidate(const hca_fw_event_t *ev)
     mkey_t *m = find_mr(ev, FAIL, 1, &st);
     if (!m)
         return st;
-    if (fwp_run(HCA_FWP_OP_INVALIDATE, ev->key >> HCA_KEY_INDEX_SHIFT) != HCA_FWP_RESULT_OK)
-        return refuse(ev, FAIL, "the translation unit refused INVALIDATE");
-    m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE from here on */
-    /* The device-level fence (as mkey_destroy): an engine without a WQE
-     * engine answers BAD_OP and has nothing to drain. */
-    unsigned dr = MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev)) ? HCA_FWP_RESULT_OK : ctx_run(HCA_CTX_OP_DRAIN, 0);
-    if (dr != HCA_FWP_RESULT_OK && dr != HCA_FWP_RESULT_BAD_OP)
-        return refuse(ev, FAIL, "ctx DRAIN did not complete");
-    return HCA_WC_STATUS_SUCCESS;
+    /* INVALIDATE (its fence WAITed), then the device-level fence (as
+     * mkey_destroy: an engine without a WQE engine answers BAD_OP and has
+     * nothing to drain), then DONE: one program. */
+    prog_t p = prog_new();
+    op(&p, CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
+       HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(ev->key >> HCA_KEY_INDEX_SHIFT));
+    op(&p, CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0);
+    const commit_t c = {FAIL, p.n /* from here on the DRAIN's: the entry is FREE */, 0,
+                        "the translation unit refused INVALIDATE", "ctx DRAIN did not complete"};
+    if (!MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev))) {
+        op(&p, CTL(CTXP(HCA_CTX_CMD), HCA_FSEQ_KIND_WRITE, 0), HCA_CTX_CMD_OP_PUT(HCA_CTX_OP_DRAIN));
+        op(&p, CTL(CTXP(HCA_CTX_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK | 1u << HCA_FWP_RESULT_BAD_OP), 0);
+    }
+    op(&p, CTL(EVT(HCA_EVT_DONE), HCA_FSEQ_KIND_WRITE, 0), done_word(ev, HCA_WC_STATUS_SUCCESS));
+    const uint8_t state = m->state;
+    m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
+    pend_start(&p, ev, m, state, m->key_byte, &c);
+    return PENDING;
 }
 
 static unsigned perform(const hca_fw_event_t *ev)
 {
+    if (pend.active && pend.m == mkey_get(ev->key >> HCA_KEY_INDEX_SHIFT))
+        settle(); /* decide on the tables that program leaves */
     switch (hca_fw_event_get_kind(ev)) {
     case HCA_EVT_KIND_FAST_REG_MR: return fast_reg(ev);
     case HCA_EVT_KIND_REG_INDIR_MR: return reg_indir(ev);
@@ -295,6 +478,12 @@ int mm_events_served(void)
         evt_block = reg_probe(EVT(HCA_EVT_STATUS), &v) ? EVT_ABSENT : EVT_PRESENT;
         if (evt_block == EVT_ABSENT)
             con_puts("hcafw: no event queue (regs evt): memory-management events are not served\n");
+        for (unsigned b = 0; b < EVT_BATCH; b++) {
+            hca_fseq_entry_t *r = &rd_prog[b * EVT_READ_OPS];
+            r[0] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DATA), HCA_FSEQ_KIND_READ_RAM, EVT_WORDS),
+                                      fw_local_addr(&rd_evt[b])};
+            r[1] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_POP), HCA_FSEQ_KIND_WRITE, 0), 0};
+        }
     }
     return evt_block == EVT_PRESENT;
 }
@@ -303,15 +492,23 @@ void mm_service(void)
 {
     if (!mm_events_served())
         return;
-    while (HCA_EVT_STATUS_PENDING_GET(reg_read(EVT(HCA_EVT_STATUS)))) {
-        union { /* read in place: no copy of the event */
-            hca_fw_event_t ev;
-            uint32_t w[EVT_WORDS];
-        } e;
-        for (unsigned i = 0; i < EVT_WORDS; i++)
-            e.w[i] = reg_read(EVT(HCA_EVT_DATA + 4 * i));
-        reg_write(EVT(HCA_EVT_POP), 0);
-        unsigned st = perform(&e.ev);
-        reg_write(EVT(HCA_EVT_DONE), HCA_EVT_DONE_STATUS_PUT(st) | HCA_EVT_DONE_TAG_PUT(hca_fw_event_get_tag(&e.ev)));
+    unsigned n;
+    while ((n = HCA_EVT_STATUS_COUNT_GET(reg_read(EVT(HCA_EVT_STATUS)))) != 0) {
+        /* A batch read whole and popped by one program, then served in order. */
+        if (n > EVT_BATCH)
+            n = EVT_BATCH;
+        settle();
+        fseq_start(rd_prog, n * EVT_READ_OPS);
+        n = HCA_FSEQ_STATUS_DONE_GET(fseq_wait()) >> 1; /* the events popped (EVT_READ_OPS 2) */
+        if (n == 0) {
+            con_puts("hcafw: the port sequencer could not read the event queue\n");
+            break;
+        }
+        for (unsigned b = 0; b < n; b++) {
+            unsigned st = perform(&rd_evt[b]);
+            if (st != PENDING)
+                reg_write(EVT(HCA_EVT_DONE), done_word(&rd_evt[b], st));
+        }
     }
+    settle(); /* nothing under way when the mailbox runs */
 }

@@ -166,6 +166,7 @@ struct xu_model {
     uint32_t cmd;          /**< last CMD written (read back as written) */
     uint8_t busy;          /**< an INVALIDATE or FENCE waits */
     uint8_t inv_wb;        /**< an INVALIDATE was written at the last edge: the RTL's ST_INV_WB, not yet its fence */
+    uint32_t inv_idx;      /**< its entry, written back FREE at the next edge (a request accepted then saw it VALID) */
     uint8_t result;        /**< STATUS.result of the last completed command */
     uint64_t fence_target; /**< busy until finished >= this */
 #ifdef XM_MUTANT_TRUST_REMOTE
@@ -407,15 +408,11 @@ static void xm_cmd(xu_model_t *m, uint32_t v)
             w[7] = (uint32_t)(e->length >> 32);
             w[8] = e->mtt_count;
             w[9] = e->reserved;
-        } else { /* INVALIDATE: state <- FREE, the rest kept; then the fence */
-            e->flags &= ~XM_STATE_BIT;
+        } else { /* INVALIDATE: state <- FREE at the next edge (xlate_unit_step), the rest kept; then the fence */
             m->busy = 1;
             m->inv_wb = 1;
-#ifndef HCA_MUTANT_NO_FENCE
-            m->fence_target = m->accepted;
-#else /* mutant (build/mutants/ only, docs/mutation.md): in-flight requests not waited for */
-            m->fence_target = m->finished;
-#endif
+            m->inv_idx = idx;
+            m->fence_target = UINT64_MAX; /* set with the write-back */
         }
         break;
     case HCA_FWP_OP_WRITE_MTT:
@@ -823,6 +820,14 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
     }
     m->rvalid = 0;
     m->rdata = 0;
+    if (m->inv_wb) { /* the RTL's ST_INV_WB: this cycle's request read the entry VALID and is counted */
+        m->mpt[m->inv_idx].flags &= ~XM_STATE_BIT;
+#ifndef HCA_MUTANT_NO_FENCE
+        m->fence_target = m->accepted;
+#else /* mutant (build/mutants/ only, docs/mutation.md): in-flight requests not waited for */
+        m->fence_target = m->finished;
+#endif
+    }
     m->inv_wb = 0;
     if (p->fw_valid) { /* after the request: a request of this cycle saw the old tables */
         m->rvalid = 1;

@@ -11,7 +11,12 @@
  *
  * Where the cycles go is printed from the same run: firmware busy cycles per
  * operation (executing, stalls on device registers and DMA included) against
- * the whole.
+ * the whole, and what the port sequencer did for it.
+ *
+ * "before" is the same bench at 8a1bc30 (the session of issue #13 item 4
+ * started there: every register access by the core, the page list read by
+ * fdma); it cannot be measured in this run, the firmware and driver that
+ * did it being gone, so it is quoted with its commit.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,6 +30,12 @@
 #define QPS 4u      /* QPs posting in the throughput run */
 #define MRS_PER_QP 8u /* fast-reg MRs per QP: registrations posted at once per QP */
 #define MAX_PAGES 256u
+
+/* bench_mm at 8a1bc30, 1-page lists (see the head comment) */
+#define BEFORE_FR_STEADY 998.0
+#define BEFORE_FR_LATENCY 1318.0
+#define BEFORE_INV_STEADY 387.0
+#define BEFORE_INV_LATENCY 707.0
 
 typedef struct bench {
     hostmem_t *mem;
@@ -133,7 +144,7 @@ static int reap_one(bench_t *B, hcadrv_wc_t *wc, uint64_t *at)
 
 typedef struct lat {
     double cycles, instrs, fw_busy;
-    double port_accesses, port_stalls, fdma_transfers, fdma_cycles;
+    double port_accesses, port_stalls, fdma_transfers, fdma_cycles, seq_programs, seq_accesses;
 } lat_t;
 
 /* One WR at a time on QP 0, MR 0: FAST_REG_MR of `pages`, then LOCAL_INV;
@@ -160,6 +171,8 @@ static int latency(bench_t *B, unsigned pages, unsigned rounds, lat_t *fr, lat_t
             l->port_stalls += (double)(f1.port_stall_cycles - f0.port_stall_cycles) / rounds;
             l->fdma_transfers += (double)(f1.fdma_transfers - f0.fdma_transfers) / rounds;
             l->fdma_cycles += (double)(f1.fdma_cycles - f0.fdma_cycles) / rounds;
+            l->seq_programs += (double)(f1.seq_programs - f0.seq_programs) / rounds;
+            l->seq_accesses += (double)(f1.seq_accesses - f0.seq_accesses) / rounds;
         }
     }
     return 0;
@@ -171,7 +184,7 @@ static int latency(bench_t *B, unsigned pages, unsigned rounds, lat_t *fr, lat_t
  * post to last CQE over the count), firmware busy cycles per FAST_REG_MR;
  * averaged over rounds. */
 typedef struct tput {
-    double fr_cycles, inv_cycles, fr_busy;
+    double fr_cycles, inv_cycles, fr_busy, inv_busy;
 } tput_t;
 
 static int burst(bench_t *B, int inv, unsigned pages, double *cycles, double *busy)
@@ -197,16 +210,16 @@ static int burst(bench_t *B, int inv, unsigned pages, double *cycles, double *bu
 
 static int throughput(bench_t *B, unsigned pages, unsigned rounds, tput_t *t)
 {
-    double inv_busy = 0;
     memset(t, 0, sizeof *t);
     for (unsigned r = 0; r < rounds; r++) {
         int rc = burst(B, 0, pages, &t->fr_cycles, &t->fr_busy);
-        if (rc || (rc = burst(B, 1, pages, &t->inv_cycles, &inv_busy)))
+        if (rc || (rc = burst(B, 1, pages, &t->inv_cycles, &t->inv_busy)))
             return rc;
     }
     t->fr_cycles /= rounds;
     t->inv_cycles /= rounds;
     t->fr_busy /= rounds;
+    t->inv_busy /= rounds;
     return 0;
 }
 
@@ -255,14 +268,26 @@ int main(void)
     printf("  where a 1-page FAST_REG_MR's %.0f cycles go (one at a time; the firmware's share measured,\n"
            "  the rest is the engine: doorbell, WQE fetch, event queue, CQE write):\n", fr[0].cycles);
     printf("    firmware busy %.0f: %.0f instructions, %.0f cycles stalled on %.0f engine register accesses,\n"
-           "      %.0f fdma transfer(s) of %.0f cycles (the page list; the core polls meanwhile)\n",
+           "      %.0f fdma transfer(s) of %.0f cycles (the page list; the core polls meanwhile),\n"
+           "      %.0f sequencer programs making %.0f port accesses (%.0f cycles of port time, 2 each)\n",
            fr[0].fw_busy, fr[0].instrs, fr[0].port_stalls, fr[0].port_accesses, fr[0].fdma_transfers,
-           fr[0].fdma_cycles);
+           fr[0].fdma_cycles, fr[0].seq_programs, fr[0].seq_accesses, 2 * fr[0].seq_accesses);
     printf("    engine and wake-up %.0f\n", fr[0].cycles - fr[0].fw_busy);
     printf("  LOCAL_INV %.0f cycles: firmware busy %.0f (%.0f instructions, %.0f stalled on %.0f accesses,\n"
-           "    the ctx DRAIN included), engine and wake-up %.0f\n",
+           "    %.0f sequencer programs making %.0f port accesses, the ctx DRAIN included), engine and wake-up %.0f\n",
            inv[0].cycles, inv[0].fw_busy, inv[0].instrs, inv[0].port_stalls, inv[0].port_accesses,
-           inv[0].cycles - inv[0].fw_busy);
+           inv[0].seq_programs, inv[0].seq_accesses, inv[0].cycles - inv[0].fw_busy);
+    printf("  steady state, 1 page, per WR: FAST_REG_MR %.0f cycles, firmware busy %.0f; LOCAL_INV %.0f, firmware busy %.0f\n"
+           "    (firmware busy close to the whole: the firmware is the bottleneck; the send engine fetches one\n"
+           "     WQE at a time, a host read round trip each, so no WR can go faster than that)\n",
+           tput[0].fr_cycles, tput[0].fr_busy, tput[0].inv_cycles, tput[0].inv_busy);
+    printf("  before -> after (before: 8a1bc30), 1 page:\n"
+           "    FAST_REG_MR steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n"
+           "    LOCAL_INV   steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n",
+           BEFORE_FR_STEADY, tput[0].fr_cycles, BEFORE_FR_STEADY / tput[0].fr_cycles, BEFORE_FR_LATENCY,
+           fr[0].cycles, BEFORE_FR_LATENCY / fr[0].cycles, BEFORE_INV_STEADY, tput[0].inv_cycles,
+           BEFORE_INV_STEADY / tput[0].inv_cycles, BEFORE_INV_LATENCY, inv[0].cycles,
+           BEFORE_INV_LATENCY / inv[0].cycles);
     printf("  device with firmware: %.3g cycles/s\n", cps);
     return 0;
 }

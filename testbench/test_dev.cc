@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "dev_fixture.h"
+#include "elf_build.h"
 #include "hca_dev.h"
 #include "hcadrv.h"
+#include "rv32_asm.h"
 
 namespace {
 
@@ -555,6 +557,162 @@ TEST(DeviceOnBus, FallbackIsTheGivenBusAndThePlatformAllocates)
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, Device, ::testing::Values(DEV_ENGINE_RTL, DEV_ENGINE_MODEL),
+                         [](const ::testing::TestParamInfo<dev_engine_kind_t> &i) { return engine_name(i.param); });
+
+// ---------------------------------------------------------------- port sequencer (regs fseq)
+
+// A tiny firmware for the sequencer itself: PROG = its entries, RUN = count,
+// poll STATUS, save it in front of the entries, exit with the word at
+// exit_at (bytes from the first entry; -8: the saved STATUS). Entries live in
+// the image after the code, words of a 4-byte data area before them too.
+struct SeqImage {
+    static constexpr uint32_t kEntries = 72; // byte offset of entry 0 in the image (8-aligned)
+    std::vector<uint32_t> words;
+    SeqImage(const std::vector<hca_fseq_entry_t> &e, uint32_t count, int32_t exit_at,
+             const std::vector<uint32_t> &data = {})
+    {
+        const uint32_t T0 = 5, T1 = 6, T2 = 7, T3 = 28, T4 = 29, T5 = 30, A0 = 10;
+        words = {
+            rv_lui(T0, HCA_FW_FSEQ_BASE >> 12),                 // 0
+            rv_auipc(T1, 0),                                     // 1: t1 = base + 4
+            rv_addi(T1, T1, kEntries - 4),                       // 2: t1 = &entry 0
+            rv_sw(T1, T0, HCA_FSEQ_PROG),                        // 3
+            rv_addi(T2, 0, (int32_t)count),                      // 4
+            rv_sw(T2, T0, HCA_FSEQ_RUN),                         // 5
+            rv_lw(T3, T0, HCA_FSEQ_STATUS),                      // 6: poll
+            rv_andi(T4, T3, 1),                                  // 7
+            rv_bne(T4, 0, -8),                                   // 8
+            rv_sw(T3, T1, -8),                                   // 9: STATUS in front of the entries
+            rv_lw(A0, T1, exit_at),                              // 10
+            rv_lui(T5, HCA_CONSOLE_BASE >> 12),                  // 11
+            rv_sw(A0, T5, HCA_CONSOLE_EXIT),                     // 12
+            rv_wfi(),                                            // 13
+            rv_jal(0, -4),                                       // 14
+        };
+        words.resize(kEntries / 4, 0);
+        for (const hca_fseq_entry_t &x : e) {
+            words.push_back(x.ctl);
+            words.push_back(x.val);
+        }
+        words.insert(words.end(), data.begin(), data.end());
+    }
+    // The firmware address of the data word i (after the entries).
+    static uint32_t data_addr(size_t nentries, size_t i) { return HCA_FW_RAM_BASE + kEntries + 8 * nentries + 4 * i; }
+};
+
+hca_fseq_entry_t seq(uint32_t fw_addr, unsigned kind, uint32_t arg, uint32_t val)
+{
+    hca_fseq_entry_t e{0, val};
+    hca_fseq_entry_set_off(&e, fw_addr - HCA_DEVREG_BASE);
+    hca_fseq_entry_set_kind(&e, kind);
+    hca_fseq_entry_set_arg(&e, arg);
+    return e;
+}
+
+// Runs the image on a device of engine k; returns the firmware's exit code
+// (or ~0u and a test failure).
+uint32_t run_seq(dev_engine_kind_t k, const SeqImage &im)
+{
+    const std::vector<uint8_t> img = elfb::program(HCA_FW_RAM_BASE, im.words).bytes();
+    char path[] = "/tmp/test_dev_fseq_XXXXXX";
+    int fd = mkstemp(path);
+    EXPECT_GE(fd, 0) << strerror(errno);
+    if (fd < 0)
+        return ~0u;
+    EXPECT_EQ((ssize_t)img.size(), write(fd, img.data(), img.size()));
+    close(fd);
+    hca_dev_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.engine = k;
+    cfg.firmware = path;
+    hostmem_t *mem = nullptr;
+    hca_dev_t *dev = nullptr;
+    char err[512] = "";
+    uint32_t code = ~0u;
+    if (hostmem_create(&mem) == 0 && hca_dev_create(&dev, &cfg, mem, err, sizeof err) == 0) {
+        char why[512] = "";
+        for (int i = 0; i < 100 && hca_dev_fw_health(dev, why, sizeof why) == 0; i++)
+            hca_dev_step(dev, 100);
+        const char *at = strstr(why, "exit code 0x");
+        EXPECT_NE(nullptr, at) << "the program did not exit: " << why;
+        if (at)
+            code = (uint32_t)strtoul(at + strlen("exit code "), nullptr, 16);
+    } else {
+        ADD_FAILURE() << "device: " << err;
+    }
+    unlink(path);
+    hca_dev_destroy(dev);
+    hostmem_destroy(mem);
+    return code;
+}
+
+uint32_t fseq_status(uint32_t error, uint32_t stopped, uint32_t done)
+{
+    return HCA_FSEQ_STATUS_ERROR_PUT(error) | HCA_FSEQ_STATUS_STOPPED_PUT(stopped) | HCA_FSEQ_STATUS_DONE_PUT(done);
+}
+
+class Sequencer : public ::testing::TestWithParam<dev_engine_kind_t> {
+};
+
+const uint32_t MTT_LO = HCA_FWP_BASE + HCA_FWP_MTT_DATA, MTT_HI = MTT_LO + 4;
+
+TEST_P(Sequencer, WritesReadsAndRamBlocksGoThroughThePortInOrder)
+{
+    // WRITE two staging words, READ one back: entry 2's val.
+    std::vector<hca_fseq_entry_t> e = {seq(MTT_LO, HCA_FSEQ_KIND_WRITE, 0, 0x12345001u),
+                                       seq(MTT_HI, HCA_FSEQ_KIND_WRITE, 0, 0x77u),
+                                       seq(MTT_LO, HCA_FSEQ_KIND_READ, 0, 0)};
+    EXPECT_EQ(0x12345001u, run_seq(GetParam(), SeqImage(e, 3, 8 * 2 + 4)));
+    EXPECT_EQ(fseq_status(0, 0, 3), run_seq(GetParam(), SeqImage(e, 3, -8))) << "done = every entry";
+    // WRITE_RAM of two data words, then READ_RAM of the staging into data words 2..3.
+    const size_t n = 2;
+    std::vector<hca_fseq_entry_t> r = {
+        seq(MTT_LO, HCA_FSEQ_KIND_WRITE_RAM, 2, SeqImage::data_addr(n, 0)),
+        seq(MTT_LO, HCA_FSEQ_KIND_READ_RAM, 2, SeqImage::data_addr(n, 2))};
+    const std::vector<uint32_t> data = {0xabcde001u, 0x5u, 0, 0};
+    const int32_t d2 = (int32_t)(8 * n + 8), d3 = d2 + 4;
+    EXPECT_EQ(0xabcde001u, run_seq(GetParam(), SeqImage(r, 2, d2, data)));
+    EXPECT_EQ(0x5u, run_seq(GetParam(), SeqImage(r, 2, d3, data)));
+}
+
+TEST_P(Sequencer, AWaitGoesOnForAnAcceptedResultAndStopsOtherwise)
+{
+    const uint32_t CMD = HCA_FWP_BASE + HCA_FWP_CMD, ST = HCA_FWP_BASE + HCA_FWP_STATUS;
+    const uint32_t ok = 1u << HCA_FWP_RESULT_OK, bad_index = 1u << HCA_FWP_RESULT_BAD_INDEX;
+    const uint32_t beyond = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MTT) | HCA_FWP_CMD_INDEX_PUT(0xffffffu);
+    // NOP answers OK: accepted; a WRITE_MTT beyond the table answers BAD_INDEX.
+    std::vector<hca_fseq_entry_t> e = {seq(CMD, HCA_FSEQ_KIND_WRITE, 0, HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_NOP)),
+                                       seq(ST, HCA_FSEQ_KIND_WAIT, ok, 0),
+                                       seq(CMD, HCA_FSEQ_KIND_WRITE, 0, beyond),
+                                       seq(ST, HCA_FSEQ_KIND_WAIT, ok, 0),
+                                       seq(MTT_LO, HCA_FSEQ_KIND_WRITE, 0, 1)};
+    EXPECT_EQ(fseq_status(0, 1, 3), run_seq(GetParam(), SeqImage(e, 5, -8))) << "stopped at the second WAIT";
+    EXPECT_EQ((uint32_t)HCA_FWP_RESULT_BAD_INDEX << HCA_FWP_STATUS_RESULT_LSB,
+              run_seq(GetParam(), SeqImage(e, 5, 8 * 3 + 4)))
+        << "the WAIT keeps the status it stopped on";
+    e[3] = seq(ST, HCA_FSEQ_KIND_WAIT, ok | bad_index, 0);
+    EXPECT_EQ(fseq_status(0, 0, 5), run_seq(GetParam(), SeqImage(e, 5, -8))) << "BAD_INDEX accepted: on to the end";
+}
+
+TEST_P(Sequencer, ABadProgramEndsWithErrorAtTheEntryItCannotRun)
+{
+    const hca_fseq_entry_t w = seq(MTT_LO, HCA_FSEQ_KIND_WRITE, 0, 1);
+    EXPECT_EQ(fseq_status(1, 0, 0), run_seq(GetParam(), SeqImage({w}, 0, -8))) << "count 0";
+    EXPECT_EQ(fseq_status(1, 0, 0), run_seq(GetParam(), SeqImage({w}, HCA_FSEQ_MAX_OPS + 1, -8)))
+        << "count above FSEQ_MAX_OPS";
+    EXPECT_EQ(fseq_status(1, 0, 1), run_seq(GetParam(), SeqImage({w, seq(MTT_LO, 7, 0, 0)}, 2, -8)))
+        << "an unknown kind";
+    EXPECT_EQ(fseq_status(1, 0, 1),
+              run_seq(GetParam(), SeqImage({w, seq(MTT_LO, HCA_FSEQ_KIND_READ_RAM, 0, HCA_FW_RAM_BASE)}, 2, -8)))
+        << "a RAM entry of 0 words";
+    EXPECT_EQ(fseq_status(1, 0, 1),
+              run_seq(GetParam(), SeqImage({w, seq(MTT_LO, HCA_FSEQ_KIND_WRITE_RAM, 2, 0x1000)}, 2, -8)))
+        << "RAM outside firmware RAM";
+    EXPECT_EQ(fseq_status(1, 0, 1), run_seq(GetParam(), SeqImage({w, seq(MTT_LO + 2, HCA_FSEQ_KIND_WRITE, 0, 0)}, 2, -8)))
+        << "an offset the port does not take (misaligned)";
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, Sequencer, ::testing::Values(DEV_ENGINE_RTL, DEV_ENGINE_MODEL),
                          [](const ::testing::TestParamInfo<dev_engine_kind_t> &i) { return engine_name(i.param); });
 
 } // namespace

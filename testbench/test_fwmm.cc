@@ -63,10 +63,16 @@ struct Mock {
     uint32_t fdma_host_lo = 0, fdma_host_hi = 0, fdma_local = 0, fdma_len = 0, fdma_error = 0;
     std::vector<void *> locals;
     std::vector<uint8_t> host = std::vector<uint8_t>(HOST_SIZE);
+    // fseq: a program runs whole at its RUN, through the same registers
+    uint32_t fseq_prog = 0, fseq_status = 0;
+    int fseq_runs = 0;
     std::vector<Rec> log;
     std::string console;
 };
 Mock *M;
+
+void *local(uint32_t a);
+void fseq_run(uint32_t count);
 
 uint32_t evt_access(uint32_t off, bool write, uint32_t val)
 {
@@ -149,6 +155,8 @@ void fdma_start()
 
 extern "C" {
 fw_trap_hook_t volatile fw_trap_hook;
+uint32_t reg_read(uint32_t addr);
+void reg_write(uint32_t addr, uint32_t val);
 
 uint32_t fw_local_addr(void *p)
 {
@@ -158,6 +166,8 @@ uint32_t fw_local_addr(void *p)
 
 uint32_t reg_read(uint32_t addr)
 {
+    if (addr == HCA_FW_FSEQ_BASE + HCA_FSEQ_STATUS)
+        return M->fseq_status;
     if (addr >= HCA_FW_EVT_BASE && addr < HCA_FW_EVT_BASE + 0x40)
         return evt_access(addr - HCA_FW_EVT_BASE, false, 0);
     if (addr == HCA_FWP_BASE + HCA_FWP_STATUS)
@@ -174,6 +184,14 @@ uint32_t reg_read(uint32_t addr)
 
 void reg_write(uint32_t addr, uint32_t val)
 {
+    if (addr == HCA_FW_FSEQ_BASE + HCA_FSEQ_PROG) {
+        M->fseq_prog = val;
+        return;
+    }
+    if (addr == HCA_FW_FSEQ_BASE + HCA_FSEQ_RUN) {
+        fseq_run(HCA_FSEQ_RUN_COUNT_GET(val));
+        return;
+    }
     if (addr >= HCA_FW_EVT_BASE && addr < HCA_FW_EVT_BASE + 0x40) {
         evt_access(addr - HCA_FW_EVT_BASE, true, val);
         return;
@@ -235,6 +253,66 @@ void con_puthex(uint32_t v)
 }
 
 namespace {
+
+// The firmware RAM address a (a handle from fw_local_addr) as a host pointer.
+void *local(uint32_t a)
+{
+    uint32_t h = a & 0x7fffffffu;
+    if (!(a & 0x80000000u) || h >= M->locals.size()) {
+        ADD_FAILURE() << "not a firmware RAM address: " << std::hex << a;
+        return nullptr;
+    }
+    return M->locals[h];
+}
+
+// The port sequencer as sim/device/hca_dev.c runs it (regs fseq), all at
+// once: each entry through the mocked registers, in order.
+void fseq_run(uint32_t count)
+{
+    M->fseq_runs++;
+    auto *e = static_cast<hca_fseq_entry_t *>(local(M->fseq_prog));
+    uint32_t done = 0, error = 0, stopped = 0;
+    if (!e || count == 0 || count > HCA_FSEQ_MAX_OPS)
+        error = 1;
+    for (; !error && !stopped && done < count; done++) {
+        hca_fseq_entry_t &x = e[done];
+        const uint32_t addr = HCA_DEVREG_BASE + hca_fseq_entry_get_off(&x), arg = hca_fseq_entry_get_arg(&x);
+        switch (hca_fseq_entry_get_kind(&x)) {
+        case HCA_FSEQ_KIND_WRITE: reg_write(addr, x.val); break;
+        case HCA_FSEQ_KIND_READ: x.val = reg_read(addr); break;
+        case HCA_FSEQ_KIND_WAIT: {
+            uint32_t v = 0, n = 0;
+            do
+                v = reg_read(addr);
+            while (HCA_FWP_STATUS_BUSY_GET(v) && ++n < HCA_FSEQ_WAIT_LIMIT);
+            x.val = v;
+            if (HCA_FWP_STATUS_BUSY_GET(v) || !((arg >> HCA_FWP_STATUS_RESULT_GET(v)) & 1u))
+                stopped = 1;
+            break;
+        }
+        case HCA_FSEQ_KIND_WRITE_RAM:
+        case HCA_FSEQ_KIND_READ_RAM: {
+            auto *w = static_cast<uint32_t *>(local(x.val));
+            if (!w || arg == 0 || arg > HCA_FSEQ_MAX_WORDS) {
+                error = 1;
+                break;
+            }
+            for (uint32_t i = 0; i < arg; i++) {
+                if (hca_fseq_entry_get_kind(&x) == HCA_FSEQ_KIND_WRITE_RAM)
+                    reg_write(addr + 4 * i, w[i]);
+                else
+                    w[i] = reg_read(addr + 4 * i);
+            }
+            break;
+        }
+        default: error = 1; break;
+        }
+        if (error || stopped)
+            break;
+    }
+    M->fseq_status =
+        HCA_FSEQ_STATUS_ERROR_PUT(error) | HCA_FSEQ_STATUS_STOPPED_PUT(stopped) | HCA_FSEQ_STATUS_DONE_PUT(done);
+}
 
 uint32_t params(unsigned ps, unsigned access, unsigned n)
 {
@@ -923,3 +1001,105 @@ TEST_F(FwMm, RegIndirOfTheLongestListInChunks)
 }
 
 } // namespace
+
+// ---------------------------------------------------------------- inline page, batches, the sequencer
+
+TEST_F(FwMm, AnInlinePageIsRegisteredWithoutReadingAList)
+{
+    uint32_t k = mr(HCA_MKEY_KIND_FAST_REG, 4);
+    mkey_t before = shadow(k);
+    hca_fw_event_t e = ev(HCA_EVT_KIND_FAST_REG_MR, pd, (k & ~0xffu) | 0x21, 0x31);
+    e.params = params(12, LW | RR, 1) | 1u << HCA_SQ_WQE_FR_INLINE_LSB;
+    e.iova = 0x5000;
+    e.length = 4096;
+    e.list = 0x7654000; // the page itself
+    ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(e)) << mock.console;
+    EXPECT_EQ(0u, count(0, FDMA_READ)) << "no list is read";
+    ASSERT_EQ(1u, count(HCA_FWP_OP_WRITE_MTT));
+    for (const Rec &r : mock.log)
+        if (r.kind == FWP_CMD && r.op == HCA_FWP_OP_WRITE_MTT) {
+            EXPECT_EQ(before.mtt_base, r.index);
+            EXPECT_EQ(0x7654000u | 1u, r.mtt) << "the inline page, present";
+        }
+    EXPECT_EQ(1u, mock.mpt[k >> 8].mtt_count);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(k).state);
+}
+
+TEST_F(FwMm, AnInlineListOfOtherThanOnePageOrAnInlineKlmListIsRefused)
+{
+    uint32_t k = mr(HCA_MKEY_KIND_FAST_REG, 4);
+    hca_fw_event_t e = ev(HCA_EVT_KIND_FAST_REG_MR, pd, k);
+    e.params = params(12, LW, 2) | 1u << HCA_SQ_WQE_FR_INLINE_LSB;
+    e.length = 8192;
+    e.list = 0x1000;
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_MW_BIND_ERR, serve(e));
+    EXPECT_NE(std::string::npos, mock.console.find("inline page list holds one page")) << mock.console;
+    EXPECT_EQ(0u, table_writes());
+    EXPECT_EQ(0u, count(0, FDMA_READ));
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(k).state);
+
+    uint32_t ki = mr(HCA_MKEY_KIND_INDIRECT, 4);
+    hca_fw_event_t x = ev(HCA_EVT_KIND_REG_INDIR_MR, pd, ki);
+    x.params = params(12, LW, 1) | 1u << HCA_SQ_WQE_FR_INLINE_LSB;
+    x.length = 64;
+    EXPECT_EQ((unsigned)HCA_WC_STATUS_MW_BIND_ERR, serve(x));
+    EXPECT_NE(std::string::npos, mock.console.find("KLM list is never inline")) << mock.console;
+    EXPECT_EQ(0u, table_writes());
+}
+
+TEST_F(FwMm, ABatchIsReadByOneProgramAndEachCommitIsOneProgram)
+{
+    uint32_t a = mr(HCA_MKEY_KIND_FAST_REG, 2), b = mr(HCA_MKEY_KIND_FAST_REG, 2);
+    hca_fw_event_t ra = ev(HCA_EVT_KIND_FAST_REG_MR, pd, a, 1), rb = ev(HCA_EVT_KIND_FAST_REG_MR, pd, b, 2);
+    for (hca_fw_event_t *e : {&ra, &rb}) {
+        e->params = params(12, LW, 1) | 1u << HCA_SQ_WQE_FR_INLINE_LSB;
+        e->length = 100;
+        e->list = 0x3000;
+    }
+    queue(ra);
+    queue(rb);
+    queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, a, 3));
+    mm_service();
+    EXPECT_TRUE(mock.events.empty());
+    EXPECT_EQ(4, mock.fseq_runs) << "one read of the batch, one program per operation";
+    std::vector<Kind> kinds;
+    for (const Rec &r : mock.log)
+        kinds.push_back(r.kind);
+    ASSERT_EQ(12u, kinds.size());
+    EXPECT_EQ((std::vector<Kind>{EVT_POP, EVT_POP, EVT_POP, FWP_CMD, FWP_CMD, EVT_DONE, FWP_CMD, FWP_CMD, EVT_DONE,
+                                 FWP_CMD, CTX_CMD, EVT_DONE}),
+              kinds)
+        << "the batch popped first; each operation's commands before its DONE";
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(a).state) << "registered, then invalidated";
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(b).state);
+}
+
+TEST_F(FwMm, AStoppedCommitIsSettledBeforeTheNextEventOnItsMrIsDecided)
+{
+    // The registration's WRITE_MPT is refused while the program runs; the
+    // LOCAL_INV behind it in the same batch names the key that registration
+    // would have given: the MR kept its old key, so it is refused.
+    uint32_t k = mr(HCA_MKEY_KIND_FAST_REG, 2);
+    uint32_t k1 = (k & ~0xffu) | 0x77;
+    hca_fw_event_t reg = ev(HCA_EVT_KIND_FAST_REG_MR, pd, k1, 4);
+    reg.params = params(12, LW, 1) | 1u << HCA_SQ_WQE_FR_INLINE_LSB;
+    reg.length = 10;
+    reg.list = 0x9000;
+    mock.fail_fwp_op = HCA_FWP_OP_WRITE_MPT;
+    queue(reg);
+    queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, k1, 5));
+    mm_service();
+    std::vector<uint32_t> done;
+    for (const Rec &r : mock.log)
+        if (r.kind == EVT_DONE)
+            done.push_back(r.index);
+    ASSERT_EQ(2u, done.size());
+    EXPECT_EQ(4u << 8 | HCA_WC_STATUS_MW_BIND_ERR, done[0]) << "the registration, answered by settle()";
+    EXPECT_EQ(5u << 8 | HCA_WC_STATUS_MW_BIND_ERR, done[1]) << "decided on the MR as the refusal left it";
+    EXPECT_NE(std::string::npos, mock.console.find("refused WRITE_MPT")) << mock.console;
+    EXPECT_NE(std::string::npos, mock.console.find("not the MR's current key")) << mock.console;
+    EXPECT_EQ(0u, count(HCA_FWP_OP_INVALIDATE));
+    mkey_t m = shadow(k);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, m.state);
+    EXPECT_EQ(k & 0xffu, m.key_byte) << "the old key byte back";
+}

@@ -35,14 +35,21 @@ from genfiles import J, spread, sweep_main
 # packet's placement, and the KLM walk checking the next, stay in flight long
 # enough that the fence and the DRAIN wait in most rounds (with the default
 # cost: 0 of 12; the invalidation landed between the spaced packets).
+# Since the firmware commits a LOCAL_INV through the port sequencer (a few
+# hundred cycles sooner after the event), the WRITE sweeps' INVALIDATE no
+# longer meets a KLM walk in flight (0 fence waits at every offset shift,
+# link latency and host write cost tried, 400-3000 / 0-1200): they keep
+# their DRAIN waits, which is what fences the placement (docs/mutation.md:
+# no_fence is proven at the unit level); the READ sweep still meets the
+# fence (3 of 12, 4 before).
 SWEEPS = [
     dict(op="write", target="entry", link_latency=1500, host_write_cost=300, offsets=[-400] + spread(0, 16000, 11),
-         counters=dict(fence_waits=7, drain_waits=8, refused_after_inv=8)),
+         counters=dict(drain_waits=8, refused_after_inv=8)),
     dict(op="read", target="entry", link_latency=None, offsets=[-400] + spread(0, 12000, 11),
-         counters=dict(fence_waits=4, drain_waits=6, refused_after_inv=8)),
+         counters=dict(fence_waits=3, drain_waits=6, refused_after_inv=8)),
     dict(op="write", target="indirect", link_latency=1500, host_write_cost=300,
          offsets=[-400] + spread(0, 16000, 11),
-         counters=dict(fence_waits=7, drain_waits=8, refused_after_inv=8)),
+         counters=dict(drain_waits=8, refused_after_inv=8)),
 ]
 LEN = 8192
 RW = ["LOCAL_WRITE", "REMOTE_READ", "REMOTE_WRITE"]

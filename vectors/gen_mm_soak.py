@@ -67,12 +67,13 @@ import genfiles
 # none of the others does.
 FIXED_SEEDS = [368, 377, 387, 1]
 # What each committed seed's invalidations hit, measured on the RTL engine
-# (docs/scenarios.md "Counters"): the file asserts at least this much.
+# (docs/scenarios.md "Counters"): the file asserts at least this much
+# (re-measured after the port sequencer, issue #13 item 4).
 FIXED_COUNTERS = {
-    368: dict(fence_waits=10, drain_waits=11),
+    368: dict(fence_waits=8, drain_waits=9),
     377: dict(fence_waits=3, drain_waits=7),
-    387: dict(fence_waits=4, drain_waits=7),
-    1: dict(fence_waits=5, drain_waits=9),
+    387: dict(fence_waits=3, drain_waits=5),
+    1: dict(fence_waits=5, drain_waits=7),
 }
 
 MAX_PAIRS = 30           # MAX_QP 64 / MAX_CQ 64: QPs and CQs 1..63; 2 each a pair, 2 QPs + 1 CQ the control

@@ -72,6 +72,14 @@ extern "C" {
 #define HCA_FDMA_MAX_LEN 4096u
 /* waves (FST): time ticks per device cycle; the clock rises at C * ticks, falls half a cycle later */
 #define HCA_TRACE_TICKS_PER_CYCLE 10u
+/* the port sequencer (regs fseq) */
+#define HCA_FW_FSEQ_BASE 0x40004000u
+/* entries one RUN takes at most */
+#define HCA_FSEQ_MAX_OPS 256u
+/* words one WRITE_RAM / READ_RAM entry moves at most */
+#define HCA_FSEQ_MAX_WORDS 64u
+/* status reads one WAIT entry makes at most before it stops the program */
+#define HCA_FSEQ_WAIT_LIMIT 0x10000u
 /* QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP) */
 #define HCA_MAX_QP 64u
 /* CQ contexts; CQ numbers 1..MAX_CQ-1 */
@@ -365,6 +373,29 @@ static inline const char *hca_cmd_status_name(unsigned v)
     }
 }
 
+/* fseq_kind: what one sequencer entry does (fseq_entry.ctl.kind) */
+enum hca_fseq_kind {
+    HCA_FSEQ_KIND_WRITE = 0, /* write val to the port register at off */
+    HCA_FSEQ_KIND_READ = 1, /* read the port register at off into val */
+    HCA_FSEQ_KIND_WAIT = 2, /* read the status register at off (busy bit 0, fwp_result at bits 4-7, as fwp and ctx STATUS) until busy clears; val = the last value; stop the program unless arg has bit result */
+    HCA_FSEQ_KIND_WRITE_RAM = 3, /* write arg words from firmware RAM at address val to the port registers off, off + 4, ... (a staged entry in one entry) */
+    HCA_FSEQ_KIND_READ_RAM = 4, /* read arg words of the port registers off, off + 4, ... into firmware RAM at address val (an event in one entry) */
+};
+#define HCA_FSEQ_KIND_WIDTH 4u
+#define HCA_FSEQ_KIND_MAX 4u
+/** Name of a fseq_kind value, or NULL when it has none. */
+static inline const char *hca_fseq_kind_name(unsigned v)
+{
+    switch (v) {
+    case 0: return "WRITE";
+    case 1: return "READ";
+    case 2: return "WAIT";
+    case 3: return "WRITE_RAM";
+    case 4: return "READ_RAM";
+    default: return NULL;
+    }
+}
+
 /* wr_opcode: send work request opcodes (sq_wqe.ctrl.opcode); anything else is a malformed WQE */
 enum hca_wr_opcode {
     HCA_WR_OPCODE_SEND = 0,
@@ -571,7 +602,8 @@ static inline const char *hca_access_bit_name(unsigned b)
 #define HCA_DEV_CAP_READ_WITH_INV (1u << 2) /* RDMA_READ_WITH_INV */
 #define HCA_DEV_CAP_INDIR_REG (1u << 3) /* indirect (KLM) registration */
 #define HCA_DEV_CAP_PEER_MEMORY (1u << 4) /* MRs over peer memory with invalidation (INVALIDATE_MKEY) */
-#define HCA_DEV_CAP_ALL 31u
+#define HCA_DEV_CAP_FR_INLINE_PAGE (1u << 5) /* a 1-page FAST_REG_MR may carry its page in the WQE (sq_wqe.fr_inline) */
+#define HCA_DEV_CAP_ALL 63u
 #define HCA_DEV_CAP_WIDTH 8u
 /** Name of dev_cap bit number b, or NULL. */
 static inline const char *hca_dev_cap_bit_name(unsigned b)
@@ -582,6 +614,7 @@ static inline const char *hca_dev_cap_bit_name(unsigned b)
     case 2: return "READ_WITH_INV";
     case 3: return "INDIR_REG";
     case 4: return "PEER_MEMORY";
+    case 5: return "FR_INLINE_PAGE";
     default: return NULL;
     }
 }
@@ -810,6 +843,39 @@ static inline void hca_create_mkey_in_set_page_shift(hca_create_mkey_in_t *s, ui
     s->flags = (s->flags & ~((uint32_t)31u << 16)) | ((v & 31u) << 16);
 }
 
+/* fseq_entry: one entry of a port-sequencer program in firmware RAM (8 bytes) */
+typedef struct hca_fseq_entry {
+    uint32_t ctl;
+    uint32_t val; /* WRITE: the data; READ, WAIT: the value read (written back); WRITE_RAM, READ_RAM: the firmware RAM address (4-byte aligned) */
+} hca_fseq_entry_t;
+HCA_STATIC_ASSERT(sizeof(hca_fseq_entry_t) == 8, "hca_fseq_entry_t size");
+HCA_STATIC_ASSERT(offsetof(hca_fseq_entry_t, ctl) == 0, "fseq_entry.ctl offset");
+HCA_STATIC_ASSERT(offsetof(hca_fseq_entry_t, val) == 4, "fseq_entry.val offset");
+/* fseq_entry.off: bits 0..11 of ctl. port offset: firmware address - DEVREG_BASE (fwp, ctx, evt) */
+#define HCA_FSEQ_ENTRY_OFF_LSB 0u
+#define HCA_FSEQ_ENTRY_OFF_WIDTH 12u
+static inline uint32_t hca_fseq_entry_get_off(const hca_fseq_entry_t *s) { return (s->ctl >> 0) & 4095u; }
+static inline void hca_fseq_entry_set_off(hca_fseq_entry_t *s, uint32_t v)
+{
+    s->ctl = (s->ctl & ~((uint32_t)4095u << 0)) | ((v & 4095u) << 0);
+}
+/* fseq_entry.kind: bits 12..15 of ctl. */
+#define HCA_FSEQ_ENTRY_KIND_LSB 12u
+#define HCA_FSEQ_ENTRY_KIND_WIDTH 4u
+static inline uint32_t hca_fseq_entry_get_kind(const hca_fseq_entry_t *s) { return (s->ctl >> 12) & 15u; }
+static inline void hca_fseq_entry_set_kind(hca_fseq_entry_t *s, uint32_t v)
+{
+    s->ctl = (s->ctl & ~((uint32_t)15u << 12)) | ((v & 15u) << 12);
+}
+/* fseq_entry.arg: bits 16..31 of ctl. WAIT: the fwp_result values that let the program go on (bit per value); WRITE_RAM, READ_RAM: words, 1..64 */
+#define HCA_FSEQ_ENTRY_ARG_LSB 16u
+#define HCA_FSEQ_ENTRY_ARG_WIDTH 16u
+static inline uint32_t hca_fseq_entry_get_arg(const hca_fseq_entry_t *s) { return (s->ctl >> 16) & 65535u; }
+static inline void hca_fseq_entry_set_arg(hca_fseq_entry_t *s, uint32_t v)
+{
+    s->ctl = (s->ctl & ~((uint32_t)65535u << 16)) | ((v & 65535u) << 16);
+}
+
 /* sge: scatter/gather element (16 bytes) */
 typedef struct hca_sge {
     uint64_t addr;
@@ -896,6 +962,14 @@ static inline uint32_t hca_sq_wqe_get_fr_access(const hca_sq_wqe_t *s) { return 
 static inline void hca_sq_wqe_set_fr_access(hca_sq_wqe_t *s, uint32_t v)
 {
     s->fr_params = (s->fr_params & ~((uint32_t)15u << 8)) | ((v & 15u) << 8);
+}
+/* sq_wqe.fr_inline: bits 12..12 of fr_params. FAST_REG_MR with fr_list_len 1 (device cap FR_INLINE_PAGE): fr_list is the page's bus address itself, no list is read */
+#define HCA_SQ_WQE_FR_INLINE_LSB 12u
+#define HCA_SQ_WQE_FR_INLINE_WIDTH 1u
+static inline uint32_t hca_sq_wqe_get_fr_inline(const hca_sq_wqe_t *s) { return (s->fr_params >> 12) & 1u; }
+static inline void hca_sq_wqe_set_fr_inline(hca_sq_wqe_t *s, uint32_t v)
+{
+    s->fr_params = (s->fr_params & ~((uint32_t)1u << 12)) | ((v & 1u) << 12);
 }
 /* sq_wqe.fr_list_len: bits 16..31 of fr_params. */
 #define HCA_SQ_WQE_FR_LIST_LEN_LSB 16u
@@ -1349,7 +1423,7 @@ typedef struct hca_fw_event {
     uint32_t params; /* sq_wqe.fr_params (registrations) */
     uint64_t iova;
     uint64_t length;
-    uint64_t list; /* bus address of the page list / KLM list */
+    uint64_t list; /* bus address of the page list / KLM list; the page itself when params has fr_inline */
     uint32_t mr_key; /* registrations: sq_wqe.rkey, the MR the WR names (0: none named, the MR of key's index); 0 for other kinds */
     uint32_t rsvd;
 } hca_fw_event_t;
@@ -1494,6 +1568,31 @@ HCA_STATIC_ASSERT(offsetof(hca_klm_entry_t, lkey) == 12, "klm_entry.lkey offset"
 #define HCA_FDMA_STATUS_ERROR_WIDTH 1u
 #define HCA_FDMA_STATUS_ERROR_GET(r) (((uint32_t)(r) >> 1) & 1u)
 #define HCA_FDMA_STATUS_ERROR_PUT(v) (((uint32_t)(v) & 1u) << 1)
+
+/* register block fseq: port sequencer: PROG = the program's firmware RAM address, RUN = its length starts it; poll STATUS.busy */
+#define HCA_FSEQ_PROG 0x0u /* firmware RAM address of entry 0 (8-byte aligned) */
+#define HCA_FSEQ_RUN 0x4u /* write: run count entries from PROG (ignored while busy) */
+#define HCA_FSEQ_RUN_COUNT_LSB 0u
+#define HCA_FSEQ_RUN_COUNT_WIDTH 16u
+#define HCA_FSEQ_RUN_COUNT_GET(r) (((uint32_t)(r) >> 0) & 65535u)
+#define HCA_FSEQ_RUN_COUNT_PUT(v) (((uint32_t)(v) & 65535u) << 0)
+#define HCA_FSEQ_STATUS 0x8u /* read-only */
+#define HCA_FSEQ_STATUS_BUSY_LSB 0u
+#define HCA_FSEQ_STATUS_BUSY_WIDTH 1u
+#define HCA_FSEQ_STATUS_BUSY_GET(r) (((uint32_t)(r) >> 0) & 1u)
+#define HCA_FSEQ_STATUS_BUSY_PUT(v) (((uint32_t)(v) & 1u) << 0)
+#define HCA_FSEQ_STATUS_ERROR_LSB 1u
+#define HCA_FSEQ_STATUS_ERROR_WIDTH 1u
+#define HCA_FSEQ_STATUS_ERROR_GET(r) (((uint32_t)(r) >> 1) & 1u)
+#define HCA_FSEQ_STATUS_ERROR_PUT(v) (((uint32_t)(v) & 1u) << 1)
+#define HCA_FSEQ_STATUS_STOPPED_LSB 2u
+#define HCA_FSEQ_STATUS_STOPPED_WIDTH 1u
+#define HCA_FSEQ_STATUS_STOPPED_GET(r) (((uint32_t)(r) >> 2) & 1u)
+#define HCA_FSEQ_STATUS_STOPPED_PUT(v) (((uint32_t)(v) & 1u) << 2)
+#define HCA_FSEQ_STATUS_DONE_LSB 16u
+#define HCA_FSEQ_STATUS_DONE_WIDTH 16u
+#define HCA_FSEQ_STATUS_DONE_GET(r) (((uint32_t)(r) >> 16) & 65535u)
+#define HCA_FSEQ_STATUS_DONE_PUT(v) (((uint32_t)(v) & 65535u) << 16)
 
 /* register block host_irq: the host interrupt line's cause and mask (host BAR0 at HOST_IRQ_OFFSET) */
 #define HCA_HOST_IRQ_CAUSE 0x0u /* read; write 1s to clear (FATAL excepted) */

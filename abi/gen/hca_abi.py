@@ -33,6 +33,10 @@ MAX_INDIRECTION = 0x4  # deepest chain of indirect MRs a KLM walk follows (the o
 MAX_REG_PAGES = 0x4000  # longest page list of a regular CREATE_MKEY
 FDMA_MAX_LEN = 0x1000  # longest single firmware DMA transfer in bytes
 TRACE_TICKS_PER_CYCLE = 0xa  # waves (FST): time ticks per device cycle; the clock rises at C * ticks, falls half a cycle later
+FW_FSEQ_BASE = 0x40004000  # the port sequencer (regs fseq)
+FSEQ_MAX_OPS = 0x100  # entries one RUN takes at most
+FSEQ_MAX_WORDS = 0x40  # words one WRITE_RAM / READ_RAM entry moves at most
+FSEQ_WAIT_LIMIT = 0x10000  # status reads one WAIT entry makes at most before it stops the program
 MAX_QP = 0x40  # QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP)
 MAX_CQ = 0x40  # CQ contexts; CQ numbers 1..MAX_CQ-1
 MAX_SEND_SGE = 0x4
@@ -234,6 +238,20 @@ CMD_STATUS_BAD_INDEX = 5
 CMD_STATUS_DMA_ERR = 6
 CMD_STATUS_INTERNAL = 7
 
+# fseq_kind: what one sequencer entry does (fseq_entry.ctl.kind)
+FSEQ_KIND = {
+    "WRITE": 0,
+    "READ": 1,
+    "WAIT": 2,
+    "WRITE_RAM": 3,
+    "READ_RAM": 4,
+}
+FSEQ_KIND_WRITE = 0
+FSEQ_KIND_READ = 1
+FSEQ_KIND_WAIT = 2
+FSEQ_KIND_WRITE_RAM = 3
+FSEQ_KIND_READ_RAM = 4
+
 # wr_opcode: send work request opcodes (sq_wqe.ctrl.opcode); anything else is a malformed WQE
 WR_OPCODE = {
     "SEND": 0,
@@ -367,6 +385,7 @@ DEV_CAP = {
     "READ_WITH_INV": 0x4,
     "INDIR_REG": 0x8,
     "PEER_MEMORY": 0x10,
+    "FR_INLINE_PAGE": 0x20,
 }
 
 # wc_flags: completion flags (seed patch: IB_WC_*) (masks)
@@ -453,6 +472,17 @@ CREATE_MKEY_IN_FIELDS = {
     "reserved": (288, 32),
 }
 
+# fseq_entry: one entry of a port-sequencer program in firmware RAM
+FSEQ_ENTRY_SIZE = 8
+# field -> (bit offset from byte 0 bit 0, width)
+FSEQ_ENTRY_FIELDS = {
+    "ctl": (0, 32),
+    "off": (0, 12),
+    "kind": (12, 4),
+    "arg": (16, 16),
+    "val": (32, 32),
+}
+
 # sge: scatter/gather element
 SGE_SIZE = 16
 # field -> (bit offset from byte 0 bit 0, width)
@@ -483,6 +513,7 @@ SQ_WQE_FIELDS = {
     "fr_params": (480, 32),
     "fr_page_shift": (480, 5),
     "fr_access": (488, 4),
+    "fr_inline": (492, 1),
     "fr_list_len": (496, 16),
     "sge[0]": (512, 128),
     "sge[1]": (640, 128),
@@ -730,6 +761,16 @@ FDMA_CTRL_WRITE = (0, 1)  # (lsb, width)
 FDMA_STATUS = 0x14
 FDMA_STATUS_BUSY = (0, 1)  # (lsb, width)
 FDMA_STATUS_ERROR = (1, 1)  # (lsb, width)
+
+# register block fseq: port sequencer: PROG = the program's firmware RAM address, RUN = its length starts it; poll STATUS.busy
+FSEQ_PROG = 0x0
+FSEQ_RUN = 0x4
+FSEQ_RUN_COUNT = (0, 16)  # (lsb, width)
+FSEQ_STATUS = 0x8
+FSEQ_STATUS_BUSY = (0, 1)  # (lsb, width)
+FSEQ_STATUS_ERROR = (1, 1)  # (lsb, width)
+FSEQ_STATUS_STOPPED = (2, 1)  # (lsb, width)
+FSEQ_STATUS_DONE = (16, 16)  # (lsb, width)
 
 # register block host_irq: the host interrupt line's cause and mask (host BAR0 at HOST_IRQ_OFFSET)
 HOST_IRQ_CAUSE = 0x0

@@ -63,6 +63,14 @@
 `define HCA_FDMA_MAX_LEN 4096
 // waves (FST): time ticks per device cycle; the clock rises at C * ticks, falls half a cycle later
 `define HCA_TRACE_TICKS_PER_CYCLE 10
+// the port sequencer (regs fseq)
+`define HCA_FW_FSEQ_BASE 1073758208
+// entries one RUN takes at most
+`define HCA_FSEQ_MAX_OPS 256
+// words one WRITE_RAM / READ_RAM entry moves at most
+`define HCA_FSEQ_MAX_WORDS 64
+// status reads one WAIT entry makes at most before it stops the program
+`define HCA_FSEQ_WAIT_LIMIT 65536
 // QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP)
 `define HCA_MAX_QP 64
 // CQ contexts; CQ numbers 1..MAX_CQ-1
@@ -191,6 +199,14 @@
 `define HCA_CMD_STATUS_DMA_ERR 8'd6
 `define HCA_CMD_STATUS_INTERNAL 8'd7
 
+// fseq_kind: what one sequencer entry does (fseq_entry.ctl.kind)
+`define HCA_FSEQ_KIND_W 4
+`define HCA_FSEQ_KIND_WRITE 4'd0
+`define HCA_FSEQ_KIND_READ 4'd1
+`define HCA_FSEQ_KIND_WAIT 4'd2
+`define HCA_FSEQ_KIND_WRITE_RAM 4'd3
+`define HCA_FSEQ_KIND_READ_RAM 4'd4
+
 // wr_opcode: send work request opcodes (sq_wqe.ctrl.opcode); anything else is a malformed WQE
 `define HCA_WR_OPCODE_W 8
 `define HCA_WR_OPCODE_SEND 8'd0
@@ -271,6 +287,7 @@
 `define HCA_DEV_CAP_READ_WITH_INV_BIT 2
 `define HCA_DEV_CAP_INDIR_REG_BIT 3
 `define HCA_DEV_CAP_PEER_MEMORY_BIT 4
+`define HCA_DEV_CAP_FR_INLINE_PAGE_BIT 5
 
 // wc_flags: completion flags (seed patch: IB_WC_*)
 `define HCA_WC_FLAGS_W 8
@@ -436,6 +453,24 @@
 `define HCA_CREATE_MKEY_IN_RESERVED_W 32
 `define HCA_CREATE_MKEY_IN_RESERVED(v) v[288 +: 32]
 
+// fseq_entry: one entry of a port-sequencer program in firmware RAM. `HCA_FSEQ_ENTRY_<FIELD>(v) selects a field of a 64-bit vector v.
+`define HCA_FSEQ_ENTRY_W 64
+`define HCA_FSEQ_ENTRY_CTL_LSB 0
+`define HCA_FSEQ_ENTRY_CTL_W 32
+`define HCA_FSEQ_ENTRY_CTL(v) v[0 +: 32]
+`define HCA_FSEQ_ENTRY_OFF_LSB 0
+`define HCA_FSEQ_ENTRY_OFF_W 12
+`define HCA_FSEQ_ENTRY_OFF(v) v[0 +: 12]
+`define HCA_FSEQ_ENTRY_KIND_LSB 12
+`define HCA_FSEQ_ENTRY_KIND_W 4
+`define HCA_FSEQ_ENTRY_KIND(v) v[12 +: 4]
+`define HCA_FSEQ_ENTRY_ARG_LSB 16
+`define HCA_FSEQ_ENTRY_ARG_W 16
+`define HCA_FSEQ_ENTRY_ARG(v) v[16 +: 16]
+`define HCA_FSEQ_ENTRY_VAL_LSB 32
+`define HCA_FSEQ_ENTRY_VAL_W 32
+`define HCA_FSEQ_ENTRY_VAL(v) v[32 +: 32]
+
 // sge: scatter/gather element. `HCA_SGE_<FIELD>(v) selects a field of a 128-bit vector v.
 `define HCA_SGE_W 128
 `define HCA_SGE_ADDR_LSB 0
@@ -501,6 +536,9 @@
 `define HCA_SQ_WQE_FR_ACCESS_LSB 488
 `define HCA_SQ_WQE_FR_ACCESS_W 4
 `define HCA_SQ_WQE_FR_ACCESS(v) v[488 +: 4]
+`define HCA_SQ_WQE_FR_INLINE_LSB 492
+`define HCA_SQ_WQE_FR_INLINE_W 1
+`define HCA_SQ_WQE_FR_INLINE(v) v[492 +: 1]
 `define HCA_SQ_WQE_FR_LIST_LEN_LSB 496
 `define HCA_SQ_WQE_FR_LIST_LEN_W 16
 `define HCA_SQ_WQE_FR_LIST_LEN(v) v[496 +: 16]
@@ -928,6 +966,21 @@
 `define HCA_FDMA_STATUS_BUSY_W 1
 `define HCA_FDMA_STATUS_ERROR_LSB 1
 `define HCA_FDMA_STATUS_ERROR_W 1
+
+// register block fseq: port sequencer: PROG = the program's firmware RAM address, RUN = its length starts it; poll STATUS.busy
+`define HCA_FSEQ_PROG 0
+`define HCA_FSEQ_RUN 4
+`define HCA_FSEQ_RUN_COUNT_LSB 0
+`define HCA_FSEQ_RUN_COUNT_W 16
+`define HCA_FSEQ_STATUS 8
+`define HCA_FSEQ_STATUS_BUSY_LSB 0
+`define HCA_FSEQ_STATUS_BUSY_W 1
+`define HCA_FSEQ_STATUS_ERROR_LSB 1
+`define HCA_FSEQ_STATUS_ERROR_W 1
+`define HCA_FSEQ_STATUS_STOPPED_LSB 2
+`define HCA_FSEQ_STATUS_STOPPED_W 1
+`define HCA_FSEQ_STATUS_DONE_LSB 16
+`define HCA_FSEQ_STATUS_DONE_W 16
 
 // register block host_irq: the host interrupt line's cause and mask (host BAR0 at HOST_IRQ_OFFSET)
 `define HCA_HOST_IRQ_CAUSE 0

@@ -39,6 +39,17 @@ typedef struct fdma_state {
     uint64_t done_at; /* cycle the running transfer completes */
 } fdma_state_t;
 
+/* The port sequencer (regs fseq): a program in firmware RAM run over the
+ * engine's firmware port, one access at a time, as the core's own accesses
+ * go (docs/device.md "Port sequencer"). */
+typedef struct fseq_state {
+    uint32_t prog, count, pc; /* entry pc of count at firmware address prog */
+    uint32_t polls;           /* status reads of the WAIT at pc */
+    uint32_t word;            /* the word of the *_RAM entry at pc */
+    int busy, error, stopped;
+    int posted; /* the access of entry pc is in flight */
+} fseq_state_t;
+
 typedef struct hcr_state {
     uint32_t in_lo, in_hi, out_lo, out_hi, in_mod, ctrl, status, out_imm;
 } hcr_state_t;
@@ -69,6 +80,7 @@ struct hca_dev {
     uint32_t irq_cause, irq_mask; /* regs host_irq (FATAL is computed) */
     hcr_state_t hcr;
     fdma_state_t fdma;
+    fseq_state_t fseq;
     evt_snoop_t evt;
     int fwp_posted;    /* an access to the unit's firmware port is in flight */
     int runahead;      /* the firmware runs ahead of a quiet device: any device access stalls it */
@@ -219,6 +231,8 @@ static int fw_port_access(hca_dev_t *d, int write, uint32_t off, unsigned size, 
         return RV32_BUS_STALL;
     if (size != 4)
         return RV32_BUS_FAULT;
+    if (d->fseq.posted)
+        return RV32_BUS_STALL; /* the sequencer's access holds the port */
     if (!d->fwp_posted) {
         if (d->eng_ops->fw_post(d->eng, write, off, wdata))
             return RV32_BUS_FAULT; /* no register there */
@@ -280,24 +294,18 @@ static void log_klm(hca_dev_t *d, const hca_fw_event_t *ev)
                                          .nkeys = n});
 }
 
-static int fw_evt_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
+/* An answered access to the event queue (off inside regs evt), the core's or
+ * the sequencer's: the head as read; POP: from now on checks through an
+ * invalidated key may fail (I4 counts the span). DONE: an invalidation that
+ * succeeded is complete — no DMA may reach memory through the key from this
+ * cycle on; a registration's key is live. */
+static void evt_snoop(hca_dev_t *d, int write, uint32_t off, uint32_t val)
 {
-    hca_dev_t *d = ctx;
-    int rc = fw_port_access(d, 0, EVT_PORT_OFF + off, size, 0, val);
-    if (rc == RV32_BUS_OK && off < sizeof d->evt.head)
-        d->evt.head[off / 4] = *val;
-    return rc;
-}
-
-/* POP: from now on checks through an invalidated key may fail (I4 counts the
- * span). DONE: an invalidation that succeeded is complete — no DMA may reach
- * memory through the key from this cycle on; a registration's key is live. */
-static int fw_evt_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
-{
-    hca_dev_t *d = ctx;
-    int rc = fw_port_access(d, 1, EVT_PORT_OFF + off, size, val, NULL);
-    if (rc != RV32_BUS_OK)
-        return rc;
+    if (!write) {
+        if (off < sizeof d->evt.head)
+            d->evt.head[off / 4] = val;
+        return;
+    }
     if (off == HCA_EVT_POP) {
         hca_fw_event_t ev;
         memcpy(&ev, d->evt.head, sizeof ev);
@@ -317,7 +325,175 @@ static int fw_evt_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
         if (ok && kind == HCA_EVT_KIND_REG_INDIR_MR)
             log_klm(d, ev);
     }
+}
+
+static int fw_evt_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
+{
+    int rc = fw_port_access(ctx, 0, EVT_PORT_OFF + off, size, 0, val);
+    if (rc == RV32_BUS_OK)
+        evt_snoop(ctx, 0, off, *val);
     return rc;
+}
+
+static int fw_evt_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
+{
+    int rc = fw_port_access(ctx, 1, EVT_PORT_OFF + off, size, val, NULL);
+    if (rc == RV32_BUS_OK)
+        evt_snoop(ctx, 1, off, val);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- port sequencer */
+
+static hca_fseq_entry_t *fseq_entry(hca_dev_t *d, uint32_t i)
+{
+    return (hca_fseq_entry_t *)(fwcore_ram(d->fc) + (d->fseq.prog - HCA_FW_RAM_BASE) + 8u * i);
+}
+
+static void fseq_end(fseq_state_t *s, int error, int stopped)
+{
+    s->busy = 0;
+    s->error = error;
+    s->stopped = stopped;
+}
+
+/* RUN: the whole program must lie in firmware RAM. */
+static void fseq_run(hca_dev_t *d, uint32_t count)
+{
+    fseq_state_t *s = &d->fseq;
+    if (s->busy)
+        return;
+    s->count = count;
+    s->pc = s->polls = s->word = 0;
+    const uint64_t end = (uint64_t)s->prog + 8ull * count;
+    if (count == 0 || count > HCA_FSEQ_MAX_OPS || (s->prog & 7u) || s->prog < HCA_FW_RAM_BASE ||
+        end > (uint64_t)HCA_FW_RAM_BASE + HCA_FW_RAM_SIZE) {
+        fseq_end(s, 1, 0);
+        return;
+    }
+    s->busy = 1;
+    s->error = s->stopped = 0;
+    d->fw_prof.seq_programs++;
+}
+
+/* The RAM words [addr, addr + 4 words) of a *_RAM entry, or NULL when they
+ * are not all in firmware RAM. */
+static uint32_t *fseq_ram(hca_dev_t *d, uint32_t addr, uint32_t words)
+{
+    if ((addr & 3u) || words == 0 || words > HCA_FSEQ_MAX_WORDS || addr < HCA_FW_RAM_BASE ||
+        (uint64_t)addr + 4ull * words > (uint64_t)HCA_FW_RAM_BASE + HCA_FW_RAM_SIZE)
+        return NULL;
+    return (uint32_t *)(fwcore_ram(d->fc) + (addr - HCA_FW_RAM_BASE));
+}
+
+static int fseq_ram_kind(uint32_t kind)
+{
+    return kind == HCA_FSEQ_KIND_WRITE_RAM || kind == HCA_FSEQ_KIND_READ_RAM;
+}
+
+/* One device cycle of the sequencer, after the engine's: take the answer of
+ * the access in flight, then post the next one (the port free of the
+ * core's). Each access thus takes two cycles, as the core's port accesses
+ * do at best; a *_RAM entry makes one access per word. */
+static void fseq_tick(hca_dev_t *d)
+{
+    fseq_state_t *s = &d->fseq;
+    if (!s->busy)
+        return;
+    hca_fseq_entry_t *e = fseq_entry(d, s->pc);
+    uint32_t kind = hca_fseq_entry_get_kind(e), arg = hca_fseq_entry_get_arg(e);
+    if (s->posted) {
+        uint32_t v = 0;
+        if (d->eng_ops->fw_poll(d->eng, &v) != 1)
+            return;
+        s->posted = 0;
+        d->fw_prof.seq_accesses++;
+        const int write = kind == HCA_FSEQ_KIND_WRITE || kind == HCA_FSEQ_KIND_WRITE_RAM;
+        const uint32_t off = hca_fseq_entry_get_off(e) + 4u * s->word;
+        uint32_t *ram = fseq_ram_kind(kind) ? fseq_ram(d, e->val, arg) : NULL; /* checked at its post */
+        const uint32_t wv = ram ? ram[s->word] : e->val;
+        if (off - EVT_PORT_OFF < HCA_EVT_DONE + 4)
+            evt_snoop(d, write, off - EVT_PORT_OFF, write ? wv : v);
+        if (kind == HCA_FSEQ_KIND_WAIT) {
+            const int busy = HCA_FWP_STATUS_BUSY_GET(v) != 0;
+            if (busy && ++s->polls < HCA_FSEQ_WAIT_LIMIT)
+                goto post; /* read it again */
+            e->val = v;
+            if (busy || !((arg >> HCA_FWP_STATUS_RESULT_GET(v)) & 1u)) {
+                fseq_end(s, 0, 1);
+                return;
+            }
+        } else if (kind == HCA_FSEQ_KIND_READ) {
+            e->val = v;
+        } else if (kind == HCA_FSEQ_KIND_READ_RAM) {
+            ram[s->word] = v;
+        }
+        if (ram && ++s->word < arg)
+            goto post; /* the entry's next word */
+        s->polls = s->word = 0;
+        if (++s->pc == s->count) {
+            fseq_end(s, 0, 0);
+            return;
+        }
+        e = fseq_entry(d, s->pc);
+        kind = hca_fseq_entry_get_kind(e);
+        arg = hca_fseq_entry_get_arg(e);
+    }
+post:
+    if (d->fwp_posted)
+        return; /* the core's access first */
+    {
+        uint32_t *ram = NULL;
+        if (kind > HCA_FSEQ_KIND_MAX || (fseq_ram_kind(kind) && !(ram = fseq_ram(d, e->val, arg)))) {
+            fseq_end(s, 1, 0); /* no such entry kind, or RAM out of range */
+            return;
+        }
+        const int write = kind == HCA_FSEQ_KIND_WRITE || kind == HCA_FSEQ_KIND_WRITE_RAM;
+        if (d->eng_ops->fw_post(d->eng, write, hca_fseq_entry_get_off(e) + 4u * s->word,
+                                ram ? ram[s->word] : e->val)) {
+            fseq_end(s, 1, 0); /* no register there */
+            return;
+        }
+        s->posted = 1;
+    }
+}
+
+static int fw_fseq_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
+{
+    hca_dev_t *d = ctx;
+    if (d->runahead)
+        return RV32_BUS_STALL;
+    if (size != 4)
+        return RV32_BUS_FAULT;
+    const fseq_state_t *s = &d->fseq;
+    if (off == HCA_FSEQ_PROG)
+        *val = s->prog;
+    else if (off == HCA_FSEQ_STATUS)
+        *val = HCA_FSEQ_STATUS_BUSY_PUT(s->busy) | HCA_FSEQ_STATUS_ERROR_PUT(s->error) |
+               HCA_FSEQ_STATUS_STOPPED_PUT(s->stopped) | HCA_FSEQ_STATUS_DONE_PUT(s->pc);
+    else if (off == HCA_FSEQ_RUN)
+        *val = 0;
+    else
+        return RV32_BUS_FAULT;
+    return RV32_BUS_OK;
+}
+
+static int fw_fseq_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
+{
+    hca_dev_t *d = ctx;
+    if (d->runahead)
+        return RV32_BUS_STALL;
+    if (size != 4)
+        return RV32_BUS_FAULT;
+    if (off == HCA_FSEQ_PROG) {
+        if (!d->fseq.busy)
+            d->fseq.prog = val;
+    } else if (off == HCA_FSEQ_RUN) {
+        fseq_run(d, HCA_FSEQ_RUN_COUNT_GET(val));
+    } else if (off != HCA_FSEQ_STATUS) {
+        return RV32_BUS_FAULT;
+    }
+    return RV32_BUS_OK;
 }
 
 static void fdma_start(hca_dev_t *d)
@@ -432,6 +608,7 @@ static void dev_tick(hca_dev_t *d)
     d->eng_ops->step(d->eng);
     if (d->fdma.busy && d->fdma.done_at <= d->now)
         fdma_finish(d);
+    fseq_tick(d);
     d->irq_line = HCA_HCR_CTRL_GO_GET(d->hcr.ctrl) || *d->fw_irq;
     rv32_set_irq(d->cpu, d->irq_line);
     d->now++;
@@ -444,7 +621,7 @@ static void dev_tick(hca_dev_t *d)
 static uint64_t dev_quiet_until(const hca_dev_t *d, uint64_t end)
 {
     const int fw_idle = d->fw_stop == RV32_STOP_WFI || d->fw_stop == RV32_STOP_HALT || d->fw_stop == RV32_STOP_TRAP;
-    if (!fw_idle || HCA_HCR_CTRL_GO_GET(d->hcr.ctrl) || *d->fw_irq || d->pc_prof)
+    if (!fw_idle || HCA_HCR_CTRL_GO_GET(d->hcr.ctrl) || *d->fw_irq || d->pc_prof || d->fseq.busy)
         return d->now;
     uint64_t q = d->eng_ops->quiet_until(d->eng);
     if (d->fdma.busy && d->fdma.done_at < q)
@@ -464,7 +641,7 @@ static uint64_t dev_run_ahead(hca_dev_t *d, uint64_t end)
     const int irq = HCA_HCR_CTRL_GO_GET(d->hcr.ctrl) || *d->fw_irq;
     /* asleep: dev_quiet_until's; stalled: the tick of its cycle retries the access */
     if (d->fw_stop == RV32_STOP_HALT || d->fw_stop == RV32_STOP_TRAP || d->fw_stop == RV32_STOP_WFI ||
-        d->fw_stop == RV32_STOP_STALL || d->fwp_posted || d->pc_prof || irq != d->irq_line)
+        d->fw_stop == RV32_STOP_STALL || d->fwp_posted || d->pc_prof || irq != d->irq_line || d->fseq.busy)
         return d->now;
     uint64_t t = d->eng_ops->quiet_until(d->eng);
     if (d->fdma.busy && d->fdma.done_at < t)
@@ -613,6 +790,7 @@ static int dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *m
         {"fdma", HCA_FDMA_BASE, HCA_FDMA_STATUS + 4, d, fw_fdma_load, fw_fdma_store},
         {"evt", HCA_FW_EVT_BASE, HCA_EVT_DONE + 4, d, fw_evt_load, fw_evt_store},
         {"strap", HCA_FW_STRAP_BASE, HCA_STRAP_FEATURES + 4, d, fw_strap_load, fw_strap_store},
+        {"fseq", HCA_FW_FSEQ_BASE, HCA_FSEQ_STATUS + 4, d, fw_fseq_load, fw_fseq_store},
     };
     rc = fwcore_create(&d->fc, &fcfg);
     for (size_t i = 0; !rc && i < sizeof blocks / sizeof blocks[0]; i++)

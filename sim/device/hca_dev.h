@@ -154,6 +154,8 @@ typedef struct hca_dev_fw_stats {
     uint64_t port_stall_cycles; /**< busy cycles stalled waiting for those answers */
     uint64_t fdma_transfers;    /**< firmware DMA transfers started */
     uint64_t fdma_cycles;       /**< device cycles they took (the core polls or works meanwhile) */
+    uint64_t seq_programs;      /**< port-sequencer programs started (regs fseq) */
+    uint64_t seq_accesses;      /**< engine register accesses they made (not in port_accesses) */
 } hca_dev_fw_stats_t;
 void hca_dev_get_fw_stats(const hca_dev_t *dev, hca_dev_fw_stats_t *st);
 
