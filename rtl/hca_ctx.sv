@@ -298,6 +298,15 @@ module hca_ctx #(
     end
   end
 
+  // Updates by index (no per-entry loop in the per-cycle logic); written in
+  // the order of precedence: a later write to the same entry wins.
+  logic          rs_inc_ok, rs_err_ok;
+  logic [QW-1:0] rs_q, rs_err_q;
+  assign rs_inc_ok = rs_rq_ci_inc_i && 32'(rs_qpn_i) < MAX_QP;
+  assign rs_err_ok = rs_err_valid_i && 32'(rs_err_qpn_i) < MAX_QP;
+  assign rs_q      = QW'(rs_qpn_i);
+  assign rs_err_q  = QW'(rs_err_qpn_i);
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       for (int i = 0; i < MAX_QP; i++) begin
@@ -308,32 +317,31 @@ module hca_ctx #(
         rq_ci_q[i] <= '0;
       end
     end else begin
-      for (int i = 0; i < MAX_QP; i++) begin
-        if (db_sq && db_q == QW'(i)) begin
-          sq_pi_q[i] <= db_idx;
-        end
-        if (db_rq && db_q == QW'(i)) begin
-          rq_pi_q[i] <= db_idx;
-        end
-        if (sq_inc_ok && sq_inc_q == QW'(i)) begin
-          sq_ci_q[i] <= sq_ci_q[i] + 16'd1;
-        end
-        if (rs_rq_ci_inc_i && rs_qpn_i == 6'(i)) begin
-          rq_ci_q[i] <= rq_ci_q[i] + 16'd1;
-        end
-        if (((rq_err_ok && rq_err_q == QW'(i)) ||
-             (rs_err_valid_i && rs_err_qpn_i == 6'(i))) &&
-            state_q[i] == `HCA_QP_STATE_RTS) begin
-          state_q[i] <= `HCA_QP_STATE_ERROR;
-        end
-        if (do_wqpc && cmd_q == QW'(i)) begin
-          state_q[i] <= new_state;
-          if (new_reset) begin
-            sq_pi_q[i] <= '0;
-            sq_ci_q[i] <= '0;
-            rq_pi_q[i] <= '0;
-            rq_ci_q[i] <= '0;
-          end
+      if (db_sq) begin
+        sq_pi_q[db_q] <= db_idx;
+      end
+      if (db_rq) begin
+        rq_pi_q[db_q] <= db_idx;
+      end
+      if (sq_inc_ok) begin
+        sq_ci_q[sq_inc_q] <= sq_ci_q[sq_inc_q] + 16'd1;
+      end
+      if (rs_inc_ok) begin
+        rq_ci_q[rs_q] <= rq_ci_q[rs_q] + 16'd1;
+      end
+      if (rq_err_ok && state_q[rq_err_q] == `HCA_QP_STATE_RTS) begin
+        state_q[rq_err_q] <= `HCA_QP_STATE_ERROR;
+      end
+      if (rs_err_ok && state_q[rs_err_q] == `HCA_QP_STATE_RTS) begin
+        state_q[rs_err_q] <= `HCA_QP_STATE_ERROR;
+      end
+      if (do_wqpc) begin
+        state_q[cmd_q] <= new_state;
+        if (new_reset) begin
+          sq_pi_q[cmd_q] <= '0;
+          sq_ci_q[cmd_q] <= '0;
+          rq_pi_q[cmd_q] <= '0;
+          rq_ci_q[cmd_q] <= '0;
         end
       end
     end
@@ -366,22 +374,20 @@ module hca_ctx #(
       end
       cq_valid_q <= '0;
     end else begin
-      for (int i = 0; i < MAX_CQ; i++) begin
-        if (db_cq && db_c == CW'(i)) begin
-          cq_ci_q[i] <= db_idx;
-        end
-        if (cq_pi_inc_i && cq_inrange_q && cq_idx_q == CW'(i)) begin
-          cq_pi_q[i] <= cq_pi_q[i] + 16'd1;
-        end
-        if (cq_ovf_set_i && cq_inrange_q && cq_idx_q == CW'(i)) begin
-          ovf_q[i] <= 1'b1;
-        end
-        if (do_wcqc && cmd_c == CW'(i)) begin
-          cq_pi_q[i]    <= '0;
-          cq_ci_q[i]    <= '0;
-          ovf_q[i]      <= 1'b0;
-          cq_valid_q[i] <= `HCA_CQ_CTX_CQ_VALID(stage_q);
-        end
+      if (db_cq) begin
+        cq_ci_q[db_c] <= db_idx;
+      end
+      if (cq_pi_inc_i && cq_inrange_q) begin
+        cq_pi_q[cq_idx_q] <= cq_pi_q[cq_idx_q] + 16'd1;
+      end
+      if (cq_ovf_set_i && cq_inrange_q) begin
+        ovf_q[cq_idx_q] <= 1'b1;
+      end
+      if (do_wcqc) begin
+        cq_pi_q[cmd_c]    <= '0;
+        cq_ci_q[cmd_c]    <= '0;
+        ovf_q[cmd_c]      <= 1'b0;
+        cq_valid_q[cmd_c] <= `HCA_CQ_CTX_CQ_VALID(stage_q);
       end
     end
   end

@@ -374,60 +374,60 @@ module hca_requester #(
       if (sched_valid && sched_ready) begin
         s_qpn <= sched_qpn;
       end
-      for (int q = 0; q < MAX_QP; q++) begin
-        if (sched_valid && sched_ready && sched_qpn == QW'(q)) begin
-          qst_q[q] <= Q_ACTIVE;
-          nak_q[q] <= 1'b0;
+      // By index, in the order of precedence (a later write to the same
+      // QP wins): no per-QP loop in the per-cycle logic.
+      if (sched_valid && sched_ready) begin
+        qst_q[sched_qpn] <= Q_ACTIVE;
+        nak_q[sched_qpn] <= 1'b0;
+      end
+      if (r_nak_save) begin
+        nak_q[look_qpn] <= 1'b1;
+      end
+      if (s_rel_valid) begin
+        if (s_rel_inflight) begin
+          qst_q[s_qpn]      <= Q_INFLIGHT;
+          evt_wait_q[s_qpn] <= s_rel_evt;
+        end else begin
+          qst_q[s_qpn]     <= Q_IDLE;
+          rnr_cnt_q[s_qpn] <= '0;
         end
-        if (r_nak_save && look_qpn == QW'(q)) begin
-          nak_q[q] <= 1'b1;
-        end
-        if (s_rel_valid && s_qpn == QW'(q)) begin
-          if (s_rel_inflight) begin
-            qst_q[q]      <= Q_INFLIGHT;
-            evt_wait_q[q] <= s_rel_evt;
-          end else begin
-            qst_q[q]     <= Q_IDLE;
-            rnr_cnt_q[q] <= '0;
+      end
+      if (r_claim) begin
+        qst_q[look_qpn]      <= Q_RESP;
+        evt_wait_q[look_qpn] <= 1'b0;
+      end
+      if (done_mine) begin
+        done_q[done_tag_qpn] <= 1'b1;
+      end
+      if (r_done_take) begin
+        done_q[done_qpn] <= 1'b0;
+      end
+      if (r_rel_valid) begin
+        case (r_rel_kind)
+          REL_INFLIGHT: qst_q[look_qpn] <= Q_INFLIGHT;
+          REL_EVT: begin
+            qst_q[look_qpn]      <= Q_INFLIGHT;
+            evt_wait_q[look_qpn] <= 1'b1;
           end
-        end
-        if (r_claim && look_qpn == QW'(q)) begin
-          qst_q[q]      <= Q_RESP;
-          evt_wait_q[q] <= 1'b0;
-        end
-        if (done_mine && done_tag_qpn == QW'(q)) begin
-          done_q[q] <= 1'b1;
-        end
-        if (r_done_take && done_qpn == QW'(q)) begin
-          done_q[q] <= 1'b0;
-        end
-        if (r_rel_valid && look_qpn == QW'(q)) begin
-          case (r_rel_kind)
-            REL_INFLIGHT: qst_q[q] <= Q_INFLIGHT;
-            REL_EVT: begin
-              qst_q[q]      <= Q_INFLIGHT;
-              evt_wait_q[q] <= 1'b1;
-            end
-            REL_RNR: begin
-              qst_q[q]     <= Q_RNR_WAIT;
-              rnr_cnt_q[q] <= rnr_cnt_q[q] + 3'd1;
-            end
-            default: begin
-              qst_q[q]     <= Q_IDLE;
-              rnr_cnt_q[q] <= '0;
-            end
-          endcase
-        end
-        // The firmware reset or reconnected the QP: forget what was in
-        // flight (an engine that owns it finishes first and releases it).
-        if (qpc_wr_i && {1'b0, qpc_wr_qpn_i} < 17'(MAX_QP) && wr_qpn == QW'(q) &&
-            qst_q[q] != Q_ACTIVE && qst_q[q] != Q_RESP) begin
-          qst_q[q]      <= Q_IDLE;
-          rnr_cnt_q[q]  <= '0;
-          nak_q[q]      <= 1'b0;
-          evt_wait_q[q] <= 1'b0;
-          done_q[q]     <= 1'b0;
-        end
+          REL_RNR: begin
+            qst_q[look_qpn]     <= Q_RNR_WAIT;
+            rnr_cnt_q[look_qpn] <= look_rnr_cnt + 3'd1;
+          end
+          default: begin
+            qst_q[look_qpn]     <= Q_IDLE;
+            rnr_cnt_q[look_qpn] <= '0;
+          end
+        endcase
+      end
+      // The firmware reset or reconnected the QP: forget what was in
+      // flight (an engine that owns it finishes first and releases it).
+      if (qpc_wr_i && {1'b0, qpc_wr_qpn_i} < 17'(MAX_QP) &&
+          qst_q[wr_qpn] != Q_ACTIVE && qst_q[wr_qpn] != Q_RESP) begin
+        qst_q[wr_qpn]      <= Q_IDLE;
+        rnr_cnt_q[wr_qpn]  <= '0;
+        nak_q[wr_qpn]      <= 1'b0;
+        evt_wait_q[wr_qpn] <= 1'b0;
+        done_q[wr_qpn]     <= 1'b0;
       end
     end
   end
