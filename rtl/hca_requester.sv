@@ -323,19 +323,19 @@ module hca_requester #(
   );
 
   // ---------------------------------------------------------------- scheduler
-  logic [MAX_QP-1:0] cand;
+  // cand_base reads registers only, so Verilator evaluates it once per
+  // cycle and not again when the inputs (through r_claim) change.
+  logic [MAX_QP-1:0] cand_base, cand;
   always_comb begin
     for (int q = 0; q < MAX_QP; q++) begin
       logic expired;
       expired = !(now_q - deadline_q[q] >= 32'h8000_0000);
-      cand[q] = (qst_q[q] == Q_IDLE && sq_pending_i[q]) ||
-                (qst_q[q] == Q_RNR_WAIT && (expired || qp_error_i[q])) ||
-                (qst_q[q] == Q_INFLIGHT && qp_error_i[q] && !evt_wait_q[q]);
-      if (r_claim && look_qpn == QW'(q)) begin
-        cand[q] = 1'b0;
-      end
+      cand_base[q] = (qst_q[q] == Q_IDLE && sq_pending_i[q]) ||
+                     (qst_q[q] == Q_RNR_WAIT && (expired || qp_error_i[q])) ||
+                     (qst_q[q] == Q_INFLIGHT && qp_error_i[q] && !evt_wait_q[q]);
     end
   end
+  assign cand = cand_base & ~(MAX_QP'(r_claim) << look_qpn);
 
   logic              unused_sched;
   logic [MAX_QP-1:0] sched_grant;   // the pick's handshake: the same as sched_ready
