@@ -350,12 +350,62 @@ module hca_ctx #(
   assign qpc_wr_o     = do_wqpc && new_reset;
   assign qpc_wr_qpn_o = cmd_idx;
 
-  always_comb begin
-    for (int i = 0; i < MAX_QP; i++) begin
-      sq_pending_o[i] = sq_pi_q[i] != sq_ci_q[i] && state_q[i] != `HCA_QP_STATE_RESET;
-      qp_error_o[i]   = state_q[i] == `HCA_QP_STATE_ERROR;
+  // sq_pending_o and qp_error_o are flops, not a sweep of the table: each
+  // QP an update touches this cycle gets them from its next state (the
+  // updates above, applied in the same order), so they always equal
+  // {sq_pi != sq_ci && state != RESET, state == ERROR} of every QP.
+  logic [MAX_QP-1:0] pend_q, err_q;
+
+  function automatic logic [1:0] next_flags(input logic [QW-1:0] i);   // {pending, error}
+    logic [15:0] pi, ci;
+    logic [1:0]  st;
+    pi = sq_pi_q[i];
+    ci = sq_ci_q[i];
+    st = state_q[i];
+    if (db_sq && db_q == i) begin
+      pi = db_idx;
+    end
+    if (sq_inc_ok && sq_inc_q == i) begin
+      ci = ci + 16'd1;
+    end
+    if (((rq_err_ok && rq_err_q == i) || (rs_err_ok && rs_err_q == i)) && st == `HCA_QP_STATE_RTS) begin
+      st = `HCA_QP_STATE_ERROR;
+    end
+    if (do_wqpc && cmd_q == i) begin
+      st = new_state;
+      if (new_reset) begin
+        pi = '0;
+        ci = '0;
+      end
+    end
+    next_flags = {pi != ci && st != `HCA_QP_STATE_RESET, st == `HCA_QP_STATE_ERROR};
+  endfunction
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      pend_q <= '0;
+      err_q  <= '0;
+    end else begin
+      if (db_sq) begin
+        {pend_q[db_q], err_q[db_q]} <= next_flags(db_q);
+      end
+      if (sq_inc_ok) begin
+        {pend_q[sq_inc_q], err_q[sq_inc_q]} <= next_flags(sq_inc_q);
+      end
+      if (rq_err_ok) begin
+        {pend_q[rq_err_q], err_q[rq_err_q]} <= next_flags(rq_err_q);
+      end
+      if (rs_err_ok) begin
+        {pend_q[rs_err_q], err_q[rs_err_q]} <= next_flags(rs_err_q);
+      end
+      if (do_wqpc) begin
+        {pend_q[cmd_q], err_q[cmd_q]} <= next_flags(cmd_q);
+      end
     end
   end
+
+  assign sq_pending_o = pend_q;
+  assign qp_error_o   = err_q;
 
   // ---------------------------------------------------------------- CQ table
   always_ff @(posedge clk_i) begin

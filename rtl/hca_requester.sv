@@ -146,6 +146,10 @@ module hca_requester #(
   } qst_e;
 
   qst_e         qst_q [MAX_QP];
+  // qst_q == Q_IDLE, Q_INFLIGHT, Q_RNR_WAIT as bit vectors (the scheduler's
+  // candidates), written wherever qst_q is: {idle, inflight, rnr}.
+  logic [MAX_QP-1:0] idle_v_q, infl_v_q, rnr_v_q;
+  localparam logic [2:0] V_IDLE = 3'b100, V_INFL = 3'b010, V_RNR = 3'b001, V_OTHER = 3'b000;
   logic [2:0]   rnr_cnt_q [MAX_QP];
   logic [31:0]  deadline_q [MAX_QP];
   logic [PARK_W-1:0] park_q [MAX_QP];
@@ -323,19 +327,23 @@ module hca_requester #(
   );
 
   // ---------------------------------------------------------------- scheduler
-  // cand_base reads registers only, so Verilator evaluates it once per
-  // cycle and not again when the inputs (through r_claim) change.
-  logic [MAX_QP-1:0] cand_base, cand;
+  // The candidates as vector operations over per-state bit vectors (kept
+  // beside qst_q), not a loop over the QPs; only the RNR deadlines are
+  // compared per QP, and only while some QP waits on one. cand_base reads
+  // registers only, so Verilator evaluates it once per cycle and not again
+  // when the inputs (through r_claim) change.
+  logic [MAX_QP-1:0] expired, cand_base, cand;
   always_comb begin
-    for (int q = 0; q < MAX_QP; q++) begin
-      logic expired;
-      expired = !(now_q - deadline_q[q] >= 32'h8000_0000);
-      cand_base[q] = (qst_q[q] == Q_IDLE && sq_pending_i[q]) ||
-                     (qst_q[q] == Q_RNR_WAIT && (expired || qp_error_i[q])) ||
-                     (qst_q[q] == Q_INFLIGHT && qp_error_i[q] && !evt_wait_q[q]);
+    expired = '0;
+    if (rnr_v_q != '0) begin
+      for (int q = 0; q < MAX_QP; q++) begin
+        expired[q] = !(now_q - deadline_q[q] >= 32'h8000_0000);
+      end
     end
   end
-  assign cand = cand_base & ~(MAX_QP'(r_claim) << look_qpn);
+  assign cand_base = (idle_v_q & sq_pending_i) | (rnr_v_q & (expired | qp_error_i)) |
+                     (infl_v_q & qp_error_i & ~evt_wait_q);
+  assign cand      = cand_base & ~(MAX_QP'(r_claim) << look_qpn);
 
   logic              unused_sched;
   logic [MAX_QP-1:0] sched_grant;   // the pick's handshake: the same as sched_ready
@@ -365,6 +373,9 @@ module hca_requester #(
       nak_q <= '0;
       evt_wait_q <= '0;
       done_q     <= '0;
+      idle_v_q   <= '1;
+      infl_v_q   <= '0;
+      rnr_v_q    <= '0;
       for (int q = 0; q < MAX_QP; q++) begin
         qst_q[q]     <= Q_IDLE;
         rnr_cnt_q[q] <= '0;
@@ -378,6 +389,7 @@ module hca_requester #(
       // QP wins): no per-QP loop in the per-cycle logic.
       if (sched_valid && sched_ready) begin
         qst_q[sched_qpn] <= Q_ACTIVE;
+        {idle_v_q[sched_qpn], infl_v_q[sched_qpn], rnr_v_q[sched_qpn]} <= V_OTHER;
         nak_q[sched_qpn] <= 1'b0;
       end
       if (r_nak_save) begin
@@ -386,14 +398,17 @@ module hca_requester #(
       if (s_rel_valid) begin
         if (s_rel_inflight) begin
           qst_q[s_qpn]      <= Q_INFLIGHT;
+          {idle_v_q[s_qpn], infl_v_q[s_qpn], rnr_v_q[s_qpn]} <= V_INFL;
           evt_wait_q[s_qpn] <= s_rel_evt;
         end else begin
           qst_q[s_qpn]     <= Q_IDLE;
+          {idle_v_q[s_qpn], infl_v_q[s_qpn], rnr_v_q[s_qpn]} <= V_IDLE;
           rnr_cnt_q[s_qpn] <= '0;
         end
       end
       if (r_claim) begin
         qst_q[look_qpn]      <= Q_RESP;
+        {idle_v_q[look_qpn], infl_v_q[look_qpn], rnr_v_q[look_qpn]} <= V_OTHER;
         evt_wait_q[look_qpn] <= 1'b0;
       end
       if (done_mine) begin
@@ -404,17 +419,23 @@ module hca_requester #(
       end
       if (r_rel_valid) begin
         case (r_rel_kind)
-          REL_INFLIGHT: qst_q[look_qpn] <= Q_INFLIGHT;
+          REL_INFLIGHT: begin
+            qst_q[look_qpn] <= Q_INFLIGHT;
+            {idle_v_q[look_qpn], infl_v_q[look_qpn], rnr_v_q[look_qpn]} <= V_INFL;
+          end
           REL_EVT: begin
             qst_q[look_qpn]      <= Q_INFLIGHT;
+            {idle_v_q[look_qpn], infl_v_q[look_qpn], rnr_v_q[look_qpn]} <= V_INFL;
             evt_wait_q[look_qpn] <= 1'b1;
           end
           REL_RNR: begin
             qst_q[look_qpn]     <= Q_RNR_WAIT;
+            {idle_v_q[look_qpn], infl_v_q[look_qpn], rnr_v_q[look_qpn]} <= V_RNR;
             rnr_cnt_q[look_qpn] <= look_rnr_cnt + 3'd1;
           end
           default: begin
             qst_q[look_qpn]     <= Q_IDLE;
+            {idle_v_q[look_qpn], infl_v_q[look_qpn], rnr_v_q[look_qpn]} <= V_IDLE;
             rnr_cnt_q[look_qpn] <= '0;
           end
         endcase
@@ -424,6 +445,7 @@ module hca_requester #(
       if (qpc_wr_i && {1'b0, qpc_wr_qpn_i} < 17'(MAX_QP) &&
           qst_q[wr_qpn] != Q_ACTIVE && qst_q[wr_qpn] != Q_RESP) begin
         qst_q[wr_qpn]      <= Q_IDLE;
+        {idle_v_q[wr_qpn], infl_v_q[wr_qpn], rnr_v_q[wr_qpn]} <= V_IDLE;
         rnr_cnt_q[wr_qpn]  <= '0;
         nak_q[wr_qpn]      <= 1'b0;
         evt_wait_q[wr_qpn] <= 1'b0;
@@ -452,10 +474,12 @@ module hca_requester #(
   always_comb begin
     done_any = 1'b0;
     done_qpn = '0;
-    for (int q = MAX_QP - 1; q >= 0; q--) begin
-      if (done_q[q]) begin
-        done_any = 1'b1;
-        done_qpn = QW'(q);
+    if (done_q != '0) begin
+      for (int q = MAX_QP - 1; q >= 0; q--) begin
+        if (done_q[q]) begin
+          done_any = 1'b1;
+          done_qpn = QW'(q);
+        end
       end
     end
   end
