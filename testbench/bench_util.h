@@ -1,5 +1,6 @@
-/* bench_util.h — what every `make bench` program needs: a wall clock for
- * simulated-cycles-per-second figures and one way to report a failed step;
+/* bench_util.h — what every `make bench` program needs: a wall clock and a
+ * CPU clock for simulated-cycles-per-second figures and one way to report a
+ * failed step;
  * for the device benches (hcadrv.h included first), the device's bring-up
  * and teardown. */
 #ifndef BENCH_UTIL_H
@@ -15,6 +16,15 @@ static inline double bench_now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/** CPU seconds this process used: simulation speed on a shared machine,
+ *  where wall time also counts the other processes' turns. */
+static inline double bench_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
