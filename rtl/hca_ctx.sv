@@ -147,7 +147,7 @@ module hca_ctx #(
   logic                 ovf_q [MAX_CQ];
   // cq_valid is kept apart from the stored context so that reset can clear
   // it in every entry (the rest of the context is data).
-  logic [MAX_CQ-1:0]    cq_valid_q;
+  logic [MAX_CQ-1:0]    cq_valid_q, cq_valid_d;
 
   logic [32*WORDS-1:0]  stage_q;
   logic                 rvalid_q;
@@ -381,26 +381,36 @@ module hca_ctx #(
     next_flags = {pi != ci && st != `HCA_QP_STATE_RESET, st == `HCA_QP_STATE_ERROR};
   endfunction
 
+  // (Next values in a comb block: Yosys refuses a variable bit index under
+  // an async reset.)
+  logic [MAX_QP-1:0] pend_d, err_d;
+  always_comb begin
+    pend_d = pend_q;
+    err_d  = err_q;
+    if (db_sq) begin
+      {pend_d[db_q], err_d[db_q]} = next_flags(db_q);
+    end
+    if (sq_inc_ok) begin
+      {pend_d[sq_inc_q], err_d[sq_inc_q]} = next_flags(sq_inc_q);
+    end
+    if (rq_err_ok) begin
+      {pend_d[rq_err_q], err_d[rq_err_q]} = next_flags(rq_err_q);
+    end
+    if (rs_err_ok) begin
+      {pend_d[rs_err_q], err_d[rs_err_q]} = next_flags(rs_err_q);
+    end
+    if (do_wqpc) begin
+      {pend_d[cmd_q], err_d[cmd_q]} = next_flags(cmd_q);
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       pend_q <= '0;
       err_q  <= '0;
     end else begin
-      if (db_sq) begin
-        {pend_q[db_q], err_q[db_q]} <= next_flags(db_q);
-      end
-      if (sq_inc_ok) begin
-        {pend_q[sq_inc_q], err_q[sq_inc_q]} <= next_flags(sq_inc_q);
-      end
-      if (rq_err_ok) begin
-        {pend_q[rq_err_q], err_q[rq_err_q]} <= next_flags(rq_err_q);
-      end
-      if (rs_err_ok) begin
-        {pend_q[rs_err_q], err_q[rs_err_q]} <= next_flags(rs_err_q);
-      end
-      if (do_wqpc) begin
-        {pend_q[cmd_q], err_q[cmd_q]} <= next_flags(cmd_q);
-      end
+      pend_q <= pend_d;
+      err_q  <= err_d;
     end
   end
 
@@ -437,8 +447,15 @@ module hca_ctx #(
         cq_pi_q[cmd_c]    <= '0;
         cq_ci_q[cmd_c]    <= '0;
         ovf_q[cmd_c]      <= 1'b0;
-        cq_valid_q[cmd_c] <= `HCA_CQ_CTX_CQ_VALID(stage_q);
       end
+      cq_valid_q <= cq_valid_d;
+    end
+  end
+
+  always_comb begin
+    cq_valid_d = cq_valid_q;
+    if (do_wcqc) begin
+      cq_valid_d[cmd_c] = `HCA_CQ_CTX_CQ_VALID(stage_q);
     end
   end
 

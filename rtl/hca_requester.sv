@@ -366,11 +366,75 @@ module hca_requester #(
   logic [QW-1:0] wr_qpn;
   assign wr_qpn = qpc_wr_qpn_i[QW-1:0];
 
+  // The events that move a QP, each naming one QP: applied by index, in
+  // the order of precedence (a later one for the same QP wins), with no
+  // per-QP loop in the per-cycle logic. The bit vectors' next values are
+  // computed here (Yosys refuses a variable bit index under an async reset);
+  // qst_q and rnr_cnt_q are written below with the same precedence.
+  logic              ev_sched, wr_ok;
+  logic [MAX_QP-1:0] nak_d, evt_wait_d, done_d, idle_v_d, infl_v_d, rnr_v_d;
+  assign ev_sched = sched_valid && sched_ready;
+  assign wr_ok    = qpc_wr_i && {1'b0, qpc_wr_qpn_i} < 17'(MAX_QP) &&
+                    qst_q[wr_qpn] != Q_ACTIVE && qst_q[wr_qpn] != Q_RESP;
+
+  always_comb begin
+    nak_d      = nak_q;
+    evt_wait_d = evt_wait_q;
+    done_d     = done_q;
+    idle_v_d   = idle_v_q;
+    infl_v_d   = infl_v_q;
+    rnr_v_d    = rnr_v_q;
+    if (ev_sched) begin
+      {idle_v_d[sched_qpn], infl_v_d[sched_qpn], rnr_v_d[sched_qpn]} = V_OTHER;
+      nak_d[sched_qpn] = 1'b0;
+    end
+    if (r_nak_save) begin
+      nak_d[look_qpn] = 1'b1;
+    end
+    if (s_rel_valid) begin
+      if (s_rel_inflight) begin
+        {idle_v_d[s_qpn], infl_v_d[s_qpn], rnr_v_d[s_qpn]} = V_INFL;
+        evt_wait_d[s_qpn] = s_rel_evt;
+      end else begin
+        {idle_v_d[s_qpn], infl_v_d[s_qpn], rnr_v_d[s_qpn]} = V_IDLE;
+      end
+    end
+    if (r_claim) begin
+      {idle_v_d[look_qpn], infl_v_d[look_qpn], rnr_v_d[look_qpn]} = V_OTHER;
+      evt_wait_d[look_qpn] = 1'b0;
+    end
+    if (done_mine) begin
+      done_d[done_tag_qpn] = 1'b1;
+    end
+    if (r_done_take) begin
+      done_d[done_qpn] = 1'b0;
+    end
+    if (r_rel_valid) begin
+      case (r_rel_kind)
+        REL_INFLIGHT: {idle_v_d[look_qpn], infl_v_d[look_qpn], rnr_v_d[look_qpn]} = V_INFL;
+        REL_EVT: begin
+          {idle_v_d[look_qpn], infl_v_d[look_qpn], rnr_v_d[look_qpn]} = V_INFL;
+          evt_wait_d[look_qpn] = 1'b1;
+        end
+        REL_RNR: {idle_v_d[look_qpn], infl_v_d[look_qpn], rnr_v_d[look_qpn]} = V_RNR;
+        default: {idle_v_d[look_qpn], infl_v_d[look_qpn], rnr_v_d[look_qpn]} = V_IDLE;
+      endcase
+    end
+    // The firmware reset or reconnected the QP: forget what was in flight
+    // (an engine that owns it finishes first and releases it).
+    if (wr_ok) begin
+      {idle_v_d[wr_qpn], infl_v_d[wr_qpn], rnr_v_d[wr_qpn]} = V_IDLE;
+      nak_d[wr_qpn]      = 1'b0;
+      evt_wait_d[wr_qpn] = 1'b0;
+      done_d[wr_qpn]     = 1'b0;
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      s_qpn <= '0;
-      now_q <= '0;
-      nak_q <= '0;
+      s_qpn      <= '0;
+      now_q      <= '0;
+      nak_q      <= '0;
       evt_wait_q <= '0;
       done_q     <= '0;
       idle_v_q   <= '1;
@@ -381,75 +445,44 @@ module hca_requester #(
         rnr_cnt_q[q] <= '0;
       end
     end else begin
-      now_q <= now_q + 32'd1;
-      if (sched_valid && sched_ready) begin
-        s_qpn <= sched_qpn;
-      end
-      // By index, in the order of precedence (a later write to the same
-      // QP wins): no per-QP loop in the per-cycle logic.
-      if (sched_valid && sched_ready) begin
+      now_q      <= now_q + 32'd1;
+      nak_q      <= nak_d;
+      evt_wait_q <= evt_wait_d;
+      done_q     <= done_d;
+      idle_v_q   <= idle_v_d;
+      infl_v_q   <= infl_v_d;
+      rnr_v_q    <= rnr_v_d;
+      if (ev_sched) begin
+        s_qpn            <= sched_qpn;
         qst_q[sched_qpn] <= Q_ACTIVE;
-        {idle_v_q[sched_qpn], infl_v_q[sched_qpn], rnr_v_q[sched_qpn]} <= V_OTHER;
-        nak_q[sched_qpn] <= 1'b0;
-      end
-      if (r_nak_save) begin
-        nak_q[look_qpn] <= 1'b1;
       end
       if (s_rel_valid) begin
         if (s_rel_inflight) begin
-          qst_q[s_qpn]      <= Q_INFLIGHT;
-          {idle_v_q[s_qpn], infl_v_q[s_qpn], rnr_v_q[s_qpn]} <= V_INFL;
-          evt_wait_q[s_qpn] <= s_rel_evt;
+          qst_q[s_qpn] <= Q_INFLIGHT;
         end else begin
           qst_q[s_qpn]     <= Q_IDLE;
-          {idle_v_q[s_qpn], infl_v_q[s_qpn], rnr_v_q[s_qpn]} <= V_IDLE;
           rnr_cnt_q[s_qpn] <= '0;
         end
       end
       if (r_claim) begin
-        qst_q[look_qpn]      <= Q_RESP;
-        {idle_v_q[look_qpn], infl_v_q[look_qpn], rnr_v_q[look_qpn]} <= V_OTHER;
-        evt_wait_q[look_qpn] <= 1'b0;
-      end
-      if (done_mine) begin
-        done_q[done_tag_qpn] <= 1'b1;
-      end
-      if (r_done_take) begin
-        done_q[done_qpn] <= 1'b0;
+        qst_q[look_qpn] <= Q_RESP;
       end
       if (r_rel_valid) begin
         case (r_rel_kind)
-          REL_INFLIGHT: begin
-            qst_q[look_qpn] <= Q_INFLIGHT;
-            {idle_v_q[look_qpn], infl_v_q[look_qpn], rnr_v_q[look_qpn]} <= V_INFL;
-          end
-          REL_EVT: begin
-            qst_q[look_qpn]      <= Q_INFLIGHT;
-            {idle_v_q[look_qpn], infl_v_q[look_qpn], rnr_v_q[look_qpn]} <= V_INFL;
-            evt_wait_q[look_qpn] <= 1'b1;
-          end
+          REL_INFLIGHT, REL_EVT: qst_q[look_qpn] <= Q_INFLIGHT;
           REL_RNR: begin
             qst_q[look_qpn]     <= Q_RNR_WAIT;
-            {idle_v_q[look_qpn], infl_v_q[look_qpn], rnr_v_q[look_qpn]} <= V_RNR;
             rnr_cnt_q[look_qpn] <= look_rnr_cnt + 3'd1;
           end
           default: begin
             qst_q[look_qpn]     <= Q_IDLE;
-            {idle_v_q[look_qpn], infl_v_q[look_qpn], rnr_v_q[look_qpn]} <= V_IDLE;
             rnr_cnt_q[look_qpn] <= '0;
           end
         endcase
       end
-      // The firmware reset or reconnected the QP: forget what was in
-      // flight (an engine that owns it finishes first and releases it).
-      if (qpc_wr_i && {1'b0, qpc_wr_qpn_i} < 17'(MAX_QP) &&
-          qst_q[wr_qpn] != Q_ACTIVE && qst_q[wr_qpn] != Q_RESP) begin
-        qst_q[wr_qpn]      <= Q_IDLE;
-        {idle_v_q[wr_qpn], infl_v_q[wr_qpn], rnr_v_q[wr_qpn]} <= V_IDLE;
-        rnr_cnt_q[wr_qpn]  <= '0;
-        nak_q[wr_qpn]      <= 1'b0;
-        evt_wait_q[wr_qpn] <= 1'b0;
-        done_q[wr_qpn]     <= 1'b0;
+      if (wr_ok) begin
+        qst_q[wr_qpn]     <= Q_IDLE;
+        rnr_cnt_q[wr_qpn] <= '0;
       end
     end
   end
