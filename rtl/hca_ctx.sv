@@ -452,10 +452,14 @@ module hca_ctx #(
     end
   end
 
+  // (The staged bit as a wire: Icarus cannot take a constant select of
+  // stage_q in an always_comb.)
+  logic stage_cq_valid;
+  assign stage_cq_valid = `HCA_CQ_CTX_CQ_VALID(stage_q);
   always_comb begin
     cq_valid_d = cq_valid_q;
     if (do_wcqc) begin
-      cq_valid_d[cmd_c] = `HCA_CQ_CTX_CQ_VALID(stage_q);
+      cq_valid_d[cmd_c] = stage_cq_valid;
     end
   end
 
