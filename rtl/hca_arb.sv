@@ -43,28 +43,30 @@ module hca_arb #(
   logic [IDW-1:0] pick;
   logic           found;
 
-  // First valid input after `last`, wrapping around: {found, index}.
-  function automatic logic [IDW:0] first_after(input logic [N-1:0] valid, input logic [IDW-1:0] last);
-    logic [IDW:0] idx;
-    logic [IDW:0] res;
-    res = '0;
-    for (int k = N; k >= 1; k--) begin
-      idx = {1'b0, last} + (IDW + 1)'(k);
-      if (idx >= (IDW + 1)'(N)) begin
-        idx = idx - (IDW + 1)'(N);
-      end
-      if (valid[idx[IDW-1:0]]) begin
-        res = {1'b1, idx[IDW-1:0]};
-      end
+  // First valid input after `last`, wrapping around, without a loop over
+  // the inputs (Verilator evaluates this every cycle; the scheduler's
+  // arbiter has one input per QP): the lowest valid input above `last` if
+  // any, else the lowest valid one; the lowest set bit isolated as x & -x
+  // and encoded by OR-reducing it under one constant mask per index bit.
+  function automatic logic [N-1:0] index_bit_mask(input int b);
+    logic [N-1:0] m;
+    for (int i = 0; i < N; i++) begin
+      m[i] = ((i >> b) & 1) != 0;
     end
-    first_after = res;
+    index_bit_mask = m;
   endfunction
 
-  // A continuous assignment: Icarus cannot infer an always_comb's
-  // sensitivity through the function's part selects.
+  logic [N-1:0]   above, sel, lowest;
   logic [IDW-1:0] pick_rr;
   logic           found_rr;
-  assign {found_rr, pick_rr} = first_after(in_valid_i, last_q);
+  // Inputs above last_q: ones shifted past it (last_q < N, so this fits).
+  assign above    = in_valid_i & ~((N'(2) << last_q) - N'(1));
+  assign sel      = above != '0 ? above : in_valid_i;
+  assign lowest   = sel & (~sel + N'(1));
+  assign found_rr = in_valid_i != '0;
+  for (genvar b = 0; b < IDW; b++) begin : g_enc
+    assign pick_rr[b] = N > 1 && (lowest & index_bit_mask(b)) != '0;
+  end
   assign pick  = hold_q ? hold_id_q : pick_rr;
   assign found = hold_q || found_rr;
 

@@ -147,7 +147,7 @@ module hca_ctx #(
   logic                 ovf_q [MAX_CQ];
   // cq_valid is kept apart from the stored context so that reset can clear
   // it in every entry (the rest of the context is data).
-  logic [MAX_CQ-1:0]    cq_valid_q;
+  logic [MAX_CQ-1:0]    cq_valid_q, cq_valid_d;
 
   logic [32*WORDS-1:0]  stage_q;
   logic                 rvalid_q;
@@ -298,6 +298,15 @@ module hca_ctx #(
     end
   end
 
+  // Updates by index (no per-entry loop in the per-cycle logic); written in
+  // the order of precedence: a later write to the same entry wins.
+  logic          rs_inc_ok, rs_err_ok;
+  logic [QW-1:0] rs_q, rs_err_q;
+  assign rs_inc_ok = rs_rq_ci_inc_i && 32'(rs_qpn_i) < MAX_QP;
+  assign rs_err_ok = rs_err_valid_i && 32'(rs_err_qpn_i) < MAX_QP;
+  assign rs_q      = QW'(rs_qpn_i);
+  assign rs_err_q  = QW'(rs_err_qpn_i);
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       for (int i = 0; i < MAX_QP; i++) begin
@@ -308,32 +317,31 @@ module hca_ctx #(
         rq_ci_q[i] <= '0;
       end
     end else begin
-      for (int i = 0; i < MAX_QP; i++) begin
-        if (db_sq && db_q == QW'(i)) begin
-          sq_pi_q[i] <= db_idx;
-        end
-        if (db_rq && db_q == QW'(i)) begin
-          rq_pi_q[i] <= db_idx;
-        end
-        if (sq_inc_ok && sq_inc_q == QW'(i)) begin
-          sq_ci_q[i] <= sq_ci_q[i] + 16'd1;
-        end
-        if (rs_rq_ci_inc_i && rs_qpn_i == 6'(i)) begin
-          rq_ci_q[i] <= rq_ci_q[i] + 16'd1;
-        end
-        if (((rq_err_ok && rq_err_q == QW'(i)) ||
-             (rs_err_valid_i && rs_err_qpn_i == 6'(i))) &&
-            state_q[i] == `HCA_QP_STATE_RTS) begin
-          state_q[i] <= `HCA_QP_STATE_ERROR;
-        end
-        if (do_wqpc && cmd_q == QW'(i)) begin
-          state_q[i] <= new_state;
-          if (new_reset) begin
-            sq_pi_q[i] <= '0;
-            sq_ci_q[i] <= '0;
-            rq_pi_q[i] <= '0;
-            rq_ci_q[i] <= '0;
-          end
+      if (db_sq) begin
+        sq_pi_q[db_q] <= db_idx;
+      end
+      if (db_rq) begin
+        rq_pi_q[db_q] <= db_idx;
+      end
+      if (sq_inc_ok) begin
+        sq_ci_q[sq_inc_q] <= sq_ci_q[sq_inc_q] + 16'd1;
+      end
+      if (rs_inc_ok) begin
+        rq_ci_q[rs_q] <= rq_ci_q[rs_q] + 16'd1;
+      end
+      if (rq_err_ok && state_q[rq_err_q] == `HCA_QP_STATE_RTS) begin
+        state_q[rq_err_q] <= `HCA_QP_STATE_ERROR;
+      end
+      if (rs_err_ok && state_q[rs_err_q] == `HCA_QP_STATE_RTS) begin
+        state_q[rs_err_q] <= `HCA_QP_STATE_ERROR;
+      end
+      if (do_wqpc) begin
+        state_q[cmd_q] <= new_state;
+        if (new_reset) begin
+          sq_pi_q[cmd_q] <= '0;
+          sq_ci_q[cmd_q] <= '0;
+          rq_pi_q[cmd_q] <= '0;
+          rq_ci_q[cmd_q] <= '0;
         end
       end
     end
@@ -342,12 +350,72 @@ module hca_ctx #(
   assign qpc_wr_o     = do_wqpc && new_reset;
   assign qpc_wr_qpn_o = cmd_idx;
 
+  // sq_pending_o and qp_error_o are flops, not a sweep of the table: each
+  // QP an update touches this cycle gets them from its next state (the
+  // updates above, applied in the same order), so they always equal
+  // {sq_pi != sq_ci && state != RESET, state == ERROR} of every QP.
+  logic [MAX_QP-1:0] pend_q, err_q;
+
+  function automatic logic [1:0] next_flags(input logic [QW-1:0] i);   // {pending, error}
+    logic [15:0] pi, ci;
+    logic [1:0]  st;
+    pi = sq_pi_q[i];
+    ci = sq_ci_q[i];
+    st = state_q[i];
+    if (db_sq && db_q == i) begin
+      pi = db_idx;
+    end
+    if (sq_inc_ok && sq_inc_q == i) begin
+      ci = ci + 16'd1;
+    end
+    if (((rq_err_ok && rq_err_q == i) || (rs_err_ok && rs_err_q == i)) && st == `HCA_QP_STATE_RTS) begin
+      st = `HCA_QP_STATE_ERROR;
+    end
+    if (do_wqpc && cmd_q == i) begin
+      st = new_state;
+      if (new_reset) begin
+        pi = '0;
+        ci = '0;
+      end
+    end
+    next_flags = {pi != ci && st != `HCA_QP_STATE_RESET, st == `HCA_QP_STATE_ERROR};
+  endfunction
+
+  // (Next values in a comb block: Yosys refuses a variable bit index under
+  // an async reset.)
+  logic [MAX_QP-1:0] pend_d, err_d;
   always_comb begin
-    for (int i = 0; i < MAX_QP; i++) begin
-      sq_pending_o[i] = sq_pi_q[i] != sq_ci_q[i] && state_q[i] != `HCA_QP_STATE_RESET;
-      qp_error_o[i]   = state_q[i] == `HCA_QP_STATE_ERROR;
+    pend_d = pend_q;
+    err_d  = err_q;
+    if (db_sq) begin
+      {pend_d[db_q], err_d[db_q]} = next_flags(db_q);
+    end
+    if (sq_inc_ok) begin
+      {pend_d[sq_inc_q], err_d[sq_inc_q]} = next_flags(sq_inc_q);
+    end
+    if (rq_err_ok) begin
+      {pend_d[rq_err_q], err_d[rq_err_q]} = next_flags(rq_err_q);
+    end
+    if (rs_err_ok) begin
+      {pend_d[rs_err_q], err_d[rs_err_q]} = next_flags(rs_err_q);
+    end
+    if (do_wqpc) begin
+      {pend_d[cmd_q], err_d[cmd_q]} = next_flags(cmd_q);
     end
   end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      pend_q <= '0;
+      err_q  <= '0;
+    end else begin
+      pend_q <= pend_d;
+      err_q  <= err_d;
+    end
+  end
+
+  assign sq_pending_o = pend_q;
+  assign qp_error_o   = err_q;
 
   // ---------------------------------------------------------------- CQ table
   always_ff @(posedge clk_i) begin
@@ -366,23 +434,32 @@ module hca_ctx #(
       end
       cq_valid_q <= '0;
     end else begin
-      for (int i = 0; i < MAX_CQ; i++) begin
-        if (db_cq && db_c == CW'(i)) begin
-          cq_ci_q[i] <= db_idx;
-        end
-        if (cq_pi_inc_i && cq_inrange_q && cq_idx_q == CW'(i)) begin
-          cq_pi_q[i] <= cq_pi_q[i] + 16'd1;
-        end
-        if (cq_ovf_set_i && cq_inrange_q && cq_idx_q == CW'(i)) begin
-          ovf_q[i] <= 1'b1;
-        end
-        if (do_wcqc && cmd_c == CW'(i)) begin
-          cq_pi_q[i]    <= '0;
-          cq_ci_q[i]    <= '0;
-          ovf_q[i]      <= 1'b0;
-          cq_valid_q[i] <= `HCA_CQ_CTX_CQ_VALID(stage_q);
-        end
+      if (db_cq) begin
+        cq_ci_q[db_c] <= db_idx;
       end
+      if (cq_pi_inc_i && cq_inrange_q) begin
+        cq_pi_q[cq_idx_q] <= cq_pi_q[cq_idx_q] + 16'd1;
+      end
+      if (cq_ovf_set_i && cq_inrange_q) begin
+        ovf_q[cq_idx_q] <= 1'b1;
+      end
+      if (do_wcqc) begin
+        cq_pi_q[cmd_c]    <= '0;
+        cq_ci_q[cmd_c]    <= '0;
+        ovf_q[cmd_c]      <= 1'b0;
+      end
+      cq_valid_q <= cq_valid_d;
+    end
+  end
+
+  // (The staged bit as a wire: Icarus cannot take a constant select of
+  // stage_q in an always_comb.)
+  logic stage_cq_valid;
+  assign stage_cq_valid = `HCA_CQ_CTX_CQ_VALID(stage_q);
+  always_comb begin
+    cq_valid_d = cq_valid_q;
+    if (do_wcqc) begin
+      cq_valid_d[cmd_c] = stage_cq_valid;
     end
   end
 

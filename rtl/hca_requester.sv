@@ -146,6 +146,10 @@ module hca_requester #(
   } qst_e;
 
   qst_e         qst_q [MAX_QP];
+  // qst_q == Q_IDLE, Q_INFLIGHT, Q_RNR_WAIT as bit vectors (the scheduler's
+  // candidates), written wherever qst_q is: {idle, inflight, rnr}.
+  logic [MAX_QP-1:0] idle_v_q, infl_v_q, rnr_v_q;
+  localparam logic [2:0] V_IDLE = 3'b100, V_INFL = 3'b010, V_RNR = 3'b001, V_OTHER = 3'b000;
   logic [2:0]   rnr_cnt_q [MAX_QP];
   logic [31:0]  deadline_q [MAX_QP];
   logic [PARK_W-1:0] park_q [MAX_QP];
@@ -323,19 +327,23 @@ module hca_requester #(
   );
 
   // ---------------------------------------------------------------- scheduler
-  logic [MAX_QP-1:0] cand;
+  // The candidates as vector operations over per-state bit vectors (kept
+  // beside qst_q), not a loop over the QPs; only the RNR deadlines are
+  // compared per QP, and only while some QP waits on one. cand_base reads
+  // registers only, so Verilator evaluates it once per cycle and not again
+  // when the inputs (through r_claim) change.
+  logic [MAX_QP-1:0] expired, cand_base, cand;
   always_comb begin
-    for (int q = 0; q < MAX_QP; q++) begin
-      logic expired;
-      expired = !(now_q - deadline_q[q] >= 32'h8000_0000);
-      cand[q] = (qst_q[q] == Q_IDLE && sq_pending_i[q]) ||
-                (qst_q[q] == Q_RNR_WAIT && (expired || qp_error_i[q])) ||
-                (qst_q[q] == Q_INFLIGHT && qp_error_i[q] && !evt_wait_q[q]);
-      if (r_claim && look_qpn == QW'(q)) begin
-        cand[q] = 1'b0;
+    expired = '0;
+    if (rnr_v_q != '0) begin
+      for (int q = 0; q < MAX_QP; q++) begin
+        expired[q] = !(now_q - deadline_q[q] >= 32'h8000_0000);
       end
     end
   end
+  assign cand_base = (idle_v_q & sq_pending_i) | (rnr_v_q & (expired | qp_error_i)) |
+                     (infl_v_q & qp_error_i & ~evt_wait_q);
+  assign cand      = cand_base & ~(MAX_QP'(r_claim) << look_qpn);
 
   logic              unused_sched;
   logic [MAX_QP-1:0] sched_grant;   // the pick's handshake: the same as sched_ready
@@ -358,76 +366,123 @@ module hca_requester #(
   logic [QW-1:0] wr_qpn;
   assign wr_qpn = qpc_wr_qpn_i[QW-1:0];
 
+  // The events that move a QP, each naming one QP: applied by index, in
+  // the order of precedence (a later one for the same QP wins), with no
+  // per-QP loop in the per-cycle logic. The bit vectors' next values are
+  // computed here (Yosys refuses a variable bit index under an async reset);
+  // qst_q and rnr_cnt_q are written below with the same precedence.
+  logic              ev_sched, wr_ok;
+  logic [MAX_QP-1:0] nak_d, evt_wait_d, done_d, idle_v_d, infl_v_d, rnr_v_d;
+  assign ev_sched = sched_valid && sched_ready;
+  assign wr_ok    = qpc_wr_i && {1'b0, qpc_wr_qpn_i} < 17'(MAX_QP) &&
+                    qst_q[wr_qpn] != Q_ACTIVE && qst_q[wr_qpn] != Q_RESP;
+
+  always_comb begin
+    nak_d      = nak_q;
+    evt_wait_d = evt_wait_q;
+    done_d     = done_q;
+    idle_v_d   = idle_v_q;
+    infl_v_d   = infl_v_q;
+    rnr_v_d    = rnr_v_q;
+    if (ev_sched) begin
+      {idle_v_d[sched_qpn], infl_v_d[sched_qpn], rnr_v_d[sched_qpn]} = V_OTHER;
+      nak_d[sched_qpn] = 1'b0;
+    end
+    if (r_nak_save) begin
+      nak_d[look_qpn] = 1'b1;
+    end
+    if (s_rel_valid) begin
+      if (s_rel_inflight) begin
+        {idle_v_d[s_qpn], infl_v_d[s_qpn], rnr_v_d[s_qpn]} = V_INFL;
+        evt_wait_d[s_qpn] = s_rel_evt;
+      end else begin
+        {idle_v_d[s_qpn], infl_v_d[s_qpn], rnr_v_d[s_qpn]} = V_IDLE;
+      end
+    end
+    if (r_claim) begin
+      {idle_v_d[look_qpn], infl_v_d[look_qpn], rnr_v_d[look_qpn]} = V_OTHER;
+      evt_wait_d[look_qpn] = 1'b0;
+    end
+    if (done_mine) begin
+      done_d[done_tag_qpn] = 1'b1;
+    end
+    if (r_done_take) begin
+      done_d[done_qpn] = 1'b0;
+    end
+    if (r_rel_valid) begin
+      case (r_rel_kind)
+        REL_INFLIGHT: {idle_v_d[look_qpn], infl_v_d[look_qpn], rnr_v_d[look_qpn]} = V_INFL;
+        REL_EVT: begin
+          {idle_v_d[look_qpn], infl_v_d[look_qpn], rnr_v_d[look_qpn]} = V_INFL;
+          evt_wait_d[look_qpn] = 1'b1;
+        end
+        REL_RNR: {idle_v_d[look_qpn], infl_v_d[look_qpn], rnr_v_d[look_qpn]} = V_RNR;
+        default: {idle_v_d[look_qpn], infl_v_d[look_qpn], rnr_v_d[look_qpn]} = V_IDLE;
+      endcase
+    end
+    // The firmware reset or reconnected the QP: forget what was in flight
+    // (an engine that owns it finishes first and releases it).
+    if (wr_ok) begin
+      {idle_v_d[wr_qpn], infl_v_d[wr_qpn], rnr_v_d[wr_qpn]} = V_IDLE;
+      nak_d[wr_qpn]      = 1'b0;
+      evt_wait_d[wr_qpn] = 1'b0;
+      done_d[wr_qpn]     = 1'b0;
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      s_qpn <= '0;
-      now_q <= '0;
-      nak_q <= '0;
+      s_qpn      <= '0;
+      now_q      <= '0;
+      nak_q      <= '0;
       evt_wait_q <= '0;
       done_q     <= '0;
+      idle_v_q   <= '1;
+      infl_v_q   <= '0;
+      rnr_v_q    <= '0;
       for (int q = 0; q < MAX_QP; q++) begin
         qst_q[q]     <= Q_IDLE;
         rnr_cnt_q[q] <= '0;
       end
     end else begin
-      now_q <= now_q + 32'd1;
-      if (sched_valid && sched_ready) begin
-        s_qpn <= sched_qpn;
+      now_q      <= now_q + 32'd1;
+      nak_q      <= nak_d;
+      evt_wait_q <= evt_wait_d;
+      done_q     <= done_d;
+      idle_v_q   <= idle_v_d;
+      infl_v_q   <= infl_v_d;
+      rnr_v_q    <= rnr_v_d;
+      if (ev_sched) begin
+        s_qpn            <= sched_qpn;
+        qst_q[sched_qpn] <= Q_ACTIVE;
       end
-      for (int q = 0; q < MAX_QP; q++) begin
-        if (sched_valid && sched_ready && sched_qpn == QW'(q)) begin
-          qst_q[q] <= Q_ACTIVE;
-          nak_q[q] <= 1'b0;
+      if (s_rel_valid) begin
+        if (s_rel_inflight) begin
+          qst_q[s_qpn] <= Q_INFLIGHT;
+        end else begin
+          qst_q[s_qpn]     <= Q_IDLE;
+          rnr_cnt_q[s_qpn] <= '0;
         end
-        if (r_nak_save && look_qpn == QW'(q)) begin
-          nak_q[q] <= 1'b1;
-        end
-        if (s_rel_valid && s_qpn == QW'(q)) begin
-          if (s_rel_inflight) begin
-            qst_q[q]      <= Q_INFLIGHT;
-            evt_wait_q[q] <= s_rel_evt;
-          end else begin
-            qst_q[q]     <= Q_IDLE;
-            rnr_cnt_q[q] <= '0;
+      end
+      if (r_claim) begin
+        qst_q[look_qpn] <= Q_RESP;
+      end
+      if (r_rel_valid) begin
+        case (r_rel_kind)
+          REL_INFLIGHT, REL_EVT: qst_q[look_qpn] <= Q_INFLIGHT;
+          REL_RNR: begin
+            qst_q[look_qpn]     <= Q_RNR_WAIT;
+            rnr_cnt_q[look_qpn] <= look_rnr_cnt + 3'd1;
           end
-        end
-        if (r_claim && look_qpn == QW'(q)) begin
-          qst_q[q]      <= Q_RESP;
-          evt_wait_q[q] <= 1'b0;
-        end
-        if (done_mine && done_tag_qpn == QW'(q)) begin
-          done_q[q] <= 1'b1;
-        end
-        if (r_done_take && done_qpn == QW'(q)) begin
-          done_q[q] <= 1'b0;
-        end
-        if (r_rel_valid && look_qpn == QW'(q)) begin
-          case (r_rel_kind)
-            REL_INFLIGHT: qst_q[q] <= Q_INFLIGHT;
-            REL_EVT: begin
-              qst_q[q]      <= Q_INFLIGHT;
-              evt_wait_q[q] <= 1'b1;
-            end
-            REL_RNR: begin
-              qst_q[q]     <= Q_RNR_WAIT;
-              rnr_cnt_q[q] <= rnr_cnt_q[q] + 3'd1;
-            end
-            default: begin
-              qst_q[q]     <= Q_IDLE;
-              rnr_cnt_q[q] <= '0;
-            end
-          endcase
-        end
-        // The firmware reset or reconnected the QP: forget what was in
-        // flight (an engine that owns it finishes first and releases it).
-        if (qpc_wr_i && {1'b0, qpc_wr_qpn_i} < 17'(MAX_QP) && wr_qpn == QW'(q) &&
-            qst_q[q] != Q_ACTIVE && qst_q[q] != Q_RESP) begin
-          qst_q[q]      <= Q_IDLE;
-          rnr_cnt_q[q]  <= '0;
-          nak_q[q]      <= 1'b0;
-          evt_wait_q[q] <= 1'b0;
-          done_q[q]     <= 1'b0;
-        end
+          default: begin
+            qst_q[look_qpn]     <= Q_IDLE;
+            rnr_cnt_q[look_qpn] <= '0;
+          end
+        endcase
+      end
+      if (wr_ok) begin
+        qst_q[wr_qpn]     <= Q_IDLE;
+        rnr_cnt_q[wr_qpn] <= '0;
       end
     end
   end
@@ -452,10 +507,12 @@ module hca_requester #(
   always_comb begin
     done_any = 1'b0;
     done_qpn = '0;
-    for (int q = MAX_QP - 1; q >= 0; q--) begin
-      if (done_q[q]) begin
-        done_any = 1'b1;
-        done_qpn = QW'(q);
+    if (done_q != '0) begin
+      for (int q = MAX_QP - 1; q >= 0; q--) begin
+        if (done_q[q]) begin
+          done_any = 1'b1;
+          done_qpn = QW'(q);
+        end
       end
     end
   end

@@ -43,7 +43,12 @@ module xu_table #(
   localparam int ZERO_CHUNK = (DEPTH > 4096) ? 4096 : DEPTH;
 
   logic [WIDTH-1:0] mem_q [DEPTH];
+  // Not in the waves: a bit per entry (65536 in the MTT) would make every
+  // traced cycle compare the whole vector and every change write all of it
+  // (most of a traced run's time); a_rvalid_q/b_rvalid_q show what was read.
+  /* verilator tracing_off */
   logic [DEPTH-1:0] valid_q;
+  /* verilator tracing_on */
   logic [WIDTH-1:0] a_rdata_q, b_rdata_q;
   logic             a_rvalid_q, b_rvalid_q;
 

@@ -23,7 +23,8 @@ bench-xu: $(BIN)/bench_xu
 bench-dev: $(BIN)/bench_dev
 	$(BIN)/bench_dev
 bench-verbs: $(BIN)/bench_verbs
-	$(BIN)/bench_verbs
+	@mkdir -p $(BUILD)/bench
+	$(BIN)/bench_verbs $(BUILD)/bench/verbs_rtl.fst
 bench-mm: $(BIN)/bench_mm
 	$(BIN)/bench_mm
 bench-peer: $(BIN)/bench_peer

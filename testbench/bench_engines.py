@@ -3,7 +3,8 @@
 
 For every directed scenario both engines can run (demo + vectors/directed,
 without the `# engines: model` files): `hcasim run --engine rtl` and
-`--engine model` timed separately (simulated cycles per wall second each, and
+`--engine model` timed separately (simulated cycles per CPU second of the
+run each — the other processes of a shared machine do not change it — and
 their ratio), then `--engine both --json` for the latency error of every work
 request (post to CQE, model vs RTL). Prints the speed per corpus group and the
 error distribution (median, p95, max, with the worst WR) over the corpus.
@@ -11,10 +12,10 @@ error distribution (median, p95, max, with the worst WR) over the corpus.
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
-import time
 
 HCASIM = sys.argv[1] if len(sys.argv) > 1 else "build/bin/hcasim"
 
@@ -34,10 +35,15 @@ def group(path):
     return "race" if b.startswith("race_") else "soak" if b.startswith("soak_") else "directed"
 
 
+def cpu_children():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def run(path, engine):
-    t0 = time.perf_counter()
+    t0 = cpu_children()
     p = subprocess.run([HCASIM, "run", path, "--engine", engine], capture_output=True, text=True)
-    dt = time.perf_counter() - t0
+    dt = cpu_children() - t0
     m = re.search(r"(\d+) cycles, engine", p.stdout)
     if p.returncode != 0 or not m:
         sys.exit("bench_engines: %s on %s: exit %d\n%s" % (path, engine, p.returncode, p.stdout[-2000:]))
@@ -72,7 +78,7 @@ def main():
                 if w.get("error") is None:  # no CQE on one side (unsignaled, or still pending at the end)
                     continue
                 errs.append((abs(w["error"]), f, w["line"], w["wr_id"], w["rtl"], w["model"]))
-    print("model vs rtl over the scenario corpus (each file run on each engine, wall time, one run):")
+    print("model vs rtl over the scenario corpus (each file run on each engine, CPU time, one run):")
     print("  %-9s %14s %14s %8s" % ("group", "rtl cycles/s", "model cycles/s", "ratio"))
     tot = {"rtl": [0, 0.0], "model": [0, 0.0]}
     for g in ("directed", "race", "soak"):

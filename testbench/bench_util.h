@@ -1,7 +1,7 @@
-/* bench_util.h — what every `make bench` program needs: a wall clock for
- * simulated-cycles-per-second figures and one way to report a failed step;
- * for the device benches (hcadrv.h included first), the device's bring-up
- * and teardown. */
+/* bench_util.h — what every `make bench` program needs: a wall clock and a
+ * CPU clock for simulated-cycles-per-second figures and one way to report a
+ * failed step; for the device benches (hcadrv.h included first), the
+ * device's bring-up and teardown. */
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
 
@@ -10,13 +10,20 @@
 #include <string.h>
 #include <time.h>
 
-/** Monotonic wall-clock seconds. */
-static inline double bench_now_s(void)
+/** Seconds on clock `id`. */
+static inline double bench_clock_s(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+/** Monotonic wall-clock seconds. */
+static inline double bench_now_s(void) { return bench_clock_s(CLOCK_MONOTONIC); }
+
+/** CPU seconds this process used: simulation speed on a shared machine,
+ *  where wall time also counts the other processes' turns. */
+static inline double bench_cpu_s(void) { return bench_clock_s(CLOCK_PROCESS_CPUTIME_ID); }
 
 /** "PROG: WHAT: reason" on stderr; returns rc (a negative errno), or -EIO for 0. */
 static inline int bench_fail(const char *prog, const char *what, int rc)

@@ -5,7 +5,8 @@
  *   messages (a window of WRs kept posted on one QP pair over loopback);
  *   SEND latency in cycles, post to receive completion and post to send
  *   completion, unloaded; simulated device cycles per second with firmware,
- *   and the model's speed as a multiple of the RTL's. The host polls its CQ
+ *   per wall second and per CPU second, and the model's speed as a multiple
+ *   of the RTL's; the RTL's again with FST waves (the same traffic, traced). The host polls its CQ
  *   between device steps and steps over the cycles the device says nothing
  *   can happen in (bench_wait), as the scenario runner does.
  */
@@ -155,19 +156,20 @@ static int send_latency(bench_t *B, unsigned rounds, double *to_recv, double *to
 }
 
 typedef struct figures {
-    double w4, w64, r4, r64, lat_r, lat_s, cps;
+    double w4, w64, r4, r64, lat_r, lat_s, cps, cpu_cps;
 } figures_t;
 
-static int measure(dev_engine_kind_t engine, figures_t *f)
+/* The traffic below on one engine; waves to `trace` (NULL: none). */
+static int measure(dev_engine_kind_t engine, const char *trace, figures_t *f)
 {
     bench_t B;
     memset(&B, 0, sizeof B);
-    if (setup(&B, engine, 64 * 1024)) {
+    if (setup(&B, engine, 64 * 1024) || (trace && hca_dev_trace_open(B.dev, trace, 0, UINT64_MAX))) {
         teardown(&B);
         return 1;
     }
     uint64_t c0 = hca_dev_cycle(B.dev);
-    double t0 = bench_now_s();
+    double t0 = bench_now_s(), u0 = bench_cpu_s();
     int rc = bandwidth(&B, HCA_WR_OPCODE_RDMA_WRITE, 4096, 200, &f->w4);
     if (!rc)
         rc = bandwidth(&B, HCA_WR_OPCODE_RDMA_WRITE, 65536, 40, &f->w64);
@@ -178,17 +180,25 @@ static int measure(dev_engine_kind_t engine, figures_t *f)
     if (!rc)
         rc = send_latency(&B, 50, &f->lat_r, &f->lat_s);
     f->cps = (double)(hca_dev_cycle(B.dev) - c0) / (bench_now_s() - t0);
+    f->cpu_cps = (double)(hca_dev_cycle(B.dev) - c0) / (bench_cpu_s() - u0);
+    if (trace)
+        hca_dev_trace_close(B.dev);
     teardown(&B);
     return rc ? 1 : 0;
 }
 
-int main(void)
+/* argv[1]: where the RTL run with waves writes them (default: build/bench/). */
+int main(int argc, char **argv)
 {
-    figures_t f[DEV_ENGINE_MODEL + 1];
+    const char *waves = argc > 1 ? argv[1] : "build/bench/verbs_rtl.fst";
+    figures_t f[DEV_ENGINE_MODEL + 1], traced;
     memset(f, 0, sizeof f);
+    memset(&traced, 0, sizeof traced);
     for (int e = DEV_ENGINE_RTL; e <= DEV_ENGINE_MODEL; e++)
-        if (measure((dev_engine_kind_t)e, &f[e]))
+        if (measure((dev_engine_kind_t)e, NULL, &f[e]))
             return 1;
+    if (measure(DEV_ENGINE_RTL, waves, &traced))
+        return fprintf(stderr, "bench_verbs: the RTL run with waves to %s failed\n", waves), 1;
     const figures_t *r = &f[DEV_ENGINE_RTL], *m = &f[DEV_ENGINE_MODEL];
     bus_timing_t t = bus_default_timing();
     printf("end-to-end device, one QP pair over loopback, %u WRs in flight:      rtl        model\n", WINDOW);
@@ -199,7 +209,10 @@ int main(void)
     printf("  SEND 64 B latency, post to receive CQE (cycles)              %8.0f   %8.0f\n", r->lat_r, m->lat_r);
     printf("  SEND 64 B latency, post to send CQE (cycles)                 %8.0f   %8.0f\n", r->lat_s, m->lat_s);
     printf("  device with firmware (simulated cycles/s)                    %8.3g   %8.3g\n", r->cps, m->cps);
-    printf("  model speed: %.1fx the RTL's (same traffic, same run)\n", m->cps / r->cps);
+    printf("  ... per CPU second (what the machine's load does not change) %8.3g   %8.3g\n", r->cpu_cps, m->cpu_cps);
+    printf("  ... RTL with FST waves, per second / per CPU second          %8.3g   %8.3g\n", traced.cps, traced.cpu_cps);
+    printf("  model speed: %.1fx the RTL's (same traffic, same run; %.1fx per CPU second)\n", m->cps / r->cps,
+           m->cpu_cps / r->cpu_cps);
     printf("  (host bus limit %u B/cycle, read round trip %u cycles)\n", t.bytes_per_cycle, t.read_latency);
     return 0;
 }
