@@ -47,12 +47,13 @@ fault pairs in ERROR. The protection checker runs in every `hcasim run` and
 fails the run on any breach of SEMANTICS.md's invariants; a poll timeout is a
 hang.
 
-Knobs: --seed, --rounds, --qps (pairs live at once), --weights
+Knobs: --seed, --rounds or --ops (work requests), --qps (pairs live at once), --weights
 (write=,read=,send=,inv=,fault=,doomed=,klm=,peer=,zero=), --mode
 (mix | storm: mostly racy | faults: mostly faults | lifecycle: mostly doomed).
 
 Usage:
   python3 vectors/gen_random.py --seed N [--out DIR] [knobs]    write random_sN.jsonl
+                                                                 (random_MODE_sN.jsonl)
   python3 vectors/gen_random.py                                  write the committed seeds
                                                                  into vectors/directed/
   python3 vectors/gen_random.py --check                          the committed files are
@@ -66,8 +67,9 @@ import sys
 
 import genfiles
 
-# The seeds committed to vectors/directed/ (make scenarios runs them on both engines).
-FIXED_SEEDS = [1, 2, 3]
+# The seeds committed to vectors/directed/ (make scenarios runs them on both engines), with
+# their mode; the mutation matrix runs them against the firmware mutants (docs/mutation.md).
+FIXED = [(1, "mix"), (2, "mix"), (10, "storm")]
 
 FULL = ["LOCAL_WRITE", "REMOTE_READ", "REMOTE_WRITE"]
 ACCESS_CHOICES = [FULL, FULL, FULL, ["LOCAL_WRITE", "REMOTE_WRITE"], ["REMOTE_READ"],
@@ -79,10 +81,10 @@ JUNK_SLOTS = 4
 MAX_PAIRS = 24           # live QP pairs (2 QPs, 2 CQs each) + the control pair: within max_qp / max_cq 63
 DEFAULT_WEIGHTS = dict(write=4, read=4, send=2, zero=1, inv=3, fault=2, doomed=1, klm=2, peer=2)
 MODES = {
-    "mix": dict(roles=dict(clean=4, racy=3, fault=2), doomed=0.4),
-    "storm": dict(roles=dict(clean=2, racy=6, fault=1), doomed=0.3),
-    "faults": dict(roles=dict(clean=2, racy=1, fault=6), doomed=0.2),
-    "lifecycle": dict(roles=dict(clean=3, racy=3, fault=2), doomed=1.5),
+    "mix": dict(roles=dict(clean=4, racy=3, fault=2), doomed=0.4, race=0.5, slow=0.4),
+    "storm": dict(roles=dict(clean=2, racy=6, fault=1), doomed=0.3, race=0.9, slow=0.7),
+    "faults": dict(roles=dict(clean=2, racy=1, fault=6), doomed=0.2, race=0.3, slow=0.3),
+    "lifecycle": dict(roles=dict(clean=3, racy=3, fault=2), doomed=1.5, race=0.5, slow=0.4),
 }
 # malformed send WQEs (docs/scenarios.md post_raw_wqe; err_malformed_wqe.jsonl): opcode 9 (none),
 # num_sge 5 (above max_send_sge), a reserved control bit; bytes 8..15 (the wr_id) follow
@@ -106,6 +108,7 @@ class MR:
         self.plan = None         # this round: stable / inv / reg / idle
         self.inv = None
         self.entries = []        # indirect: [(MR, off, len, gen)]
+        self.entry_keys = {}     # indirect: each entry MR's key byte at registration
         self.depth = 0           # indirect: indirect MRs in its deepest chain (itself 1)
         self.reg_posted = False
         self.pl_busy = False
@@ -120,6 +123,18 @@ class MR:
         if self.state != "VALID":
             return False
         return all(e.gen == g and e.valid_now() for e, _, _, g in self.entries)
+
+    def dead_entry(self):
+        """an entry (at any depth) whose access certainly fails: its MR deregistered, FREE, or
+        registered again under another key byte since this MR was registered."""
+        for e, _, _, g in self.entries:
+            if e.gen == g:
+                if e.kind == "indirect" and e.dead_entry():
+                    return True
+                continue
+            if e.state != "VALID" or e.key is None or e.key != self.entry_keys.get(e.name):
+                return True
+        return False
 
     def hot(self):
         """being invalidated or registered this round (itself or an entry)."""
@@ -210,8 +225,9 @@ class Pair:
 
 
 class Gen:
-    def __init__(self, seed, rounds=8, qps=4, weights=None, mode="mix"):
+    def __init__(self, seed, rounds=8, qps=4, weights=None, mode="mix", ops=0):
         self.seed = seed
+        self.ops = ops
         self.rng = random.Random(seed * 104729 + 7)
         self.rounds = rounds
         self.qps = max(2, min(qps, MAX_PAIRS - 2))
@@ -357,14 +373,18 @@ class Gen:
     def setup(self):
         r = self.rng
         dev = {"op": "device"}
-        lat = r.choice([None, None, 300, 1500])
+        self.race_p = self.mode["race"]
+        # a slow link and slow host writes keep packets and placements in flight longer: wider
+        # race windows (gen_mm_races.py's sweeps need them to make the fence and DRAIN wait)
+        slow = r.random() < self.mode["slow"]
+        lat = r.choice([1000, 1500, 2500] if slow else [None, None, 300])
         if lat:
             dev["link_latency"] = lat
         bw = r.choice([None, None, 4, 2])
         if bw:
             dev["link_bytes_per_cycle"] = bw
-        if r.random() < 0.25:
-            dev["host_write_cost"] = r.choice([50, 300])
+        if slow and r.random() < 0.6:
+            dev["host_write_cost"] = r.choice([100, 300])
         self.max_ind = r.choice([2, 3, 4, 4])
         if self.max_ind != 4:
             dev["max_indirection"] = self.max_ind
@@ -571,6 +591,7 @@ class Gen:
         kb = self.next_key(k)
         k.key = kb
         k.entries = ents
+        k.entry_keys = {e.name: e.key for e, _, _, _ in ents}
         k.depth = 1 + max([e.depth for e, _, _, _ in ents if e.kind == "indirect"] or [0])
         k.length = sum(el for _, _, el, _ in ents)
         k.iova = r.randrange(1, 1 << 30) * r.choice([1, 4096])
@@ -696,7 +717,12 @@ class Gen:
                 if p is not None:
                     self.pair_ops.setdefault(p.a, []).append(op)
             elif k == "inv":
-                self.post_inv(ev[1], ev[2])
+                m = ev[1]
+                if racy and ev[2] is m.inv and r.random() < self.race_p and self.post_data(clean, racy, force=m):
+                    # aimed: the invalidation lands while the long WR through its key is under way
+                    self.add({"op": "run", "cycles": r.randint(0, 12000)})
+                    self.count("aimed_race")
+                self.post_inv(m, ev[2])
             elif k == "fault":
                 self.post_fault(ev[1])
             elif k == "doom_start":
@@ -791,6 +817,10 @@ class Gen:
         self.add({"op": "peer_stats", "client": "gpu0", "expect": {
             "num_alloc_mrs": self.peer_alloc_n, "num_dealloc_mrs": self.peer_dealloc_n,
             "num_free_callbacks": self.peer_callbacks}})
+
+    def nops(self):
+        """work requests posted so far (a post_send by opcode, RECV, RAW_WQE)."""
+        return sum(v for k, v in self.stats.items() if k.isupper())
 
     def npairs_live(self):
         return len(self.active) + 1
@@ -904,11 +934,13 @@ class Gen:
                 return got
         return self.region("dst", n, True)
 
-    def post_data(self, clean, racy):
+    def post_data(self, clean, racy, force=None):
+        """one data WR on a clean or racy pair; force: an MR about to be invalidated, which a long
+        WR on a racy pair goes through (the invalidation follows it within its duration)."""
         r = self.rng
-        pairs = clean + racy
+        pairs = racy if force else clean + racy
         if not pairs:
-            return
+            return False
         p = r.choice(pairs)
         usable = self.usable()
         hot = [m for m in self.mrs + [] if m.state == "VALID" and m.hot() and m.plan != "reg"] + \
@@ -919,8 +951,17 @@ class Gen:
         w = self.w
         kinds = dict(write=w["write"], read=w["read"], zero=w["zero"] if p.role == "clean" else 0,
                      send=w["send"] if (p.role == "clean" or (not p.local_ok and not tainted)) else 0)
-        kind = self.pick(kinds)
         n = self.size(p.mtu)
+        if force:
+            hot = [force]
+            kinds = dict(write=1 if "REMOTE_WRITE" in force.access and force.can_write() or
+                         (p.local_ok and force.kind != "indirect") else 0,
+                         read=1 if "REMOTE_READ" in force.access or
+                         (p.local_ok and "LOCAL_WRITE" in force.access and force.kind != "indirect") else 0)
+            n = min(force.length, r.randint(4 * p.mtu, 12288))
+        kind = self.pick(kinds)
+        if kind is None:
+            return False
         wid = self.wid()
         fails = set()
         if kind == "zero":
@@ -959,7 +1000,7 @@ class Gen:
             else:
                 self.checks_same(d, s)
             return
-        racy_op = bool(hot) and r.random() < 0.7
+        racy_op = bool(hot) and (force or r.random() < 0.7)
         local_hot = [m for m in hot if m.kind != "indirect"] if p.local_ok else []
         if kind == "write":
             s = d = None
@@ -978,7 +1019,7 @@ class Gen:
             if d is None:
                 d = self.pick_dst(n, usable, 1, "REMOTE_WRITE")
             if s is None or d is None:
-                return
+                return False
             self.add({"op": "post_send", "qp": p.a, "wr_id": wid, "opcode": "RDMA_WRITE", "sge": self.sge(s),
                       "remote": self.remote(d)})
             self.count("RDMA_WRITE")
@@ -1002,7 +1043,7 @@ class Gen:
             if d is None:
                 d = self.pick_dst(n, usable, 3)
             if s is None or d is None:
-                return
+                return False
             self.add({"op": "post_send", "qp": p.a, "wr_id": wid, "opcode": "RDMA_READ", "sge": self.sge(d),
                       "remote": self.remote(s)})
             self.count("RDMA_READ")
@@ -1015,6 +1056,7 @@ class Gen:
             self.checks_same(d, s, {"qp": p.a, "wr_id": wid, "status": "SUCCESS"})
         else:
             self.checks_same(d, s)
+        return bool(fails)
 
     # ---- faults: one WR whose failure is certain ----
     def zero(self, where, k=16):
@@ -1042,7 +1084,7 @@ class Gen:
         if [m for m in usable if "REMOTE_WRITE" not in m.access]:
             kinds.append("noright")
         deadk = [k for k in self.indirects if k.state == "VALID" and k.plan in ("stable", "idle") and not k.hot()
-                 and not k.valid_now() and "REMOTE_READ" in k.access]
+                 and k.dead_entry() and "REMOTE_READ" in k.access]
         if deadk and self.w["klm"]:
             kinds += ["klm_dead_entry", "klm_dead_entry"]
         sinvable = [m for m in self.mrs if m.plan == "inv" and m.inv[0] == "linv" and m.inv[1] is None
@@ -1331,8 +1373,11 @@ class Gen:
 
     def generate(self):
         self.setup()
-        for ri in range(self.rounds):
+        ri = 0
+        while ri < self.rounds if not self.ops else self.nops() < self.ops:
             self.round(ri)
+            ri += 1
+        self.rounds = ri
         self.add({"op": "expect_qp_state", "qp": "qc", "state": "RTS"})
         self.add({"op": "expect_cq_empty", "cq": "cqc", "after_cycles": 2000})
         head = [
@@ -1345,11 +1390,17 @@ class Gen:
             "# (a SUCCESS checks its bytes). The protection checker must stay silent; a poll timeout is a hang.",
             "# ops: " + " ".join("%s=%d" % kv for kv in sorted(self.stats.items())),
         ]
-        return "random_s%d.jsonl" % self.seed, "\n".join(head + self.out) + "\n"
+        return self.file_name(self.seed, self.mode_name), "\n".join(head + self.out) + "\n"
+
+    @staticmethod
+    def file_name(seed, mode):
+        return "random_s%d.jsonl" % seed if mode == "mix" else "random_%s_s%d.jsonl" % (mode, seed)
 
     def args_text(self):
         t = ""
-        if self.rounds != 8:
+        if self.ops:
+            t += " --ops %d" % self.ops
+        elif self.rounds != 8:
             t += " --rounds %d" % self.rounds
         if self.qps != 4:
             t += " --qps %d" % self.qps
@@ -1378,15 +1429,20 @@ def main():
     ap.add_argument("--out", default=os.path.join(here, "directed"), help="where the files go")
     ap.add_argument("--seed", type=int, action="append", help="seed(s) to write (default: the committed ones)")
     ap.add_argument("--rounds", type=int, default=8, help="rounds per file (8)")
+    ap.add_argument("--ops", type=int, default=0, help="rounds until this many WRs are posted (overrides --rounds)")
     ap.add_argument("--qps", type=int, default=4, help="QP pairs live at once (4; at most %d)" % (MAX_PAIRS - 2))
     ap.add_argument("--weights", type=parse_weights, default={}, help="k=v,... (%s)" % ",".join(
         "%s=%s" % kv for kv in sorted(DEFAULT_WEIGHTS.items())))
     ap.add_argument("--mode", choices=sorted(MODES), default="mix")
     ap.add_argument("--check", action="store_true", help="compare the committed seeds instead of writing")
     a = ap.parse_args()
-    seeds = a.seed or FIXED_SEEDS
-    files = [(os.path.join(a.out, n), t) for n, t in
-             (Gen(s, a.rounds, a.qps, a.weights, a.mode).generate() for s in seeds)]
+    if a.seed:
+        gens = [Gen(s, a.rounds, a.qps, a.weights, a.mode, a.ops) for s in a.seed]
+    else:
+        if a.check and (a.rounds != 8 or a.qps != 4 or a.weights or a.mode != "mix" or a.ops):
+            ap.error("--check compares the committed seeds, written with the default knobs")
+        gens = [Gen(s, mode=m) for s, m in FIXED]
+    files = [(os.path.join(a.out, n), t) for n, t in (g.generate() for g in gens)]
     return genfiles.sync("random-fresh", files, () if a.seed else (a.out,), "random_", a.check)
 
 

@@ -11,7 +11,8 @@ by side: any divergence fails). A progress line every --progress seconds; at
 the end, a summary of operations by kind, outcomes (completion statuses),
 breaches and the checker's counters, also written as DIR/summary.json.
 
-Exit 0 when every chunk passed; 1 at the first failure (a breach, a mismatch of
+Exit 0 when every chunk passed; 1 at the first failure (or at the end with
+--keep-going) (a breach, a mismatch of
 the oracle, a hang, a divergence), printing the command that reproduces it (the
 chunk's file is kept under DIR/fail/); 2 on a usage error.
 
@@ -22,6 +23,7 @@ import collections
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -29,13 +31,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-GEN = os.path.join(HERE, "gen_random.py")
 MODES = ["mix", "storm", "faults", "lifecycle"]
 # what an "operation" is: a work request posted, or a verb that changes the device's state
+# (set_page_list and update_fast_reg_key touch only the driver: not counted)
 WR_OPS = {"post_send", "post_recv", "post_raw_wqe"}
 VERB_OPS = {"reg_mr", "dereg_mr", "alloc_mr", "get_dma_mr", "create_qp", "destroy_qp", "modify_qp", "connect",
             "create_cq", "destroy_cq", "alloc_pd", "peer_invalidate", "peer_client", "peer_alloc",
-            "set_page_list", "update_fast_reg_key", "alloc_fast_reg_page_list"}
+            "alloc_fast_reg_page_list"}
 
 
 def duration(s):
@@ -76,6 +78,11 @@ class Soak:
         self.hcasim = a.hcasim
         self.work = os.path.join(a.out, "work")
         os.makedirs(self.work, exist_ok=True)
+        # the generator as it was when the run started: an edit during a long run changes no chunk
+        self.gen = os.path.join(a.out, "gen", "gen_random.py")
+        os.makedirs(os.path.dirname(self.gen), exist_ok=True)
+        for f in ("gen_random.py", "genfiles.py"):
+            shutil.copy(os.path.join(HERE, f), os.path.join(a.out, "gen", f))
         self.kinds = collections.Counter()
         self.status = collections.Counter()
         self.checker = collections.Counter()
@@ -83,6 +90,8 @@ class Soak:
         self.ops = self.wrs = 0
         self.cycles = 0
         self.failure = None
+        self.failures = []
+        self.fail_kinds = collections.Counter()
         self.t0 = time.time()
 
     def gen_args(self, k):
@@ -97,15 +106,20 @@ class Soak:
         """generate chunk k, run it (and maybe --engine both); a result dict."""
         seed, args = self.gen_args(k)
         d = os.path.join(self.work, "c%d" % (k % 64))
-        subprocess.run([sys.executable, GEN, "--out", d] + args, check=True, stdout=subprocess.DEVNULL)
-        path = os.path.join(d, "random_s%d.jsonl" % seed)
+        subprocess.run([sys.executable, self.gen, "--out", d] + args, check=True, stdout=subprocess.DEVNULL)
+        mode = args[args.index("--mode") + 1]
+        name = "random_s%d.jsonl" % seed if mode == "mix" else "random_%s_s%d.jsonl" % (mode, seed)
+        path = os.path.join(d, name)
         res = {"k": k, "seed": seed, "args": args, "file": path, "kinds": count_ops(path)}
         runs = [self.a.engine] + (["both"] if self.a.both_every and k % self.a.both_every == 0 else [])
         for eng in runs:
             js = os.path.join(d, "result_%s.json" % eng)
-            p = subprocess.run([self.hcasim, "run", path, "--engine", eng, "--json", js],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
-                               timeout=self.a.timeout)
+            try:
+                p = subprocess.run([self.hcasim, "run", path, "--engine", eng, "--json", js],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
+                                   timeout=self.a.timeout)
+            except subprocess.TimeoutExpired as e:
+                p = subprocess.CompletedProcess(e.cmd, 124, "hcasim run timed out after %d s\n" % self.a.timeout)
             try:
                 with open(js) as f:
                     j = json.load(f)
@@ -132,15 +146,35 @@ class Soak:
         for k, v in (j.get("checker") or {}).items():
             self.checker[k] += v
         self.cycles += j.get("cycles") or 0
-        if "failed" in res and not self.failure:
-            self.failure = res
+        if "failed" in res:
+            self.failures.append(res)
+            res["kind"] = self.classify(res)
+            self.fail_kinds[res["kind"]] += 1
+            if not self.failure:
+                self.failure = res
+
+    @staticmethod
+    def classify(res):
+        r = res[res["failed"]]
+        j = r["json"]
+        msg = ((j.get("failure") or {}).get("message") or "") + r["out"][-2000:]
+        if r["rc"] == 124 or "timed out" in msg:
+            return "timeout"
+        if (j.get("checker") or {}).get("breaches") or "breach" in msg:
+            return "breach"
+        if "diverge" in msg:
+            return "divergence"
+        if re.search(r"completions? on \S+ within", msg):
+            return "hang"
+        return "mismatch" if r["rc"] == 1 else "error"
 
     def progress(self, final=False):
         t = time.time() - self.t0
         ok = self.status.get("SUCCESS", 0)
         line = ("soak %s: %s elapsed, %d chunks (%d on both engines), %d ops (%d WRs: %d SUCCESS, %d errors), "
-                "%d breaches, %.0f ops/s" % (self.a.engine, hms(t), self.chunks, self.both, self.ops, self.wrs, ok,
-                                             self.wrs - ok, self.checker.get("breaches", 0), self.ops / max(t, 1e-9)))
+                "%d breaches, %d failed chunks, %.0f ops/s" % (
+                    self.a.engine, hms(t), self.chunks, self.both, self.ops, self.wrs, ok, self.wrs - ok,
+                    self.checker.get("breaches", 0), len(self.failures), self.ops / max(t, 1e-9)))
         print(line, flush=True)
 
     def summary(self):
@@ -159,15 +193,17 @@ class Soak:
                  "followed; %d fence waits, %d drain waits, %d refused after an invalidation" % (
                      c["breaches"], c["dma"], c["dma_keyed"], c["invalidations"], c["registrations"],
                      c["fence_waits"], c["drain_waits"], c["refused_after_inv"]))
-        if self.failure:
-            f = self.failure
-            L.append("FAILED: chunk %d (seed %d) on --engine %s" % (f["k"], f["seed"], f["failed"]))
+        if self.failures:
+            L.append("FAILED chunks: %d (%s)" % (len(self.failures), ", ".join(
+                "%s %d" % kv for kv in sorted(self.fail_kinds.items()))))
+        for f in self.failures[:10]:
+            L.append("FAILED (%s): chunk %d (seed %d) on --engine %s" % (f["kind"], f["k"], f["seed"], f["failed"]))
             L += ["  " + x for x in f[f["failed"]]["out"].splitlines()
-                  if not re.search(r" poll_cq \S+: \{", x)][-8:]
+                  if not re.search(r" poll_cq \S+: \{", x) and not x.startswith(("checker", "latency"))][-4:]
             L.append("  reproduce: python3 vectors/gen_random.py %s --out DIR && build/bin/hcasim run "
-                     "DIR/random_s%d.jsonl --engine %s" % (" ".join(f["args"]), f["seed"], f["failed"]))
+                     "DIR/%s --engine %s" % (" ".join(f["args"]), os.path.basename(f["file"]), f["failed"]))
             L.append("  file kept: %s" % f.get("kept"))
-        else:
+        if not self.failures:
             L.append("PASS: 0 breaches, 0 failures, 0 divergences")
         return L
 
@@ -179,7 +215,7 @@ class Soak:
         with ThreadPoolExecutor(max_workers=a.jobs) as ex:
             pending = []
             while True:
-                more = time.time() < end and not self.failure and (not a.max_ops or self.ops < a.max_ops) and \
+                more = time.time() < end and (a.keep_going or not self.failure) and (not a.max_ops or self.ops < a.max_ops) and \
                     (not a.chunks or k < a.chunks)
                 while more and len(pending) < a.jobs:
                     pending.append(ex.submit(self.run_chunk, k))
@@ -188,15 +224,15 @@ class Soak:
                     break
                 res = pending.pop(0).result()
                 self.absorb(res)
-                if "failed" in res and self.failure is res:
+                if "failed" in res:
                     keep = os.path.join(a.out, "fail")
                     os.makedirs(keep, exist_ok=True)
                     dst = os.path.join(keep, os.path.basename(res["file"]))
                     with open(res["file"]) as f, open(dst, "w") as g:
                         g.write(f.read())
                     res["kept"] = dst
-                    print("soak: FAIL chunk %d seed %d on --engine %s (kept %s)" % (
-                        res["k"], res["seed"], res["failed"], dst), flush=True)
+                    print("soak: FAIL (%s) chunk %d seed %d on --engine %s (kept %s)" % (
+                        res["kind"], res["k"], res["seed"], res["failed"], dst), flush=True)
                 if time.time() - last >= a.progress:
                     self.progress()
                     last = time.time()
@@ -210,10 +246,9 @@ class Soak:
                        "chunks": self.chunks, "both_chunks": self.both, "ops": self.ops, "wrs": self.wrs,
                        "kinds": dict(self.kinds), "outcomes": dict(self.status), "checker": dict(self.checker),
                        "cycles": self.cycles,
-                       "failure": None if not self.failure else {
-                           "chunk": self.failure["k"], "seed": self.failure["seed"],
-                           "engine": self.failure["failed"], "args": self.failure["args"],
-                           "file": self.failure.get("kept")}}, f, indent=1)
+                       "failures": [{"kind": x["kind"], "chunk": x["k"], "seed": x["seed"], "engine": x["failed"],
+                                     "args": x["args"], "file": x.get("kept")} for x in self.failures]},
+                      f, indent=1)
         return 1 if self.failure else 0
 
 
@@ -229,6 +264,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=12, help="rounds per chunk (12)")
     ap.add_argument("--qps", type=int, default=6, help="QP pairs live at once (6)")
     ap.add_argument("--weights", help="passed to gen_random.py --weights")
+    ap.add_argument("--keep-going", action="store_true",
+                    help="go on after a failing chunk (each kept; exit 1 at the end)")
     ap.add_argument("--max-ops", type=int, default=0, help="stop after this many operations too")
     ap.add_argument("--chunks", type=int, default=0, help="stop after this many chunks too")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds per hcasim run (1800)")
