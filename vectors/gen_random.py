@@ -200,9 +200,11 @@ class Indirect(MR):
     def pieces(self, off, n):
         out = []
         pos = 0
-        for e, eo, el, _ in self.entries:
+        for e, eo, el, g in self.entries:
             lo, hi = max(off, pos), min(off + n, pos + el)
-            if lo < hi:
+            # an entry whose MR was invalidated or registered again since is dead (dead_entry):
+            # no byte moves through it, and its old offsets may lie outside the MR's new mapping
+            if lo < hi and e.gen == g:
                 if isinstance(e, Dma):
                     buf, base = eo
                     out.append((buf, base + lo - pos, hi - lo))
@@ -1156,11 +1158,11 @@ class Gen:
                 rem = {"mr": m.name, "offset": 0}
                 kind = "read"
                 d = None
+            sink = None
             if kind == "read" or (kind not in ("noright", "stale_key", "other_pd_write") and r.random() < 0.4):
-                sink = self.region("dst", n, True)
-                if sink is None:
-                    sink, n = ("dst", 0, 1), 1
-                    self.reserve([("dst", 0, 1)], True)
+                # a READ (no room for its sink this round: the WRITE below, which fails as surely)
+                sink = self.region("dst", n, True) if n <= SRC_SIZE else None
+            if sink is not None:
                 self.zero(sink)
                 ps.update({"opcode": "RDMA_READ", "sge": self.sge(sink), "remote": rem})
                 self.count("RDMA_READ")
