@@ -24,6 +24,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -91,6 +92,7 @@ class Soak:
         self.cycles = 0
         self.failure = None
         self.failures = []
+        self.interrupted = False
         self.fail_kinds = collections.Counter()
         self.t0 = time.time()
 
@@ -180,8 +182,9 @@ class Soak:
     def summary(self):
         t = time.time() - self.t0
         L = []
-        L.append("soak summary: engine %s, base seed %d, %s wall, %d chunks (%d also on --engine both), "
-                 "%.3g simulated cycles" % (self.a.engine, self.a.seed, hms(t), self.chunks, self.both, self.cycles))
+        L.append("soak summary%s: engine %s, base seed %d, %s wall, %d chunks (%d also on --engine both), "
+                 "%.3g simulated cycles" % (" (interrupted)" if self.interrupted else "", self.a.engine, self.a.seed,
+                                            hms(t), self.chunks, self.both, self.cycles))
         L.append("operations: %d (%.0f/s): %d work requests, %d verbs" % (
             self.ops, self.ops / max(t, 1e-9), sum(v for k, v in self.kinds.items() if k.isupper()),
             sum(v for k, v in self.kinds.items() if not k.isupper())))
@@ -203,7 +206,9 @@ class Soak:
             L.append("  reproduce: python3 vectors/gen_random.py %s --out DIR && build/bin/hcasim run "
                      "DIR/%s --engine %s" % (" ".join(f["args"]), os.path.basename(f["file"]), f["failed"]))
             L.append("  file kept: %s" % f.get("kept"))
-        if not self.failures:
+        if self.interrupted:
+            L.append("INTERRUPTED after %d chunks" % self.chunks)
+        elif not self.failures:
             L.append("PASS: 0 breaches, 0 failures, 0 divergences")
         return L
 
@@ -222,7 +227,13 @@ class Soak:
                     k += 1
                 if not pending:
                     break
-                res = pending.pop(0).result()
+                try:
+                    res = pending[0].result()
+                except KeyboardInterrupt:   # Ctrl-C or SIGTERM: stop, summarise what ran
+                    self.interrupted = True
+                    end = 0
+                    continue
+                pending.pop(0)
                 self.absorb(res)
                 if "failed" in res:
                     keep = os.path.join(a.out, "fail")
@@ -249,7 +260,7 @@ class Soak:
                        "failures": [{"kind": x["kind"], "chunk": x["k"], "seed": x["seed"], "engine": x["failed"],
                                      "args": x["args"], "file": x.get("kept")} for x in self.failures]},
                       f, indent=1)
-        return 1 if self.failure else 0
+        return 1 if self.failures or self.interrupted else 0
 
 
 def main():
@@ -277,12 +288,11 @@ def main():
         a.seed = int(time.time()) % 1000000 * 1000
     if not os.access(a.hcasim, os.X_OK):
         ap.error("%s: not built (make build/bin/hcasim)" % a.hcasim)
-    print("soak: engine %s, base seed %d, %s, %d job(s), every %s chunk also on --engine both" % (
-        a.engine, a.seed, hms(a.duration), a.jobs, "%d-th" % a.both_every if a.both_every else "no"), flush=True)
-    try:
-        return Soak(a).main()
-    except KeyboardInterrupt:
-        return 1
+    print("soak: engine %s, base seed %d, %s, %d job(s), %s" % (
+        a.engine, a.seed, hms(a.duration), a.jobs, "every %d-th chunk also on --engine both" % a.both_every
+        if a.both_every else "no chunk on --engine both"), flush=True)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    return Soak(a).main()
 
 
 if __name__ == "__main__":
