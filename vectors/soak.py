@@ -116,8 +116,9 @@ class Soak:
         runs = [self.a.engine] + (["both"] if self.a.both_every and k % self.a.both_every == 0 else [])
         for eng in runs:
             js = os.path.join(d, "result_%s.json" % eng)
+            fw = ["--firmware", self.a.firmware] if self.a.firmware else []
             try:
-                p = subprocess.run([self.hcasim, "run", path, "--engine", eng, "--json", js],
+                p = subprocess.run([self.hcasim, "run", path, "--engine", eng, "--json", js] + fw,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
                                    timeout=self.a.timeout)
             except subprocess.TimeoutExpired as e:
@@ -204,7 +205,8 @@ class Soak:
             L += ["  " + x for x in f[f["failed"]]["out"].splitlines()
                   if not re.search(r" poll_cq \S+: \{", x) and not x.startswith(("checker", "latency"))][-4:]
             L.append("  reproduce: python3 vectors/gen_random.py %s --out DIR && build/bin/hcasim run "
-                     "DIR/%s --engine %s" % (" ".join(f["args"]), os.path.basename(f["file"]), f["failed"]))
+                     "DIR/%s --engine %s%s" % (" ".join(f["args"]), os.path.basename(f["file"]), f["failed"],
+                                               " --firmware " + self.a.firmware if self.a.firmware else ""))
             L.append("  file kept: %s" % f.get("kept"))
         if self.interrupted:
             L.append("INTERRUPTED after %d chunks" % self.chunks)
@@ -283,6 +285,7 @@ def main():
     ap.add_argument("--progress", type=float, default=10, help="seconds between progress lines (10)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "soak"), help="work and results (build/soak)")
     ap.add_argument("--hcasim", default=os.path.join(ROOT, "build", "bin", "hcasim"))
+    ap.add_argument("--firmware", help="the firmware image every run boots (hcasim run --firmware; a mutant's)")
     a = ap.parse_args()
     if a.seed is None:
         a.seed = int(time.time()) % 1000000 * 1000

@@ -101,3 +101,12 @@ soak: $(BIN)/hcasim $(FW_IMAGE)
 	$(call say,SOAK,$(ENGINE) for $(DURATION))
 	$(Q)$(PYTHON) vectors/soak.py --duration $(DURATION) --engine $(ENGINE) $(if $(SEED),--seed $(SEED)) \
 	    --jobs $(SOAK_JOBS) $(SOAK_ARGS)
+
+# The soak's own test: a short soak passes, the same on the qp_no_drain
+# firmware fails as a breach with its reproduce command (vectors/test_soak.py).
+.PHONY: soak-selftest
+soak-selftest: $(BIN)/hcasim $(FW_IMAGE) $(FW_MUTANT_QP_NO_DRAIN)
+	$(call say,TEST,soak-selftest)
+	$(Q)$(PYTHON) vectors/test_soak.py $(BIN)/hcasim $(FW_MUTANT_QP_NO_DRAIN) $(BUILD)/soak-selftest
+
+CHECKS += soak-selftest
