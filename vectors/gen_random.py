@@ -986,13 +986,24 @@ class Gen:
                 d = self.pick_dst(n, usable, 3)
             if d is None or s is None:
                 return
-            self.add({"op": "post_recv", "qp": p.b, "wr_id": wid, "sge": self.sge(d)})
+            # on a clean pair, a one-packet SEND sometimes goes first, its receive up to 200 cycles
+            # later: RNR-NAKed and retried (rnr_timer 300, rnr_retry 3) until the receive is there.
+            # One packet only: a longer SEND that meets no receive is never delivered
+            # (vectors/pending/rnr_multi_packet.jsonl)
+            late = p.role == "clean" and n <= p.mtu and r.random() < 0.15
+            recv = {"op": "post_recv", "qp": p.b, "wr_id": wid, "sge": self.sge(d)}
+            if not late:
+                self.add(recv)
             self.count("RECV")
             self.post(p.cqb, {"wr_id": wid, "status": ["SUCCESS", "LOC_PROT_ERR"] if racy_send else ["SUCCESS"],
                               "opcode": "RECV", "byte_len": n, "wc_flags": []})
             w2 = self.wid()
             self.add({"op": "post_send", "qp": p.a, "wr_id": w2, "opcode": "SEND", "sge": self.sge(s)})
             self.count("SEND")
+            if late:
+                self.add({"op": "run", "cycles": r.randint(0, 200)})
+                self.add(recv)
+                self.count("late_recv")
             op = self.post(p.cqa, {"wr_id": w2, "status": ["SUCCESS", "REM_OP_ERR"] if racy_send else ["SUCCESS"],
                                    "opcode": "SEND", "racy": racy_send})
             self.pair_ops.setdefault(p.a, []).append(op)
