@@ -163,10 +163,10 @@ class Soak:
         msg = ((j.get("failure") or {}).get("message") or "") + r["out"][-2000:]
         if r["rc"] == 124 or "timed out" in msg:
             return "timeout"
-        if (j.get("checker") or {}).get("breaches") or "breach" in msg:
-            return "breach"
         if "diverge" in msg:
             return "divergence"
+        if (j.get("checker") or {}).get("breaches") or "invariant broken" in msg:
+            return "breach"
         if re.search(r"completions? on \S+ within", msg):
             return "hang"
         return "mismatch" if r["rc"] == 1 else "error"
