@@ -244,6 +244,8 @@ class Soak:
                     with open(res["file"]) as f, open(dst, "w") as g:
                         g.write(f.read())
                     res["kept"] = dst
+                    with open(dst[:-len(".jsonl")] + ".%s.log" % res["failed"], "w") as g:
+                        g.write(res[res["failed"]]["out"])
                     print("soak: FAIL (%s) chunk %d seed %d on --engine %s (kept %s)" % (
                         res["kind"], res["k"], res["seed"], res["failed"], dst), flush=True)
                 if time.time() - last >= a.progress:
