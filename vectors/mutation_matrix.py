@@ -62,6 +62,9 @@ FAMILIES = [
     ("soak_mm_*",            ["no_drain", "no_drain_linv", "no_drain_rinv", "no_drain_readinv",
                               "no_fence", "resp_no_recheck", "req_no_recheck"]),
     ("regress_sinv_*",       ["no_drain_rinv", "no_fence", "resp_no_recheck"]),
+    # gen_random.py's committed seeds: every invalidation kind, peer revokes, QPs torn down mid-flight
+    ("random_*",             ["no_drain", "no_drain_linv", "no_drain_rinv", "no_drain_readinv",
+                              "no_drain_destroy", "peer_no_drain", "qp_no_drain"]),
     ("qp_lifecycle_destroy_inflight", ["qp_no_drain"]),
 ]
 

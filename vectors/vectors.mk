@@ -78,3 +78,35 @@ klm-races-fresh:
 	$(PYTHON) vectors/gen_klm_races.py --check --out vectors/directed
 
 CHECKS += klm-races-fresh
+
+# The constrained-random generator (vectors/gen_random.py: every feature served,
+# every invalidation kind racing traffic, faults, QPs recycled; docs/verification.md).
+# Its fixed seeds are vectors/directed/random_s*.jsonl (`make scenarios` runs them on
+# both engines); random-fresh: the committed files are what it writes. Regenerate
+# after changing it: python3 vectors/gen_random.py (then commit).
+.PHONY: random-fresh soak
+random-fresh:
+	$(PYTHON) vectors/gen_random.py --check --out vectors/directed
+
+CHECKS += random-fresh
+
+# make soak DURATION=10m [ENGINE=model|rtl] [SEED=N] [SOAK_JOBS=1] [SOAK_ARGS="--both-every 25 ..."]
+# streams gen_random.py chunks through the device for DURATION (vectors/soak.py): a
+# progress line, every 25th chunk also on --engine both, a summary (build/soak/);
+# exit 1 at the first breach, mismatch or divergence, with its reproduce command.
+DURATION ?= 10m
+ENGINE ?= model
+SOAK_JOBS ?= 1
+soak: $(BIN)/hcasim $(FW_IMAGE)
+	$(call say,SOAK,$(ENGINE) for $(DURATION))
+	$(Q)$(PYTHON) vectors/soak.py --duration $(DURATION) --engine $(ENGINE) $(if $(SEED),--seed $(SEED)) \
+	    --jobs $(SOAK_JOBS) $(SOAK_ARGS)
+
+# The soak's own test: a short soak passes, the same on the qp_no_drain
+# firmware fails as a breach with its reproduce command (vectors/test_soak.py).
+.PHONY: soak-selftest
+soak-selftest: $(BIN)/hcasim $(FW_IMAGE) $(FW_MUTANT_QP_NO_DRAIN)
+	$(call say,TEST,soak-selftest)
+	$(Q)$(PYTHON) vectors/test_soak.py $(BIN)/hcasim $(FW_MUTANT_QP_NO_DRAIN) $(BUILD)/soak-selftest
+
+CHECKS += soak-selftest
