@@ -184,6 +184,9 @@ module xlate_unit #(
   logic [MPT_AW-1:0]           fwp_mpt_addr;
   logic [`HCA_MPT_ENTRY_W-1:0] fwp_mpt_wdata, fwp_mpt_rdata;
 
+  // The MPT has no list port (port C).
+  logic [2*`HCA_MPT_ENTRY_W-1:0] mpt_c_rdata;
+
   xu_table #(
     .DEPTH (MPT_ENTRIES),
     .WIDTH (`HCA_MPT_ENTRY_W)
@@ -201,8 +204,14 @@ module xlate_unit #(
     .b_wdata_i  (fwp_mpt_wdata),
     .b_wvalid_i (fwp_mpt_wvalid),
     .b_rdata_o  (fwp_mpt_rdata),
-    .b_rvalid_o (fwp_mpt_rvalid)
+    .b_rvalid_o (fwp_mpt_rvalid),
+    .c_re_i     (1'b0),
+    .c_addr_i   ('0),
+    .c_rdata_o  (mpt_c_rdata)
   );
+
+  logic unused_mpt_c;
+  assign unused_mpt_c = ^mpt_c_rdata;
 
   // ---------------------------------------------------------------- c+1: S1, key check
   logic [TAG_W-1:0]          s1_tag_q;
@@ -399,8 +408,9 @@ module xlate_unit #(
   );
 
   // ---------------------------------------------------------------- KLM walker
-  logic              klm_mtt_re;
-  logic [MTT_AW-1:0] klm_mtt_addr;
+  logic                          klm_lst_re;
+  logic [MTT_AW-1:0]             klm_lst_addr;
+  logic [2*`HCA_MTT_ENTRY_W-1:0] mtt_c_rdata;
 
   xu_klm #(
     .MTT_ENTRIES (MTT_ENTRIES),
@@ -409,6 +419,7 @@ module xlate_unit #(
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
     .push_valid_i     (s1_push),
+    .push_lvl_i       (s1_lvl_q),
     .push_mtt_base_i  (`HCA_MPT_ENTRY_MTT_BASE(mpt_a_rdata)),
     .push_mtt_count_i (`HCA_MPT_ENTRY_MTT_COUNT(mpt_a_rdata)),
     .push_off_i       (s1_va_q - `HCA_MPT_ENTRY_IOVA(mpt_a_rdata)),
@@ -417,12 +428,11 @@ module xlate_unit #(
     .push_tag_i       (s1_tag_q),
     .push_rights_i    (entry_rights),
     .push_pd_i        (s1_pd_q),
-    .mtt_busy_i       (wk_mtt_re),
     .s1_free_i        (klm_s1_free),
     .walk_end_i       (klm_walk_end),
-    .mtt_re_o         (klm_mtt_re),
-    .mtt_addr_o       (klm_mtt_addr),
-    .mtt_rdata_i      (mtt_a_rdata),
+    .lst_re_o         (klm_lst_re),
+    .lst_addr_o       (klm_lst_addr),
+    .lst_rdata_i      (mtt_c_rdata),
     .sub_valid_o      (klm_sub_valid),
     .sub_err_o        (klm_sub_err),
     .sub_key_o        (klm_sub_key),
@@ -436,13 +446,12 @@ module xlate_unit #(
     .busy_o           (klm_busy)
   );
 
-  // MTT port A: the page walker's in a cycle it reads, else the KLM walker's
-  // (which reads only then). Whether the walker holds a request plays no
-  // part beyond that.
+  // MTT port A is the page walker's; the KLM walker reads its lists through
+  // port C (the list port: a whole entry per read).
   logic unused_wk_busy;
   assign unused_wk_busy = wk_busy;
-  assign mtt_a_re   = wk_mtt_re || klm_mtt_re;
-  assign mtt_a_addr = klm_mtt_re ? klm_mtt_addr : wk_mtt_addr;
+  assign mtt_a_re   = wk_mtt_re;
+  assign mtt_a_addr = wk_mtt_addr;
 
   logic [`HCA_MTT_ENTRY_W-1:0] mtt_a_rdata;
   logic                        mtt_a_present;
@@ -452,8 +461,9 @@ module xlate_unit #(
   logic [`HCA_MTT_ENTRY_W-1:0] fwp_mtt_wdata, fwp_mtt_rdata;
 
   xu_table #(
-    .DEPTH (MTT_ENTRIES),
-    .WIDTH (`HCA_MTT_ENTRY_W)
+    .DEPTH     (MTT_ENTRIES),
+    .WIDTH     (`HCA_MTT_ENTRY_W),
+    .PAIR_PORT (1'b1)
   ) u_mtt (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
@@ -468,7 +478,10 @@ module xlate_unit #(
     .b_wdata_i  (fwp_mtt_wdata),
     .b_wvalid_i (fwp_mtt_wvalid),
     .b_rdata_o  (fwp_mtt_rdata),
-    .b_rvalid_o (fwp_mtt_rvalid)
+    .b_rvalid_o (fwp_mtt_rvalid),
+    .c_re_i     (klm_lst_re),
+    .c_addr_i   (klm_lst_addr),
+    .c_rdata_o  (mtt_c_rdata)
   );
 
   // ---------------------------------------------------------------- c+3: S3, beat
