@@ -206,7 +206,7 @@ module xlate_unit #(
     .b_rdata_o  (fwp_mpt_rdata),
     .b_rvalid_o (fwp_mpt_rvalid),
     .c_re_i     (1'b0),
-    .c_addr_i   ('0),
+    .c_addr_i   (MPT_AW'(0)),
     .c_rdata_o  (mpt_c_rdata)
   );
 
