@@ -219,6 +219,17 @@ module xu_klm #(
   assign idx_we      = (ctl && state_q == ST_ENT && skip) || fire;
   assign rem_we      = fire;
 
+  // Where a read leads: the entry, or the ERR_MTT beat if it lies off the
+  // list (an if, not a ?: of enum values, for Icarus).
+  state_e st_rd;
+  always_comb begin
+    if (rd_ok) begin
+      st_rd = ST_ENT;
+    end else begin
+      st_rd = ST_ERR;
+    end
+  end
+
   always_comb begin
     state_d = state_q;
     lvl_d   = lvl_q;
@@ -228,22 +239,26 @@ module xu_klm #(
     end else if (push_valid_i) begin
       lvl_d   = push_lvl_p1;
       off_d   = push_off_i;
-      state_d = rd_ok ? ST_ENT : ST_ERR;
+      state_d = st_rd;
     end else begin
       case (state_q)
         ST_ENT: begin
           if (skip) begin
             off_d   = off_q - {32'd0, e_len};
-            state_d = rd_ok ? ST_ENT : ST_ERR;
+            state_d = st_rd;
           end else if (fire) begin
             off_d = '0;
             if (!lvl_done) begin
-              state_d = rd_ok ? ST_ENT : ST_ERR;
+              state_d = st_rd;
             end else if (cur_tail) begin
               state_d = ST_WAIT;
             end else begin
               lvl_d   = lvl_m1;
-              state_d = (rem_q[par] == '0) ? ST_NEXT : rd_ok ? ST_ENT : ST_ERR;
+              if (rem_q[par] == '0) begin
+                state_d = ST_NEXT;
+              end else begin
+                state_d = st_rd;
+              end
             end
           end
         end
@@ -251,7 +266,7 @@ module xu_klm #(
           if (cur_rem == '0) begin
             lvl_d = lvl_m1;          // this level is done too
           end else begin
-            state_d = rd_ok ? ST_ENT : ST_ERR;
+            state_d = st_rd;
           end
         end
         ST_ERR: begin
