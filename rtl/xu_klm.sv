@@ -174,7 +174,11 @@ module xu_klm #(
   assign in_entry = e_len - off_q[LEN_W-1:0];           // off_q < e_len when a piece
   assign slen     = (in_entry < cur_rem) ? in_entry : cur_rem;
   assign piece    = state_q == ST_ENT && !skip;
+`ifndef HCA_MUTANT_KLM_NO_READY
   assign fire     = ctl && piece && s1_free_i;
+`else  // formal mutant (rtl/formal/xu_klm_props.sv): a piece counted as sent whether S1 took it or not
+  assign fire     = ctl && piece;
+`endif
   assign err_fire = ctl && state_q == ST_ERR && s1_free_i;
   assign lvl_done = cur_rem == slen;                    // the piece is the level's last
   // the level's last piece, not ending the walk: go on with the parent at once
@@ -234,9 +238,12 @@ module xu_klm #(
     state_d = state_q;
     lvl_d   = lvl_q;
     off_d   = off_q;
+`ifndef HCA_MUTANT_KLM_NO_END
     if (walk_end_i) begin
       state_d = ST_IDLE;
-    end else if (push_valid_i) begin
+    end else
+`endif  // else formal mutant (rtl/formal/xu_klm_props.sv): the walk's end missed
+    if (push_valid_i) begin
       lvl_d   = push_lvl_p1;
       off_d   = push_off_i;
       state_d = st_rd;
