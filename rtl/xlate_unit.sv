@@ -32,39 +32,32 @@
 // walker, and req_ready_o stays low from then until the walk's last beat has
 // passed S3 (the unit answers in order; other traffic is untouched: with no
 // KLM access the timing above holds exactly). The KLM walker reads the list
-// through MTT port A in the cycles the page walker does not read it and sends
-// each piece (an entry's part of the range) back into S1 through the MPT read
-// port, where the key check judges it with the entry's lkey as a local access
-// in the same PD, LOCAL_WRITE when the access writes; the piece then walks
-// like any request (one beat per page of the entry's MR, or one untranslated
-// beat), or is a KLM MR itself and starts the next level (max_indirection
-// levels, fwp CONFIG; deeper is one ERR_DEPTH beat). Beats carry the
-// request's tag, last = 1 only on the final beat, and a failing piece ends
-// the request with its error beat after the OK beats already issued (pieces
-// already sent behind it are dropped when that beat leaves S3).
+// through the MTT's list port (u_mtt port C: a whole entry, both words, per
+// read; the page walker keeps port A) and sends each piece (an entry's part
+// of the range) back into S1 through the MPT read port, where the key check
+// judges it with the entry's lkey as a local access in the same PD,
+// LOCAL_WRITE when the access writes; the piece then walks like any request
+// (one beat per page of the entry's MR, or one untranslated beat), or is a
+// KLM MR itself and starts the next level (max_indirection levels, fwp
+// CONFIG; deeper is one ERR_DEPTH beat). Beats carry the request's tag,
+// last = 1 only on the final beat, and a failing piece ends the request with
+// its error beat after the OK beats already issued (pieces already sent
+// behind it are dropped when that beat leaves S3).
 // Cost, uncontended, in cycles (XuKlm.LatencyAndCost checks it):
-//   first beat      c + 4 + 4 x L + S   (L: levels of indirect MRs walked to
+//   first beat      c + 4 + 2 x L + S   (L: levels of indirect MRs walked to
 //                   reach the first entry, S: entries skipped by the scan to
 //                   find the one holding the first byte, one per cycle)
-//                   per level: read a length word, read the address word, the
-//                   piece's MPT lookup, its key check;
-//   pages of an entry's MR        one beat per cycle (the page walker's rate);
-//   next entry      prefetched: its length and address words are read while
-//                   the current entry streams and its piece waits in S1
-//                   behind it. MTT port A does one read per cycle, shared by
-//                   the page walker (it has priority) and the KLM walker, so
-//                   an entry of p pages costs p + 2 port cycles: single-page
-//                   entries 2 then 4 cycles apart per pair (1/3 segment per
-//                   cycle), two-page entries 4 beats back to back then 5
-//                   cycles (1/2), entries with no page read (reserved L_Key,
-//                   DMA MR) one per 2 cycles. A level entered is fetched once
-//                   the piece that leads to it has been checked (+4 as for the
-//                   first beat), a level left costs a cycle per level popped;
+//                   per level: the level's first entry is read in the cycle
+//                   its MR passes the check in S1, the piece's MPT lookup;
+//   then            one segment per cycle, within and across entries: as a
+//                   piece is sent the level's next entry is read, and its
+//                   piece follows in the next cycle S1 can take one (S1 empty
+//                   or its piece leaving for the page walker);
+//   level entered   2 cycles mid-walk (the outer entry's piece in S1, the
+//                   inner list's first read); a level left costs none (the
+//                   parent's next entry is read as the level's last piece is
+//                   sent);
 //   next request    accepted in the cycle after the walk's last beat leaves S3.
-// The issue's target (one MPT lookup per level, then 1 segment per cycle)
-// thus holds within an entry; across short entries the port's read rate is
-// the bound (a second read port for the list, or list words cached per MR,
-// would lift it).
 //
 // Table writes from the firmware port use the RAMs' second port; a request
 // accepted in the cycle of a write reads the old entry (see xu_fw_port for
