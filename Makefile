@@ -48,7 +48,7 @@ GTEST_LIBS := -lgtest_main -lgtest
 
 # Debian packages `make deps` installs when one is missing (ARCHITECTURE.md).
 DEB_PKGS := make gcc g++ python3 verilator iverilog yosys gcc-riscv64-unknown-elf \
-            libelf-dev zlib1g-dev libgtest-dev libsystemc-dev z3 gtkwave \
+            libelf-dev zlib1g-dev libgtest-dev libsystemc-dev z3 cvc5 gtkwave \
             clang libclang-rt-14-dev xvfb x11-apps netpbm lcov
 
 # Filled in by the fragments.

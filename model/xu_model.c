@@ -114,7 +114,10 @@ typedef struct xm_in {
 } xm_in_t;
 
 /** KLM walker states (rtl/xu_klm.sv state_e). */
-enum { XK_IDLE, XK_SCAN, XK_LEN, XK_AREAD, XK_ADDR, XK_READY, XK_WAIT, XK_NEXT, XK_ERR };
+enum { XK_IDLE, XK_ENT, XK_WAIT, XK_NEXT, XK_ERR };
+/** Per-level contexts (rtl/xu_klm.sv CTX_N: a power of two, indexed modulo it). */
+#define XK_CTX_N (HCA_MAX_INDIRECTION <= 1 ? 1u : HCA_MAX_INDIRECTION <= 2 ? 2u : HCA_MAX_INDIRECTION <= 4 ? 4u : 8u)
+_Static_assert(HCA_MAX_INDIRECTION <= 8, "XK_CTX_N");
 /** What S3 tells the KLM walker about the beat issued last cycle. */
 enum { XK_EV_NONE, XK_EV_WALK_END };
 
@@ -152,11 +155,10 @@ struct xu_model {
     /* KLM walker (rtl/xu_klm.sv), register for register */
     uint8_t k_state, k_lvl;
     uint8_t k_tag, k_rights;
-    uint32_t k_pd, k_key, k_slen;
+    uint32_t k_pd;
     uint64_t k_off;
-    uint64_t k_va;     /**< the piece's address, kept (XK_READY) */
-    uint64_t k_rdata;  /**< the MTT word the KLM walker read last (port A output) */
-    xm_klm_ctx_t k_ctx[HCA_MAX_INDIRECTION];
+    uint64_t k_lst[2]; /**< the entry read last on the list port: {addr, length | lkey << 32} */
+    xm_klm_ctx_t k_ctx[XK_CTX_N];
     uint8_t s3_ev;     /**< XK_EV_*: S3's news for the KLM walker this cycle */
     uint8_t max_ind;   /**< fwp CONFIG.max_indirection */
 
@@ -553,19 +555,17 @@ static int xm_create(void **eng, const xu_params_t *params)
 typedef struct xm_walk {
     xm_beat_t b;
     int issue, done, abort, end;
-    int mtt; /**< the issue reads the MTT (port A: the KLM walker may not) */
 } xm_walk_t;
 
 static inline void xm_walk(const xu_model_t *m, xm_walk_t *w)
 {
-    w->issue = w->done = w->abort = w->end = w->mtt = 0;
+    w->issue = w->done = w->abort = w->end = 0;
     if (m->wk_busy) {
         if (m->wk_abort || m->s3_ev == XK_EV_WALK_END) {
             w->done = 1; /* the aborting cycle, or a piece behind a KLM walk's last beat: no beat */
         } else if (m->q_count < XM_CREDITS) {
             const xm_req_t *r = &m->wk;
             w->issue = 1;
-            w->mtt = r->walk && r->page < r->mtt_count && (uint64_t)r->mtt_base + r->page < m->mtt_entries;
             xm_issue(m, r, &w->b, &w->done, &w->abort, &w->end);
         }
     }
@@ -583,140 +583,100 @@ static inline int xm_req_ready(const xu_model_t *m, const xm_walk_t *w)
 
 /* ---------------------------------------------------------------- KLM walker */
 
-/** One cycle of rtl/xu_klm.sv from the state at the cycle's start. push: S1's
- *  access to a KLM-mode MR, or NULL; mtt_busy: the page walker reads the MTT
- *  this cycle; s1_free: S1 takes a piece this cycle; walk_end: S3 holds the
- *  walk's last beat. A piece sent into S1 is written to *sub (1 returned). */
-static int xk_step(xu_model_t *m, const xm_req_t *push, int mtt_busy, int s1_free, int walk_end, xm_req_t *sub)
+/** RTL rd_ok and the list port's read (xu_table port C): entry i of a list
+ *  at base of cnt words, if it lies in the list and the MTT; 0 if not. */
+static int xk_read(xu_model_t *m, const xm_klm_ctx_t *c, uint32_t i)
 {
-    xm_klm_ctx_t *c = m->k_lvl ? &m->k_ctx[m->k_lvl - 1] : &m->k_ctx[0];
-    const int port_free = !mtt_busy;
-    int fired = 0, scan = 0;
-    uint32_t scan_i = c->idx;
-    if (m->k_state == XK_IDLE) {
-        if (push) {
-            m->k_ctx[0] = (xm_klm_ctx_t){push->mtt_base, push->mtt_count, 0, push->len, push->final};
-            m->k_lvl = 1;
-            m->k_off = push->koff;
-            m->k_tag = push->tag;
-            m->k_rights = push->erights;
-            m->k_pd = push->pd;
-            m->k_state = XK_SCAN;
-        }
+    const uint64_t w1 = 2 * (uint64_t)i + 1, mi = (uint64_t)c->base + w1;
+    if (!(w1 < c->cnt && mi < m->mtt_entries))
         return 0;
-    }
+    m->k_lst[0] = m->mtt[mi - 1];
+    m->k_lst[1] = m->mtt[mi];
+    return 1;
+}
+
+/** One cycle of rtl/xu_klm.sv from the state at the cycle's start. push: S1's
+ *  access to a KLM-mode MR, or NULL; s1_free: S1 takes a piece this cycle;
+ *  walk_end: S3 holds the walk's last beat. A piece sent into S1 is written
+ *  to *sub (1 returned). */
+static int xk_step(xu_model_t *m, const xm_req_t *push, int s1_free, int walk_end, xm_req_t *sub)
+{
+    const unsigned cur = (m->k_lvl - 1u) & (XK_CTX_N - 1u), par = (cur - 1u) & (XK_CTX_N - 1u);
+    xm_klm_ctx_t *c = &m->k_ctx[cur];
     if (walk_end) {
         m->k_state = XK_IDLE;
         return 0;
     }
-    if (push) { /* the piece sent last is itself a KLM MR: one level deeper */
-        m->k_ctx[m->k_lvl] = (xm_klm_ctx_t){push->mtt_base, push->mtt_count, 0, push->len, push->final};
-        m->k_lvl++;
+    if (push) { /* a level: the first, or the child of the piece's own level */
+        xm_klm_ctx_t *n = &m->k_ctx[push->lvl & (XK_CTX_N - 1u)];
+        *n = (xm_klm_ctx_t){push->mtt_base, push->mtt_count, 0, push->len, push->final};
+        m->k_lvl = (uint8_t)(push->lvl + 1);
         m->k_off = push->koff;
-        m->k_state = XK_SCAN;
+        m->k_tag = push->tag;
+        m->k_rights = push->erights;
+        m->k_pd = push->pd;
+        m->k_state = xk_read(m, n, 0) ? XK_ENT : XK_ERR;
         return 0;
     }
     switch (m->k_state) {
-    case XK_SCAN:
-        scan = 1;
-        break;
-    case XK_LEN: {
-        const uint32_t elen = (uint32_t)m->k_rdata, ekey = (uint32_t)(m->k_rdata >> 32);
-        if (m->k_off >= elen) { /* byte off lies past this entry */
+    case XK_ENT: {
+        const uint32_t elen = (uint32_t)m->k_lst[1], ekey = (uint32_t)(m->k_lst[1] >> 32);
+        if (m->k_off >= elen) { /* byte off lies past this entry: the next one */
             m->k_off -= elen;
             c->idx++;
-            scan = 1;
-            scan_i = c->idx;
-        } else {
-            const uint32_t in_entry = elen - (uint32_t)m->k_off;
-            m->k_key = ekey;
-            m->k_slen = in_entry < c->rem ? in_entry : c->rem;
-            if (port_free) {
-                m->k_rdata = m->mtt[c->base + 2 * (uint64_t)c->idx];
-                m->k_state = XK_ADDR;
-            } else {
-                m->k_state = XK_AREAD;
-            }
+            m->k_state = xk_read(m, c, c->idx) ? XK_ENT : XK_ERR;
+            return 0;
         }
-        break;
-    }
-    case XK_AREAD:
-        if (port_free) {
-            m->k_rdata = m->mtt[c->base + 2 * (uint64_t)c->idx];
-            m->k_state = XK_ADDR;
-        }
-        break;
-    case XK_ADDR:
-    case XK_READY: {
-        const uint64_t va = m->k_state == XK_ADDR ? m->k_rdata + m->k_off : m->k_va;
-        if (s1_free) {
-            const xm_in_t in = {m->k_key, m->k_pd, m->k_slen, va, m->k_tag, m->k_rights, 0};
+        if (!s1_free)
+            return 0;
+        const uint32_t in_entry = elen - (uint32_t)m->k_off;
+        const uint32_t slen = in_entry < c->rem ? in_entry : c->rem;
+        const xm_in_t in = {ekey, m->k_pd, slen, m->k_lst[0] + m->k_off, m->k_tag, m->k_rights, 0};
 #ifdef HCA_MUTANT_KLM_NO_ENTRY_CHECK
-            xm_mutant_piece = 1;
+        xm_mutant_piece = 1;
 #endif
-            xm_check(m, &in, sub);
+        xm_check(m, &in, sub);
 #ifdef HCA_MUTANT_KLM_NO_ENTRY_CHECK
-            xm_mutant_piece = 0;
+        xm_mutant_piece = 0;
 #endif
-            sub->final = (uint8_t)(c->tail && c->rem == m->k_slen);
-            sub->klm = 1;
-            sub->lvl = m->k_lvl;
-            fired = 1;
-            c->rem -= m->k_slen;
-            c->idx++;
-            m->k_off = 0;
+        const int last = c->rem == slen;
+        sub->final = (uint8_t)(c->tail && last);
+        sub->klm = 1;
+        sub->lvl = m->k_lvl;
+        c->rem -= slen;
+        c->idx++;
+        m->k_off = 0;
+        if (!last) { /* this level's next entry, while this piece goes on */
+            m->k_state = xk_read(m, c, c->idx) ? XK_ENT : XK_ERR;
+        } else if (c->tail) {
             m->k_state = XK_WAIT;
-            if (c->rem != 0) { /* the next entry, from its first byte, while this piece goes on */
-                scan = 1;
-                scan_i = c->idx;
-            }
-        } else if (m->k_state == XK_ADDR) {
-            m->k_va = va;
-            m->k_state = XK_READY;
-        }
-        break;
-    }
-    case XK_WAIT:
-        /* the level's last piece left S1 for the page walker: pop, unless it ends the walk */
-        if (s1_free && c->rem == 0 && !c->tail) {
+        } else { /* the level is left as its last piece is sent: the parent's next entry */
+            const xm_klm_ctx_t *p = &m->k_ctx[par];
             m->k_lvl--;
-            m->k_state = XK_NEXT;
+            m->k_state = p->rem == 0 ? XK_NEXT : xk_read(m, p, p->idx) ? XK_ENT : XK_ERR;
         }
-        break;
+        return 1;
+    }
     case XK_NEXT:
         if (c->rem == 0)
             m->k_lvl--;
         else
-            scan = 1;
-        break;
+            m->k_state = xk_read(m, c, c->idx) ? XK_ENT : XK_ERR;
+        return 0;
     case XK_ERR:
-        if (s1_free) {
-            memset(sub, 0, sizeof *sub);
-            sub->tag = m->k_tag;
-            sub->status = HCA_XLATE_STATUS_ERR_MTT;
-            sub->final = 1;
-            sub->klm = 1;
-            sub->lvl = m->k_lvl;
-            fired = 1;
-            m->k_state = XK_WAIT;
-        }
-        break;
-    default:
-        m->k_state = XK_IDLE;
-        break;
+        if (!s1_free)
+            return 0;
+        memset(sub, 0, sizeof *sub);
+        sub->tag = m->k_tag;
+        sub->status = HCA_XLATE_STATUS_ERR_MTT;
+        sub->final = 1;
+        sub->klm = 1;
+        sub->lvl = m->k_lvl;
+        m->k_state = XK_WAIT;
+        return 1;
+    default: /* IDLE, WAIT: a push or the walk's end */
+        return 0;
     }
-    if (scan) { /* read the length word of entry scan_i if it lies in the list and the MTT */
-        const uint64_t w1 = 2 * (uint64_t)scan_i + 1, mi = (uint64_t)c->base + w1;
-        if (!(w1 < c->cnt && mi < m->mtt_entries)) {
-            m->k_state = XK_ERR;
-        } else if (port_free) {
-            m->k_rdata = m->mtt[mi];
-            m->k_state = XK_LEN;
-        } else {
-            m->k_state = XK_SCAN;
-        }
-    }
-    return fired;
 }
 
 /* Every output is a function of the state (and the clock, for a beat's
@@ -757,7 +717,7 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
     const int s1_push = xm_s1_klm(m) && m->s1.lvl < m->max_ind && !walk_end;
     /* S1 takes a piece of the KLM walk: empty, or its piece leaves for the walker */
     const int s1_free = (!s1_valid0 || (ld_ready && !s1_push)) && !walk_end;
-    xm_req_t push;
+    xm_req_t push = {0};
     if (s1_push)
         push = m->s1;
 
@@ -797,7 +757,7 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
         m->s1_valid = 0;
     }
     xm_req_t sub;
-    if (xk_step(m, s1_push ? &push : NULL, w.mtt, s1_free, walk_end, &sub)) {
+    if (xk_step(m, s1_push ? &push : NULL, s1_free, walk_end, &sub)) {
         m->s1 = sub;
         m->s1_valid = 1;
     }

@@ -32,39 +32,32 @@
 // walker, and req_ready_o stays low from then until the walk's last beat has
 // passed S3 (the unit answers in order; other traffic is untouched: with no
 // KLM access the timing above holds exactly). The KLM walker reads the list
-// through MTT port A in the cycles the page walker does not read it and sends
-// each piece (an entry's part of the range) back into S1 through the MPT read
-// port, where the key check judges it with the entry's lkey as a local access
-// in the same PD, LOCAL_WRITE when the access writes; the piece then walks
-// like any request (one beat per page of the entry's MR, or one untranslated
-// beat), or is a KLM MR itself and starts the next level (max_indirection
-// levels, fwp CONFIG; deeper is one ERR_DEPTH beat). Beats carry the
-// request's tag, last = 1 only on the final beat, and a failing piece ends
-// the request with its error beat after the OK beats already issued (pieces
-// already sent behind it are dropped when that beat leaves S3).
+// through the MTT's list port (u_mtt port C: a whole entry, both words, per
+// read; the page walker keeps port A) and sends each piece (an entry's part
+// of the range) back into S1 through the MPT read port, where the key check
+// judges it with the entry's lkey as a local access in the same PD,
+// LOCAL_WRITE when the access writes; the piece then walks like any request
+// (one beat per page of the entry's MR, or one untranslated beat), or is a
+// KLM MR itself and starts the next level (max_indirection levels, fwp
+// CONFIG; deeper is one ERR_DEPTH beat). Beats carry the request's tag,
+// last = 1 only on the final beat, and a failing piece ends the request with
+// its error beat after the OK beats already issued (pieces already sent
+// behind it are dropped when that beat leaves S3).
 // Cost, uncontended, in cycles (XuKlm.LatencyAndCost checks it):
-//   first beat      c + 4 + 4 x L + S   (L: levels of indirect MRs walked to
+//   first beat      c + 4 + 2 x L + S   (L: levels of indirect MRs walked to
 //                   reach the first entry, S: entries skipped by the scan to
 //                   find the one holding the first byte, one per cycle)
-//                   per level: read a length word, read the address word, the
-//                   piece's MPT lookup, its key check;
-//   pages of an entry's MR        one beat per cycle (the page walker's rate);
-//   next entry      prefetched: its length and address words are read while
-//                   the current entry streams and its piece waits in S1
-//                   behind it. MTT port A does one read per cycle, shared by
-//                   the page walker (it has priority) and the KLM walker, so
-//                   an entry of p pages costs p + 2 port cycles: single-page
-//                   entries 2 then 4 cycles apart per pair (1/3 segment per
-//                   cycle), two-page entries 4 beats back to back then 5
-//                   cycles (1/2), entries with no page read (reserved L_Key,
-//                   DMA MR) one per 2 cycles. A level entered is fetched once
-//                   the piece that leads to it has been checked (+4 as for the
-//                   first beat), a level left costs a cycle per level popped;
+//                   per level: the level's first entry is read in the cycle
+//                   its MR passes the check in S1, the piece's MPT lookup;
+//   then            one segment per cycle, within and across entries: as a
+//                   piece is sent the level's next entry is read, and its
+//                   piece follows in the next cycle S1 can take one (S1 empty
+//                   or its piece leaving for the page walker);
+//   level entered   2 cycles mid-walk (the outer entry's piece in S1, the
+//                   inner list's first read); a level left costs none (the
+//                   parent's next entry is read as the level's last piece is
+//                   sent);
 //   next request    accepted in the cycle after the walk's last beat leaves S3.
-// The issue's target (one MPT lookup per level, then 1 segment per cycle)
-// thus holds within an entry; across short entries the port's read rate is
-// the bound (a second read port for the list, or list words cached per MR,
-// would lift it).
 //
 // Table writes from the firmware port use the RAMs' second port; a request
 // accepted in the cycle of a write reads the old entry (see xu_fw_port for
@@ -184,6 +177,9 @@ module xlate_unit #(
   logic [MPT_AW-1:0]           fwp_mpt_addr;
   logic [`HCA_MPT_ENTRY_W-1:0] fwp_mpt_wdata, fwp_mpt_rdata;
 
+  // The MPT has no list port (port C).
+  logic [2*`HCA_MPT_ENTRY_W-1:0] mpt_c_rdata;
+
   xu_table #(
     .DEPTH (MPT_ENTRIES),
     .WIDTH (`HCA_MPT_ENTRY_W)
@@ -201,8 +197,14 @@ module xlate_unit #(
     .b_wdata_i  (fwp_mpt_wdata),
     .b_wvalid_i (fwp_mpt_wvalid),
     .b_rdata_o  (fwp_mpt_rdata),
-    .b_rvalid_o (fwp_mpt_rvalid)
+    .b_rvalid_o (fwp_mpt_rvalid),
+    .c_re_i     (1'b0),
+    .c_addr_i   (MPT_AW'(0)),
+    .c_rdata_o  (mpt_c_rdata)
   );
+
+  logic unused_mpt_c;
+  assign unused_mpt_c = ^mpt_c_rdata;
 
   // ---------------------------------------------------------------- c+1: S1, key check
   logic [TAG_W-1:0]          s1_tag_q;
@@ -399,8 +401,9 @@ module xlate_unit #(
   );
 
   // ---------------------------------------------------------------- KLM walker
-  logic              klm_mtt_re;
-  logic [MTT_AW-1:0] klm_mtt_addr;
+  logic                          klm_lst_re;
+  logic [MTT_AW-1:0]             klm_lst_addr;
+  logic [2*`HCA_MTT_ENTRY_W-1:0] mtt_c_rdata;
 
   xu_klm #(
     .MTT_ENTRIES (MTT_ENTRIES),
@@ -409,6 +412,7 @@ module xlate_unit #(
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
     .push_valid_i     (s1_push),
+    .push_lvl_i       (s1_lvl_q),
     .push_mtt_base_i  (`HCA_MPT_ENTRY_MTT_BASE(mpt_a_rdata)),
     .push_mtt_count_i (`HCA_MPT_ENTRY_MTT_COUNT(mpt_a_rdata)),
     .push_off_i       (s1_va_q - `HCA_MPT_ENTRY_IOVA(mpt_a_rdata)),
@@ -417,12 +421,11 @@ module xlate_unit #(
     .push_tag_i       (s1_tag_q),
     .push_rights_i    (entry_rights),
     .push_pd_i        (s1_pd_q),
-    .mtt_busy_i       (wk_mtt_re),
     .s1_free_i        (klm_s1_free),
     .walk_end_i       (klm_walk_end),
-    .mtt_re_o         (klm_mtt_re),
-    .mtt_addr_o       (klm_mtt_addr),
-    .mtt_rdata_i      (mtt_a_rdata),
+    .lst_re_o         (klm_lst_re),
+    .lst_addr_o       (klm_lst_addr),
+    .lst_rdata_i      (mtt_c_rdata),
     .sub_valid_o      (klm_sub_valid),
     .sub_err_o        (klm_sub_err),
     .sub_key_o        (klm_sub_key),
@@ -436,13 +439,12 @@ module xlate_unit #(
     .busy_o           (klm_busy)
   );
 
-  // MTT port A: the page walker's in a cycle it reads, else the KLM walker's
-  // (which reads only then). Whether the walker holds a request plays no
-  // part beyond that.
+  // MTT port A is the page walker's; the KLM walker reads its lists through
+  // port C (the list port: a whole entry per read).
   logic unused_wk_busy;
   assign unused_wk_busy = wk_busy;
-  assign mtt_a_re   = wk_mtt_re || klm_mtt_re;
-  assign mtt_a_addr = klm_mtt_re ? klm_mtt_addr : wk_mtt_addr;
+  assign mtt_a_re   = wk_mtt_re;
+  assign mtt_a_addr = wk_mtt_addr;
 
   logic [`HCA_MTT_ENTRY_W-1:0] mtt_a_rdata;
   logic                        mtt_a_present;
@@ -452,8 +454,9 @@ module xlate_unit #(
   logic [`HCA_MTT_ENTRY_W-1:0] fwp_mtt_wdata, fwp_mtt_rdata;
 
   xu_table #(
-    .DEPTH (MTT_ENTRIES),
-    .WIDTH (`HCA_MTT_ENTRY_W)
+    .DEPTH     (MTT_ENTRIES),
+    .WIDTH     (`HCA_MTT_ENTRY_W),
+    .PAIR_PORT (1'b1)
   ) u_mtt (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
@@ -468,7 +471,10 @@ module xlate_unit #(
     .b_wdata_i  (fwp_mtt_wdata),
     .b_wvalid_i (fwp_mtt_wvalid),
     .b_rdata_o  (fwp_mtt_rdata),
-    .b_rvalid_o (fwp_mtt_rvalid)
+    .b_rvalid_o (fwp_mtt_rvalid),
+    .c_re_i     (klm_lst_re),
+    .c_addr_i   (klm_lst_addr),
+    .c_rdata_o  (mtt_c_rdata)
   );
 
   // ---------------------------------------------------------------- c+3: S3, beat

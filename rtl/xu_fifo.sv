@@ -41,7 +41,11 @@ module xu_fifo #(
   logic             push, pop;
 
   assign out_valid_o = level_q != '0;
+`ifndef HCA_MUTANT_FIFO_HEAD_NEWEST
   assign out_data_o  = mem_q[rptr_q];
+`else  // formal mutant (rtl/formal/xu_fifo_props.sv): the head read at the write side
+  assign out_data_o  = mem_q[wptr_q - PW'(1)];
+`endif
   assign level_o     = level_q;
   assign pop         = out_valid_o && out_ready_i;
   assign push        = in_valid_i && (level_q != LW'(DEPTH) || pop);

@@ -13,9 +13,18 @@
 // keeps the entry it read without reading again (and without seeing a later
 // write). A read and a write of the same entry in one cycle return the old
 // entry: a request accepted in the cycle of a table write saw the old entry.
+//
+// PAIR_PORT = 1 adds port C, a second read-only port that returns two
+// adjacent entries {mem[a + 1], mem[a]} (the MTT's list port: a KLM entry is
+// two words, and the KLM walker reads one entry per cycle while the page
+// walker has port A). In a RAM library that is the table split into even and
+// odd banks, each read once per cycle on this port (any a reads one row of
+// each), a read port more per bank, as a replicated copy written alongside
+// port B would give. Like port A it holds its data while c_re_i is low.
 module xu_table #(
   parameter int DEPTH = 16,
-  parameter int WIDTH = 64
+  parameter int WIDTH = 64,
+  parameter bit PAIR_PORT = 1'b0
 ) (
   input  logic                     clk_i,
   input  logic                     rst_ni,
@@ -34,7 +43,12 @@ module xu_table #(
   input  logic [WIDTH-1:0]         b_wdata_i,
   input  logic                     b_wvalid_i,
   output logic [WIDTH-1:0]         b_rdata_o,
-  output logic                     b_rvalid_o
+  output logic                     b_rvalid_o,
+
+  // port C (PAIR_PORT only): read two adjacent entries
+  input  logic                     c_re_i,
+  input  logic [$clog2(DEPTH > 1 ? DEPTH : 2)-1:0] c_addr_i,
+  output logic [2*WIDTH-1:0]       c_rdata_o     // {entry c_addr_i + 1, entry c_addr_i}
 );
 
   // The reset value of the valid vector is built from chunks of at most 4096
@@ -76,6 +90,22 @@ module xu_table #(
       b_rvalid_q <= valid_q[b_addr_i];
     end
   end
+
+  generate if (PAIR_PORT) begin : g_pair
+    logic [$clog2(DEPTH > 1 ? DEPTH : 2)-1:0] c_addr1;
+    logic [2*WIDTH-1:0] c_rdata_q;
+    assign c_addr1 = c_addr_i + 1'b1;
+    always_ff @(posedge clk_i) begin
+      if (c_re_i) begin
+        c_rdata_q <= {mem_q[c_addr1], mem_q[c_addr_i]};
+      end
+    end
+    assign c_rdata_o = c_rdata_q;
+  end else begin : g_no_pair
+    logic unused_c;
+    assign unused_c  = ^{c_re_i, c_addr_i};
+    assign c_rdata_o = '0;
+  end endgenerate
 
   assign a_rdata_o  = a_rdata_q;
   assign a_rvalid_o = a_rvalid_q;

@@ -909,32 +909,28 @@ TEST_P(XuKlm, LatencyAndCost)
         std::vector<xu_seg_t> got = Run(r);
         const uint64_t acc = xu_accept_cycle(xu_, n);
         ASSERT_EQ(1u, got.size()) << FmtReq(r);
-        EXPECT_EQ(acc + HCA_XU_LATENCY + 4 * c.levels + c.skipped, got[0].cycle)
+        EXPECT_EQ(acc + HCA_XU_LATENCY + 2 * c.levels + c.skipped, got[0].cycle)
             << Eng() << ": " << FmtReq(r) << " levels " << c.levels << " skipped " << c.skipped;
         xu_step(xu_, 10);
     }
-    // The next entry's words are read, and its piece sent into S1, while the
-    // current entry streams, in the cycles the page walker leaves MTT port A
-    // free: every entry costs its two words and its pages on the port, one
-    // read per cycle. The whole list, two pages per entry: entry 2k+1's piece
-    // was read before entry 2k's pages and streams right behind them; entry
-    // 2k+2's words wait for the port until both have streamed (4 beats back
-    // to back, then 5 cycles: 0.5 segments/cycle, the port's bound 2/(2+2)).
+    // The list port reads a whole entry per cycle, beside the page walker's
+    // MTT reads: the next entry is read as a piece is sent and its piece
+    // follows it into S1 at once. Two pages per entry: the 16 beats back to
+    // back (the page walker's rate).
     {
         const uint64_t n = Accepted();
         const xu_req_t r = Req(Key(90, 1), kKPd, 0xe0000000, 0x8000);
         std::vector<xu_seg_t> got = Run(r);
         ASSERT_EQ(16u, got.size());
         const uint64_t acc = xu_accept_cycle(xu_, n);
-        EXPECT_EQ(acc + 8, got[0].cycle);
+        EXPECT_EQ(acc + HCA_XU_LATENCY + 2, got[0].cycle);
         for (size_t i = 1; i < got.size(); i++)
-            EXPECT_EQ(got[i - 1].cycle + (i % 4 ? 1 : 5), got[i].cycle)
-                << Eng() << ": beat " << i << " " << FmtSeg(got[i]);
+            EXPECT_EQ(got[i - 1].cycle + 1, got[i].cycle) << Eng() << ": beat " << i << " " << FmtSeg(got[i]);
         xu_step(xu_, 10);
     }
-    // Single-page entries: 2 cycles, then 4, per pair (3 reads of the port
-    // per entry: 1/3 segment/cycle); entries of the reserved L_Key (no page
-    // read): one per 2 cycles, the two words.
+    // Single-page entries, and entries of the reserved L_Key (no page read):
+    // one segment per cycle too; through a second level (an outer entry over
+    // the single-page list) the same once the first beat is out.
     std::vector<Klm> one, res;
     for (unsigned i = 0; i < 8; i++) {
         one.push_back({kRIova + i * 0x1000, 0x1000, KR()});
@@ -942,16 +938,40 @@ TEST_P(XuKlm, LatencyAndCost)
     }
     ASSERT_NO_FATAL_FAILURE(PutIndirect(93, Key(93, 1), kKPd, ALL, 0xe2000000, 4200, one));
     ASSERT_NO_FATAL_FAILURE(PutIndirect(94, Key(94, 1), kKPd, ALL, 0xe3000000, 4300, res));
-    for (int k = 0; k < 2; k++) {
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(95, Key(95, 1), kKPd, ALL, 0xe4000000, 4400, {{0xe2000000, 0x8000, Key(93, 1)}}));
+    for (int k = 0; k < 3; k++) {
         const uint64_t n = Accepted();
-        const xu_req_t r = k ? Req(Key(94, 1), kKPd, 0xe3000000, 0x800) : Req(Key(93, 1), kKPd, 0xe2000000, 0x8000);
+        const xu_req_t r = k == 2 ? Req(Key(95, 1), kKPd, 0xe4000000, 0x8000)
+                         : k    ? Req(Key(94, 1), kKPd, 0xe3000000, 0x800)
+                                : Req(Key(93, 1), kKPd, 0xe2000000, 0x8000);
         std::vector<xu_seg_t> got = Run(r);
         ASSERT_EQ(8u, got.size());
         const uint64_t acc = xu_accept_cycle(xu_, n);
-        EXPECT_EQ(acc + 8, got[0].cycle);
+        EXPECT_EQ(acc + HCA_XU_LATENCY + 2 * (k == 2 ? 2 : 1), got[0].cycle) << Eng() << ": list " << k;
         for (size_t i = 1; i < got.size(); i++)
-            EXPECT_EQ(got[i - 1].cycle + (k ? 2 : i % 2 ? 2 : 4), got[i].cycle)
-                << Eng() << ": list " << k << " beat " << i << " " << FmtSeg(got[i]);
+            EXPECT_EQ(got[i - 1].cycle + 1, got[i].cycle) << Eng() << ": list " << k << " beat " << i << " " << FmtSeg(got[i]);
+        xu_step(xu_, 10);
+    }
+    // Across second-level lists: an outer list of two inner lists of four
+    // single-page entries. The inner level is left as its last piece is sent
+    // (the outer entry was read in that cycle), the outer piece follows it
+    // into S1, starts the next inner level there and that level's first
+    // entry is read: 4 beats back to back, 3 cycles, 4 beats.
+    std::vector<Klm> lo(one.begin(), one.begin() + 4), hi(one.begin() + 4, one.end());
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(96, Key(96, 1), kKPd, ALL, 0xe5000000, 4500, lo));
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(97, Key(97, 1), kKPd, ALL, 0xe6000000, 4600, hi));
+    ASSERT_NO_FATAL_FAILURE(PutIndirect(98, Key(98, 1), kKPd, ALL, 0xe7000000, 4700,
+                                        {{0xe5000000, 0x4000, Key(96, 1)}, {0xe6000000, 0x4000, Key(97, 1)}}));
+    {
+        const uint64_t n = Accepted();
+        const xu_req_t r = Req(Key(98, 1), kKPd, 0xe7000000, 0x8000);
+        std::vector<xu_seg_t> got = Run(r);
+        ASSERT_EQ(8u, got.size());
+        const uint64_t acc = xu_accept_cycle(xu_, n);
+        EXPECT_EQ(acc + HCA_XU_LATENCY + 4, got[0].cycle);
+        for (size_t i = 1; i < got.size(); i++)
+            EXPECT_EQ(got[i - 1].cycle + (i == 4 ? 3 : 1), got[i].cycle)
+                << Eng() << ": beat " << i << " " << FmtSeg(got[i]);
         xu_step(xu_, 10);
     }
     // a request after a KLM walk: accepted once the walk's last beat passed S3

@@ -7,7 +7,8 @@ an indirect (KLM) key: vectors/directed/klm_race_*.jsonl.
                                                 exactly what would be written
 
 Each round registers a fast-reg MR fb (its key byte new each round) and a
-fresh indirect MR over [a regular MR's 4 KiB, fb's 4 KiB], posts an 8 KiB
+fresh indirect MR over [a regular MR's 4 KiB as two 2 KiB entries, fb's
+4 KiB], posts an 8 KiB
 RDMA op through the indirect R_Key on one QP (MTU 256: 32 chunks) and, on the
 MRs' owner QP, a LOCAL_INV `offset` cycles later (negative: first) of either
 the entry fb or the indirect MR itself. SEMANTICS.md rule 7 and "Invalidation
@@ -42,6 +43,15 @@ from genfiles import J, spread, sweep_main
 # their DRAIN waits, which is what fences the placement (docs/mutation.md:
 # no_fence is proven at the unit level); the READ sweep still meets the
 # fence (3 of 12, 4 before).
+# With those costs the firmware's INVALIDATE and the responder's next translation
+# both follow the end of a host write, a fixed number of cycles apart whatever
+# the offset: whether the fence waits is set by how long the walk of a packet
+# through the indirect key takes, not by the offset. Since the KLM walker reads
+# a whole entry per cycle (docs/klm.md) a packet into fb's half of a
+# [m, fb] list was translated a cycle before the INVALIDATE (0 fence waits in
+# 12 rounds); the first half as two entries (one more entry scanned for fb's
+# packets) brings the walk back over it (7 of 12, as with the old walker).
+M_ENTRIES = [(0, 2048), (2048, 2048)]
 SWEEPS = [
     dict(op="write", target="entry", link_latency=1500, host_write_cost=300, offsets=[-400] + spread(0, 16000, 11),
          counters=dict(drain_waits=8, refused_after_inv=8)),
@@ -117,9 +127,10 @@ def sweep_file(op, target, link_latency, offsets, counters=None, host_write_cost
             {"op": "post_send", "qp": "qc", "wr_id": wid, "opcode": "FAST_REG_MR", "mr": "fb", "page_list": "pl",
              "page_shift": 12, "iova": 0x60000000, "length": 4096, "access": ["LOCAL_WRITE"]},
             {"op": "poll_cq", "cq": "cqc", "expect": [{"wr_id": wid, "status": "SUCCESS"}]},
-            {"op": "alloc_mr", "mr": ind, "pd": "pd0", "type": "indirect", "max_indir_list_len": 2},
+            {"op": "alloc_mr", "mr": ind, "pd": "pd0", "type": "indirect", "max_indir_list_len": len(M_ENTRIES) + 1},
             {"op": "post_send", "qp": "qc", "wr_id": wid + 1, "opcode": "REG_INDIR_MR", "mr": ind,
-             "list": [{"mr": "m", "offset": 0, "length": 4096}, {"mr": "fb", "offset": 0, "length": 4096}],
+             "list": [{"mr": "m", "offset": o, "length": n} for o, n in M_ENTRIES] +
+                     [{"mr": "fb", "offset": 0, "length": 4096}],
              "iova": 0x50000000, "length": LEN, "access": RW},
             {"op": "poll_cq", "cq": "cqc", "expect": [{"wr_id": wid + 1, "status": "SUCCESS"}]},
         ]
