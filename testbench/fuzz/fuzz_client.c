@@ -21,7 +21,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "fuzz_records.h"
 #include "hca_client.h"
 #include "hca_wire.h"
 
@@ -40,17 +40,7 @@ static char sock_dir[64];
 static char sock_path[128];
 static int listen_fd = -1;
 
-static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "fuzz client: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    abort();
-}
+#define die(...) fuzz_fail("client", __VA_ARGS__)
 
 typedef struct fake_server {
     const uint8_t *data;
@@ -68,25 +58,9 @@ static void *serve(void *p)
         die("accept: %s", strerror(errno));
     static uint8_t m[MAX_MSG];
     size_t at = 0;
-    while (s->size - at >= 3) {
-        const uint8_t mode = s->data[at];
-        size_t n = (size_t)s->data[at + 1] | (size_t)s->data[at + 2] << 8;
-        at += 3;
-        if (n > MAX_MSG)
-            n = MAX_MSG;
-        if (n > s->size - at)
-            n = s->size - at;
-        memcpy(m, s->data + at, n);
-        at += n;
-        if (!n)
-            continue; /* an empty message reads as the end of the connection */
-        hca_wire_hdr_t h;
-        if ((mode & 1) && n >= sizeof h) {
-            memcpy(&h, m, sizeof h);
-            h.len = (uint32_t)n;
-            h.version = HCA_WIRE_VERSION;
-            memcpy(m, &h, sizeof h);
-        }
+    size_t n;
+    uint8_t mode;
+    while ((n = fuzz_record_next(s->data, s->size, &at, m, MAX_MSG, &mode))) {
         if (send(fd, m, n, MSG_NOSIGNAL) != (ssize_t)n)
             break; /* the client went away */
     }
@@ -135,18 +109,6 @@ static void script(hca_client_t *cl)
 
 /* ---------------------------------------------------------------- seeds */
 
-static size_t put_msg(uint8_t *out, unsigned type, uint32_t seq, const void *p, size_t n)
-{
-    hca_wire_hdr_t h = {(uint32_t)(sizeof h + n), HCA_WIRE_VERSION, (uint16_t)type, seq, 0};
-    const uint16_t len = (uint16_t)(sizeof h + n);
-    out[0] = 1;
-    memcpy(out + 1, &len, 2);
-    memcpy(out + 3, &h, sizeof h);
-    if (n)
-        memcpy(out + 3 + sizeof h, p, n);
-    return 3 + sizeof h + n;
-}
-
 /* A server that answers the script's first requests, with DMA and an
  * interrupt on the way; and one whose DMA requests name bad lengths. */
 static void write_seeds(const char *dir)
@@ -162,25 +124,21 @@ static void write_seeds(const char *dir)
         uint8_t data[16];
     } wr = {{0x2000, 16, 0}, {1, 2, 3}};
     size_t n = 0;
-    n += put_msg(b + n, HCA_WIRE_HELLO | HCA_WIRE_REPLY, 1, &hello, sizeof hello);
-    n += put_msg(b + n, HCA_WIRE_MMIO_READ | HCA_WIRE_REPLY, 2, &mmio, sizeof mmio);
-    n += put_msg(b + n, HCA_WIRE_DMA_READ, 1, &rd, sizeof rd);
-    n += put_msg(b + n, HCA_WIRE_DMA_WRITE, 2, &wr, sizeof wr);
-    n += put_msg(b + n, HCA_WIRE_MMIO_WRITE | HCA_WIRE_REPLY, 3, &mmio, sizeof mmio);
-    n += put_msg(b + n, HCA_WIRE_IRQ, 0, &irq, sizeof irq);
-    n += put_msg(b + n, HCA_WIRE_WAIT | HCA_WIRE_REPLY, 4, &t, sizeof t);
+    n += fuzz_record_put(b + n, 1, HCA_WIRE_HELLO | HCA_WIRE_REPLY, 1, &hello, sizeof hello);
+    n += fuzz_record_put(b + n, 1, HCA_WIRE_MMIO_READ | HCA_WIRE_REPLY, 2, &mmio, sizeof mmio);
+    n += fuzz_record_put(b + n, 1, HCA_WIRE_DMA_READ, 1, &rd, sizeof rd);
+    n += fuzz_record_put(b + n, 1, HCA_WIRE_DMA_WRITE, 2, &wr, sizeof wr);
+    n += fuzz_record_put(b + n, 1, HCA_WIRE_MMIO_WRITE | HCA_WIRE_REPLY, 3, &mmio, sizeof mmio);
+    n += fuzz_record_put(b + n, 1, HCA_WIRE_IRQ, 0, &irq, sizeof irq);
+    n += fuzz_record_put(b + n, 1, HCA_WIRE_WAIT | HCA_WIRE_REPLY, 4, &t, sizeof t);
     const char *files[] = {"server_session", "server_bad_dma"};
     for (int f = 0; f < 2; f++) {
         if (f == 1) {
-            n = put_msg(b, HCA_WIRE_HELLO | HCA_WIRE_REPLY, 1, &hello, sizeof hello);
-            n += put_msg(b + n, HCA_WIRE_DMA_READ, 1, &huge, sizeof huge);
-            n += put_msg(b + n, HCA_WIRE_MMIO_READ | HCA_WIRE_REPLY, 2, &mmio, sizeof mmio);
+            n = fuzz_record_put(b, 1, HCA_WIRE_HELLO | HCA_WIRE_REPLY, 1, &hello, sizeof hello);
+            n += fuzz_record_put(b + n, 1, HCA_WIRE_DMA_READ, 1, &huge, sizeof huge);
+            n += fuzz_record_put(b + n, 1, HCA_WIRE_MMIO_READ | HCA_WIRE_REPLY, 2, &mmio, sizeof mmio);
         }
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, files[f]);
-        FILE *fp = fopen(path, "wb");
-        if (!fp || fwrite(b, 1, n, fp) != n || fclose(fp))
-            die("cannot write seed %s", path);
+        fuzz_write_seed("client", dir, files[f], b, n);
     }
 }
 

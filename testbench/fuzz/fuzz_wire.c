@@ -29,7 +29,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +37,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "fuzz_records.h"
 #include "hca_abi.h"
 #include "hca_serve.h"
 #include "hca_wire.h"
@@ -52,17 +52,7 @@ static unsigned inputs;
 static uint8_t rx[HCA_WIRE_MSG_MAX + 1];
 static uint8_t tx[HCA_WIRE_MSG_MAX];
 
-static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "fuzz wire: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    abort();
-}
+#define die(...) fuzz_fail("wire", __VA_ARGS__)
 
 static hca_dev_config_t config(void)
 {
@@ -88,27 +78,6 @@ static void close_session(void)
 
 /* ---------------------------------------------------------------- seeds */
 
-static size_t put_msg(uint8_t *out, uint8_t mode, unsigned type, uint32_t seq, const void *p, size_t n)
-{
-    hca_wire_hdr_t h = {(uint32_t)(sizeof h + n), HCA_WIRE_VERSION, (uint16_t)type, seq, 0};
-    const uint16_t len = (uint16_t)(sizeof h + n);
-    out[0] = mode;
-    memcpy(out + 1, &len, 2);
-    memcpy(out + 3, &h, sizeof h);
-    if (n)
-        memcpy(out + 3 + sizeof h, p, n);
-    return 3 + sizeof h + n;
-}
-
-static void write_seed(const char *dir, const char *name, const uint8_t *b, size_t n)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(b, 1, n, f) != n || fclose(f))
-        die("cannot write seed %s", path);
-}
-
 /* Sessions a driver holds: HELLO, register reads and writes, waits, the
  * clock; and the malformed messages the protocol names. */
 static void write_seeds(const char *dir)
@@ -117,33 +86,33 @@ static void write_seeds(const char *dir)
     const hca_wire_hello_t hello = {HCA_WIRE_VERSION, 0};
     const hca_wire_wait_t wait = {4096, 1, 0};
     size_t n = 0;
-    n += put_msg(b + n, 1, HCA_WIRE_HELLO, 1, &hello, sizeof hello);
+    n += fuzz_record_put(b + n, 1, HCA_WIRE_HELLO, 1, &hello, sizeof hello);
     for (uint32_t off = 0; off < 0x100; off += 4) {
         hca_wire_mmio_t m = {off, 0, 0, 0};
-        n += put_msg(b + n, 1, HCA_WIRE_MMIO_READ, 2 + off, &m, sizeof m);
+        n += fuzz_record_put(b + n, 1, HCA_WIRE_MMIO_READ, 2 + off, &m, sizeof m);
     }
-    n += put_msg(b + n, 1, HCA_WIRE_WAIT, 900, &wait, sizeof wait);
-    n += put_msg(b + n, 1, HCA_WIRE_NOW, 901, NULL, 0);
-    write_seed(dir, "session_reads", b, n);
+    n += fuzz_record_put(b + n, 1, HCA_WIRE_WAIT, 900, &wait, sizeof wait);
+    n += fuzz_record_put(b + n, 1, HCA_WIRE_NOW, 901, NULL, 0);
+    fuzz_write_seed("wire", dir, "session_reads", b, n);
 
-    n = put_msg(b, 1, HCA_WIRE_HELLO, 1, &hello, sizeof hello);
+    n = fuzz_record_put(b, 1, HCA_WIRE_HELLO, 1, &hello, sizeof hello);
     for (uint32_t off = 0; off < 0x40; off += 4) {
         hca_wire_mmio_t m = {off, 0xffffffffu, 0, 0};
-        n += put_msg(b + n, 1, HCA_WIRE_MMIO_WRITE, 2 + off, &m, sizeof m);
+        n += fuzz_record_put(b + n, 1, HCA_WIRE_MMIO_WRITE, 2 + off, &m, sizeof m);
     }
-    n += put_msg(b + n, 1, HCA_WIRE_WAIT, 100, &wait, sizeof wait);
-    write_seed(dir, "session_writes", b, n);
+    n += fuzz_record_put(b + n, 1, HCA_WIRE_WAIT, 100, &wait, sizeof wait);
+    fuzz_write_seed("wire", dir, "session_writes", b, n);
 
     const hca_wire_hello_t bad_version = {HCA_WIRE_VERSION + 1, 0};
     const hca_wire_dma_t dma = {0x1000, 16, 0};
-    n = put_msg(b, 1, HCA_WIRE_NOW, 7, NULL, 0);                              /* before HELLO */
-    n += put_msg(b + n, 1, HCA_WIRE_HELLO, 8, &bad_version, sizeof bad_version);
-    n += put_msg(b + n, 0, HCA_WIRE_HELLO, 9, &hello, sizeof hello - 1);       /* short payload, len as sent */
-    n += put_msg(b + n, 1, HCA_WIRE_HELLO, 10, &hello, sizeof hello);
-    n += put_msg(b + n, 1, HCA_WIRE_DMA_READ | HCA_WIRE_REPLY, 11, &dma, sizeof dma); /* no such request */
-    n += put_msg(b + n, 1, HCA_WIRE_IRQ, 12, &dma, sizeof dma);
-    n += put_msg(b + n, 1, 77, 13, NULL, 0);
-    write_seed(dir, "session_refusals", b, n);
+    n = fuzz_record_put(b, 1, HCA_WIRE_NOW, 7, NULL, 0);                              /* before HELLO */
+    n += fuzz_record_put(b + n, 1, HCA_WIRE_HELLO, 8, &bad_version, sizeof bad_version);
+    n += fuzz_record_put(b + n, 0, HCA_WIRE_HELLO, 9, &hello, sizeof hello - 1);       /* short payload, len as sent */
+    n += fuzz_record_put(b + n, 1, HCA_WIRE_HELLO, 10, &hello, sizeof hello);
+    n += fuzz_record_put(b + n, 1, HCA_WIRE_DMA_READ | HCA_WIRE_REPLY, 11, &dma, sizeof dma); /* no such request */
+    n += fuzz_record_put(b + n, 1, HCA_WIRE_IRQ, 12, &dma, sizeof dma);
+    n += fuzz_record_put(b + n, 1, 77, 13, NULL, 0);
+    fuzz_write_seed("wire", dir, "session_refusals", b, n);
 }
 
 static void write_dict(const char *path)
@@ -323,25 +292,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int hello = 0, irq = 0;
     static uint8_t m[MAX_MSG];
     size_t at = 0;
-    while (size - at >= 3) {
-        const uint8_t mode = data[at];
-        size_t n = (size_t)data[at + 1] | (size_t)data[at + 2] << 8;
-        at += 3;
-        if (n > MAX_MSG)
-            n = MAX_MSG;
-        if (n > size - at)
-            n = size - at;
-        memcpy(m, data + at, n);
-        at += n;
-        if (!n)
-            continue;
+    size_t n;
+    uint8_t mode;
+    while ((n = fuzz_record_next(data, size, &at, m, MAX_MSG, &mode))) {
         hca_wire_hdr_t h;
-        if ((mode & 1) && n >= sizeof h) {
-            memcpy(&h, m, sizeof h);
-            h.len = (uint32_t)n;
-            h.version = HCA_WIRE_VERSION;
-            memcpy(m, &h, sizeof h);
-        }
         if (n >= sizeof h + sizeof(hca_wire_wait_t)) {
             memcpy(&h, m, sizeof h);
             if (h.type == HCA_WIRE_WAIT) {
