@@ -1,6 +1,6 @@
 # sim/device/ — the whole device (device engine + firmware core + mailbox +
 # firmware DMA) and the hcasim command line.
-HCASIM_SRCS += sim/device/hca_dev.c
+HCASIM_SRCS += sim/device/hca_dev.c sim/device/hca_fseq.c
 
 # The device boots the image beside its executable (hca_dev_default_firmware:
 # <exe dir>/../firmware/, an install's <exe dir>/../share/hcasim/); this

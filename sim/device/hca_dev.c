@@ -26,6 +26,7 @@
 
 #include "busmap.h"
 #include "fwcore.h"
+#include "hca_fseq.h"
 
 /* The image of the tree this was built in: the last resort of
  * hca_dev_default_firmware (dev.mk sets it). */
@@ -38,17 +39,6 @@ typedef struct fdma_state {
     int busy, error;
     uint64_t done_at; /* cycle the running transfer completes */
 } fdma_state_t;
-
-/* The port sequencer (regs fseq): a program in firmware RAM run over the
- * engine's firmware port, one access at a time, as the core's own accesses
- * go (docs/device.md "Port sequencer"). */
-typedef struct fseq_state {
-    uint32_t prog, count, pc; /* entry pc of count at firmware address prog */
-    uint32_t polls;           /* status reads of the WAIT at pc */
-    uint32_t word;            /* the word of the *_RAM entry at pc */
-    int busy, error, stopped;
-    int posted; /* the access of entry pc is in flight */
-} fseq_state_t;
 
 typedef struct hcr_state {
     uint32_t in_lo, in_hi, out_lo, out_hi, in_mod, ctrl, status, out_imm;
@@ -80,7 +70,7 @@ struct hca_dev {
     uint32_t irq_cause, irq_mask; /* regs host_irq (FATAL is computed) */
     hcr_state_t hcr;
     fdma_state_t fdma;
-    fseq_state_t fseq;
+    hca_fseq_t fseq; /* the port sequencer */
     evt_snoop_t evt;
     int fwp_posted;    /* an access to the unit's firmware port is in flight */
     int runahead;      /* the firmware runs ahead of a quiet device: any device access stalls it */
@@ -343,119 +333,31 @@ static int fw_evt_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
     return rc;
 }
 
-/* ---------------------------------------------------------------- port sequencer */
+/* ---------------------------------------------------------------- port sequencer (hca_fseq.c) */
 
-static hca_fseq_entry_t *fseq_entry(hca_dev_t *d, uint32_t i)
+static int fseq_post(void *ctx, int write, uint32_t off, uint32_t val)
 {
-    return (hca_fseq_entry_t *)(fwcore_ram(d->fc) + (d->fseq.prog - HCA_FW_RAM_BASE) + 8u * i);
+    hca_dev_t *d = ctx;
+    return d->eng_ops->fw_post(d->eng, write, off, val);
 }
 
-static void fseq_end(fseq_state_t *s, int error, int stopped)
+static int fseq_poll(void *ctx, uint32_t *val)
 {
-    s->busy = 0;
-    s->error = error;
-    s->stopped = stopped;
+    hca_dev_t *d = ctx;
+    return d->eng_ops->fw_poll(d->eng, val);
 }
 
-/* RUN: the whole program must lie in firmware RAM. */
-static void fseq_run(hca_dev_t *d, uint32_t count)
+/* The event queue's registers are snooped as the core's accesses are. */
+static void fseq_answered(void *ctx, int write, uint32_t off, uint32_t val)
 {
-    fseq_state_t *s = &d->fseq;
-    if (s->busy)
-        return;
-    s->count = count;
-    s->pc = s->polls = s->word = 0;
-    const uint64_t end = (uint64_t)s->prog + 8ull * count;
-    if (count == 0 || count > HCA_FSEQ_MAX_OPS || (s->prog & 7u) || s->prog < HCA_FW_RAM_BASE ||
-        end > (uint64_t)HCA_FW_RAM_BASE + HCA_FW_RAM_SIZE) {
-        fseq_end(s, 1, 0);
-        return;
-    }
-    s->busy = 1;
-    s->error = s->stopped = 0;
-    d->fw_prof.seq_programs++;
+    if (off - EVT_PORT_OFF < HCA_EVT_DONE + 4)
+        evt_snoop(ctx, write, off - EVT_PORT_OFF, val);
 }
 
-/* The RAM words [addr, addr + 4 words) of a *_RAM entry, or NULL when they
- * are not all in firmware RAM. */
-static uint32_t *fseq_ram(hca_dev_t *d, uint32_t addr, uint32_t words)
-{
-    if ((addr & 3u) || words == 0 || words > HCA_FSEQ_MAX_WORDS || addr < HCA_FW_RAM_BASE ||
-        (uint64_t)addr + 4ull * words > (uint64_t)HCA_FW_RAM_BASE + HCA_FW_RAM_SIZE)
-        return NULL;
-    return (uint32_t *)(fwcore_ram(d->fc) + (addr - HCA_FW_RAM_BASE));
-}
-
-static int fseq_ram_kind(uint32_t kind)
-{
-    return kind == HCA_FSEQ_KIND_WRITE_RAM || kind == HCA_FSEQ_KIND_READ_RAM;
-}
-
-/* One device cycle of the sequencer, after the engine's: take the answer of
- * the access in flight, then post the next one (the port free of the
- * core's). Each access thus takes two cycles, as the core's port accesses
- * do at best; a *_RAM entry makes one access per word. */
 static void fseq_tick(hca_dev_t *d)
 {
-    fseq_state_t *s = &d->fseq;
-    if (!s->busy)
-        return;
-    hca_fseq_entry_t *e = fseq_entry(d, s->pc);
-    uint32_t kind = hca_fseq_entry_get_kind(e), arg = hca_fseq_entry_get_arg(e);
-    if (s->posted) {
-        uint32_t v = 0;
-        if (d->eng_ops->fw_poll(d->eng, &v) != 1)
-            return;
-        s->posted = 0;
-        d->fw_prof.seq_accesses++;
-        const int write = kind == HCA_FSEQ_KIND_WRITE || kind == HCA_FSEQ_KIND_WRITE_RAM;
-        const uint32_t off = hca_fseq_entry_get_off(e) + 4u * s->word;
-        uint32_t *ram = fseq_ram_kind(kind) ? fseq_ram(d, e->val, arg) : NULL; /* checked at its post */
-        const uint32_t wv = ram ? ram[s->word] : e->val;
-        if (off - EVT_PORT_OFF < HCA_EVT_DONE + 4)
-            evt_snoop(d, write, off - EVT_PORT_OFF, write ? wv : v);
-        if (kind == HCA_FSEQ_KIND_WAIT) {
-            const int busy = HCA_FWP_STATUS_BUSY_GET(v) != 0;
-            if (busy && ++s->polls < HCA_FSEQ_WAIT_LIMIT)
-                goto post; /* read it again */
-            e->val = v;
-            if (busy || !((arg >> HCA_FWP_STATUS_RESULT_GET(v)) & 1u)) {
-                fseq_end(s, 0, 1);
-                return;
-            }
-        } else if (kind == HCA_FSEQ_KIND_READ) {
-            e->val = v;
-        } else if (kind == HCA_FSEQ_KIND_READ_RAM) {
-            ram[s->word] = v;
-        }
-        if (ram && ++s->word < arg)
-            goto post; /* the entry's next word */
-        s->polls = s->word = 0;
-        if (++s->pc == s->count) {
-            fseq_end(s, 0, 0);
-            return;
-        }
-        e = fseq_entry(d, s->pc);
-        kind = hca_fseq_entry_get_kind(e);
-        arg = hca_fseq_entry_get_arg(e);
-    }
-post:
-    if (d->fwp_posted)
-        return; /* the core's access first */
-    {
-        uint32_t *ram = NULL;
-        if (kind > HCA_FSEQ_KIND_MAX || (fseq_ram_kind(kind) && !(ram = fseq_ram(d, e->val, arg)))) {
-            fseq_end(s, 1, 0); /* no such entry kind, or RAM out of range */
-            return;
-        }
-        const int write = kind == HCA_FSEQ_KIND_WRITE || kind == HCA_FSEQ_KIND_WRITE_RAM;
-        if (d->eng_ops->fw_post(d->eng, write, hca_fseq_entry_get_off(e) + 4u * s->word,
-                                ram ? ram[s->word] : e->val)) {
-            fseq_end(s, 1, 0); /* no register there */
-            return;
-        }
-        s->posted = 1;
-    }
+    const hca_fseq_port_t p = {d, fwcore_ram(d->fc), fseq_post, fseq_poll, fseq_answered};
+    d->fw_prof.seq_accesses += hca_fseq_tick(&d->fseq, &p, d->fwp_posted);
 }
 
 static int fw_fseq_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
@@ -465,12 +367,10 @@ static int fw_fseq_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
         return RV32_BUS_STALL;
     if (size != 4)
         return RV32_BUS_FAULT;
-    const fseq_state_t *s = &d->fseq;
     if (off == HCA_FSEQ_PROG)
-        *val = s->prog;
+        *val = d->fseq.prog;
     else if (off == HCA_FSEQ_STATUS)
-        *val = HCA_FSEQ_STATUS_BUSY_PUT(s->busy) | HCA_FSEQ_STATUS_ERROR_PUT(s->error) |
-               HCA_FSEQ_STATUS_STOPPED_PUT(s->stopped) | HCA_FSEQ_STATUS_DONE_PUT(s->pc);
+        *val = hca_fseq_status(&d->fseq);
     else if (off == HCA_FSEQ_RUN)
         *val = 0;
     else
@@ -489,7 +389,7 @@ static int fw_fseq_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
         if (!d->fseq.busy)
             d->fseq.prog = val;
     } else if (off == HCA_FSEQ_RUN) {
-        fseq_run(d, HCA_FSEQ_RUN_COUNT_GET(val));
+        d->fw_prof.seq_programs += (uint64_t)hca_fseq_run(&d->fseq, HCA_FSEQ_RUN_COUNT_GET(val));
     } else if (off != HCA_FSEQ_STATUS) {
         return RV32_BUS_FAULT;
     }

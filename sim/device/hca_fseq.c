@@ -1,0 +1,122 @@
+/* hca_fseq.c — see hca_fseq.h. */
+#include "hca_fseq.h"
+
+#include "hca_abi.h"
+
+static hca_fseq_entry_t *fseq_entry(const hca_fseq_t *s, const hca_fseq_port_t *p, uint32_t i)
+{
+    return (hca_fseq_entry_t *)(p->ram + (s->prog - HCA_FW_RAM_BASE) + 8u * i);
+}
+
+static void fseq_end(hca_fseq_t *s, int error, int stopped)
+{
+    s->busy = 0;
+    s->error = error;
+    s->stopped = stopped;
+}
+
+/* RUN: the whole program must lie in firmware RAM. */
+int hca_fseq_run(hca_fseq_t *s, uint32_t count)
+{
+    if (s->busy)
+        return 0;
+    s->count = count;
+    s->pc = s->polls = s->word = 0;
+    const uint64_t end = (uint64_t)s->prog + 8ull * count;
+    if (count == 0 || count > HCA_FSEQ_MAX_OPS || (s->prog & 7u) || s->prog < HCA_FW_RAM_BASE ||
+        end > (uint64_t)HCA_FW_RAM_BASE + HCA_FW_RAM_SIZE) {
+        fseq_end(s, 1, 0);
+        return 0;
+    }
+    s->busy = 1;
+    s->error = s->stopped = 0;
+    return 1;
+}
+
+/* The RAM words [addr, addr + 4 words) of a *_RAM entry, or NULL when they
+ * are not all in firmware RAM. */
+static uint32_t *fseq_ram(const hca_fseq_port_t *p, uint32_t addr, uint32_t words)
+{
+    if ((addr & 3u) || words == 0 || words > HCA_FSEQ_MAX_WORDS || addr < HCA_FW_RAM_BASE ||
+        (uint64_t)addr + 4ull * words > (uint64_t)HCA_FW_RAM_BASE + HCA_FW_RAM_SIZE)
+        return NULL;
+    return (uint32_t *)(p->ram + (addr - HCA_FW_RAM_BASE));
+}
+
+static int fseq_ram_kind(uint32_t kind)
+{
+    return kind == HCA_FSEQ_KIND_WRITE_RAM || kind == HCA_FSEQ_KIND_READ_RAM;
+}
+
+/* One device cycle of the sequencer, after the engine's: take the answer of
+ * the access in flight, then post the next one (the port free of the
+ * core's). Each access thus takes two cycles, as the core's port accesses
+ * do at best; a *_RAM entry makes one access per word. */
+unsigned hca_fseq_tick(hca_fseq_t *s, const hca_fseq_port_t *p, int core_posted)
+{
+    unsigned answered = 0;
+    if (!s->busy)
+        return 0;
+    hca_fseq_entry_t *e = fseq_entry(s, p, s->pc);
+    uint32_t kind = hca_fseq_entry_get_kind(e), arg = hca_fseq_entry_get_arg(e);
+    if (s->posted) {
+        uint32_t v = 0;
+        if (p->poll(p->ctx, &v) != 1)
+            return 0;
+        s->posted = 0;
+        answered = 1;
+        const int write = kind == HCA_FSEQ_KIND_WRITE || kind == HCA_FSEQ_KIND_WRITE_RAM;
+        const uint32_t off = hca_fseq_entry_get_off(e) + 4u * s->word;
+        uint32_t *ram = fseq_ram_kind(kind) ? fseq_ram(p, e->val, arg) : NULL; /* checked at its post */
+        const uint32_t wv = ram ? ram[s->word] : e->val;
+        p->answered(p->ctx, write, off, write ? wv : v);
+        if (kind == HCA_FSEQ_KIND_WAIT) {
+            const int busy = HCA_FWP_STATUS_BUSY_GET(v) != 0;
+            if (busy && ++s->polls < HCA_FSEQ_WAIT_LIMIT)
+                goto post; /* read it again */
+            e->val = v;
+            if (busy || !((arg >> HCA_FWP_STATUS_RESULT_GET(v)) & 1u)) {
+                fseq_end(s, 0, 1);
+                return answered;
+            }
+        } else if (kind == HCA_FSEQ_KIND_READ) {
+            e->val = v;
+        } else if (kind == HCA_FSEQ_KIND_READ_RAM) {
+            ram[s->word] = v;
+        }
+        if (ram && ++s->word < arg)
+            goto post; /* the entry's next word */
+        s->polls = s->word = 0;
+        if (++s->pc == s->count) {
+            fseq_end(s, 0, 0);
+            return answered;
+        }
+        e = fseq_entry(s, p, s->pc);
+        kind = hca_fseq_entry_get_kind(e);
+        arg = hca_fseq_entry_get_arg(e);
+    }
+post:
+    if (core_posted)
+        return answered; /* the core's access first */
+    {
+        uint32_t *ram = NULL;
+        if (kind > HCA_FSEQ_KIND_MAX || (fseq_ram_kind(kind) && !(ram = fseq_ram(p, e->val, arg)))) {
+            fseq_end(s, 1, 0); /* no such entry kind, or RAM out of range */
+            return answered;
+        }
+        const int write = kind == HCA_FSEQ_KIND_WRITE || kind == HCA_FSEQ_KIND_WRITE_RAM;
+        if (p->post(p->ctx, write, hca_fseq_entry_get_off(e) + 4u * s->word, ram ? ram[s->word] : e->val)) {
+            fseq_end(s, 1, 0); /* no register there */
+            return answered;
+        }
+        s->posted = 1;
+    }
+    return answered;
+}
+
+uint32_t hca_fseq_status(const hca_fseq_t *s)
+{
+    return HCA_FSEQ_STATUS_BUSY_PUT(s->busy) | HCA_FSEQ_STATUS_ERROR_PUT(s->error) |
+           HCA_FSEQ_STATUS_STOPPED_PUT(s->stopped) | HCA_FSEQ_STATUS_DONE_PUT(s->pc);
+}
+

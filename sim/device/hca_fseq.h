@@ -1,0 +1,36 @@
+/* hca_fseq.h — the port sequencer (register block fseq): a program in
+ * firmware RAM run over the engine's firmware port, one access at a time, as
+ * the core's own accesses go (docs/device.md "Port sequencer"). The device
+ * (hca_dev.c) owns the port and the RAM and ticks it once a cycle. */
+#ifndef HCA_FSEQ_H
+#define HCA_FSEQ_H
+
+#include <stdint.h>
+
+typedef struct hca_fseq {
+    uint32_t prog, count, pc; /* entry pc of count at firmware address prog */
+    uint32_t polls;           /* status reads of the WAIT at pc */
+    uint32_t word;            /* the word of the *_RAM entry at pc */
+    int busy, error, stopped;
+    int posted; /* the access of entry pc is in flight */
+} hca_fseq_t;
+
+/** What the sequencer drives: the engine's firmware port and the firmware RAM. */
+typedef struct hca_fseq_port {
+    void *ctx;
+    uint8_t *ram; /**< firmware RAM (HCA_FW_RAM_BASE .. + HCA_FW_RAM_SIZE) */
+    int (*post)(void *ctx, int write, uint32_t off, uint32_t val); /**< 0, or no register there */
+    int (*poll)(void *ctx, uint32_t *val);                          /**< 1 once answered */
+    void (*answered)(void *ctx, int write, uint32_t off, uint32_t val); /**< each access done (val: written or read) */
+} hca_fseq_port_t;
+
+/** RUN of count entries at s->prog: 1 when it started, 0 when refused (error set) or one runs. */
+int hca_fseq_run(hca_fseq_t *s, uint32_t count);
+/** One device cycle, after the engine's: take the answer in flight, then post
+ *  the next access unless the core's holds the port (core_posted). Returns
+ *  the accesses answered (0 or 1). */
+unsigned hca_fseq_tick(hca_fseq_t *s, const hca_fseq_port_t *p, int core_posted);
+/** The STATUS register. */
+uint32_t hca_fseq_status(const hca_fseq_t *s);
+
+#endif /* HCA_FSEQ_H */
