@@ -227,7 +227,7 @@ int hca_req_resp_init(hca_req_resp_t *m, unsigned qw)
         return -EINVAL;
     memset(m, 0, sizeof(*m));
     m->qw = (uint8_t)qw;
-    hca_sge_mover_init(&m->mv, RR_XTAG, RR_DTAG);
+    hca_sge_mover_init(&m->mv, RR_XTAG, RR_DTAG, 0);
     hca_req_resp_reset(m);
     return 0;
 }
