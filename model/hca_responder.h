@@ -5,7 +5,8 @@
  * placement engine hca_resp_place (model/hca_resp_place.h).
  *
  * Comb paths: none. Every output is a function of the registers alone
- * (tx, cpl, pb_free, rq_ci_inc, qp_err come from pending registers; xq_*,
+ * (tx, cpl, pb_free, rq_ci_inc, qp_err come from pending registers; tx_valid
+ * also from the posted-gather counters; xq_*,
  * dma_req, place_busy from the placement engine's state and the job, which
  * is built from registers; pb_alloc_ready, rx_ready, evt_valid from the
  * state); xs_ready and dma_rsp_ready are constant 1. So comb needs no inputs
@@ -94,6 +95,12 @@ typedef struct hca_responder {
     uint8_t rd_buf;
     uint8_t res_key, res_bus;
     uint8_t tx_pend, cpl_pend, free_pend, inc_pend, err_pend, err_wait;
+    /* READ double buffering: posted gathers per slot, the tx register's slot */
+    uint8_t rslot;           /**< slot of the chunk being gathered */
+    uint8_t rcnt0, rcnt1;    /**< posted, not yet answered (4 bits) */
+    uint8_t rberr0, rberr1;  /**< an answer of the slot's chunk was err */
+    uint8_t txp, txslot;     /**< tx is a READ_RESP of posted chunk txslot */
+    uint8_t rd_cur;          /**< RD_NAK: the current chunk holds rd_buf */
     /* data registers tx_q, cqe_q, cqn_q, free_id_q (never reset): they drive
      * their ports straight, so they live in o as o.tx, o.cpl, o.cpl_cqn,
      * o.pb_free_id */
