@@ -168,6 +168,7 @@ static void rs_job(hca_responder_t *m)
     p->key[0] = m->p_rkey;
     if (m->p_op == HCA_PKT_OP_WRITE) {
         p->check_only = m->whole;
+        p->post = !m->whole && !m->p_last; /* a middle packet: posted */
         p->va[0] = m->p_raddr;
         p->len[0] = m->whole ? m->p_msglen : m->p_len;
     } else {
@@ -201,9 +202,23 @@ static inline int rs_tx_bad(const hca_responder_t *m)
     return m->tx_pend && m->txp && !rs_tx_wait(m) && (m->txslot ? m->rberr1 : m->rberr0);
 }
 
+/* A posted job starts only on a free slot (its counter idle, no held
+ * READ_RESP or posted free waiting for it). */
+static inline int rs_go_wait(const hca_responder_t *m)
+{
+    const unsigned s = m->rslot;
+    return m->pio.post && ((s ? m->rcnt1 : m->rcnt0) != 0 || (m->pf && m->pfslot == s) ||
+                           (m->tx_pend && m->txp && m->txslot == s));
+}
+/* The posted free goes out once its packet's DMAs are answered. */
+static inline int rs_pf_rdy(const hca_responder_t *m)
+{
+    return m->pf && (m->pfslot ? m->rcnt1 : m->rcnt0) == 0;
+}
+
 /** Everything shown this cycle, from the registers: the placement engine's
  *  job and outputs (m->pio), then the responder's outputs (m->o; tx, cpl,
- *  cpl_cqn, pb_free_id are registers kept there). Parts whose sources did
+ *  cpl_cqn are registers kept there). Parts whose sources did
  *  not change (ch) keep their values. */
 static void rs_outputs(hca_responder_t *m, unsigned ch, uint64_t now)
 {
@@ -229,7 +244,8 @@ static void rs_outputs(hca_responder_t *m, unsigned ch, uint64_t now)
     o->xs_ready = p->xs_ready; /* 0 while a streamed segment waits for its DMA (hca_resp_place) */
     o->dma_rsp_ready = 1;
     o->pb_alloc_ready = m->state == S_RD_ALLOC;
-    o->pb_free_valid = m->free_pend;
+    o->pb_free_valid = m->free_pend || rs_pf_rdy(m);
+    o->pb_free_id = m->free_pend ? m->free_id : m->pf_buf;
     o->cpl_valid = m->cpl_pend;
 
     /* DMA port: the WQE fetch, else the placement engine */
@@ -294,6 +310,8 @@ void hca_responder_reset(hca_responder_t *m)
     m->rberr0 = m->rberr1 = 0;
     m->txp = m->txslot = 0;
     m->rd_cur = 0;
+    m->pf = m->pfslot = m->pf_qpn = 0;
+    m->werr = 0;
     hca_resp_place_reset(&m->place);
     rs_outputs(m, RS_CH_ALL, 0);
 }
@@ -333,7 +351,13 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     uint8_t cpl_pend_d = m->cpl_pend && !io->cpl_ready;
     uint8_t free_pend_d = m->free_pend && !io->pb_free_ready;
     uint8_t inc_pend_d = 0, err_pend_d = 0, err_wait_d = m->err_wait;
-    uint8_t free_id_d = m->o.pb_free_id;
+    uint8_t free_id_d = m->free_id;
+    const int go_wait = rs_go_wait(m);
+    const int pf_go = rs_pf_rdy(m) && !m->free_pend && io->pb_free_ready;
+    uint8_t pf_d = m->pf && !pf_go, pfslot_d = m->pfslot, pf_qpn_d = m->pf_qpn, pf_buf_d = m->pf_buf;
+    uint64_t werr_d = m->werr;
+    if (pf_go && (m->pfslot ? m->rberr1 : m->rberr0))
+        werr_d |= (uint64_t)1 << m->pf_qpn;
     int ctx_latch = 0, wqe_load = 0, tx_read = 0; /* tx_read: tx_d = read_resp (RESULT of a READ chunk) */
 
     /* the endings: `fin` moves to FINISH with the actions a_* */
@@ -488,7 +512,8 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     }
 
     case S_GO:
-        state_d = S_PLACE;
+        if (!go_wait)
+            state_d = S_PLACE;
         break;
 
     case S_PLACE:
@@ -525,23 +550,41 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
                 ev_send_ok = 1;
             }
         } else if (m->p_op == HCA_PKT_OP_WRITE) {
-            if (m->res_key || m->res_bus) {
+            if (m->pf) {
+                /* the posted packet before: its DMAs first (ACK/NAK follow them) */
+            } else if (m->res_key || m->res_bus) {
                 fin = 1;
                 a_tx = 1;
                 a_tx_op = HCA_PKT_OP_NAK;
                 a_tx_syn = m->res_key ? HCA_WC_STATUS_REM_ACCESS_ERR : HCA_WC_STATUS_REM_OP_ERR;
                 a_err = 1;
                 a_free = has_buf;
+                werr_d &= ~((uint64_t)1 << m->qpn);
             } else if (m->whole && m->p_len != 0 && st_reset) {
                 fin = 1; /* reset after the whole-range check: place nothing */
                 a_free = has_buf;
             } else if (m->whole && m->p_len != 0) {
                 state_d = S_GO; /* the whole message may be written: now this packet */
                 whole_d = 0;
+            } else if (eng->post) {
+                fin = 1; /* posted: its buffer is freed once its DMAs are answered */
+                pf_d = 1;
+                pf_buf_d = m->p_pbuf;
+                pf_qpn_d = m->qpn;
+                pfslot_d = m->rslot;
+                rslot_d = !m->rslot;
             } else {
                 fin = 1;
                 a_tx = m->p_last; /* ACK once the last packet's DMAs are answered */
                 a_free = has_buf;
+                if (m->p_last) {
+                    if (m->werr >> m->qpn & 1u) { /* a posted packet of the message failed */
+                        a_tx_op = HCA_PKT_OP_NAK;
+                        a_tx_syn = HCA_WC_STATUS_REM_OP_ERR;
+                        a_err = 1;
+                    }
+                    werr_d &= ~((uint64_t)1 << m->qpn);
+                }
             }
         } else {
             if (m->res_key || m->res_bus) {
@@ -591,6 +634,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
         ctx_latch = 1;
         if (!st_rts) {
             busy_d &= ~((uint64_t)1 << m->qpn);
+            werr_d &= ~((uint64_t)1 << m->qpn);
             if (m->wqe_qpn == m->qpn)
                 wqe_valid_d = 0;
         }
@@ -744,7 +788,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     const int posted_rsp = io->dma_rsp_valid && (rtag >> 5 & 1u) && !(rtag >> 3 & 1u);
     const int prsp0 = posted_rsp && !(rtag >> 4 & 1u), prsp1 = posted_rsp && (rtag >> 4 & 1u);
     const int post_fire = eng->posted && eng->dma_req_valid && io->dma_req_ready;
-    const int start_post = m->state == S_GO && eng->post;
+    const int start_post = m->state == S_GO && !go_wait && eng->post;
     const int rsp_err = (int)hca_dma_rsp_get_err(&io->dma_rsp);
     m->rcnt0 = (uint8_t)((m->rcnt0 + (post_fire && !m->rslot) - prsp0) & 0xfu);
     m->rcnt1 = (uint8_t)((m->rcnt1 + (post_fire && m->rslot) - prsp1) & 0xfu);
@@ -759,7 +803,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     if (eng->busy || m->state == S_GO) { /* an idle engine without start does nothing */
         ch |= RS_CH_ENG;
         hca_resp_place_io_t *p = &m->pio;
-        p->start = m->state == S_GO;
+        p->start = m->state == S_GO && !go_wait;
         p->qpn = m->qpn; /* qpn_q holds still while PLACE runs */
         p->xq_ready = io->xq_ready;
         p->xs_valid = io->xs_valid;
@@ -835,7 +879,12 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     m->inc_pend = inc_pend_d;
     m->err_pend = err_pend_d;
     m->err_wait = err_wait_d;
-    m->o.pb_free_id = free_id_d;
+    m->free_id = free_id_d;
+    m->pf = pf_d;
+    m->pfslot = pfslot_d;
+    m->pf_qpn = pf_qpn_d;
+    m->pf_buf = pf_buf_d;
+    m->werr = werr_d;
 
     rs_outputs(m, ch, now);
 }
@@ -870,7 +919,7 @@ static inline int rs_scan_state(unsigned s) { return s == S_IDLE || s == S_SCAN_
 static int rs_scan_only(const hca_responder_t *m)
 {
     return rs_scan_state(m->state) && !m->tx_pend && !m->cpl_pend && !m->free_pend && !m->inc_pend &&
-           !m->rcnt0 && !m->rcnt1 &&
+           !m->rcnt0 && !m->rcnt1 && !m->pf &&
            !m->err_pend && !m->err_wait && hca_resp_place_quiet_until(&m->place, 0) == UINT64_MAX;
 }
 

@@ -5,7 +5,8 @@
  * placement engine hca_resp_place (model/hca_resp_place.h).
  *
  * Comb paths: none. Every output is a function of the registers alone
- * (tx, cpl, pb_free, rq_ci_inc, qp_err come from pending registers; tx_valid
+ * (tx, cpl, pb_free, rq_ci_inc, qp_err come from pending registers; pb_free
+ * also from the posted free; tx_valid
  * also from the posted-gather counters; xq_*,
  * dma_req, place_busy from the placement engine's state and the job, which
  * is built from registers; pb_alloc_ready, rx_ready, evt_valid from the
@@ -101,9 +102,12 @@ typedef struct hca_responder {
     uint8_t rberr0, rberr1;  /**< an answer of the slot's chunk was err */
     uint8_t txp, txslot;     /**< tx is a READ_RESP of posted chunk txslot */
     uint8_t rd_cur;          /**< RD_NAK: the current chunk holds rd_buf */
-    /* data registers tx_q, cqe_q, cqn_q, free_id_q (never reset): they drive
-     * their ports straight, so they live in o as o.tx, o.cpl, o.cpl_cqn,
-     * o.pb_free_id */
+    /* WRITE overlap: the posted free of a middle packet's buffer */
+    uint8_t pf, pfslot, pf_qpn, pf_buf; /**< pf_buf waits for slot pfslot's answers (pf_buf: data) */
+    uint64_t werr;           /**< per QP: a posted placement was answered err */
+    uint8_t free_id;         /**< free_id_q (data) */
+    /* data registers tx_q, cqe_q, cqn_q (never reset): they drive their
+     * ports straight, so they live in o as o.tx, o.cpl, o.cpl_cqn */
     /* the packet: p_*_q */
     uint8_t p_op, p_first, p_last, p_pbuf;
     uint16_t p_dqpn, p_sqpn;

@@ -40,7 +40,15 @@
 //     first packet: [GO, PLACE] check-only of [raddr, raddr + msg_len)
 //       (rkey, REMOTE_WRITE, remote, pd); a failure NAKs REM_ACCESS_ERR.
 //     every packet: [GO, PLACE] check and place its own [raddr, len);
-//       [RESULT] free the buffer, last packet: ACK.
+//       [RESULT] free the buffer, last packet: ACK. A middle packet's
+//       BUF_TO_HOSTs are posted: its buffer waits in the posted-free
+//       register (pf_q) until they are answered, and the next packet is
+//       taken meanwhile (placements of consecutive packets overlap). A
+//       packet's RESULT waits until the posted free before it is released,
+//       so the last packet's ACK (or a NAK) follows every DMA of the
+//       message; a posted packet answered with a bus error marks its QP
+//       (werr_q), and the message's last packet NAKs REM_OP_ERR instead of
+//       ACKing (QP -> ERROR): the error is reported once, at the end.
 //   READ_REQ
 //     first: [GO, PLACE] check-only of [raddr, raddr + msg_len) (rkey,
 //       REMOTE_READ, remote, pd); a failure NAKs REM_ACCESS_ERR before any
@@ -303,6 +311,12 @@ module hca_responder #(
   logic                    txp_q, txp_d;             // tx_q is a READ_RESP of posted chunk txslot_q
   logic                    txslot_q, txslot_d;
   logic                    rd_cur_q, rd_cur_d;       // RD_NAK: the current chunk holds rd_buf_q
+  // WRITE overlap (control): the posted free of a middle packet's buffer
+  logic                    pf_q, pf_d;               // pf_buf_q waits for slot pfslot_q's answers
+  logic                    pfslot_q, pfslot_d;
+  logic [5:0]              pf_qpn_q, pf_qpn_d;
+  logic [7:0]              pf_buf_q, pf_buf_d;
+  logic [63:0]             werr_q, werr_d;           // per QP: a posted placement was answered err
   logic [`HCA_CQE_W-1:0]   cqe_q, cqe_d;
   logic [15:0]             cqn_q, cqn_d;
   logic [7:0]              free_id_q, free_id_d;
@@ -388,7 +402,10 @@ module hca_responder #(
   // A continuous assign, not a default-then-override in the state machine's
   // always_comb: the engine's done_o feeds that block, and an event-driven
   // simulator (Icarus) would re-run the two blocks forever on the glitches.
-  assign eng_start = state_q == S_GO;
+  // A posted job starts only on a free slot (its counter idle, no held
+  // READ_RESP or posted free waiting for it).
+  logic go_wait;
+  assign eng_start = state_q == S_GO && !go_wait;
 
   // The job is a function of registers that hold still while PLACE runs.
   always_comb begin
@@ -409,6 +426,7 @@ module hca_responder #(
       job_key    = sp_key;
     end else if (p_op_q == `HCA_PKT_OP_WRITE) begin
       job_check_only  = whole_q;
+      job_post        = !whole_q && !p_last_q;   // a middle packet: posted
       job_va[63:0]    = p_raddr_q;
       job_len[31:0]   = whole_q ? p_msglen_q : p_len_q;
       job_key[31:0]   = p_rkey_q;
@@ -518,8 +536,18 @@ module hca_responder #(
   // Only key-checked DMA not yet answered counts: a SEND_INV waiting for
   // its DONE has all its placement answered, so the firmware's DRAIN (part
   // of that very invalidation) does not wait for it.
-  // Posted READ gathers count until answered.
+  // Posted DMAs count until answered.
   assign place_busy_o = eng_busy || rcnt0_q != 4'd0 || rcnt1_q != 4'd0;
+
+  assign go_wait = job_post && (((rslot_q ? rcnt1_q : rcnt0_q) != 4'd0) || (pf_q && pfslot_q == rslot_q) ||
+                                (tx_pend_q && txp_q && txslot_q == rslot_q));
+
+  // The posted free goes out once its packet's DMAs are answered, when the
+  // state machine's own free is not using the port.
+  logic pf_rdy, pf_go, pf_berr;
+  assign pf_rdy  = pf_q && ((pfslot_q ? rcnt1_q : rcnt0_q) == 4'd0);
+  assign pf_go   = pf_rdy && !free_pend_q && pb_free_ready_i;
+  assign pf_berr = pfslot_q ? rberr1_q : rberr0_q;
 
   // The tx register's READ_RESP of a posted chunk: held until its answers
   // are in; answered err, it is dropped (RD_DROP) instead of sent.
@@ -659,6 +687,12 @@ module hca_responder #(
     txp_d       = txp_q;
     txslot_d    = txslot_q;
     rd_cur_d    = rd_cur_q;
+    pf_d        = pf_q && !pf_go;
+    pfslot_d    = pfslot_q;
+    pf_qpn_d    = pf_qpn_q;
+    pf_buf_d    = pf_buf_q;
+    werr_d      = werr_q;
+    if (pf_go && pf_berr) werr_d[pf_qpn_q] = 1'b1;
     cqe_d       = cqe_q;
     cqn_d       = cqn_q;
     free_id_d   = free_id_q;
@@ -822,7 +856,7 @@ module hca_responder #(
       end
 
       S_GO: begin
-        state_d = S_PLACE;
+        if (!go_wait) state_d = S_PLACE;
       end
 
       S_PLACE: begin
@@ -855,7 +889,9 @@ module hca_responder #(
               ev_send_ok = 1'b1;
             end
           end else if (p_op_q == `HCA_PKT_OP_WRITE) begin
-            if (res_key_q || res_bus_q) begin
+            if (pf_q) begin
+              // the posted packet before: its DMAs first (ACK/NAK follow them)
+            end else if (res_key_q || res_bus_q) begin
               fin      = 1'b1;
               a_tx     = 1'b1;
               a_tx_pkt = resp_pkt(`HCA_PKT_OP_NAK,
@@ -863,16 +899,31 @@ module hca_responder #(
                                   p_dqpn_q, p_sqpn_q, p_psn_q);
               a_err    = 1'b1;
               a_free   = pkt_has_buf;
+              werr_d[qpn_q] = 1'b0;
             end else if (whole_q && p_len_q != 32'd0 && st_reset) begin
               fin    = 1'b1;          // reset after the whole-range check: place nothing
               a_free = pkt_has_buf;
             end else if (whole_q && p_len_q != 32'd0) begin
               state_d = S_GO;         // the whole message may be written: now this packet
               whole_d = 1'b0;
+            end else if (job_post) begin
+              fin       = 1'b1;       // posted: its buffer is freed once its DMAs are answered
+              pf_d      = 1'b1;
+              pf_buf_d  = p_pbuf_q;
+              pf_qpn_d  = qpn_q;
+              pfslot_d  = rslot_q;
+              rslot_d   = !rslot_q;
             end else begin
               fin    = 1'b1;
               a_tx   = p_last_q;      // ACK once the last packet's DMAs are answered
               a_free = pkt_has_buf;
+              if (p_last_q) begin
+                werr_d[qpn_q] = 1'b0;
+                if (werr_q[qpn_q]) begin   // a posted packet of the message failed
+                  a_tx_pkt = resp_pkt(`HCA_PKT_OP_NAK, `HCA_WC_STATUS_REM_OP_ERR, p_dqpn_q, p_sqpn_q, p_psn_q);
+                  a_err    = 1'b1;
+                end
+              end
             end
           end else begin
             if (res_key_q || res_bus_q) begin
@@ -925,6 +976,7 @@ module hca_responder #(
         ctx_latch = 1'b1;
         if (!st_rts) begin
           busy_d[qpn_q] = 1'b0;
+          werr_d[qpn_q] = 1'b0;
           if (wqe_qpn_q == qpn_q) wqe_valid_d = 1'b0;
         end
         if (qp_state_i == `HCA_QP_STATE_ERROR && rq_ci_i != rq_pi_i) begin
@@ -1080,6 +1132,10 @@ module hca_responder #(
       txp_q       <= 1'b0;
       txslot_q    <= 1'b0;
       rd_cur_q    <= 1'b0;
+      pf_q        <= 1'b0;
+      pfslot_q    <= 1'b0;
+      pf_qpn_q    <= '0;
+      werr_q      <= '0;
     end else begin
       state_q     <= state_d;
       qpn_q       <= qpn_d;
@@ -1108,6 +1164,10 @@ module hca_responder #(
       txp_q       <= txp_d;
       txslot_q    <= txslot_d;
       rd_cur_q    <= rd_cur_d;
+      pf_q        <= pf_d;
+      pfslot_q    <= pfslot_d;
+      pf_qpn_q    <= pf_qpn_d;
+      werr_q      <= werr_d;
     end
   end
 
@@ -1116,6 +1176,7 @@ module hca_responder #(
     cqe_q     <= cqe_d;
     cqn_q     <= cqn_d;
     free_id_q <= free_id_d;
+    pf_buf_q  <= pf_buf_d;
   end
 
   // ---------------------------------------------------------------- outputs
@@ -1128,7 +1189,7 @@ module hca_responder #(
   assign cpl_valid_o     = cpl_pend_q;
   assign cpl_o           = cqe_q;
   assign cpl_cqn_o       = cqn_q;
-  assign pb_free_valid_o = free_pend_q;
-  assign pb_free_id_o    = free_id_q;
+  assign pb_free_valid_o = free_pend_q || pf_rdy;
+  assign pb_free_id_o    = free_pend_q ? free_id_q : pf_buf_q;
 
 endmodule
