@@ -68,11 +68,14 @@ import genfiles
 FIXED_SEEDS = [368, 377, 387, 1]
 # What each committed seed's invalidations hit, measured on the RTL engine
 # (docs/scenarios.md "Counters"): the file asserts at least this much.
+# Re-measured when the data path was pipelined (gen_mm_races.py says how):
+# gathers and placements no longer hold their key check's beat for their DMA,
+# so fewer fences wait (368: 10 -> 1) and the DRAIN covers the DMAs instead.
 FIXED_COUNTERS = {
-    368: dict(fence_waits=10, drain_waits=11),
-    377: dict(fence_waits=3, drain_waits=7),
-    387: dict(fence_waits=4, drain_waits=7),
-    1: dict(fence_waits=5, drain_waits=9),
+    368: dict(fence_waits=1, drain_waits=11),
+    377: dict(fence_waits=1, drain_waits=7),
+    387: dict(fence_waits=2, drain_waits=9),
+    1: dict(fence_waits=2, drain_waits=7),
 }
 
 MAX_PAIRS = 30           # MAX_QP 64 / MAX_CQ 64: QPs and CQs 1..63; 2 each a pair, 2 QPs + 1 CQ the control
