@@ -51,9 +51,12 @@
  * and answered with fw_rvalid in the next cycle. A command written in cycle c
  * changes the tables at the edge ending cycle c: a request accepted in cycle c
  * has already been checked against the old entry (the request handshake is
- * judged before the firmware access in the same cycle). INVALIDATE and FENCE
- * then stay busy until every request accepted up to and including cycle c has
- * handed over its last beat; requests finish in acceptance order, so one
+ * judged before the firmware access in the same cycle), except INVALIDATE,
+ * whose entry goes FREE at the edge ending c + 1 (the RTL's ST_INV_WB writes
+ * it back: a request accepted in c + 1 still reads the old entry). FENCE
+ * then stays busy until every request accepted up to and including cycle c
+ * has handed over its last beat, INVALIDATE until every one accepted up to
+ * c + 1 (xu_fw_port inflight_d counts ST_INV_WB's accepts); requests finish in acceptance order, so one
  * counter pair (accepted, finished) is the whole fence. An MTT entry rewritten
  * while a walk that uses it is under way is read as it is when its beat is
  * issued (as in the RTL); firmware fences before it rewrites a page list.
@@ -166,6 +169,7 @@ struct xu_model {
     uint32_t cmd;          /**< last CMD written (read back as written) */
     uint8_t busy;          /**< an INVALIDATE or FENCE waits */
     uint8_t inv_wb;        /**< an INVALIDATE was written at the last edge: the RTL's ST_INV_WB, not yet its fence */
+    uint32_t inv_idx;      /**< its entry, written FREE at the ST_INV_WB edge */
     uint8_t result;        /**< STATUS.result of the last completed command */
     uint64_t fence_target; /**< busy until finished >= this */
 #ifdef XM_MUTANT_TRUST_REMOTE
@@ -407,8 +411,10 @@ static void xm_cmd(xu_model_t *m, uint32_t v)
             w[7] = (uint32_t)(e->length >> 32);
             w[8] = e->mtt_count;
             w[9] = e->reserved;
-        } else { /* INVALIDATE: state <- FREE, the rest kept; then the fence */
-            e->flags &= ~XM_STATE_BIT;
+        } else { /* INVALIDATE: state <- FREE at the next edge (the RTL's ST_INV_WB
+                  * writes it back: a request of that cycle still reads the
+                  * old entry), the rest kept; then the fence */
+            m->inv_idx = idx;
             m->busy = 1;
             m->inv_wb = 1;
 #ifndef HCA_MUTANT_NO_FENCE
@@ -823,6 +829,15 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
     }
     m->rvalid = 0;
     m->rdata = 0;
+    if (m->inv_wb) {
+        /* The RTL's ST_INV_WB: the entry goes FREE now, after this cycle's
+         * request read it, and the fence counts that request too
+         * (xu_fw_port inflight_d). */
+        m->mpt[m->inv_idx].flags &= ~XM_STATE_BIT;
+#ifndef HCA_MUTANT_NO_FENCE
+        m->fence_target = m->accepted;
+#endif
+    }
     m->inv_wb = 0;
     if (p->fw_valid) { /* after the request: a request of this cycle saw the old tables */
         m->rvalid = 1;
@@ -831,7 +846,9 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
         else
             m->rdata = xm_fw_read(m, p->fw_addr);
     }
-    if (m->busy && m->finished >= m->fence_target) {
+    /* (an INVALIDATE written at this edge completes at the next one at the
+     * earliest: the RTL spends a cycle in ST_INV_WB) */
+    if (m->busy && !m->inv_wb && m->finished >= m->fence_target) {
         m->busy = 0;
         m->result = HCA_FWP_RESULT_OK;
     }
