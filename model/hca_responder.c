@@ -215,6 +215,11 @@ static inline int rs_pf_rdy(const hca_responder_t *m)
 {
     return m->pf && (m->pfslot ? m->rcnt1 : m->rcnt0) == 0;
 }
+/* ... and is the one offered: an offer not taken stays (fsel). */
+static inline int rs_pf_sel(const hca_responder_t *m)
+{
+    return rs_pf_rdy(m) && (m->fsel || !m->free_pend);
+}
 
 /** Everything shown this cycle, from the registers: the placement engine's
  *  job and outputs (m->pio), then the responder's outputs (m->o; tx, cpl,
@@ -245,7 +250,7 @@ static void rs_outputs(hca_responder_t *m, unsigned ch, uint64_t now)
     o->dma_rsp_ready = 1;
     o->pb_alloc_ready = m->state == S_RD_ALLOC;
     o->pb_free_valid = m->free_pend || rs_pf_rdy(m);
-    o->pb_free_id = m->free_pend ? m->free_id : m->pf_buf;
+    o->pb_free_id = rs_pf_sel(m) ? m->pf_buf : m->free_id;
     o->cpl_valid = m->cpl_pend;
 
     /* DMA port: the WQE fetch, else the placement engine */
@@ -311,6 +316,7 @@ void hca_responder_reset(hca_responder_t *m)
     m->txp = m->txslot = 0;
     m->rd_cur = 0;
     m->pf = m->pfslot = m->pf_qpn = 0;
+    m->fsel = 0;
     m->werr = 0;
     hca_resp_place_reset(&m->place);
     rs_outputs(m, RS_CH_ALL, 0);
@@ -349,11 +355,12 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     uint8_t rslot_d = m->rslot, txp_d = m->txp, txslot_d = m->txslot, rd_cur_d = m->rd_cur;
     const int tx_bad = rs_tx_bad(m);
     uint8_t cpl_pend_d = m->cpl_pend && !io->cpl_ready;
-    uint8_t free_pend_d = m->free_pend && !io->pb_free_ready;
+    const int pf_sel = rs_pf_sel(m);
+    uint8_t free_pend_d = m->free_pend && !(io->pb_free_ready && !pf_sel);
     uint8_t inc_pend_d = 0, err_pend_d = 0, err_wait_d = m->err_wait;
     uint8_t free_id_d = m->free_id;
     const int go_wait = rs_go_wait(m);
-    const int pf_go = rs_pf_rdy(m) && !m->free_pend && io->pb_free_ready;
+    const int pf_go = pf_sel && io->pb_free_ready;
     uint8_t pf_d = m->pf && !pf_go, pfslot_d = m->pfslot, pf_qpn_d = m->pf_qpn, pf_buf_d = m->pf_buf;
     uint64_t werr_d = m->werr;
     if (pf_go && (m->pfslot ? m->rberr1 : m->rberr0))
@@ -880,6 +887,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     m->err_pend = err_pend_d;
     m->err_wait = err_wait_d;
     m->free_id = free_id_d;
+    m->fsel = (uint8_t)(pf_sel && !io->pb_free_ready);
     m->pf = pf_d;
     m->pfslot = pfslot_d;
     m->pf_qpn = pf_qpn_d;

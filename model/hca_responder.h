@@ -104,6 +104,7 @@ typedef struct hca_responder {
     uint8_t rd_cur;          /**< RD_NAK: the current chunk holds rd_buf */
     /* WRITE overlap: the posted free of a middle packet's buffer */
     uint8_t pf, pfslot, pf_qpn, pf_buf; /**< pf_buf waits for slot pfslot's answers (pf_buf: data) */
+    uint8_t fsel;            /**< the posted free was offered and not taken: it stays offered */
     uint64_t werr;           /**< per QP: a posted placement was answered err */
     uint8_t free_id;         /**< free_id_q (data) */
     /* data registers tx_q, cqe_q, cqn_q (never reset): they drive their

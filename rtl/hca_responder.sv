@@ -317,6 +317,7 @@ module hca_responder #(
   logic [5:0]              pf_qpn_q, pf_qpn_d;
   logic [7:0]              pf_buf_q, pf_buf_d;
   logic [63:0]             werr_q, werr_d;           // per QP: a posted placement was answered err
+  logic                    wclr;                     // the message of QP qpn_q ended: clear its werr
   logic [`HCA_CQE_W-1:0]   cqe_q, cqe_d;
   logic [15:0]             cqn_q, cqn_d;
   logic [7:0]              free_id_q, free_id_d;
@@ -506,14 +507,12 @@ module hca_responder #(
 
   // A posted gather is tagged {01, 1, slot, 0, idx}: bit 3 clear tells it
   // from FETCH_TAG; the engine's own tags are {01, 000, idx}.
+  // (A continuous OR, the engine's tag bits 5:4 being 0: an always_comb
+  // that overwrites bits of what it just assigned never settles in Icarus.)
   logic [`HCA_DMA_REQ_W-1:0] eng_req_tagged;
-  always_comb begin
-    eng_req_tagged = eng_dma_req;
-    if (eng_posted) begin
-      eng_req_tagged[`HCA_DMA_REQ_TAG_LSB + 5] = 1'b1;
-      eng_req_tagged[`HCA_DMA_REQ_TAG_LSB + 4] = rslot_q;
-    end
-  end
+  assign eng_req_tagged = eng_dma_req |
+      (eng_posted ? ((`HCA_DMA_REQ_W'(1) << (`HCA_DMA_REQ_TAG_LSB + 5)) |
+                     (`HCA_DMA_REQ_W'(rslot_q) << (`HCA_DMA_REQ_TAG_LSB + 4))) : '0);
   logic [7:0] rsp_tag;
   logic       posted_rsp, post_fire, prsp0, prsp1;
   assign rsp_tag    = `HCA_DMA_RSP_RTAG(dma_rsp_i);
@@ -544,14 +543,21 @@ module hca_responder #(
 
   // The posted free goes out once its packet's DMAs are answered, when the
   // state machine's own free is not using the port.
-  logic pf_rdy, pf_go, pf_berr;
+  // An offer not taken stays as it is (fsel_q: the posted free was offered).
+  logic pf_rdy, pf_go, pf_berr, pf_sel, fsel_q;
+  // (outside the state machine's always_comb: Icarus re-runs a block that
+  // reads what it writes)
+  assign werr_d = (werr_q | ((pf_go && pf_berr) ? 64'd1 << pf_qpn_q : 64'd0)) & ~(wclr ? 64'd1 << qpn_q : 64'd0);
   assign pf_rdy  = pf_q && ((pfslot_q ? rcnt1_q : rcnt0_q) == 4'd0);
-  assign pf_go   = pf_rdy && !free_pend_q && pb_free_ready_i;
+  assign pf_sel  = pf_rdy && (fsel_q || !free_pend_q);
+  assign pf_go   = pf_sel && pb_free_ready_i;
   assign pf_berr = pfslot_q ? rberr1_q : rberr0_q;
 
   // The tx register's READ_RESP of a posted chunk: held until its answers
   // are in; answered err, it is dropped (RD_DROP) instead of sent.
-  logic tx_wait, tx_bad;
+  logic       tx_wait, tx_bad;
+  logic [7:0] tx_pbuf;    // (a continuous select: Icarus and always_comb)
+  assign tx_pbuf = `HCA_PKT_PBUF(tx_q);
   assign tx_wait = txp_q && ((txslot_q ? rcnt1_q : rcnt0_q) != 4'd0);
   assign tx_bad  = tx_pend_q && txp_q && !tx_wait && (txslot_q ? rberr1_q : rberr0_q);
 
@@ -678,7 +684,7 @@ module hca_responder #(
     res_bus_d   = res_bus_q;
     tx_pend_d   = tx_pend_q && !(tx_valid_o && tx_ready_i);
     cpl_pend_d  = cpl_pend_q && !cpl_ready_i;
-    free_pend_d = free_pend_q && !pb_free_ready_i;
+    free_pend_d = free_pend_q && !(pb_free_ready_i && !pf_sel);
     inc_pend_d  = 1'b0;
     err_pend_d  = 1'b0;
     err_wait_d  = err_wait_q;
@@ -691,8 +697,7 @@ module hca_responder #(
     pfslot_d    = pfslot_q;
     pf_qpn_d    = pf_qpn_q;
     pf_buf_d    = pf_buf_q;
-    werr_d      = werr_q;
-    if (pf_go && pf_berr) werr_d[pf_qpn_q] = 1'b1;
+    wclr        = 1'b0;
     cqe_d       = cqe_q;
     cqn_d       = cqn_q;
     free_id_d   = free_id_q;
@@ -899,7 +904,7 @@ module hca_responder #(
                                   p_dqpn_q, p_sqpn_q, p_psn_q);
               a_err    = 1'b1;
               a_free   = pkt_has_buf;
-              werr_d[qpn_q] = 1'b0;
+              wclr = 1'b1;
             end else if (whole_q && p_len_q != 32'd0 && st_reset) begin
               fin    = 1'b1;          // reset after the whole-range check: place nothing
               a_free = pkt_has_buf;
@@ -918,7 +923,7 @@ module hca_responder #(
               a_tx   = p_last_q;      // ACK once the last packet's DMAs are answered
               a_free = pkt_has_buf;
               if (p_last_q) begin
-                werr_d[qpn_q] = 1'b0;
+                wclr = 1'b1;
                 if (werr_q[qpn_q]) begin   // a posted packet of the message failed
                   a_tx_pkt = resp_pkt(`HCA_PKT_OP_NAK, `HCA_WC_STATUS_REM_OP_ERR, p_dqpn_q, p_sqpn_q, p_psn_q);
                   a_err    = 1'b1;
@@ -976,7 +981,7 @@ module hca_responder #(
         ctx_latch = 1'b1;
         if (!st_rts) begin
           busy_d[qpn_q] = 1'b0;
-          werr_d[qpn_q] = 1'b0;
+          wclr = 1'b1;
           if (wqe_qpn_q == qpn_q) wqe_valid_d = 1'b0;
         end
         if (qp_state_i == `HCA_QP_STATE_ERROR && rq_ci_i != rq_pi_i) begin
@@ -1023,7 +1028,7 @@ module hca_responder #(
           tx_pend_d   = 1'b0;         // the READ_RESP is not sent: its buffer goes back
           txp_d       = 1'b0;
           free_pend_d = 1'b1;
-          free_id_d   = `HCA_PKT_PBUF(tx_q);
+          free_id_d   = tx_pbuf;
           state_d     = S_RD_NAK;
         end
       end
@@ -1133,6 +1138,7 @@ module hca_responder #(
       txslot_q    <= 1'b0;
       rd_cur_q    <= 1'b0;
       pf_q        <= 1'b0;
+      fsel_q      <= 1'b0;
       pfslot_q    <= 1'b0;
       pf_qpn_q    <= '0;
       werr_q      <= '0;
@@ -1165,6 +1171,7 @@ module hca_responder #(
       txslot_q    <= txslot_d;
       rd_cur_q    <= rd_cur_d;
       pf_q        <= pf_d;
+      fsel_q      <= pf_sel && !pb_free_ready_i;
       pfslot_q    <= pfslot_d;
       pf_qpn_q    <= pf_qpn_d;
       werr_q      <= werr_d;
@@ -1190,6 +1197,6 @@ module hca_responder #(
   assign cpl_o           = cqe_q;
   assign cpl_cqn_o       = cqn_q;
   assign pb_free_valid_o = free_pend_q || pf_rdy;
-  assign pb_free_id_o    = free_pend_q ? free_id_q : pf_buf_q;
+  assign pb_free_id_o    = pf_sel ? pf_buf_q : free_id_q;
 
 endmodule
