@@ -403,9 +403,13 @@ module hca_responder #(
   // A continuous assign, not a default-then-override in the state machine's
   // always_comb: the engine's done_o feeds that block, and an event-driven
   // simulator (Icarus) would re-run the two blocks forever on the glitches.
-  // A posted job starts only on a free slot (its counter idle, no held
-  // READ_RESP or posted free waiting for it).
-  logic go_wait;
+  // A posted job: a READ chunk's gather, a WRITE middle packet's placement
+  // (a continuous assign the state machine reads: Icarus never settles an
+  // always_comb reading the job block's default-then-override outputs).
+  // It starts only on a free slot (its counter idle, no held READ_RESP or
+  // posted free waiting for it).
+  logic post_job, go_wait;
+  assign post_job = !p_send && !whole_q && (p_op_q != `HCA_PKT_OP_WRITE || !p_last_q);
   assign eng_start = state_q == S_GO && !go_wait;
 
   // The job is a function of registers that hold still while PLACE runs.
@@ -427,13 +431,13 @@ module hca_responder #(
       job_key    = sp_key;
     end else if (p_op_q == `HCA_PKT_OP_WRITE) begin
       job_check_only  = whole_q;
-      job_post        = !whole_q && !p_last_q;   // a middle packet: posted
+      job_post        = post_job;               // a middle packet: posted
       job_va[63:0]    = p_raddr_q;
       job_len[31:0]   = whole_q ? p_msglen_q : p_len_q;
       job_key[31:0]   = p_rkey_q;
     end else begin
       job_check_only  = whole_q;
-      job_post        = !whole_q;
+      job_post        = post_job;
       job_op          = `HCA_DMA_OP_HOST_TO_BUF;
       job_buf         = rd_buf_q;
       job_rights      = RIGHTS_RR;
@@ -538,7 +542,7 @@ module hca_responder #(
   // Posted DMAs count until answered.
   assign place_busy_o = eng_busy || rcnt0_q != 4'd0 || rcnt1_q != 4'd0;
 
-  assign go_wait = job_post && (((rslot_q ? rcnt1_q : rcnt0_q) != 4'd0) || (pf_q && pfslot_q == rslot_q) ||
+  assign go_wait = post_job && (((rslot_q ? rcnt1_q : rcnt0_q) != 4'd0) || (pf_q && pfslot_q == rslot_q) ||
                                 (tx_pend_q && txp_q && txslot_q == rslot_q));
 
   // The posted free goes out once its packet's DMAs are answered, when the
@@ -911,7 +915,7 @@ module hca_responder #(
             end else if (whole_q && p_len_q != 32'd0) begin
               state_d = S_GO;         // the whole message may be written: now this packet
               whole_d = 1'b0;
-            end else if (job_post) begin
+            end else if (post_job) begin
               fin       = 1'b1;       // posted: its buffer is freed once its DMAs are answered
               pf_d      = 1'b1;
               pf_buf_d  = p_pbuf_q;
