@@ -1201,7 +1201,12 @@ TEST(CoreRtl, InvalidationDuringALongWriteStopsItsPlacement)
     for (int i = 0; i < 200000 && b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 1).size() < 3; i++)
         core_step(b.core, 1);
     ASSERT_GE(b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 1).size(), 3u);
+    // Invalidate-and-fence, then the ctx DRAIN, as the firmware does: a
+    // placement checked before the INVALIDATE may still be on the bus after
+    // it (posted), the DRAIN waits for it.
+    protcheck_key_invalidating(b.pc, core_cycle(b.core), kd, 1);
     ASSERT_EQ((unsigned)HCA_FWP_RESULT_OK, b.FwpCmd(HCA_FWP_OP_INVALIDATE, 2));
+    ASSERT_EQ((unsigned)HCA_FWP_RESULT_OK, b.CtxCmd(HCA_CTX_OP_DRAIN, 0));
     const uint64_t fenced = core_cycle(b.core);
     protcheck_key_invalid(b.pc, fenced, kd, "INVALIDATE (fwp)");
     core_step(b.core, 50000);
@@ -1308,11 +1313,15 @@ TEST_P(CoreRtlNak, AWriteNakedWhileStillSendingCompletesWithTheSyndromeAndFlushe
     w.rkey = kd;
     b.PostSend(qa, w);
     if (k.invalidate) {
-        // The first packet placed (answered), then invalidate-and-fence.
+        // The first packet placed (answered), then invalidate-and-fence and
+        // the ctx DRAIN (as the firmware does: posted placements checked
+        // before the INVALIDATE land before the DRAIN answers).
         for (int i = 0; i < 200000 && b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 0).empty(); i++)
             core_step(b.core, 1);
         ASSERT_FALSE(b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 0).empty()) << "the first packet was not placed";
+        protcheck_key_invalidating(b.pc, core_cycle(b.core), kd, 1);
         ASSERT_EQ((unsigned)HCA_FWP_RESULT_OK, b.FwpCmd(HCA_FWP_OP_INVALIDATE, 2));
+        ASSERT_EQ((unsigned)HCA_FWP_RESULT_OK, b.CtxCmd(HCA_CTX_OP_DRAIN, 0));
         protcheck_key_invalid(b.pc, core_cycle(b.core), kd, "INVALIDATE (fwp)");
     }
     hca_sq_wqe_t w2 = SqWqe(HCA_WR_OPCODE_RDMA_WRITE, 9, false); // unsignaled: its flush is written anyway
