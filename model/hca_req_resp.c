@@ -348,7 +348,7 @@ void hca_req_resp_comb(const hca_req_resp_t *m, hca_req_resp_io_t *io, uint64_t 
     hca_dma_req_set_tag(&io->dma_req, 0x30u | (unsigned)m->slot << 3 | (m->slot ? m->seq1 : m->seq0));
     io->dma_rsp_ready = 1;
     /* busy from the first key check until every posted DMA was answered */
-    io->mv_busy = mio.busy || !rr_cnt_idle(m);
+    io->mv_busy = (uint8_t)((m->cnt1 != 0) << 2 | (m->cnt0 != 0) << 1 | (mio.busy != 0));
 }
 
 void hca_req_resp_edge(hca_req_resp_t *m, const hca_req_resp_io_t *io, uint64_t now)

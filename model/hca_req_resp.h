@@ -94,7 +94,7 @@ typedef struct hca_req_resp_io {
     uint8_t dma_rsp_ready;
     uint8_t fin_valid;
     hca_req_send_fin_t fin;
-    uint8_t mv_busy;
+    uint8_t mv_busy;       /**< {slot 1 posted, slot 0 posted, mover} (ctx DRAIN) */
 } hca_req_resp_io_t;
 
 typedef struct hca_req_resp {

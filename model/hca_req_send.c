@@ -495,7 +495,7 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
     }
     io->dma_rsp_ready = state == S_FWAIT || rtag_post || mv_rsp_ready;
     /* busy from the first key check until every posted DMA was answered */
-    io->mv_busy = mw->busy || m->cnt0 || m->cnt1;
+    io->mv_busy = (uint8_t)((m->cnt1 != 0) << 2 | (m->cnt0 != 0) << 1 | (mw->busy != 0));
 
     io->tx = m->tx_w;
     io->tx_valid = (state == S_TX && !reset) || tx_pend;

@@ -98,7 +98,7 @@ typedef struct hca_req_send_io {
     hca_pkt_t tx;
     uint8_t fin_valid;
     hca_req_send_fin_t fin;
-    uint8_t mv_busy;
+    uint8_t mv_busy;        /**< {slot 1 posted, slot 0 posted, mover} (ctx DRAIN) */
 } hca_req_send_io_t;
 
 /* The decode wires of the RTL (functions of the registers only). */

@@ -238,7 +238,7 @@ static void rs_outputs(hca_responder_t *m, unsigned ch, uint64_t now)
         o->xq = p->xq;
     }
     /* posted READ gathers count until answered */
-    o->place_busy = p->busy || m->rcnt0 || m->rcnt1;
+    o->place_busy = (uint8_t)((m->rcnt1 != 0) << 2 | (m->rcnt0 != 0) << 1 | (p->busy != 0));
 
     o->rx_ready = m->state == S_IDLE && !m->scan_pref;
     o->tx_valid = m->tx_pend && !rs_tx_wait(m) && !rs_tx_bad(m);

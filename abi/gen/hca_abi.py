@@ -35,6 +35,7 @@ FDMA_MAX_LEN = 0x1000  # longest single firmware DMA transfer in bytes
 TRACE_TICKS_PER_CYCLE = 0xa  # waves (FST): time ticks per device cycle; the clock rises at C * ticks, falls half a cycle later
 MAX_QP = 0x40  # QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP)
 MAX_CQ = 0x40  # CQ contexts; CQ numbers 1..MAX_CQ-1
+DRAIN_SOURCES = 0x9  # ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks plus each of its two posted-DMA slots
 MAX_SEND_SGE = 0x4
 MAX_RECV_SGE = 0x3
 QUEUE_LOG_MAX = 0xc  # largest queue: 2^12 entries
