@@ -113,7 +113,7 @@ module hca_requester #(
   output logic [15:0]                   cpl_cqn_o,
 
   // movers holding key-checked work not yet answered: {response, send} (ctx DRAIN)
-  output logic [1:0]                    drain_busy_o,
+  output logic [5:0]                    drain_busy_o,
 
   // memory-management events (hca_evt producer 0) and their DONE broadcast
   output logic                          evt_valid_o,
@@ -269,7 +269,7 @@ module hca_requester #(
     .fin_valid_o     (s_fin_valid),
     .fin_ready_i     (s_fin_ready),
     .fin_o           (s_fin),
-    .mv_busy_o       (drain_busy_o[0])
+    .mv_busy_o       (drain_busy_o[2:0])
   );
 
   hca_req_resp #(
@@ -323,7 +323,7 @@ module hca_requester #(
     .fin_valid_o     (r_fin_valid),
     .fin_ready_i     (r_fin_ready),
     .fin_o           (r_fin),
-    .mv_busy_o       (drain_busy_o[1])
+    .mv_busy_o       (drain_busy_o[5:3])
   );
 
   // ---------------------------------------------------------------- scheduler
