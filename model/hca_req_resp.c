@@ -34,6 +34,12 @@ typedef struct rr_next {
 
 /* Posted scatters: a tag is free on the slot; every DMA answered; the posted
  * free may go out; the FSM frees an unscattered READ_RESP's buffer. */
+/** An RNR_NAK now would be one too many (rnr_retry 7: retry forever). */
+static inline int rr_rnr_out(const hca_req_resp_io_t *io)
+{
+    const unsigned rnr_retry = hca_qp_ctx_get_rnr_retry(&io->qpc);
+    return rnr_retry != 7u && (io->rnr_cnt & 7u) >= rnr_retry;
+}
 static inline int rr_room(const hca_req_resp_t *m) { return (m->slot ? m->cnt1 : m->cnt0) < RR_POST_MAX; }
 static inline int rr_cnt_idle(const hca_req_resp_t *m) { return m->cnt0 == 0 && m->cnt1 == 0; }
 static inline int rr_quiet(const hca_req_resp_t *m) { return rr_cnt_idle(m) && !m->pf; }
@@ -103,9 +109,10 @@ static void rr_step(const hca_req_resp_t *m, const hca_req_resp_io_t *io, rr_nex
         if (!match) {
             if (m->op == HCA_PKT_OP_READ_RESP)
                 d->state = R_FREE;
-            /* The responder NAKed the message before its last packet left:
-             * the send engine owns the QP and completes it. */
-            if (m->op == HCA_PKT_OP_NAK && in_range && io->look_active && m->psn == io->sq_ci)
+            /* The responder NAKed (or RNR-NAKed) the message before its last
+             * packet left: the send engine owns the QP and stops it. */
+            if ((m->op == HCA_PKT_OP_NAK || m->op == HCA_PKT_OP_RNR_NAK) && in_range && io->look_active &&
+                m->psn == io->sq_ci)
                 d->nak_save = 1;
             break;
         }
@@ -131,8 +138,7 @@ static void rr_step(const hca_req_resp_t *m, const hca_req_resp_io_t *io, rr_nex
             d->state = R_FINISH;
             break;
         case HCA_PKT_OP_RNR_NAK: {
-            const unsigned rnr_retry = hca_qp_ctx_get_rnr_retry(&io->qpc);
-            if (rnr_retry != 7u && (io->rnr_cnt & 7u) >= rnr_retry) {
+            if (rr_rnr_out(io)) {
                 d->status = HCA_WC_STATUS_RNR_RETRY_EXC_ERR;
                 d->err = 1;
                 d->state = R_FINISH;
@@ -307,7 +313,9 @@ void hca_req_resp_comb(const hca_req_resp_t *m, hca_req_resp_io_t *io, uint64_t 
     io->look_qpn = (uint16_t)(m->qpn & ((1u << m->qw) - 1u));
     io->qpn = rr_qpn_o(m, io);
     io->rnr_timer = io->qpc.rnr_timer;
-    io->nak_syn = m->syn;
+    /* an RNR_NAK kept for the send engine: retried, or RNR_RETRY_EXC_ERR */
+    io->nak_rnr = m->op == HCA_PKT_OP_RNR_NAK && !rr_rnr_out(io);
+    io->nak_syn = m->op == HCA_PKT_OP_RNR_NAK ? HCA_WC_STATUS_RNR_RETRY_EXC_ERR : m->syn;
     /* the FSM's free (an unscattered READ_RESP) first, else the posted one */
     const int fsm_free = rr_fsm_free(m);
     io->free_valid = fsm_free || rr_pf_rdy(m);

@@ -79,7 +79,8 @@ typedef struct hca_req_resp_io {
     uint8_t rel_kind;          /**< HCA_REQ_RESP_REL_* */
     uint32_t rnr_timer;
     uint8_t nak_save;
-    uint8_t nak_syn;           /**< 5 bits */
+    uint8_t nak_syn;           /**< 5 bits (RNR_RETRY_EXC_ERR for an RNR_NAK) */
+    uint8_t nak_rnr;           /**< the kept NAK is an RNR_NAK with retries left */
     uint8_t done_take;
     uint8_t evt_valid;
     hca_fw_event_t evt;

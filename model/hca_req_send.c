@@ -117,7 +117,7 @@ static void rs_mover_in(const hca_req_send_t *m, const hca_req_send_io_t *io, co
 /* The state machine's always_comb: next state and mv_start (its outputs
  * sched_ready and alloc_ready are driven in hca_req_send_comb). */
 typedef struct rs_next {
-    uint8_t state, buf, status, err, cur, slot, pv;
+    uint8_t state, buf, status, err, rnr, cur, slot, pv;
     uint32_t off;
     uint8_t mv_start;
     uint8_t pend_go; /* the pending packet leaves this cycle */
@@ -139,6 +139,13 @@ static inline int rs_tx_pend(const hca_req_send_t *m, const hca_req_send_io_t *i
            !reset && m->state != S_ABORT && m->state != S_FREE && m->state != S_FINISH;
 }
 
+/* S_FREE gave back the last buffer of a message an RNR_NAK stopped: the QP
+ * goes into RNR wait (no completion). */
+static inline int rs_rel_rnr(const hca_req_send_t *m, int reset)
+{
+    return m->state == S_FREE && !m->pv && !m->cur && m->rnr && !reset;
+}
+
 /* A stop at a check point: 1 and n's status/err/state set, or 0. */
 static int rs_stop(const hca_req_send_t *m, const hca_req_send_io_t *io, int reset, rs_next_t *n)
 {
@@ -146,7 +153,8 @@ static int rs_stop(const hca_req_send_t *m, const hca_req_send_io_t *io, int res
         n->state = S_ABORT;
     } else if (io->nak) {
         n->status = io->nak_syn & 0x1fu;
-        n->err = 1;
+        n->err = !io->nak_rnr;
+        n->rnr = io->nak_rnr;
         n->state = S_ABORT;
     } else if (m->berr0 || m->berr1) {
         n->status = HCA_WC_STATUS_LOC_ACCESS_ERR;
@@ -169,6 +177,7 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
     n->buf = m->buf;
     n->status = m->status;
     n->err = m->err;
+    n->rnr = m->rnr && m->state != S_IDLE;
     n->cur = m->cur;
     n->slot = m->slot;
     n->pv = m->pv && !pend_go;
@@ -253,7 +262,8 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
                 n->state = S_ABORT;
             } else if (io->nak) {
                 n->status = io->nak_syn & 0x1fu;
-                n->err = 1;
+                n->err = !io->nak_rnr;
+                n->rnr = io->nak_rnr;
                 n->state = S_ABORT;
             } else if (m->state == S_GATHER && mv_status != HCA_SGE_MOVER_ST_OK) {
                 n->status = HCA_WC_STATUS_LOC_PROT_ERR;
@@ -300,7 +310,7 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
         break;
     case S_FREE:
         if (!m->pv && !m->cur) {
-            n->state = S_FINISH;
+            n->state = rs_rel_rnr(m, reset) ? S_IDLE : S_FINISH;
         } else if (io->free_ready) {
             if (m->pv)
                 n->pv = 0;
@@ -431,6 +441,7 @@ void hca_req_send_reset(hca_req_send_t *m)
     m->buf = 0;
     m->status = 0;
     m->err = 0;
+    m->rnr = 0;
     m->cur = 0;
     m->slot = 0;
     m->cnt0 = m->cnt1 = 0;
@@ -459,7 +470,9 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
     io->rel_evt = state == S_EVT && io->evt_ready && !reset;
     io->rel_inflight = (state == S_TX && io->tx_ready && !io->nak && !reset) || (state == S_TXWAIT && pend_go) ||
                        io->rel_evt;
-    io->rel_valid = io->rel_inflight || (state == S_FINISH && (io->fin_ready || reset)) || (state == S_CTX && reset);
+    io->rel_rnr = (uint8_t)rs_rel_rnr(m, reset);
+    io->rnr_timer = io->qpc.rnr_timer;
+    io->rel_valid = io->rel_inflight || io->rel_rnr || (state == S_FINISH && (io->fin_ready || reset)) || (state == S_CTX && reset);
     io->qpn = state == S_IDLE ? (uint16_t)(io->sched_qpn & ((1u << m->qw) - 1u)) : m->qpn;
     io->free_valid = state == S_FREE && (m->pv || m->cur);
     io->free_id = m->pv ? m->pbuf : m->buf;
@@ -583,6 +596,7 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
     m->buf = n.buf;
     m->status = n.status;
     m->err = n.err;
+    m->rnr = n.rnr;
     m->cur = n.cur;
     m->slot = n.slot;
     m->pv = n.pv;

@@ -9,7 +9,9 @@
  *   rel_evt          <- evt_ready (S_EVT)
  *   rel_inflight     <- tx_ready, nak (S_TX); evt_ready (S_EVT)
  *   rel_valid        <- tx_ready, nak (S_TX); evt_ready (S_EVT);
- *                       fin_ready (S_FINISH); qpc.state (S_CTX)
+ *                       fin_ready (S_FINISH); qpc.state (S_CTX, S_FREE)
+ *   rel_rnr          <- qpc.state (S_FREE)
+ *   rnr_timer        <- qpc.rnr_timer
  *   alloc_ready      <- nak (S_ALLOC)
  *   rel_inflight     <- tx_ready, nak (S_TXWAIT, the pending packet)
  *   tx_valid         <- nak, qpc.state (the pending packet)
@@ -61,6 +63,7 @@ typedef struct hca_req_send_io {
     uint16_t sq_ci;
     uint8_t nak;
     uint8_t nak_syn;        /**< 5 bits */
+    uint8_t nak_rnr;        /**< the kept NAK is an RNR_NAK to retry */
     uint8_t evt_ready;
     uint8_t alloc_valid;
     uint8_t alloc_id;
@@ -82,6 +85,8 @@ typedef struct hca_req_send_io {
     uint8_t rel_valid;
     uint8_t rel_inflight;
     uint8_t rel_evt;
+    uint8_t rel_rnr;        /**< ...into RNR wait (stopped by an RNR_NAK) */
+    uint32_t rnr_timer;     /**< with rel_rnr: the QP's rnr_timer */
     hca_req_send_park_t park;
     uint8_t evt_valid;
     hca_fw_event_t evt;
@@ -118,6 +123,7 @@ typedef struct hca_req_send {
     uint8_t buf;
     uint8_t status;         /**< completion status, 5 bits */
     uint8_t err;
+    uint8_t rnr;            /**< stopped by an RNR_NAK: released into RNR wait */
     uint8_t cur;            /**< buf is held by the chunk being gathered */
     uint8_t slot;           /**< the gathering chunk's slot (tag bit, answer counter) */
     uint8_t cnt0, cnt1;     /**< posted DMAs not yet answered, per slot (4 bits) */

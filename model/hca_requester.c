@@ -136,6 +136,7 @@ static void rq_wire(const hca_requester_t *m, const hca_requester_io_t *io, uint
 
     rq_set8(&s->nak, (unsigned)(m->nak >> s_qpn & 1u), &cs);
     rq_set8(&s->nak_syn, m->nak_syn[s_qpn], &cs);
+    rq_set8(&s->nak_rnr, (unsigned)(m->nak_rnr >> s_qpn & 1u), &cs);
 
     /* events */
     m_arb_comb(&m->evt_arb, (uint32_t)r->evt_valid << 1 | s->evt_valid, io->evt_ready, &w->evt);
@@ -266,7 +267,7 @@ void hca_requester_reset(hca_requester_t *m)
      * are data and keep their values. */
     memset(m->qst, Q_IDLE, sizeof(m->qst));
     memset(m->rnr_cnt, 0, sizeof(m->rnr_cnt));
-    m->nak = m->evt_wait = m->done = 0;
+    m->nak = m->nak_rnr = m->evt_wait = m->done = 0;
     m->idle_m = m->qmask;
     m->active_m = m->inflight_m = m->rnr_m = 0;
     m->s_qpn = 0;
@@ -390,8 +391,12 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
         m->park[s_qpn] = s->park;
     if (r->rel_valid && r->rel_kind == HCA_REQ_RESP_REL_RNR)
         m->deadline[look] = now_q + r->rnr_timer;
-    if (r->nak_save)
+    if (r->nak_save) {
         m->nak_syn[look] = r->nak_syn & 0x1fu;
+        m->nak_rnr = rq_put(m->nak_rnr, look, r->nak_rnr);
+    }
+    if (s->rel_rnr)
+        m->deadline[s_qpn] = now_q + s->rnr_timer;
     if (done_mine)
         m->done_st[done_tag_qpn] = io->evt_done_status & 0x1fu;
 
@@ -407,6 +412,9 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
         if (s->rel_inflight) {
             rq_set_qst(m, s_qpn, Q_INFLIGHT);
             m->evt_wait = rq_put(m->evt_wait, s_qpn, s->rel_evt);
+        } else if (s->rel_rnr) {
+            rq_set_qst(m, s_qpn, Q_RNR_WAIT);
+            m->rnr_cnt[s_qpn] = (uint8_t)((m->rnr_cnt[s_qpn] + 1u) & 7u);
         } else {
             rq_set_qst(m, s_qpn, Q_IDLE);
             m->rnr_cnt[s_qpn] = 0;

@@ -10,10 +10,13 @@
 //             context is read
 //   R_CLAIM   the QP must have a message in flight with the packet's psn,
 //             else the packet is dropped (a READ_RESP's buffer freed) —
-//             except a NAK for the message the send engine is still
-//             sending (QP owned there, psn = sq_ci): it is kept for the
-//             send engine (nak_save_o), which stops sending and completes
-//             the message with the syndrome.
+//             except a NAK or RNR_NAK for the message the send engine is
+//             still sending (QP owned there, psn = sq_ci): it is kept for
+//             the send engine (nak_save_o), which stops sending and
+//             completes the message with the syndrome, or for an RNR_NAK
+//             with retries left (nak_rnr_o) puts the QP into RNR wait (the
+//             responder drops the message's later packets); an RNR_NAK past
+//             rnr_retry is kept as a NAK of RNR_RETRY_EXC_ERR.
 //             ACK -> success; NAK -> its syndrome, ERROR; RNR_NAK -> wait
 //             rnr_timer and resend (the send engine refetches the WQE), or
 //             RNR_RETRY_EXC_ERR, ERROR once rnr_retry (7: never) resends
@@ -70,8 +73,9 @@ module hca_req_resp #(
   output logic [31:0]                   rnr_timer_o,    // with REL_RNR
   input  logic                          look_active_i,  // owned by the send engine, not released now
   input  logic                          look_evt_wait_i, // in flight waiting for DONE, not a packet
-  output logic                          nak_save_o,     // a NAK for the message being sent
-  output logic [4:0]                    nak_syn_o,      // its syndrome
+  output logic                          nak_save_o,     // a NAK / RNR_NAK for the message being sent
+  output logic [4:0]                    nak_syn_o,      // its syndrome (completion status)
+  output logic                          nak_rnr_o,      // an RNR_NAK with retries left: resend after rnr_timer
 
   // a DONE kept for QP done_qpn_i (its status read from the wrapper's table)
   input  logic                          done_valid_i,
@@ -174,6 +178,8 @@ module hca_req_resp #(
   logic [15:0] cqn;
   logic [23:0] pd;
   assign rnr_retry = `HCA_QP_CTX_RNR_RETRY(qpc_i);
+  logic        rnr_out;   // an RNR_NAK now would be one too many (7: retry forever)
+  assign rnr_out   = rnr_retry != 3'd7 && rnr_cnt_i >= rnr_retry;
   assign rnr_timer = `HCA_QP_CTX_RNR_TIMER(qpc_i);
   assign cqn       = `HCA_QP_CTX_SEND_CQN(qpc_i);
   assign pd        = qpc_i[`HCA_QP_CTX_PD_LSB +: `HCA_PD_BITS];
@@ -289,7 +295,8 @@ module hca_req_resp #(
           end
           // The responder NAKed the message before its last packet left:
           // the send engine owns the QP and completes it.
-          if (op_q == `HCA_PKT_OP_NAK && in_range && look_active_i && psn_q == sq_ci_i) begin
+          if ((op_q == `HCA_PKT_OP_NAK || op_q == `HCA_PKT_OP_RNR_NAK) && in_range && look_active_i &&
+              psn_q == sq_ci_i) begin
             nak_save_o = 1'b1;
           end
         end else begin
@@ -315,7 +322,7 @@ module hca_req_resp #(
               state_d  = R_FINISH;
             end
             `HCA_PKT_OP_RNR_NAK: begin
-              if (rnr_retry != 3'd7 && rnr_cnt_i >= rnr_retry) begin
+              if (rnr_out) begin
                 status_d = `HCA_WC_STATUS_RNR_RETRY_EXC_ERR;
                 err_d    = 1'b1;
                 state_d  = R_FINISH;
@@ -411,7 +418,9 @@ module hca_req_resp #(
   assign qpn_o        = (state_q != R_IDLE) ? qpn_q :
                         done_valid_i ? 16'(done_qpn_i) : `HCA_PKT_DST_QPN(rx_i);
   assign rnr_timer_o  = rnr_timer;
-  assign nak_syn_o    = syn_q;
+  // An RNR_NAK kept for the send engine: retried, or RNR_RETRY_EXC_ERR.
+  assign nak_rnr_o    = op_q == `HCA_PKT_OP_RNR_NAK && !rnr_out;
+  assign nak_syn_o    = (op_q == `HCA_PKT_OP_RNR_NAK) ? 5'(`HCA_WC_STATUS_RNR_RETRY_EXC_ERR) : syn_q;
   // the FSM's free (an unscattered READ_RESP) first, else the posted one
   logic fsm_free;
   assign fsm_free     = state_q == R_FREE && len_q != 32'd0 && !moved_q;

@@ -38,7 +38,10 @@
 //   S_ABORT waits for every posted DMA's answer, S_FREE gives back the
 //   buffers held (pending, then current), S_FINISH completes with the NAK's
 //   syndrome, LOC_PROT_ERR or LOC_ACCESS_ERR, QP -> ERROR. Packets sent
-//   before that are dropped by the responder.
+//   before that are dropped by the responder. An RNR_NAK with retries left
+//   (nak_rnr_i) stops it the same way, but S_FREE then releases the QP into
+//   RNR wait (rel_rnr_o): no completion, the message is resent from its
+//   WQE after rnr_timer cycles.
 //   S_FINISH  completion (always written: errors and flushes) + release
 //   The firmware writing the QP to RESET (MODIFY_QP RESET, DESTROY_QP)
 //   while this engine holds it (ctx_reset: the context read port follows
@@ -77,11 +80,14 @@ module hca_req_send #(
   // a NAK for the message being sent (kept per QP by the wrapper)
   input  logic                          nak_i,
   input  logic [4:0]                    nak_syn_i,
+  input  logic                          nak_rnr_i,        // ...an RNR_NAK to retry
 
   // release of the claimed QP: to in flight (park_o written) or idle
   output logic                          rel_valid_o,
   output logic                          rel_inflight_o,
   output logic                          rel_evt_o,        // ...waiting for DONE (with rel_inflight_o)
+  output logic                          rel_rnr_o,        // ...into RNR wait (not in flight)
+  output logic [31:0]                   rnr_timer_o,      // with rel_rnr_o
   output logic [PARK_W-1:0]             park_o,
 
   // memory-management events (tag = QP number)
@@ -169,6 +175,7 @@ module hca_req_send #(
   logic [7:0]    buf_q, buf_d;
   logic [4:0]    status_q, status_d;   // completion status
   logic          err_q, err_d;         // the completion moves the QP to ERROR
+  logic          rnr_q, rnr_d;         // stopped by an RNR_NAK: released into RNR wait
   logic          cur_q, cur_d;         // buf_q is held by the chunk being gathered
   logic          slot_q, slot_d;       // the slot (tag bit, answer counter) of that chunk
 
@@ -349,6 +356,7 @@ module hca_req_send #(
     buf_d          = buf_q;
     status_d       = status_q;
     err_d          = err_q;
+    rnr_d          = rnr_q && state_q != S_IDLE;
     cur_d          = cur_q;
     slot_d         = slot_q;
     pv_d           = pv_q && !pend_go;
@@ -432,7 +440,8 @@ module hca_req_send #(
           state_d  = S_ABORT;
         end else if (nak_i) begin
           status_d = nak_syn_i;
-          err_d    = 1'b1;
+          err_d    = !nak_rnr_i;
+          rnr_d    = nak_rnr_i;
           state_d  = S_ABORT;
         end else if (berr_any) begin
           status_d = `HCA_WC_STATUS_LOC_ACCESS_ERR;
@@ -452,7 +461,8 @@ module hca_req_send #(
             state_d  = S_ABORT;
           end else if (nak_i) begin
             status_d = nak_syn_i;
-            err_d    = 1'b1;
+            err_d    = !nak_rnr_i;
+            rnr_d    = nak_rnr_i;
             state_d  = S_ABORT;
           end else if (state_q == S_GATHER && mv_status != 2'd0) begin
             status_d = `HCA_WC_STATUS_LOC_PROT_ERR;
@@ -482,7 +492,8 @@ module hca_req_send #(
           state_d  = S_ABORT;
         end else if (nak_i) begin
           status_d = nak_syn_i;
-          err_d    = 1'b1;
+          err_d    = !nak_rnr_i;
+          rnr_d    = nak_rnr_i;
           state_d  = S_ABORT;
         end else if (berr_any) begin
           status_d = `HCA_WC_STATUS_LOC_ACCESS_ERR;
@@ -513,7 +524,7 @@ module hca_req_send #(
       end
       S_FREE: begin
         if (!pv_q && !cur_q) begin
-          state_d = S_FINISH;
+          state_d = rel_rnr_o ? S_IDLE : S_FINISH;
         end else if (free_ready_i) begin
           if (pv_q) begin
             pv_d  = 1'b0;
@@ -544,7 +555,9 @@ module hca_req_send #(
   assign rel_evt_o      = state_q == S_EVT && evt_ready_i && !ctx_reset;
   assign rel_inflight_o = (state_q == S_TX && tx_ready_i && !nak_i && !ctx_reset) ||
                           (state_q == S_TXWAIT && pend_go) || rel_evt_o;
-  assign rel_valid_o    = rel_inflight_o || (state_q == S_FINISH && (fin_ready_i || ctx_reset)) ||
+  assign rel_rnr_o      = state_q == S_FREE && !pv_q && !cur_q && rnr_q && !ctx_reset;
+  assign rnr_timer_o    = `HCA_QP_CTX_RNR_TIMER(qpc_i);
+  assign rel_valid_o    = rel_inflight_o || rel_rnr_o || (state_q == S_FINISH && (fin_ready_i || ctx_reset)) ||
                           (state_q == S_CTX && ctx_reset);
 
   assign qpn_o        = (state_q == S_IDLE) ? 16'(sched_qpn_i) : 16'(qpn_q);
@@ -637,6 +650,7 @@ module hca_req_send #(
       buf_q    <= '0;
       status_q <= '0;
       err_q    <= 1'b0;
+      rnr_q    <= 1'b0;
       cur_q    <= 1'b0;
       slot_q   <= 1'b0;
       cnt0_q   <= '0;
@@ -655,6 +669,7 @@ module hca_req_send #(
       buf_q    <= buf_d;
       status_q <= status_d;
       err_q    <= err_d;
+      rnr_q    <= rnr_d;
       cur_q    <= cur_d;
       slot_q   <= slot_d;
       pv_q     <= pv_d;

@@ -115,7 +115,7 @@ SWEEPS = [
          offsets=[-800, -400, 0] + spread(5150, 6650, 11),
          counters=dict(drain_waits=7, refused_after_inv=11)),
     dict(inv="linv", op="read", mtu=512, chunks=16, offsets=[-1500] + spread(0, 2000, 13),
-         counters=dict(drain_waits=13, refused_after_inv=12)),
+         counters=dict(drain_waits=13, refused_after_inv=11)),
     dict(inv="linv", op="read", mtu=1024, chunks=8, offsets=[-1000] + spread(0, 2000, 13),
          counters=dict(drain_waits=8, refused_after_inv=5)),
     dict(inv="sinv", op="write", mtu=256, chunks=32, offsets=spread(-1200, 0, 10) + [1000, 3000, 6000, 9000],
