@@ -540,9 +540,12 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
     m->cnt1 = (uint8_t)((m->cnt1 + (post && m->slot) - ans1) & 0xfu);
     m->seq0 = (uint8_t)((m->seq0 + (post && !m->slot)) & 7u);
     m->seq1 = (uint8_t)((m->seq1 + (post && m->slot)) & 7u);
-    /* a chunk starting on a slot clears its error (the slot is idle then) */
-    m->berr0 = (start_here && !m->slot) ? 0 : (uint8_t)(m->berr0 || (ans0 && rsp_err));
-    m->berr1 = (start_here && m->slot) ? 0 : (uint8_t)(m->berr1 || (ans1 && rsp_err));
+    /* a chunk starting on a slot clears its error (the slot is idle then);
+     * a new message clears both (a bus error of the last one's other slot
+     * would stop it at its first check: every DMA was answered by then) */
+    const int new_msg = m->state == S_CTX;
+    m->berr0 = (new_msg || (start_here && !m->slot)) ? 0 : (uint8_t)(m->berr0 || (ans0 && rsp_err));
+    m->berr1 = (new_msg || (start_here && m->slot)) ? 0 : (uint8_t)(m->berr1 || (ans1 && rsp_err));
     if (n.pv && !m->pv) {
         m->pslot = m->slot;
         m->pbuf = m->buf;

@@ -371,11 +371,13 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
                           (m->evt_wait >> done_tag_qpn & 1u);
     const unsigned done_qpn = r->done_qpn;
     /* An edge that changes no state the outputs depend on (both engines idle,
-     * nothing offered, taken or held, no request in the translation port)
-     * keeps gen, so io's cache serves the next cycle too. The arbiters'
-     * hold_id still move: they matter only with hold. */
+     * the response engine's posted scatters answered and its posted free
+     * gone, nothing offered, taken or held, no request in the translation
+     * port) keeps gen, so io's cache serves the next cycle too. The
+     * arbiters' hold_id still move: they matter only with hold. */
     const int idle_edge = m->base_set && m->send.state == 0 /* S_IDLE */ && !s->sched_valid &&
                           m->resp.state == HCA_REQ_RESP_R_IDLE && !r->rx_valid && !r->done_valid && !m->resp.claimed &&
+                          !m->resp.pf && m->resp.cnt0 == 0 && m->resp.cnt1 == 0 && !io->dma_rsp_valid &&
                           !m->resp.err && m->resp.status == HCA_WC_STATUS_SUCCESS && !m->sched.hold &&
                           !m->dma_arb.hold && !m->free_arb.hold && !m->evt_arb.hold && !m->fin_arb.hold &&
                           !m->xarb.arb.hold && m_fifo_level(&m->xarb.ids) == 0 && !n->x.c_req_valid &&

@@ -677,9 +677,13 @@ module hca_req_send #(
       cnt1_q   <= cnt1_q + 4'(post && slot_q) - 4'(ans1);
       seq0_q   <= seq0_q + 3'(post && !slot_q);
       seq1_q   <= seq1_q + 3'(post && slot_q);
-      // a chunk starting on a slot clears its error (the slot is idle then)
-      berr0_q  <= (mv_start && state_q == S_ALLOC && !slot_q) ? 1'b0 : berr0_q || (ans0 && rsp_err);
-      berr1_q  <= (mv_start && state_q == S_ALLOC && slot_q) ? 1'b0 : berr1_q || (ans1 && rsp_err);
+      // a chunk starting on a slot clears its error (the slot is idle then);
+      // a new message clears both (a bus error of the last one's other slot
+      // would stop it at its first check: every DMA was answered by then)
+      berr0_q  <= (state_q == S_CTX || (mv_start && state_q == S_ALLOC && !slot_q)) ? 1'b0
+                                                                                  : berr0_q || (ans0 && rsp_err);
+      berr1_q  <= (state_q == S_CTX || (mv_start && state_q == S_ALLOC && slot_q)) ? 1'b0
+                                                                                 : berr1_q || (ans1 && rsp_err);
       if (pv_d && !pv_q) begin
         pslot_q <= slot_q;
       end
