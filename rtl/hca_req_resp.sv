@@ -255,6 +255,10 @@ module hca_req_resp #(
   assign dma_rsp_ready_o = 1'b1;
 
   // ---------------------------------------------------------------- state machine
+  // (the QP number as a wire: Icarus cannot infer an always_comb's
+  // sensitivity through a constant part select)
+  logic [QW-1:0] qpn_w;
+  assign qpn_w = qpn_q[QW-1:0];
   always_comb begin
     state_d     = state_q;
     claimed_d   = claimed_q;
@@ -336,7 +340,7 @@ module hca_req_resp #(
                 mv_start = 1'b1;
                 moved_d  = 1'b1;
                 state_d  = R_MOVE;
-                if (off_q == 32'd0) rerr_d[qpn_q[QW-1:0]] = 1'b0;   // a new message
+                if (off_q == 32'd0) rerr_d[qpn_w] = 1'b0;   // a new message
               end else begin
                 // Not a READ: drop it, the message stays in flight.
                 err_d   = 1'b0;
@@ -365,7 +369,7 @@ module hca_req_resp #(
           // the buffer is freed once the chunk's DMAs are answered
           pf_d     = 1'b1;
           pf_buf_d = pbuf_q;
-          pf_qpn_d = qpn_q[QW-1:0];
+          pf_qpn_d = qpn_w;
           pfslot_d = slot_q;
           slot_d   = !slot_q;
         end
@@ -375,7 +379,7 @@ module hca_req_resp #(
             if (ctx_reset) begin
               rel_valid_o = 1'b1;
               rel_kind_o  = REL_IDLE;
-              rerr_d[qpn_q[QW-1:0]] = 1'b0;
+              rerr_d[qpn_w] = 1'b0;
             end else if (err_q) begin
               state_d = R_FINISH;
             end else if (last_q && pk_read && op_q == `HCA_PKT_OP_READ_RESP) begin
@@ -395,7 +399,7 @@ module hca_req_resp #(
           rel_valid_o = 1'b1;
           rel_kind_o  = REL_IDLE;
           state_d     = R_IDLE;
-          rerr_d[qpn_q[QW-1:0]] = 1'b0;   // the message ended
+          rerr_d[qpn_w] = 1'b0;   // the message ended
         end
       end
       R_EVT: begin
@@ -403,7 +407,7 @@ module hca_req_resp #(
           rel_valid_o = 1'b1;
           rel_kind_o  = REL_IDLE;
           state_d     = R_IDLE;
-          rerr_d[qpn_q[QW-1:0]] = 1'b0;
+          rerr_d[qpn_w] = 1'b0;
         end else if (evt_ready_i && quiet) begin
           rel_valid_o = 1'b1;
           rel_kind_o  = REL_EVT;

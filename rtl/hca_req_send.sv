@@ -524,7 +524,11 @@ module hca_req_send #(
       end
       S_FREE: begin
         if (!pv_q && !cur_q) begin
-          state_d = rel_rnr_o ? S_IDLE : S_FINISH;
+          if (rel_rnr_o) begin
+            state_d = S_IDLE;                     // into RNR wait: no completion
+          end else begin
+            state_d = S_FINISH;
+          end
         end else if (free_ready_i) begin
           if (pv_q) begin
             pv_d  = 1'b0;

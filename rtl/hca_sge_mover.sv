@@ -168,7 +168,11 @@ module hca_sge_mover #(
         if (dma_req_ready_i && POST) begin
           xs_ready_o = 1'b1;
           boff_d     = boff_q + xs_len_i;
-          state_d    = xs_last_i ? M_NEXT : M_BEAT;
+          if (xs_last_i) begin
+            state_d  = M_NEXT;
+          end else begin
+            state_d  = M_BEAT;
+          end
         end else if (dma_req_ready_i) begin
           state_d = M_DWAIT;
         end
