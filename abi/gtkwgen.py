@@ -26,6 +26,9 @@ import sys
 import tomllib
 
 TOP = "hca_core.hca_core."  # Verilator's top scope, then the core itself
+TXN = "txn."  # the runner's transaction names beside it (sim/runner/scn_txn.c)
+TXN_ENUM = {"op", "opcode", "cqe_status", "invalidated_by", "func"}
+TXN_HEX = {"wr_id", "cqe_wr_id", "inval_key", "key_invalid", "key_valid", "breach_key", "pc", "qpn", "breach_qpn"}
 
 # (group, [(signal under TOP, format, filter)]); filter: an enum name (file),
 # "struct:NAME" (decoded by the process), or None.
@@ -74,7 +77,7 @@ VIEW = [
 
 # GTKWave trace flags (its save-file format).
 FLAG = {"hex": 1 << 1, "dec": 1 << 2, "bin": 1 << 3, "rjustify": 1 << 5, "blank": 1 << 9,
-        "ftranslated": 1 << 13, "ptranslated": 1 << 14, "grp_begin": 1 << 23, "grp_end": 1 << 24}
+        "ftranslated": 1 << 13, "ptranslated": 1 << 14, "grp_begin": 1 << 23, "grp_end": 1 << 24, "enum": 1 << 32}
 
 
 def fst_header(fst):
@@ -170,6 +173,26 @@ def cmd_view(a):
 
     set_flags(FLAG["bin"] | FLAG["rjustify"])
     lines.append(sig_name("clk_i"))
+    # The runner's transaction names (sim/runner/scn_txn.c), when the dump has
+    # them: one group per scope, in the dump's order; their enum-typed values
+    # carry their names in the file, which GTKWave shows as they are.
+    txn = {}
+    for name in ranges:
+        if name.startswith(TXN):
+            txn.setdefault(name.rpartition(".")[0], []).append(name)
+    for scope, names in txn.items():
+        set_flags(FLAG["grp_begin"] | FLAG["blank"])
+        lines.append("-" + scope)
+        for name in names:
+            leaf = name.rpartition(".")[2]
+            if leaf in TXN_ENUM:  # shown by the enum table the variable carries
+                set_flags(FLAG["enum"] | FLAG["bin"] | FLAG["rjustify"])
+            else:
+                wide = ranges[name] and leaf in TXN_HEX
+                set_flags((FLAG["hex"] if wide else FLAG["dec"] if ranges[name] else FLAG["bin"]) | FLAG["rjustify"])
+            lines.append(name + ranges[name])
+        set_flags(FLAG["grp_end"] | FLAG["blank"])
+        lines.append("-" + scope)
     for group, sigs in VIEW:
         set_flags(FLAG["grp_begin"] | FLAG["blank"])
         lines.append("-" + group)
