@@ -49,6 +49,8 @@ enum { E_OP, E_WR_OPCODE, E_WC_STATUS, E_INVAL_BY, E_FUNC, E_N };
 /** An opcode value for "no WR in flight" and one for a raw WQE. */
 #define OPC_NONE 0xffu
 #define OPC_RAW 0xfeu
+/** A cqe_status value for "no completion yet". */
+#define STATUS_NONE 0xffu
 /** invalidated_by: an event kind (evt_kind) or, above this, a mailbox command (cmd_op). */
 #define BY_CMD 0x100u
 /** Invalidations followed at once (more are counted). */
@@ -165,6 +167,7 @@ scn_txn_t *scn_txn_new(const scn_t *s, hca_dev_t *dev, const hca_host_t *host)
     name_add(t, E_WR_OPCODE, "RAW", OPC_RAW);
     name_add(t, E_WR_OPCODE, "(none)", OPC_NONE);
     name_abi(t, E_WC_STATUS, hca_wc_status_name, HCA_WC_STATUS_MAX, 0);
+    name_add(t, E_WC_STATUS, "(none)", STATUS_NONE);
     name_abi(t, E_INVAL_BY, hca_evt_kind_name, HCA_EVT_KIND_MAX, 0);
     name_abi(t, E_INVAL_BY, hca_cmd_op_name, HCA_CMD_OP_MAX, BY_CMD);
     name_add(t, E_FUNC, "(asleep)", 0);
@@ -213,6 +216,7 @@ scn_txn_t *scn_txn_new(const scn_t *s, hca_dev_t *dev, const hca_host_t *host)
         var_add(t, &n, sc, "cqe_status", 8, E_WC_STATUS);
         var_add(t, &n, sc, "cqe", 1, -1);
         t->val[V_N + Q_N * q + Q_OPCODE] = OPC_NONE;
+        t->val[V_N + Q_N * q + Q_CQE_STATUS] = STATUS_NONE;
         q++;
     }
     t->tv = (trace_vars_t){t->en, E_N, t->vars, n, t->val, NULL, t};
