@@ -50,7 +50,7 @@ VIEW = [
         ("u_xu.u_fw_port.fw_addr_i", "hex", None), ("u_xu.u_fw_port.fw_wdata_i", "hex", None),
         ("u_xu.u_fw_port.cmd_write", "bin", None), ("u_xu.u_fw_port.cmd_op", "hex", "fwp_op"),
         ("u_xu.u_fw_port.cmd_idx", "hex", None),
-        ("u_xu.u_fw_port.state_q", "hex", None), ("u_xu.u_fw_port.busy", "bin", None),
+        ("u_xu.u_fw_port.state_q", "enum", None), ("u_xu.u_fw_port.busy", "bin", None),
         ("u_xu.u_fw_port.inflight_q", "dec", None), ("u_xu.u_fw_port.fence_q", "dec", None),
         ("u_xu.u_fw_port.result_q", "hex", "fwp_result"),
     ]),
@@ -237,7 +237,8 @@ def cmd_view(a):
         set_flags(FLAG["grp_begin"] | FLAG["blank"])
         lines.append("-" + group)
         for sig, fmt, flt in sigs:
-            f = FLAG[fmt] | FLAG["rjustify"]
+            # "enum": the RTL's own enum type, whose names Verilator writes into the FST
+            f = (FLAG["enum"] | FLAG["bin"] if fmt == "enum" else FLAG[fmt]) | FLAG["rjustify"]
             if flt and flt.startswith("struct:"):
                 f |= FLAG["ptranslated"]
                 p = decode_script(a.out_dir, a.abi, flt[7:])
