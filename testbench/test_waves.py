@@ -233,9 +233,16 @@ class Coverage(unittest.TestCase):
                           "invalidation landing in an op: between_chunks"):
                 self.assertGreater(hits.get(point, 0), 0, f"{point} not hit:\n{text}")
             head = text.splitlines()
-            self.assertRegex(head[0], r"^functional coverage over 2 runs: \d+ of \d+ points hit$")
+            self.assertRegex(head[0], r"^functional coverage over 2 runs: \d+ of \d+ points hit, \d+ more declared "
+                                      r"unreachable$")
             self.assertTrue(head[1].startswith("holes ("), "holes come first")
-            self.assertIn("peer revocation: mid-op", text.split("hit:\n")[0], "no peer file ran: a hole")
+            self.assertIn("peer revocation: mid-op", text.split("declared unreachable (")[0], "no peer file ran: a hole")
+            # a declared-unreachable point is listed apart from the holes, with why, and not counted in them
+            unr = text.split("declared unreachable (")[1].split("hit:\n")[0]
+            self.assertIn("SEND/GENERAL_ERR", unr)
+            self.assertNotIn("GENERAL_ERR", text.split("declared unreachable (")[0])
+            pts = json.loads(read(os.path.join(out, "coverage/functional.json")))["points"]
+            self.assertTrue(any(p.get("unreachable") for p in pts if p["point"] == "SEND/GENERAL_ERR"))
             info = read(os.path.join(out, "coverage/coverage.info"))
             das = [int(l.split(",")[1]) for l in info.splitlines() if l.startswith("DA:")]
             self.assertTrue(das and any(das) and not all(das), "RTL lines: some hit, some not")
