@@ -138,6 +138,9 @@ int core_trace_open(core_t *c, const char *path, uint64_t from, uint64_t to);
 /** Several windows into one file (trace_window_open_spans). */
 int core_trace_spans(core_t *c, const char *path, const uint64_t *spans, size_t n);
 void core_trace_close(core_t *c);
+/** The caller's variables in every later file (core_engine_ops_t.trace_vars);
+ *  -ENOTSUP when the engine has none. */
+int core_trace_vars(core_t *c, const trace_vars_t *vars);
 
 /* ---------------------------------------------------------------- port adapters
  * The per-cycle pieces core_step() is made of, exposed so tests can drive a
