@@ -46,13 +46,16 @@ FORMAL_BMC_FRAMES ?= 14
 XU_RTL := rtl/xu_fifo.sv rtl/xu_table.sv rtl/xu_key_check.sv rtl/xu_walker.sv rtl/xu_klm.sv rtl/xu_fw_port.sv \
           rtl/xlate_unit.sv
 
-# formal_job NAME TOP SOURCES DEFINES STEPS EXPECT(PASS | the property that must fail) [SEQ(bmc | induct)]
+# formal_job NAME TOP SOURCES DEFINES STEPS EXPECT(PASS | the property that must fail) [SEQ(bmc | induct)] [ONLY] [TAPS]
+# ONLY: keep just that assertion (a mutant job aimed at one property).
+# TAPS: WIRE=PATH ...: the property module's undriven WIRE connected to the
+# flattened design's PATH (an internal signal an invariant names).
 define formal_job
 $(FORMAL_DIR)/$(1)/model.smt2: $(3) $(RTL_INC) rtl/formal/formal.mk
 	@mkdir -p $$(@D)
 	$$(call say,YOSYS,$$@)
 	$$(Q)yosys -q -l $$(@D)/yosys.log -p 'read_verilog -formal -sv $(addprefix -D,$(4)) -Iabi/gen $(3); \
-	    prep -top $(2); flatten; $(if $(7),memory_map; opt -fast; async2sync; dffunmap; )write_smt2 -wires $$@'
+	    prep -top $(2); flatten; $(if $(9),cd $(2); $(foreach t,$(9),connect -set $(firstword $(subst =, ,$(t))) $(lastword $(subst =, ,$(t))); )cd ..; )$(if $(8),chformal -assert -remove t:$$$$assert n:$(8) %d; )$(if $(7),memory_map; opt -fast; async2sync; dffunmap; )write_smt2 -wires $$@'
 
 .PHONY: formal-$(1)
 formal-$(1): $(FORMAL_DIR)/$(1)/model.smt2
@@ -125,6 +128,11 @@ $(eval $(call formal_job,klm-mutant-no-ready,xu_klm_props,$(KLM_PROPS),HCA_MUTAN
 $(eval $(call formal_job,klm-mutant-no-end,xu_klm_props,$(KLM_PROPS),HCA_MUTANT_KLM_NO_END,4,no_piece_without_walk,bmc))
 $(eval $(call formal_job,rsp-handshake,xu_fifo_props,$(FIFO_PROPS),,8,PASS,bmc))
 $(eval $(call formal_job,rsp-mutant-head-newest,xu_fifo_props,$(FIFO_PROPS),HCA_MUTANT_FIFO_HEAD_NEWEST,8,out_held,bmc))
+
+CTX_PROPS := rtl/hca_ctx.sv rtl/formal/hca_ctx_props.sv
+CTX_TAPS  := drain_q=dut.drain_q
+$(eval $(call formal_job,ctx-drain,hca_ctx_props,$(CTX_PROPS),,3,PASS,induct,,$(CTX_TAPS)))
+$(eval $(call formal_job,ctx-mutant-no-drain,hca_ctx_props,$(CTX_PROPS),HCA_MUTANT_NO_DRAIN,6,drain_waits,bmc,drain_waits,$(CTX_TAPS)))
 
 XU_PROPS := $(XU_RTL) rtl/formal/xlate_unit_props.sv
 $(foreach p,fence rsp_in_order no_overflow rsp_stable fw_answer,$(eval $(call formal_bmc_job,xu-$(p),xlate_unit_props,$(XU_PROPS),,$(p),PASS)))
