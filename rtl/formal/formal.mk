@@ -80,15 +80,19 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.smt2
 FORMAL_JOBS += formal-$(1)
 endef
 
-# formal_bmc_job NAME TOP SOURCES DEFINES ASSERT EXPECT(PASS | FAIL)
+# formal_bmc_job NAME TOP SOURCES DEFINES ASSERT EXPECT(PASS | FAIL) [TAPS] [PARAMS] [FROM] [FRAMES]
 # Only the assertion labelled ASSERT is kept; the assumptions all stay.
 # Uninitialised state (RAM, fifos) starts arbitrary (write_aiger -zinit).
+# TAPS as for formal_job; PARAMS: NAME=VALUE ... of TOP; FROM: a mutant job
+# looks for its counterexample from that cycle on only (bmc3 -S: the cycles
+# before it are unrolled, not solved); FRAMES: the bound, else FORMAL_BMC_FRAMES.
 define formal_bmc_job
 $(FORMAL_DIR)/$(1)/design.il: $(3) $(RTL_INC) rtl/formal/formal.mk
 	@mkdir -p $$(@D)
 	$$(call say,YOSYS,$$@)
 	$$(Q)yosys -q -l $$(@D)/yosys.log -p 'read_verilog -formal -sv $(addprefix -D,$(4)) -Iabi/gen $(3); \
-	    prep -top $(2); flatten; chformal -assert -remove t:$$$$assert n:$(5) %d; memory_map; opt -fast; \
+	    $(foreach p,$(8),chparam -set $(subst =, ,$(p)) $(2); )prep -top $(2); flatten; \
+	    $(if $(7),cd $(2); $(foreach t,$(7),connect -set $(firstword $(subst =, ,$(t))) $(lastword $(subst =, ,$(t))); )cd ..; )chformal -assert -remove t:$$$$assert n:$(5) %d; memory_map; opt -fast; \
 	    async2sync; chformal -assume -early; setundef -undriven -anyseq; opt_clean; write_rtlil $$@'
 
 $(FORMAL_DIR)/$(1)/model.aig: $(FORMAL_DIR)/$(1)/design.il
@@ -99,7 +103,7 @@ $(FORMAL_DIR)/$(1)/model.aig: $(FORMAL_DIR)/$(1)/design.il
 .PHONY: formal-$(1)
 formal-$(1): $(FORMAL_DIR)/$(1)/model.aig
 	@d=$(FORMAL_DIR)/$(1); rm -f $$$$d/cex.aiw $$$$d/trace.vcd; s=$$$$(date +%s); \
-	 yosys-abc -c "read_aiger $$<; fold; bmc3 -F $(FORMAL_BMC_FRAMES) -v; write_cex -a $$$$d/cex.aiw" >$$$$d/abc.log 2>&1; \
+	 yosys-abc -c "read_aiger $$<; fold; bmc3 $(if $(9),-S $(9) )-F $(or $(10),$(FORMAL_BMC_FRAMES)) -v; write_cex -a $$$$d/cex.aiw" >$$$$d/abc.log 2>&1; \
 	 t=$$$$(( $$$$(date +%s) - s )); \
 	 frame=$$$$(sed -n 's/.*was asserted in frame *\([0-9]*\).*/\1/p' $$$$d/abc.log | head -1); \
 	 if [ -n "$$$$frame" ]; then \
@@ -108,12 +112,12 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.aig
 	    grep -q "Assert $(2).$(5) " $$$$d/replay.log || { cat $$$$d/replay.log; echo "formal $(1): ABC's counterexample does not replay to $(5) failing"; exit 1; }; \
 	 fi; \
 	 if [ "$(6)" = PASS ]; then \
-	    if [ -z "$$$$frame" ] && grep -q "No output asserted in $(FORMAL_BMC_FRAMES) frames" $$$$d/abc.log; then \
-	        echo "formal $(1): $(5) holds in every run of $(FORMAL_BMC_FRAMES) cycles from reset (bounded), $$$${t} s"; \
+	    if [ -z "$$$$frame" ] && grep -q "No output asserted in $(or $(10),$(FORMAL_BMC_FRAMES)) frames" $$$$d/abc.log; then \
+	        echo "formal $(1): $(5) holds in every run of $(or $(10),$(FORMAL_BMC_FRAMES)) cycles from reset (bounded), $$$${t} s"; \
 	    else tail -5 $$$$d/abc.log; echo "formal $(1): $(5) FAILS at cycle $$$${frame:-?} (trace $$$$d/trace.vcd)"; exit 1; fi; \
 	 else \
 	    if [ -n "$$$$frame" ]; then echo "formal $(1): FAILED as it must, on $(5) at cycle $$$$frame (counterexample $$$$d/trace.vcd), $$$${t} s"; \
-	    else tail -5 $$$$d/abc.log; echo "formal $(1): expected $(5) to fail on this mutant within $(FORMAL_BMC_FRAMES) cycles"; exit 1; fi; \
+	    else tail -5 $$$$d/abc.log; echo "formal $(1): expected $(5) to fail on this mutant within $(or $(10),$(FORMAL_BMC_FRAMES)) cycles"; exit 1; fi; \
 	 fi
 FORMAL_JOBS += formal-$(1)
 endef
@@ -135,9 +139,16 @@ $(eval $(call formal_job,ctx-drain,hca_ctx_props,$(CTX_PROPS),,3,PASS,induct,,$(
 $(eval $(call formal_job,ctx-mutant-no-drain,hca_ctx_props,$(CTX_PROPS),HCA_MUTANT_NO_DRAIN,6,drain_waits,bmc,drain_waits,$(CTX_TAPS)))
 
 XU_PROPS := $(XU_RTL) rtl/formal/xlate_unit_props.sv
-$(foreach p,fence rsp_in_order no_overflow rsp_stable fw_answer,$(eval $(call formal_bmc_job,xu-$(p),xlate_unit_props,$(XU_PROPS),,$(p),PASS)))
-$(eval $(call formal_bmc_job,xu-fence-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL))
-$(eval $(call formal_bmc_job,xu-fence-mutant-resp-no-recheck,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_RESP_NO_RECHECK,fence,FAIL))
+XU_TAPS  := t_s1_valid=dut.s1_valid_q t_s1_push=dut.s1_push t_s1_lvl=dut.s1_lvl_q t_s1_key=dut.s1_key_q \
+            t_wk_ld_ready=dut.wk_ld_ready t_walk_end=dut.klm_walk_end t_iss_fire=dut.wk_iss_fire \
+            t_fifo_push=dut.u_rsp_fifo.push
+$(foreach p,fence rsp_in_order no_overflow rsp_stable fw_answer,$(eval $(call formal_bmc_job,xu-$(p),xlate_unit_props,$(XU_PROPS),,$(p),PASS,$(XU_TAPS))))
+$(eval $(call formal_bmc_job,xu-fence-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL,$(XU_TAPS)))
+$(eval $(call formal_bmc_job,xu-fence-mutant-resp-no-recheck,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_RESP_NO_RECHECK,fence,FAIL,$(XU_TAPS)))
+# The fence through a KLM entry: 4 MPT entries (an indirect MR and the MR
+# its entry names, neither at index 0).
+$(eval $(call formal_bmc_job,xu-fence-klm,xlate_unit_props,$(XU_PROPS),,fence_klm,PASS,$(XU_TAPS),MPT_ENTRIES=4))
+$(eval $(call formal_bmc_job,xu-fence-klm-mutant-no-entry-check,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_NO_ENTRY_CHECK,fence_klm,FAIL,$(XU_TAPS),MPT_ENTRIES=4,16,22))
 
 .PHONY: formal
 formal: $(FORMAL_JOBS)

@@ -24,7 +24,11 @@
 // order; rsp_in_order checks that this bookkeeping matches the unit).
 module xlate_unit_props #(
   parameter int MPT_ENTRIES = 2,
-  parameter int MTT_ENTRIES = 2
+  parameter int MTT_ENTRIES = 2,
+  // 0: every input at full width. DW > 0: the small configuration the
+  // unbounded proof runs on (see "narrowing" below).
+  parameter int DW          = 0,
+  parameter bit KLM         = 1'b1  // 0 (with DW > 0): no MPT entry in KLM mode, no KLM walk
 ) (
   input  logic                           clk_i,
   input  logic                           rst_ni,
@@ -52,7 +56,67 @@ module xlate_unit_props #(
   logic [31:0]                    fw_rdata_o;
   logic                           fence_wait_o;  // the race counters' pin: not a property here
 
-  xlate_unit #(.MPT_ENTRIES(MPT_ENTRIES), .MTT_ENTRIES(MTT_ENTRIES)) dut (.*);
+  // What the unit sees of the free inputs.
+  logic [`HCA_KEY_BITS-1:0]    u_key;
+  logic [`HCA_PD_BITS-1:0]     u_pd;
+  logic [`HCA_XU_LEN_BITS-1:0] u_len;
+  logic [63:0]                 u_va;
+  logic [31:0]                 u_wdata;
+
+  xlate_unit #(.MPT_ENTRIES(MPT_ENTRIES), .MTT_ENTRIES(MTT_ENTRIES)) dut (
+    .clk_i, .rst_ni, .req_valid_i, .req_ready_o, .req_tag_i, .req_rights_i, .req_remote_i,
+    .req_key_i(u_key), .req_pd_i(u_pd), .req_len_i(u_len), .req_va_i(u_va),
+    .rsp_valid_o, .rsp_ready_i, .rsp_tag_o, .rsp_status_o, .rsp_last_o, .rsp_len_o, .rsp_pa_o,
+    .fw_valid_i, .fw_ready_o, .fw_write_i, .fw_addr_i, .fw_wdata_i(u_wdata), .fw_rvalid_o, .fw_rdata_o,
+    .fence_wait_o
+  );
+
+  // Narrowing (DW > 0): the unit is unchanged, but what reaches it is cut
+  // down so that the datapath the fence depends on is a few bits wide —
+  // addresses and lengths below 2^DW (requests, MPT iova and length, KLM
+  // entry addresses and lengths, page frames), key index and key byte of 2
+  // bits each (indices 0..3 against 2 MPT entries: out-of-range keys stay
+  // possible), PD 2 bits, mtt_base 2 bits, mtt_count 3 bits. Flags, rights,
+  // page shift, command words and CONFIG are whole. Every bit cut is 0 in
+  // every table entry the firmware writes, and (with RAM initialised to 0,
+  // the job's `setundef -zero -init`) in every one it did not.
+  localparam logic [31:0] KEY_MASK = 32'h0000_0303;
+  localparam logic [31:0] DW_MASK  = (DW > 0 && DW < 32) ? (32'd1 << DW) - 32'd1 : 32'hffff_ffff;
+  generate if (DW == 0) begin : g_full
+    assign u_key   = req_key_i;
+    assign u_pd    = req_pd_i;
+    assign u_len   = req_len_i;
+    assign u_va    = req_va_i;
+    assign u_wdata = fw_wdata_i;
+  end else begin : g_small
+    assign u_key   = req_key_i & KEY_MASK;
+    assign u_pd    = req_pd_i & `HCA_PD_BITS'(3);
+    assign u_len   = req_len_i & DW_MASK;
+    assign u_va    = 64'(req_va_i[31:0] & DW_MASK);
+    // Staging words by offset: MPT_DATA 0..9, MTT_DATA 0..1 (an MTT entry is
+    // a page frame, or half of a KLM entry: {addr} or {lkey, length}).
+    logic [31:0] mask;
+    always_comb begin
+      mask = 32'hffff_ffff;
+      case (fw_addr_i)
+        16'(`HCA_FWP_MPT_DATA + 0):  mask = KLM ? 32'h001f_0f3f : 32'h001f_0f2f;  // flags: alloc, state, kind, mode, peer, access, page shift
+        16'(`HCA_FWP_MPT_DATA + 4):  mask = KEY_MASK;
+        16'(`HCA_FWP_MPT_DATA + 8):  mask = 32'h3;          // PD
+        16'(`HCA_FWP_MPT_DATA + 12): mask = 32'h3;          // mtt_base
+        16'(`HCA_FWP_MPT_DATA + 16): mask = DW_MASK;        // iova
+        16'(`HCA_FWP_MPT_DATA + 20): mask = 32'h0;
+        16'(`HCA_FWP_MPT_DATA + 24): mask = DW_MASK;        // length
+        16'(`HCA_FWP_MPT_DATA + 28): mask = 32'h0;
+        16'(`HCA_FWP_MPT_DATA + 32): mask = 32'h7;          // mtt_count
+        16'(`HCA_FWP_MPT_DATA + 36): mask = 32'h0;
+        16'(`HCA_FWP_MTT_DATA + 0):  mask = DW_MASK;        // present, frame / KLM addr / KLM length
+        16'(`HCA_FWP_MTT_DATA + 4):  mask = KEY_MASK;       // KLM lkey
+        16'(`HCA_FWP_CMD):           mask = 32'hff00_0003;  // op, index 0..3
+        default:                     mask = 32'hffff_ffff;
+      endcase
+    end
+    assign u_wdata = fw_wdata_i & mask;
+  end endgenerate
 
   localparam int IW = `HCA_KEY_BITS - `HCA_KEY_INDEX_SHIFT;
   localparam int DEPTH = 8;  // more than the unit holds in flight (xu_fw_port: 7)
@@ -74,10 +138,10 @@ module xlate_unit_props #(
   always_ff @(posedge clk_i) begin
     req_hold <= rst_ni && req_valid_i && !req_ready_o;
     {p_tag, p_key, p_len, p_va, p_rights, p_pd, p_remote} <=
-        {req_tag_i, req_key_i, req_len_i, req_va_i, req_rights_i, req_pd_i, req_remote_i};
+        {req_tag_i, u_key, u_len, u_va, req_rights_i, u_pd, req_remote_i};
   end
   always_comb if (req_hold)
-    assume (req_valid_i && {req_tag_i, req_key_i, req_len_i, req_va_i, req_rights_i, req_pd_i, req_remote_i} ==
+    assume (req_valid_i && {req_tag_i, u_key, u_len, u_va, req_rights_i, u_pd, req_remote_i} ==
                            {p_tag, p_key, p_len, p_va, p_rights, p_pd, p_remote});
 
   // ---------------------------------------------------------------- requests in flight
@@ -95,9 +159,9 @@ module xlate_unit_props #(
       q_tail <= '0;
     end else begin
       if (accept) begin
-        q_idx[q_tail[2:0]] <= req_key_i[`HCA_KEY_BITS-1:`HCA_KEY_INDEX_SHIFT];
+        q_idx[q_tail[2:0]] <= u_key[`HCA_KEY_BITS-1:`HCA_KEY_INDEX_SHIFT];
         q_tag[q_tail[2:0]] <= req_tag_i;
-        q_rsv[q_tail[2:0]] <= req_key_i == `HCA_KEY_BITS'(`HCA_RESERVED_LKEY);
+        q_rsv[q_tail[2:0]] <= u_key == `HCA_KEY_BITS'(`HCA_RESERVED_LKEY);
         q_tail <= q_tail + 4'd1;
       end
       if (finish)
@@ -107,8 +171,8 @@ module xlate_unit_props #(
 
   // ---------------------------------------------------------------- the watched INVALIDATE
   wire cmd_write   = rst_ni && fw_valid_i && fw_write_i && fw_addr_i == 16'(`HCA_FWP_CMD);
-  wire [3:0] cmd_op = fw_wdata_i[`HCA_FWP_CMD_OP_LSB +: 4];
-  wire [IW-1:0] cmd_idx = IW'(fw_wdata_i[`HCA_FWP_CMD_INDEX_LSB +: `HCA_FWP_CMD_INDEX_W]);
+  wire [3:0] cmd_op = u_wdata[`HCA_FWP_CMD_OP_LSB +: 4];
+  wire [IW-1:0] cmd_idx = IW'(u_wdata[`HCA_FWP_CMD_INDEX_LSB +: `HCA_FWP_CMD_INDEX_W]);
   logic          watching, answered, status_read;
   logic [IW-1:0] w_idx;
   always_ff @(posedge clk_i) begin
@@ -150,7 +214,52 @@ module xlate_unit_props #(
   always_comb if (watching && cmd_write && cmd_idx == w_idx)
     assume (cmd_op != `HCA_FWP_OP_WRITE_MPT && cmd_op != `HCA_FWP_OP_INVALIDATE);
 
+  // ---------------------------------------------------------------- through a KLM entry
+  // Which beats went through MPT index w_idx: a lookup of that index by the
+  // request itself or by a KLM piece at any depth. Followed with taps of the
+  // unit's pipeline (undriven here, connected after flattening: formal.mk
+  // XU_TAPS): S1's access and its level, a push (S1's access starts a
+  // level), the walker's load, its issue, the output FIFO's write.
+  localparam int LVLS = `HCA_MAX_INDIRECTION;
+  localparam int KLV_W = $clog2(LVLS + 1);
+  logic                     t_s1_valid, t_s1_push, t_wk_ld_ready, t_walk_end, t_iss_fire, t_fifo_push;
+  logic [KLV_W-1:0]         t_s1_lvl;
+  logic [`HCA_KEY_BITS-1:0] t_s1_key;
+  // thru[l]: the MR walked at level l was reached through index w_idx.
+  logic       thru [LVLS + 1];
+  logic       wk_thru, s3_thru;
+  logic       sh_thru [4];  // beside the unit's 4-deep output FIFO
+  logic [1:0] sh_wp, sh_rp;
+  wire s1_thru = (t_s1_lvl != '0 && thru[t_s1_lvl]) ||
+                 (watching && t_s1_key[`HCA_KEY_BITS-1:`HCA_KEY_INDEX_SHIFT] == w_idx &&
+                  t_s1_key != `HCA_KEY_BITS'(`HCA_RESERVED_LKEY));
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      sh_wp <= '0;
+      sh_rp <= '0;
+    end else begin
+      if (t_s1_valid && t_s1_push)
+        thru[t_s1_lvl + KLV_W'(1)] <= s1_thru;
+      if (t_s1_valid && !t_s1_push && !t_walk_end && t_wk_ld_ready)
+        wk_thru <= s1_thru;
+      if (t_iss_fire)
+        s3_thru <= wk_thru;
+      if (t_fifo_push) begin
+        sh_thru[sh_wp] <= s3_thru;
+        sh_wp <= sh_wp + 2'd1;
+      end
+      if (beat)
+        sh_rp <= sh_rp + 2'd1;
+    end
+  end
+
   // ---------------------------------------------------------------- properties
+  // fence_klm: once the INVALIDATE of index I was answered, no OK beat that
+  // went through index I — as the request's own key or a KLM entry's, at
+  // any depth.
+  always_comb if (answered && beat && sh_thru[sh_rp])
+    fence_klm: assert (rsp_status_o != `HCA_XLATE_STATUS_OK);
+
   always_comb if (answered && beat && q_idx[q_head[2:0]] == w_idx && !q_rsv[q_head[2:0]])
     fence: assert (rsp_status_o != `HCA_XLATE_STATUS_OK);
 
