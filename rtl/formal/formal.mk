@@ -46,16 +46,21 @@ FORMAL_BMC_FRAMES ?= 14
 XU_RTL := rtl/xu_fifo.sv rtl/xu_table.sv rtl/xu_key_check.sv rtl/xu_walker.sv rtl/xu_klm.sv rtl/xu_fw_port.sv \
           rtl/xlate_unit.sv
 
-# formal_job NAME TOP SOURCES DEFINES STEPS EXPECT(PASS | the property that must fail) [SEQ(bmc | induct)] [ONLY] [TAPS]
-# ONLY: keep just that assertion (a mutant job aimed at one property).
-# TAPS: WIRE=PATH ...: the property module's undriven WIRE connected to the
-# flattened design's PATH (an internal signal an invariant names).
+# formal_job NAME TOP SOURCES DEFINES STEPS EXPECT(PASS | the property that must fail) [SEQ(bmc | induct)] [ONLY] [TAPS] [PARAMS]
+# ONLY: keep just these assertions (names or patterns; a mutant job aimed at
+# one property). TAPS: WIRE=PATH ...: the property module's undriven WIRE
+# connected to the flattened design's PATH (an internal signal an invariant
+# names; after memory_map, so PATH may name a RAM word: \\dut.u.mem_q[0]).
+# PARAMS: NAME=VALUE ... of TOP.
 define formal_job
 $(FORMAL_DIR)/$(1)/model.smt2: $(3) $(RTL_INC) rtl/formal/formal.mk
 	@mkdir -p $$(@D)
 	$$(call say,YOSYS,$$@)
 	$$(Q)yosys -q -l $$(@D)/yosys.log -p 'read_verilog -formal -sv $(addprefix -D,$(4)) -Iabi/gen $(3); \
-	    prep -top $(2); flatten; $(if $(9),cd $(2); $(foreach t,$(9),connect -set $(firstword $(subst =, ,$(t))) $(lastword $(subst =, ,$(t))); )cd ..; )$(if $(8),chformal -assert -remove t:$$$$assert n:$(8) %d; )$(if $(7),memory_map; opt -fast; async2sync; dffunmap; )write_smt2 -wires $$@'
+	    $(foreach p,$(10),chparam -set $(subst =, ,$(p)) $(2); )prep -top $(2); flatten; $(if $(7),memory_map; opt -fast; )\
+	    $(if $(9),cd $(2); $(foreach t,$(9),connect -set $(firstword $(subst =, ,$(t))) $(lastword $(subst =, ,$(t))); )cd ..; )\
+	    $(if $(8),chformal -assert -remove t:$$$$assert $(addprefix n:,$(8)) $(foreach x,$(wordlist 2,99,$(8)),%u) %d; )\
+	    $(if $(7),async2sync; dffunmap; )write_smt2 -wires $$@'
 
 .PHONY: formal-$(1)
 formal-$(1): $(FORMAL_DIR)/$(1)/model.smt2

@@ -80,43 +80,38 @@ module xlate_unit_props #(
   // page shift, command words and CONFIG are whole. Every bit cut is 0 in
   // every table entry the firmware writes, and (with RAM initialised to 0,
   // the job's `setundef -zero -init`) in every one it did not.
-  localparam logic [31:0] KEY_MASK = 32'h0000_0303;
+  // KLM = 0 (any DW): the mode bit of every MPT entry written is MTT.
+  localparam logic [31:0] KEY_MASK = DW > 0 ? 32'h0000_0303 : 32'hffff_ffff;
   localparam logic [31:0] DW_MASK  = (DW > 0 && DW < 32) ? (32'd1 << DW) - 32'd1 : 32'hffff_ffff;
-  generate if (DW == 0) begin : g_full
-    assign u_key   = req_key_i;
-    assign u_pd    = req_pd_i;
-    assign u_len   = req_len_i;
-    assign u_va    = req_va_i;
-    assign u_wdata = fw_wdata_i;
-  end else begin : g_small
-    assign u_key   = req_key_i & KEY_MASK;
-    assign u_pd    = req_pd_i & `HCA_PD_BITS'(3);
-    assign u_len   = req_len_i & DW_MASK;
-    assign u_va    = 64'(req_va_i[31:0] & DW_MASK);
-    // Staging words by offset: MPT_DATA 0..9, MTT_DATA 0..1 (an MTT entry is
-    // a page frame, or half of a KLM entry: {addr} or {lkey, length}).
-    logic [31:0] mask;
-    always_comb begin
-      mask = 32'hffff_ffff;
-      case (fw_addr_i)
-        16'(`HCA_FWP_MPT_DATA + 0):  mask = KLM ? 32'h001f_0f3f : 32'h001f_0f2f;  // flags: alloc, state, kind, mode, peer, access, page shift
-        16'(`HCA_FWP_MPT_DATA + 4):  mask = KEY_MASK;
-        16'(`HCA_FWP_MPT_DATA + 8):  mask = 32'h3;          // PD
-        16'(`HCA_FWP_MPT_DATA + 12): mask = 32'h3;          // mtt_base
-        16'(`HCA_FWP_MPT_DATA + 16): mask = DW_MASK;        // iova
-        16'(`HCA_FWP_MPT_DATA + 20): mask = 32'h0;
-        16'(`HCA_FWP_MPT_DATA + 24): mask = DW_MASK;        // length
-        16'(`HCA_FWP_MPT_DATA + 28): mask = 32'h0;
-        16'(`HCA_FWP_MPT_DATA + 32): mask = 32'h7;          // mtt_count
-        16'(`HCA_FWP_MPT_DATA + 36): mask = 32'h0;
-        16'(`HCA_FWP_MTT_DATA + 0):  mask = DW_MASK;        // present, frame / KLM addr / KLM length
-        16'(`HCA_FWP_MTT_DATA + 4):  mask = KEY_MASK;       // KLM lkey
-        16'(`HCA_FWP_CMD):           mask = 32'hff00_0003;  // op, index 0..3
-        default:                     mask = 32'hffff_ffff;
-      endcase
-    end
-    assign u_wdata = fw_wdata_i & mask;
-  end endgenerate
+  localparam logic [31:0] ZERO     = DW > 0 ? 32'h0 : 32'hffff_ffff;
+  localparam logic [31:0] FLAGS    = (DW > 0 ? 32'h001f_0f3f : 32'hffff_ffff) &
+                                     ~(KLM ? 32'h0 : 32'(1) << `HCA_MPT_ENTRY_MODE_LSB);
+  assign u_key = req_key_i & KEY_MASK;
+  assign u_pd  = DW > 0 ? req_pd_i & `HCA_PD_BITS'(3) : req_pd_i;
+  assign u_len = req_len_i & DW_MASK;
+  assign u_va  = DW > 0 ? 64'(req_va_i[31:0] & DW_MASK) : req_va_i;
+  // Staging words by offset: MPT_DATA 0..9, MTT_DATA 0..1 (an MTT entry is
+  // a page frame, or half of a KLM entry: {addr} or {lkey, length}).
+  logic [31:0] mask;
+  always_comb begin
+    case (fw_addr_i)
+      16'(`HCA_FWP_MPT_DATA + 0):  mask = FLAGS;    // alloc, state, kind, mode, peer, access, page shift
+      16'(`HCA_FWP_MPT_DATA + 4):  mask = KEY_MASK;
+      16'(`HCA_FWP_MPT_DATA + 8):  mask = DW > 0 ? 32'h3 : 32'hffff_ffff;  // PD
+      16'(`HCA_FWP_MPT_DATA + 12): mask = DW > 0 ? 32'h3 : 32'hffff_ffff;  // mtt_base
+      16'(`HCA_FWP_MPT_DATA + 16): mask = DW_MASK;  // iova
+      16'(`HCA_FWP_MPT_DATA + 20): mask = ZERO;
+      16'(`HCA_FWP_MPT_DATA + 24): mask = DW_MASK;  // length
+      16'(`HCA_FWP_MPT_DATA + 28): mask = ZERO;
+      16'(`HCA_FWP_MPT_DATA + 32): mask = DW > 0 ? 32'h7 : 32'hffff_ffff;  // mtt_count
+      16'(`HCA_FWP_MPT_DATA + 36): mask = ZERO;
+      16'(`HCA_FWP_MTT_DATA + 0):  mask = DW_MASK;  // present, frame / KLM addr / KLM length
+      16'(`HCA_FWP_MTT_DATA + 4):  mask = KEY_MASK; // KLM lkey
+      16'(`HCA_FWP_CMD):           mask = DW > 0 ? 32'hff00_0003 : 32'hffff_ffff;  // op, index 0..3
+      default:                     mask = 32'hffff_ffff;
+    endcase
+  end
+  assign u_wdata = fw_wdata_i & mask;
 
   localparam int IW = `HCA_KEY_BITS - `HCA_KEY_INDEX_SHIFT;
   localparam int DEPTH = 8;  // more than the unit holds in flight (xu_fw_port: 7)
@@ -222,9 +217,9 @@ module xlate_unit_props #(
   // level), the walker's load, its issue, the output FIFO's write.
   localparam int LVLS = `HCA_MAX_INDIRECTION;
   localparam int KLV_W = $clog2(LVLS + 1);
-  logic                     t_s1_valid, t_s1_push, t_wk_ld_ready, t_walk_end, t_iss_fire, t_fifo_push;
-  logic [KLV_W-1:0]         t_s1_lvl;
-  logic [`HCA_KEY_BITS-1:0] t_s1_key;
+  (* keep *) logic                     t_s1_valid, t_s1_push, t_wk_ld_ready, t_walk_end, t_iss_fire, t_fifo_push;
+  (* keep *) logic [KLV_W-1:0]         t_s1_lvl;
+  (* keep *) logic [`HCA_KEY_BITS-1:0] t_s1_key;
   // thru[l]: the MR walked at level l was reached through index w_idx.
   logic       thru [LVLS + 1];
   logic       wk_thru, s3_thru;
@@ -251,6 +246,157 @@ module xlate_unit_props #(
       if (beat)
         sh_rp <= sh_rp + 2'd1;
     end
+  end
+
+  // ---------------------------------------------------------------- strengthening invariants
+  // What makes `fence` inductive (formal-xu-fence-ind proves fence and every
+  // inv_* together by k-induction, on the unit without KLM walks: KLM = 0).
+  // Each pipeline stage's request is followed by a ghost: the slot of the
+  // in-flight queue above it belongs to (g_s1, g_wk, g_s3, and g_f beside
+  // each output FIFO entry), and each slot by whether it was accepted after
+  // the watched INVALIDATE's write-back (q_post). The unit's state is read
+  // through taps (formal.mk XU_IND_TAPS).
+  localparam int ST_W   = `HCA_XLATE_STATUS_W;
+  localparam int BEAT_W = `HCA_XU_TAG_BITS + ST_W + 1 + `HCA_XU_LEN_BITS + 64;
+  localparam int LAST_B = `HCA_XU_LEN_BITS + 64;   // a FIFO entry's last bit; status above it
+  localparam logic [2:0] FW_IDLE = 3'd0, FW_INV_WB = 3'd3, FW_FENCE = 3'd4;  // xu_fw_port state_e
+  // (keep: Yosys would trim the undriven taps' unused bits before they are connected)
+  (* keep *) logic [7:0]                  t_inflight, t_fence;
+  (* keep *) logic [2:0]                  t_fwst, t_klm_st;
+  (* keep *) logic [`HCA_FWP_CMD_INDEX_W-1:0] t_fwidx;
+  (* keep *) logic                        t_wk_busy, t_wk_final, t_wk_klm, t_s1_sub, t_s1_final;
+  (* keep *) logic [ST_W-1:0]             t_wk_status, t_kc_status, t_s3_status;
+  (* keep *) logic                        t_s3_valid, t_s3_last, t_s3_end, t_s3_klm;
+  (* keep *) logic [1:0]                  t_f_rptr, t_f_wptr;
+  (* keep *) logic [2:0]                  t_f_level;
+  (* keep *) logic [BEAT_W-1:0]           t_f0, t_f1, t_f2, t_f3;
+  (* keep *) logic [`HCA_MPT_ENTRY_W-1:0] t_m0, t_m1, t_a_rdata, t_b_rdata, t_stage;
+  (* keep *) logic [1:0]                  t_mpt_valid;
+
+  logic [2:0] g_s1, g_wk, g_s3;
+  logic [2:0] g_f [4];
+  logic       q_post [DEPTH];
+  logic       wb_q, wdone_q;   // the watched write-back happened; its fence was over since
+  wire wk_load = t_s1_valid && !t_s1_push && !t_walk_end && t_wk_ld_ready;
+  wire w_in    = {1'b0, w_idx} < (IW + 1)'(MPT_ENTRIES);
+  always_ff @(posedge clk_i) begin
+    if (accept) begin
+      g_s1 <= q_tail[2:0];
+      q_post[q_tail[2:0]] <= wb_q;
+    end
+    if (wk_load)
+      g_wk <= g_s1;
+    if (t_iss_fire)
+      g_s3 <= g_wk;
+    if (t_fifo_push)
+      g_f[t_f_wptr] <= g_s3;
+    if (!rst_ni) begin
+      wb_q    <= 1'b0;
+      wdone_q <= 1'b0;
+    end else begin
+      if (watching && t_fwst == FW_INV_WB && t_fwidx == w_idx)
+        wb_q <= 1'b1;
+      if (wb_q && t_fwst == FW_IDLE)
+        wdone_q <= 1'b1;
+    end
+  end
+  wire wfence = wb_q && !wdone_q && t_fwst == FW_FENCE;   // the watched fence runs
+
+  // The output FIFO's entries, oldest first, and the order of everything in
+  // flight: FIFO beats, S3, the walker, S1 belong to slots head, head + 1, ...
+  // in order, moving on after each last beat.
+  logic [BEAT_W-1:0] f_ent [4];
+  logic [2:0]        f_slot [4];
+  always_comb begin
+    for (int j = 0; j < 4; j++) begin
+      case (2'(t_f_rptr + 2'(j)))
+        2'd0: f_ent[j] = t_f0;
+        2'd1: f_ent[j] = t_f1;
+        2'd2: f_ent[j] = t_f2;
+        default: f_ent[j] = t_f3;
+      endcase
+      f_slot[j] = g_f[2'(t_f_rptr + 2'(j))];
+    end
+  end
+  logic       ord_ok, stage_ok;
+  logic [3:0] nxt;
+  // A request that must be refused: through the watched index and accepted
+  // after the write-back, or through an index beyond the table.
+  function automatic logic bad(input logic [2:0] slot);
+    bad = !q_rsv[slot] && ((q_idx[slot] == w_idx && q_post[slot]) ||
+                           {1'b0, q_idx[slot]} >= (IW + 1)'(MPT_ENTRIES));
+  endfunction
+  always_comb begin
+    ord_ok   = 1'b1;
+    stage_ok = 1'b1;
+    nxt      = 4'd0;
+    for (int j = 0; j < 4; j++) begin
+      if (3'(j) < t_f_level) begin
+        ord_ok = ord_ok && 4'(3'(f_slot[j] - q_head[2:0])) == nxt;
+        nxt    = nxt + 4'(f_ent[j][LAST_B]);
+        stage_ok = stage_ok && !(bad(f_slot[j]) && f_ent[j][LAST_B + 1 +: ST_W] == `HCA_XLATE_STATUS_OK);
+      end
+    end
+    if (t_s3_valid) begin
+      ord_ok = ord_ok && 4'(3'(g_s3 - q_head[2:0])) == nxt;
+      nxt    = nxt + 4'(t_s3_last);
+      stage_ok = stage_ok && !(bad(g_s3) && t_s3_status == `HCA_XLATE_STATUS_OK);
+    end
+    if (t_wk_busy) begin
+      ord_ok = ord_ok && 4'(3'(g_wk - q_head[2:0])) == nxt;
+      nxt    = nxt + 4'd1;
+      stage_ok = stage_ok && !(bad(g_wk) && t_wk_status == `HCA_XLATE_STATUS_OK);
+    end
+    if (t_s1_valid) begin
+      ord_ok = ord_ok && 4'(3'(g_s1 - q_head[2:0])) == nxt;
+      nxt    = nxt + 4'd1;
+      stage_ok = stage_ok && !(bad(g_s1) && t_kc_status == `HCA_XLATE_STATUS_OK);
+    end
+  end
+
+  // Which in-flight slots were accepted after the write-back: none before
+  // it; while the watched fence runs, all but the oldest fence_q; after it,
+  // all.
+  logic post_ok;
+  always_comb begin
+    post_ok = 1'b1;
+    for (int p = 0; p < DEPTH - 1; p++) begin
+      if (4'(p) < q_level)
+        post_ok = post_ok && q_post[3'(q_head[2:0] + 3'(p))] ==
+                  (wb_q && (!wfence || 8'(p) >= t_fence));
+    end
+  end
+
+  // The watched entry: FREE (or never allocated) from the write-back on.
+  logic [`HCA_MPT_ENTRY_W-1:0] w_ent;
+  assign w_ent = w_idx[0] ? t_m1 : t_m0;
+
+  always_comb if (rst_ni && !init) begin
+    inv_count:  assert (t_inflight == 8'(q_level) && q_level <= 4'd7);
+    inv_fifo:   assert (t_f_level <= 3'd4 && 2'(t_f_wptr - t_f_rptr) == t_f_level[1:0] &&
+                        4'(t_f_level) + 4'(t_s3_valid) <= 4'd4);
+    inv_order:  assert (ord_ok && nxt == q_level);
+    inv_s3:     assert (!t_s3_valid || t_s3_end || (t_wk_busy && g_wk == g_s3));
+    inv_post:   assert (post_ok && (!wfence || (t_fence != '0 && t_fence <= 8'(q_level))));
+    inv_stage:  assert (stage_ok);
+    // The command protocol: a known-idle port is idle; the watched command
+    // runs (write-back next cycle, then its fence or idle).
+    inv_fw:     assert ((!idle_known || t_fwst == FW_IDLE) &&
+                        (watching || (!wb_q && !answered && !status_read)) && (!wdone_q || wb_q) &&
+                        (!watching || !w_in || wb_q || (t_fwst == FW_INV_WB && t_fwidx == w_idx)) &&
+                        (!wb_q || wdone_q || t_fwst == FW_FENCE || t_fwst == FW_IDLE) &&
+                        (!answered || !w_in || (wb_q && !wfence)));
+    inv_free:   assert (!wb_q || !w_in || !t_mpt_valid[w_idx[0]] ||
+                        w_ent[`HCA_MPT_ENTRY_STATE_LSB] == `HCA_MKEY_STATE_FREE);
+    // No KLM (KLM = 0): no entry in KLM mode anywhere, no walk, every
+    // request its own final piece.
+    if (!KLM)
+      inv_no_klm: assert (!t_stage[`HCA_MPT_ENTRY_MODE_LSB] && !t_m0[`HCA_MPT_ENTRY_MODE_LSB] &&
+                          !t_m1[`HCA_MPT_ENTRY_MODE_LSB] && !t_a_rdata[`HCA_MPT_ENTRY_MODE_LSB] &&
+                          !t_b_rdata[`HCA_MPT_ENTRY_MODE_LSB] && t_klm_st == 3'd0 &&
+                          (!t_s1_valid || (!t_s1_sub && t_s1_final)) &&
+                          (!t_wk_busy || (t_wk_final && !t_wk_klm)) &&
+                          (!t_s3_valid || (t_s3_last == t_s3_end && !t_s3_klm)));
   end
 
   // ---------------------------------------------------------------- properties
