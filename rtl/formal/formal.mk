@@ -127,6 +127,44 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.aig
 FORMAL_JOBS += formal-$(1)
 endef
 
+# formal_ind_job NAME TOP SOURCES DEFINES ASSERTS TAPS PARAMS K BASE
+# An unbounded proof on the AIGER netlist: ASSERTS (the property and the
+# invariants that make it inductive) hold in every run of BASE >= K cycles
+# from reset (ABC's bmc3; a counterexample is replayed as above), and
+# K-induction (ABC's `ind` on the OR of them all) proves they hold forever.
+define formal_ind_job
+$(FORMAL_DIR)/$(1)/design.il: $(3) $(RTL_INC) rtl/formal/formal.mk
+	@mkdir -p $$(@D)
+	$$(call say,YOSYS,$$@)
+	$$(Q)yosys -q -l $$(@D)/yosys.log -p 'read_verilog -formal -sv $(addprefix -D,$(4)) -Iabi/gen $(3); \
+	    $(foreach p,$(7),chparam -set $(subst =, ,$(p)) $(2); )prep -top $(2); flatten; memory_map; opt -fast; \
+	    cd $(2); $(foreach t,$(6),connect -set $(firstword $(subst =, ,$(t))) $(lastword $(subst =, ,$(t))); )cd ..; \
+	    chformal -assert -remove t:$$$$assert $(addprefix n:,$(5)) $(foreach x,$(wordlist 2,99,$(5)),%u) %d; \
+	    async2sync; chformal -assume -early; setundef -undriven -anyseq; opt_clean; write_rtlil $$@'
+
+$(FORMAL_DIR)/$(1)/model.aig: $(FORMAL_DIR)/$(1)/design.il
+	$$(call say,AIGER,$$@)
+	$$(Q)yosys -q -p 'read_rtlil $$<; opt -full; techmap; opt -fast; dffunmap; abc -g AND -fast; opt_clean; \
+	    write_aiger -I -B -zinit -no-startoffset -map $(FORMAL_DIR)/$(1)/model.aim $$@'
+
+.PHONY: formal-$(1)
+formal-$(1): $(FORMAL_DIR)/$(1)/model.aig
+	@d=$(FORMAL_DIR)/$(1); rm -f $$$$d/cex.aiw $$$$d/trace.vcd; s=$$$$(date +%s); \
+	 yosys-abc -c "read_aiger $$<; fold; bmc3 -F $(9) -v; write_cex -a $$$$d/cex.aiw" >$$$$d/abc.log 2>&1; \
+	 frame=$$$$(sed -n 's/.*was asserted in frame *\([0-9]*\).*/\1/p' $$$$d/abc.log | head -1); \
+	 if [ -n "$$$$frame" ]; then \
+	    yosys -q -p "read_rtlil $$$$d/design.il; sim -clock clk_i -r $$$$d/cex.aiw -map $$$$d/model.aim -vcd $$$$d/trace.vcd -scope $(2)" \
+	        >$$$$d/replay.log 2>&1; \
+	    tail -5 $$$$d/replay.log; echo "formal $(1): FAILS at cycle $$$$frame from reset (trace $$$$d/trace.vcd)"; exit 1; \
+	 fi; \
+	 grep -q "No output asserted in $(9) frames" $$$$d/abc.log || { tail -5 $$$$d/abc.log; echo "formal $(1): base case undecided"; exit 1; }; \
+	 yosys-abc -c "read_aiger $$<; fold; orpos; ind -F $(8) -v" >$$$$d/ind.log 2>&1; t=$$$$(( $$$$(date +%s) - s )); \
+	 if grep -q "Networks are equivalent" $$$$d/ind.log; then \
+	    echo "formal $(1): PASSED, proven by $(8)-induction (base case $(9) cycles from reset), $$$${t} s"; \
+	 else tail -3 $$$$d/ind.log; echo "formal $(1): $(8)-induction does not close (an invariant is missing)"; exit 1; fi
+FORMAL_JOBS += formal-$(1)
+endef
+
 FORMAL_JOBS :=
 $(eval $(call formal_job,keycheck,xu_key_check_props,rtl/xu_key_check.sv rtl/formal/xu_key_check_props.sv,,1,PASS))
 $(eval $(call formal_job,keycheck-mutant-no-pd,xu_key_check_props,rtl/xu_key_check.sv rtl/formal/xu_key_check_props.sv,HCA_MUTANT_KEYCHECK_NO_PD,1,grant_only_if_rules))
@@ -150,6 +188,23 @@ XU_TAPS  := t_s1_valid=dut.s1_valid_q t_s1_push=dut.s1_push t_s1_lvl=dut.s1_lvl_
 $(foreach p,fence rsp_in_order no_overflow rsp_stable fw_answer,$(eval $(call formal_bmc_job,xu-$(p),xlate_unit_props,$(XU_PROPS),,$(p),PASS,$(XU_TAPS))))
 $(eval $(call formal_bmc_job,xu-fence-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL,$(XU_TAPS)))
 $(eval $(call formal_bmc_job,xu-fence-mutant-resp-no-recheck,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_RESP_NO_RECHECK,fence,FAIL,$(XU_TAPS)))
+# The fence, unbounded: on the unit without KLM walks (KLM=0: no MPT entry
+# is written in KLM mode), every width whole, fence and the strengthening
+# invariants inv_* proven together by 3-induction.
+XU_IND_TAPS := $(XU_TAPS) \
+    t_inflight=dut.u_fw_port.inflight_q t_fence=dut.u_fw_port.fence_q t_fwst=dut.u_fw_port.state_q \
+    t_fwidx=dut.u_fw_port.idx_q t_stage=dut.u_fw_port.mpt_stage_q t_wk_busy=dut.u_walker.busy_q \
+    t_wk_status=dut.u_walker.status_q t_wk_final=dut.u_walker.final_q t_wk_klm=dut.u_walker.klm_q \
+    t_s1_sub=dut.s1_sub_q t_s1_final=dut.s1_final_q t_kc_status=dut.kc_status t_s3_valid=dut.s3_valid_q \
+    t_s3_status=dut.s3_status_q t_s3_last=dut.s3_last_q t_s3_end=dut.s3_end_q t_s3_klm=dut.s3_klm_q \
+    t_f_rptr=dut.u_rsp_fifo.rptr_q t_f_wptr=dut.u_rsp_fifo.wptr_q t_f_level=dut.u_rsp_fifo.level_q \
+    t_f0=\dut.u_rsp_fifo.mem_q[0] t_f1=\dut.u_rsp_fifo.mem_q[1] t_f2=\dut.u_rsp_fifo.mem_q[2] \
+    t_f3=\dut.u_rsp_fifo.mem_q[3] t_m0=\dut.u_mpt.mem_q[0] t_m1=\dut.u_mpt.mem_q[1] \
+    t_mpt_valid=dut.u_mpt.valid_q t_a_rdata=dut.u_mpt.a_rdata_q t_b_rdata=dut.u_mpt.b_rdata_q \
+    t_a_rvalid=dut.u_mpt.a_rvalid_q t_b_rvalid=dut.u_mpt.b_rvalid_q t_klm_st=dut.u_klm.state_q
+$(eval $(call formal_ind_job,xu-fence-ind,xlate_unit_props,$(XU_PROPS),,fence inv_*,$(XU_IND_TAPS),KLM=0,3,10))
+$(eval $(call formal_bmc_job,xu-fence-ind-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL,$(XU_TAPS),KLM=0))
+
 # The fence through a KLM entry: 4 MPT entries (an indirect MR and the MR
 # its entry names, neither at index 0).
 $(eval $(call formal_bmc_job,xu-fence-klm,xlate_unit_props,$(XU_PROPS),,fence_klm,PASS,$(XU_TAPS),MPT_ENTRIES=4))

@@ -272,6 +272,7 @@ module xlate_unit_props #(
   (* keep *) logic [BEAT_W-1:0]           t_f0, t_f1, t_f2, t_f3;
   (* keep *) logic [`HCA_MPT_ENTRY_W-1:0] t_m0, t_m1, t_a_rdata, t_b_rdata, t_stage;
   (* keep *) logic [1:0]                  t_mpt_valid;
+  (* keep *) logic                        t_a_rvalid, t_b_rvalid;
 
   logic [2:0] g_s1, g_wk, g_s3;
   logic [2:0] g_f [4];
@@ -318,7 +319,7 @@ module xlate_unit_props #(
       f_slot[j] = g_f[2'(t_f_rptr + 2'(j))];
     end
   end
-  logic       ord_ok, stage_ok;
+  logic       ord_ok, stage_ok, open_q;
   logic [3:0] nxt;
   // A request that must be refused: through the watched index and accepted
   // after the write-back, or through an index beyond the table.
@@ -342,6 +343,11 @@ module xlate_unit_props #(
       nxt    = nxt + 4'(t_s3_last);
       stage_ok = stage_ok && !(bad(g_s3) && t_s3_status == `HCA_XLATE_STATUS_OK);
     end
+    // A beat that is not its request's last is followed by the rest of it:
+    // the walker still holds the request.
+    open_q = (t_s3_valid && !t_s3_last) ||
+             (!t_s3_valid && t_f_level != '0 && !f_ent[2'(t_f_level - 3'd1)][LAST_B]);
+    ord_ok = ord_ok && (!open_q || t_wk_busy);
     if (t_wk_busy) begin
       ord_ok = ord_ok && 4'(3'(g_wk - q_head[2:0])) == nxt;
       nxt    = nxt + 4'd1;
@@ -388,12 +394,17 @@ module xlate_unit_props #(
                         (!answered || !w_in || (wb_q && !wfence)));
     inv_free:   assert (!wb_q || !w_in || !t_mpt_valid[w_idx[0]] ||
                         w_ent[`HCA_MPT_ENTRY_STATE_LSB] == `HCA_MKEY_STATE_FREE);
-    // No KLM (KLM = 0): no entry in KLM mode anywhere, no walk, every
-    // request its own final piece.
+    // No KLM (KLM = 0): no allocated entry in KLM mode (in the staging, the
+    // table, either read port while its data is used; RAM starts arbitrary, but an entry becomes
+    // allocated only by a WRITE_MPT of the staging), no walk, every request
+    // its own final piece.
     if (!KLM)
-      inv_no_klm: assert (!t_stage[`HCA_MPT_ENTRY_MODE_LSB] && !t_m0[`HCA_MPT_ENTRY_MODE_LSB] &&
-                          !t_m1[`HCA_MPT_ENTRY_MODE_LSB] && !t_a_rdata[`HCA_MPT_ENTRY_MODE_LSB] &&
-                          !t_b_rdata[`HCA_MPT_ENTRY_MODE_LSB] && t_klm_st == 3'd0 &&
+      inv_no_klm: assert (!(t_stage[`HCA_MPT_ENTRY_ALLOC_LSB] && t_stage[`HCA_MPT_ENTRY_MODE_LSB]) &&
+                          !(t_mpt_valid[0] && t_m0[`HCA_MPT_ENTRY_MODE_LSB]) &&
+                          !(t_mpt_valid[1] && t_m1[`HCA_MPT_ENTRY_MODE_LSB]) &&
+                          !(t_s1_valid && t_a_rvalid && t_a_rdata[`HCA_MPT_ENTRY_MODE_LSB]) &&
+                          !((t_fwst == FW_INV_WB || t_fwst == 3'd1) &&   // (1: READ_MPT)
+                            t_b_rvalid && t_b_rdata[`HCA_MPT_ENTRY_MODE_LSB]) && t_klm_st == 3'd0 &&
                           (!t_s1_valid || (!t_s1_sub && t_s1_final)) &&
                           (!t_wk_busy || (t_wk_final && !t_wk_klm)) &&
                           (!t_s3_valid || (t_s3_last == t_s3_end && !t_s3_klm)));
