@@ -15,15 +15,24 @@
 #                        defined) that breaks one of them: must FAIL, on that
 #                        property, with a counterexample trace (trace.vcd).
 #
+#   formal-ctx-drain     hca_ctx_props: the DRAIN half — once STATUS reads not
+#                        busy after a DRAIN, every client busy at the command
+#                        was seen idle since; done at once when none is
+#                        busy; by induction (k = 3).
 #   formal-xu-*          xlate_unit_props on the whole translation unit: once
 #                        the firmware saw an INVALIDATE of index I complete,
-#                        no OK beat of a request through a key of index I;
-#                        with the bookkeeping it rests on (responses in
-#                        order, bounded in flight) and the handshakes (a
-#                        response beat holds until taken, every firmware
-#                        access answered one cycle later). Bounded from
-#                        reset: FORMAL_BMC_FRAMES cycles, by ABC's bmc3 on
-#                        the AIGER netlist (z3 does not get that deep).
+#                        no OK beat of a request through a key of index I
+#                        (fence; fence_klm: nor through a KLM entry's key of
+#                        index I, at any depth); with the bookkeeping it
+#                        rests on (responses in order, bounded in flight) and
+#                        the handshakes (a response beat holds until taken,
+#                        every firmware access answered one cycle later).
+#                        Bounded from reset: FORMAL_BMC_FRAMES cycles, by
+#                        ABC's bmc3 on the AIGER netlist (z3 does not get
+#                        that deep).
+#   formal-xu-fence-ind  fence unbounded, on the unit without KLM walks: with
+#                        the invariants inv_* (xlate_unit_props.sv), by
+#                        3-induction (ABC's ind).
 #
 # Sequential jobs (SEQ = bmc or induct) map the small memories to flops, make
 # the asynchronous resets synchronous and are solved with cvc5
