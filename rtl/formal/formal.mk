@@ -217,6 +217,14 @@ $(eval $(call formal_bmc_job,xu-fence-ind-mutant-no-fence,xlate_unit_props,$(XU_
 # The fence through a KLM entry: 4 MPT entries (an indirect MR and the MR
 # its entry names, neither at index 0).
 $(eval $(call formal_bmc_job,xu-fence-klm,xlate_unit_props,$(XU_PROPS),,fence_klm,PASS,$(XU_TAPS),MPT_ENTRIES=4))
+# Rule 7: every KLM piece judged as a local access in the request's PD with
+# the rule's rights, passing only if rules 1-6 hold on its entry; no level
+# past max_indirection (4 MPT entries, bounded).
+XU_R7_TAPS := $(XU_TAPS) t_s1_err=dut.s1_err_q t_s1_remote=dut.s1_remote_q t_s1_pd=dut.s1_pd_q \
+    t_s1_rights=dut.s1_rights_q t_s1_va=dut.s1_va_q t_s1_len=dut.s1_len_q t_max_ind=dut.max_ind \
+    t_s1_sub7=dut.s1_sub_q t_kc_status7=dut.kc_status t_a_rdata7=dut.u_mpt.a_rdata_q t_a_rvalid7=dut.u_mpt.a_rvalid_q
+$(foreach p,rule7 rule7_depth,$(eval $(call formal_bmc_job,xu-$(p),xlate_unit_props,$(XU_PROPS),,$(p),PASS,$(XU_R7_TAPS),MPT_ENTRIES=4)))
+$(eval $(call formal_bmc_job,xu-rule7-mutant-no-entry-check,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_NO_ENTRY_CHECK,rule7,FAIL,$(XU_R7_TAPS),MPT_ENTRIES=4))
 $(eval $(call formal_bmc_job,xu-fence-klm-mutant-no-entry-check,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_NO_ENTRY_CHECK,fence_klm,FAIL,$(XU_TAPS),MPT_ENTRIES=4,16,22))
 
 .PHONY: formal

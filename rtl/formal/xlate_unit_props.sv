@@ -410,6 +410,55 @@ module xlate_unit_props #(
                           (!t_s3_valid || (t_s3_last == t_s3_end && !t_s3_klm)));
   end
 
+  // ---------------------------------------------------------------- rule 7
+  // Each KLM piece is judged by S1's key check as SEMANTICS.md rule 7 says:
+  // a local access (no R_Key) with the entry's own key in the request's PD,
+  // LOCAL_WRITE when the request writes memory and no right when it only
+  // reads; it passes only if rules 1-6 hold on the entry it read (written
+  // here again over the MPT read register); and no level is pushed past
+  // max_indirection. The walk's PD and rights are those of the external
+  // access that pushed level 1 (taps: formal.mk XU_R7_TAPS).
+  localparam logic [`HCA_ACCESS_W-1:0] WRITES7 =
+      `HCA_ACCESS_W'((1 << `HCA_ACCESS_LOCAL_WRITE_BIT) | (1 << `HCA_ACCESS_REMOTE_WRITE_BIT) |
+                     (1 << `HCA_ACCESS_REMOTE_ATOMIC_BIT));
+  (* keep *) logic                        t_s1_err, t_s1_remote, t_a_rvalid7;
+  (* keep *) logic [`HCA_PD_BITS-1:0]     t_s1_pd;
+  (* keep *) logic [`HCA_ACCESS_W-1:0]    t_s1_rights;
+  (* keep *) logic [63:0]                 t_s1_va;
+  (* keep *) logic [`HCA_XU_LEN_BITS-1:0] t_s1_len;
+  (* keep *) logic [2:0]                  t_max_ind;
+  (* keep *) logic                        t_s1_sub7;
+  (* keep *) logic [`HCA_XLATE_STATUS_W-1:0] t_kc_status7;
+  (* keep *) logic [`HCA_MPT_ENTRY_W-1:0] t_a_rdata7;
+  logic [`HCA_PD_BITS-1:0]  w7_pd;
+  logic                     w7_writes;
+  always_ff @(posedge clk_i)
+    if (t_s1_valid && t_s1_push && t_s1_lvl == '0) begin
+      w7_pd     <= t_s1_pd;
+      w7_writes <= (t_s1_rights & WRITES7) != '0;
+    end
+  wire [`HCA_ACCESS_W-1:0] r7_rights = w7_writes ? `HCA_ACCESS_W'(1 << `HCA_ACCESS_LOCAL_WRITE_BIT) : '0;
+  wire [63:0] e7_iova   = `HCA_MPT_ENTRY_IOVA(t_a_rdata7);
+  wire [63:0] e7_length = `HCA_MPT_ENTRY_LENGTH(t_a_rdata7);
+  wire [64:0] r7_end    = {1'b0, t_s1_va} + 65'(t_s1_len);
+  wire        e7_dma    = `HCA_MPT_ENTRY_KIND(t_a_rdata7) == `HCA_MKEY_KIND_DMA;
+  wire        r7_rules  = t_s1_key == `HCA_KEY_BITS'(`HCA_RESERVED_LKEY) ||      // no MPT entry
+                          (t_s1_key[`HCA_KEY_BITS-1:`HCA_KEY_INDEX_SHIFT] != '0 &&  // 1
+                           {1'b0, t_s1_key[`HCA_KEY_BITS-1:`HCA_KEY_INDEX_SHIFT]} < (IW + 1)'(MPT_ENTRIES) &&
+                           t_a_rvalid7 &&
+                           `HCA_MPT_ENTRY_KEY(t_a_rdata7) == t_s1_key &&             // 2
+                           `HCA_MPT_ENTRY_STATE(t_a_rdata7) == `HCA_MKEY_STATE_VALID && // 3
+                           t_a_rdata7[`HCA_MPT_ENTRY_PD_LSB +: `HCA_PD_BITS] == w7_pd &&  // 4
+                           (r7_rights & ~`HCA_MPT_ENTRY_ACCESS(t_a_rdata7)) == '0 && // 5
+                           (e7_dma || ({1'b0, t_s1_va} >= {1'b0, e7_iova} &&         // 6
+                                       r7_end <= {1'b0, e7_iova} + {1'b0, e7_length})));
+  always_comb if (rst_ni && !init && t_s1_valid && t_s1_sub7 && !t_s1_err) begin
+    rule7: assert (!t_s1_remote && t_s1_pd == w7_pd && t_s1_rights == r7_rights &&
+                   (t_kc_status7 != `HCA_XLATE_STATUS_OK || r7_rules));
+  end
+  always_comb if (rst_ni && !init && t_s1_valid && t_s1_push)
+    rule7_depth: assert (32'(t_s1_lvl) < 32'(t_max_ind));
+
   // ---------------------------------------------------------------- properties
   // fence_klm: once the INVALIDATE of index I was answered, no OK beat that
   // went through index I — as the request's own key or a KLM entry's, at
