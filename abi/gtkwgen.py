@@ -2,6 +2,7 @@
 """The race view for GTKWave, generated from the ABI so it never goes stale.
 
   gtkwgen.py view ABI_TOML OUT_DIR --dump FST [--marker NAME=CYCLE ...] [--out FILE]
+                [--start CYCLE] [--span CYCLES] [--size WxH] [--groups PREFIX,...]
       OUT_DIR/hcasim.gtkw (or FILE): the signals a key/invalidate race is read
       from, grouped (key check, firmware port, context DRAIN, event queue, DMA,
       link), each enum-valued signal with a translate filter file written from
@@ -19,6 +20,7 @@ Trace time: hcasim's FST has TRACE_TICKS_PER_CYCLE ticks per device cycle
 Standard library only (tomllib).
 """
 import argparse
+import math
 import os
 import stat
 import subprocess
@@ -26,6 +28,9 @@ import sys
 import tomllib
 
 TOP = "hca_core.hca_core."  # Verilator's top scope, then the core itself
+TXN = "txn."  # the runner's transaction names beside it (sim/runner/scn_txn.c)
+TXN_ENUM = {"op", "opcode", "cqe_status", "invalidated_by", "func"}
+TXN_HEX = {"inval_key", "key_invalid", "key_valid", "breach_key", "pc", "qpn", "breach_qpn"}
 
 # (group, [(signal under TOP, format, filter)]); filter: an enum name (file),
 # "struct:NAME" (decoded by the process), or None.
@@ -45,7 +50,7 @@ VIEW = [
         ("u_xu.u_fw_port.fw_addr_i", "hex", None), ("u_xu.u_fw_port.fw_wdata_i", "hex", None),
         ("u_xu.u_fw_port.cmd_write", "bin", None), ("u_xu.u_fw_port.cmd_op", "hex", "fwp_op"),
         ("u_xu.u_fw_port.cmd_idx", "hex", None),
-        ("u_xu.u_fw_port.state_q", "hex", None), ("u_xu.u_fw_port.busy", "bin", None),
+        ("u_xu.u_fw_port.state_q", "enum", None), ("u_xu.u_fw_port.busy", "bin", None),
         ("u_xu.u_fw_port.inflight_q", "dec", None), ("u_xu.u_fw_port.fence_q", "dec", None),
         ("u_xu.u_fw_port.result_q", "hex", "fwp_result"),
     ]),
@@ -74,7 +79,7 @@ VIEW = [
 
 # GTKWave trace flags (its save-file format).
 FLAG = {"hex": 1 << 1, "dec": 1 << 2, "bin": 1 << 3, "rjustify": 1 << 5, "blank": 1 << 9,
-        "ftranslated": 1 << 13, "ptranslated": 1 << 14, "grp_begin": 1 << 23, "grp_end": 1 << 24}
+        "ftranslated": 1 << 13, "ptranslated": 1 << 14, "grp_begin": 1 << 23, "grp_end": 1 << 24, "enum": 1 << 32}
 
 
 def fst_header(fst):
@@ -83,6 +88,7 @@ def fst_header(fst):
     the timescale's unit times its 1/10/100 multiplier."""
     p = subprocess.run(["fst2vcd", fst], capture_output=True, text=True, errors="replace")
     ranges, scope, mult, lines = {}, [], 1, iter(p.stdout.splitlines())
+    txn_ids = {}  # VCD id -> the txn.* variables under it, for txn_shown()
     for line in lines:
         w = line.split()
         if not w:
@@ -96,12 +102,43 @@ def fst_header(fst):
             scope.pop()
         elif w[0] == "$var":
             rng = w[5] if len(w) > 6 and w[5].startswith("[") else ""
-            ranges[".".join(scope + [w[4]])] = rng
+            name = ".".join(scope + [w[4]])
+            ranges[name] = rng
+            if name.startswith(TXN):
+                txn_ids.setdefault(w[3], []).append(name)
         elif w[0] == "$enddefinitions":
             break
     if p.returncode or not ranges:
         raise SystemExit(f"gtkwgen: cannot read the signals of {fst} (fst2vcd exit {p.returncode})")
-    return ranges, mult
+    return ranges, mult, txn_shown(lines, txn_ids)
+
+
+def txn_shown(lines, ids):
+    """The txn.* variables worth a row: those that change in the dump, the
+    others that hold something (not 0), and every variable of a QP that has a
+    WR outstanding or whose variables change. The rest (QPs idle in the
+    window, a checker that saw nothing) would only push the RTL's rows off
+    screen."""
+    first, shown = {}, set()
+    for line in lines:
+        if not line or line[0] == "#" or line[0] == "$":
+            continue
+        val, _, vid = line.partition(" ") if line[0] in "br" else (line[0], "", line[1:])
+        if vid not in ids:
+            continue
+        v = val.lstrip("b")
+        if vid in first and first[vid] != v:
+            shown.update(ids[vid])
+        first.setdefault(vid, v)
+        for name in ids[vid]:
+            leaf = name.rpartition(".")[2]
+            if v.strip("0") and (not name.startswith(TXN + "qp.") or leaf == "outstanding"):
+                shown.add(name)
+    for name in list(shown):
+        if name.startswith(TXN + "qp."):
+            scope = name.rpartition(".")[0] + "."
+            shown.update(n for vs in ids.values() for n in vs if n.startswith(scope))
+    return shown
 
 
 def load(toml):
@@ -136,7 +173,7 @@ def decode_script(out_dir, abi_path, struct):
 def cmd_view(a):
     abi = load(a.abi)
     ens = enums(abi)
-    ranges, mult = fst_header(a.dump)
+    ranges, mult, shown = fst_header(a.dump)
     ticks = const(abi, "TRACE_TICKS_PER_CYCLE") * mult  # GTKWave time units per cycle
     os.makedirs(os.path.join(a.out_dir, "filters"), exist_ok=True)
     out = a.out or os.path.join(a.out_dir, "hcasim.gtkw")
@@ -155,11 +192,15 @@ def cmd_view(a):
         name, _, cyc = m.partition("=")
         marks["abcdefghijklmnopqrstuvwxyz"[i]] = int(cyc) * ticks
         lines.append(f"[*] marker {'ABCDEFGHIJKLMNOPQRSTUVWXYZ'[i]}: {name} at cycle {cyc}")
-    if marks:
-        first = min(marks.values())
-        lines.append(f"[timestart] {max(0, first - 40 * ticks)}")
-        lines.append("*-14.000000 -1 " + " ".join(str(marks.get(k, -1)) for k in "abcdefghijklmnopqrstuvwxyz"))
-    lines += ["[size] 1600 1000", "[signals_width] 320", "[sst_expanded] 0"]
+    width, height = (int(x) for x in a.size.split("x"))
+    zoom = -14.0  # GTKWave's: 2**-zoom time units per 200 pixels
+    if a.span:  # the wave area (the window less the names) holds a.span cycles
+        zoom = -math.log2(a.span * ticks * 200 / max(100, width - 420))
+    if marks or a.start is not None:
+        start = a.start * ticks if a.start is not None else max(0, min(marks.values()) - 40 * ticks)
+        lines.append(f"[timestart] {start}")
+        lines.append(f"*{zoom:.6f} -1 " + " ".join(str(marks.get(k, -1)) for k in "abcdefghijklmnopqrstuvwxyz"))
+    lines += [f"[size] {width} {height}", "[signals_width] 320", "[sst_expanded] 0"]
     flags = None
 
     def set_flags(v):
@@ -170,11 +211,34 @@ def cmd_view(a):
 
     set_flags(FLAG["bin"] | FLAG["rjustify"])
     lines.append(sig_name("clk_i"))
+    # The runner's transaction names (sim/runner/scn_txn.c), when the dump has
+    # them: one group per scope, in the dump's order; their enum-typed values
+    # carry their names in the file, which GTKWave shows as they are.
+    txn = {}
+    for name in ranges:
+        if name in shown:
+            txn.setdefault(name.rpartition(".")[0], []).append(name)
+    for scope, names in txn.items():
+        set_flags(FLAG["grp_begin"] | FLAG["blank"])
+        lines.append("-" + scope)
+        for name in names:
+            leaf = name.rpartition(".")[2]
+            if leaf in TXN_ENUM:  # shown by the enum table the variable carries
+                set_flags(FLAG["enum"] | FLAG["bin"] | FLAG["rjustify"])
+            else:
+                wide = ranges[name] and leaf in TXN_HEX
+                set_flags((FLAG["hex"] if wide else FLAG["dec"] if ranges[name] else FLAG["bin"]) | FLAG["rjustify"])
+            lines.append(name + ranges[name])
+        set_flags(FLAG["grp_end"] | FLAG["blank"])
+        lines.append("-" + scope)
     for group, sigs in VIEW:
+        if a.groups and not any(group.startswith(g) for g in a.groups.split(",")):
+            continue
         set_flags(FLAG["grp_begin"] | FLAG["blank"])
         lines.append("-" + group)
         for sig, fmt, flt in sigs:
-            f = FLAG[fmt] | FLAG["rjustify"]
+            # "enum": the RTL's own enum type, whose names Verilator writes into the FST
+            f = (FLAG["enum"] | FLAG["bin"] if fmt == "enum" else FLAG[fmt]) | FLAG["rjustify"]
             if flt and flt.startswith("struct:"):
                 f |= FLAG["ptranslated"]
                 p = decode_script(a.out_dir, a.abi, flt[7:])
@@ -255,6 +319,10 @@ def main():
     v.add_argument("--dump", required=True, help="the FST the view is for (its signals' ranges and timescale)")
     v.add_argument("--out")
     v.add_argument("--marker", action="append", default=[], help="NAME=CYCLE")
+    v.add_argument("--start", type=int, help="the first cycle shown (default: 40 before the first marker)")
+    v.add_argument("--span", type=int, help="zoom so this many cycles fill the window (default: about 100)")
+    v.add_argument("--size", default="1600x1000", help="the window, WIDTHxHEIGHT pixels")
+    v.add_argument("--groups", help="only the RTL groups whose names start with these (comma-separated)")
     d = sub.add_parser("decode")
     d.add_argument("abi")
     d.add_argument("struct")

@@ -984,16 +984,26 @@ int hcadrv_post_recv(hcadrv_t *drv, hcadrv_qp_t *qp, const hcadrv_recv_wr_t *wr)
 {
     if (!drv || !qp || !wr || wr->num_sge > HCA_MAX_RECV_SGE)
         return -EINVAL;
-    drv_qp_t *s = NULL;
-    int rc = post_check(drv, qp, 1, &s);
-    if (rc)
-        return rc;
     hca_rq_wqe_t w;
     memset(&w, 0, sizeof w);
     w.wr_id = wr->wr_id;
     hca_rq_wqe_set_num_sge(&w, wr->num_sge);
     for (unsigned i = 0; i < wr->num_sge; i++)
         w.sge[i] = wr->sge[i];
+    return hcadrv_post_recv_raw(drv, qp, &w, sizeof w);
+}
+
+int hcadrv_post_recv_raw(hcadrv_t *drv, hcadrv_qp_t *qp, const void *wqe, size_t len)
+{
+    if (!drv || !qp || !wqe || len == 0 || len > sizeof(hca_rq_wqe_t))
+        return -EINVAL;
+    drv_qp_t *s = NULL;
+    int rc = post_check(drv, qp, 1, &s);
+    if (rc)
+        return rc;
+    hca_rq_wqe_t w;
+    memset(&w, 0, sizeof w);
+    memcpy(&w, wqe, len);
     uint64_t at = s->rq_base + (uint64_t)(s->rq_pi & ((1u << s->rq_log) - 1)) * RQ_WQE_BYTES;
     if ((rc = mem_wr(drv, at, &w, sizeof w)))
         return rc;

@@ -297,6 +297,9 @@ int hcadrv_post_send(hcadrv_t *drv, hcadrv_qp_t *qp, const hcadrv_send_wr_t *wr)
 /** Write len (1..128) raw bytes, zero-padded to 128, as the next SQ WQE and
  *  ring the doorbell (malformed-WQE tests). Errors as post_send. */
 int hcadrv_post_send_raw(hcadrv_t *drv, hcadrv_qp_t *qp, const void *wqe, size_t len);
+/** The same for the RQ: len (1..64) raw bytes, zero-padded to 64, as the next
+ *  RQ WQE (malformed receive WQE tests). Errors as post_recv. */
+int hcadrv_post_recv_raw(hcadrv_t *drv, hcadrv_qp_t *qp, const void *wqe, size_t len);
 
 typedef struct hcadrv_recv_wr {
     uint64_t wr_id;

@@ -263,7 +263,7 @@ static void cm_edge_inputs(cm_t *m)
     w->xu.req_va = w->xarb.xu_req.va;
     w->xu.rsp_ready = w->xarb.xu_rsp_ready;
 
-    w->ctx.drain_busy = (rq->drain_busy & 3u) | (uint32_t)rs->place_busy << 2;
+    w->ctx.drain_busy = (rq->drain_busy & 0x3fu) | (uint32_t)rs->place_busy << 6;
     w->ctx.ra_qpn = rq->ra_qpn;
     w->ctx.rb_qpn = rq->rb_qpn;
     w->ctx.req_sq_ci_inc = rq->sq_ci_inc;
@@ -482,7 +482,7 @@ static int cm_create(void **eng, const xu_params_t *params)
     if (!rc)
         rc = hca_xarb_init(&m->xarb, XC_N);
     if (!rc)
-        rc = hca_ctx_init(&m->ctx, HCA_MAX_QP, HCA_MAX_CQ, 3);
+        rc = hca_ctx_init(&m->ctx, HCA_MAX_QP, HCA_MAX_CQ, HCA_DRAIN_SOURCES);
     if (!rc)
         rc = hca_evt_init(&m->evt, HCA_EVT_QUEUE_DEPTH);
     if (!rc)

@@ -21,12 +21,31 @@ enum { R_IDLE = HCA_REQ_RESP_R_IDLE, R_CLAIM = HCA_REQ_RESP_R_CLAIM, R_MOVE = HC
 #define RR_OP_DONE 0xfu /* op of a DONE taken in R_IDLE: no packet op (pkt_op is 0..7) */
 
 #define RR_PD_MASK ((1u << HCA_PD_BITS) - 1u)
+#define RR_POST_MAX 8u /* posted DMAs per chunk: tags {0011, slot, seq mod 8} */
 
 /* The state machine's always_comb: next-state values and the outputs it drives. */
 typedef struct rr_next {
     uint8_t state, claimed, status, err;
     uint8_t rx_ready, claim, rel_valid, rel_kind, mv_start, nak_save, done_take;
+    uint8_t moved, slot, pf, pfslot, pf_buf;
+    uint16_t pf_qpn;
+    int rerr_set, rerr_clr; /* a QP whose rerr bit is set / cleared (set first), or -1 */
 } rr_next_t;
+
+/* Posted scatters: a tag is free on the slot; every DMA answered; the posted
+ * free may go out; the FSM frees an unscattered READ_RESP's buffer. */
+/** An RNR_NAK now would be one too many (rnr_retry 7: retry forever). */
+static inline int rr_rnr_out(const hca_req_resp_io_t *io)
+{
+    const unsigned rnr_retry = hca_qp_ctx_get_rnr_retry(&io->qpc);
+    return rnr_retry != 7u && (io->rnr_cnt & 7u) >= rnr_retry;
+}
+static inline int rr_room(const hca_req_resp_t *m) { return (m->slot ? m->cnt1 : m->cnt0) < RR_POST_MAX; }
+static inline int rr_cnt_idle(const hca_req_resp_t *m) { return m->cnt0 == 0 && m->cnt1 == 0; }
+static inline int rr_quiet(const hca_req_resp_t *m) { return rr_cnt_idle(m) && !m->pf; }
+static inline int rr_pf_rdy(const hca_req_resp_t *m) { return m->pf && (m->pfslot ? m->cnt1 : m->cnt0) == 0; }
+static inline int rr_fsm_free(const hca_req_resp_t *m) { return m->state == HCA_REQ_RESP_R_FREE && m->len != 0 && !m->moved; }
+static inline int rr_rerr(const hca_req_resp_t *m, unsigned q) { return (int)(m->rerr[q >> 6] >> (q & 63u) & 1u); }
 
 /* qpn_q < 16'(1 << QW) */
 static inline int rr_in_range(const hca_req_resp_t *m)
@@ -58,6 +77,16 @@ static void rr_step(const hca_req_resp_t *m, const hca_req_resp_io_t *io, rr_nex
     d->mv_start = 0;
     d->nak_save = 0;
     d->done_take = 0;
+    const int pf_go = rr_pf_rdy(m) && !rr_fsm_free(m) && io->free_ready;
+    const unsigned qmask = (1u << m->qw) - 1u;
+    d->moved = m->moved;
+    d->slot = m->slot;
+    d->pf = m->pf && !pf_go;
+    d->pfslot = m->pfslot;
+    d->pf_qpn = m->pf_qpn;
+    d->pf_buf = m->pf_buf;
+    d->rerr_set = (pf_go && (m->pfslot ? m->berr1 : m->berr0)) ? (int)m->pf_qpn : -1;
+    d->rerr_clr = -1;
 
     const int pk_read = io->park.wc_op == HCA_WC_OPCODE_RDMA_READ;
     switch (m->state) {
@@ -65,6 +94,7 @@ static void rr_step(const hca_req_resp_t *m, const hca_req_resp_io_t *io, rr_nex
         d->rx_ready = !io->done_valid;
         d->done_take = io->done_valid;
         d->claimed = 0;
+        d->moved = 0;
         d->err = 0;
         d->status = HCA_WC_STATUS_SUCCESS;
         if (io->rx_valid || io->done_valid)
@@ -79,9 +109,10 @@ static void rr_step(const hca_req_resp_t *m, const hca_req_resp_io_t *io, rr_nex
         if (!match) {
             if (m->op == HCA_PKT_OP_READ_RESP)
                 d->state = R_FREE;
-            /* The responder NAKed the message before its last packet left:
-             * the send engine owns the QP and completes it. */
-            if (m->op == HCA_PKT_OP_NAK && in_range && io->look_active && m->psn == io->sq_ci)
+            /* The responder NAKed (or RNR-NAKed) the message before its last
+             * packet left: the send engine owns the QP and stops it. */
+            if ((m->op == HCA_PKT_OP_NAK || m->op == HCA_PKT_OP_RNR_NAK) && in_range && io->look_active &&
+                m->psn == io->sq_ci)
                 d->nak_save = 1;
             break;
         }
@@ -107,8 +138,7 @@ static void rr_step(const hca_req_resp_t *m, const hca_req_resp_io_t *io, rr_nex
             d->state = R_FINISH;
             break;
         case HCA_PKT_OP_RNR_NAK: {
-            const unsigned rnr_retry = hca_qp_ctx_get_rnr_retry(&io->qpc);
-            if (rnr_retry != 7u && (io->rnr_cnt & 7u) >= rnr_retry) {
+            if (rr_rnr_out(io)) {
                 d->status = HCA_WC_STATUS_RNR_RETRY_EXC_ERR;
                 d->err = 1;
                 d->state = R_FINISH;
@@ -121,7 +151,10 @@ static void rr_step(const hca_req_resp_t *m, const hca_req_resp_io_t *io, rr_nex
         case HCA_PKT_OP_READ_RESP:
             if (pk_read) {
                 d->mv_start = 1;
+                d->moved = 1;
                 d->state = R_MOVE;
+                if (m->off == 0)
+                    d->rerr_clr = (int)(m->qpn & qmask); /* a new message */
             } else {
                 /* Not a READ: drop it, the message stays in flight. */
                 d->err = 0;
@@ -146,12 +179,21 @@ static void rr_step(const hca_req_resp_t *m, const hca_req_resp_io_t *io, rr_nex
         }
         break;
     case R_FREE:
-        if (io->free_ready || m->len == 0) {
+        if (m->moved && m->len != 0 && !m->pf) {
+            /* the buffer is freed once the chunk's DMAs are answered */
+            d->pf = 1;
+            d->pf_buf = m->pbuf;
+            d->pf_qpn = (uint16_t)(m->qpn & qmask);
+            d->pfslot = m->slot;
+            d->slot = !m->slot;
+        }
+        if (m->moved ? (m->len == 0 || !m->pf) : (io->free_ready || m->len == 0)) {
             d->state = R_IDLE;
             if (m->claimed) {
                 if (reset) {
                     d->rel_valid = 1;
                     d->rel_kind = HCA_REQ_RESP_REL_IDLE;
+                    d->rerr_clr = (int)(m->qpn & qmask);
                 } else if (m->err) {
                     d->state = R_FINISH;
                 } else if (m->last && pk_read && m->op == HCA_PKT_OP_READ_RESP) {
@@ -164,10 +206,11 @@ static void rr_step(const hca_req_resp_t *m, const hca_req_resp_io_t *io, rr_nex
         }
         break;
     case R_FINISH:
-        if (io->fin_ready || reset) {
+        if ((io->fin_ready && rr_quiet(m)) || reset) {
             d->rel_valid = 1;
             d->rel_kind = HCA_REQ_RESP_REL_IDLE;
             d->state = R_IDLE;
+            d->rerr_clr = (int)(m->qpn & qmask); /* the message ended */
         }
         break;
     case R_EVT:
@@ -175,7 +218,8 @@ static void rr_step(const hca_req_resp_t *m, const hca_req_resp_io_t *io, rr_nex
             d->rel_valid = 1;
             d->rel_kind = HCA_REQ_RESP_REL_IDLE;
             d->state = R_IDLE;
-        } else if (io->evt_ready) {
+            d->rerr_clr = (int)(m->qpn & qmask);
+        } else if (io->evt_ready && rr_quiet(m)) {
             d->rel_valid = 1;
             d->rel_kind = HCA_REQ_RESP_REL_EVT;
             d->state = R_IDLE;
@@ -208,9 +252,9 @@ static void rr_mover_io(const hca_req_resp_t *m, const hca_req_resp_io_t *io, ui
     mio->xs_last = io->xs_last;
     mio->xs_len = io->xs_len;
     mio->xs_pa = io->xs_pa;
-    mio->dma_req_ready = io->dma_req_ready;
-    mio->dma_rsp_valid = io->dma_rsp_valid;
-    mio->dma_rsp_err = (uint8_t)hca_dma_rsp_get_err(&io->dma_rsp);
+    mio->dma_req_ready = io->dma_req_ready && rr_room(m);
+    mio->dma_rsp_valid = 0; /* posted: the answers are this engine's */
+    mio->dma_rsp_err = 0;
 }
 
 /* qpn_o: the packet's (or DONE's) QP in R_IDLE, else the one taken. */
@@ -227,7 +271,7 @@ int hca_req_resp_init(hca_req_resp_t *m, unsigned qw)
         return -EINVAL;
     memset(m, 0, sizeof(*m));
     m->qw = (uint8_t)qw;
-    hca_sge_mover_init(&m->mv, RR_XTAG, RR_DTAG);
+    hca_sge_mover_init(&m->mv, RR_XTAG, RR_DTAG, 1);
     hca_req_resp_reset(m);
     return 0;
 }
@@ -240,6 +284,14 @@ void hca_req_resp_reset(hca_req_resp_t *m)
     m->status = 0;
     m->err = 0;
     m->qpn = 0;
+    m->moved = 0;
+    m->slot = 0;
+    m->cnt0 = m->cnt1 = 0;
+    m->seq0 = m->seq1 = 0;
+    m->berr0 = m->berr1 = 0;
+    m->pf = m->pfslot = 0;
+    m->pf_qpn = 0;
+    memset(m->rerr, 0, sizeof(m->rerr));
     hca_sge_mover_reset(&m->mv);
 }
 
@@ -261,9 +313,13 @@ void hca_req_resp_comb(const hca_req_resp_t *m, hca_req_resp_io_t *io, uint64_t 
     io->look_qpn = (uint16_t)(m->qpn & ((1u << m->qw) - 1u));
     io->qpn = rr_qpn_o(m, io);
     io->rnr_timer = io->qpc.rnr_timer;
-    io->nak_syn = m->syn;
-    io->free_valid = m->state == R_FREE && m->len != 0;
-    io->free_id = m->pbuf;
+    /* an RNR_NAK kept for the send engine: retried, or RNR_RETRY_EXC_ERR */
+    io->nak_rnr = m->op == HCA_PKT_OP_RNR_NAK && !rr_rnr_out(io);
+    io->nak_syn = m->op == HCA_PKT_OP_RNR_NAK ? HCA_WC_STATUS_RNR_RETRY_EXC_ERR : m->syn;
+    /* the FSM's free (an unscattered READ_RESP) first, else the posted one */
+    const int fsm_free = rr_fsm_free(m);
+    io->free_valid = fsm_free || rr_pf_rdy(m);
+    io->free_id = fsm_free ? m->pbuf : m->pf_buf;
 
     const uint32_t pd = io->qpc.pd & RR_PD_MASK;
     memset(&io->evt, 0, sizeof(io->evt));
@@ -271,36 +327,44 @@ void hca_req_resp_comb(const hca_req_resp_t *m, hca_req_resp_io_t *io, uint64_t 
                   (uint32_t)(m->qpn & 0xffu) << HCA_FW_EVENT_TAG_LSB | (uint32_t)m->qpn << HCA_FW_EVENT_QPN_LSB;
     io->evt.pd = pd;
     io->evt.key = io->park.inv_key;
-    io->evt_valid = m->state == R_EVT && !rr_ctx_reset(io);
+    io->evt_valid = m->state == R_EVT && !rr_ctx_reset(io) && rr_quiet(m);
 
     hca_req_send_fin_t *f = &io->fin;
     memset(&f->cqe, 0, sizeof(f->cqe));
     f->cqe.wr_id = io->park.wr_id;
     f->cqe.byte_len = io->park.msg_len;
     f->cqe.qpn = m->qpn;
-    f->cqe.info = (uint32_t)(m->status & 0x1fu) << HCA_CQE_STATUS_LSB |
+    /* a posted scatter of the message answered err: LOC_ACCESS_ERR (unless it failed otherwise first) */
+    const int rerr_qp = rr_rerr(m, m->qpn & ((1u << m->qw) - 1u));
+    const int fin_err = m->err || rerr_qp;
+    const unsigned fin_status = (rerr_qp && !m->err) ? HCA_WC_STATUS_LOC_ACCESS_ERR : m->status;
+    f->cqe.info = (uint32_t)(fin_status & 0x1fu) << HCA_CQE_STATUS_LSB |
                   (uint32_t)(io->park.wc_op & 0xfu) << HCA_CQE_OPCODE_LSB;
     f->cqe.wqe_counter = io->sq_ci;
     f->qpn = m->qpn;
     f->cqn = (uint16_t)hca_qp_ctx_get_send_cqn(&io->qpc);
-    f->write = (uint8_t)((io->park.signaled & 1u) || m->err);
-    f->err = m->err;
-    io->fin_valid = m->state == R_FINISH && !rr_ctx_reset(io);
+    f->write = (uint8_t)((io->park.signaled & 1u) || fin_err);
+    f->err = (uint8_t)fin_err;
+    io->fin_valid = m->state == R_FINISH && !rr_ctx_reset(io) && rr_quiet(m);
 
     io->xq_valid = mio.xq_valid;
     io->xq = mio.xq;
     io->xs_ready = mio.xs_ready;
-    io->dma_req_valid = mio.dma_req_valid;
+    /* posted scatters carry tag {0011, slot, seq} */
+    io->dma_req_valid = mio.dma_req_valid && rr_room(m);
     io->dma_req = mio.dma_req;
-    io->dma_rsp_ready = mio.dma_rsp_ready;
-    io->mv_busy = mio.busy;
+    hca_dma_req_set_tag(&io->dma_req, 0x30u | (unsigned)m->slot << 3 | (m->slot ? m->seq1 : m->seq0));
+    io->dma_rsp_ready = 1;
+    /* busy from the first key check until every posted DMA was answered */
+    io->mv_busy = (uint8_t)((m->cnt1 != 0) << 2 | (m->cnt0 != 0) << 1 | (mio.busy != 0));
 }
 
 void hca_req_resp_edge(hca_req_resp_t *m, const hca_req_resp_io_t *io, uint64_t now)
 {
-    if (m->state == R_IDLE && !io->rx_valid && !io->done_valid) {
+    if (m->state == R_IDLE && !io->rx_valid && !io->done_valid && rr_cnt_idle(m) && !m->pf && !io->dma_rsp_valid) {
         /* idle: R_IDLE's defaults; the mover is idle too */
         m->claimed = 0;
+        m->moved = 0;
         m->err = 0;
         m->status = HCA_WC_STATUS_SUCCESS;
         return;
@@ -311,8 +375,31 @@ void hca_req_resp_edge(hca_req_resp_t *m, const hca_req_resp_io_t *io, uint64_t 
     hca_sge_mover_io_t mio;
     rr_mover_io(m, io, d.mv_start, &mio);
 
-    if (m->state == R_IDLE) {
-        m->qpn = rr_qpn_o(m, io); /* rx_valid || done_valid here */
+    /* posted scatters: requests accepted, answers by the slot bit of their tag */
+    const int post = m->mv.state == HCA_SGE_MOVER_M_DMA && mio.dma_req_ready;
+    const int aslot = (int)(hca_dma_rsp_get_rtag(&io->dma_rsp) >> 3 & 1u);
+    const int ans0 = io->dma_rsp_valid && !aslot, ans1 = io->dma_rsp_valid && aslot;
+    const int rsp_err = (int)hca_dma_rsp_get_err(&io->dma_rsp);
+    m->cnt0 = (uint8_t)((m->cnt0 + (post && !m->slot) - ans0) & 0xfu);
+    m->cnt1 = (uint8_t)((m->cnt1 + (post && m->slot) - ans1) & 0xfu);
+    m->seq0 = (uint8_t)((m->seq0 + (post && !m->slot)) & 7u);
+    m->seq1 = (uint8_t)((m->seq1 + (post && m->slot)) & 7u);
+    /* a scatter starting on a slot clears its error (the slot is idle then) */
+    m->berr0 = (d.mv_start && !m->slot) ? 0 : (uint8_t)(m->berr0 || (ans0 && rsp_err));
+    m->berr1 = (d.mv_start && m->slot) ? 0 : (uint8_t)(m->berr1 || (ans1 && rsp_err));
+    if (d.rerr_set >= 0)
+        m->rerr[(unsigned)d.rerr_set >> 6] |= 1ull << ((unsigned)d.rerr_set & 63u);
+    if (d.rerr_clr >= 0)
+        m->rerr[(unsigned)d.rerr_clr >> 6] &= ~(1ull << ((unsigned)d.rerr_clr & 63u));
+    m->moved = d.moved;
+    m->slot = d.slot;
+    m->pf = d.pf;
+    m->pfslot = d.pfslot;
+    m->pf_qpn = d.pf_qpn;
+    m->pf_buf = d.pf_buf;
+
+    if (m->state == R_IDLE && (io->rx_valid || io->done_valid)) {
+        m->qpn = rr_qpn_o(m, io);
         if (io->done_valid) {
             m->op = RR_OP_DONE;
             m->syn = io->done_status & 0x1fu;
@@ -337,9 +424,12 @@ uint64_t hca_req_resp_quiet_until(const hca_req_resp_t *m, uint64_t now)
 {
     switch (m->state) {
     case R_IDLE: /* waits for rx_valid / done_valid (the mover is idle) once
-                  * R_IDLE's defaults are in: status shows in fin */
-        return m->claimed || m->err || m->status != HCA_WC_STATUS_SUCCESS ? now + 1 : UINT64_MAX;
+                  * R_IDLE's defaults are in: status shows in fin; posted
+                  * answers come as dma_rsp_valid, the posted free needs a cycle */
+        return m->claimed || m->err || m->moved || m->pf || m->status != HCA_WC_STATUS_SUCCESS ? now + 1 : UINT64_MAX;
     case R_MOVE:
+        if (!rr_cnt_idle(m) || m->pf)
+            return now + 1; /* posted answers, the posted free */
         return hca_sge_mover_quiet_until(&m->mv, now);
     default:
         return now + 1;

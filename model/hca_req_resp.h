@@ -19,7 +19,7 @@
  *                           signaled), sq_ci
  *   xq                   <- park.sge (key field)
  *   dma_req              <- xs_len, xs_pa, park.sge (key field)
- *   xs_ready             <- xs_valid, xs_status, dma_rsp_valid
+ *   xs_ready             <- xs_valid, xs_status, dma_req_ready (posted)
  *   look_qpn, nak_syn, evt_valid, free_valid, free_id, fin_valid, xq_valid,
  *   dma_req_valid, dma_rsp_ready, mv_busy: state only.
  */
@@ -79,7 +79,8 @@ typedef struct hca_req_resp_io {
     uint8_t rel_kind;          /**< HCA_REQ_RESP_REL_* */
     uint32_t rnr_timer;
     uint8_t nak_save;
-    uint8_t nak_syn;           /**< 5 bits */
+    uint8_t nak_syn;           /**< 5 bits (RNR_RETRY_EXC_ERR for an RNR_NAK) */
+    uint8_t nak_rnr;           /**< the kept NAK is an RNR_NAK with retries left */
     uint8_t done_take;
     uint8_t evt_valid;
     hca_fw_event_t evt;
@@ -94,7 +95,7 @@ typedef struct hca_req_resp_io {
     uint8_t dma_rsp_ready;
     uint8_t fin_valid;
     hca_req_send_fin_t fin;
-    uint8_t mv_busy;
+    uint8_t mv_busy;       /**< {slot 1 posted, slot 0 posted, mover} (ctx DRAIN) */
 } hca_req_resp_io_t;
 
 typedef struct hca_req_resp {
@@ -106,11 +107,21 @@ typedef struct hca_req_resp {
     uint8_t claimed;
     uint8_t status;        /**< completion status, 5 bits */
     uint8_t err;
+    uint8_t moved;         /**< the packet went through R_MOVE (its buffer is posted-freed) */
+    /* posted scatters: per slot, and the posted free */
+    uint8_t slot;
+    uint8_t cnt0, cnt1;    /**< posted, not yet answered (4 bits) */
+    uint8_t seq0, seq1;    /**< tag of the slot's next post (3 bits) */
+    uint8_t berr0, berr1;  /**< an answer of the slot's chunk was err */
+    uint8_t pf, pfslot;    /**< pf_buf waits for slot pfslot's answers */
+    uint16_t pf_qpn;
+    uint64_t rerr[1024];   /**< per QP (QW <= 16 bits): a posted scatter of its READ was answered err */
     /* the packet (data, not reset) */
     uint8_t op;            /**< 4 bits; OP_DONE for a DONE */
     uint8_t last;
     uint8_t syn;           /**< 5 bits */
     uint8_t pbuf;
+    uint8_t pf_buf;        /**< the posted free's buffer */
     uint16_t psn;
     uint32_t len, off;
     /* the SGE mover (u_mover) */

@@ -4,8 +4,13 @@
  * Claims the scheduled QP (S_IDLE), latches its context (S_CTX), fetches
  * the WQE at sq_ci (S_FETCH/S_FWAIT), decodes it (S_DECODE), pre-checks its
  * SGEs through the mover (S_CHECK), then per MTU chunk allocates a packet
- * buffer (S_ALLOC), gathers into it (S_GATHER) and sends it (S_TX); after
- * the last packet the QP is released in flight with park written. Memory
+ * buffer (S_ALLOC) and gathers into it (S_GATHER: its DMAs posted, the
+ * mover taking each beat as its DMA is accepted); the gathered chunk waits
+ * in the pending register until its DMAs are answered and is sent from there
+ * while the next chunk is gathered (S_HOLD when the one before still waits,
+ * S_TXWAIT after the last; READ_REQ from S_TX); after the last packet the QP
+ * is released in flight with park written. Failures stop at S_ABORT (every
+ * posted DMA answered), S_FREE (pending and current buffers). Memory
  * management WRs post a fw_event (S_EVT); failures complete here
  * (S_FREE, S_FINISH). Same FSM, registers and cycles as the RTL; the
  * mover (u_mover) is the member mv. No known difference from the RTL.
@@ -23,8 +28,9 @@
 /* state_e of the RTL */
 enum {
     S_IDLE, S_CTX, S_FETCH, S_FWAIT, S_DECODE, S_CHECK, S_ALLOC, S_GATHER,
-    S_TX, S_FREE, S_FINISH, S_EVT
+    S_TX, S_FREE, S_FINISH, S_EVT, S_HOLD, S_TXWAIT, S_ABORT
 };
+#define RS_POST_MAX 8u /* posted DMAs per chunk: tags {0001, slot, seq mod 8} */
 
 /* The RTL's localparams. */
 #define RS_DTAG 0x00u /* requester, send engine */
@@ -74,6 +80,12 @@ static void rs_decode(const hca_req_send_t *m, rs_dec_t *d)
     d->last_chunk = rem <= mtu;
 }
 
+/* A tag is free for the gathering chunk's next post. */
+static inline int rs_room(const hca_req_send_t *m)
+{
+    return (m->slot ? m->cnt1 : m->cnt0) < RS_POST_MAX;
+}
+
 /* The mover's port inputs as hca_req_send drives them. mv_start is the
  * state machine's; the rest are wires. */
 static void rs_mover_in(const hca_req_send_t *m, const hca_req_send_io_t *io, const rs_dec_t *d,
@@ -97,7 +109,7 @@ static void rs_mover_in(const hca_req_send_t *m, const hca_req_send_io_t *io, co
     mio->xs_last = io->xs_last;
     mio->xs_len = io->xs_len;
     mio->xs_pa = io->xs_pa;
-    mio->dma_req_ready = io->dma_req_ready;
+    mio->dma_req_ready = io->dma_req_ready && rs_room(m);
     mio->dma_rsp_valid = io->dma_rsp_valid;
     mio->dma_rsp_err = (uint8_t)hca_dma_rsp_get_err(&io->dma_rsp);
 }
@@ -105,9 +117,10 @@ static void rs_mover_in(const hca_req_send_t *m, const hca_req_send_io_t *io, co
 /* The state machine's always_comb: next state and mv_start (its outputs
  * sched_ready and alloc_ready are driven in hca_req_send_comb). */
 typedef struct rs_next {
-    uint8_t state, buf, status, err;
+    uint8_t state, buf, status, err, rnr, cur, slot, pv;
     uint32_t off;
     uint8_t mv_start;
+    uint8_t pend_go; /* the pending packet leaves this cycle */
 } rs_next_t;
 
 /* The firmware wrote the QP to RESET while this engine holds it (the read
@@ -118,16 +131,57 @@ static inline int rs_ctx_reset(const hca_req_send_t *m, const hca_req_send_io_t 
     return m->gone || hca_qp_ctx_get_state(&io->qpc) == HCA_QP_STATE_RESET;
 }
 
+/* The pending packet may leave: every DMA of its chunk answered, none err,
+ * the message not stopping. */
+static inline int rs_tx_pend(const hca_req_send_t *m, const hca_req_send_io_t *io, int reset)
+{
+    return m->pv && (m->pslot ? m->cnt1 : m->cnt0) == 0 && !(m->pslot ? m->berr1 : m->berr0) && !io->nak &&
+           !reset && m->state != S_ABORT && m->state != S_FREE && m->state != S_FINISH;
+}
+
+/* S_FREE gave back the last buffer of a message an RNR_NAK stopped: the QP
+ * goes into RNR wait (no completion). */
+static inline int rs_rel_rnr(const hca_req_send_t *m, int reset)
+{
+    return m->state == S_FREE && !m->pv && !m->cur && m->rnr && !reset;
+}
+
+/* A stop at a check point: 1 and n's status/err/state set, or 0. */
+static int rs_stop(const hca_req_send_t *m, const hca_req_send_io_t *io, int reset, rs_next_t *n)
+{
+    if (reset) {
+        n->state = S_ABORT;
+    } else if (io->nak) {
+        n->status = io->nak_syn & 0x1fu;
+        n->err = !io->nak_rnr;
+        n->rnr = io->nak_rnr;
+        n->state = S_ABORT;
+    } else if (m->berr0 || m->berr1) {
+        n->status = HCA_WC_STATUS_LOC_ACCESS_ERR;
+        n->err = 1;
+        n->state = S_ABORT;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const rs_dec_t *d, rs_next_t *n)
 {
     const uint8_t mv_done = m->mv.state == HCA_SGE_MOVER_M_DONE;
     const int reset = rs_ctx_reset(m, io);
     const uint8_t mv_status = m->mv.st;
+    const int pend_go = rs_tx_pend(m, io, reset) && io->tx_ready;
     n->state = m->state;
     n->off = m->off;
     n->buf = m->buf;
     n->status = m->status;
     n->err = m->err;
+    n->rnr = m->rnr && m->state != S_IDLE;
+    n->cur = m->cur;
+    n->slot = m->slot;
+    n->pv = m->pv && !pend_go;
+    n->pend_go = (uint8_t)pend_go;
     n->mv_start = 0;
     switch (m->state) {
     case S_IDLE:
@@ -192,55 +246,77 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
         }
         break;
     case S_ALLOC:
-        if (reset) {
-            n->state = S_FINISH;
-        } else if (io->nak) {
-            n->status = io->nak_syn & 0x1fu;
-            n->err = 1;
-            n->state = S_FINISH;
+        if (rs_stop(m, io, reset, n)) {
         } else if (io->alloc_valid) {
             n->buf = io->alloc_id;
+            n->cur = 1;
             n->mv_start = 1;
             n->state = S_GATHER;
         }
         break;
     case S_GATHER:
-        if (mv_done) {
+    case S_HOLD:
+        /* S_GATHER acts once the chunk is walked (its DMAs posted) */
+        if (m->state == S_HOLD || mv_done) {
             if (reset) {
-                n->state = S_FREE;
+                n->state = S_ABORT;
             } else if (io->nak) {
                 n->status = io->nak_syn & 0x1fu;
+                n->err = !io->nak_rnr;
+                n->rnr = io->nak_rnr;
+                n->state = S_ABORT;
+            } else if (m->state == S_GATHER && mv_status != HCA_SGE_MOVER_ST_OK) {
+                n->status = HCA_WC_STATUS_LOC_PROT_ERR;
                 n->err = 1;
-                n->state = S_FREE;
-            } else if (mv_status != HCA_SGE_MOVER_ST_OK) {
-                n->status = mv_status == HCA_SGE_MOVER_ST_PROT ? HCA_WC_STATUS_LOC_PROT_ERR
-                                                                : HCA_WC_STATUS_LOC_ACCESS_ERR;
-                n->err = 1;
-                n->state = S_FREE;
+                n->state = S_ABORT;
+            } else if (rs_stop(m, io, reset, n)) {
+            } else if (m->pv) {
+                n->state = S_HOLD; /* the chunk before is still pending */
             } else {
-                n->state = S_TX;
+                n->pv = 1; /* this chunk becomes the pending packet */
+                n->cur = 0;
+                if (d->last_chunk) {
+                    n->state = S_TXWAIT;
+                } else {
+                    n->off = m->off + d->chunk;
+                    n->slot = !m->slot;
+                    n->state = S_ALLOC;
+                }
             }
         }
         break;
-    case S_TX:
+    case S_TXWAIT:
+        if (rs_stop(m, io, reset, n)) {
+        } else if (pend_go) {
+            n->state = S_IDLE; /* the last packet left: in flight */
+        }
+        break;
+    case S_TX: /* READ_REQ (holds no buffer) */
         if (reset) {
-            n->state = d->is_read ? S_FINISH : S_FREE; /* a READ_REQ holds no buffer */
+            n->state = S_FINISH;
         } else if (io->tx_ready) {
             if (io->nak) {
                 n->status = io->nak_syn & 0x1fu;
                 n->err = 1;
                 n->state = S_FINISH;
-            } else if (d->is_read || d->last_chunk) {
-                n->state = S_IDLE;
             } else {
-                n->off = m->off + d->chunk;
-                n->state = S_ALLOC;
+                n->state = S_IDLE;
             }
         }
         break;
+    case S_ABORT: /* every posted DMA answered before the buffers go back */
+        if (m->cnt0 == 0 && m->cnt1 == 0)
+            n->state = S_FREE;
+        break;
     case S_FREE:
-        if (io->free_ready)
-            n->state = S_FINISH;
+        if (!m->pv && !m->cur) {
+            n->state = rs_rel_rnr(m, reset) ? S_IDLE : S_FINISH;
+        } else if (io->free_ready) {
+            if (m->pv)
+                n->pv = 0;
+            else
+                n->cur = 0;
+        }
         break;
     case S_FINISH:
         if (io->fin_ready || reset)
@@ -275,17 +351,17 @@ static void rs_derive(hca_req_send_t *m)
         t->len = 0;
     } else {
         const uint32_t op = d->is_write ? HCA_PKT_OP_WRITE : d->is_send_inv ? HCA_PKT_OP_SEND_INV : HCA_PKT_OP_SEND;
-        t->hdr = op << HCA_PKT_OP_LSB | (uint32_t)(m->off == 0) << HCA_PKT_FIRST_LSB |
-                 (uint32_t)d->last_chunk << HCA_PKT_LAST_LSB | (uint32_t)m->buf << HCA_PKT_PBUF_LSB;
+        t->hdr = op << HCA_PKT_OP_LSB | (uint32_t)(m->poff == 0) << HCA_PKT_FIRST_LSB |
+                 (uint32_t)m->plast << HCA_PKT_LAST_LSB | (uint32_t)m->pbuf << HCA_PKT_PBUF_LSB;
         t->inv_key = d->is_send_inv ? m->inv_key : 0;
-        t->raddr = d->is_write ? m->raddr + m->off : 0;
-        t->len = d->chunk;
+        t->raddr = d->is_write ? m->raddr + m->poff : 0;
+        t->len = m->plen;
     }
     t->qpns = (uint32_t)m->rqpn << HCA_PKT_DST_QPN_LSB | (uint32_t)m->qpn << HCA_PKT_SRC_QPN_LSB;
     t->psn = m->sq_ci;
     t->rkey = d->is_send ? 0 : m->rkey;
     t->msg_len = d->msg_len;
-    t->offset = d->is_read ? 0 : m->off;
+    t->offset = d->is_read ? 0 : m->poff;
 
     /* event: the WQE's fr_* fields are fw_event's params, iova, length, list */
     hca_fw_event_t *e = &m->evt_w;
@@ -350,7 +426,7 @@ int hca_req_send_init(hca_req_send_t *m, unsigned qw)
         return -EINVAL;
     memset(m, 0, sizeof(*m));
     m->qw = (uint8_t)qw;
-    hca_sge_mover_init(&m->mv, RS_XTAG, RS_DTAG);
+    hca_sge_mover_init(&m->mv, RS_XTAG, RS_DTAG, 1);
     hca_req_send_reset(m);
     return 0;
 }
@@ -365,6 +441,14 @@ void hca_req_send_reset(hca_req_send_t *m)
     m->buf = 0;
     m->status = 0;
     m->err = 0;
+    m->rnr = 0;
+    m->cur = 0;
+    m->slot = 0;
+    m->cnt0 = m->cnt1 = 0;
+    m->seq0 = m->seq1 = 0;
+    m->berr0 = m->berr1 = 0;
+    m->pv = 0;
+    m->pslot = 0;
     hca_sge_mover_reset(&m->mv);
     rs_derive(m);
 }
@@ -376,25 +460,30 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
     const int reset = rs_ctx_reset(m, io);
 
     /* The state machine's always_comb outputs (rs_step has the rest). */
+    const int tx_pend = rs_tx_pend(m, io, reset);
+    const int pend_go = tx_pend && io->tx_ready;
     io->sched_ready = state == S_IDLE;
-    io->alloc_ready = state == S_ALLOC && !io->nak && !reset;
+    io->alloc_ready = state == S_ALLOC && !io->nak && !reset && !m->berr0 && !m->berr1;
 
     /* Releases: the wrapper feeds them back into the response engine's claim
      * in the same cycle. */
     io->rel_evt = state == S_EVT && io->evt_ready && !reset;
-    io->rel_inflight = (state == S_TX && io->tx_ready && !io->nak && (d->is_read || d->last_chunk) && !reset) ||
+    io->rel_inflight = (state == S_TX && io->tx_ready && !io->nak && !reset) || (state == S_TXWAIT && pend_go) ||
                        io->rel_evt;
-    io->rel_valid = io->rel_inflight || (state == S_FINISH && (io->fin_ready || reset)) || (state == S_CTX && reset);
+    io->rel_rnr = (uint8_t)rs_rel_rnr(m, reset);
+    io->rnr_timer = io->qpc.rnr_timer;
+    io->rel_valid = io->rel_inflight || io->rel_rnr || (state == S_FINISH && (io->fin_ready || reset)) || (state == S_CTX && reset);
     io->qpn = state == S_IDLE ? (uint16_t)(io->sched_qpn & ((1u << m->qw) - 1u)) : m->qpn;
-    io->free_valid = state == S_FREE;
-    io->free_id = m->buf;
+    io->free_valid = state == S_FREE && (m->pv || m->cur);
+    io->free_id = m->pv ? m->pbuf : m->buf;
 
     /* The mover's outputs: from the cache, but its readies depend on its
      * inputs in M_BEAT / M_DWAIT (its comb does not read start: mv_start 0),
      * and its DMA request carries xs_len / xs_pa. */
     const hca_sge_mover_io_t *mw = &m->mv_w;
     uint8_t xs_ready = 0, mv_rsp_ready = 0;
-    if (m->mv.state == HCA_SGE_MOVER_M_BEAT || m->mv.state == HCA_SGE_MOVER_M_DWAIT) {
+    if (m->mv.state == HCA_SGE_MOVER_M_BEAT || m->mv.state == HCA_SGE_MOVER_M_DWAIT ||
+        m->mv.state == HCA_SGE_MOVER_M_DMA) {
         hca_sge_mover_io_t mio;
         rs_mover_in(m, io, d, 0, &mio);
         hca_sge_mover_comb(&m->mv, &mio, now);
@@ -406,19 +495,23 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
     io->xs_ready = xs_ready;
 
     /* DMA: the WQE fetch shares the port with the mover (never at once). */
-    io->dma_req_valid = (state == S_FETCH && !reset) || mw->dma_req_valid;
+    /* Posted gathers carry tag {0001, slot, seq}: the answer names its chunk. */
+    const int rtag_post = (hca_dma_rsp_get_rtag(&io->dma_rsp) >> 4) & 1u;
+    io->dma_req_valid = (state == S_FETCH && !reset) || (mw->dma_req_valid && rs_room(m));
     if (state == S_FETCH) {
         io->dma_req = m->fetch_w;
     } else {
         io->dma_req = mw->dma_req;
         io->dma_req.len = io->xs_len;
         io->dma_req.addr = io->xs_pa;
+        hca_dma_req_set_tag(&io->dma_req, 0x10u | (unsigned)m->slot << 3 | (m->slot ? m->seq1 : m->seq0));
     }
-    io->dma_rsp_ready = state == S_FWAIT || mv_rsp_ready;
-    io->mv_busy = mw->busy;
+    io->dma_rsp_ready = state == S_FWAIT || rtag_post || mv_rsp_ready;
+    /* busy from the first key check until every posted DMA was answered */
+    io->mv_busy = (uint8_t)((m->cnt1 != 0) << 2 | (m->cnt0 != 0) << 1 | (mw->busy != 0));
 
     io->tx = m->tx_w;
-    io->tx_valid = state == S_TX && !reset;
+    io->tx_valid = (state == S_TX && !reset) || tx_pend;
     io->evt = m->evt_w;
     io->evt_valid = state == S_EVT && !reset;
     io->park = m->park_w;
@@ -435,7 +528,31 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
     hca_sge_mover_io_t mio;
     rs_step(m, io, &m->dec, &n);
     rs_mover_in(m, io, &m->dec, n.mv_start, &mio);
+    /* a post: the mover's DMA request accepted (valid from its state) */
+    const int post = m->mv.state == HCA_SGE_MOVER_M_DMA && mio.dma_req_ready;
+    const unsigned rtag = hca_dma_rsp_get_rtag(&io->dma_rsp);
+    const int ans = io->dma_rsp_valid && (rtag >> 4 & 1u);
+    const int ans0 = ans && !(rtag >> 3 & 1u), ans1 = ans && (rtag >> 3 & 1u);
+    const int rsp_err = (int)hca_dma_rsp_get_err(&io->dma_rsp);
+    const int start_here = n.mv_start && m->state == S_ALLOC;
     hca_sge_mover_edge(&m->mv, &mio, now);
+    m->cnt0 = (uint8_t)((m->cnt0 + (post && !m->slot) - ans0) & 0xfu);
+    m->cnt1 = (uint8_t)((m->cnt1 + (post && m->slot) - ans1) & 0xfu);
+    m->seq0 = (uint8_t)((m->seq0 + (post && !m->slot)) & 7u);
+    m->seq1 = (uint8_t)((m->seq1 + (post && m->slot)) & 7u);
+    /* a chunk starting on a slot clears its error (the slot is idle then);
+     * a new message clears both (a bus error of the last one's other slot
+     * would stop it at its first check: every DMA was answered by then) */
+    const int new_msg = m->state == S_CTX;
+    m->berr0 = (new_msg || (start_here && !m->slot)) ? 0 : (uint8_t)(m->berr0 || (ans0 && rsp_err));
+    m->berr1 = (new_msg || (start_here && m->slot)) ? 0 : (uint8_t)(m->berr1 || (ans1 && rsp_err));
+    if (n.pv && !m->pv) {
+        m->pslot = m->slot;
+        m->pbuf = m->buf;
+        m->poff = m->off;
+        m->plen = m->dec.chunk;
+        m->plast = m->dec.last_chunk;
+    }
 
     const uint8_t state = m->state;
     if (state == S_IDLE && io->sched_valid)
@@ -482,6 +599,10 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
     m->buf = n.buf;
     m->status = n.status;
     m->err = n.err;
+    m->rnr = n.rnr;
+    m->cur = n.cur;
+    m->slot = n.slot;
+    m->pv = n.pv;
     rs_derive(m);
 }
 
@@ -493,6 +614,8 @@ uint64_t hca_req_send_quiet_until(const hca_req_send_t *m, uint64_t now)
         return UINT64_MAX;
     case S_CHECK:
     case S_GATHER: /* the mover works; it reports its own waits */
+        if (m->pv || m->cnt0 || m->cnt1)
+            return now + 1; /* the pending packet's answers and the link */
         return hca_sge_mover_quiet_until(&m->mv, now);
     default:
         return now + 1;

@@ -9,12 +9,18 @@
  *   rel_evt          <- evt_ready (S_EVT)
  *   rel_inflight     <- tx_ready, nak (S_TX); evt_ready (S_EVT)
  *   rel_valid        <- tx_ready, nak (S_TX); evt_ready (S_EVT);
- *                       fin_ready (S_FINISH); qpc.state (S_CTX)
+ *                       fin_ready (S_FINISH); qpc.state (S_CTX, S_FREE)
+ *   rel_rnr          <- qpc.state (S_FREE)
+ *   rnr_timer        <- qpc.rnr_timer
  *   alloc_ready      <- nak (S_ALLOC)
- *   xs_ready         <- xs_valid, xs_status, xs_last, dma_rsp_valid (mover)
+ *   rel_inflight     <- tx_ready, nak (S_TXWAIT, the pending packet)
+ *   tx_valid         <- nak, qpc.state (the pending packet)
+ *   xs_ready         <- xs_valid, xs_status, xs_last, dma_rsp_valid,
+ *                       dma_req_ready (mover)
  *   dma_req          <- xs_len, xs_pa (mover's request fields)
- *   dma_req_valid, dma_rsp_ready, xq_valid, xq, free_*, tx_valid, tx,
- *   evt_valid, evt, park, fin_valid, fin, mv_busy: state only.
+ *   dma_rsp_ready    <- dma_rsp.rtag (posted gathers' answers)
+ *   dma_req_valid, xq_valid, xq, free_*, tx, evt_valid, evt, park,
+ *   fin_valid, fin, mv_busy: state only.
  */
 #ifndef HCA_REQ_SEND_H
 #define HCA_REQ_SEND_H
@@ -57,6 +63,7 @@ typedef struct hca_req_send_io {
     uint16_t sq_ci;
     uint8_t nak;
     uint8_t nak_syn;        /**< 5 bits */
+    uint8_t nak_rnr;        /**< the kept NAK is an RNR_NAK to retry */
     uint8_t evt_ready;
     uint8_t alloc_valid;
     uint8_t alloc_id;
@@ -78,6 +85,8 @@ typedef struct hca_req_send_io {
     uint8_t rel_valid;
     uint8_t rel_inflight;
     uint8_t rel_evt;
+    uint8_t rel_rnr;        /**< ...into RNR wait (stopped by an RNR_NAK) */
+    uint32_t rnr_timer;     /**< with rel_rnr: the QP's rnr_timer */
     hca_req_send_park_t park;
     uint8_t evt_valid;
     hca_fw_event_t evt;
@@ -94,7 +103,7 @@ typedef struct hca_req_send_io {
     hca_pkt_t tx;
     uint8_t fin_valid;
     hca_req_send_fin_t fin;
-    uint8_t mv_busy;
+    uint8_t mv_busy;        /**< {slot 1 posted, slot 0 posted, mover} (ctx DRAIN) */
 } hca_req_send_io_t;
 
 /* The decode wires of the RTL (functions of the registers only). */
@@ -114,6 +123,17 @@ typedef struct hca_req_send {
     uint8_t buf;
     uint8_t status;         /**< completion status, 5 bits */
     uint8_t err;
+    uint8_t rnr;            /**< stopped by an RNR_NAK: released into RNR wait */
+    uint8_t cur;            /**< buf is held by the chunk being gathered */
+    uint8_t slot;           /**< the gathering chunk's slot (tag bit, answer counter) */
+    uint8_t cnt0, cnt1;     /**< posted DMAs not yet answered, per slot (4 bits) */
+    uint8_t seq0, seq1;     /**< tag of the slot's next post (3 bits) */
+    uint8_t berr0, berr1;   /**< an answer of the slot's chunk was err */
+    uint8_t pv;             /**< a gathered chunk waits to be sent */
+    uint8_t pslot;
+    /* the pending packet (data, not reset) */
+    uint8_t pbuf, plast;
+    uint32_t poff, plen;
     /* context fields (data, not reset) */
     uint64_t sq_base;
     uint8_t sq_log, mtu_log;

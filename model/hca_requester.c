@@ -136,6 +136,7 @@ static void rq_wire(const hca_requester_t *m, const hca_requester_io_t *io, uint
 
     rq_set8(&s->nak, (unsigned)(m->nak >> s_qpn & 1u), &cs);
     rq_set8(&s->nak_syn, m->nak_syn[s_qpn], &cs);
+    rq_set8(&s->nak_rnr, (unsigned)(m->nak_rnr >> s_qpn & 1u), &cs);
 
     /* events */
     m_arb_comb(&m->evt_arb, (uint32_t)r->evt_valid << 1 | s->evt_valid, io->evt_ready, &w->evt);
@@ -266,7 +267,7 @@ void hca_requester_reset(hca_requester_t *m)
      * are data and keep their values. */
     memset(m->qst, Q_IDLE, sizeof(m->qst));
     memset(m->rnr_cnt, 0, sizeof(m->rnr_cnt));
-    m->nak = m->evt_wait = m->done = 0;
+    m->nak = m->nak_rnr = m->evt_wait = m->done = 0;
     m->idle_m = m->qmask;
     m->active_m = m->inflight_m = m->rnr_m = 0;
     m->s_qpn = 0;
@@ -329,7 +330,7 @@ void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64
     io->qp_err_valid = take && fin->err;
     io->qp_err_qpn = fin->qpn;
 
-    io->drain_busy = (uint8_t)(r->mv_busy << 1 | s->mv_busy);
+    io->drain_busy = (uint8_t)(r->mv_busy << 3 | s->mv_busy);
 }
 
 /* qst_q[q] <= st, with the by-state masks */
@@ -370,11 +371,13 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
                           (m->evt_wait >> done_tag_qpn & 1u);
     const unsigned done_qpn = r->done_qpn;
     /* An edge that changes no state the outputs depend on (both engines idle,
-     * nothing offered, taken or held, no request in the translation port)
-     * keeps gen, so io's cache serves the next cycle too. The arbiters'
-     * hold_id still move: they matter only with hold. */
+     * the response engine's posted scatters answered and its posted free
+     * gone, nothing offered, taken or held, no request in the translation
+     * port) keeps gen, so io's cache serves the next cycle too. The
+     * arbiters' hold_id still move: they matter only with hold. */
     const int idle_edge = m->base_set && m->send.state == 0 /* S_IDLE */ && !s->sched_valid &&
                           m->resp.state == HCA_REQ_RESP_R_IDLE && !r->rx_valid && !r->done_valid && !m->resp.claimed &&
+                          !m->resp.pf && m->resp.cnt0 == 0 && m->resp.cnt1 == 0 && !io->dma_rsp_valid &&
                           !m->resp.err && m->resp.status == HCA_WC_STATUS_SUCCESS && !m->sched.hold &&
                           !m->dma_arb.hold && !m->free_arb.hold && !m->evt_arb.hold && !m->fin_arb.hold &&
                           !m->xarb.arb.hold && m_fifo_level(&m->xarb.ids) == 0 && !n->x.c_req_valid &&
@@ -390,8 +393,12 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
         m->park[s_qpn] = s->park;
     if (r->rel_valid && r->rel_kind == HCA_REQ_RESP_REL_RNR)
         m->deadline[look] = now_q + r->rnr_timer;
-    if (r->nak_save)
+    if (r->nak_save) {
         m->nak_syn[look] = r->nak_syn & 0x1fu;
+        m->nak_rnr = rq_put(m->nak_rnr, look, r->nak_rnr);
+    }
+    if (s->rel_rnr)
+        m->deadline[s_qpn] = now_q + s->rnr_timer;
     if (done_mine)
         m->done_st[done_tag_qpn] = io->evt_done_status & 0x1fu;
 
@@ -407,6 +414,9 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
         if (s->rel_inflight) {
             rq_set_qst(m, s_qpn, Q_INFLIGHT);
             m->evt_wait = rq_put(m->evt_wait, s_qpn, s->rel_evt);
+        } else if (s->rel_rnr) {
+            rq_set_qst(m, s_qpn, Q_RNR_WAIT);
+            m->rnr_cnt[s_qpn] = (uint8_t)((m->rnr_cnt[s_qpn] + 1u) & 7u);
         } else {
             rq_set_qst(m, s_qpn, Q_IDLE);
             m->rnr_cnt[s_qpn] = 0;

@@ -123,7 +123,7 @@ typedef struct hca_requester_io {
     uint8_t pb_free_valid;
     uint8_t pb_free_id;
     uint8_t cpl_valid;
-    uint8_t drain_busy;        /**< movers holding key-checked work: bit 1 response, bit 0 send */
+    uint8_t drain_busy;        /**< ctx DRAIN sources: bits 5:3 response, 2:0 send (each {slot 1, slot 0, mover}) */
     uint8_t evt_valid;
     /* ---- not ports: comb's settled nets, for edge and for the next comb of
      * the cycle (reused when the state, the cycle and the inputs are the
@@ -146,6 +146,7 @@ typedef struct hca_requester {
     uint8_t qst[HCA_REQUESTER_MAX_QP_LIMIT];     /**< qst_q */
     uint8_t rnr_cnt[HCA_REQUESTER_MAX_QP_LIMIT]; /**< rnr_cnt_q */
     uint64_t nak, evt_wait, done;                /**< nak_q, evt_wait_q, done_q */
+    uint64_t nak_rnr;                            /**< nak_rnr_q (data: read only with nak) */
     uint64_t idle_m, active_m, inflight_m, rnr_m; /**< qst by state, bit q = QP q (derived) */
     uint16_t s_qpn;           /**< the QP the send engine owns */
     uint64_t gen;             /**< counts state changes (edges but idle ones, resets): keys io's cache */

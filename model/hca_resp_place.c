@@ -60,7 +60,7 @@ static inline void rp_ctl(const hca_resp_place_t *m, const hca_resp_place_io_t *
     c->iss_more = (m->state == P_CHECK || stream) && m->iss < m->pieces;
     c->check_done = m->state == P_CHECK && m->iss == m->pieces && m->lasts == rp_npieces(m, io);
     c->check_end = c->check_done && (m->fail || io->check_only || m->nseg == 0);
-    c->dma_done = m->state == P_DMA && m->dma == m->nseg && m->ans == m->nseg;
+    c->dma_done = m->state == P_DMA && m->dma == m->nseg && (io->post || m->ans == m->nseg);
     c->dma_valid = (m->state == P_DMA && m->dma < m->nseg) || (stream && m->hold && outstanding < m->segs);
     c->stream_done = stream && m->iss == m->pieces && m->lasts == rp_npieces(m, io) && !m->hold && m->dma == m->ans;
 }
@@ -126,6 +126,7 @@ void hca_resp_place_comb(const hca_resp_place_t *m, hca_resp_place_io_t *io, uin
 
     io->busy = m->state != P_IDLE;
     io->done = c.check_end || c.dma_done || c.stream_done;
+    io->posted = io->post && m->state == P_DMA;
     io->key_fail = (c.check_end || c.stream_done) && m->fail;
     io->bus_err = (c.dma_done || c.stream_done) && m->berr;
 }

@@ -8,7 +8,8 @@
  *   xq (every field)   <- rights, remote, pd, va, len, key (job inputs)
  *   xq_valid           <- len (a zero-length piece is skipped)
  *   dma_req            <- dma_op, buf, key (job inputs)
- *   done, key_fail     <- check_only, len (check_end: nothing to move)
+ *   done, key_fail     <- check_only, len (check_end: nothing to move); post (done)
+ *   posted             <- post
  *   busy, bus_err, dma_req_valid, xs_ready: state only.
  * None depends on a handshake input (xq_ready, xs_*, dma_req_ready,
  * dma_rsp_*), so the engine never closes a loop with its partners.
@@ -29,6 +30,7 @@ typedef struct hca_resp_place_io {
     /* job: the owner's registers, stable from start until done */
     uint8_t start;
     uint8_t check_only;
+    uint8_t post;        /**< post_i: DMAs issued, not awaited; their answers the owner's */
     uint8_t dma_op;      /**< HCA_DMA_OP_* */
     uint8_t buf;
     uint32_t pd;         /**< HCA_PD_BITS bits */
@@ -59,6 +61,7 @@ typedef struct hca_resp_place_io {
     hca_dma_req_t dma_req; /**< out: tag {01, segment index} */
     uint8_t dma_rsp_valid; /**< the owner routes this engine's answers here */
     uint8_t dma_rsp_err;
+    uint8_t posted;        /**< out: the DMA request offered is a posted one */
 } hca_resp_place_io_t;
 
 typedef struct hca_resp_place {

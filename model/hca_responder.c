@@ -37,7 +37,9 @@ enum {
     S_FL_RSP,
     S_EVT,        /* SEND_INV placed: post its REMOTE_INV event */
     S_EVT_WAIT,   /* wait for the event's DONE */
-    S_FINISH      /* hand over response, CQE, free; pulse rq_ci_inc, qp_err */
+    S_FINISH,     /* hand over response, CQE, free; pulse rq_ci_inc, qp_err */
+    S_RD_DROP,    /* READ: the pending chunk's gather failed: drop its READ_RESP, free its buffer */
+    S_RD_NAK      /* ... every posted DMA answered: NAK, free the current chunk's buffer */
 };
 
 /* localparams of rtl/hca_responder.sv */
@@ -148,6 +150,7 @@ static void rs_job(hca_responder_t *m)
 {
     hca_resp_place_io_t *p = &m->pio;
     p->check_only = 0;
+    p->post = 0;
     p->dma_op = HCA_DMA_OP_BUF_TO_HOST;
     p->buf = m->p_pbuf;
     p->pd = m->c_pd;
@@ -165,10 +168,12 @@ static void rs_job(hca_responder_t *m)
     p->key[0] = m->p_rkey;
     if (m->p_op == HCA_PKT_OP_WRITE) {
         p->check_only = m->whole;
+        p->post = !m->whole && !m->p_last; /* a middle packet: posted */
         p->va[0] = m->p_raddr;
         p->len[0] = m->whole ? m->p_msglen : m->p_len;
     } else {
         p->check_only = m->whole;
+        p->post = !m->whole; /* a READ chunk's gathers are posted */
         p->dma_op = HCA_DMA_OP_HOST_TO_BUF;
         p->buf = m->rd_buf;
         p->rights = HCA_ACCESS_REMOTE_READ;
@@ -186,9 +191,39 @@ enum {
     RS_CH_ALL = 15u
 };
 
+/* The tx register's READ_RESP of a posted chunk waits for its answers; one
+ * answered err is dropped (S_RD_DROP) instead of sent. */
+static inline int rs_tx_wait(const hca_responder_t *m)
+{
+    return m->txp && (m->txslot ? m->rcnt1 : m->rcnt0) != 0;
+}
+static inline int rs_tx_bad(const hca_responder_t *m)
+{
+    return m->tx_pend && m->txp && !rs_tx_wait(m) && (m->txslot ? m->rberr1 : m->rberr0);
+}
+
+/* A posted job starts only on a free slot (its counter idle, no held
+ * READ_RESP or posted free waiting for it). */
+static inline int rs_go_wait(const hca_responder_t *m)
+{
+    const unsigned s = m->rslot;
+    return m->pio.post && ((s ? m->rcnt1 : m->rcnt0) != 0 || (m->pf && m->pfslot == s) ||
+                           (m->tx_pend && m->txp && m->txslot == s));
+}
+/* The posted free goes out once its packet's DMAs are answered. */
+static inline int rs_pf_rdy(const hca_responder_t *m)
+{
+    return m->pf && (m->pfslot ? m->rcnt1 : m->rcnt0) == 0;
+}
+/* ... and is the one offered: an offer not taken stays (fsel). */
+static inline int rs_pf_sel(const hca_responder_t *m)
+{
+    return rs_pf_rdy(m) && (m->fsel || !m->free_pend);
+}
+
 /** Everything shown this cycle, from the registers: the placement engine's
  *  job and outputs (m->pio), then the responder's outputs (m->o; tx, cpl,
- *  cpl_cqn, pb_free_id are registers kept there). Parts whose sources did
+ *  cpl_cqn are registers kept there). Parts whose sources did
  *  not change (ch) keep their values. */
 static void rs_outputs(hca_responder_t *m, unsigned ch, uint64_t now)
 {
@@ -201,11 +236,12 @@ static void rs_outputs(hca_responder_t *m, unsigned ch, uint64_t now)
         hca_resp_place_comb(&m->place, p, now);
         o->xq_valid = p->xq_valid;
         o->xq = p->xq;
-        o->place_busy = p->busy;
     }
+    /* posted READ gathers count until answered */
+    o->place_busy = (uint8_t)((m->rcnt1 != 0) << 2 | (m->rcnt0 != 0) << 1 | (p->busy != 0));
 
     o->rx_ready = m->state == S_IDLE && !m->scan_pref;
-    o->tx_valid = m->tx_pend;
+    o->tx_valid = m->tx_pend && !rs_tx_wait(m) && !rs_tx_bad(m);
     o->qpc_idx = m->qpn;
     o->rq_ci_inc = m->inc_pend;
     o->qp_err_valid = m->err_pend;
@@ -213,7 +249,8 @@ static void rs_outputs(hca_responder_t *m, unsigned ch, uint64_t now)
     o->xs_ready = p->xs_ready; /* 0 while a streamed segment waits for its DMA (hca_resp_place) */
     o->dma_rsp_ready = 1;
     o->pb_alloc_ready = m->state == S_RD_ALLOC;
-    o->pb_free_valid = m->free_pend;
+    o->pb_free_valid = m->free_pend || rs_pf_rdy(m);
+    o->pb_free_id = rs_pf_sel(m) ? m->pf_buf : m->free_id;
     o->cpl_valid = m->cpl_pend;
 
     /* DMA port: the WQE fetch, else the placement engine */
@@ -226,8 +263,11 @@ static void rs_outputs(hca_responder_t *m, unsigned ch, uint64_t now)
         r->hdr = (uint32_t)HCA_DMA_OP_READ_DATA << HCA_DMA_REQ_OP_LSB | (RS_DMA_CLIENT | FETCH_TAG) << HCA_DMA_REQ_TAG_LSB;
         r->len = WQE_BYTES;
         r->addr = m->c_rqbase + ((uint64_t)rq_slot << 6);
-    } else if (ch & (RS_CH_JOB | RS_CH_ENG | RS_CH_DMA)) {
+    } else {
         o->dma_req = p->dma_req;
+        if (p->posted) /* a posted gather: tag {01, 1, slot, 0, idx} */
+            hca_dma_req_set_tag(&o->dma_req,
+                                hca_dma_req_get_tag(&o->dma_req) | 0x20u | (unsigned)m->rslot << 4);
     }
 
     /* REMOTE_INV: one event at a time, so the tag alone names it */
@@ -270,6 +310,14 @@ void hca_responder_reset(hca_responder_t *m)
     m->rd_buf = 0;
     m->res_key = m->res_bus = 0;
     m->tx_pend = m->cpl_pend = m->free_pend = m->inc_pend = m->err_pend = m->err_wait = 0;
+    m->rslot = 0;
+    m->rcnt0 = m->rcnt1 = 0;
+    m->rberr0 = m->rberr1 = 0;
+    m->txp = m->txslot = 0;
+    m->rd_cur = 0;
+    m->pf = m->pfslot = m->pf_qpn = 0;
+    m->fsel = 0;
+    m->werr = 0;
     hca_resp_place_reset(&m->place);
     rs_outputs(m, RS_CH_ALL, 0);
 }
@@ -303,11 +351,20 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     uint8_t scan_p_d = m->scan_p, scan_pref_d = m->scan_pref, whole_d = m->whole;
     uint32_t rd_off_d = m->rd_off;
     uint8_t rd_buf_d = m->rd_buf, res_key_d = m->res_key, res_bus_d = m->res_bus;
-    uint8_t tx_pend_d = m->tx_pend && !io->tx_ready;
+    uint8_t tx_pend_d = m->tx_pend && !(m->o.tx_valid && io->tx_ready);
+    uint8_t rslot_d = m->rslot, txp_d = m->txp, txslot_d = m->txslot, rd_cur_d = m->rd_cur;
+    const int tx_bad = rs_tx_bad(m);
     uint8_t cpl_pend_d = m->cpl_pend && !io->cpl_ready;
-    uint8_t free_pend_d = m->free_pend && !io->pb_free_ready;
+    const int pf_sel = rs_pf_sel(m);
+    uint8_t free_pend_d = m->free_pend && !(io->pb_free_ready && !pf_sel);
     uint8_t inc_pend_d = 0, err_pend_d = 0, err_wait_d = m->err_wait;
-    uint8_t free_id_d = m->o.pb_free_id;
+    uint8_t free_id_d = m->free_id;
+    const int go_wait = rs_go_wait(m);
+    const int pf_go = pf_sel && io->pb_free_ready;
+    uint8_t pf_d = m->pf && !pf_go, pfslot_d = m->pfslot, pf_qpn_d = m->pf_qpn, pf_buf_d = m->pf_buf;
+    uint64_t werr_d = m->werr;
+    if (pf_go && (m->pfslot ? m->rberr1 : m->rberr0))
+        werr_d |= (uint64_t)1 << m->pf_qpn;
     int ctx_latch = 0, wqe_load = 0, tx_read = 0; /* tx_read: tx_d = read_resp (RESULT of a READ chunk) */
 
     /* the endings: `fin` moves to FINISH with the actions a_* */
@@ -462,7 +519,8 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     }
 
     case S_GO:
-        state_d = S_PLACE;
+        if (!go_wait)
+            state_d = S_PLACE;
         break;
 
     case S_PLACE:
@@ -474,7 +532,13 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
         break;
 
     case S_RESULT:
-        /* A READ_RESP of the previous chunk may still wait for the link. */
+        /* A READ_RESP of the previous chunk may still wait for the link (or
+         * for its answers: a bad one is dropped first). */
+        if (tx_bad) {
+            state_d = S_RD_DROP;
+            rd_cur_d = 1;
+            break;
+        }
         if (m->tx_pend)
             break;
         if (p_send) {
@@ -493,23 +557,41 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
                 ev_send_ok = 1;
             }
         } else if (m->p_op == HCA_PKT_OP_WRITE) {
-            if (m->res_key || m->res_bus) {
+            if (m->pf) {
+                /* the posted packet before: its DMAs first (ACK/NAK follow them) */
+            } else if (m->res_key || m->res_bus) {
                 fin = 1;
                 a_tx = 1;
                 a_tx_op = HCA_PKT_OP_NAK;
                 a_tx_syn = m->res_key ? HCA_WC_STATUS_REM_ACCESS_ERR : HCA_WC_STATUS_REM_OP_ERR;
                 a_err = 1;
                 a_free = has_buf;
+                werr_d &= ~((uint64_t)1 << m->qpn);
             } else if (m->whole && m->p_len != 0 && st_reset) {
                 fin = 1; /* reset after the whole-range check: place nothing */
                 a_free = has_buf;
             } else if (m->whole && m->p_len != 0) {
                 state_d = S_GO; /* the whole message may be written: now this packet */
                 whole_d = 0;
+            } else if (eng->post) {
+                fin = 1; /* posted: its buffer is freed once its DMAs are answered */
+                pf_d = 1;
+                pf_buf_d = m->p_pbuf;
+                pf_qpn_d = m->qpn;
+                pfslot_d = m->rslot;
+                rslot_d = !m->rslot;
             } else {
                 fin = 1;
                 a_tx = m->p_last; /* ACK once the last packet's DMAs are answered */
                 a_free = has_buf;
+                if (m->p_last) {
+                    if (m->werr >> m->qpn & 1u) { /* a posted packet of the message failed */
+                        a_tx_op = HCA_PKT_OP_NAK;
+                        a_tx_syn = HCA_WC_STATUS_REM_OP_ERR;
+                        a_err = 1;
+                    }
+                    werr_d &= ~((uint64_t)1 << m->qpn);
+                }
             }
         } else {
             if (m->res_key || m->res_bus) {
@@ -527,6 +609,9 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
                 const uint32_t chunk = rs_rd_chunk(m);
                 tx_pend_d = 1;
                 tx_read = 1;
+                txp_d = 1; /* sent once the chunk's posted gathers are answered */
+                txslot_d = m->rslot;
+                rslot_d = !m->rslot;
                 rd_off_d = m->rd_off + chunk;
                 state_d = chunk == rs_rd_rem(m) ? S_FINISH : S_RD_ALLOC;
             }
@@ -556,6 +641,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
         ctx_latch = 1;
         if (!st_rts) {
             busy_d &= ~((uint64_t)1 << m->qpn);
+            werr_d &= ~((uint64_t)1 << m->qpn);
             if (m->wqe_qpn == m->qpn)
                 wqe_valid_d = 0;
         }
@@ -596,8 +682,34 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     case S_FINISH:
         if (!m->err_pend && !st_rts)
             err_wait_d = 0;
-        if (!m->tx_pend && !m->cpl_pend && !m->free_pend && !m->inc_pend && !m->err_pend && !m->err_wait)
+        if (tx_bad) {
+            state_d = S_RD_DROP; /* the last chunk's gather failed */
+            rd_cur_d = 0;
+        } else if (!m->tx_pend && !m->cpl_pend && !m->free_pend && !m->inc_pend && !m->err_pend && !m->err_wait) {
             state_d = S_IDLE;
+        }
+        break;
+
+    case S_RD_DROP:
+        if (!m->free_pend) {
+            tx_pend_d = 0; /* the READ_RESP is not sent: its buffer goes back */
+            txp_d = 0;
+            free_pend_d = 1;
+            free_id_d = (uint8_t)hca_pkt_get_pbuf(&m->o.tx);
+            state_d = S_RD_NAK;
+        }
+        break;
+
+    case S_RD_NAK:
+        if (!m->free_pend && m->rcnt0 == 0 && m->rcnt1 == 0) {
+            fin = 1;
+            a_tx = 1;
+            a_tx_op = HCA_PKT_OP_NAK;
+            a_tx_syn = HCA_WC_STATUS_REM_OP_ERR;
+            a_err = 1;
+            a_free = m->rd_cur;
+            a_free_id = m->rd_buf;
+        }
         break;
 
     default:
@@ -653,6 +765,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
         err_wait_d = (uint8_t)a_err;
         if (a_tx) {
             tx_pend_d = 1;
+            txp_d = 0;
             if (a_tx_read)
                 rs_read_resp(m, &m->o.tx);
             else
@@ -677,11 +790,27 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
 
     unsigned ch = 0; /* what rs_outputs must rederive */
 
+    /* posted READ gathers: tagged {01, 1, slot, 0, idx}, answers counted here */
+    const unsigned rtag = hca_dma_rsp_get_rtag(&io->dma_rsp);
+    const int posted_rsp = io->dma_rsp_valid && (rtag >> 5 & 1u) && !(rtag >> 3 & 1u);
+    const int prsp0 = posted_rsp && !(rtag >> 4 & 1u), prsp1 = posted_rsp && (rtag >> 4 & 1u);
+    const int post_fire = eng->posted && eng->dma_req_valid && io->dma_req_ready;
+    const int start_post = m->state == S_GO && !go_wait && eng->post;
+    const int rsp_err = (int)hca_dma_rsp_get_err(&io->dma_rsp);
+    m->rcnt0 = (uint8_t)((m->rcnt0 + (post_fire && !m->rslot) - prsp0) & 0xfu);
+    m->rcnt1 = (uint8_t)((m->rcnt1 + (post_fire && m->rslot) - prsp1) & 0xfu);
+    m->rberr0 = (start_post && !m->rslot) ? 0 : (uint8_t)(m->rberr0 || (prsp0 && rsp_err));
+    m->rberr1 = (start_post && m->rslot) ? 0 : (uint8_t)(m->rberr1 || (prsp1 && rsp_err));
+    m->rslot = rslot_d;
+    m->txp = txp_d;
+    m->txslot = txslot_d;
+    m->rd_cur = rd_cur_d;
+
     /* u_place's edge, with the job of this cycle (m->pio) and its handshakes */
     if (eng->busy || m->state == S_GO) { /* an idle engine without start does nothing */
         ch |= RS_CH_ENG;
         hca_resp_place_io_t *p = &m->pio;
-        p->start = m->state == S_GO;
+        p->start = m->state == S_GO && !go_wait;
         p->qpn = m->qpn; /* qpn_q holds still while PLACE runs */
         p->xq_ready = io->xq_ready;
         p->xs_valid = io->xs_valid;
@@ -691,7 +820,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
         p->xs_len = io->xs_len;
         p->xs_pa = io->xs_pa;
         p->dma_req_ready = io->dma_req_ready;
-        p->dma_rsp_valid = io->dma_rsp_valid && !fetch_rsp;
+        p->dma_rsp_valid = io->dma_rsp_valid && !fetch_rsp && !posted_rsp;
         p->dma_rsp_err = (uint8_t)fetch_err;
         hca_resp_place_edge(&m->place, p, now);
     }
@@ -757,7 +886,13 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     m->inc_pend = inc_pend_d;
     m->err_pend = err_pend_d;
     m->err_wait = err_wait_d;
-    m->o.pb_free_id = free_id_d;
+    m->free_id = free_id_d;
+    m->fsel = (uint8_t)(pf_sel && !io->pb_free_ready);
+    m->pf = pf_d;
+    m->pfslot = pfslot_d;
+    m->pf_qpn = pf_qpn_d;
+    m->pf_buf = pf_buf_d;
+    m->werr = werr_d;
 
     rs_outputs(m, ch, now);
 }
@@ -792,6 +927,7 @@ static inline int rs_scan_state(unsigned s) { return s == S_IDLE || s == S_SCAN_
 static int rs_scan_only(const hca_responder_t *m)
 {
     return rs_scan_state(m->state) && !m->tx_pend && !m->cpl_pend && !m->free_pend && !m->inc_pend &&
+           !m->rcnt0 && !m->rcnt1 && !m->pf &&
            !m->err_pend && !m->err_wait && hca_resp_place_quiet_until(&m->place, 0) == UINT64_MAX;
 }
 

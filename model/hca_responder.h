@@ -5,7 +5,9 @@
  * placement engine hca_resp_place (model/hca_resp_place.h).
  *
  * Comb paths: none. Every output is a function of the registers alone
- * (tx, cpl, pb_free, rq_ci_inc, qp_err come from pending registers; xq_*,
+ * (tx, cpl, pb_free, rq_ci_inc, qp_err come from pending registers; pb_free
+ * also from the posted free; tx_valid
+ * also from the posted-gather counters; xq_*,
  * dma_req, place_busy from the placement engine's state and the job, which
  * is built from registers; pb_alloc_ready, rx_ready, evt_valid from the
  * state); xs_ready and dma_rsp_ready are constant 1. So comb needs no inputs
@@ -72,7 +74,7 @@ typedef struct hca_responder_io {
     uint8_t pb_free_id;
     uint8_t cpl_valid;
     uint16_t cpl_cqn;        /**< the CQ of cpl */
-    uint8_t place_busy;      /**< the placement engine holds key-checked work not yet answered (ctx DRAIN) */
+    uint8_t place_busy;      /**< ctx DRAIN sources {slot 1 posted, slot 0 posted, engine} */
     uint8_t evt_valid;
     m_xreq_t xq;             /**< xq_tag_o, xq_rights_o, xq_remote_o, xq_key_o, xq_pd_o, xq_len_o, xq_va_o */
     hca_pkt_t tx;
@@ -94,9 +96,19 @@ typedef struct hca_responder {
     uint8_t rd_buf;
     uint8_t res_key, res_bus;
     uint8_t tx_pend, cpl_pend, free_pend, inc_pend, err_pend, err_wait;
-    /* data registers tx_q, cqe_q, cqn_q, free_id_q (never reset): they drive
-     * their ports straight, so they live in o as o.tx, o.cpl, o.cpl_cqn,
-     * o.pb_free_id */
+    /* READ double buffering: posted gathers per slot, the tx register's slot */
+    uint8_t rslot;           /**< slot of the chunk being gathered */
+    uint8_t rcnt0, rcnt1;    /**< posted, not yet answered (4 bits) */
+    uint8_t rberr0, rberr1;  /**< an answer of the slot's chunk was err */
+    uint8_t txp, txslot;     /**< tx is a READ_RESP of posted chunk txslot */
+    uint8_t rd_cur;          /**< RD_NAK: the current chunk holds rd_buf */
+    /* WRITE overlap: the posted free of a middle packet's buffer */
+    uint8_t pf, pfslot, pf_qpn, pf_buf; /**< pf_buf waits for slot pfslot's answers (pf_buf: data) */
+    uint8_t fsel;            /**< the posted free was offered and not taken: it stays offered */
+    uint64_t werr;           /**< per QP: a posted placement was answered err */
+    uint8_t free_id;         /**< free_id_q (data) */
+    /* data registers tx_q, cqe_q, cqn_q (never reset): they drive their
+     * ports straight, so they live in o as o.tx, o.cpl, o.cpl_cqn */
     /* the packet: p_*_q */
     uint8_t p_op, p_first, p_last, p_pbuf;
     uint16_t p_dqpn, p_sqpn;

@@ -3,7 +3,8 @@
  * For every SGE the range [off, off + len) touches, the piece in it is
  * key-checked (one translation request) and, unless check_only, every
  * segment beat becomes one DMA request (HOST_TO_BUF, or BUF_TO_HOST with
- * to_host); a segment's beat is taken only once its DMA is answered. The
+ * to_host); a segment's beat is taken only once its DMA is answered (post:
+ * once its DMA is accepted; the owner counts the answers). The
  * first failing beat ends the walk with PROT, a DMA bus error with ACCESS.
  *
  * Same FSM (M_*), same registers, same cycle for every transition. No
@@ -89,8 +90,14 @@ static void mv_step(const hca_sge_mover_t *m, const hca_sge_mover_io_t *io, mv_n
         }
         break;
     case M_DMA:
-        if (io->dma_req_ready)
+        if (io->dma_req_ready && m->post) {
+            /* POST: the beat is taken as its DMA is accepted (owner counts answers) */
+            d->xs_ready = 1;
+            d->boff = m->boff + io->xs_len;
+            d->state = io->xs_last ? M_NEXT : M_BEAT;
+        } else if (io->dma_req_ready) {
             d->state = M_DWAIT;
+        }
         break;
     case M_DWAIT:
         d->dma_rsp_ready = 1;
@@ -119,11 +126,12 @@ static void mv_step(const hca_sge_mover_t *m, const hca_sge_mover_io_t *io, mv_n
     }
 }
 
-int hca_sge_mover_init(hca_sge_mover_t *m, uint8_t xtag, uint8_t dtag)
+int hca_sge_mover_init(hca_sge_mover_t *m, uint8_t xtag, uint8_t dtag, uint8_t post)
 {
     memset(m, 0, sizeof(*m));
     m->xtag = xtag;
     m->dtag = dtag;
+    m->post = post & 1u;
     hca_sge_mover_reset(m);
     return 0;
 }
@@ -165,8 +173,8 @@ void hca_sge_mover_comb(const hca_sge_mover_t *m, hca_sge_mover_io_t *io, uint64
     io->dma_req.qpn = m->qpn;
     io->dma_req_valid = m->state == M_DMA;
 
-    /* Only M_BEAT and M_DWAIT drive the readies. */
-    if (m->state == M_BEAT || m->state == M_DWAIT) {
+    /* Only M_BEAT and M_DWAIT (and M_DMA when posting) drive the readies. */
+    if (m->state == M_BEAT || m->state == M_DWAIT || (m->post && m->state == M_DMA)) {
         mv_next_t d;
         mv_step(m, io, &d);
         io->xs_ready = d.xs_ready;

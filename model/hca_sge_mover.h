@@ -4,7 +4,8 @@
  * returned segment), or only key-checks them (check_only).
  *
  * Comb paths (outputs from inputs in the same cycle):
- *   xs_ready   <- xs_valid, xs_status, xs_last (M_BEAT); dma_rsp_valid (M_DWAIT)
+ *   xs_ready   <- xs_valid, xs_status, xs_last (M_BEAT); dma_rsp_valid (M_DWAIT);
+ *                 dma_req_ready (M_DMA, post)
  *   dma_req    <- xs_len, xs_pa (len/addr fields), sge (key field)
  *   xq         <- sge (key field)
  *   busy, done, status, xq_valid, dma_req_valid, dma_rsp_ready: state only.
@@ -63,6 +64,7 @@ typedef struct hca_sge_mover_io {
 typedef struct hca_sge_mover {
     /* parameters */
     uint8_t xtag, dtag;
+    uint8_t post;        /**< POST: take a beat when its DMA is accepted */
     /* registers (names as the RTL's, without _q) */
     uint8_t state;       /**< HCA_SGE_MOVER_M_* */
     uint8_t chk, host, rights;
@@ -78,7 +80,7 @@ typedef struct hca_sge_mover {
     uint32_t plen;
 } hca_sge_mover_t;
 
-int hca_sge_mover_init(hca_sge_mover_t *m, uint8_t xtag, uint8_t dtag); /* 0 */
+int hca_sge_mover_init(hca_sge_mover_t *m, uint8_t xtag, uint8_t dtag, uint8_t post); /* 0 */
 void hca_sge_mover_reset(hca_sge_mover_t *m);
 void hca_sge_mover_comb(const hca_sge_mover_t *m, hca_sge_mover_io_t *io, uint64_t now);
 void hca_sge_mover_edge(hca_sge_mover_t *m, const hca_sge_mover_io_t *io, uint64_t now);

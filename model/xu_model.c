@@ -51,9 +51,12 @@
  * and answered with fw_rvalid in the next cycle. A command written in cycle c
  * changes the tables at the edge ending cycle c: a request accepted in cycle c
  * has already been checked against the old entry (the request handshake is
- * judged before the firmware access in the same cycle). INVALIDATE and FENCE
- * then stay busy until every request accepted up to and including cycle c has
- * handed over its last beat; requests finish in acceptance order, so one
+ * judged before the firmware access in the same cycle), except INVALIDATE,
+ * whose entry goes FREE at the edge ending c + 1 (the RTL's ST_INV_WB writes
+ * it back: a request accepted in c + 1 still reads the old entry). FENCE
+ * then stays busy until every request accepted up to and including cycle c
+ * has handed over its last beat, INVALIDATE until every one accepted up to
+ * c + 1 (xu_fw_port inflight_d counts ST_INV_WB's accepts); requests finish in acceptance order, so one
  * counter pair (accepted, finished) is the whole fence. An MTT entry rewritten
  * while a walk that uses it is under way is read as it is when its beat is
  * issued (as in the RTL); firmware fences before it rewrites a page list.
@@ -796,7 +799,9 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
         else
             m->rdata = xm_fw_read(m, p->fw_addr);
     }
-    if (m->busy && m->finished >= m->fence_target) {
+    /* (an INVALIDATE written at this edge completes at the next one at the
+     * earliest: the RTL spends a cycle in ST_INV_WB) */
+    if (m->busy && !m->inv_wb && m->finished >= m->fence_target) {
         m->busy = 0;
         m->result = HCA_FWP_RESULT_OK;
     }

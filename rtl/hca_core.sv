@@ -240,13 +240,13 @@ module hca_core #(
   logic [15:0]              cq_cqn, cq_pi, cq_ci;
   logic [`HCA_CQ_CTX_W-1:0] cq_cqc;
   logic                     cq_inrange, cq_pi_inc, cq_ovf_set;
-  logic [1:0]               rq_drain_busy;
-  logic                     rs_drain_busy;
+  logic [5:0]               rq_drain_busy;
+  logic [2:0]               rs_drain_busy;
 
   hca_ctx #(
     .MAX_QP  (MAX_QP),
     .MAX_CQ  (MAX_CQ),
-    .N_DRAIN (3)
+    .N_DRAIN (`HCA_DRAIN_SOURCES)
   ) u_ctx (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),

@@ -22,12 +22,15 @@
 //   READ_CQC   DATA <- the CQ context, overflow flag in cfg bit 9.
 //   DRAIN      the device-level DMA fence (docs/engine.md "Invalidation and
 //              in-flight DMA"): the engine clients that key-check and then
-//              DMA (drain_busy_i: requester send mover, requester response
-//              mover, responder placement) busy in the command's cycle are
-//              snapshotted; STATUS.busy stays 1 until each snapshotted
-//              client has been seen not busy once (a client is busy from
-//              the start of a job's key checks until its last DMA was
-//              answered, and idle for at least a cycle between two jobs).
+//              DMA (drain_busy_i, HCA_DRAIN_SOURCES bits: per engine —
+//              requester send, requester response, responder — its mover's
+//              key checks and non-posted DMAs, and each of its two slots of
+//              posted DMAs) busy in the command's cycle are snapshotted;
+//              STATUS.busy stays 1 until each snapshotted source has been
+//              seen not busy once. A source is idle for at least a cycle
+//              between two uses (a slot is reused only after its count
+//              reached 0), so DRAIN ends when the DMAs pending at the
+//              command are answered, however long traffic goes on after.
 //              A job started after the command is not waited for: its
 //              checks came after the INVALIDATE the firmware ran before,
 //              so they saw the invalidated entry. Result OK. A DRAIN

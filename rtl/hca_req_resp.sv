@@ -10,10 +10,13 @@
 //             context is read
 //   R_CLAIM   the QP must have a message in flight with the packet's psn,
 //             else the packet is dropped (a READ_RESP's buffer freed) —
-//             except a NAK for the message the send engine is still
-//             sending (QP owned there, psn = sq_ci): it is kept for the
-//             send engine (nak_save_o), which stops sending and completes
-//             the message with the syndrome.
+//             except a NAK or RNR_NAK for the message the send engine is
+//             still sending (QP owned there, psn = sq_ci): it is kept for
+//             the send engine (nak_save_o), which stops sending and
+//             completes the message with the syndrome, or for an RNR_NAK
+//             with retries left (nak_rnr_o) puts the QP into RNR wait (the
+//             responder drops the message's later packets); an RNR_NAK past
+//             rnr_retry is kept as a NAK of RNR_RETRY_EXC_ERR.
 //             ACK -> success; NAK -> its syndrome, ERROR; RNR_NAK -> wait
 //             rnr_timer and resend (the send engine refetches the WQE), or
 //             RNR_RETRY_EXC_ERR, ERROR once rnr_retry (7: never) resends
@@ -21,13 +24,22 @@
 //             takes no packet, and a DONE completes only such a QP: its
 //             status (ERROR unless SUCCESS)
 //   R_MOVE    READ_RESP: scatter [offset, offset + len) into the SGEs (key
-//             check LOCAL_WRITE per piece, BUF_TO_HOST per segment, each
-//             answered before the next: completions follow placement)
-//   R_FREE    give the packet buffer back (an empty READ_RESP carries none:
-//             the responder sends it with pbuf 0 and allocates nothing);
-//             after the last READ_RESP (or a failed placement) complete,
-//             else the message stays in flight; the last byte of an
-//             RDMA_READ_WITH_INV placed: R_EVT instead
+//             check LOCAL_WRITE per piece, BUF_TO_HOST per segment, posted:
+//             the mover takes each beat as its DMA is accepted, this engine
+//             counts the answers per chunk slot by tag)
+//   R_FREE    a scattered READ_RESP's buffer goes to the posted-free
+//             register (pf_q), freed once its DMAs are answered (waits while
+//             the one before is still there); an unscattered one is freed
+//             now (an empty READ_RESP carries none: the responder sends it
+//             with pbuf 0 and allocates nothing); after the last READ_RESP
+//             (or a failed placement) complete, else the message stays in
+//             flight; the last byte of an RDMA_READ_WITH_INV placed: R_EVT
+//             instead. The next READ_RESP is taken while the DMAs are out.
+//   R_EVT and R_FINISH wait until every posted DMA was answered (the event
+//   and the CQE follow the placement) and the posted free is released; a
+//   posted scatter answered err marks its QP (rerr_q) and the message
+//   completes LOC_ACCESS_ERR at its end (its remaining READ_RESPs are still
+//   placed: the error is known only after the QP went back in flight).
 //   R_EVT     post its READ_INV event (waits while the queue is full: the
 //             firmware empties it on its own) and park the QP waiting for
 //             DONE, which completes it (opcode RDMA_READ)
@@ -61,8 +73,9 @@ module hca_req_resp #(
   output logic [31:0]                   rnr_timer_o,    // with REL_RNR
   input  logic                          look_active_i,  // owned by the send engine, not released now
   input  logic                          look_evt_wait_i, // in flight waiting for DONE, not a packet
-  output logic                          nak_save_o,     // a NAK for the message being sent
-  output logic [4:0]                    nak_syn_o,      // its syndrome
+  output logic                          nak_save_o,     // a NAK / RNR_NAK for the message being sent
+  output logic [4:0]                    nak_syn_o,      // its syndrome (completion status)
+  output logic                          nak_rnr_o,      // an RNR_NAK with retries left: resend after rnr_timer
 
   // a DONE kept for QP done_qpn_i (its status read from the wrapper's table)
   input  logic                          done_valid_i,
@@ -106,7 +119,7 @@ module hca_req_resp #(
   output logic [FIN_W-1:0]              fin_o,
 
   // the mover holds key-checked work not yet answered (ctx DRAIN)
-  output logic                          mv_busy_o
+  output logic [2:0]                    mv_busy_o    // {slot 1 posted, slot 0 posted, mover} (ctx DRAIN)
 );
 
   localparam int XREQ_W = 8 + `HCA_ACCESS_W + 1 + 32 + `HCA_PD_BITS + 32 + 64;
@@ -122,6 +135,7 @@ module hca_req_resp #(
   typedef enum logic [2:0] {
     R_IDLE, R_CLAIM, R_MOVE, R_FREE, R_FINISH, R_EVT
   } state_e;
+  localparam logic [3:0] POST_MAX = 4'd8;   // posted DMAs per chunk: tags {0011, slot, seq mod 8}
 
   state_e        state_q, state_d;
   // the packet (data)
@@ -133,6 +147,16 @@ module hca_req_resp #(
   logic [31:0]   len_q, off_q;
   // control
   logic          claimed_q, claimed_d;
+  logic          moved_q, moved_d;     // the packet went through R_MOVE (its buffer is posted-freed)
+  // posted scatters (control): per slot, and the posted free
+  logic          slot_q, slot_d;
+  logic [3:0]    cnt0_q, cnt1_q;
+  logic [2:0]    seq0_q, seq1_q;
+  logic          berr0_q, berr1_q;
+  logic          pf_q, pf_d, pfslot_q, pfslot_d;
+  logic [QW-1:0] pf_qpn_q, pf_qpn_d;
+  logic [7:0]    pf_buf_q, pf_buf_d;
+  logic [(1<<QW)-1:0] rerr_q, rerr_d;  // per QP: a posted scatter of its READ was answered err
   logic [4:0]    status_q, status_d;
   logic          err_q, err_d;
 
@@ -154,6 +178,8 @@ module hca_req_resp #(
   logic [15:0] cqn;
   logic [23:0] pd;
   assign rnr_retry = `HCA_QP_CTX_RNR_RETRY(qpc_i);
+  logic        rnr_out;   // an RNR_NAK now would be one too many (7: retry forever)
+  assign rnr_out   = rnr_retry != 3'd7 && rnr_cnt_i >= rnr_retry;
   assign rnr_timer = `HCA_QP_CTX_RNR_TIMER(qpc_i);
   assign cqn       = `HCA_QP_CTX_SEND_CQN(qpc_i);
   assign pd        = qpc_i[`HCA_QP_CTX_PD_LSB +: `HCA_PD_BITS];
@@ -169,9 +195,14 @@ module hca_req_resp #(
   logic       mv_start, mv_done, mv_busy;
   logic [1:0] mv_status;
 
+  logic                      mv_dma_valid, room, post, ans0, ans1, cnt_idle, pf_rdy, pf_go, quiet;
+  logic [`HCA_DMA_REQ_W-1:0] mv_dma_req;
+  logic                      rtag_slot, mv_rsp_ready_unused;
+
   hca_sge_mover #(
     .XTAG (XTAG),
-    .DTAG (DTAG)
+    .DTAG (DTAG),
+    .POST (1'b1)
   ) u_mover (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
@@ -198,18 +229,47 @@ module hca_req_resp #(
     .xs_last_i       (xs_last_i),
     .xs_len_i        (xs_len_i),
     .xs_pa_i         (xs_pa_i),
-    .dma_req_valid_o (dma_req_valid_o),
-    .dma_req_ready_i (dma_req_ready_i),
-    .dma_req_o       (dma_req_o),
-    .dma_rsp_valid_i (dma_rsp_valid_i),
-    .dma_rsp_ready_o (dma_rsp_ready_o),
-    .dma_rsp_err_i   (rsp_err)
+    .dma_req_valid_o (mv_dma_valid),
+    .dma_req_ready_i (dma_req_ready_i && room),
+    .dma_req_o       (mv_dma_req),
+    .dma_rsp_valid_i (1'b0),
+    .dma_rsp_ready_o (mv_rsp_ready_unused),
+    .dma_rsp_err_i   (1'b0)
   );
 
+  // Posted scatters carry tag {0011, slot, seq}: every answer to this engine
+  // is one, counted by its slot.
+  assign room     = (slot_q ? cnt1_q : cnt0_q) < POST_MAX;
+  assign post     = mv_dma_valid && room && dma_req_ready_i;
+  assign rtag_slot = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 3];
+  assign ans0     = dma_rsp_valid_i && !rtag_slot;
+  assign ans1     = dma_rsp_valid_i && rtag_slot;
+  assign cnt_idle = cnt0_q == 4'd0 && cnt1_q == 4'd0;
+  assign pf_rdy   = pf_q && ((pfslot_q ? cnt1_q : cnt0_q) == 4'd0);
+  assign quiet    = cnt_idle && !pf_q;   // every DMA answered, the last buffer released
+  always_comb begin
+    dma_req_o = mv_dma_req;
+    `HCA_DMA_REQ_TAG(dma_req_o) = {4'b0011, slot_q, slot_q ? seq1_q : seq0_q};
+  end
+  assign dma_req_valid_o = mv_dma_valid && room;
+  assign dma_rsp_ready_o = 1'b1;
+
   // ---------------------------------------------------------------- state machine
+  // (the QP number as a wire: Icarus cannot infer an always_comb's
+  // sensitivity through a constant part select)
+  logic [QW-1:0] qpn_w;
+  assign qpn_w = qpn_q[QW-1:0];
   always_comb begin
     state_d     = state_q;
     claimed_d   = claimed_q;
+    moved_d     = moved_q;
+    slot_d      = slot_q;
+    pf_d        = pf_q && !pf_go;
+    pfslot_d    = pfslot_q;
+    pf_qpn_d    = pf_qpn_q;
+    pf_buf_d    = pf_buf_q;
+    rerr_d      = rerr_q;
+    if (pf_go && (pfslot_q ? berr1_q : berr0_q)) rerr_d[pf_qpn_q] = 1'b1;
     status_d    = status_q;
     err_d       = err_q;
     rx_ready_o  = 1'b0;
@@ -224,6 +284,7 @@ module hca_req_resp #(
         rx_ready_o  = !done_valid_i;
         done_take_o = done_valid_i;
         claimed_d   = 1'b0;
+        moved_d     = 1'b0;
         err_d       = 1'b0;
         status_d    = `HCA_WC_STATUS_SUCCESS;
         if (rx_valid_i || done_valid_i) begin
@@ -238,7 +299,8 @@ module hca_req_resp #(
           end
           // The responder NAKed the message before its last packet left:
           // the send engine owns the QP and completes it.
-          if (op_q == `HCA_PKT_OP_NAK && in_range && look_active_i && psn_q == sq_ci_i) begin
+          if ((op_q == `HCA_PKT_OP_NAK || op_q == `HCA_PKT_OP_RNR_NAK) && in_range && look_active_i &&
+              psn_q == sq_ci_i) begin
             nak_save_o = 1'b1;
           end
         end else begin
@@ -264,7 +326,7 @@ module hca_req_resp #(
               state_d  = R_FINISH;
             end
             `HCA_PKT_OP_RNR_NAK: begin
-              if (rnr_retry != 3'd7 && rnr_cnt_i >= rnr_retry) begin
+              if (rnr_out) begin
                 status_d = `HCA_WC_STATUS_RNR_RETRY_EXC_ERR;
                 err_d    = 1'b1;
                 state_d  = R_FINISH;
@@ -276,7 +338,9 @@ module hca_req_resp #(
             `HCA_PKT_OP_READ_RESP: begin
               if (pk_read) begin
                 mv_start = 1'b1;
+                moved_d  = 1'b1;
                 state_d  = R_MOVE;
+                if (off_q == 32'd0) rerr_d[qpn_w] = 1'b0;   // a new message
               end else begin
                 // Not a READ: drop it, the message stays in flight.
                 err_d   = 1'b0;
@@ -301,12 +365,21 @@ module hca_req_resp #(
         end
       end
       R_FREE: begin
-        if (free_ready_i || len_q == 32'd0) begin
+        if (moved_q && len_q != 32'd0 && !pf_q) begin
+          // the buffer is freed once the chunk's DMAs are answered
+          pf_d     = 1'b1;
+          pf_buf_d = pbuf_q;
+          pf_qpn_d = qpn_w;
+          pfslot_d = slot_q;
+          slot_d   = !slot_q;
+        end
+        if (moved_q ? (len_q == 32'd0 || !pf_q) : (free_ready_i || len_q == 32'd0)) begin
           state_d = R_IDLE;
           if (claimed_q) begin
             if (ctx_reset) begin
               rel_valid_o = 1'b1;
               rel_kind_o  = REL_IDLE;
+              rerr_d[qpn_w] = 1'b0;
             end else if (err_q) begin
               state_d = R_FINISH;
             end else if (last_q && pk_read && op_q == `HCA_PKT_OP_READ_RESP) begin
@@ -322,10 +395,11 @@ module hca_req_resp #(
         end
       end
       R_FINISH: begin
-        if (fin_ready_i || ctx_reset) begin
+        if ((fin_ready_i && quiet) || ctx_reset) begin
           rel_valid_o = 1'b1;
           rel_kind_o  = REL_IDLE;
           state_d     = R_IDLE;
+          rerr_d[qpn_w] = 1'b0;   // the message ended
         end
       end
       R_EVT: begin
@@ -333,7 +407,8 @@ module hca_req_resp #(
           rel_valid_o = 1'b1;
           rel_kind_o  = REL_IDLE;
           state_d     = R_IDLE;
-        end else if (evt_ready_i) begin
+          rerr_d[qpn_w] = 1'b0;
+        end else if (evt_ready_i && quiet) begin
           rel_valid_o = 1'b1;
           rel_kind_o  = REL_EVT;
           state_d     = R_IDLE;
@@ -347,9 +422,15 @@ module hca_req_resp #(
   assign qpn_o        = (state_q != R_IDLE) ? qpn_q :
                         done_valid_i ? 16'(done_qpn_i) : `HCA_PKT_DST_QPN(rx_i);
   assign rnr_timer_o  = rnr_timer;
-  assign nak_syn_o    = syn_q;
-  assign free_valid_o = state_q == R_FREE && len_q != 32'd0;
-  assign free_id_o    = pbuf_q;
+  // An RNR_NAK kept for the send engine: retried, or RNR_RETRY_EXC_ERR.
+  assign nak_rnr_o    = op_q == `HCA_PKT_OP_RNR_NAK && !rnr_out;
+  assign nak_syn_o    = (op_q == `HCA_PKT_OP_RNR_NAK) ? 5'(`HCA_WC_STATUS_RNR_RETRY_EXC_ERR) : syn_q;
+  // the FSM's free (an unscattered READ_RESP) first, else the posted one
+  logic fsm_free;
+  assign fsm_free     = state_q == R_FREE && len_q != 32'd0 && !moved_q;
+  assign free_valid_o = fsm_free || pf_rdy;
+  assign free_id_o    = fsm_free ? pbuf_q : pf_buf_q;
+  assign pf_go        = pf_rdy && !fsm_free && free_ready_i;
 
   // ---------------------------------------------------------------- READ_INV event
   always_comb begin
@@ -360,9 +441,17 @@ module hca_req_resp #(
     `HCA_FW_EVENT_PD(evt_o)   = 32'(pd);
     `HCA_FW_EVENT_KEY(evt_o)  = pk_inv_key;
   end
-  assign evt_valid_o = state_q == R_EVT && !ctx_reset;
+  assign evt_valid_o = state_q == R_EVT && !ctx_reset && quiet;
 
   // ---------------------------------------------------------------- completion
+
+  // A posted scatter of the message answered err: LOC_ACCESS_ERR (unless it
+  // failed otherwise first).
+  logic       rerr_qp, fin_err;
+  logic [4:0] fin_status;
+  assign rerr_qp    = rerr_q[qpn_q[QW-1:0]];
+  assign fin_err    = err_q || rerr_qp;
+  assign fin_status = (rerr_qp && !err_q) ? 5'(`HCA_WC_STATUS_LOC_ACCESS_ERR) : status_q;
 
   logic [`HCA_CQE_W-1:0] cqe;
   always_comb begin
@@ -370,12 +459,12 @@ module hca_req_resp #(
     `HCA_CQE_WR_ID(cqe)       = pk_wr_id;
     `HCA_CQE_BYTE_LEN(cqe)    = pk_len;
     `HCA_CQE_QPN(cqe)         = {16'd0, qpn_q};
-    `HCA_CQE_STATUS(cqe)      = {3'd0, status_q};
+    `HCA_CQE_STATUS(cqe)      = {3'd0, fin_status};
     `HCA_CQE_OPCODE(cqe)      = 8'(pk_wc_op);
     `HCA_CQE_WQE_COUNTER(cqe) = {16'd0, sq_ci_i};
   end
-  assign fin_o       = {qpn_q, cqn, pk_sig || err_q, err_q, cqe};
-  assign fin_valid_o = state_q == R_FINISH && !ctx_reset;
+  assign fin_o       = {qpn_q, cqn, pk_sig || fin_err, fin_err, cqe};
+  assign fin_valid_o = state_q == R_FINISH && !ctx_reset && quiet;
 
   // ---------------------------------------------------------------- registers
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -385,9 +474,34 @@ module hca_req_resp #(
       status_q  <= '0;
       err_q     <= 1'b0;
       qpn_q     <= '0;
+      moved_q   <= 1'b0;
+      slot_q    <= 1'b0;
+      cnt0_q    <= '0;
+      cnt1_q    <= '0;
+      seq0_q    <= '0;
+      seq1_q    <= '0;
+      berr0_q   <= 1'b0;
+      berr1_q   <= 1'b0;
+      pf_q      <= 1'b0;
+      pfslot_q  <= 1'b0;
+      pf_qpn_q  <= '0;
+      rerr_q    <= '0;
     end else begin
       state_q   <= state_d;
       claimed_q <= claimed_d;
+      moved_q   <= moved_d;
+      slot_q    <= slot_d;
+      cnt0_q    <= cnt0_q + 4'(post && !slot_q) - 4'(ans0);
+      cnt1_q    <= cnt1_q + 4'(post && slot_q) - 4'(ans1);
+      seq0_q    <= seq0_q + 3'(post && !slot_q);
+      seq1_q    <= seq1_q + 3'(post && slot_q);
+      // a scatter starting on a slot clears its error (the slot is idle then)
+      berr0_q   <= (mv_start && !slot_q) ? 1'b0 : berr0_q || (ans0 && rsp_err);
+      berr1_q   <= (mv_start && slot_q) ? 1'b0 : berr1_q || (ans1 && rsp_err);
+      pf_q      <= pf_d;
+      pfslot_q  <= pfslot_d;
+      pf_qpn_q  <= pf_qpn_d;
+      rerr_q    <= rerr_d;
       status_q  <= status_d;
       err_q     <= err_d;
       if (state_q == R_IDLE && (rx_valid_i || done_valid_i)) begin
@@ -397,6 +511,7 @@ module hca_req_resp #(
   end
 
   always_ff @(posedge clk_i) begin
+    pf_buf_q <= pf_buf_d;
     if (state_q == R_IDLE && done_valid_i) begin
       op_q  <= OP_DONE;
       syn_q <= done_status_i;
@@ -413,7 +528,8 @@ module hca_req_resp #(
 
   // Packet and context fields this engine has no use for.
   logic unused;
-  assign unused = ^{rx_i, qpc_i, dma_rsp_i, qpn_q};
-  assign mv_busy_o = mv_busy;
+  assign unused = ^{rx_i, qpc_i, dma_rsp_i, qpn_q, mv_rsp_ready_unused};
+  // busy from the first key check until every posted DMA was answered
+  assign mv_busy_o = {cnt1_q != 4'd0, cnt0_q != 4'd0, mv_busy};
 
 endmodule

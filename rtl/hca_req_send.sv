@@ -20,24 +20,38 @@
 //             response engine completes it (with DONE's status)
 //   S_CHECK   every SGE whole (rights 0, READ: LOCAL_WRITE) -> LOC_PROT_ERR
 //   S_ALLOC   SEND/WRITE: a packet buffer for the next chunk
-//   S_GATHER  HOST_TO_BUF of the chunk's pieces (failure: free, complete)
-//   S_TX      the packet (SEND/WRITE chunk or READ_REQ); after the last:
+//   S_GATHER  key-check the chunk's pieces and post their HOST_TO_BUFs
+//   S_HOLD    the chunk is gathered while the one before still waits for
+//             its DMA answers or the link: wait for that one to leave
+//   S_TXWAIT  the last chunk is posted: wait until its packet left, then
 //             park the message and release the QP as in flight
+//   S_TX      READ: the READ_REQ, then park and release as in flight
+//   Double buffering: a gathered chunk (its DMAs posted, not necessarily
+//   answered) waits in the pending register (pv_q) while the next chunk is
+//   allocated and gathered; the pending packet is sent as soon as every DMA
+//   of its chunk was answered (per-chunk answer counters cnt*_q, by tag),
+//   so chunk k+1's host reads overlap chunk k's and its time on the link.
 //   A NAK for the message that comes back while it is still being sent
-//   (nak_i: kept by the response engine) stops it at the next of these
-//   steps: S_ALLOC completes it, S_GATHER frees the chunk's buffer first,
-//   S_TX completes it instead of parking it; status = the NAK's syndrome,
-//   QP -> ERROR. Packets sent before that are dropped by the responder.
-//   S_FREE    give back the buffer of a failed chunk
+//   (nak_i: kept by the response engine), a failed key check or a bus error
+//   stops it at the next of S_ALLOC / S_GATHER (chunk walked) / S_HOLD /
+//   S_TXWAIT: no further packet is sent (the pending one is not either),
+//   S_ABORT waits for every posted DMA's answer, S_FREE gives back the
+//   buffers held (pending, then current), S_FINISH completes with the NAK's
+//   syndrome, LOC_PROT_ERR or LOC_ACCESS_ERR, QP -> ERROR. Packets sent
+//   before that are dropped by the responder. An RNR_NAK with retries left
+//   (nak_rnr_i) stops it the same way, but S_FREE then releases the QP into
+//   RNR wait (rel_rnr_o): no completion, the message is resent from its
+//   WQE after rnr_timer cycles.
 //   S_FINISH  completion (always written: errors and flushes) + release
 //   The firmware writing the QP to RESET (MODIFY_QP RESET, DESTROY_QP)
 //   while this engine holds it (ctx_reset: the context read port follows
 //   the live state) stops it at its next step, before any further DMA,
-//   packet or event: S_FETCH/S_DECODE/S_CHECK/S_ALLOC/S_EVT go to S_FINISH,
-//   S_GATHER/S_TX (holding a buffer) to S_FREE, and S_FINISH releases the
-//   QP without a completion. A mover already working finishes first: its
-//   DMAs were key-checked before the RESET, the firmware's DRAIN waits
-//   for them.
+//   packet or event: S_FETCH/S_DECODE/S_CHECK/S_EVT/S_TX go to S_FINISH,
+//   S_ALLOC/S_GATHER/S_HOLD/S_TXWAIT (buffers and DMAs) through S_ABORT and
+//   S_FREE, and S_FINISH releases the QP without a completion. A mover
+//   already working finishes first: its DMAs were key-checked before the
+//   RESET, the firmware's DRAIN waits for them (mv_busy_o covers every
+//   posted DMA until it is answered).
 //
 // SEND_WITH_INV is a SEND whose packets are SEND_INV carrying inv_key;
 // RDMA_READ_WITH_INV a READ whose park entry asks the response engine for a
@@ -66,11 +80,14 @@ module hca_req_send #(
   // a NAK for the message being sent (kept per QP by the wrapper)
   input  logic                          nak_i,
   input  logic [4:0]                    nak_syn_i,
+  input  logic                          nak_rnr_i,        // ...an RNR_NAK to retry
 
   // release of the claimed QP: to in flight (park_o written) or idle
   output logic                          rel_valid_o,
   output logic                          rel_inflight_o,
   output logic                          rel_evt_o,        // ...waiting for DONE (with rel_inflight_o)
+  output logic                          rel_rnr_o,        // ...into RNR wait (not in flight)
+  output logic [31:0]                   rnr_timer_o,      // with rel_rnr_o
   output logic [PARK_W-1:0]             park_o,
 
   // memory-management events (tag = QP number)
@@ -116,7 +133,7 @@ module hca_req_send #(
   output logic [FIN_W-1:0]              fin_o,
 
   // the mover holds key-checked work not yet answered (ctx DRAIN)
-  output logic                          mv_busy_o
+  output logic [2:0]                    mv_busy_o    // {slot 1 posted, slot 0 posted, mover} (ctx DRAIN)
 );
 
   localparam int XREQ_W = 8 + `HCA_ACCESS_W + 1 + 32 + `HCA_PD_BITS + 32 + 64;
@@ -129,8 +146,9 @@ module hca_req_send #(
 
   typedef enum logic [3:0] {
     S_IDLE, S_CTX, S_FETCH, S_FWAIT, S_DECODE, S_CHECK, S_ALLOC, S_GATHER,
-    S_TX, S_FREE, S_FINISH, S_EVT
+    S_TX, S_FREE, S_FINISH, S_EVT, S_HOLD, S_TXWAIT, S_ABORT
   } state_e;
+  localparam logic [3:0] POST_MAX = 4'd8;   // posted DMAs per chunk: tags {0001, slot, seq mod 8}
 
   state_e        state_q, state_d;
   logic [QW-1:0] qpn_q;
@@ -157,6 +175,20 @@ module hca_req_send #(
   logic [7:0]    buf_q, buf_d;
   logic [4:0]    status_q, status_d;   // completion status
   logic          err_q, err_d;         // the completion moves the QP to ERROR
+  logic          rnr_q, rnr_d;         // stopped by an RNR_NAK: released into RNR wait
+  logic          cur_q, cur_d;         // buf_q is held by the chunk being gathered
+  logic          slot_q, slot_d;       // the slot (tag bit, answer counter) of that chunk
+
+  // double buffering (control): posted DMAs per slot, the pending packet
+  logic [3:0]    cnt0_q, cnt1_q;       // posted, not yet answered
+  logic [2:0]    seq0_q, seq1_q;       // tag of the next post
+  logic          berr0_q, berr1_q;     // an answer of the slot's chunk was err
+  logic          pv_q, pv_d;           // a gathered chunk waits to be sent
+  logic          pslot_q;
+  // the pending packet (data)
+  logic [7:0]    pbuf_q;
+  logic [31:0]   poff_q, plen_q;
+  logic          plast_q;
 
   // ---------------------------------------------------------------- decode
   logic          is_send, is_write, is_read, is_mm, is_send_inv, is_read_inv, malformed;
@@ -240,7 +272,8 @@ module hca_req_send #(
   // 0.23 elaborate this module twice, which asserts under hierarchy -chparam.
   hca_sge_mover #(
     .XTAG (XTAG),
-    .DTAG (DTAG)
+    .DTAG (DTAG),
+    .POST (1'b1)
   ) u_mover (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
@@ -268,7 +301,7 @@ module hca_req_send #(
     .xs_len_i        (xs_len_i),
     .xs_pa_i         (xs_pa_i),
     .dma_req_valid_o (mv_dma_valid),
-    .dma_req_ready_i (dma_req_ready_i),
+    .dma_req_ready_i (dma_req_ready_i && room),
     .dma_req_o       (mv_dma_req),
     .dma_rsp_valid_i (dma_rsp_valid_i),
     .dma_rsp_ready_o (mv_dma_rsp_ready),
@@ -286,9 +319,35 @@ module hca_req_send #(
         {41'd0, sq_ci_q & 16'((17'd1 << sq_log_q) - 17'd1), 7'd0};
   end
 
-  assign dma_req_valid_o = (state_q == S_FETCH && !ctx_reset) || mv_dma_valid;
-  assign dma_req_o       = (state_q == S_FETCH) ? fetch_req : mv_dma_req;
-  assign dma_rsp_ready_o = (state_q == S_FWAIT) || mv_dma_rsp_ready;
+  // Posted gathers carry tag {0001, slot, seq}: the answer names its chunk.
+  logic       room, post, ans, ans_slot, ans0, ans1, cnt_idle, berr_any, pend_go, tx_pend;
+  logic [2:0] seq;
+  logic       rtag_post;
+  assign seq      = slot_q ? seq1_q : seq0_q;
+  assign room     = (slot_q ? cnt1_q : cnt0_q) < POST_MAX;
+  assign post     = mv_dma_valid && room && dma_req_ready_i;
+  assign rtag_post = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 4];
+  assign ans      = dma_rsp_valid_i && rtag_post;
+  assign ans_slot = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 3];
+  assign ans0     = ans && !ans_slot;
+  assign ans1     = ans && ans_slot;
+  assign cnt_idle = cnt0_q == 4'd0 && cnt1_q == 4'd0;
+  assign berr_any = berr0_q || berr1_q;
+  logic [`HCA_DMA_REQ_W-1:0] post_req;
+  always_comb begin
+    post_req = mv_dma_req;
+    `HCA_DMA_REQ_TAG(post_req) = {4'b0001, slot_q, seq};
+  end
+
+  assign dma_req_valid_o = (state_q == S_FETCH && !ctx_reset) || (mv_dma_valid && room);
+  assign dma_req_o       = (state_q == S_FETCH) ? fetch_req : post_req;
+  assign dma_rsp_ready_o = (state_q == S_FWAIT) || rtag_post || mv_dma_rsp_ready;
+
+  // The pending packet leaves once every DMA of its chunk was answered
+  // (none err), unless the message is stopping.
+  assign tx_pend = pv_q && ((pslot_q ? cnt1_q : cnt0_q) == 4'd0) && !(pslot_q ? berr1_q : berr0_q) &&
+                   !nak_i && !ctx_reset && state_q != S_ABORT && state_q != S_FREE && state_q != S_FINISH;
+  assign pend_go = tx_pend && tx_ready_i;
 
   // ---------------------------------------------------------------- state machine
   always_comb begin
@@ -297,6 +356,10 @@ module hca_req_send #(
     buf_d          = buf_q;
     status_d       = status_q;
     err_d          = err_q;
+    rnr_d          = rnr_q && state_q != S_IDLE;
+    cur_d          = cur_q;
+    slot_d         = slot_q;
+    pv_d           = pv_q && !pend_go;
     sched_ready_o  = 1'b0;
     alloc_ready_o  = 1'b0;
     mv_start       = 1'b0;
@@ -372,58 +435,106 @@ module hca_req_send #(
         end
       end
       S_ALLOC: begin
-        alloc_ready_o = !nak_i && !ctx_reset;
+        alloc_ready_o = !nak_i && !ctx_reset && !berr_any;
         if (ctx_reset) begin
-          state_d  = S_FINISH;
+          state_d  = S_ABORT;
         end else if (nak_i) begin
           status_d = nak_syn_i;
+          err_d    = !nak_rnr_i;
+          rnr_d    = nak_rnr_i;
+          state_d  = S_ABORT;
+        end else if (berr_any) begin
+          status_d = `HCA_WC_STATUS_LOC_ACCESS_ERR;
           err_d    = 1'b1;
-          state_d  = S_FINISH;
+          state_d  = S_ABORT;
         end else if (alloc_valid_i) begin
           buf_d    = alloc_id_i;
+          cur_d    = 1'b1;
           mv_start = 1'b1;
           state_d  = S_GATHER;
         end
       end
-      S_GATHER: begin
-        if (mv_done) begin
+      S_GATHER, S_HOLD: begin
+        // S_GATHER acts once the chunk is walked (its DMAs posted)
+        if (state_q == S_HOLD || mv_done) begin
           if (ctx_reset) begin
-            state_d  = S_FREE;
+            state_d  = S_ABORT;
           end else if (nak_i) begin
             status_d = nak_syn_i;
+            err_d    = !nak_rnr_i;
+            rnr_d    = nak_rnr_i;
+            state_d  = S_ABORT;
+          end else if (state_q == S_GATHER && mv_status != 2'd0) begin
+            status_d = `HCA_WC_STATUS_LOC_PROT_ERR;
             err_d    = 1'b1;
-            state_d  = S_FREE;
-          end else if (mv_status != 2'd0) begin
-            status_d = (mv_status == 2'd1) ? `HCA_WC_STATUS_LOC_PROT_ERR
-                                           : `HCA_WC_STATUS_LOC_ACCESS_ERR;
+            state_d  = S_ABORT;
+          end else if (berr_any) begin
+            status_d = `HCA_WC_STATUS_LOC_ACCESS_ERR;
             err_d    = 1'b1;
-            state_d  = S_FREE;
+            state_d  = S_ABORT;
+          end else if (pv_q) begin
+            state_d  = S_HOLD;                    // the chunk before is still pending
           end else begin
-            state_d = S_TX;
+            pv_d     = 1'b1;                      // this chunk becomes the pending packet
+            cur_d    = 1'b0;
+            if (last_chunk) begin
+              state_d = S_TXWAIT;
+            end else begin
+              off_d   = off_q + chunk;
+              slot_d  = !slot_q;
+              state_d = S_ALLOC;
+            end
           end
         end
       end
-      S_TX: begin
-        if (ctx_reset && is_read) begin
-          state_d = S_FINISH;                      // a READ_REQ holds no buffer
-        end else if (ctx_reset) begin
-          state_d = S_FREE;
+      S_TXWAIT: begin
+        if (ctx_reset) begin
+          state_d  = S_ABORT;
+        end else if (nak_i) begin
+          status_d = nak_syn_i;
+          err_d    = !nak_rnr_i;
+          rnr_d    = nak_rnr_i;
+          state_d  = S_ABORT;
+        end else if (berr_any) begin
+          status_d = `HCA_WC_STATUS_LOC_ACCESS_ERR;
+          err_d    = 1'b1;
+          state_d  = S_ABORT;
+        end else if (pend_go) begin
+          state_d  = S_IDLE;                      // the last packet left: in flight
+        end
+      end
+      S_TX: begin                                 // READ_REQ (holds no buffer)
+        if (ctx_reset) begin
+          state_d = S_FINISH;
         end else if (tx_ready_i) begin
           if (nak_i) begin
             status_d = nak_syn_i;
             err_d    = 1'b1;
             state_d  = S_FINISH;
-          end else if (is_read || last_chunk) begin
-            state_d = S_IDLE;
           end else begin
-            off_d   = off_q + chunk;
-            state_d = S_ALLOC;
+            state_d = S_IDLE;
           end
         end
       end
+      S_ABORT: begin
+        // every posted DMA answered before the buffers go back
+        if (cnt_idle) begin
+          state_d = S_FREE;
+        end
+      end
       S_FREE: begin
-        if (free_ready_i) begin
-          state_d = S_FINISH;
+        if (!pv_q && !cur_q) begin
+          if (rel_rnr_o) begin
+            state_d = S_IDLE;                     // into RNR wait: no completion
+          end else begin
+            state_d = S_FINISH;
+          end
+        end else if (free_ready_i) begin
+          if (pv_q) begin
+            pv_d  = 1'b0;
+          end else begin
+            cur_d = 1'b0;
+          end
         end
       end
       S_FINISH: begin
@@ -446,14 +557,16 @@ module hca_req_send #(
   // continuous assigns of the few inputs they need: the wrapper feeds them
   // back into the response engine's claim in the same cycle.
   assign rel_evt_o      = state_q == S_EVT && evt_ready_i && !ctx_reset;
-  assign rel_inflight_o = (state_q == S_TX && tx_ready_i && !nak_i && (is_read || last_chunk) && !ctx_reset) ||
-                          rel_evt_o;
-  assign rel_valid_o    = rel_inflight_o || (state_q == S_FINISH && (fin_ready_i || ctx_reset)) ||
+  assign rel_inflight_o = (state_q == S_TX && tx_ready_i && !nak_i && !ctx_reset) ||
+                          (state_q == S_TXWAIT && pend_go) || rel_evt_o;
+  assign rel_rnr_o      = state_q == S_FREE && !pv_q && !cur_q && rnr_q && !ctx_reset;
+  assign rnr_timer_o    = `HCA_QP_CTX_RNR_TIMER(qpc_i);
+  assign rel_valid_o    = rel_inflight_o || rel_rnr_o || (state_q == S_FINISH && (fin_ready_i || ctx_reset)) ||
                           (state_q == S_CTX && ctx_reset);
 
   assign qpn_o        = (state_q == S_IDLE) ? 16'(sched_qpn_i) : 16'(qpn_q);
-  assign free_valid_o = state_q == S_FREE;
-  assign free_id_o    = buf_q;
+  assign free_valid_o = state_q == S_FREE && (pv_q || cur_q);
+  assign free_id_o    = pv_q ? pbuf_q : buf_q;
 
   // ---------------------------------------------------------------- packet
   always_comb begin
@@ -468,20 +581,20 @@ module hca_req_send #(
       `HCA_PKT_OP(tx_o)    = is_write ? `HCA_PKT_OP_WRITE :
                              is_send_inv ? `HCA_PKT_OP_SEND_INV : `HCA_PKT_OP_SEND;
       `HCA_PKT_INV_KEY(tx_o) = is_send_inv ? inv_key_q : 32'd0;
-      `HCA_PKT_FIRST(tx_o) = off_q == 32'd0;
-      `HCA_PKT_LAST(tx_o)  = last_chunk;
-      `HCA_PKT_PBUF(tx_o)  = buf_q;
-      `HCA_PKT_RADDR(tx_o) = is_write ? raddr_q + {32'd0, off_q} : 64'd0;
-      `HCA_PKT_LEN(tx_o)   = chunk;
+      `HCA_PKT_FIRST(tx_o) = poff_q == 32'd0;
+      `HCA_PKT_LAST(tx_o)  = plast_q;
+      `HCA_PKT_PBUF(tx_o)  = pbuf_q;
+      `HCA_PKT_RADDR(tx_o) = is_write ? raddr_q + {32'd0, poff_q} : 64'd0;
+      `HCA_PKT_LEN(tx_o)   = plen_q;
     end
     `HCA_PKT_DST_QPN(tx_o) = rqpn_q;
     `HCA_PKT_SRC_QPN(tx_o) = 16'(qpn_q);
     `HCA_PKT_PSN(tx_o)     = {16'd0, sq_ci_q};
     `HCA_PKT_RKEY(tx_o)    = (is_send) ? 32'd0 : rkey_q;
     `HCA_PKT_MSG_LEN(tx_o) = msg_len;
-    `HCA_PKT_OFFSET(tx_o)  = is_read ? 32'd0 : off_q;
+    `HCA_PKT_OFFSET(tx_o)  = is_read ? 32'd0 : poff_q;
   end
-  assign tx_valid_o = state_q == S_TX && !ctx_reset;
+  assign tx_valid_o = (state_q == S_TX && !ctx_reset) || tx_pend;
 
   // ---------------------------------------------------------------- event
   // The WQE's fr_* fields are fw_event's params, iova, length, list
@@ -541,6 +654,17 @@ module hca_req_send #(
       buf_q    <= '0;
       status_q <= '0;
       err_q    <= 1'b0;
+      rnr_q    <= 1'b0;
+      cur_q    <= 1'b0;
+      slot_q   <= 1'b0;
+      cnt0_q   <= '0;
+      cnt1_q   <= '0;
+      seq0_q   <= '0;
+      seq1_q   <= '0;
+      berr0_q  <= 1'b0;
+      berr1_q  <= 1'b0;
+      pv_q     <= 1'b0;
+      pslot_q  <= 1'b0;
     end else begin
       state_q  <= state_d;
       // (qpc_i describes the claimed QP from S_CTX on, not in S_IDLE)
@@ -549,6 +673,24 @@ module hca_req_send #(
       buf_q    <= buf_d;
       status_q <= status_d;
       err_q    <= err_d;
+      rnr_q    <= rnr_d;
+      cur_q    <= cur_d;
+      slot_q   <= slot_d;
+      pv_q     <= pv_d;
+      cnt0_q   <= cnt0_q + 4'(post && !slot_q) - 4'(ans0);
+      cnt1_q   <= cnt1_q + 4'(post && slot_q) - 4'(ans1);
+      seq0_q   <= seq0_q + 3'(post && !slot_q);
+      seq1_q   <= seq1_q + 3'(post && slot_q);
+      // a chunk starting on a slot clears its error (the slot is idle then);
+      // a new message clears both (a bus error of the last one's other slot
+      // would stop it at its first check: every DMA was answered by then)
+      berr0_q  <= (state_q == S_CTX || (mv_start && state_q == S_ALLOC && !slot_q)) ? 1'b0
+                                                                                  : berr0_q || (ans0 && rsp_err);
+      berr1_q  <= (state_q == S_CTX || (mv_start && state_q == S_ALLOC && slot_q)) ? 1'b0
+                                                                                 : berr1_q || (ans1 && rsp_err);
+      if (pv_d && !pv_q) begin
+        pslot_q <= slot_q;
+      end
       if (state_q == S_IDLE && sched_valid_i) begin
         qpn_q <= sched_qpn_i;
       end
@@ -556,6 +698,12 @@ module hca_req_send #(
   end
 
   always_ff @(posedge clk_i) begin
+    if (pv_d && !pv_q) begin
+      pbuf_q  <= buf_q;
+      poff_q  <= off_q;
+      plen_q  <= chunk;
+      plast_q <= last_chunk;
+    end
     if (state_q == S_CTX) begin
       sq_base_q   <= `HCA_QP_CTX_SQ_BASE(qpc_i);
       sq_log_q    <= `HCA_QP_CTX_SQ_LOG(qpc_i);
@@ -591,6 +739,7 @@ module hca_req_send #(
   // Fields of the context, WQE and DMA answer this engine has no use for.
   logic unused;
   assign unused = ^{qpc_i, dma_rsp_i};
-  assign mv_busy_o = mv_busy;
+  // busy from the first key check until every posted DMA was answered
+  assign mv_busy_o = {cnt1_q != 4'd0, cnt0_q != 4'd0, mv_busy};
 
 endmodule

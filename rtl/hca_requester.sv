@@ -28,6 +28,9 @@
 // one). The response engine cannot complete it (the send engine owns the
 // QP), so the NAK is kept per QP (nak_q, nak_syn_q) and the send engine
 // stops at its next step and completes with the syndrome (hca_req_send).
+// An RNR_NAK of a message still being sent (a multi-packet SEND whose first
+// packet met no receive) is kept the same way (nak_rnr_q: retries left):
+// the send engine stops and releases the QP into RNR_WAIT itself.
 // In the cycle the send engine parks the message (ACTIVE -> INFLIGHT), the
 // response engine sees it as in flight already (park_i and look_inflight_i
 // are bypassed from the send engine), so no NAK falls between the two.
@@ -113,7 +116,7 @@ module hca_requester #(
   output logic [15:0]                   cpl_cqn_o,
 
   // movers holding key-checked work not yet answered: {response, send} (ctx DRAIN)
-  output logic [1:0]                    drain_busy_o,
+  output logic [5:0]                    drain_busy_o,
 
   // memory-management events (hca_evt producer 0) and their DONE broadcast
   output logic                          evt_valid_o,
@@ -153,7 +156,7 @@ module hca_requester #(
   logic [2:0]   rnr_cnt_q [MAX_QP];
   logic [31:0]  deadline_q [MAX_QP];
   logic [PARK_W-1:0] park_q [MAX_QP];
-  logic [MAX_QP-1:0] nak_q;
+  logic [MAX_QP-1:0] nak_q, nak_rnr_q;
   logic [4:0]   nak_syn_q [MAX_QP];
   logic [MAX_QP-1:0] evt_wait_q;   // parked, waiting for DONE
   logic [MAX_QP-1:0] done_q;       // DONE came, not yet taken by the response engine
@@ -163,7 +166,8 @@ module hca_requester #(
   // ---------------------------------------------------------------- engines
   logic              sched_valid, sched_ready;
   logic [QW-1:0]     sched_qpn;
-  logic              s_rel_valid, s_rel_inflight, s_rel_evt;
+  logic              s_rel_valid, s_rel_inflight, s_rel_evt, s_rel_rnr;
+  logic [31:0]       s_rnr_timer;
   logic              s_evt_valid, s_evt_ready, r_evt_valid, r_evt_ready;
   logic [EW-1:0]     s_evt, r_evt;
   logic              done_any, r_done_take;
@@ -190,7 +194,7 @@ module hca_requester #(
   logic [`HCA_DMA_REQ_W-1:0] r_dma;
   logic              r_fin_valid, r_fin_ready;
   logic [FIN_W-1:0]  r_fin;
-  logic              r_nak_save;
+  logic              r_nak_save, r_nak_rnr;
   logic [4:0]        r_nak_syn;
   logic              s_nak;
   logic [4:0]        s_nak_syn;
@@ -235,9 +239,12 @@ module hca_requester #(
     .sq_ci_i         (ra_sq_ci_i),
     .nak_i           (s_nak),
     .nak_syn_i       (s_nak_syn),
+    .nak_rnr_i       (nak_rnr_q[s_qpn]),
     .rel_valid_o     (s_rel_valid),
     .rel_inflight_o  (s_rel_inflight),
     .rel_evt_o       (s_rel_evt),
+    .rel_rnr_o       (s_rel_rnr),
+    .rnr_timer_o     (s_rnr_timer),
     .park_o          (s_park),
     .evt_valid_o     (s_evt_valid),
     .evt_ready_i     (s_evt_ready),
@@ -269,7 +276,7 @@ module hca_requester #(
     .fin_valid_o     (s_fin_valid),
     .fin_ready_i     (s_fin_ready),
     .fin_o           (s_fin),
-    .mv_busy_o       (drain_busy_o[0])
+    .mv_busy_o       (drain_busy_o[2:0])
   );
 
   hca_req_resp #(
@@ -299,6 +306,7 @@ module hca_requester #(
     .look_active_i   (look_qst == Q_ACTIVE && !look_releasing),
     .nak_save_o      (r_nak_save),
     .nak_syn_o       (r_nak_syn),
+    .nak_rnr_o       (r_nak_rnr),
     .qpn_o           (rb_qpn_o),
     .qpc_i           (rb_qpc_i),
     .sq_ci_i         (rb_sq_ci_i),
@@ -323,7 +331,7 @@ module hca_requester #(
     .fin_valid_o     (r_fin_valid),
     .fin_ready_i     (r_fin_ready),
     .fin_o           (r_fin),
-    .mv_busy_o       (drain_busy_o[1])
+    .mv_busy_o       (drain_busy_o[5:3])
   );
 
   // ---------------------------------------------------------------- scheduler
@@ -395,6 +403,8 @@ module hca_requester #(
       if (s_rel_inflight) begin
         {idle_v_d[s_qpn], infl_v_d[s_qpn], rnr_v_d[s_qpn]} = V_INFL;
         evt_wait_d[s_qpn] = s_rel_evt;
+      end else if (s_rel_rnr) begin
+        {idle_v_d[s_qpn], infl_v_d[s_qpn], rnr_v_d[s_qpn]} = V_RNR;
       end else begin
         {idle_v_d[s_qpn], infl_v_d[s_qpn], rnr_v_d[s_qpn]} = V_IDLE;
       end
@@ -459,6 +469,9 @@ module hca_requester #(
       if (s_rel_valid) begin
         if (s_rel_inflight) begin
           qst_q[s_qpn] <= Q_INFLIGHT;
+        end else if (s_rel_rnr) begin
+          qst_q[s_qpn]     <= Q_RNR_WAIT;
+          rnr_cnt_q[s_qpn] <= rnr_cnt_q[s_qpn] + 3'd1;
         end else begin
           qst_q[s_qpn]     <= Q_IDLE;
           rnr_cnt_q[s_qpn] <= '0;
@@ -497,6 +510,10 @@ module hca_requester #(
     end
     if (r_nak_save) begin
       nak_syn_q[look_qpn] <= r_nak_syn;
+      nak_rnr_q[look_qpn] <= r_nak_rnr;
+    end
+    if (s_rel_rnr) begin
+      deadline_q[s_qpn] <= now_q + s_rnr_timer;
     end
     if (done_mine) begin
       done_st_q[done_tag_qpn] <= evt_done_status_i[4:0];

@@ -29,6 +29,12 @@
 // issued from that beat on (the invalidation raced the packet: SEMANTICS.md
 // "Invalidation during a long operation").
 //
+// post_i (a READ chunk's gather): the list's DMAs are only issued, not
+// awaited: done_o comes once the last one was accepted, and their answers
+// are the owner's (it routes them by tag and counts them; posted_o marks the
+// requests it must tag so). The next chunk's check and DMAs then overlap this
+// chunk's host reads. P_STREAM is never posted. The check still came first.
+//
 // The job inputs are the owner's registers, held stable from start_i until
 // done_o; the engine keeps only counters and the segment list. done_o is a
 // one-cycle pulse with the outcome: key_fail_o (a check failed, a tag came
@@ -45,6 +51,7 @@ module hca_resp_place #(
   // job
   input  wire logic                           start_i,
   input  wire logic                           check_only_i,
+  input  wire logic                           post_i,    // see above: DMAs issued, answers the owner's
   input  wire logic [`HCA_DMA_OP_W-1:0]       dma_op_i,
   input  wire logic [7:0]                     buf_i,
   input  wire logic [`HCA_PD_BITS-1:0]        pd_i,
@@ -82,7 +89,8 @@ module hca_resp_place #(
   input  wire logic                           dma_req_ready_i,
   output logic [`HCA_DMA_REQ_W-1:0]           dma_req_o,
   input  wire logic                           dma_rsp_valid_i,
-  input  wire logic                           dma_rsp_err_i
+  input  wire logic                           dma_rsp_err_i,
+  output logic                                posted_o   // the DMA request offered is a posted one
 );
 
   localparam int PI_W  = $clog2(PIECES + 1);     // piece index 0..PIECES
@@ -211,7 +219,8 @@ module hca_resp_place #(
   // ---------------------------------------------------------------- control
   logic check_done, dma_done, stream_done;
   assign check_done  = state_q == P_CHECK && iss_q == PI_W'(PIECES) && lasts_q == npieces;
-  assign dma_done    = state_q == P_DMA && dma_q == nseg_q && ans_q == nseg_q;
+  assign dma_done    = state_q == P_DMA && dma_q == nseg_q && (post_i || ans_q == nseg_q);
+  assign posted_o    = post_i && state_q == P_DMA;
   assign stream_done = stream && iss_q == PI_W'(PIECES) && lasts_q == npieces && !hold_q && dma_q == ans_q;
 
   // The check ends the job when it failed or there is nothing to move.

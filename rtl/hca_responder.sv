@@ -40,14 +40,28 @@
 //     first packet: [GO, PLACE] check-only of [raddr, raddr + msg_len)
 //       (rkey, REMOTE_WRITE, remote, pd); a failure NAKs REM_ACCESS_ERR.
 //     every packet: [GO, PLACE] check and place its own [raddr, len);
-//       [RESULT] free the buffer, last packet: ACK.
+//       [RESULT] free the buffer, last packet: ACK. A middle packet's
+//       BUF_TO_HOSTs are posted: its buffer waits in the posted-free
+//       register (pf_q) until they are answered, and the next packet is
+//       taken meanwhile (placements of consecutive packets overlap). A
+//       packet's RESULT waits until the posted free before it is released,
+//       so the last packet's ACK (or a NAK) follows every DMA of the
+//       message; a posted packet answered with a bus error marks its QP
+//       (werr_q), and the message's last packet NAKs REM_OP_ERR instead of
+//       ACKing (QP -> ERROR): the error is reported once, at the end.
 //   READ_REQ
 //     first: [GO, PLACE] check-only of [raddr, raddr + msg_len) (rkey,
 //       REMOTE_READ, remote, pd); a failure NAKs REM_ACCESS_ERR before any
 //       READ_RESP, so no byte of a refused READ reaches the requester.
 //     then per MTU chunk: [RD_ALLOC] a packet buffer; [GO, PLACE] check
 //       [raddr + off, chunk) again (an invalidation may land meanwhile),
-//       HOST_TO_BUF per segment; [RESULT] READ_RESP.
+//       HOST_TO_BUF per segment, posted; [RESULT] the READ_RESP goes into
+//       the tx register, which holds it until every DMA of its chunk was
+//       answered (per-chunk counters by tag, rcnt*_q): the next chunk is
+//       checked and gathered meanwhile (double buffering). A pending
+//       chunk answered with a bus error is dropped instead ([RD_DROP]:
+//       its buffer freed; [RD_NAK]: once every posted DMA is answered,
+//       NAK REM_OP_ERR, the current chunk's buffer freed, QP -> ERROR).
 //   every ending goes through [FINISH]: the response packet, the CQE and the
 //   buffer free are handed over in parallel; rq_ci_inc and qp_err pulse once;
 //   after a qp_err the responder waits until the QP reads back as not RTS,
@@ -141,7 +155,7 @@ module hca_responder #(
   output logic [`HCA_CQE_W-1:0]            cpl_o,
   output logic [15:0]                      cpl_cqn_o,
   // the placement engine holds key-checked work not yet answered (ctx DRAIN)
-  output logic                             place_busy_o,
+  output logic [2:0]                       place_busy_o,   // {slot 1 posted, slot 0 posted, engine} (ctx DRAIN)
   // memory-management events (REMOTE_INV of a SEND_INV) and their DONE
   output logic                             evt_valid_o,
   input  wire logic                        evt_ready_i,
@@ -181,7 +195,9 @@ module hca_responder #(
     S_FL_RSP,
     S_EVT,        // SEND_INV placed: post its REMOTE_INV event
     S_EVT_WAIT,   // wait for the event's DONE
-    S_FINISH      // hand over response, CQE, free; pulse rq_ci_inc, qp_err
+    S_FINISH,     // hand over response, CQE, free; pulse rq_ci_inc, qp_err
+    S_RD_DROP,    // READ: the pending chunk's gather failed: drop its READ_RESP, free its buffer
+    S_RD_NAK      // ... every posted DMA answered: NAK, free the current chunk's buffer
   } state_e;
 
   state_e state_q, state_d;
@@ -287,6 +303,21 @@ module hca_responder #(
   logic                    err_wait_q, err_wait_d;   // until the QP reads back not RTS
   // Output data registers (data: never reset).
   logic [`HCA_PKT_W-1:0]   tx_q, tx_d;
+  // READ double buffering (control): posted gathers per slot, which slot the
+  // tx register's READ_RESP waits for
+  logic                    rslot_q, rslot_d;         // slot of the chunk being gathered
+  logic [3:0]              rcnt0_q, rcnt1_q;         // posted, not yet answered
+  logic                    rberr0_q, rberr1_q;       // an answer of the slot's chunk was err
+  logic                    txp_q, txp_d;             // tx_q is a READ_RESP of posted chunk txslot_q
+  logic                    txslot_q, txslot_d;
+  logic                    rd_cur_q, rd_cur_d;       // RD_NAK: the current chunk holds rd_buf_q
+  // WRITE overlap (control): the posted free of a middle packet's buffer
+  logic                    pf_q, pf_d;               // pf_buf_q waits for slot pfslot_q's answers
+  logic                    pfslot_q, pfslot_d;
+  logic [5:0]              pf_qpn_q, pf_qpn_d;
+  logic [7:0]              pf_buf_q, pf_buf_d;
+  logic [63:0]             werr_q, werr_d;           // per QP: a posted placement was answered err
+  logic                    wclr;                     // the message of QP qpn_q ended: clear its werr
   logic [`HCA_CQE_W-1:0]   cqe_q, cqe_d;
   logic [15:0]             cqn_q, cqn_d;
   logic [7:0]              free_id_q, free_id_d;
@@ -362,7 +393,7 @@ module hca_responder #(
   logic [`HCA_ACCESS_W-1:0]   job_rights;
   logic [PIECES*64-1:0]       job_va;
   logic [PIECES*32-1:0]       job_len, job_key;
-  logic                       eng_dma_valid, eng_rsp_valid;
+  logic                       eng_dma_valid, eng_rsp_valid, eng_posted, job_post;
   logic [`HCA_DMA_REQ_W-1:0]  eng_dma_req;
 
   localparam logic [3:0] RIGHTS_LW = 4'(1) << `HCA_ACCESS_LOCAL_WRITE_BIT;
@@ -372,11 +403,19 @@ module hca_responder #(
   // A continuous assign, not a default-then-override in the state machine's
   // always_comb: the engine's done_o feeds that block, and an event-driven
   // simulator (Icarus) would re-run the two blocks forever on the glitches.
-  assign eng_start = state_q == S_GO;
+  // A posted job: a READ chunk's gather, a WRITE middle packet's placement
+  // (a continuous assign the state machine reads: Icarus never settles an
+  // always_comb reading the job block's default-then-override outputs).
+  // It starts only on a free slot (its counter idle, no held READ_RESP or
+  // posted free waiting for it).
+  logic post_job, go_wait;
+  assign post_job = !p_send && !whole_q && (p_op_q != `HCA_PKT_OP_WRITE || !p_last_q);
+  assign eng_start = state_q == S_GO && !go_wait;
 
   // The job is a function of registers that hold still while PLACE runs.
   always_comb begin
     job_check_only = 1'b0;
+    job_post       = 1'b0;
     job_op         = `HCA_DMA_OP_BUF_TO_HOST;
     job_buf        = p_pbuf_q;
     job_rights     = RIGHTS_RW;
@@ -392,11 +431,13 @@ module hca_responder #(
       job_key    = sp_key;
     end else if (p_op_q == `HCA_PKT_OP_WRITE) begin
       job_check_only  = whole_q;
+      job_post        = post_job;               // a middle packet: posted
       job_va[63:0]    = p_raddr_q;
       job_len[31:0]   = whole_q ? p_msglen_q : p_len_q;
       job_key[31:0]   = p_rkey_q;
     end else begin
       job_check_only  = whole_q;
+      job_post        = post_job;
       job_op          = `HCA_DMA_OP_HOST_TO_BUF;
       job_buf         = rd_buf_q;
       job_rights      = RIGHTS_RR;
@@ -414,6 +455,7 @@ module hca_responder #(
     .rst_ni          (rst_ni),
     .start_i         (eng_start),
     .check_only_i    (job_check_only),
+    .post_i          (job_post),
     .dma_op_i        (job_op),
     .buf_i           (job_buf),
     .pd_i            (c_pd_q),
@@ -447,7 +489,8 @@ module hca_responder #(
     .dma_req_ready_i (dma_req_ready_i),
     .dma_req_o       (eng_dma_req),
     .dma_rsp_valid_i (eng_rsp_valid),
-    .dma_rsp_err_i   (`HCA_DMA_RSP_ERR(dma_rsp_i))
+    .dma_rsp_err_i   (`HCA_DMA_RSP_ERR(dma_rsp_i)),
+    .posted_o        (eng_posted)
   );
 
   // ---------------------------------------------------------------- DMA port
@@ -466,11 +509,27 @@ module hca_responder #(
     `HCA_DMA_REQ_KEY(fetch_req)  = 32'd0;
   end
 
+  // A posted gather is tagged {01, 1, slot, 0, idx}: bit 3 clear tells it
+  // from FETCH_TAG; the engine's own tags are {01, 000, idx}.
+  // (A continuous OR, the engine's tag bits 5:4 being 0: an always_comb
+  // that overwrites bits of what it just assigned never settles in Icarus.)
+  logic [`HCA_DMA_REQ_W-1:0] eng_req_tagged;
+  assign eng_req_tagged = eng_dma_req |
+      (eng_posted ? ((`HCA_DMA_REQ_W'(1) << (`HCA_DMA_REQ_TAG_LSB + 5)) |
+                     (`HCA_DMA_REQ_W'(rslot_q) << (`HCA_DMA_REQ_TAG_LSB + 4))) : '0);
+  logic [7:0] rsp_tag;
+  logic       posted_rsp, post_fire, prsp0, prsp1;
+  assign rsp_tag    = `HCA_DMA_RSP_RTAG(dma_rsp_i);
+  assign posted_rsp = dma_rsp_valid_i && rsp_tag[5] && !rsp_tag[3];
+  assign prsp0      = posted_rsp && !rsp_tag[4];
+  assign prsp1      = posted_rsp && rsp_tag[4];
+  assign post_fire  = eng_posted && eng_dma_valid && dma_req_ready_i;
+
   assign dma_req_valid_o = fetch_valid || eng_dma_valid;
-  assign dma_req_o       = fetch_valid ? fetch_req : eng_dma_req;
+  assign dma_req_o       = fetch_valid ? fetch_req : eng_req_tagged;
   assign dma_rsp_ready_o = 1'b1;
-  assign fetch_rsp       = dma_rsp_valid_i && `HCA_DMA_RSP_RTAG(dma_rsp_i) == {2'b01, FETCH_TAG};
-  assign eng_rsp_valid   = dma_rsp_valid_i && !fetch_rsp;
+  assign fetch_rsp       = dma_rsp_valid_i && rsp_tag == {2'b01, FETCH_TAG};
+  assign eng_rsp_valid   = dma_rsp_valid_i && !fetch_rsp && !posted_rsp;
   assign fetch_err       = `HCA_DMA_RSP_ERR(dma_rsp_i);
   assign fetch_wqe       = dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB +: `HCA_RQ_WQE_W];
 
@@ -480,7 +539,31 @@ module hca_responder #(
   // Only key-checked DMA not yet answered counts: a SEND_INV waiting for
   // its DONE has all its placement answered, so the firmware's DRAIN (part
   // of that very invalidation) does not wait for it.
-  assign place_busy_o = eng_busy;
+  // Posted DMAs count until answered.
+  assign place_busy_o = {rcnt1_q != 4'd0, rcnt0_q != 4'd0, eng_busy};
+
+  assign go_wait = post_job && (((rslot_q ? rcnt1_q : rcnt0_q) != 4'd0) || (pf_q && pfslot_q == rslot_q) ||
+                                (tx_pend_q && txp_q && txslot_q == rslot_q));
+
+  // The posted free goes out once its packet's DMAs are answered, when the
+  // state machine's own free is not using the port.
+  // An offer not taken stays as it is (fsel_q: the posted free was offered).
+  logic pf_rdy, pf_go, pf_berr, pf_sel, fsel_q;
+  // (outside the state machine's always_comb: Icarus re-runs a block that
+  // reads what it writes)
+  assign werr_d = (werr_q | ((pf_go && pf_berr) ? 64'd1 << pf_qpn_q : 64'd0)) & ~(wclr ? 64'd1 << qpn_q : 64'd0);
+  assign pf_rdy  = pf_q && ((pfslot_q ? rcnt1_q : rcnt0_q) == 4'd0);
+  assign pf_sel  = pf_rdy && (fsel_q || !free_pend_q);
+  assign pf_go   = pf_sel && pb_free_ready_i;
+  assign pf_berr = pfslot_q ? rberr1_q : rberr0_q;
+
+  // The tx register's READ_RESP of a posted chunk: held until its answers
+  // are in; answered err, it is dropped (RD_DROP) instead of sent.
+  logic       tx_wait, tx_bad;
+  logic [7:0] tx_pbuf;    // (a continuous select: Icarus and always_comb)
+  assign tx_pbuf = `HCA_PKT_PBUF(tx_q);
+  assign tx_wait = txp_q && ((txslot_q ? rcnt1_q : rcnt0_q) != 4'd0);
+  assign tx_bad  = tx_pend_q && txp_q && !tx_wait && (txslot_q ? rberr1_q : rberr0_q);
 
   // ---------------------------------------------------------------- REMOTE_INV event
   // One event at a time (the responder waits for its DONE), so the tag alone
@@ -603,13 +686,22 @@ module hca_responder #(
     rd_buf_d    = rd_buf_q;
     res_key_d   = res_key_q;
     res_bus_d   = res_bus_q;
-    tx_pend_d   = tx_pend_q && !tx_ready_i;
+    tx_pend_d   = tx_pend_q && !(tx_valid_o && tx_ready_i);
     cpl_pend_d  = cpl_pend_q && !cpl_ready_i;
-    free_pend_d = free_pend_q && !pb_free_ready_i;
+    free_pend_d = free_pend_q && !(pb_free_ready_i && !pf_sel);
     inc_pend_d  = 1'b0;
     err_pend_d  = 1'b0;
     err_wait_d  = err_wait_q;
     tx_d        = tx_q;
+    rslot_d     = rslot_q;
+    txp_d       = txp_q;
+    txslot_d    = txslot_q;
+    rd_cur_d    = rd_cur_q;
+    pf_d        = pf_q && !pf_go;
+    pfslot_d    = pfslot_q;
+    pf_qpn_d    = pf_qpn_q;
+    pf_buf_d    = pf_buf_q;
+    wclr        = 1'b0;
     cqe_d       = cqe_q;
     cqn_d       = cqn_q;
     free_id_d   = free_id_q;
@@ -773,7 +865,7 @@ module hca_responder #(
       end
 
       S_GO: begin
-        state_d = S_PLACE;
+        if (!go_wait) state_d = S_PLACE;
       end
 
       S_PLACE: begin
@@ -785,8 +877,12 @@ module hca_responder #(
       end
 
       S_RESULT: begin
-        // A READ_RESP of the previous chunk may still wait for the link.
-        if (!tx_pend_q) begin
+        // A READ_RESP of the previous chunk may still wait for the link
+        // (or for its answers: a bad one is dropped first).
+        if (tx_bad) begin
+          state_d  = S_RD_DROP;
+          rd_cur_d = 1'b1;
+        end else if (!tx_pend_q) begin
           if (p_send) begin
             if (res_key_q || res_bus_q) begin
               fin      = 1'b1;
@@ -802,7 +898,9 @@ module hca_responder #(
               ev_send_ok = 1'b1;
             end
           end else if (p_op_q == `HCA_PKT_OP_WRITE) begin
-            if (res_key_q || res_bus_q) begin
+            if (pf_q) begin
+              // the posted packet before: its DMAs first (ACK/NAK follow them)
+            end else if (res_key_q || res_bus_q) begin
               fin      = 1'b1;
               a_tx     = 1'b1;
               a_tx_pkt = resp_pkt(`HCA_PKT_OP_NAK,
@@ -810,16 +908,31 @@ module hca_responder #(
                                   p_dqpn_q, p_sqpn_q, p_psn_q);
               a_err    = 1'b1;
               a_free   = pkt_has_buf;
+              wclr = 1'b1;
             end else if (whole_q && p_len_q != 32'd0 && st_reset) begin
               fin    = 1'b1;          // reset after the whole-range check: place nothing
               a_free = pkt_has_buf;
             end else if (whole_q && p_len_q != 32'd0) begin
               state_d = S_GO;         // the whole message may be written: now this packet
               whole_d = 1'b0;
+            end else if (post_job) begin
+              fin       = 1'b1;       // posted: its buffer is freed once its DMAs are answered
+              pf_d      = 1'b1;
+              pf_buf_d  = p_pbuf_q;
+              pf_qpn_d  = qpn_q;
+              pfslot_d  = rslot_q;
+              rslot_d   = !rslot_q;
             end else begin
               fin    = 1'b1;
               a_tx   = p_last_q;      // ACK once the last packet's DMAs are answered
               a_free = pkt_has_buf;
+              if (p_last_q) begin
+                wclr = 1'b1;
+                if (werr_q[qpn_q]) begin   // a posted packet of the message failed
+                  a_tx_pkt = resp_pkt(`HCA_PKT_OP_NAK, `HCA_WC_STATUS_REM_OP_ERR, p_dqpn_q, p_sqpn_q, p_psn_q);
+                  a_err    = 1'b1;
+                end
+              end
             end
           end else begin
             if (res_key_q || res_bus_q) begin
@@ -837,6 +950,9 @@ module hca_responder #(
             end else begin
               tx_pend_d = 1'b1;
               tx_d      = read_resp;
+              txp_d     = 1'b1;       // sent once the chunk's posted gathers are answered
+              txslot_d  = rslot_q;
+              rslot_d   = !rslot_q;
               rd_off_d  = rd_off_q + rd_chunk;
               if (rd_end) state_d = S_FINISH;
               else        state_d = S_RD_ALLOC;
@@ -869,6 +985,7 @@ module hca_responder #(
         ctx_latch = 1'b1;
         if (!st_rts) begin
           busy_d[qpn_q] = 1'b0;
+          wclr = 1'b1;
           if (wqe_qpn_q == qpn_q) wqe_valid_d = 1'b0;
         end
         if (qp_state_i == `HCA_QP_STATE_ERROR && rq_ci_i != rq_pi_i) begin
@@ -903,8 +1020,32 @@ module hca_responder #(
 
       S_FINISH: begin
         if (!err_pend_q && !st_rts) err_wait_d = 1'b0;
-        if (!tx_pend_q && !cpl_pend_q && !free_pend_q && !inc_pend_q && !err_pend_q && !err_wait_q)
+        if (tx_bad) begin
+          state_d  = S_RD_DROP;       // the last chunk's gather failed
+          rd_cur_d = 1'b0;
+        end else if (!tx_pend_q && !cpl_pend_q && !free_pend_q && !inc_pend_q && !err_pend_q && !err_wait_q)
           state_d = S_IDLE;
+      end
+
+      S_RD_DROP: begin
+        if (!free_pend_q) begin
+          tx_pend_d   = 1'b0;         // the READ_RESP is not sent: its buffer goes back
+          txp_d       = 1'b0;
+          free_pend_d = 1'b1;
+          free_id_d   = tx_pbuf;
+          state_d     = S_RD_NAK;
+        end
+      end
+
+      S_RD_NAK: begin
+        if (!free_pend_q && rcnt0_q == 4'd0 && rcnt1_q == 4'd0) begin
+          fin       = 1'b1;
+          a_tx      = 1'b1;
+          a_tx_pkt  = resp_pkt(`HCA_PKT_OP_NAK, `HCA_WC_STATUS_REM_OP_ERR, p_dqpn_q, p_sqpn_q, p_psn_q);
+          a_err     = 1'b1;
+          a_free    = rd_cur_q;
+          a_free_id = rd_buf_q;
+        end
       end
 
       default: state_d = S_IDLE;
@@ -953,6 +1094,7 @@ module hca_responder #(
       if (a_tx) begin
         tx_pend_d = 1'b1;
         tx_d      = a_tx_pkt;
+        txp_d     = 1'b0;
       end
       if (a_cpl && !st_reset) begin
         cpl_pend_d = 1'b1;
@@ -991,6 +1133,19 @@ module hca_responder #(
       inc_pend_q  <= 1'b0;
       err_pend_q  <= 1'b0;
       err_wait_q  <= 1'b0;
+      rslot_q     <= 1'b0;
+      rcnt0_q     <= '0;
+      rcnt1_q     <= '0;
+      rberr0_q    <= 1'b0;
+      rberr1_q    <= 1'b0;
+      txp_q       <= 1'b0;
+      txslot_q    <= 1'b0;
+      rd_cur_q    <= 1'b0;
+      pf_q        <= 1'b0;
+      fsel_q      <= 1'b0;
+      pfslot_q    <= 1'b0;
+      pf_qpn_q    <= '0;
+      werr_q      <= '0;
     end else begin
       state_q     <= state_d;
       qpn_q       <= qpn_d;
@@ -1010,6 +1165,20 @@ module hca_responder #(
       inc_pend_q  <= inc_pend_d;
       err_pend_q  <= err_pend_d;
       err_wait_q  <= err_wait_d;
+      rslot_q     <= rslot_d;
+      rcnt0_q     <= rcnt0_q + 4'(post_fire && !rslot_q) - 4'(prsp0);
+      rcnt1_q     <= rcnt1_q + 4'(post_fire && rslot_q) - 4'(prsp1);
+      // a chunk starting on a slot clears its error (its last chunk was sent or dropped)
+      rberr0_q    <= (eng_start && job_post && !rslot_q) ? 1'b0 : rberr0_q || (prsp0 && `HCA_DMA_RSP_ERR(dma_rsp_i));
+      rberr1_q    <= (eng_start && job_post && rslot_q) ? 1'b0 : rberr1_q || (prsp1 && `HCA_DMA_RSP_ERR(dma_rsp_i));
+      txp_q       <= txp_d;
+      txslot_q    <= txslot_d;
+      rd_cur_q    <= rd_cur_d;
+      pf_q        <= pf_d;
+      fsel_q      <= pf_sel && !pb_free_ready_i;
+      pfslot_q    <= pfslot_d;
+      pf_qpn_q    <= pf_qpn_d;
+      werr_q      <= werr_d;
     end
   end
 
@@ -1018,6 +1187,7 @@ module hca_responder #(
     cqe_q     <= cqe_d;
     cqn_q     <= cqn_d;
     free_id_q <= free_id_d;
+    pf_buf_q  <= pf_buf_d;
   end
 
   // ---------------------------------------------------------------- outputs
@@ -1025,12 +1195,12 @@ module hca_responder #(
   assign rq_ci_inc_o     = inc_pend_q;
   assign qp_err_valid_o  = err_pend_q;
   assign qp_err_qpn_o    = qpn_q;
-  assign tx_valid_o      = tx_pend_q;
+  assign tx_valid_o      = tx_pend_q && !tx_wait && !tx_bad;
   assign tx_o            = tx_q;
   assign cpl_valid_o     = cpl_pend_q;
   assign cpl_o           = cqe_q;
   assign cpl_cqn_o       = cqn_q;
-  assign pb_free_valid_o = free_pend_q;
-  assign pb_free_id_o    = free_id_q;
+  assign pb_free_valid_o = free_pend_q || pf_rdy;
+  assign pb_free_id_o    = pf_sel ? pf_buf_q : free_id_q;
 
 endmodule

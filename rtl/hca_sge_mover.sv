@@ -10,11 +10,17 @@
 // becomes one DMA request: HOST_TO_BUF (gather) or BUF_TO_HOST (scatter,
 // to_host_i), at buf_off = the segment's place in the range, key = the lkey.
 //
-// One DMA request at a time, and a segment's translation beat is taken only
-// when its DMA request has been answered: the translation unit counts a
-// request as finished when its last beat is taken, so a firmware INVALIDATE
-// (or FENCE) of the key completes only after every DMA through it reached
-// memory (protcheck I2). Pre-checks (check_only_i) take beats at once.
+// POST = 0: one DMA request at a time, and a segment's translation beat is
+// taken only when its DMA request has been answered: the translation unit
+// counts a request as finished when its last beat is taken, so a firmware
+// INVALIDATE (or FENCE) of the key completes only after every DMA through it
+// reached memory (protcheck I2). Pre-checks (check_only_i) take beats at once.
+// POST = 1 (the send engine's gather): a segment's beat is taken when its DMA
+// request is accepted, and the owner counts the answers (dma_rsp_ready_o
+// stays low, a bus error is the owner's to report): the DMAs of a packet and
+// of the next one overlap. The invalidation fence then rests on the ctx
+// DRAIN the firmware runs after INVALIDATE, as for the responder's placement:
+// the owner's drain-busy covers the posted DMAs until they are answered.
 //
 // The first failing beat (its status) ends the walk with PROT; a DMA bus
 // error ends it with ACCESS; the request's remaining beats are taken and
@@ -24,7 +30,8 @@
 // The SGE list (sge_i, num_sge_i) is read while busy: the owner holds it.
 module hca_sge_mover #(
   parameter logic [7:0] XTAG = 8'd0,   // translation tag
-  parameter logic [7:0] DTAG = 8'd0    // DMA tag
+  parameter logic [7:0] DTAG = 8'd0,   // DMA tag
+  parameter bit         POST = 1'b0    // take a beat when its DMA is accepted (see above)
 ) (
   input  logic                          clk_i,
   input  logic                          rst_ni,
@@ -158,7 +165,15 @@ module hca_sge_mover #(
         end
       end
       M_DMA: begin
-        if (dma_req_ready_i) begin
+        if (dma_req_ready_i && POST) begin
+          xs_ready_o = 1'b1;
+          boff_d     = boff_q + xs_len_i;
+          if (xs_last_i) begin
+            state_d  = M_NEXT;
+          end else begin
+            state_d  = M_BEAT;
+          end
+        end else if (dma_req_ready_i) begin
           state_d = M_DWAIT;
         end
       end

@@ -7,6 +7,9 @@
                   breach's issue, invalidation and landing cycles (the --json fields)
   trace_when      two --trace-when line= triggers far apart: both windows are in the one
                   FST, and the cycles between them are not
+  txn_names       the same breach: the runner's txn.* variables in that FST (breach pulse,
+                  key, QP; the key invalidated; the WRs in flight; the op line; the
+                  firmware function) at the cycles --json gives
   coverage        hcasim regress --coverage over two scenarios through the coverage
                   build: the functional report has the points those files are known
                   to hit, holes listed first, and the RTL line coverage merged to HTML
@@ -45,6 +48,35 @@ def dumped_cycles(fst):
         raise AssertionError(f"fst2vcd {fst}: exit {p.returncode}: {p.stderr[-300:]}")
     t = ticks_of()
     return {int(l[1:]) // t for l in p.stdout.splitlines() if l.startswith("#")}
+
+
+def txn_changes(fst):
+    """{txn variable: [(cycle, value), ...]} from the FST's value changes (each
+    cycle's first dump: the clock-low tick)."""
+    p = subprocess.run(["fst2vcd", fst], capture_output=True, text=True, errors="replace")
+    if p.returncode:
+        raise AssertionError(f"fst2vcd {fst}: exit {p.returncode}: {p.stderr[-300:]}")
+    ids, scope, out, t, body = {}, [], {}, 0, False
+    tk = ticks_of()
+    for line in p.stdout.splitlines():
+        w = line.split()
+        if not body:
+            if w and w[0] == "$scope":
+                scope.append(w[2])
+            elif w and w[0] == "$upscope":
+                scope.pop()
+            elif w and w[0] == "$var" and scope and scope[0] == "txn":
+                ids.setdefault(w[3], []).append(".".join(scope + [w[4]]))
+            elif w and w[0] == "$enddefinitions":
+                body = True
+            continue
+        if line.startswith("#"):
+            t = int(line[1:])
+            continue
+        val, vid = (w[0][1:], w[1]) if line.startswith("b") else (line[:1], line[1:])
+        for name in ids.get(vid, []):
+            out.setdefault(name, []).append((t // tk, int(val, 2)))
+    return out
 
 
 def read(path):
@@ -93,6 +125,54 @@ class Waves(unittest.TestCase):
         self.assertEqual(unit % ticks_of(), 0, marks)
         self.assertIn(str(b["land_cycle"] * unit), marks, "GTKWave's marker line holds the landing time")
         self.assertIn(f"view: gtkwave {w['gtkw']}", p.stdout)
+
+    def test_txn_names(self):
+        """The runner's transaction names in the RTL's FST (docs/waves.md "Transaction names"): the
+        breach, the key invalidated, the WR in flight on the QPs the file names, the op line, the
+        firmware function, each at the cycles the run's --json gives."""
+        wdir, js = os.path.join(self.d, "w"), os.path.join(self.d, "r.json")
+        p = run([HCASIM, "run", RACE, "--engine", "model", "--firmware", FW_MUTANT, f"--waves-on-fail={wdir}",
+                 "--waves-window", "2000:100", "--json", js])
+        self.assertEqual(p.returncode, 1, p.stderr)
+        doc = json.loads(read(js))
+        b, w = doc["breaches"][0], doc["waves"]
+        ch = txn_changes(w["fst"])
+        for v in ("txn.scn.line", "txn.scn.op", "txn.mm.inval_key", "txn.check.breach", "txn.fw.func",
+                  "txn.qp.qc.opcode", "txn.qp.a5.wr_id"):
+            self.assertIn(v, ch, f"{v} is not in {w['fst']} (has {sorted(ch)[:8]}...)")
+        # the breach: one pulse, at the checker's cycle or the next, with its key and QP number
+        ones = [c for c, v in ch["txn.check.breach"] if v == 1]
+        self.assertEqual(len(ones), 1, f"txn.check.breach pulses {ones}")
+        self.assertIn(ones[0] - b["cycle"], (0, 1), f"breach pulse at {ones[0]}, the checker saw it at {b['cycle']}")
+        self.assertIn((ones[0], int(b["key"], 16) if isinstance(b["key"], str) else b["key"]),
+                      ch["txn.check.breach_key"], "breach_key is the breach's key from then")
+        self.assertIn((ones[0], b["qpn"]), ch["txn.check.breach_qpn"])
+        # the invalidation: inval_key holds the key from its request to its completion, key_invalid then
+        key = int(b["key"], 16) if isinstance(b["key"], str) else b["key"]
+        up = [c for c, v in ch["txn.mm.inval_key"] if v == key]
+        down = [c for c, v in ch["txn.mm.key_invalid"] if v == key]
+        self.assertTrue(up and up[0] - b["inval_req_cycle"] in (0, 1), f"inval_key {key:#x} at {up}, "
+                        f"requested at {b['inval_req_cycle']}")
+        self.assertTrue(down and down[0] - b["inval_cycle"] in (0, 1), f"key_invalid {key:#x} at {down}, "
+                        f"completed at {b['inval_cycle']}")
+        # the WRs in flight: the LOCAL_INV of line 179 on qc (wr_id 53), the READ of line 177 on a5 (52)
+        wrs = {(x["line"]): x for x in doc["wrs"]}
+        inv, rd = wrs[179], wrs[177]
+        self.assertEqual((inv["opcode"], inv["wr_id"], rd["opcode"], rd["wr_id"]), ("LOCAL_INV", 53, "RDMA_READ", 52))
+        self.assertIn((inv["post_cycle"], 53), ch["txn.qp.qc.wr_id"], "qc's WR from its post")
+        self.assertIn((inv["post_cycle"], 179), ch["txn.qp.qc.line"])
+        self.assertIn((inv["post_cycle"], 5), ch["txn.qp.qc.opcode"], "LOCAL_INV is wr_opcode 5")
+        a5 = dict(ch["txn.qp.a5.wr_id"])
+        self.assertEqual(a5.get(min(a5)), 52, f"a5's READ (52) in flight from the window's start: {ch['txn.qp.a5.wr_id']}")
+        # the scenario line when the breach landed: the poll that fails (line 180; the post of line 179
+        # takes no cycle); the firmware ran some function in the window
+        at = [v for c, v in ch["txn.scn.line"] if c <= ones[0]][-1]
+        self.assertEqual(at, 180, f"txn.scn.line at the breach: {ch['txn.scn.line']}")
+        self.assertTrue(any(v for _, v in ch["txn.fw.func"]), "the firmware named running in the window")
+        # the race view names them, enum-typed ones displayed by name (GTKWave's enum flag)
+        gtkw = read(w["gtkw"])
+        self.assertRegex(gtkw, r"@1[0-9a-f]{8}\ntxn\.qp\.qc\.opcode\[7:0\]", "opcode shown by its enum")
+        self.assertIn("txn.check.breach\n", gtkw)
 
     def test_trace_when_windows(self):
         fst, js = os.path.join(self.d, "t.fst"), os.path.join(self.d, "t.json")
@@ -153,9 +233,16 @@ class Coverage(unittest.TestCase):
                           "invalidation landing in an op: between_chunks"):
                 self.assertGreater(hits.get(point, 0), 0, f"{point} not hit:\n{text}")
             head = text.splitlines()
-            self.assertRegex(head[0], r"^functional coverage over 2 runs: \d+ of \d+ points hit$")
+            self.assertRegex(head[0], r"^functional coverage over 2 runs: \d+ of \d+ points hit, \d+ more declared "
+                                      r"unreachable$")
             self.assertTrue(head[1].startswith("holes ("), "holes come first")
-            self.assertIn("peer revocation: mid-op", text.split("hit:\n")[0], "no peer file ran: a hole")
+            self.assertIn("peer revocation: mid-op", text.split("declared unreachable (")[0], "no peer file ran: a hole")
+            # a declared-unreachable point is listed apart from the holes, with why, and not counted in them
+            unr = text.split("declared unreachable (")[1].split("hit:\n")[0]
+            self.assertIn("SEND/GENERAL_ERR", unr)
+            self.assertNotIn("GENERAL_ERR", text.split("declared unreachable (")[0])
+            pts = json.loads(read(os.path.join(out, "coverage/functional.json")))["points"]
+            self.assertTrue(any(p.get("unreachable") for p in pts if p["point"] == "SEND/GENERAL_ERR"))
             info = read(os.path.join(out, "coverage/coverage.info"))
             das = [int(l.split(",")[1]) for l in info.splitlines() if l.startswith("DA:")]
             self.assertTrue(das and any(das) and not all(das), "RTL lines: some hit, some not")

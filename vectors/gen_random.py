@@ -986,11 +986,10 @@ class Gen:
                 d = self.pick_dst(n, usable, 3)
             if d is None or s is None:
                 return
-            # on a clean pair, a one-packet SEND sometimes goes first, its receive up to 200 cycles
-            # later: RNR-NAKed and retried (rnr_timer 300, rnr_retry 3) until the receive is there.
-            # One packet only: a longer SEND that meets no receive is never delivered
-            # (vectors/pending/rnr_multi_packet.jsonl)
-            late = p.role == "clean" and n <= p.mtu and r.random() < 0.15
+            # on a clean pair, a SEND sometimes goes first, its receive up to 200 cycles later:
+            # RNR-NAKed and retried (rnr_timer 300, rnr_retry 3) until the receive is there
+            # (multi-packet too: vectors/directed/err_rnr_multi_packet.jsonl, found here)
+            late = p.role == "clean" and r.random() < 0.15
             recv = {"op": "post_recv", "qp": p.b, "wr_id": wid, "sge": self.sge(d)}
             if not late:
                 self.add(recv)
@@ -1221,9 +1220,6 @@ class Gen:
             self.count("SEND")
         elif kind == "rnr":   # no receive posted: retried rnr_retry (3) times, then exhausted
             st, p.b_state = "RNR_RETRY_EXC_ERR", "RTS"
-            # one packet: a multi-packet SEND's RNR retries never run out (vectors/pending/
-            # rnr_multi_packet.jsonl, a requester bug found by this generator)
-            n = min(n, p.mtu)
             self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "SEND", "sge": self.sge(("src", 0, n))})
             self.count("SEND")
         elif kind == "raw":

@@ -15,8 +15,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+# Seed 7110: its lifecycle scenario destroys a QP with DMAs in flight, so the
+# qp_no_drain firmware breaches (re-picked after the pipelined data path
+# moved 7100's destroys out of the window).
 def soak(hcasim, out, *extra):
-    cmd = [sys.executable, os.path.join(HERE, "soak.py"), "--hcasim", hcasim, "--out", out, "--seed", "7100",
+    cmd = [sys.executable, os.path.join(HERE, "soak.py"), "--hcasim", hcasim, "--out", out, "--seed", "7110",
            "--mode", "lifecycle", "--chunks", "2", "--rounds", "4", "--qps", "3", "--both-every", "0",
            "--progress", "0"] + list(extra)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
@@ -45,10 +48,10 @@ def main():
 
     rc, text = soak(hcasim, os.path.join(out, "mutant"), "--firmware", mutant)
     want(rc == 1, "expected exit 1 from a soak on %s, got %d" % (mutant, rc), text)
-    want("FAILED (breach): chunk 0 (seed 7100)" in text, "expected chunk 0 (seed 7100) to fail as a breach", text)
-    want("reproduce: python3 vectors/gen_random.py --seed 7100 --mode lifecycle" in text and
+    want("FAILED (breach): chunk 0 (seed 7110)" in text, "expected chunk 0 (seed 7110) to fail as a breach", text)
+    want("reproduce: python3 vectors/gen_random.py --seed 7110 --mode lifecycle" in text and
          "--firmware " + mutant in text, "expected the reproduce command", text)
-    want(os.path.exists(os.path.join(out, "mutant", "fail", "random_lifecycle_s7100.jsonl")),
+    want(os.path.exists(os.path.join(out, "mutant", "fail", "random_lifecycle_s7110.jsonl")),
          "expected the failing file kept in fail/", text)
     for b in bad:
         print("soak-selftest: FAILED: " + b)

@@ -84,6 +84,8 @@ extern "C" {
 #define HCA_MAX_QP 64u
 /* CQ contexts; CQ numbers 1..MAX_CQ-1 */
 #define HCA_MAX_CQ 64u
+/* ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks plus each of its two posted-DMA slots */
+#define HCA_DRAIN_SOURCES 9u
 #define HCA_MAX_SEND_SGE 4u
 #define HCA_MAX_RECV_SGE 3u
 /* largest queue: 2^12 entries */

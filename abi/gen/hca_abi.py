@@ -39,6 +39,7 @@ FSEQ_MAX_WORDS = 0x40  # words one WRITE_RAM / READ_RAM entry moves at most
 FSEQ_WAIT_LIMIT = 0x10000  # status reads one WAIT entry makes at most before it stops the program
 MAX_QP = 0x40  # QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP)
 MAX_CQ = 0x40  # CQ contexts; CQ numbers 1..MAX_CQ-1
+DRAIN_SOURCES = 0x9  # ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks plus each of its two posted-DMA slots
 MAX_SEND_SGE = 0x4
 MAX_RECV_SGE = 0x3
 QUEUE_LOG_MAX = 0xc  # largest queue: 2^12 entries

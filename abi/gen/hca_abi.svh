@@ -75,6 +75,8 @@
 `define HCA_MAX_QP 64
 // CQ contexts; CQ numbers 1..MAX_CQ-1
 `define HCA_MAX_CQ 64
+// ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks plus each of its two posted-DMA slots
+`define HCA_DRAIN_SOURCES 9
 `define HCA_MAX_SEND_SGE 4
 `define HCA_MAX_RECV_SGE 3
 // largest queue: 2^12 entries

@@ -72,7 +72,7 @@ typedef struct protcheck_violation {
     uint64_t inval_req_cycle; /**< the invalidation (fence, revocation) it raced was requested, or NONE */
     uint64_t inval_cycle;     /**< ... and completed, or NONE */
     uint64_t land_cycle;      /**< the DMA reached memory, or NONE (caught at issue) */
-    char reason[200];
+    char reason[480];   /* room for a lockstep diff of two DMA requests */
 } protcheck_violation_t;
 
 /** Breaches kept in full; later ones are counted only. */

@@ -925,6 +925,20 @@ int hca_dev_trace_spans(hca_dev_t *d, const char *path, const uint64_t *spans, s
     return d && d->eng_ops->trace_spans ? d->eng_ops->trace_spans(d->eng, path, spans, n) : -EINVAL;
 }
 
+int hca_dev_trace_vars(hca_dev_t *d, const trace_vars_t *vars)
+{
+    if (!d)
+        return -EINVAL;
+    return d->eng_ops->trace_vars ? d->eng_ops->trace_vars(d->eng, vars) : -ENOTSUP;
+}
+
+uint32_t hca_dev_fw_pc(const hca_dev_t *d, int *running)
+{
+    if (running)
+        *running = d && d->fw_stop != RV32_STOP_WFI && d->fw_stop != RV32_STOP_HALT && d->fw_stop != RV32_STOP_TRAP;
+    return d ? rv32_pc(d->cpu) : 0;
+}
+
 void hca_dev_trace_close(hca_dev_t *d)
 {
     if (d)

@@ -118,6 +118,13 @@ int hca_dev_trace_open(hca_dev_t *dev, const char *path, uint64_t from, uint64_t
  *  disjoint; the file holds their cycles only). 0, -EINVAL, -ENOTSUP. */
 int hca_dev_trace_spans(hca_dev_t *dev, const char *path, const uint64_t *spans, size_t n);
 void hca_dev_trace_close(hca_dev_t *dev);
+/** Variables (trace_vars.h) the caller writes beside the engine's signals in
+ *  every later wave file (docs/waves.md "Transaction names"); NULL: none.
+ *  0, -EINVAL, -ENOTSUP on an engine without waves. */
+int hca_dev_trace_vars(hca_dev_t *dev, const trace_vars_t *vars);
+/** Where the firmware core is: its pc, and 1 when it runs (0: asleep in WFI,
+ *  halted or trapped). For naming the firmware function in the waves. */
+uint32_t hca_dev_fw_pc(const hca_dev_t *dev, int *running);
 
 /** The protection checker (subscribed to the log): its statistics and breaches. */
 protcheck_t *hca_dev_protcheck(hca_dev_t *dev);

@@ -255,6 +255,13 @@ int core_trace_spans(core_t *c, const char *path, const uint64_t *spans, size_t 
     return c ? trace_window_open_spans(&c->trace, path, spans, n, c->now) : -EINVAL;
 }
 
+int core_trace_vars(core_t *c, const trace_vars_t *vars)
+{
+    if (!c)
+        return -EINVAL;
+    return c->ops->trace_vars ? c->ops->trace_vars(c->eng, vars) : -ENOTSUP;
+}
+
 void core_trace_close(core_t *c)
 {
     if (c)
@@ -524,6 +531,7 @@ static int dev_trace_spans(void *eng, const char *path, const uint64_t *spans, s
     return core_trace_spans(eng, path, spans, n);
 }
 static void dev_trace_close(void *eng) { core_trace_close(eng); }
+static int dev_trace_vars(void *eng, const trace_vars_t *v) { return core_trace_vars(eng, v); }
 static void dev_get_stats(const void *eng, dev_engine_stats_t *st) { core_get_stats(eng, st); }
 
 /* One table per engine: they differ in name and core_engine_ops only. */
@@ -534,7 +542,7 @@ static void dev_get_stats(const void *eng, dev_engine_stats_t *st) { core_get_st
         .fw_irq_pin = dev_fw_irq_pin, .probe_submit = dev_probe_submit, .probe_pending = dev_probe_pending,            \
         .probe_collect = dev_probe_collect, .probe_accept_cycle = dev_probe_accept_cycle,                              \
         .probe_backpressure = dev_probe_backpressure, .trace_open = dev_trace_open, .trace_close = dev_trace_close,    \
-        .trace_spans = dev_trace_spans, .get_stats = dev_get_stats,                                                    \
+        .trace_spans = dev_trace_spans, .get_stats = dev_get_stats, .trace_vars = dev_trace_vars,                      \
     }
 
 const dev_engine_ops_t dev_engine_rtl = DEV_ENGINE_CORE_OPS("rtl", rtl_create);

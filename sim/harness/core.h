@@ -20,16 +20,20 @@
  * (model/hca_core.c), DEV_ENGINE_LOCKSTEP over both (core_create_lockstep).
  *
  * Timing (device cycles):
- *   DMA   A request accepted in cycle a waits for the bus's one data channel:
- *         its data phase starts at max(a + L, end of the previous request's
- *         data phase) and lasts ceil(len / bytes_per_cycle) cycles, where L is
- *         the host read latency (READ_DATA, HOST_TO_BUF) or the posted-write
- *         cost (WRITE_DATA, BUF_TO_HOST) of bus_timing_t. The copy
+ *   DMA   The bus is full duplex, as PCIe is: reads (READ_DATA, HOST_TO_BUF)
+ *         and writes (WRITE_DATA, BUF_TO_HOST) each have their own data
+ *         channel. A request accepted in cycle a waits for its direction's
+ *         channel: its data phase starts at max(a + L, end of the previous
+ *         data phase of that direction) and lasts ceil(len /
+ *         bytes_per_cycle) cycles, where L is the host read latency (reads)
+ *         or the posted-write cost (writes) of bus_timing_t. The copy
  *         happens and dma_rsp is offered in the cycle the data phase ends:
  *         uncontended, a + bus_transfer_cycles(); a stream of requests
- *         moves bytes_per_cycle bytes a cycle. Requests are served in order
- *         of arrival; at most dma_max_outstanding are accepted and not yet
- *         answered (dma_req_ready falls). A request that breaks the wire
+ *         moves bytes_per_cycle bytes a cycle each way. Requests are served
+ *         in order of arrival within a direction; the answer offered next is
+ *         the one whose transfer ended first (a write may be answered before
+ *         an older read); at most dma_max_outstanding are accepted and not
+ *         yet answered (dma_req_ready falls). A request that breaks the wire
  *         format's limits (READ_DATA len <= 128, WRITE_DATA len <= 32, buf <
  *         PKT_BUFS, buf_off + len <= PKT_BUF_SIZE, a known op) is answered
  *         err without bus time, counted, and reported to the checker as an
@@ -134,6 +138,9 @@ int core_trace_open(core_t *c, const char *path, uint64_t from, uint64_t to);
 /** Several windows into one file (trace_window_open_spans). */
 int core_trace_spans(core_t *c, const char *path, const uint64_t *spans, size_t n);
 void core_trace_close(core_t *c);
+/** The caller's variables in every later file (core_engine_ops_t.trace_vars);
+ *  -ENOTSUP when the engine has none. */
+int core_trace_vars(core_t *c, const trace_vars_t *vars);
 
 /* ---------------------------------------------------------------- port adapters
  * The per-cycle pieces core_step() is made of, exposed so tests can drive a

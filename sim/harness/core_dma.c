@@ -1,9 +1,13 @@
 /* core_dma.c — the DMA block of the device core's harness (core.h, "Timing"):
  * serves the engine's dma_req against the bus and the packet buffers,
- * answers dma_rsp in order, and reports every request, its end, each
- * completion written and each port-contract breach on the event log.
+ * answers dma_rsp in order per direction, and reports every request, its
+ * end, each completion written and each port-contract breach on the event
+ * log.
  *
- * Memory: one slot per outstanding request, a ring of CORE_DMA_OUTSTANDING_MAX.
+ * Memory: one slot per outstanding request, a ring of CORE_DMA_OUTSTANDING_MAX
+ * per direction (reads: READ_DATA, HOST_TO_BUF; writes: WRITE_DATA,
+ * BUF_TO_HOST). Each direction has its own data channel, as a PCIe link's two
+ * directions do, so completion times are monotonic within a ring.
  */
 #include "core.h"
 
@@ -41,17 +45,24 @@ typedef struct dma_slot {
     uint8_t bad; /**< malformed: answered err, no bus time */
 } dma_slot_t;
 
+/* One direction: its data channel and its requests, answered in order. */
+typedef struct dma_dir {
+    dma_slot_t *slot;         /* ring of CORE_DMA_OUTSTANDING_MAX */
+    unsigned head, count;
+    unsigned ncopied;         /* slots from head whose transfer completed */
+    uint64_t chan_free;       /* first cycle the data channel is free */
+    uint64_t last_done;       /* completion cycle of the newest slot */
+} dma_dir_t;
+
 struct core_dma {
     bus_t bus;
     bus_timing_t t;
     unsigned max;
     uint8_t *pbufs;
     const evlog_t *log;
-    dma_slot_t *slot;         /* ring of CORE_DMA_OUTSTANDING_MAX */
-    unsigned head, count;     /* outstanding = count */
-    unsigned ncopied;         /* slots from head whose transfer completed */
-    uint64_t chan_free;       /* first cycle the data channel is free */
-    uint64_t last_done;       /* completion cycle of the newest slot */
+    dma_dir_t dir[2];         /* 0 reads, 1 writes */
+    unsigned count;           /* outstanding, both directions */
+    int offered;              /* the direction whose head is on dma_rsp, or -1 */
     uint64_t tag_busy[4];     /* outstanding tags (bitmap) */
     dev_engine_stats_t st;
 };
@@ -65,11 +76,13 @@ int core_dma_create(core_dma_t **out, const bus_t *bus, const bus_timing_t *t, u
     core_dma_t *d = calloc(1, sizeof *d);
     if (!d)
         return -ENOMEM;
-    d->slot = calloc(CORE_DMA_OUTSTANDING_MAX, sizeof *d->slot);
-    if (!d->slot) {
+    d->dir[0].slot = calloc(2 * CORE_DMA_OUTSTANDING_MAX, sizeof *d->dir[0].slot);
+    if (!d->dir[0].slot) {
         free(d);
         return -ENOMEM;
     }
+    d->dir[1].slot = d->dir[0].slot + CORE_DMA_OUTSTANDING_MAX;
+    d->offered = -1;
     d->bus = *bus;
     d->t = *t;
     d->max = max_outstanding;
@@ -83,7 +96,7 @@ void core_dma_destroy(core_dma_t *d)
 {
     if (!d)
         return;
-    free(d->slot);
+    free(d->dir[0].slot);
     free(d);
 }
 
@@ -91,8 +104,13 @@ void core_dma_reset(core_dma_t *d)
 {
     if (!d)
         return;
-    d->head = d->count = d->ncopied = 0;
-    d->chan_free = d->last_done = 0;
+    for (int i = 0; i < 2; i++) {
+        dma_dir_t *q = &d->dir[i];
+        q->head = q->count = q->ncopied = 0;
+        q->chan_free = q->last_done = 0;
+    }
+    d->count = 0;
+    d->offered = -1;
     memset(d->tag_busy, 0, sizeof d->tag_busy);
     memset(&d->st, 0, sizeof d->st);
 }
@@ -103,9 +121,14 @@ uint64_t core_dma_quiet_until(const core_dma_t *d, uint64_t next)
 {
     if (!d || !d->count)
         return UINT64_MAX;
-    if (d->ncopied)
-        return next; /* a response is offered */
-    const uint64_t due = d->slot[d->head].done_at; /* in order: the head completes first */
+    uint64_t due = UINT64_MAX;
+    for (int i = 0; i < 2; i++) {
+        const dma_dir_t *q = &d->dir[i];
+        if (q->ncopied)
+            return next; /* a response is offered */
+        if (q->count && q->slot[q->head].done_at < due)
+            due = q->slot[q->head].done_at; /* in order: the head completes first */
+    }
     return due > next ? due : next;
 }
 
@@ -138,9 +161,12 @@ static const char *dma_bad_reason(const hca_dma_req_t *r)
 
 static void dma_accept(core_dma_t *d, const hca_dma_req_t *req, uint64_t now)
 {
-    dma_slot_t *s = &d->slot[(d->head + d->count) & (CORE_DMA_OUTSTANDING_MAX - 1)];
     const unsigned op = hca_dma_req_get_op(req);
     const unsigned tag = hca_dma_req_get_tag(req);
+    const int write = op == HCA_DMA_OP_WRITE_DATA || op == HCA_DMA_OP_BUF_TO_HOST;
+    dma_dir_t *q = &d->dir[write];
+    dma_slot_t *s = &q->slot[(q->head + q->count) & (CORE_DMA_OUTSTANDING_MAX - 1)];
+    q->count++;
     s->req = *req;
     s->issue_at = now;
     memset(&s->rsp, 0, sizeof s->rsp);
@@ -155,23 +181,22 @@ static void dma_accept(core_dma_t *d, const hca_dma_req_t *req, uint64_t now)
     s->bad = bad != NULL;
     evlog_emit(d->log, &(evlog_event_t){.kind = EVLOG_DMA_ISSUE, .cycle = now, .dma = req, .refused = s->bad});
     if (bad) {
-        s->done_at = max_u64(now + 1, d->last_done);
-        d->last_done = s->done_at;
+        s->done_at = max_u64(now + 1, q->last_done);
+        q->last_done = s->done_at;
         d->st.dma_bad_reqs++;
         engine_bug(d->log, now, req, "malformed dma_req (%s): op %u tag %u buf %u buf_off %u len %u", bad, op, tag,
                    hca_dma_req_get_buf(req), req->buf_off, req->len);
         return;
     }
-    const int write = op == HCA_DMA_OP_WRITE_DATA || op == HCA_DMA_OP_BUF_TO_HOST;
     /* The memory at the address may have its own timing (a peer's window);
-     * every memory shares the device's one data channel. */
+     * every memory shares the device's data channel of the direction. */
     const bus_timing_t t = bus_timing_at(&d->bus, req->addr, &d->t);
     const uint64_t data = div_up(req->len, t.bytes_per_cycle ? t.bytes_per_cycle : 1);
-    const uint64_t start = max_u64(now + (write ? t.write_cost : t.read_latency), d->chan_free);
-    d->chan_free = start + data;
+    const uint64_t start = max_u64(now + (write ? t.write_cost : t.read_latency), q->chan_free);
+    q->chan_free = start + data;
     d->st.dma_busy_cycles += data;
     s->done_at = max_u64(start + data, now + 1);
-    d->last_done = s->done_at;
+    q->last_done = s->done_at;
 }
 
 /** The transfer of s ends in cycle now: the bytes move (or a bus error). */
@@ -219,17 +244,31 @@ static void dma_complete(core_dma_t *d, dma_slot_t *s, uint64_t now)
 
 static inline void dma_drive(core_dma_t *d, core_pins_t *p, uint64_t now)
 {
-    while (d->ncopied < d->count) {
-        dma_slot_t *s = &d->slot[(d->head + d->ncopied) & (CORE_DMA_OUTSTANDING_MAX - 1)];
-        if (s->done_at > now)
-            break;
-        dma_complete(d, s, now);
-        d->ncopied++;
+    for (int i = 0; i < 2; i++) {
+        dma_dir_t *q = &d->dir[i];
+        while (q->ncopied < q->count) {
+            dma_slot_t *s = &q->slot[(q->head + q->ncopied) & (CORE_DMA_OUTSTANDING_MAX - 1)];
+            if (s->done_at > now)
+                break;
+            dma_complete(d, s, now);
+            q->ncopied++;
+        }
     }
     p->dma_req_ready = d->count < d->max;
-    if (d->ncopied) {
+    if (d->offered < 0) {
+        /* the head that completed first (then the older request) goes next */
+        const dma_dir_t *r = &d->dir[0], *w = &d->dir[1];
+        if (r->ncopied && w->ncopied) {
+            const dma_slot_t *a = &r->slot[r->head], *b = &w->slot[w->head];
+            d->offered = (b->done_at < a->done_at || (b->done_at == a->done_at && b->issue_at < a->issue_at));
+        } else if (r->ncopied || w->ncopied) {
+            d->offered = w->ncopied != 0;
+        }
+    }
+    if (d->offered >= 0) {
         if (!p->dma_rsp_valid) {
-            p->dma_rsp = d->slot[d->head].rsp;
+            const dma_dir_t *q = &d->dir[d->offered];
+            p->dma_rsp = q->slot[q->head].rsp;
             p->dma_rsp_valid = 1;
         }
     } else {
@@ -239,12 +278,15 @@ static inline void dma_drive(core_dma_t *d, core_pins_t *p, uint64_t now)
 
 static inline void dma_sample(core_dma_t *d, core_pins_t *p, uint64_t now)
 {
-    if (p->dma_rsp_valid && p->dma_rsp_ready) {
+    if (p->dma_rsp_valid && p->dma_rsp_ready && d->offered >= 0) {
+        dma_dir_t *q = &d->dir[d->offered];
         const unsigned tag = hca_dma_rsp_get_rtag(&p->dma_rsp);
         d->tag_busy[tag >> 6] &= ~(1ull << (tag & 63));
-        d->head = (d->head + 1) & (CORE_DMA_OUTSTANDING_MAX - 1);
+        q->head = (q->head + 1) & (CORE_DMA_OUTSTANDING_MAX - 1);
+        q->count--;
+        q->ncopied--;
         d->count--;
-        d->ncopied--;
+        d->offered = -1;
         p->dma_rsp_valid = 0; /* the next drive loads the next response */
     }
     if (p->dma_req_valid && p->dma_req_ready)

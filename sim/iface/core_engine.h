@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "hca_abi.h"
+#include "trace_vars.h"
 #include "xu_engine.h"
 
 #ifdef __cplusplus
@@ -95,6 +96,10 @@ typedef struct core_engine_ops {
     /** Optional (NULL: one window per file). Stop (paused = 1) or resume
      *  dumping into the open wave file, so several windows share one file. */
     void (*trace_pause)(void *eng, int paused);
+    /** Optional (NULL: none). Variables (trace_vars.h) every later trace_open
+     *  declares beside the core's signals and writes at each dump; NULL: none.
+     *  The caller keeps *vars alive until the file is closed. 0 or -EINVAL. */
+    int (*trace_vars)(void *eng, const trace_vars_t *vars);
 } core_engine_ops_t;
 
 extern const core_engine_ops_t core_rtl_ops;

@@ -43,6 +43,7 @@
 
 #include "bus.h"
 #include "evlog.h"
+#include "trace_vars.h"
 #include "xu_engine.h"
 
 #ifdef __cplusplus
@@ -139,6 +140,10 @@ typedef struct dev_engine_ops {
     int (*trace_spans)(void *eng, const char *path, const uint64_t *spans, size_t n);
     void (*trace_close)(void *eng);
     void (*get_stats)(const void *eng, dev_engine_stats_t *st);
+    /** Optional (NULL: none): the caller's variables (trace_vars.h) written
+     *  beside the engine's signals in every later file (NULL: none). 0 or
+     *  -ENOTSUP (an engine without waves). */
+    int (*trace_vars)(void *eng, const trace_vars_t *vars);
 } dev_engine_ops_t;
 
 /** The factory: the implementation of kind, or NULL for an unknown kind.

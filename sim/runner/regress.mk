@@ -18,8 +18,9 @@ $(OBJ)/sim/runner/hcasim.o: ALL_CFLAGS += -DHCASIM_REGRESS_DEFAULT='"$(abspath s
 REGRESS_LIST ?= vectors/regress/nightly.list
 REGRESS_ARGS ?=
 .PHONY: regress regress-smoke regress-selftest
+# --coverage: the nightly report ends with the functional points, holes first
 regress: all $(GTEST_BINS)
-	$(HCASIM_BIN) regress $(REGRESS_LIST) -j $(NPROC) $(REGRESS_ARGS)
+	$(HCASIM_BIN) regress $(REGRESS_LIST) -j $(NPROC) --coverage $(REGRESS_ARGS)
 
 regress-smoke: $(HCASIM_BIN) $(REGRESS_PY) $(BIN)/test_json
 	@$(HCASIM_BIN) regress vectors/regress/smoke.list -j 2 --no-waves --out $(BUILD)/regress/smoke >$(BUILD)/regress-smoke.log 2>&1 \

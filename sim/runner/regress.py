@@ -555,6 +555,27 @@ def functional_points(root, runs):
     return pts
 
 
+UNREACHABLE = "vectors/regress/unreachable.toml"
+
+
+def unreachable(root, pts):
+    """{(group, point): why} for the points vectors/regress/unreachable.toml declares the device cannot
+    produce (globs over the point names of a group, less its `except` globs)."""
+    import tomllib
+    path = os.path.join(root, UNREACHABLE)
+    if not os.path.exists(path):
+        return {}
+    with open(path, "rb") as f:
+        decl = tomllib.load(f).get("unreachable", [])
+    out = {}
+    for d in decl:
+        for g, p, _ in pts:
+            if g == d["group"] and any(fnmatch.fnmatchcase(p, x) for x in d["points"]) \
+                    and not any(fnmatch.fnmatchcase(p, x) for x in d.get("except", [])):
+                out[(g, p)] = d["why"]
+    return out
+
+
 def coverage_report(out, root):
     """Sum the runs' functional points (work/*.json) and merge their RTL .dat files into
     coverage/: functional.txt (holes first), functional.json, merged.dat, coverage.info, html/."""
@@ -571,9 +592,15 @@ def coverage_report(out, root):
         if d.get("coverage"):
             runs.append(d["coverage"])
     pts = functional_points(root, runs)
-    holes = [p for p in pts if not p[2]]
-    lines = [f"functional coverage over {len(runs)} runs: {len(pts) - len(holes)} of {len(pts)} points hit",
-             f"holes ({len(holes)}):"]
+    unr = unreachable(root, pts)
+    wrong = [(g, p, n) for g, p, n in pts if n and (g, p) in unr]  # declared unreachable, yet hit
+    pts_r = [x for x in pts if (x[0], x[1]) not in unr]
+    holes = [p for p in pts_r if not p[2]]
+    lines = [f"functional coverage over {len(runs)} runs: {len(pts_r) - len(holes)} of {len(pts_r)} points hit, "
+             f"{len(unr)} more declared unreachable",
+             f"holes ({len(holes) + len(wrong)}):"]
+    for g, p, n in wrong:
+        lines.append(f"  declared unreachable but hit {n} times ({UNREACHABLE} is wrong): {g}: {p}")
     by_group = {}
     for g, p, _ in holes:
         by_group.setdefault(g, []).append(p)
@@ -588,17 +615,26 @@ def coverage_report(out, root):
         else:
             for p in ps:
                 lines.append(f"  {g}: {p}")
+    lines.append(f"declared unreachable ({len(unr)}, {UNREACHABLE}):")
+    by_why = {}
+    for (g, p), why in unr.items():
+        by_why.setdefault((g, why), []).append(p)
+    for (g, why), ps in by_why.items():
+        lines.append(f"  {g}: {', '.join(ps)} -- {why}")
     lines.append("hit:")
-    for g, p, n in pts:
+    for g, p, n in pts_r:
         if n:
             lines.append(f"  {g}: {p}: {n}")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(cdir, "functional.txt"), "w") as f:
         f.write(text)
     with open(os.path.join(cdir, "functional.json"), "w") as f:
-        json.dump({"runs": len(runs), "points": [{"group": g, "point": p, "hits": n} for g, p, n in pts]}, f, indent=1)
-    summary = [f"coverage: functional {len(pts) - len(holes)}/{len(pts)} points hit, {len(holes)} holes "
-               f"({os.path.relpath(os.path.join(cdir, 'functional.txt'), out)})"]
+        json.dump({"runs": len(runs), "points": [dict({"group": g, "point": p, "hits": n},
+                                                           **({"unreachable": unr[(g, p)]} if (g, p) in unr else {}))
+                                                      for g, p, n in pts]}, f, indent=1)
+    summary = [f"coverage: functional {len(pts_r) - len(holes)}/{len(pts_r)} points hit, {len(holes)} holes"
+               + (f", {len(wrong)} declared unreachable but hit" if wrong else "")
+               + f", {len(unr)} declared unreachable ({os.path.relpath(os.path.join(cdir, 'functional.txt'), out)})"]
     dats = sorted(glob.glob(os.path.join(cdir, "dat", "*.dat")))
     if dats and shutil.which("verilator_coverage"):
         merged = os.path.join(cdir, "merged.dat")

@@ -513,6 +513,22 @@ scn_cover_t *scn_cover_of(ctx_t *c);
 /** The WR just posted (scn_posted) moves data through these SGEs' keys and rkey (0: none). */
 void scn_posted_keys(ctx_t *c, const hca_sge_t *sge, unsigned n, uint32_t rkey);
 
+/* ================================================================ transaction names (scn_txn.c) */
+
+typedef struct scn_txn scn_txn_t;
+/** The txn.* variables of a traced run on dev (the file's QPs, the firmware's
+ *  functions), following dev's event log; host reads its CQEs. NULL: no memory. */
+scn_txn_t *scn_txn_new(const scn_t *s, hca_dev_t *dev, const hca_host_t *host);
+/** Unsubscribe from dev's log (dev may be NULL) and free; the wave file must be closed. */
+void scn_txn_free(scn_txn_t *t, hca_dev_t *dev);
+/** What hca_dev_trace_vars takes. */
+const trace_vars_t *scn_txn_vars(scn_txn_t *t);
+/** The op scn_ops[op] of line starts (t may be NULL: nothing). */
+void scn_txn_op(scn_txn_t *t, unsigned line, int op);
+/** A send WR was posted on the QP of symbol qp_sym (number qpn), its WQE at index. */
+void scn_txn_posted(scn_txn_t *t, int qp_sym, uint32_t qpn, uint64_t wr_id, const char *opcode, uint32_t index,
+                    unsigned line);
+
 /* ================================================================ waves (scn_waves.c) */
 
 /** --trace-when and --waves-on-fail: the run, watched, then its traced re-run. */

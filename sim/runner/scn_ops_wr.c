@@ -239,15 +239,18 @@ int scn_op_post_recv(ctx_t *c, const json_value_t *o)
 
 int scn_op_post_raw_wqe(ctx_t *c, const json_value_t *o)
 {
-    int qp, want = 0;
+    int qp, want = 0, recv = 0;
     uint64_t wr_id = 0;
     uint8_t *bytes = NULL;
     size_t n = 0;
     int rc = scn_ref(c, o, "qp", &qp);
+    if (!rc && json_get(o, "recv"))
+        rc = scn_bool(c, o, "recv", &recv);
     if (!rc)
         rc = scn_hex(c, o, "hex", &bytes, &n);
-    if (!rc && n > sizeof(hca_sq_wqe_t))
-        rc = scn_bad_field(c, "hex", "%zu bytes, a WQE has %zu", n, sizeof(hca_sq_wqe_t));
+    const size_t max = recv ? sizeof(hca_rq_wqe_t) : sizeof(hca_sq_wqe_t);
+    if (!rc && n > max)
+        rc = scn_bad_field(c, "hex", "%zu bytes, %s WQE has %zu", n, recv ? "an RQ" : "an SQ", max);
     if (!rc)
         rc = scn_int(c, o, "wr_id", 0, UINT64_MAX, &wr_id);
     if (!rc)
@@ -261,8 +264,9 @@ int scn_op_post_raw_wqe(ctx_t *c, const json_value_t *o)
     memcpy(wqe, bytes, n);
     free(bytes);
     if (!json_get(o, "wr_id"))
-        memcpy(&wr_id, wqe + offsetof(hca_sq_wqe_t, wr_id), 8);
+        memcpy(&wr_id, wqe + (recv ? offsetof(hca_rq_wqe_t, wr_id) : offsetof(hca_sq_wqe_t, wr_id)), 8);
     uint64_t now = scn_cycle(c);
-    rc = hcadrv_post_send_raw(scn_drv(c), &scn_obj(c, qp)->qp, wqe, sizeof wqe);
-    return post_done(c, rc, want, "post_raw_wqe", qp, 0, wr_id, "RAW", now);
+    rc = recv ? hcadrv_post_recv_raw(scn_drv(c), &scn_obj(c, qp)->qp, wqe, max)
+              : hcadrv_post_send_raw(scn_drv(c), &scn_obj(c, qp)->qp, wqe, max);
+    return post_done(c, rc, want, "post_raw_wqe", qp, recv, wr_id, recv ? "RECV" : "RAW", now);
 }

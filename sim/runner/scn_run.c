@@ -40,6 +40,7 @@ struct run {
     unsigned fline;    /* the last op run: where a failure is */
     const char *fop;
     scn_cover_t *cov; /* the functional coverage points it hits */
+    scn_txn_t *txn;   /* a traced run's transaction names (scn_txn.c), or NULL */
 };
 
 /* ================================================================ what handlers reach */
@@ -253,6 +254,8 @@ int scn_posted(ctx_t *c, int qp, int recv, uint64_t wr_id, const char *opcode, u
         r->capwrs = nc;
     }
     r->wrs[r->nwrs++] = (wr_rec_t){c->line, qp, recv, wr_id, opcode, index, post_cycle, 0, 0, 0};
+    if (!recv)
+        scn_txn_posted(r->txn, qp, r->obj[qp].qp.qpn, wr_id, opcode, index, c->line);
     return 0;
 }
 
@@ -370,6 +373,11 @@ static int start_device(ctx_t *c)
     if (scn_cover_attach(r->cov, r->dev))
         return scn_bad(c, "the device's event log is full");
     if (r->o->trace) {
+        /* the transaction names beside the RTL's signals; an engine without
+           waves refuses the file below, so its refusal here is not the error */
+        if (!(r->txn = scn_txn_new(r->s, r->dev, &r->host)))
+            return scn_bad(c, "out of memory");
+        hca_dev_trace_vars(r->dev, scn_txn_vars(r->txn));
         rc = r->o->trace_spans
                  ? hca_dev_trace_spans(r->dev, r->o->trace, r->o->trace_spans, r->o->ntrace_spans)
                  : hca_dev_trace_open(r->dev, r->o->trace, r->o->trace_from, r->o->trace_to ? r->o->trace_to : UINT64_MAX);
@@ -382,8 +390,11 @@ static int start_device(ctx_t *c)
 
 static void teardown(run_t *r, size_t nsyms)
 {
-    if (r->dev && r->o->trace)
+    if (r->dev && r->o->trace) {
         hca_dev_trace_close(r->dev);
+        hca_dev_trace_vars(r->dev, NULL);
+    }
+    scn_txn_free(r->txn, r->dev);
     scn_watch_undevice(r->o->watch, r, r->dev);
     scn_cover_detach(r->cov, r->dev);
     scn_cover_free(r->cov);
@@ -483,6 +494,7 @@ int scn_run_op(run_t *r, size_t i)
     const uint64_t start = r->dev ? hca_dev_cycle(r->dev) : 0;
     if (!r->dev && !(scn_ops[l->op].flags & SCN_OP_CONFIG))
         rc = start_device(c);
+    scn_txn_op(r->txn, l->line, l->op);
     if (!rc)
         rc = scn_ops[l->op].fn(c, l->v);
     if (r->dev && rc == SCN_PASS)

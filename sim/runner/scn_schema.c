@@ -199,7 +199,7 @@ const op_spec_t scn_ops[] = {
     OP("post_recv", scn_op_post_recv, F_NAME("qp", REQ, SYM_QP), F("wr_id", REQ, K_INT), F_SGES("sge", OPT),
        F("expect_post", OPT, K_ERRNO)),
     OP("post_raw_wqe", scn_op_post_raw_wqe, F_NAME("qp", REQ, SYM_QP), F("hex", REQ, K_HEX), F("wr_id", OPT, K_INT),
-       F("expect_post", OPT, K_ERRNO)),
+       F("recv", OPT, K_BOOL), F("expect_post", OPT, K_ERRNO)),
     /* time and completions */
     OP("run", scn_op_run, F("cycles", REQ, K_INT)),
     OP("poll_cq", scn_op_poll_cq, F_NAME("cq", REQ, SYM_CQ),

@@ -20,13 +20,14 @@ wave:
 	@if [ -n "$$DISPLAY" ]; then gtkwave -a $(WAVE_DIR)/$(WAVE_NAME).gtkw; \
 	 else $(MAKE) --no-print-directory -s wave-png GTKW=$(WAVE_DIR)/$(WAVE_NAME).gtkw PNG=$(WAVE_PNG); fi
 
-# The view rendered headless: GTKWave in a 1600x1000 Xvfb screen, grabbed.
+# The view rendered headless: GTKWave in a WAVE_SCREEN Xvfb screen, grabbed.
+WAVE_SCREEN ?= 1600x1000x24
 .PHONY: wave-png
 wave-png:
 	@command -v xvfb-run >/dev/null && command -v xwd >/dev/null && command -v xwdtopnm >/dev/null \
 	    || { echo "wave-png: needs xvfb, x11-apps and netpbm (make deps)"; exit 2; }
 	@tmp=$$(mktemp -d); \
-	 timeout 120 xvfb-run -a -s "-screen 0 1600x1000x24" sh -c \
+	 timeout 120 xvfb-run -a -s "-screen 0 $(WAVE_SCREEN)" sh -c \
 	    'gtkwave -a $(GTKW) >'"$$tmp"'/gtkwave.log 2>&1 & sleep $${WAVE_SETTLE:-10}; xwd -root -silent >'"$$tmp"'/shot.xwd; kill $$! 2>/dev/null; true'; \
 	 xwdtopnm $$tmp/shot.xwd 2>/dev/null | pnmtopng >$(PNG) && rm -rf $$tmp && echo "wave: rendered $(PNG)"
 
@@ -70,3 +71,13 @@ waves-selftest: $(HCASIM_BIN) $(WAVES_SHARE) $(BUILD)/firmware/mutants/hcafw_no_
 	         $(PYTHON) testbench/test_waves.py Waves; exit 1; }
 	@echo "waves-selftest: waves on fail (breach in the window, markers) and two --trace-when windows in one FST"
 CHECKS += waves-selftest
+
+# docs/waves.md's race recipe, its pictures real and current: both outcomes of
+# one race file (the invalidation wins, the access wins) traced on the RTL and
+# rendered headless (sim/runner/waves_docs.py), into docs/img/ (committed).
+DOCS_WAVES_FILE ?= vectors/directed/race_linv_read_mtu512_x16.jsonl
+.PHONY: docs-waves
+docs-waves: $(HCASIM_BIN) $(WAVES_SHARE)
+	$(call say,WAVES,docs/img/race_*.png from $(DOCS_WAVES_FILE))
+	$(Q)$(PYTHON) sim/runner/waves_docs.py --hcasim $(HCASIM_BIN) --file $(DOCS_WAVES_FILE) \
+	    --work $(WAVE_DIR)/docs --out docs/img --make "$(MAKE)"

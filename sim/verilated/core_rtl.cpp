@@ -123,8 +123,10 @@ void rtl_cycle(void *eng, core_pins_t *p, uint64_t now)
     t.xs_ready_i = p->xs_ready & 1u;
     t.eval();
     const bool dump = x->fst && !x->paused;
-    if (dump)
+    if (dump) {
+        vars_sample(*x, now);
         x->fst->dump(now * kTicksPerCycle);
+    }
 
     /* This cycle's outputs. */
     p->db_ready = t.db_ready_o;
@@ -167,6 +169,14 @@ void rtl_trace_pause(void *eng, int paused)
     static_cast<CoreRtl *>(eng)->paused = paused != 0;
 }
 
+int rtl_trace_vars(void *eng, const trace_vars_t *vars)
+{
+    if (!eng)
+        return -EINVAL;
+    static_cast<CoreRtl *>(eng)->vars.v = vars;
+    return 0;
+}
+
 } // namespace
 
 extern "C" const core_engine_ops_t core_rtl_ops = {
@@ -180,4 +190,5 @@ extern "C" const core_engine_ops_t core_rtl_ops = {
     nullptr, /* quiet_until: RTL state may change every cycle, never skipped */
     nullptr, /* skip */
     rtl_trace_pause,
+    rtl_trace_vars,
 };

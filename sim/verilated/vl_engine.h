@@ -13,10 +13,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <unistd.h>
 #include <new>
+#include <vector>
 
 #include "hca_abi.h"
+#include "trace_vars.h"
 #include "xu_engine.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
@@ -30,12 +33,98 @@ constexpr uint64_t kTicksPerCycle = HCA_TRACE_TICKS_PER_CYCLE;
 constexpr uint64_t kEdgeTick = HCA_TRACE_TICKS_PER_CYCLE / 2;
 constexpr int kResetCycles = 4;
 
+/** The harness's variables (trace_vars.h) in a file: the trace code of each. */
+struct VarsDump {
+    const trace_vars_t *v = nullptr;
+    std::vector<uint32_t> code;
+};
+
 template <typename Top> struct VlEngine {
     std::unique_ptr<VerilatedContext> ctx;
     std::unique_ptr<Top> top;
     std::unique_ptr<VerilatedFstC> fst;
     bool paused = false; /* between two windows of one file: no dump */
+    VarsDump vars;       /* declared beside the model's signals by trace_open */
 };
+
+/* Enum type numbers of the harness's variables: above the model's own (1, 2, …). */
+constexpr int kVarsEnumBase = 1 << 16;
+
+/* Verilator's trace callbacks (its public registration API, as the Verilated
+ * model's own trace code uses it): declare the variables at open, write them
+ * at a full and at a change dump. Scopes become FST scopes (a space is
+ * Verilator's scope separator in a declared name). */
+inline void vars_init(void *self, VerilatedFst *t, uint32_t code)
+{
+    VarsDump &d = *static_cast<VarsDump *>(self);
+    const trace_vars_t &v = *d.v;
+    for (size_t e = 0; e < v.nenums; e++) {
+        const trace_enum_t &en = v.enums[e];
+        /* the values as wide as the variables of the type: GTKWave matches
+           the digits it would print */
+        unsigned bits = 0;
+        for (size_t i = 0; i < v.nvars; i++)
+            if (v.vars[i].enum_id == (int)e && v.vars[i].bits > bits)
+                bits = v.vars[i].bits > 64 ? 64 : v.vars[i].bits;
+        for (size_t i = 0; !bits && i < en.n; i++)
+            while (bits < 64 && en.values[i] >> bits)
+                bits++;
+        bits = bits ? bits : 1;
+        std::vector<std::string> vals(en.n);
+        std::vector<const char *> np(en.n), vp(en.n);
+        for (size_t i = 0; i < en.n; i++) {
+            for (unsigned b = bits; b-- > 0;) /* binary digits, as Verilator writes enum values */
+                vals[i] += (en.values[i] >> b & 1) ? '1' : '0';
+            np[i] = en.names[i];
+            vp[i] = vals[i].c_str();
+        }
+        t->declDTypeEnum(kVarsEnumBase + (int)e, en.name, (uint32_t)en.n, bits, np.data(), vp.data());
+    }
+    d.code.assign(v.nvars, 0);
+    t->scopeEscape(' ');
+    for (size_t i = 0; i < v.nvars; i++) {
+        const trace_var_t &x = v.vars[i];
+        std::string name = x.scope ? x.scope : "";
+        for (char &ch : name)
+            ch = ch == '.' ? ' ' : ch;
+        name += std::string(name.empty() ? "" : " ") + x.name;
+        const int dt = x.enum_id >= 0 && (size_t)x.enum_id < v.nenums ? kVarsEnumBase + x.enum_id : -1;
+        const unsigned bits = x.bits < 1 ? 1 : x.bits > 64 ? 64 : x.bits;
+        d.code[i] = code;
+        if (bits == 1)
+            t->declBit(code, name.c_str(), dt, FST_VD_IMPLICIT, FST_VT_SV_LOGIC, false, -1);
+        else if (bits <= 32)
+            t->declBus(code, name.c_str(), dt, FST_VD_IMPLICIT, FST_VT_SV_LOGIC, false, -1, (int)bits - 1, 0);
+        else
+            t->declQuad(code, name.c_str(), dt, FST_VD_IMPLICIT, FST_VT_SV_LOGIC, false, -1, (int)bits - 1, 0);
+        code += bits > 32 ? 2 : 1; /* the old-value words the variable takes */
+    }
+    t->scopeEscape('.');
+}
+
+template <bool Full> void vars_dump(void *self, VerilatedFst::Buffer *b)
+{
+    const VarsDump &d = *static_cast<const VarsDump *>(self);
+    const trace_vars_t &v = *d.v;
+    for (size_t i = 0; i < v.nvars; i++) {
+        const unsigned bits = v.vars[i].bits < 1 ? 1 : v.vars[i].bits > 64 ? 64 : v.vars[i].bits;
+        uint32_t *old = b->oldp(d.code[i]);
+        const uint64_t x = v.val[i];
+        if (bits == 1)
+            Full ? b->fullBit(old, x & 1) : b->chgBit(old, x & 1);
+        else if (bits <= 32)
+            Full ? b->fullIData(old, (IData)x, (int)bits) : b->chgIData(old, (IData)x, (int)bits);
+        else
+            Full ? b->fullQData(old, (QData)x, (int)bits) : b->chgQData(old, (QData)x, (int)bits);
+    }
+}
+
+/** Bring the harness's variables up to cycle now, before its first dump. */
+template <typename Top> void vars_sample(VlEngine<Top> &e, uint64_t now)
+{
+    if (e.vars.v && e.vars.v->sample)
+        e.vars.v->sample(e.vars.v->ctx, now);
+}
 
 /** Hold rst_ni low (asynchronous) over kResetCycles clocks with idle inputs,
  *  then release it while the clock is low. */
@@ -134,6 +223,11 @@ template <typename Top> int trace_open(VlEngine<Top> &e, const char *path)
         return -ENOMEM;
     }
     e.top->trace(e.fst.get(), 99);
+    if (e.vars.v && e.vars.v->nvars) {
+        e.fst->spTrace()->addInitCb(vars_init, &e.vars);
+        e.fst->spTrace()->addFullCb(vars_dump<true>, &e.vars);
+        e.fst->spTrace()->addChgCb(vars_dump<false>, &e.vars);
+    }
     e.fst->set_time_unit("1ns");
     e.fst->set_time_resolution("100ps");
     e.fst->open(path);
