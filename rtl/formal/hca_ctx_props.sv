@@ -23,7 +23,7 @@
 // Assumed: reset in the first cycle, not after. Each property fails on the
 // mutant HCA_MUTANT_NO_DRAIN (a ctx that answers DRAIN without waiting).
 module hca_ctx_props #(
-  parameter int N_DRAIN = 3
+  parameter int N_DRAIN = `HCA_DRAIN_SOURCES  // as hca_core has it; the properties hold for any width
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
