@@ -252,7 +252,11 @@ module hca_ctx #(
       rdata_q  <= rdata_d;
       result_q <= result_d;
       // A waited-for client drops out the first cycle it is seen idle.
+`ifndef HCA_MUTANT_NO_DRAIN
       drain_q  <= (drain_q & drain_busy_i) | (do_drain ? drain_busy_i : '0);
+`else  // formal mutant (rtl/formal/hca_ctx_props.sv): DRAIN answers at once, waiting for nobody
+      drain_q  <= '0;
+`endif
       if (do_rqpc) begin
         stage_q <= qpc_view;
       end

@@ -15,15 +15,24 @@
 #                        defined) that breaks one of them: must FAIL, on that
 #                        property, with a counterexample trace (trace.vcd).
 #
+#   formal-ctx-drain     hca_ctx_props: the DRAIN half — once STATUS reads not
+#                        busy after a DRAIN, every client busy at the command
+#                        was seen idle since; done at once when none is
+#                        busy; by induction (k = 3).
 #   formal-xu-*          xlate_unit_props on the whole translation unit: once
 #                        the firmware saw an INVALIDATE of index I complete,
-#                        no OK beat of a request through a key of index I;
-#                        with the bookkeeping it rests on (responses in
-#                        order, bounded in flight) and the handshakes (a
-#                        response beat holds until taken, every firmware
-#                        access answered one cycle later). Bounded from
-#                        reset: FORMAL_BMC_FRAMES cycles, by ABC's bmc3 on
-#                        the AIGER netlist (z3 does not get that deep).
+#                        no OK beat of a request through a key of index I
+#                        (fence; fence_klm: nor through a KLM entry's key of
+#                        index I, at any depth); with the bookkeeping it
+#                        rests on (responses in order, bounded in flight) and
+#                        the handshakes (a response beat holds until taken,
+#                        every firmware access answered one cycle later).
+#                        Bounded from reset: FORMAL_BMC_FRAMES cycles, by
+#                        ABC's bmc3 on the AIGER netlist (z3 does not get
+#                        that deep).
+#   formal-xu-fence-ind  fence unbounded, on the unit without KLM walks: with
+#                        the invariants inv_* (xlate_unit_props.sv), by
+#                        3-induction (ABC's ind).
 #
 # Sequential jobs (SEQ = bmc or induct) map the small memories to flops, make
 # the asynchronous resets synchronous and are solved with cvc5
@@ -46,13 +55,21 @@ FORMAL_BMC_FRAMES ?= 14
 XU_RTL := rtl/xu_fifo.sv rtl/xu_table.sv rtl/xu_key_check.sv rtl/xu_walker.sv rtl/xu_klm.sv rtl/xu_fw_port.sv \
           rtl/xlate_unit.sv
 
-# formal_job NAME TOP SOURCES DEFINES STEPS EXPECT(PASS | the property that must fail) [SEQ(bmc | induct)]
+# formal_job NAME TOP SOURCES DEFINES STEPS EXPECT(PASS | the property that must fail) [SEQ(bmc | induct)] [ONLY] [TAPS] [PARAMS]
+# ONLY: keep just these assertions (names or patterns; a mutant job aimed at
+# one property). TAPS: WIRE=PATH ...: the property module's undriven WIRE
+# connected to the flattened design's PATH (an internal signal an invariant
+# names; after memory_map, so PATH may name a RAM word: \\dut.u.mem_q[0]).
+# PARAMS: NAME=VALUE ... of TOP.
 define formal_job
 $(FORMAL_DIR)/$(1)/model.smt2: $(3) $(RTL_INC) rtl/formal/formal.mk
 	@mkdir -p $$(@D)
 	$$(call say,YOSYS,$$@)
 	$$(Q)yosys -q -l $$(@D)/yosys.log -p 'read_verilog -formal -sv $(addprefix -D,$(4)) -Iabi/gen $(3); \
-	    prep -top $(2); flatten; $(if $(7),memory_map; opt -fast; async2sync; dffunmap; )write_smt2 -wires $$@'
+	    $(foreach p,$(10),chparam -set $(subst =, ,$(p)) $(2); )prep -top $(2); flatten; $(if $(7),memory_map; opt -fast; )\
+	    $(if $(9),cd $(2); $(foreach t,$(9),connect -set $(firstword $(subst =, ,$(t))) $(lastword $(subst =, ,$(t))); )cd ..; )\
+	    $(if $(8),chformal -assert -remove t:$$$$assert $(addprefix n:,$(8)) $(foreach x,$(wordlist 2,99,$(8)),%u) %d; )\
+	    $(if $(7),async2sync; dffunmap; )write_smt2 -wires $$@'
 
 .PHONY: formal-$(1)
 formal-$(1): $(FORMAL_DIR)/$(1)/model.smt2
@@ -77,15 +94,19 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.smt2
 FORMAL_JOBS += formal-$(1)
 endef
 
-# formal_bmc_job NAME TOP SOURCES DEFINES ASSERT EXPECT(PASS | FAIL)
+# formal_bmc_job NAME TOP SOURCES DEFINES ASSERT EXPECT(PASS | FAIL) [TAPS] [PARAMS] [FROM] [FRAMES]
 # Only the assertion labelled ASSERT is kept; the assumptions all stay.
 # Uninitialised state (RAM, fifos) starts arbitrary (write_aiger -zinit).
+# TAPS as for formal_job; PARAMS: NAME=VALUE ... of TOP; FROM: a mutant job
+# looks for its counterexample from that cycle on only (bmc3 -S: the cycles
+# before it are unrolled, not solved); FRAMES: the bound, else FORMAL_BMC_FRAMES.
 define formal_bmc_job
 $(FORMAL_DIR)/$(1)/design.il: $(3) $(RTL_INC) rtl/formal/formal.mk
 	@mkdir -p $$(@D)
 	$$(call say,YOSYS,$$@)
 	$$(Q)yosys -q -l $$(@D)/yosys.log -p 'read_verilog -formal -sv $(addprefix -D,$(4)) -Iabi/gen $(3); \
-	    prep -top $(2); flatten; chformal -assert -remove t:$$$$assert n:$(5) %d; memory_map; opt -fast; \
+	    $(foreach p,$(8),chparam -set $(subst =, ,$(p)) $(2); )prep -top $(2); flatten; \
+	    $(if $(7),cd $(2); $(foreach t,$(7),connect -set $(firstword $(subst =, ,$(t))) $(lastword $(subst =, ,$(t))); )cd ..; )chformal -assert -remove t:$$$$assert n:$(5) %d; memory_map; opt -fast; \
 	    async2sync; chformal -assume -early; setundef -undriven -anyseq; opt_clean; write_rtlil $$@'
 
 $(FORMAL_DIR)/$(1)/model.aig: $(FORMAL_DIR)/$(1)/design.il
@@ -96,7 +117,7 @@ $(FORMAL_DIR)/$(1)/model.aig: $(FORMAL_DIR)/$(1)/design.il
 .PHONY: formal-$(1)
 formal-$(1): $(FORMAL_DIR)/$(1)/model.aig
 	@d=$(FORMAL_DIR)/$(1); rm -f $$$$d/cex.aiw $$$$d/trace.vcd; s=$$$$(date +%s); \
-	 yosys-abc -c "read_aiger $$<; fold; bmc3 -F $(FORMAL_BMC_FRAMES) -v; write_cex -a $$$$d/cex.aiw" >$$$$d/abc.log 2>&1; \
+	 yosys-abc -c "read_aiger $$<; fold; bmc3 $(if $(9),-S $(9) )-F $(or $(10),$(FORMAL_BMC_FRAMES)) -v; write_cex -a $$$$d/cex.aiw" >$$$$d/abc.log 2>&1; \
 	 t=$$$$(( $$$$(date +%s) - s )); \
 	 frame=$$$$(sed -n 's/.*was asserted in frame *\([0-9]*\).*/\1/p' $$$$d/abc.log | head -1); \
 	 if [ -n "$$$$frame" ]; then \
@@ -105,13 +126,51 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.aig
 	    grep -q "Assert $(2).$(5) " $$$$d/replay.log || { cat $$$$d/replay.log; echo "formal $(1): ABC's counterexample does not replay to $(5) failing"; exit 1; }; \
 	 fi; \
 	 if [ "$(6)" = PASS ]; then \
-	    if [ -z "$$$$frame" ] && grep -q "No output asserted in $(FORMAL_BMC_FRAMES) frames" $$$$d/abc.log; then \
-	        echo "formal $(1): $(5) holds in every run of $(FORMAL_BMC_FRAMES) cycles from reset (bounded), $$$${t} s"; \
+	    if [ -z "$$$$frame" ] && grep -q "No output asserted in $(or $(10),$(FORMAL_BMC_FRAMES)) frames" $$$$d/abc.log; then \
+	        echo "formal $(1): $(5) holds in every run of $(or $(10),$(FORMAL_BMC_FRAMES)) cycles from reset (bounded), $$$${t} s"; \
 	    else tail -5 $$$$d/abc.log; echo "formal $(1): $(5) FAILS at cycle $$$${frame:-?} (trace $$$$d/trace.vcd)"; exit 1; fi; \
 	 else \
 	    if [ -n "$$$$frame" ]; then echo "formal $(1): FAILED as it must, on $(5) at cycle $$$$frame (counterexample $$$$d/trace.vcd), $$$${t} s"; \
-	    else tail -5 $$$$d/abc.log; echo "formal $(1): expected $(5) to fail on this mutant within $(FORMAL_BMC_FRAMES) cycles"; exit 1; fi; \
+	    else tail -5 $$$$d/abc.log; echo "formal $(1): expected $(5) to fail on this mutant within $(or $(10),$(FORMAL_BMC_FRAMES)) cycles"; exit 1; fi; \
 	 fi
+FORMAL_JOBS += formal-$(1)
+endef
+
+# formal_ind_job NAME TOP SOURCES DEFINES ASSERTS TAPS PARAMS K BASE
+# An unbounded proof on the AIGER netlist: ASSERTS (the property and the
+# invariants that make it inductive) hold in every run of BASE >= K cycles
+# from reset (ABC's bmc3; a counterexample is replayed as above), and
+# K-induction (ABC's `ind` on the OR of them all) proves they hold forever.
+define formal_ind_job
+$(FORMAL_DIR)/$(1)/design.il: $(3) $(RTL_INC) rtl/formal/formal.mk
+	@mkdir -p $$(@D)
+	$$(call say,YOSYS,$$@)
+	$$(Q)yosys -q -l $$(@D)/yosys.log -p 'read_verilog -formal -sv $(addprefix -D,$(4)) -Iabi/gen $(3); \
+	    $(foreach p,$(7),chparam -set $(subst =, ,$(p)) $(2); )prep -top $(2); flatten; memory_map; opt -fast; \
+	    cd $(2); $(foreach t,$(6),connect -set $(firstword $(subst =, ,$(t))) $(lastword $(subst =, ,$(t))); )cd ..; \
+	    chformal -assert -remove t:$$$$assert $(addprefix n:,$(5)) $(foreach x,$(wordlist 2,99,$(5)),%u) %d; \
+	    async2sync; chformal -assume -early; setundef -undriven -anyseq; opt_clean; write_rtlil $$@'
+
+$(FORMAL_DIR)/$(1)/model.aig: $(FORMAL_DIR)/$(1)/design.il
+	$$(call say,AIGER,$$@)
+	$$(Q)yosys -q -p 'read_rtlil $$<; opt -full; techmap; opt -fast; dffunmap; abc -g AND -fast; opt_clean; \
+	    write_aiger -I -B -zinit -no-startoffset -map $(FORMAL_DIR)/$(1)/model.aim $$@'
+
+.PHONY: formal-$(1)
+formal-$(1): $(FORMAL_DIR)/$(1)/model.aig
+	@d=$(FORMAL_DIR)/$(1); rm -f $$$$d/cex.aiw $$$$d/trace.vcd; s=$$$$(date +%s); \
+	 yosys-abc -c "read_aiger $$<; fold; bmc3 -F $(9) -v; write_cex -a $$$$d/cex.aiw" >$$$$d/abc.log 2>&1; \
+	 frame=$$$$(sed -n 's/.*was asserted in frame *\([0-9]*\).*/\1/p' $$$$d/abc.log | head -1); \
+	 if [ -n "$$$$frame" ]; then \
+	    yosys -q -p "read_rtlil $$$$d/design.il; sim -clock clk_i -r $$$$d/cex.aiw -map $$$$d/model.aim -vcd $$$$d/trace.vcd -scope $(2)" \
+	        >$$$$d/replay.log 2>&1; \
+	    tail -5 $$$$d/replay.log; echo "formal $(1): FAILS at cycle $$$$frame from reset (trace $$$$d/trace.vcd)"; exit 1; \
+	 fi; \
+	 grep -q "No output asserted in $(9) frames" $$$$d/abc.log || { tail -5 $$$$d/abc.log; echo "formal $(1): base case undecided"; exit 1; }; \
+	 yosys-abc -c "read_aiger $$<; fold; orpos; ind -F $(8) -v" >$$$$d/ind.log 2>&1; t=$$$$(( $$$$(date +%s) - s )); \
+	 if grep -q "Networks are equivalent" $$$$d/ind.log; then \
+	    echo "formal $(1): PASSED, proven by $(8)-induction (base case $(9) cycles from reset), $$$${t} s"; \
+	 else tail -3 $$$$d/ind.log; echo "formal $(1): $(8)-induction does not close (an invariant is missing)"; exit 1; fi
 FORMAL_JOBS += formal-$(1)
 endef
 
@@ -126,10 +185,47 @@ $(eval $(call formal_job,klm-mutant-no-end,xu_klm_props,$(KLM_PROPS),HCA_MUTANT_
 $(eval $(call formal_job,rsp-handshake,xu_fifo_props,$(FIFO_PROPS),,8,PASS,bmc))
 $(eval $(call formal_job,rsp-mutant-head-newest,xu_fifo_props,$(FIFO_PROPS),HCA_MUTANT_FIFO_HEAD_NEWEST,8,out_held,bmc))
 
+CTX_PROPS := rtl/hca_ctx.sv rtl/formal/hca_ctx_props.sv
+CTX_TAPS  := drain_q=dut.drain_q
+$(eval $(call formal_job,ctx-drain,hca_ctx_props,$(CTX_PROPS),,3,PASS,induct,,$(CTX_TAPS)))
+$(eval $(call formal_job,ctx-mutant-no-drain,hca_ctx_props,$(CTX_PROPS),HCA_MUTANT_NO_DRAIN,6,drain_waits,bmc,drain_waits,$(CTX_TAPS)))
+
 XU_PROPS := $(XU_RTL) rtl/formal/xlate_unit_props.sv
-$(foreach p,fence rsp_in_order no_overflow rsp_stable fw_answer,$(eval $(call formal_bmc_job,xu-$(p),xlate_unit_props,$(XU_PROPS),,$(p),PASS)))
-$(eval $(call formal_bmc_job,xu-fence-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL))
-$(eval $(call formal_bmc_job,xu-fence-mutant-resp-no-recheck,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_RESP_NO_RECHECK,fence,FAIL))
+XU_TAPS  := t_s1_valid=dut.s1_valid_q t_s1_push=dut.s1_push t_s1_lvl=dut.s1_lvl_q t_s1_key=dut.s1_key_q \
+            t_wk_ld_ready=dut.wk_ld_ready t_walk_end=dut.klm_walk_end t_iss_fire=dut.wk_iss_fire \
+            t_fifo_push=dut.u_rsp_fifo.push
+$(foreach p,fence rsp_in_order no_overflow rsp_stable fw_answer,$(eval $(call formal_bmc_job,xu-$(p),xlate_unit_props,$(XU_PROPS),,$(p),PASS,$(XU_TAPS))))
+$(eval $(call formal_bmc_job,xu-fence-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL,$(XU_TAPS)))
+$(eval $(call formal_bmc_job,xu-fence-mutant-resp-no-recheck,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_RESP_NO_RECHECK,fence,FAIL,$(XU_TAPS)))
+# The fence, unbounded: on the unit without KLM walks (KLM=0: no MPT entry
+# is written in KLM mode), every width whole, fence and the strengthening
+# invariants inv_* proven together by 3-induction.
+XU_IND_TAPS := $(XU_TAPS) \
+    t_inflight=dut.u_fw_port.inflight_q t_fence=dut.u_fw_port.fence_q t_fwst=dut.u_fw_port.state_q \
+    t_fwidx=dut.u_fw_port.idx_q t_stage=dut.u_fw_port.mpt_stage_q t_wk_busy=dut.u_walker.busy_q \
+    t_wk_status=dut.u_walker.status_q t_wk_final=dut.u_walker.final_q t_wk_klm=dut.u_walker.klm_q \
+    t_s1_sub=dut.s1_sub_q t_s1_final=dut.s1_final_q t_kc_status=dut.kc_status t_s3_valid=dut.s3_valid_q \
+    t_s3_status=dut.s3_status_q t_s3_last=dut.s3_last_q t_s3_end=dut.s3_end_q t_s3_klm=dut.s3_klm_q \
+    t_f_rptr=dut.u_rsp_fifo.rptr_q t_f_wptr=dut.u_rsp_fifo.wptr_q t_f_level=dut.u_rsp_fifo.level_q \
+    t_f0=\dut.u_rsp_fifo.mem_q[0] t_f1=\dut.u_rsp_fifo.mem_q[1] t_f2=\dut.u_rsp_fifo.mem_q[2] \
+    t_f3=\dut.u_rsp_fifo.mem_q[3] t_m0=\dut.u_mpt.mem_q[0] t_m1=\dut.u_mpt.mem_q[1] \
+    t_mpt_valid=dut.u_mpt.valid_q t_a_rdata=dut.u_mpt.a_rdata_q t_b_rdata=dut.u_mpt.b_rdata_q \
+    t_a_rvalid=dut.u_mpt.a_rvalid_q t_b_rvalid=dut.u_mpt.b_rvalid_q t_klm_st=dut.u_klm.state_q
+$(eval $(call formal_ind_job,xu-fence-ind,xlate_unit_props,$(XU_PROPS),,fence inv_*,$(XU_IND_TAPS),KLM=0,3,10))
+$(eval $(call formal_bmc_job,xu-fence-ind-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL,$(XU_TAPS),KLM=0))
+
+# The fence through a KLM entry: 4 MPT entries (an indirect MR and the MR
+# its entry names, neither at index 0).
+$(eval $(call formal_bmc_job,xu-fence-klm,xlate_unit_props,$(XU_PROPS),,fence_klm,PASS,$(XU_TAPS),MPT_ENTRIES=4))
+# Rule 7: every KLM piece judged as a local access in the request's PD with
+# the rule's rights, passing only if rules 1-6 hold on its entry; no level
+# past max_indirection (4 MPT entries, bounded).
+XU_R7_TAPS := $(XU_TAPS) t_s1_err=dut.s1_err_q t_s1_remote=dut.s1_remote_q t_s1_pd=dut.s1_pd_q \
+    t_s1_rights=dut.s1_rights_q t_s1_va=dut.s1_va_q t_s1_len=dut.s1_len_q t_max_ind=dut.max_ind \
+    t_s1_sub7=dut.s1_sub_q t_kc_status7=dut.kc_status t_a_rdata7=dut.u_mpt.a_rdata_q t_a_rvalid7=dut.u_mpt.a_rvalid_q
+$(foreach p,rule7 rule7_depth,$(eval $(call formal_bmc_job,xu-$(p),xlate_unit_props,$(XU_PROPS),,$(p),PASS,$(XU_R7_TAPS),MPT_ENTRIES=4)))
+$(eval $(call formal_bmc_job,xu-rule7-mutant-no-entry-check,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_NO_ENTRY_CHECK,rule7,FAIL,$(XU_R7_TAPS),MPT_ENTRIES=4))
+$(eval $(call formal_bmc_job,xu-fence-klm-mutant-no-entry-check,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_NO_ENTRY_CHECK,fence_klm,FAIL,$(XU_TAPS),MPT_ENTRIES=4,16,22))
 
 .PHONY: formal
 formal: $(FORMAL_JOBS)

@@ -24,7 +24,11 @@
 // order; rsp_in_order checks that this bookkeeping matches the unit).
 module xlate_unit_props #(
   parameter int MPT_ENTRIES = 2,
-  parameter int MTT_ENTRIES = 2
+  parameter int MTT_ENTRIES = 2,
+  // 0: every input at full width. DW > 0: the small configuration the
+  // unbounded proof runs on (see "narrowing" below).
+  parameter int DW          = 0,
+  parameter bit KLM         = 1'b1  // 0 (with DW > 0): no MPT entry in KLM mode, no KLM walk
 ) (
   input  logic                           clk_i,
   input  logic                           rst_ni,
@@ -52,7 +56,62 @@ module xlate_unit_props #(
   logic [31:0]                    fw_rdata_o;
   logic                           fence_wait_o;  // the race counters' pin: not a property here
 
-  xlate_unit #(.MPT_ENTRIES(MPT_ENTRIES), .MTT_ENTRIES(MTT_ENTRIES)) dut (.*);
+  // What the unit sees of the free inputs.
+  logic [`HCA_KEY_BITS-1:0]    u_key;
+  logic [`HCA_PD_BITS-1:0]     u_pd;
+  logic [`HCA_XU_LEN_BITS-1:0] u_len;
+  logic [63:0]                 u_va;
+  logic [31:0]                 u_wdata;
+
+  xlate_unit #(.MPT_ENTRIES(MPT_ENTRIES), .MTT_ENTRIES(MTT_ENTRIES)) dut (
+    .clk_i, .rst_ni, .req_valid_i, .req_ready_o, .req_tag_i, .req_rights_i, .req_remote_i,
+    .req_key_i(u_key), .req_pd_i(u_pd), .req_len_i(u_len), .req_va_i(u_va),
+    .rsp_valid_o, .rsp_ready_i, .rsp_tag_o, .rsp_status_o, .rsp_last_o, .rsp_len_o, .rsp_pa_o,
+    .fw_valid_i, .fw_ready_o, .fw_write_i, .fw_addr_i, .fw_wdata_i(u_wdata), .fw_rvalid_o, .fw_rdata_o,
+    .fence_wait_o
+  );
+
+  // Narrowing (DW > 0): the unit is unchanged, but what reaches it is cut
+  // down so that the datapath the fence depends on is a few bits wide —
+  // addresses and lengths below 2^DW (requests, MPT iova and length, KLM
+  // entry addresses and lengths, page frames), key index and key byte of 2
+  // bits each (indices 0..3 against 2 MPT entries: out-of-range keys stay
+  // possible), PD 2 bits, mtt_base 2 bits, mtt_count 3 bits. Flags, rights,
+  // page shift, command words and CONFIG are whole. Every bit cut is 0 in
+  // every table entry the firmware writes, and (with RAM initialised to 0,
+  // the job's `setundef -zero -init`) in every one it did not.
+  // KLM = 0 (any DW): the mode bit of every MPT entry written is MTT.
+  localparam logic [31:0] KEY_MASK = DW > 0 ? 32'h0000_0303 : 32'hffff_ffff;
+  localparam logic [31:0] DW_MASK  = (DW > 0 && DW < 32) ? (32'd1 << DW) - 32'd1 : 32'hffff_ffff;
+  localparam logic [31:0] ZERO     = DW > 0 ? 32'h0 : 32'hffff_ffff;
+  localparam logic [31:0] FLAGS    = (DW > 0 ? 32'h001f_0f3f : 32'hffff_ffff) &
+                                     ~(KLM ? 32'h0 : 32'(1) << `HCA_MPT_ENTRY_MODE_LSB);
+  assign u_key = req_key_i & KEY_MASK;
+  assign u_pd  = DW > 0 ? req_pd_i & `HCA_PD_BITS'(3) : req_pd_i;
+  assign u_len = req_len_i & DW_MASK;
+  assign u_va  = DW > 0 ? 64'(req_va_i[31:0] & DW_MASK) : req_va_i;
+  // Staging words by offset: MPT_DATA 0..9, MTT_DATA 0..1 (an MTT entry is
+  // a page frame, or half of a KLM entry: {addr} or {lkey, length}).
+  logic [31:0] mask;
+  always_comb begin
+    case (fw_addr_i)
+      16'(`HCA_FWP_MPT_DATA + 0):  mask = FLAGS;    // alloc, state, kind, mode, peer, access, page shift
+      16'(`HCA_FWP_MPT_DATA + 4):  mask = KEY_MASK;
+      16'(`HCA_FWP_MPT_DATA + 8):  mask = DW > 0 ? 32'h3 : 32'hffff_ffff;  // PD
+      16'(`HCA_FWP_MPT_DATA + 12): mask = DW > 0 ? 32'h3 : 32'hffff_ffff;  // mtt_base
+      16'(`HCA_FWP_MPT_DATA + 16): mask = DW_MASK;  // iova
+      16'(`HCA_FWP_MPT_DATA + 20): mask = ZERO;
+      16'(`HCA_FWP_MPT_DATA + 24): mask = DW_MASK;  // length
+      16'(`HCA_FWP_MPT_DATA + 28): mask = ZERO;
+      16'(`HCA_FWP_MPT_DATA + 32): mask = DW > 0 ? 32'h7 : 32'hffff_ffff;  // mtt_count
+      16'(`HCA_FWP_MPT_DATA + 36): mask = ZERO;
+      16'(`HCA_FWP_MTT_DATA + 0):  mask = DW_MASK;  // present, frame / KLM addr / KLM length
+      16'(`HCA_FWP_MTT_DATA + 4):  mask = KEY_MASK; // KLM lkey
+      16'(`HCA_FWP_CMD):           mask = DW > 0 ? 32'hff00_0003 : 32'hffff_ffff;  // op, index 0..3
+      default:                     mask = 32'hffff_ffff;
+    endcase
+  end
+  assign u_wdata = fw_wdata_i & mask;
 
   localparam int IW = `HCA_KEY_BITS - `HCA_KEY_INDEX_SHIFT;
   localparam int DEPTH = 8;  // more than the unit holds in flight (xu_fw_port: 7)
@@ -74,10 +133,10 @@ module xlate_unit_props #(
   always_ff @(posedge clk_i) begin
     req_hold <= rst_ni && req_valid_i && !req_ready_o;
     {p_tag, p_key, p_len, p_va, p_rights, p_pd, p_remote} <=
-        {req_tag_i, req_key_i, req_len_i, req_va_i, req_rights_i, req_pd_i, req_remote_i};
+        {req_tag_i, u_key, u_len, u_va, req_rights_i, u_pd, req_remote_i};
   end
   always_comb if (req_hold)
-    assume (req_valid_i && {req_tag_i, req_key_i, req_len_i, req_va_i, req_rights_i, req_pd_i, req_remote_i} ==
+    assume (req_valid_i && {req_tag_i, u_key, u_len, u_va, req_rights_i, u_pd, req_remote_i} ==
                            {p_tag, p_key, p_len, p_va, p_rights, p_pd, p_remote});
 
   // ---------------------------------------------------------------- requests in flight
@@ -95,9 +154,9 @@ module xlate_unit_props #(
       q_tail <= '0;
     end else begin
       if (accept) begin
-        q_idx[q_tail[2:0]] <= req_key_i[`HCA_KEY_BITS-1:`HCA_KEY_INDEX_SHIFT];
+        q_idx[q_tail[2:0]] <= u_key[`HCA_KEY_BITS-1:`HCA_KEY_INDEX_SHIFT];
         q_tag[q_tail[2:0]] <= req_tag_i;
-        q_rsv[q_tail[2:0]] <= req_key_i == `HCA_KEY_BITS'(`HCA_RESERVED_LKEY);
+        q_rsv[q_tail[2:0]] <= u_key == `HCA_KEY_BITS'(`HCA_RESERVED_LKEY);
         q_tail <= q_tail + 4'd1;
       end
       if (finish)
@@ -107,8 +166,8 @@ module xlate_unit_props #(
 
   // ---------------------------------------------------------------- the watched INVALIDATE
   wire cmd_write   = rst_ni && fw_valid_i && fw_write_i && fw_addr_i == 16'(`HCA_FWP_CMD);
-  wire [3:0] cmd_op = fw_wdata_i[`HCA_FWP_CMD_OP_LSB +: 4];
-  wire [IW-1:0] cmd_idx = IW'(fw_wdata_i[`HCA_FWP_CMD_INDEX_LSB +: `HCA_FWP_CMD_INDEX_W]);
+  wire [3:0] cmd_op = u_wdata[`HCA_FWP_CMD_OP_LSB +: 4];
+  wire [IW-1:0] cmd_idx = IW'(u_wdata[`HCA_FWP_CMD_INDEX_LSB +: `HCA_FWP_CMD_INDEX_W]);
   logic          watching, answered, status_read;
   logic [IW-1:0] w_idx;
   always_ff @(posedge clk_i) begin
@@ -150,7 +209,263 @@ module xlate_unit_props #(
   always_comb if (watching && cmd_write && cmd_idx == w_idx)
     assume (cmd_op != `HCA_FWP_OP_WRITE_MPT && cmd_op != `HCA_FWP_OP_INVALIDATE);
 
+  // ---------------------------------------------------------------- through a KLM entry
+  // Which beats went through MPT index w_idx: a lookup of that index by the
+  // request itself or by a KLM piece at any depth. Followed with taps of the
+  // unit's pipeline (undriven here, connected after flattening: formal.mk
+  // XU_TAPS): S1's access and its level, a push (S1's access starts a
+  // level), the walker's load, its issue, the output FIFO's write.
+  localparam int LVLS = `HCA_MAX_INDIRECTION;
+  localparam int KLV_W = $clog2(LVLS + 1);
+  (* keep *) logic                     t_s1_valid, t_s1_push, t_wk_ld_ready, t_walk_end, t_iss_fire, t_fifo_push;
+  (* keep *) logic [KLV_W-1:0]         t_s1_lvl;
+  (* keep *) logic [`HCA_KEY_BITS-1:0] t_s1_key;
+  // thru[l]: the MR walked at level l was reached through index w_idx.
+  logic       thru [LVLS + 1];
+  logic       wk_thru, s3_thru;
+  logic       sh_thru [4];  // beside the unit's 4-deep output FIFO
+  logic [1:0] sh_wp, sh_rp;
+  wire s1_thru = (t_s1_lvl != '0 && thru[t_s1_lvl]) ||
+                 (watching && t_s1_key[`HCA_KEY_BITS-1:`HCA_KEY_INDEX_SHIFT] == w_idx &&
+                  t_s1_key != `HCA_KEY_BITS'(`HCA_RESERVED_LKEY));
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      sh_wp <= '0;
+      sh_rp <= '0;
+    end else begin
+      if (t_s1_valid && t_s1_push)
+        thru[t_s1_lvl + KLV_W'(1)] <= s1_thru;
+      if (t_s1_valid && !t_s1_push && !t_walk_end && t_wk_ld_ready)
+        wk_thru <= s1_thru;
+      if (t_iss_fire)
+        s3_thru <= wk_thru;
+      if (t_fifo_push) begin
+        sh_thru[sh_wp] <= s3_thru;
+        sh_wp <= sh_wp + 2'd1;
+      end
+      if (beat)
+        sh_rp <= sh_rp + 2'd1;
+    end
+  end
+
+  // ---------------------------------------------------------------- strengthening invariants
+  // What makes `fence` inductive (formal-xu-fence-ind proves fence and every
+  // inv_* together by k-induction, on the unit without KLM walks: KLM = 0).
+  // Each pipeline stage's request is followed by a ghost: the slot of the
+  // in-flight queue above it belongs to (g_s1, g_wk, g_s3, and g_f beside
+  // each output FIFO entry), and each slot by whether it was accepted after
+  // the watched INVALIDATE's write-back (q_post). The unit's state is read
+  // through taps (formal.mk XU_IND_TAPS).
+  localparam int ST_W   = `HCA_XLATE_STATUS_W;
+  localparam int BEAT_W = `HCA_XU_TAG_BITS + ST_W + 1 + `HCA_XU_LEN_BITS + 64;
+  localparam int LAST_B = `HCA_XU_LEN_BITS + 64;   // a FIFO entry's last bit; status above it
+  localparam logic [2:0] FW_IDLE = 3'd0, FW_INV_WB = 3'd3, FW_FENCE = 3'd4;  // xu_fw_port state_e
+  // (keep: Yosys would trim the undriven taps' unused bits before they are connected)
+  (* keep *) logic [7:0]                  t_inflight, t_fence;
+  (* keep *) logic [2:0]                  t_fwst, t_klm_st;
+  (* keep *) logic [`HCA_FWP_CMD_INDEX_W-1:0] t_fwidx;
+  (* keep *) logic                        t_wk_busy, t_wk_final, t_wk_klm, t_s1_sub, t_s1_final;
+  (* keep *) logic [ST_W-1:0]             t_wk_status, t_kc_status, t_s3_status;
+  (* keep *) logic                        t_s3_valid, t_s3_last, t_s3_end, t_s3_klm;
+  (* keep *) logic [1:0]                  t_f_rptr, t_f_wptr;
+  (* keep *) logic [2:0]                  t_f_level;
+  (* keep *) logic [BEAT_W-1:0]           t_f0, t_f1, t_f2, t_f3;
+  (* keep *) logic [`HCA_MPT_ENTRY_W-1:0] t_m0, t_m1, t_a_rdata, t_b_rdata, t_stage;
+  (* keep *) logic [1:0]                  t_mpt_valid;
+  (* keep *) logic                        t_a_rvalid, t_b_rvalid;
+
+  logic [2:0] g_s1, g_wk, g_s3;
+  logic [2:0] g_f [4];
+  logic       q_post [DEPTH];
+  logic       wb_q, wdone_q;   // the watched write-back happened; its fence was over since
+  wire wk_load = t_s1_valid && !t_s1_push && !t_walk_end && t_wk_ld_ready;
+  wire w_in    = {1'b0, w_idx} < (IW + 1)'(MPT_ENTRIES);
+  always_ff @(posedge clk_i) begin
+    if (accept) begin
+      g_s1 <= q_tail[2:0];
+      q_post[q_tail[2:0]] <= wb_q;
+    end
+    if (wk_load)
+      g_wk <= g_s1;
+    if (t_iss_fire)
+      g_s3 <= g_wk;
+    if (t_fifo_push)
+      g_f[t_f_wptr] <= g_s3;
+    if (!rst_ni) begin
+      wb_q    <= 1'b0;
+      wdone_q <= 1'b0;
+    end else begin
+      if (watching && t_fwst == FW_INV_WB && t_fwidx == w_idx)
+        wb_q <= 1'b1;
+      if (wb_q && t_fwst == FW_IDLE)
+        wdone_q <= 1'b1;
+    end
+  end
+  wire wfence = wb_q && !wdone_q && t_fwst == FW_FENCE;   // the watched fence runs
+
+  // The output FIFO's entries, oldest first, and the order of everything in
+  // flight: FIFO beats, S3, the walker, S1 belong to slots head, head + 1, ...
+  // in order, moving on after each last beat.
+  logic [BEAT_W-1:0] f_ent [4];
+  logic [2:0]        f_slot [4];
+  always_comb begin
+    for (int j = 0; j < 4; j++) begin
+      case (2'(t_f_rptr + 2'(j)))
+        2'd0: f_ent[j] = t_f0;
+        2'd1: f_ent[j] = t_f1;
+        2'd2: f_ent[j] = t_f2;
+        default: f_ent[j] = t_f3;
+      endcase
+      f_slot[j] = g_f[2'(t_f_rptr + 2'(j))];
+    end
+  end
+  logic       ord_ok, stage_ok, open_q;
+  logic [3:0] nxt;
+  // A request that must be refused: through the watched index and accepted
+  // after the write-back, or through an index beyond the table.
+  function automatic logic bad(input logic [2:0] slot);
+    bad = !q_rsv[slot] && ((q_idx[slot] == w_idx && q_post[slot]) ||
+                           {1'b0, q_idx[slot]} >= (IW + 1)'(MPT_ENTRIES));
+  endfunction
+  always_comb begin
+    ord_ok   = 1'b1;
+    stage_ok = 1'b1;
+    nxt      = 4'd0;
+    for (int j = 0; j < 4; j++) begin
+      if (3'(j) < t_f_level) begin
+        ord_ok = ord_ok && 4'(3'(f_slot[j] - q_head[2:0])) == nxt;
+        nxt    = nxt + 4'(f_ent[j][LAST_B]);
+        stage_ok = stage_ok && !(bad(f_slot[j]) && f_ent[j][LAST_B + 1 +: ST_W] == `HCA_XLATE_STATUS_OK);
+      end
+    end
+    if (t_s3_valid) begin
+      ord_ok = ord_ok && 4'(3'(g_s3 - q_head[2:0])) == nxt;
+      nxt    = nxt + 4'(t_s3_last);
+      stage_ok = stage_ok && !(bad(g_s3) && t_s3_status == `HCA_XLATE_STATUS_OK);
+    end
+    // A beat that is not its request's last is followed by the rest of it:
+    // the walker still holds the request.
+    open_q = (t_s3_valid && !t_s3_last) ||
+             (!t_s3_valid && t_f_level != '0 && !f_ent[2'(t_f_level - 3'd1)][LAST_B]);
+    ord_ok = ord_ok && (!open_q || t_wk_busy);
+    if (t_wk_busy) begin
+      ord_ok = ord_ok && 4'(3'(g_wk - q_head[2:0])) == nxt;
+      nxt    = nxt + 4'd1;
+      stage_ok = stage_ok && !(bad(g_wk) && t_wk_status == `HCA_XLATE_STATUS_OK);
+    end
+    if (t_s1_valid) begin
+      ord_ok = ord_ok && 4'(3'(g_s1 - q_head[2:0])) == nxt;
+      nxt    = nxt + 4'd1;
+      stage_ok = stage_ok && !(bad(g_s1) && t_kc_status == `HCA_XLATE_STATUS_OK);
+    end
+  end
+
+  // Which in-flight slots were accepted after the write-back: none before
+  // it; while the watched fence runs, all but the oldest fence_q; after it,
+  // all.
+  logic post_ok;
+  always_comb begin
+    post_ok = 1'b1;
+    for (int p = 0; p < DEPTH - 1; p++) begin
+      if (4'(p) < q_level)
+        post_ok = post_ok && q_post[3'(q_head[2:0] + 3'(p))] ==
+                  (wb_q && (!wfence || 8'(p) >= t_fence));
+    end
+  end
+
+  // The watched entry: FREE (or never allocated) from the write-back on.
+  logic [`HCA_MPT_ENTRY_W-1:0] w_ent;
+  assign w_ent = w_idx[0] ? t_m1 : t_m0;
+
+  always_comb if (rst_ni && !init) begin
+    inv_count:  assert (t_inflight == 8'(q_level) && q_level <= 4'd7);
+    inv_fifo:   assert (t_f_level <= 3'd4 && 2'(t_f_wptr - t_f_rptr) == t_f_level[1:0] &&
+                        4'(t_f_level) + 4'(t_s3_valid) <= 4'd4);
+    inv_order:  assert (ord_ok && nxt == q_level);
+    inv_s3:     assert (!t_s3_valid || t_s3_end || (t_wk_busy && g_wk == g_s3));
+    inv_post:   assert (post_ok && (!wfence || (t_fence != '0 && t_fence <= 8'(q_level))));
+    inv_stage:  assert (stage_ok);
+    // The command protocol: a known-idle port is idle; the watched command
+    // runs (write-back next cycle, then its fence or idle).
+    inv_fw:     assert ((!idle_known || t_fwst == FW_IDLE) &&
+                        (watching || (!wb_q && !answered && !status_read)) && (!wdone_q || wb_q) &&
+                        (!watching || !w_in || wb_q || (t_fwst == FW_INV_WB && t_fwidx == w_idx)) &&
+                        (!wb_q || wdone_q || t_fwst == FW_FENCE || t_fwst == FW_IDLE) &&
+                        (!answered || !w_in || (wb_q && !wfence)));
+    inv_free:   assert (!wb_q || !w_in || !t_mpt_valid[w_idx[0]] ||
+                        w_ent[`HCA_MPT_ENTRY_STATE_LSB] == `HCA_MKEY_STATE_FREE);
+    // No KLM (KLM = 0): no allocated entry in KLM mode (in the staging, the
+    // table, either read port while its data is used; RAM starts arbitrary, but an entry becomes
+    // allocated only by a WRITE_MPT of the staging), no walk, every request
+    // its own final piece.
+    if (!KLM)
+      inv_no_klm: assert (!(t_stage[`HCA_MPT_ENTRY_ALLOC_LSB] && t_stage[`HCA_MPT_ENTRY_MODE_LSB]) &&
+                          !(t_mpt_valid[0] && t_m0[`HCA_MPT_ENTRY_MODE_LSB]) &&
+                          !(t_mpt_valid[1] && t_m1[`HCA_MPT_ENTRY_MODE_LSB]) &&
+                          !(t_s1_valid && t_a_rvalid && t_a_rdata[`HCA_MPT_ENTRY_MODE_LSB]) &&
+                          !((t_fwst == FW_INV_WB || t_fwst == 3'd1) &&   // (1: READ_MPT)
+                            t_b_rvalid && t_b_rdata[`HCA_MPT_ENTRY_MODE_LSB]) && t_klm_st == 3'd0 &&
+                          (!t_s1_valid || (!t_s1_sub && t_s1_final)) &&
+                          (!t_wk_busy || (t_wk_final && !t_wk_klm)) &&
+                          (!t_s3_valid || (t_s3_last == t_s3_end && !t_s3_klm)));
+  end
+
+  // ---------------------------------------------------------------- rule 7
+  // Each KLM piece is judged by S1's key check as SEMANTICS.md rule 7 says:
+  // a local access (no R_Key) with the entry's own key in the request's PD,
+  // LOCAL_WRITE when the request writes memory and no right when it only
+  // reads; it passes only if rules 1-6 hold on the entry it read (written
+  // here again over the MPT read register); and no level is pushed past
+  // max_indirection. The walk's PD and rights are those of the external
+  // access that pushed level 1 (taps: formal.mk XU_R7_TAPS).
+  localparam logic [`HCA_ACCESS_W-1:0] WRITES7 =
+      `HCA_ACCESS_W'((1 << `HCA_ACCESS_LOCAL_WRITE_BIT) | (1 << `HCA_ACCESS_REMOTE_WRITE_BIT) |
+                     (1 << `HCA_ACCESS_REMOTE_ATOMIC_BIT));
+  (* keep *) logic                        t_s1_err, t_s1_remote, t_a_rvalid7;
+  (* keep *) logic [`HCA_PD_BITS-1:0]     t_s1_pd;
+  (* keep *) logic [`HCA_ACCESS_W-1:0]    t_s1_rights;
+  (* keep *) logic [63:0]                 t_s1_va;
+  (* keep *) logic [`HCA_XU_LEN_BITS-1:0] t_s1_len;
+  (* keep *) logic [2:0]                  t_max_ind;
+  (* keep *) logic                        t_s1_sub7;
+  (* keep *) logic [`HCA_XLATE_STATUS_W-1:0] t_kc_status7;
+  (* keep *) logic [`HCA_MPT_ENTRY_W-1:0] t_a_rdata7;
+  logic [`HCA_PD_BITS-1:0]  w7_pd;
+  logic                     w7_writes;
+  always_ff @(posedge clk_i)
+    if (t_s1_valid && t_s1_push && t_s1_lvl == '0) begin
+      w7_pd     <= t_s1_pd;
+      w7_writes <= (t_s1_rights & WRITES7) != '0;
+    end
+  wire [`HCA_ACCESS_W-1:0] r7_rights = w7_writes ? `HCA_ACCESS_W'(1 << `HCA_ACCESS_LOCAL_WRITE_BIT) : '0;
+  wire [63:0] e7_iova   = `HCA_MPT_ENTRY_IOVA(t_a_rdata7);
+  wire [63:0] e7_length = `HCA_MPT_ENTRY_LENGTH(t_a_rdata7);
+  wire [64:0] r7_end    = {1'b0, t_s1_va} + 65'(t_s1_len);
+  wire        e7_dma    = `HCA_MPT_ENTRY_KIND(t_a_rdata7) == `HCA_MKEY_KIND_DMA;
+  wire        r7_rules  = t_s1_key == `HCA_KEY_BITS'(`HCA_RESERVED_LKEY) ||      // no MPT entry
+                          (t_s1_key[`HCA_KEY_BITS-1:`HCA_KEY_INDEX_SHIFT] != '0 &&  // 1
+                           {1'b0, t_s1_key[`HCA_KEY_BITS-1:`HCA_KEY_INDEX_SHIFT]} < (IW + 1)'(MPT_ENTRIES) &&
+                           t_a_rvalid7 &&
+                           `HCA_MPT_ENTRY_KEY(t_a_rdata7) == t_s1_key &&             // 2
+                           `HCA_MPT_ENTRY_STATE(t_a_rdata7) == `HCA_MKEY_STATE_VALID && // 3
+                           t_a_rdata7[`HCA_MPT_ENTRY_PD_LSB +: `HCA_PD_BITS] == w7_pd &&  // 4
+                           (r7_rights & ~`HCA_MPT_ENTRY_ACCESS(t_a_rdata7)) == '0 && // 5
+                           (e7_dma || ({1'b0, t_s1_va} >= {1'b0, e7_iova} &&         // 6
+                                       r7_end <= {1'b0, e7_iova} + {1'b0, e7_length})));
+  always_comb if (rst_ni && !init && t_s1_valid && t_s1_sub7 && !t_s1_err) begin
+    rule7: assert (!t_s1_remote && t_s1_pd == w7_pd && t_s1_rights == r7_rights &&
+                   (t_kc_status7 != `HCA_XLATE_STATUS_OK || r7_rules));
+  end
+  always_comb if (rst_ni && !init && t_s1_valid && t_s1_push)
+    rule7_depth: assert (32'(t_s1_lvl) < 32'(t_max_ind));
+
   // ---------------------------------------------------------------- properties
+  // fence_klm: once the INVALIDATE of index I was answered, no OK beat that
+  // went through index I — as the request's own key or a KLM entry's, at
+  // any depth.
+  always_comb if (answered && beat && sh_thru[sh_rp])
+    fence_klm: assert (rsp_status_o != `HCA_XLATE_STATUS_OK);
+
   always_comb if (answered && beat && q_idx[q_head[2:0]] == w_idx && !q_rsv[q_head[2:0]])
     fence: assert (rsp_status_o != `HCA_XLATE_STATUS_OK);
 
