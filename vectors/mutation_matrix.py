@@ -54,6 +54,8 @@ MUTANTS = {
 # Which mutants each file family targets: (glob over vectors/directed/*.jsonl
 # stems, mutants). A file takes the row of the first glob it matches.
 FAMILIES = [
+    # dereg_mr (DESTROY_MKEY) against long WRITEs and READs (gen_mm_races.py DESTROY_SWEEPS)
+    ("race_destroy_*",       ["no_drain_destroy", "no_fence", "resp_no_recheck"]),
     ("race_linv_readsink_*", ["no_drain_linv", "no_fence", "req_no_recheck"]),
     ("race_linv_*",          ["no_drain_linv", "no_fence", "resp_no_recheck"]),
     ("race_sinv_*",          ["no_drain_rinv", "no_fence", "resp_no_recheck"]),
