@@ -369,13 +369,23 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
 # fence (freeing the slot, answering) is short beside a placement or a read
 # still in flight when host memory is slow, so a DMA checked before the fence
 # lands after the answer: a breach. Slow host writes (WRITE) or reads (READ)
-# keep those DMAs in flight; offsets crowd where the dereg lands among them.
+# keep those DMAs in flight (2,000 cycles: the channel serves one at a time,
+# so a 16 KiB op takes about 30,000 cycles): offsets crowd the op's start (the
+# DRAIN waits on the first packets' DMAs), then span it, and end where the op
+# wins (SUCCESS, bytes checked). Measured (both engines agree): DRAIN waits in
+# 9 (WRITE) and 8 (READ) of 14 rounds, asserted; with no_drain_destroy, single
+# rounds breach at 900-2100, 5000, 10000, 17000 (WRITE) and 2400-3600,
+# 5000-15000 (READ). The translation unit's fence never waits here (0 of 14
+# rounds; a placement crossing a page of the MR, two beats, met it at one
+# offset in 20 tried 10 cycles apart): its fence covers key checks only, a few
+# cycles each, and the DMAs they allow are the DRAIN's (docs/engine.md).
 DESTROY_SWEEPS = [
     dict(op="write", mtu=1024, chunks=16, host_write_cost=2000,
-         offsets=[-400] + spread(0, 2600, 13), counters=dict(drain_waits=1)),
+         offsets=[-400] + spread(300, 2700, 5) + spread(5000, 25000, 6) + [30000, 34000],
+         counters=dict(drain_waits=9, refused_after_inv=7)),
     dict(op="read", mtu=1024, chunks=16, host_read_latency=2000,
          offsets=[-400] + spread(2400, 4000, 5) + spread(5000, 30000, 6) + [34000, 38000],
-         counters=dict(drain_waits=1)),
+         counters=dict(drain_waits=8, refused_after_inv=8)),
 ]
 
 
