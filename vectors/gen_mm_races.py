@@ -5,7 +5,9 @@ Writes vectors/directed/race_*.jsonl (stdlib only, deterministic: the same
 arguments write the same bytes). Each file is one sweep: an invalidation of a
 fast-reg MR's key — LOCAL_INV on the MR owner's send queue, or SEND_WITH_INV
 arriving at a responder QP of the MR's PD — posted at many cycle offsets
-against a multi-chunk RDMA WRITE into, or RDMA READ from, that MR.
+against a multi-chunk RDMA WRITE into, or RDMA READ from, that MR. (The
+race_destroy_* sweeps, DESTROY_SWEEPS below, race dereg_mr of a regular MR
+instead: a fresh MR each round, no re-registration.)
 
 Every round:
   1. a fresh race QP pair (MTU of the sweep) and a fresh probe pair;
