@@ -5,7 +5,9 @@ Writes vectors/directed/race_*.jsonl (stdlib only, deterministic: the same
 arguments write the same bytes). Each file is one sweep: an invalidation of a
 fast-reg MR's key — LOCAL_INV on the MR owner's send queue, or SEND_WITH_INV
 arriving at a responder QP of the MR's PD — posted at many cycle offsets
-against a multi-chunk RDMA WRITE into, or RDMA READ from, that MR.
+against a multi-chunk RDMA WRITE into, or RDMA READ from, that MR. (The
+race_destroy_* sweeps, DESTROY_SWEEPS below, race dereg_mr of a regular MR
+instead: a fresh MR each round, no re-registration.)
 
 Every round:
   1. a fresh race QP pair (MTU of the sweep) and a fresh probe pair;
@@ -157,7 +159,8 @@ def key_byte(sweep, rnd):
     return (0x11 + 0x35 * sweep + 0x25 * rnd) & 0xFF
 
 
-def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=None, counters=None, host_write_cost=None):
+def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=None, counters=None, host_write_cost=None,
+               host_read_latency=None):
     size = mtu * chunks
     rounds = len(offsets)
     pages = (size + 4095) // 4096
@@ -179,7 +182,8 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
             inv_name, size, what % opname, mtu, chunks),
         "# posted at %d cycle offsets from %d to %d (negative: the invalidation first)%s. SEMANTICS.md" % (
             rounds, lo, hi, (", link latency %d cycles" % link_latency if link_latency else "") +
-            (", host writes %d cycles" % host_write_cost if host_write_cost else "")),
+            (", host writes %d cycles" % host_write_cost if host_write_cost else "") +
+            (", host reads %d cycles" % host_read_latency if host_read_latency else "")),
         "# \"Invalidation during a long operation\": every chunk re-checks the key; once the invalidation has",
         "# completed no DMA reaches memory through the old key (the protection checker fails the run otherwise),",
         "# so the %s completes SUCCESS or %s: exactly the one the posting order fixes where it does (the round's" % (
@@ -197,12 +201,10 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
         head[1:1] = ["# PENDING (not in vectors/directed): " + pending]
     L = []
     add = L.append
-    if link_latency or host_write_cost:
-        dev = {"op": "device"}
-        if link_latency:
-            dev["link_latency"] = link_latency
-        if host_write_cost:
-            dev["host_write_cost"] = host_write_cost
+    dev = {"op": "device", "link_latency": link_latency, "host_write_cost": host_write_cost,
+           "host_read_latency": host_read_latency}
+    dev = {k: v for k, v in dev.items() if v}
+    if len(dev) > 1:
         add(dev)
     add({"op": "alloc_pd", "pd": "pd0"})
     for cq in ("cqc", "cqs", "cqr", "cqx", "cqy", "cqp"):
@@ -362,12 +364,141 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
     return name, "\n".join(head + body) + "\n"
 
 
+# dereg_mr (DESTROY_MKEY) against a long RDMA WRITE into, or READ from, a
+# regular MR: docs/mutation.md, mutant no_drain_destroy. DESTROY_MKEY fences
+# the key (INVALIDATE), runs the ctx DRAIN, frees the slot and answers; the
+# key is dead at the answer. Without the DRAIN the firmware's work after the
+# fence (freeing the slot, answering) is short beside a placement or a read
+# still in flight when host memory is slow, so a DMA checked before the fence
+# lands after the answer: a breach. Slow host writes (WRITE) or reads (READ)
+# keep those DMAs in flight (2,000 cycles: the channel serves one at a time,
+# so a 16 KiB op takes about 30,000 cycles): offsets crowd the op's start (the
+# DRAIN waits on the first packets' DMAs), then span it, and end where the op
+# wins (SUCCESS, bytes checked). Measured (both engines agree): DRAIN waits in
+# 9 (WRITE) and 8 (READ) of 14 rounds, asserted; with no_drain_destroy, single
+# rounds breach at 900-2100, 5000, 10000, 17000 (WRITE) and 2400-3600,
+# 5000-15000 (READ). The translation unit's fence never waits here (0 of 14
+# rounds; a placement crossing a page of the MR, two beats, met it at one
+# offset in 20 tried 10 cycles apart): its fence covers key checks only, a few
+# cycles each, and the DMAs they allow are the DRAIN's (docs/engine.md).
+DESTROY_SWEEPS = [
+    dict(op="write", mtu=1024, chunks=16, host_write_cost=2000,
+         offsets=[-400] + spread(300, 2700, 5) + spread(5000, 25000, 6) + [30000, 34000],
+         counters=dict(drain_waits=9, refused_after_inv=7)),
+    dict(op="read", mtu=1024, chunks=16, host_read_latency=2000,
+         offsets=[-400] + spread(2400, 4000, 5) + spread(5000, 30000, 6) + [34000, 38000],
+         counters=dict(drain_waits=8, refused_after_inv=8)),
+]
+
+
+def destroy_file(si, op, mtu, chunks, offsets, counters, host_write_cost=None, host_read_latency=None):
+    size = mtu * chunks
+    name = "race_destroy_%s_mtu%d_x%d.jsonl" % (op, mtu, chunks)
+    opname = "RDMA_WRITE" if op == "write" else "RDMA_READ"
+    dev = {"op": "device"}
+    if host_write_cost:
+        dev["host_write_cost"] = host_write_cost
+    if host_read_latency:
+        dev["host_read_latency"] = host_read_latency
+    slow = ", ".join("%s %d cycles" % (k.replace("_", " "), v) for k, v in dev.items() if k != "op")
+    head = [
+        "# Generated by vectors/gen_mm_races.py: do not edit (regenerate; `make races-fresh` checks).",
+        "# Race sweep: dereg_mr (DESTROY_MKEY) of a regular MR m<round> against a %d-byte %s %s it" % (
+            size, opname, "into" if op == "write" else "from"),
+        "# (MTU %d, %d chunks), posted at %d cycle offsets from %d to %d (negative: the dereg first), %s." % (
+            mtu, chunks, len(offsets), min(offsets), max(offsets), slow),
+        "# SEMANTICS.md \"Invalidation during a long operation\": once DESTROY_MKEY has answered no DMA through the",
+        "# key reaches memory (the protection checker fails the run otherwise; the firmware's DRAIN makes it so,",
+        "# and mutant no_drain_destroy must fail here). The %s completes SUCCESS or REM_ACCESS_ERR (exactly" % opname,
+        "# REM_ACCESS_ERR when the dereg went first); a SUCCESS checks every byte;%s a probe through the" % (
+            " every other race round refills the MR's memory once dereg_mr returned and checks that no byte landed after;"
+            if op == "write" else ""),
+        "# old key fails REM_ACCESS_ERR moving nothing; the slot is free after (check_mr allocated false).",
+    ]
+    L = [dev, {"op": "alloc_pd", "pd": "pd0"}]
+    for cq in ("cqx", "cqy", "cqp"):
+        L.append({"op": "create_cq", "cq": cq, "depth": 64})
+    L += [{"op": "host_alloc", "buf": "fbuf", "size": size, "fill": "random"},
+          {"op": "host_alloc", "buf": "src", "size": size, "fill": "random"},
+          {"op": "host_alloc", "buf": "dst", "size": size},
+          {"op": "host_alloc", "buf": "pbuf", "size": 4096},
+          {"op": "host_alloc", "buf": "ref", "size": size},
+          {"op": "reg_mr", "mr": "ms", "pd": "pd0", "buf": "src", "access": []},
+          {"op": "reg_mr", "mr": "md", "pd": "pd0", "buf": "dst", "access": ["LOCAL_WRITE"]},
+          {"op": "reg_mr", "mr": "mp", "pd": "pd0", "buf": "pbuf", "access": ["LOCAL_WRITE"]}]
+    body = [J(o) for o in L]
+    wr = 1
+    for r, off in enumerate(offsets):
+        k = key_byte(si, r)
+        a, b, p, q, m = "a%d" % r, "b%d" % r, "p%d" % r, "q%d" % r, "m%d" % r
+        w_op, w_probe = wr, wr + 1
+        wr += 10
+        tgt = "fbuf" if op == "write" else "dst"
+        fixed = off < 0
+        refill = op == "write" and not fixed and r % 2 == 1
+        R = ["# round %d: %s %d cycles before %s%s" % (
+            r, "RDMA op" if off >= 0 else "dereg", abs(off), "the dereg" if off >= 0 else "the RDMA op",
+            ": fixed, REM_ACCESS_ERR" if fixed else
+            ": a race, nothing may land after the dereg" if refill else ": a race")]
+        R += [{"op": "create_qp", "qp": a, "pd": "pd0", "send_cq": "cqx", "recv_cq": "cqx", "mtu": mtu},
+              {"op": "create_qp", "qp": b, "pd": "pd0", "send_cq": "cqy", "recv_cq": "cqy", "mtu": mtu},
+              {"op": "connect", "qp": a, "remote": b},
+              {"op": "create_qp", "qp": p, "pd": "pd0", "send_cq": "cqp", "recv_cq": "cqp"},
+              {"op": "create_qp", "qp": q, "pd": "pd0", "send_cq": "cqp", "recv_cq": "cqp"},
+              {"op": "connect", "qp": p, "remote": q},
+              {"op": "reg_mr", "mr": m, "pd": "pd0", "buf": "fbuf", "access": ACCESS},
+              {"op": "check_mr", "mr": m, "expect": {"state": "VALID", "length": size}},
+              {"op": "host_fill", "buf": tgt, "fill": "byte:0x%02x" % k},
+              {"op": "host_fill", "buf": "ref", "fill": "byte:0x%02x" % k}]
+        if op == "write":
+            race = {"op": "post_send", "qp": a, "wr_id": w_op, "opcode": "RDMA_WRITE",
+                    "sge": [{"mr": "ms", "offset": 0, "length": size}], "remote": {"mr": m, "offset": 0}}
+        else:
+            race = {"op": "post_send", "qp": a, "wr_id": w_op, "opcode": "RDMA_READ",
+                    "sge": [{"mr": "md", "offset": 0, "length": size}], "remote": {"mr": m, "offset": 0}}
+        dereg = {"op": "dereg_mr", "mr": m}
+        R += [race, {"op": "run", "cycles": off}, dereg] if off >= 0 else \
+             [dereg, {"op": "run", "cycles": -off}, race]
+        if refill:
+            R += [{"op": "host_fill", "buf": tgt, "fill": "byte:0x%02x" % (k ^ 0xFF)},
+                  {"op": "host_fill", "buf": "ref", "fill": "byte:0x%02x" % (k ^ 0xFF)}]
+        R.append({"op": "poll_cq", "cq": "cqx", "expect": [
+            {"wr_id": w_op, "status": "REM_ACCESS_ERR" if fixed else ["SUCCESS", "REM_ACCESS_ERR"], "opcode": opname}]})
+        if fixed or refill:
+            R.append({"op": "check_mem", "buf": tgt, "same_as": {"buf": "ref", "offset": 0}, "length": size})
+        else:
+            R.append({"op": "check_mem", "buf": "fbuf" if op == "write" else "dst",
+                      "same_as": {"buf": "src" if op == "write" else "fbuf", "offset": 0}, "length": size,
+                      "when": {"qp": a, "wr_id": w_op, "status": "SUCCESS"}})
+        R.append({"op": "check_mr", "mr": m, "expect": {"allocated": False}})
+        # the probe through the old key: refused, nothing moved
+        if op == "write":
+            R += [{"op": "host_write", "buf": "fbuf", "offset": 0, "hex": "00" * 16},
+                  {"op": "post_send", "qp": p, "wr_id": w_probe, "opcode": "RDMA_WRITE",
+                   "sge": [{"mr": "ms", "offset": 0, "length": 256}], "remote": {"mr": m, "offset": 0}},
+                  {"op": "poll_cq", "cq": "cqp", "expect": [{"wr_id": w_probe, "status": "REM_ACCESS_ERR"}]},
+                  {"op": "check_mem", "buf": "fbuf", "offset": 0, "hex": "00" * 16}]
+        else:
+            R += [{"op": "host_write", "buf": "pbuf", "offset": 0, "hex": "00" * 16},
+                  {"op": "post_send", "qp": p, "wr_id": w_probe, "opcode": "RDMA_READ",
+                   "sge": [{"mr": "mp", "offset": 0, "length": 256}], "remote": {"mr": m, "offset": 0}},
+                  {"op": "poll_cq", "cq": "cqp", "expect": [{"wr_id": w_probe, "status": "REM_ACCESS_ERR"}]},
+                  {"op": "check_mem", "buf": "pbuf", "offset": 0, "hex": "00" * 16}]
+        R.append({"op": "expect_qp_state", "qp": p, "state": "ERROR"})
+        body += [x if isinstance(x, str) else J(x) for x in R]
+    body += [J({"op": "expect_cq_empty", "cq": cq}) for cq in ("cqx", "cqy", "cqp")]
+    body += genfiles.counters_lines(counters)
+    return name, "\n".join(head + body) + "\n"
+
+
 def generate():
     """[(name, text, pending)] of every sweep."""
     out = []
     for i, sw in enumerate(SWEEPS):
         name, text = sweep_file(i, **sw)
         out.append((name, text, bool(sw.get("pending"))))
+    for i, sw in enumerate(DESTROY_SWEEPS):
+        out.append(destroy_file(len(SWEEPS) + i, **sw) + (False,))
     return out
 
 

@@ -87,7 +87,8 @@ $(foreach m,$(filter $(addsuffix :%,$(UNIT_MUTANTS)),$(RTL_MUTANTS)),\
     $(eval $(call unit_mutant,$(firstword $(subst :, ,$(m))),$(lastword $(subst :, ,$(m))))))
 
 .PHONY: mutants mutation-matrix mutation-matrix-full
-mutants: $(RTL_MUTANT_BINS) $(UNIT_MUTANT_BINS) $(FW_MUTANTS) $(HCASIM_BIN)
+# the real image too: the RTL mutants' runs boot it (a fresh `make mutation-matrix` ran none)
+mutants: $(RTL_MUTANT_BINS) $(UNIT_MUTANT_BINS) $(FW_MUTANTS) $(FW_IMAGE) $(HCASIM_BIN)
 
 MUT_RUN = $(PYTHON) vectors/mutation_matrix.py --hcasim $(HCASIM_BIN) --mutant-dir $(MUT_DIR) \
           --fw-mutant-dir $(FW_BUILD)/mutants --jobs $(NPROC)
