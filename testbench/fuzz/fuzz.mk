@@ -143,7 +143,37 @@ fuzz-smoke-$(1): $(FUZZ_DIR)/fuzz_$(1) $(FUZZ_DICT_$(1)) $(FUZZ_SEEDS_$(1))
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_TARGET,$(t))))
 
-.PHONY: fuzz fuzz-smoke
+# make fuzz-long [FUZZ_LONG_RUNS=1000000] [FUZZ_LONG_TARGETS="mailbox wqe"]
+#   the live-device harnesses to 10^6 executions each (not in make test):
+#   FUZZ_LONG_RUNS on the model engine (a live device with the same
+#   firmware, the RTL's cycle-exact twin) from the kept corpus, then the RTL
+#   slice: HCASIM_FUZZ_ENGINE=rtl over every corpus input, then fresh ones up
+#   to FUZZ_LONG_RTL_RUNS_T executions. Each run's line (executions, wall
+#   time, rate, crashes) goes to $(FUZZ_DIR)/long/summary.txt.
+FUZZ_LONG_RUNS ?= 1000000
+FUZZ_LONG_TARGETS ?= mailbox wqe
+FUZZ_LONG_RTL_RUNS_mailbox ?= 20000
+FUZZ_LONG_RTL_RUNS_wqe ?= 5000
+# An input bounds its device cycles (fuzz_wqe: 200,000 per settle), so one
+# that runs a minute is a hang.
+FUZZ_LONG_OPTS := -timeout=60
+
+define FUZZ_LONG
+.PHONY: fuzz-long-$(1)
+fuzz-long-$(1): $(FUZZ_DIR)/fuzz_$(1) $(FUZZ_DICT_$(1)) $(FUZZ_SEEDS_$(1))
+	@mkdir -p $(FUZZ_DIR)/corpus/$(1)
+	@cp $(call fuzz_seed_files,$(FUZZ_SEEDS_$(1))) $(FUZZ_DIR)/corpus/$(1)/
+	$(Q)testbench/fuzz/fuzz_long.sh $(1) $(FUZZ_DIR)/fuzz_$(1) model $(FUZZ_LONG_RUNS) $(FUZZ_DIR)/corpus/$(1) \
+	    $(FUZZ_DIR)/artifacts/$(1) $(FUZZ_DIR)/long/$(1).model.log $(FUZZ_DIR)/long/summary.txt \
+	    -dict=$(FUZZ_DICT_$(1)) $(FUZZ_OPTS_$(1)) $(FUZZ_LONG_OPTS)
+	$(Q)testbench/fuzz/fuzz_long.sh $(1) $(FUZZ_DIR)/fuzz_$(1) rtl $(FUZZ_LONG_RTL_RUNS_$(1)) $(FUZZ_DIR)/corpus/$(1) \
+	    $(FUZZ_DIR)/artifacts/$(1) $(FUZZ_DIR)/long/$(1).rtl.log $(FUZZ_DIR)/long/summary.txt \
+	    -dict=$(FUZZ_DICT_$(1)) $(FUZZ_OPTS_$(1)) $(FUZZ_LONG_OPTS)
+endef
+$(foreach t,$(FUZZ_LONG_TARGETS),$(eval $(call FUZZ_LONG,$(t))))
+
+.PHONY: fuzz fuzz-smoke fuzz-long
+fuzz-long: $(foreach t,$(FUZZ_LONG_TARGETS),fuzz-long-$(t))
 fuzz: $(foreach t,$(FUZZ_TARGETS),fuzz-run-$(t))
 fuzz-smoke: $(foreach t,$(FUZZ_TARGETS),fuzz-smoke-$(t))
 
