@@ -31,7 +31,7 @@
 #       fails the target. Turn each finding into a regression input: copy it
 #       to testbench/fuzz/regress/T/ (and fix the bug).
 #   fuzz-smoke (in make test) every regression input and seed of each target,
-#       then 20,000 fresh executions (mailbox, wire: 2,000; wqe: 200).
+#       then 20,000 fresh executions (mailbox: 10,000; wire, wqe: 2,000).
 FUZZ_CC := clang
 FUZZ_CXX := clang++
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -47,9 +47,10 @@ $(FUZZ_OBJ)/model/%.o: FUZZ_COV := -fsanitize-coverage=inline-8bit-counters,pc-t
 FUZZ_RUNS ?= 1000000
 FUZZ_TARGETS ?= scenario elf mailbox wqe wire client
 FUZZ_SMOKE_RUNS := 20000
-# A mailbox or WQE input runs the firmware on the ISS (4 ms, 30 ms each): fewer in the smoke run.
-FUZZ_SMOKE_RUNS_mailbox := 2000
-FUZZ_SMOKE_RUNS_wqe := 200
+# A mailbox or WQE input runs the firmware on the ISS and the device (~0.2 ms,
+# ~2 ms each, ASan on): fewer in the smoke run.
+FUZZ_SMOKE_RUNS_mailbox := 10000
+FUZZ_SMOKE_RUNS_wqe := 2000
 
 FUZZ_SRCS_scenario := testbench/fuzz/fuzz_scenario.c sim/runner/json.c sim/runner/scn_schema.c sim/runner/scn_diag.c \
                       sim/runner/scn_fields.c sim/runner/scn_names.c sim/runner/scn_load.c
