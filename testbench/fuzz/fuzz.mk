@@ -81,6 +81,8 @@ FUZZ_DICT_scenario := $(FUZZ_DIR)/scenario.dict
 # Scenario files of a few KiB reach every op and field; the 100 KiB soaks
 # would only slow each execution down.
 FUZZ_OPTS_scenario := -max_len=4096
+# fuzz_wqe reads up to 4 WQEs of 128 bytes: longer inputs' tails are never read.
+FUZZ_OPTS_wqe := -max_len=512
 FUZZ_DICT_elf := testbench/fuzz/elf.dict
 
 $(FUZZ_OBJ)/%.o: %.c
