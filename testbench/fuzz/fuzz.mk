@@ -156,7 +156,7 @@ $(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_TARGET,$(t))))
 FUZZ_LONG_RUNS ?= 1000000
 FUZZ_LONG_TARGETS ?= mailbox wqe
 FUZZ_LONG_RTL_RUNS_mailbox ?= 20000
-FUZZ_LONG_RTL_RUNS_wqe ?= 5000
+FUZZ_LONG_RTL_RUNS_wqe ?= 2000
 # An input bounds its device cycles (fuzz_wqe: 200,000 per settle), so one
 # that runs a minute is a hang.
 FUZZ_LONG_OPTS := -timeout=60
