@@ -358,6 +358,64 @@ TEST_P(Device, QueuesAreServedAndIdleTimeIsSkippedOnTheModel)
     EXPECT_EQ("running", d.health()) << d.console();
 }
 
+// The firmware profile (hca_dev_fw_profile, --fw-profile, the fuzzers'
+// firmware coverage) counts each cycle at the pc a stepped device shows. The
+// RTL engine steps every cycle; the model skips quiet cycles and lets the
+// firmware run ahead alone while it is profiled too: over commands and a
+// transfer both must count the same cycles at the same words.
+TEST(DeviceFwProfile, TheModelCountsEveryWordAsTheSteppedRtlDoes)
+{
+    std::vector<uint64_t> prof[2];
+    uint64_t cycles[2] = {0, 0}, skipped[2] = {0, 0};
+    const dev_engine_kind_t engines[2] = {DEV_ENGINE_RTL, DEV_ENGINE_MODEL};
+    for (int e = 0; e < 2; e++) {
+        Dev d(engines[e]);
+        ASSERT_DEV_OK(d);
+        ASSERT_EQ(0, hca_dev_fw_profile_start(d.dev));
+        uint32_t pd = 0;
+        hcadrv_cq_t cq;
+        hcadrv_qp_t a, b;
+        hcadrv_mr_t mr;
+        ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &pd));
+        ASSERT_EQ(0, hcadrv_create_cq(d.drv, 16, &cq));
+        hcadrv_qp_attr_t at = {pd, &cq, &cq, 16, 16, 7, 500, 0};
+        ASSERT_EQ(0, hcadrv_create_qp(d.drv, &at, &a));
+        ASSERT_EQ(0, hcadrv_create_qp(d.drv, &at, &b));
+        ASSERT_EQ(0, hcadrv_connect(d.drv, &a, &b));
+        const uint64_t buf = d.alloc(16384);
+        ASSERT_EQ(0, hcadrv_reg_mr(d.drv, pd, buf, 16384, buf, ACCESS_RW, 12, &mr));
+        hcadrv_send_wr_t wr;
+        memset(&wr, 0, sizeof wr);
+        wr.wr_id = 1;
+        wr.opcode = HCA_WR_OPCODE_RDMA_WRITE;
+        wr.flags = HCA_SEND_FLAGS_SIGNALED;
+        wr.num_sge = 1;
+        wr.sge[0] = hca_sge_t{buf, 8192, mr.lkey};
+        wr.remote_addr = buf + 8192;
+        wr.rkey = mr.rkey;
+        ASSERT_EQ(0, hcadrv_post_send(d.drv, &a, &wr));
+        ASSERT_EQ(1u, d.wait(&cq, 1).size());
+        ASSERT_EQ(0, hcadrv_dereg_mr(d.drv, &mr));
+        hca_dev_step(d.dev, 20000);
+        size_t words = 0;
+        const uint64_t *p = hca_dev_fw_profile(d.dev, &words);
+        ASSERT_NE(nullptr, p);
+        prof[e].assign(p, p + words);
+        cycles[e] = hca_dev_cycle(d.dev);
+        skipped[e] = hca_dev_skipped_cycles(d.dev);
+    }
+    EXPECT_EQ(cycles[0], cycles[1]) << "the engines are cycle-exact twins";
+    EXPECT_GT(skipped[1], cycles[1] / 2) << "the profiled model still skips (RTL " << skipped[0] << ")";
+    ASSERT_EQ(prof[0].size(), prof[1].size());
+    uint64_t total = 0;
+    for (size_t w = 0; w < prof[0].size(); w++) {
+        total += prof[0][w];
+        ASSERT_EQ(prof[0][w], prof[1][w]) << "cycles at firmware word " << w << " (address 0x" << std::hex
+                                          << HCA_FW_RAM_BASE + 4 * w << "): RTL, model";
+    }
+    EXPECT_GT(total, 10000u) << "the commands ran the firmware";
+}
+
 // DESTROY_MKEY of an MR that RDMA WRITEs are being placed into and an RDMA
 // READ is being gathered from, on the RTL engine, with slow host memory (a
 // placement's DMAs take ~1500 cycles to reach memory, far longer than the

@@ -521,12 +521,42 @@ static void dev_tick(hca_dev_t *d)
 static uint64_t dev_quiet_until(const hca_dev_t *d, uint64_t end)
 {
     const int fw_idle = d->fw_stop == RV32_STOP_WFI || d->fw_stop == RV32_STOP_HALT || d->fw_stop == RV32_STOP_TRAP;
-    if (!fw_idle || HCA_HCR_CTRL_GO_GET(d->hcr.ctrl) || *d->fw_irq || d->pc_prof || d->fseq.busy)
+    if (!fw_idle || HCA_HCR_CTRL_GO_GET(d->hcr.ctrl) || *d->fw_irq || d->fseq.busy)
         return d->now;
     uint64_t q = d->eng_ops->quiet_until(d->eng);
     if (d->fdma.busy && d->fdma.done_at < q)
         q = d->fdma.done_at;
     return q < end ? q : end;
+}
+
+/* dev_run_ahead under a firmware profile: the core runs cycle by cycle as
+ * dev_tick's catch-up would (one instruction once it has reached the cycle)
+ * and each cycle is counted at the pc dev_tick would have seen, so the
+ * profile is the one stepping gives, without stepping the engine. Returns
+ * the first cycle not done (a stalled access: its tick retries it). */
+static uint64_t dev_run_ahead_profiled(hca_dev_t *d, uint64_t t)
+{
+    uint64_t n = d->now;
+    d->runahead = 1;
+    for (; n < t; n++) {
+        const uint64_t before = rv32_cycles(d->cpu);
+        if (before <= n) {
+            d->fw_stop = fwcore_run(d->fc, n + 1 - before);
+            if (d->fw_stop == RV32_STOP_STALL)
+                break;
+            if (d->fw_stop != RV32_STOP_BUDGET) { /* wfi, halt, trap: that tick counts nothing */
+                if (d->fw_stop == RV32_STOP_WFI)
+                    d->fw_sleep += rv32_cycles(d->cpu) - before;
+                n++;
+                break;
+            }
+        }
+        const uint32_t w = (rv32_pc(d->cpu) - HCA_FW_RAM_BASE) / 4;
+        if (w < HCA_FW_RAM_SIZE / 4)
+            d->pc_prof[w]++;
+    }
+    d->runahead = 0;
+    return n;
 }
 
 /* The firmware awake while the rest of the device is quiet: the core runs
@@ -541,7 +571,7 @@ static uint64_t dev_run_ahead(hca_dev_t *d, uint64_t end)
     const int irq = HCA_HCR_CTRL_GO_GET(d->hcr.ctrl) || *d->fw_irq;
     /* asleep: dev_quiet_until's; stalled: the tick of its cycle retries the access */
     if (d->fw_stop == RV32_STOP_HALT || d->fw_stop == RV32_STOP_TRAP || d->fw_stop == RV32_STOP_WFI ||
-        d->fw_stop == RV32_STOP_STALL || d->fwp_posted || d->pc_prof || irq != d->irq_line || d->fseq.busy)
+        d->fw_stop == RV32_STOP_STALL || d->fwp_posted || irq != d->irq_line || d->fseq.busy)
         return d->now;
     uint64_t t = d->eng_ops->quiet_until(d->eng);
     if (d->fdma.busy && d->fdma.done_at < t)
@@ -550,6 +580,8 @@ static uint64_t dev_run_ahead(hca_dev_t *d, uint64_t end)
         t = end;
     if (t <= d->now + 1 || rv32_cycles(d->cpu) >= t)
         return d->now;
+    if (d->pc_prof)
+        return dev_run_ahead_profiled(d, t);
     d->runahead = 1;
     while (rv32_cycles(d->cpu) < t) {
         const uint64_t before = rv32_cycles(d->cpu);

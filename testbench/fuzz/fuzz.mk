@@ -31,19 +31,26 @@
 #       fails the target. Turn each finding into a regression input: copy it
 #       to testbench/fuzz/regress/T/ (and fix the bug).
 #   fuzz-smoke (in make test) every regression input and seed of each target,
-#       then 20,000 fresh executions (mailbox, wire: 2,000; wqe: 200).
+#       then 20,000 fresh executions (mailbox: 10,000; wire, wqe: 2,000).
 FUZZ_CC := clang
 FUZZ_CXX := clang++
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -Wall -Wextra -Werror $(INCLUDES) $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+FUZZ_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -Wall -Wextra -Werror $(INCLUDES) $(FUZZ_SAN)
+FUZZ_COV := -fsanitize=fuzzer-no-link
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_OBJ := $(FUZZ_DIR)/obj
+# The model engine (fuzz_wqe) runs every device cycle: edge and branch
+# counters guide the fuzzer through it, but comparison tracing there (every
+# wire compared each settle pass) took 60% of the time and adds no value the
+# dictionary of ABI words lacks.
+$(FUZZ_OBJ)/model/%.o: FUZZ_COV := -fsanitize-coverage=inline-8bit-counters,pc-table
 FUZZ_RUNS ?= 1000000
 FUZZ_TARGETS ?= scenario elf mailbox wqe wire client
 FUZZ_SMOKE_RUNS := 20000
-# A mailbox or WQE input runs the firmware on the ISS (4 ms, 30 ms each): fewer in the smoke run.
-FUZZ_SMOKE_RUNS_mailbox := 2000
-FUZZ_SMOKE_RUNS_wqe := 200
+# A mailbox or WQE input runs the firmware on the ISS and the device (~0.2 ms,
+# ~2 ms each, ASan on): fewer in the smoke run.
+FUZZ_SMOKE_RUNS_mailbox := 10000
+FUZZ_SMOKE_RUNS_wqe := 2000
 
 FUZZ_SRCS_scenario := testbench/fuzz/fuzz_scenario.c sim/runner/json.c sim/runner/scn_schema.c sim/runner/scn_diag.c \
                       sim/runner/scn_fields.c sim/runner/scn_names.c sim/runner/scn_load.c
@@ -74,12 +81,14 @@ FUZZ_DICT_scenario := $(FUZZ_DIR)/scenario.dict
 # Scenario files of a few KiB reach every op and field; the 100 KiB soaks
 # would only slow each execution down.
 FUZZ_OPTS_scenario := -max_len=4096
+# fuzz_wqe reads up to 4 WQEs of 128 bytes: longer inputs' tails are never read.
+FUZZ_OPTS_wqe := -max_len=512
 FUZZ_DICT_elf := testbench/fuzz/elf.dict
 
 $(FUZZ_OBJ)/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$<)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_COV) -MMD -MP -c $< -o $@
 
 $(FUZZ_DICT_scenario): testbench/fuzz/make_dict.py $(FUZZ_SEEDS_scenario)
 	@mkdir -p $(@D)
@@ -137,7 +146,37 @@ fuzz-smoke-$(1): $(FUZZ_DIR)/fuzz_$(1) $(FUZZ_DICT_$(1)) $(FUZZ_SEEDS_$(1))
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_TARGET,$(t))))
 
-.PHONY: fuzz fuzz-smoke
+# make fuzz-long [FUZZ_LONG_RUNS=1000000] [FUZZ_LONG_TARGETS="mailbox wqe"]
+#   the live-device harnesses to 10^6 executions each (not in make test):
+#   FUZZ_LONG_RUNS on the model engine (a live device with the same
+#   firmware, the RTL's cycle-exact twin) from the kept corpus, then the RTL
+#   slice: HCASIM_FUZZ_ENGINE=rtl over every corpus input, then fresh ones up
+#   to FUZZ_LONG_RTL_RUNS_T executions. Each run's line (executions, wall
+#   time, rate, crashes) goes to $(FUZZ_DIR)/long/summary.txt.
+FUZZ_LONG_RUNS ?= 1000000
+FUZZ_LONG_TARGETS ?= mailbox wqe
+FUZZ_LONG_RTL_RUNS_mailbox ?= 20000
+FUZZ_LONG_RTL_RUNS_wqe ?= 2000
+# An input bounds its device cycles (fuzz_wqe: 200,000 per settle), so one
+# that runs a minute is a hang.
+FUZZ_LONG_OPTS := -timeout=60
+
+define FUZZ_LONG
+.PHONY: fuzz-long-$(1)
+fuzz-long-$(1): $(FUZZ_DIR)/fuzz_$(1) $(FUZZ_DICT_$(1)) $(FUZZ_SEEDS_$(1))
+	@mkdir -p $(FUZZ_DIR)/corpus/$(1)
+	@cp $(call fuzz_seed_files,$(FUZZ_SEEDS_$(1))) $(FUZZ_DIR)/corpus/$(1)/
+	$(Q)testbench/fuzz/fuzz_long.sh $(1) $(FUZZ_DIR)/fuzz_$(1) model $(FUZZ_LONG_RUNS) $(FUZZ_DIR)/corpus/$(1) \
+	    $(FUZZ_DIR)/artifacts/$(1) $(FUZZ_DIR)/long/$(1).model.log $(FUZZ_DIR)/long/summary.txt \
+	    -dict=$(FUZZ_DICT_$(1)) $(FUZZ_OPTS_$(1)) $(FUZZ_LONG_OPTS)
+	$(Q)testbench/fuzz/fuzz_long.sh $(1) $(FUZZ_DIR)/fuzz_$(1) rtl $(FUZZ_LONG_RTL_RUNS_$(1)) $(FUZZ_DIR)/corpus/$(1) \
+	    $(FUZZ_DIR)/artifacts/$(1) $(FUZZ_DIR)/long/$(1).rtl.log $(FUZZ_DIR)/long/summary.txt \
+	    -dict=$(FUZZ_DICT_$(1)) $(FUZZ_OPTS_$(1)) $(FUZZ_LONG_OPTS)
+endef
+$(foreach t,$(FUZZ_LONG_TARGETS),$(eval $(call FUZZ_LONG,$(t))))
+
+.PHONY: fuzz fuzz-smoke fuzz-long
+fuzz-long: $(foreach t,$(FUZZ_LONG_TARGETS),fuzz-long-$(t))
 fuzz: $(foreach t,$(FUZZ_TARGETS),fuzz-run-$(t))
 fuzz-smoke: $(foreach t,$(FUZZ_TARGETS),fuzz-smoke-$(t))
 
