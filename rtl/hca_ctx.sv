@@ -92,14 +92,14 @@ module hca_ctx #(
   output logic [15:0]                qpc_wr_qpn_o,
 
   // responder: read port, rq_ci increment, ERROR requests
-  input  logic [5:0]                 rs_qpn_i,
+  input  logic [$clog2(MAX_QP)-1:0]  rs_qpn_i,
   output logic [`HCA_QP_CTX_W-1:0]   rs_qpc_o,
   output logic [1:0]                 rs_state_o,
   output logic [15:0]                rs_rq_pi_o,
   output logic [15:0]                rs_rq_ci_o,
   input  logic                       rs_rq_ci_inc_i,  // for the QP rs_qpn_i names now
   input  logic                       rs_err_valid_i,
-  input  logic [5:0]                 rs_err_qpn_i,
+  input  logic [$clog2(MAX_QP)-1:0]  rs_err_qpn_i,
 
   // CQ writer: read port, cq_pi increment, overflow flag
   input  logic [15:0]                cq_cqn_i,
@@ -118,14 +118,15 @@ module hca_ctx #(
   localparam int WORDS     = `HCA_CTX_DATA_COUNT;
   localparam int OVF_BIT   = `HCA_CQ_CTX_OVERFLOW_LSB;
 
-  generate if (MAX_QP < 2 || MAX_QP > 64 || (MAX_QP & (MAX_QP - 1)) != 0 ||
+  // (MAX_QP <= EVT_TAG_RESPONDER: an event's tag carries a QP number below that bit.)
+  generate if (MAX_QP < 2 || MAX_QP > `HCA_EVT_TAG_RESPONDER || (MAX_QP & (MAX_QP - 1)) != 0 ||
                MAX_CQ < 2 || MAX_CQ > 65536 || (MAX_CQ & (MAX_CQ - 1)) != 0)
   begin : g_bad_params
 `ifdef __ICARUS__
-    initial $fatal(1, "hca_ctx: MAX_QP=%0d must be a power of two in [2, 64], MAX_CQ=%0d in [2, 65536]",
+    initial $fatal(1, "hca_ctx: MAX_QP=%0d must be a power of two in [2, EVT_TAG_RESPONDER], MAX_CQ=%0d in [2, 65536]",
                    MAX_QP, MAX_CQ);
 `else
-    $error("hca_ctx: MAX_QP must be a power of two in [2, 64] (6-bit responder index), MAX_CQ in [2, 65536]");
+    $error("hca_ctx: MAX_QP must be a power of two in [2, EVT_TAG_RESPONDER], MAX_CQ in [2, 65536]");
 `endif
   end endgenerate
 
@@ -305,10 +306,10 @@ module hca_ctx #(
   // the order of precedence: a later write to the same entry wins.
   logic          rs_inc_ok, rs_err_ok;
   logic [QW-1:0] rs_q, rs_err_q;
-  assign rs_inc_ok = rs_rq_ci_inc_i && 32'(rs_qpn_i) < MAX_QP;
-  assign rs_err_ok = rs_err_valid_i && 32'(rs_err_qpn_i) < MAX_QP;
-  assign rs_q      = QW'(rs_qpn_i);
-  assign rs_err_q  = QW'(rs_err_qpn_i);
+  assign rs_inc_ok = rs_rq_ci_inc_i;   // the responder's QP numbers are QW bits: always in range
+  assign rs_err_ok = rs_err_valid_i;
+  assign rs_q      = rs_qpn_i;
+  assign rs_err_q  = rs_err_qpn_i;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

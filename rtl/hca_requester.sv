@@ -123,7 +123,7 @@ module hca_requester #(
   input  logic                          evt_ready_i,
   output logic [`HCA_FW_EVENT_W-1:0]    evt_o,
   input  logic                          evt_done_valid_i,
-  input  logic [7:0]                    evt_done_tag_i,
+  input  logic [`HCA_EVT_DONE_TAG_W-1:0] evt_done_tag_i,
   input  logic [7:0]                    evt_done_status_i
 );
 
@@ -136,11 +136,12 @@ module hca_requester #(
   // REL_EVT: in flight, waiting for DONE; else: to IDLE
   localparam logic [1:0] REL_INFLIGHT = 2'd1, REL_RNR = 2'd2, REL_EVT = 2'd3;
 
-  generate if (MAX_QP < 2 || MAX_QP > 64 || (MAX_QP & (MAX_QP - 1)) != 0) begin : g_bad_params
+  // (MAX_QP <= EVT_TAG_RESPONDER: an event's tag is the QP number.)
+  generate if (MAX_QP < 2 || MAX_QP > `HCA_EVT_TAG_RESPONDER || (MAX_QP & (MAX_QP - 1)) != 0) begin : g_bad_params
 `ifdef __ICARUS__
-    initial $fatal(1, "hca_requester: MAX_QP=%0d must be a power of two in [2, 64]", MAX_QP);
+    initial $fatal(1, "hca_requester: MAX_QP=%0d must be a power of two in [2, EVT_TAG_RESPONDER]", MAX_QP);
 `else
-    $error("hca_requester: MAX_QP must be a power of two in [2, 64]");
+    $error("hca_requester: MAX_QP must be a power of two in [2, EVT_TAG_RESPONDER]");
 `endif
   end endgenerate
 
@@ -210,7 +211,7 @@ module hca_requester #(
   logic          done_mine;
   logic [QW-1:0] done_tag_qpn;
   assign done_tag_qpn = evt_done_tag_i[QW-1:0];
-  assign done_mine    = evt_done_valid_i && evt_done_tag_i[7:QW] == '0 && evt_wait_q[done_tag_qpn];
+  assign done_mine    = evt_done_valid_i && evt_done_tag_i[`HCA_EVT_DONE_TAG_W-1:QW] == '0 && evt_wait_q[done_tag_qpn];
 
   // The looked-up QP's entries, read here and not in the port list: Yosys
   // 0.23 re-elaborates a module whose parameterized instance has a port
