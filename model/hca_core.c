@@ -156,7 +156,7 @@ static void cm_comb_once(cm_t *m, const core_pins_t *p, uint64_t now)
     rs->pb_alloc_id = (uint8_t)w->pb.rsp_alloc_id;
     rs->pb_free_ready = w->pb.rsp_free_ready;
     rs->evt_done_valid = w->evt.done_valid;
-    rs->evt_done_tag = (uint8_t)w->evt.done_tag;
+    rs->evt_done_tag = (uint16_t)w->evt.done_tag;
     rs->evt_done_status = (uint8_t)w->evt.done_status;
     hca_responder_comb(&m->rs, rs, now);
 
@@ -166,9 +166,9 @@ static void cm_comb_once(cm_t *m, const core_pins_t *p, uint64_t now)
     rq->ra_sq_ci = w->ctx.ra_sq_ci;
     rq->rb_qpc = w->ctx.rb_qpc;
     rq->rb_sq_ci = w->ctx.rb_sq_ci;
-    _Static_assert(HCA_MAX_QP <= 64, "the requester takes sq_pending/qp_error as one word");
-    rq->sq_pending = w->ctx.sq_pending[0];
-    rq->qp_error = w->ctx.qp_error[0];
+    _Static_assert(sizeof(rq->sq_pending) == sizeof(w->ctx.sq_pending), "ctx and the requester: one vector layout");
+    memcpy(&rq->sq_pending, w->ctx.sq_pending, sizeof(rq->sq_pending));
+    memcpy(&rq->qp_error, w->ctx.qp_error, sizeof(rq->qp_error));
     rq->qpc_wr = w->ctx.qpc_wr;
     rq->qpc_wr_qpn = w->ctx.qpc_wr_qpn;
     rq->rx_valid = (uint8_t)(p->rx_valid && !w->rx_to_rs);
@@ -183,7 +183,7 @@ static void cm_comb_once(cm_t *m, const core_pins_t *p, uint64_t now)
     rq->pb_alloc_id = w->pb.req_alloc_id;
     rq->pb_free_ready = w->pb.req_free_ready;
     rq->evt_done_valid = w->evt.done_valid;
-    rq->evt_done_tag = w->evt.done_tag;
+    rq->evt_done_tag = (uint16_t)w->evt.done_tag;
     rq->evt_done_status = w->evt.done_status;
 
     /* CQ writer (its dma_rsp data is not read: only the valid) */
@@ -416,7 +416,8 @@ static uint64_t cm_quiet_until(const void *eng, uint64_t next)
         q = min_u64(q, t_);                                                                                            \
     } while (0)
     CM_QUIET(hca_responder_quiet_until_ctx(&m->rs, &m->ctx, last));
-    CM_QUIET(hca_requester_quiet_until_in(&m->rq, m->ctx.sq_pending[0], m->ctx.qp_error[0], last));
+    CM_QUIET(hca_requester_quiet_until_in(&m->rq, (const m_qv_t *)m->ctx.sq_pending, (const m_qv_t *)m->ctx.qp_error,
+                                          last));
     CM_QUIET(xlate_unit_quiet_until(m->xu, last));
     CM_QUIET(hca_xarb_quiet_until(&m->xarb, last));
     CM_QUIET(hca_ctx_quiet_until(&m->ctx, last));

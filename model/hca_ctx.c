@@ -247,10 +247,10 @@ void hca_ctx_edge(hca_ctx_t *m, const hca_ctx_io_t *io, uint64_t now)
         m->qp[inc_qpn].sq_ci++;
         touched[nt++] = inc_qpn;
     }
-    const uint32_t rs_qpn = io->rs_qpn & 0x3fu;
+    const uint32_t rs_qpn = io->rs_qpn & (m->max_qp - 1u);
     if (io->rs_rq_ci_inc && rs_qpn < m->max_qp)
         m->qp[rs_qpn].rq_ci++;
-    const uint32_t err_qpn = io->req_err_qpn & 0xffffu, rs_err_qpn = io->rs_err_qpn & 0x3fu;
+    const uint32_t err_qpn = io->req_err_qpn & 0xffffu, rs_err_qpn = io->rs_err_qpn & (m->max_qp - 1u);
     if (io->req_err_valid && err_qpn < m->max_qp && m->qp[err_qpn].state == HCA_QP_STATE_RTS) {
         m->qp[err_qpn].state = HCA_QP_STATE_ERROR;
         touched[nt++] = err_qpn;

@@ -4,8 +4,8 @@
  *
  * The MAX_QP-bit vector ports sq_pending_o and qp_error_o are uint64_t
  * arrays of HCA_CTX_QP_WORDS words: bit i of the vector (QP i) is word i / 64,
- * bit i % 64. The RTL bounds MAX_QP to 64 (the responder's 6-bit QP index), so
- * that is one word today; the arrays keep the wiring unchanged if it grows. */
+ * bit i % 64 (the layout of m_prim.h's m_qv_t). The model's tables are sized
+ * for the ABI's MAX_QP; hca_ctx_init takes any power of two up to it. */
 #ifndef HCA_CTX_H
 #define HCA_CTX_H
 
@@ -13,8 +13,8 @@
 
 #include "hca_abi.h"
 
-/** MAX_QP bound of rtl/hca_ctx.sv (g_bad_params). */
-#define HCA_CTX_MAX_QP_LIMIT 64u
+/** Largest MAX_QP of the model: the ABI's (rtl/hca_ctx.sv allows up to EVT_TAG_RESPONDER). */
+#define HCA_CTX_MAX_QP_LIMIT HCA_MAX_QP
 /** MAX_CQ bound of rtl/hca_ctx.sv. */
 #define HCA_CTX_MAX_CQ_LIMIT 65536u
 /** Most DRAIN clients the model takes (drain_busy is a uint32_t). */

@@ -101,7 +101,7 @@ void hca_evt_edge(hca_evt_t *m, const hca_evt_io_t *io, uint64_t now)
     m->rvalid = io->fw_valid;
     m->done_valid = (uint8_t)(wr && addr == HCA_EVT_DONE);
     if (m->done_valid) {
-        m->done_tag = (uint8_t)HCA_EVT_DONE_TAG_GET(io->fw_wdata);
+        m->done_tag = (uint16_t)HCA_EVT_DONE_TAG_GET(io->fw_wdata);
         m->done_status = (uint8_t)HCA_EVT_DONE_STATUS_GET(io->fw_wdata);
     }
 

@@ -25,7 +25,7 @@ typedef struct hca_evt_io {
     uint32_t fw_rdata;         /**< out */
     /* DONE, to every producer for one cycle */
     uint8_t done_valid;        /**< out */
-    uint32_t done_tag;         /**< out [7:0] */
+    uint32_t done_tag;         /**< out [EVT_DONE_TAG_WIDTH-1:0] */
     uint32_t done_status;      /**< out [7:0] */
     uint8_t irq;               /**< out: an event is pending */
 } hca_evt_io_t;
@@ -38,7 +38,8 @@ typedef struct hca_evt {
     uint8_t rvalid;            /**< fw_rvalid_o */
     uint32_t rdata;            /**< fw_rdata_o */
     uint8_t done_valid;        /**< done_valid_o */
-    uint8_t done_tag, done_status;
+    uint16_t done_tag;
+    uint8_t done_status;
 } hca_evt_t;
 
 /* depth: HCA_EVT_QUEUE_DEPTH in hca_core; a power of two in [2, 128].

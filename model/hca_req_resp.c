@@ -324,7 +324,7 @@ void hca_req_resp_comb(const hca_req_resp_t *m, hca_req_resp_io_t *io, uint64_t 
     const uint32_t pd = io->qpc.pd & RR_PD_MASK;
     memset(&io->evt, 0, sizeof(io->evt));
     io->evt.hdr = (uint32_t)HCA_EVT_KIND_READ_INV << HCA_FW_EVENT_KIND_LSB |
-                  (uint32_t)(m->qpn & 0xffu) << HCA_FW_EVENT_TAG_LSB | (uint32_t)m->qpn << HCA_FW_EVENT_QPN_LSB;
+                  (uint32_t)(m->qpn & ((1u << HCA_FW_EVENT_TAG_WIDTH) - 1u)) << HCA_FW_EVENT_TAG_LSB | (uint32_t)m->qpn << HCA_FW_EVENT_QPN_LSB;
     io->evt.pd = pd;
     io->evt.key = io->park.inv_key;
     io->evt_valid = m->state == R_EVT && !rr_ctx_reset(io) && rr_quiet(m);

@@ -370,7 +370,7 @@ static void rs_derive(hca_req_send_t *m)
                           : m->op == HCA_WR_OPCODE_FAST_REG_MR ? HCA_EVT_KIND_FAST_REG_MR
                                                                : HCA_EVT_KIND_REG_INDIR_MR;
     memset(e, 0, sizeof(*e));
-    e->hdr = kind << HCA_FW_EVENT_KIND_LSB | (uint32_t)(m->qpn & 0xffu) << HCA_FW_EVENT_TAG_LSB |
+    e->hdr = kind << HCA_FW_EVENT_KIND_LSB | (uint32_t)(m->qpn & ((1u << HCA_FW_EVENT_TAG_WIDTH) - 1u)) << HCA_FW_EVENT_TAG_LSB |
              (uint32_t)m->qpn << HCA_FW_EVENT_QPN_LSB;
     e->pd = m->pd;
     e->key = linv ? m->inv_key : m->fr_key;

@@ -11,7 +11,8 @@
  * settled nets stay in io->cache, keyed by a state generation (gen: bumped
  * by every edge that may change state, not by idle ones), the cycle and the
  * inputs; edge clocks everything from them. The u_sched arbiter is scanned
- * here (m_arb takes 32 inputs, MAX_QP goes to 64) over m_arb's state.
+ * here (m_arb takes 32 inputs, MAX_QP more) over m_arb's state; the per-QP
+ * vectors are m_qv_t words.
  *
  * now_q (the RTL's free-running cycle counter, for RNR deadlines) is
  * (uint32_t)(cycle - base), base being the cycle of the first edge after
@@ -49,39 +50,48 @@ static inline int rq_expired(const hca_requester_t *m, unsigned q, uint32_t now_
 
 static inline unsigned rq_ctz(uint64_t v) { return (unsigned)__builtin_ctzll(v); }
 
-/* The scheduler's candidates before the response engine's claim. */
-static uint64_t rq_cand(const hca_requester_t *m, uint64_t sq_pending, uint64_t qp_error, uint32_t now_q)
+/* The scheduler's candidates before the response engine's claim (bits at
+ * and above max_qp stay zero: every vector keeps them zero). */
+static void rq_cand(const hca_requester_t *m, const m_qv_t *sq_pending, const m_qv_t *qp_error, uint32_t now_q,
+                    m_qv_t *cand)
 {
-    uint64_t cand = (m->idle_m & sq_pending) | (m->inflight_m & qp_error & ~m->evt_wait);
-    if (m->rnr_m) {
-        uint64_t expired = 0;
-        for (uint64_t b = m->rnr_m; b; b &= b - 1) {
-            const unsigned q = rq_ctz(b);
-            if (rq_expired(m, q, now_q))
-                expired |= 1ull << q;
+    for (unsigned w = 0; w < M_QV_WORDS; w++) {
+        uint64_t c = (m->idle_m.w[w] & sq_pending->w[w]) | (m->inflight_m.w[w] & qp_error->w[w] & ~m->evt_wait.w[w]);
+        const uint64_t rnr = m->rnr_m.w[w];
+        if (rnr) {
+            uint64_t expired = 0;
+            for (uint64_t b = rnr; b; b &= b - 1) {
+                const unsigned q = rq_ctz(b);
+                if (rq_expired(m, w * 64u + q, now_q))
+                    expired |= 1ull << q;
+            }
+            c |= rnr & (expired | qp_error->w[w]);
         }
-        cand |= m->rnr_m & (expired | qp_error);
+        cand->w[w] = c;
     }
-    return cand & m->qmask;
 }
 
-/* u_sched: hca_arb over MAX_QP (up to 64) inputs, m_arb's state and edge;
- * in_ready is not used (sched_grant). */
-static void rq_sched_comb(const m_arb_t *a, uint64_t valid, m_arb_out_t *o)
+/* u_sched: hca_arb over MAX_QP inputs, m_arb's state and edge; in_ready is
+ * not used (sched_grant). */
+static void rq_sched_comb(const m_arb_t *a, const m_qv_t *valid, m_arb_out_t *o)
 {
     unsigned pick = 0, found = 0;
     if (a->hold) {
         pick = a->hold_id;
         found = 1;
-    } else if (valid) {
+    } else {
         /* first valid after last, wrapping */
-        const uint64_t after = a->last + 1u >= a->n ? 0 : valid & (~0ull << (a->last + 1u));
-        pick = rq_ctz(after ? after : valid);
-        found = 1;
+        int f = a->last + 1u >= a->n ? -1 : m_qv_first_from(valid, a->last + 1u);
+        if (f < 0)
+            f = m_qv_first_from(valid, 0);
+        if (f >= 0) {
+            pick = (unsigned)f;
+            found = 1;
+        }
     }
-    o->id = (uint8_t)pick;
+    o->id = (uint16_t)pick;
     o->found = (uint8_t)found;
-    o->valid = (uint8_t)(found && (valid >> pick & 1u));
+    o->valid = (uint8_t)(found && m_qv_get(valid, pick));
     o->in_ready = 0;
 }
 
@@ -117,7 +127,7 @@ static void rq_wire(const hca_requester_t *m, const hca_requester_io_t *io, uint
     const int look_releasing = s->rel_valid && s_qpn == look;
     const int look_parking = s->rel_inflight && s_qpn == look;
     rq_set8(&r->look_inflight, m->qst[look] == Q_INFLIGHT || look_parking, &cr);
-    rq_set8(&r->look_evt_wait, (m->evt_wait >> look & 1u) || (look_parking && s->rel_evt), &cr);
+    rq_set8(&r->look_evt_wait, m_qv_get(&m->evt_wait, look) || (look_parking && s->rel_evt), &cr);
     rq_set8(&r->look_active, m->qst[look] == Q_ACTIVE && !look_releasing, &cr);
     rq_set8(&r->rnr_cnt, m->rnr_cnt[look], &cr);
     /* park_i: copied when its source changes (both are state within a settle) */
@@ -129,14 +139,15 @@ static void rq_wire(const hca_requester_t *m, const hca_requester_io_t *io, uint
     }
 
     /* The lowest QP with a DONE waiting (DONEs are rare: no fairness needed). */
-    const unsigned done_qpn = m->done ? rq_ctz(m->done) : 0u;
-    rq_set8(&r->done_valid, m->done != 0, &cr);
+    const int done_first = m_qv_first_from(&m->done, 0);
+    const unsigned done_qpn = done_first < 0 ? 0u : (unsigned)done_first;
+    rq_set8(&r->done_valid, done_first >= 0, &cr);
     rq_set16(&r->done_qpn, done_qpn, &cr);
     rq_set8(&r->done_status, m->done_st[done_qpn], &cr);
 
-    rq_set8(&s->nak, (unsigned)(m->nak >> s_qpn & 1u), &cs);
+    rq_set8(&s->nak, (unsigned)m_qv_get(&m->nak, s_qpn), &cs);
     rq_set8(&s->nak_syn, m->nak_syn[s_qpn], &cs);
-    rq_set8(&s->nak_rnr, (unsigned)(m->nak_rnr >> s_qpn & 1u), &cs);
+    rq_set8(&s->nak_rnr, (unsigned)m_qv_get(&m->nak_rnr, s_qpn), &cs);
 
     /* events */
     m_arb_comb(&m->evt_arb, (uint32_t)r->evt_valid << 1 | s->evt_valid, io->evt_ready, &w->evt);
@@ -175,10 +186,11 @@ static void rq_wire(const hca_requester_t *m, const hca_requester_io_t *io, uint
     rq_set8(&r->fin_ready, w->fin.in_ready >> 1 & 1u, &cr);
 
     /* scheduler: a packet the response engine claims wins over the pick */
-    uint64_t cand = rq_cand(m, io->sq_pending, io->qp_error, rq_now_q(m, now));
+    m_qv_t cand;
+    rq_cand(m, &io->sq_pending, &io->qp_error, rq_now_q(m, now), &cand);
     if (r->claim)
-        cand &= ~(1ull << look);
-    rq_sched_comb(&m->sched, cand, &w->sched);
+        m_qv_put(&cand, look, 0);
+    rq_sched_comb(&m->sched, &cand, &w->sched);
     rq_set8(&s->sched_valid, w->sched.valid, &cs);
     rq_set16(&s->sched_qpn, w->sched.id, &cs);
 
@@ -247,9 +259,8 @@ int hca_requester_init(hca_requester_t *m, unsigned max_qp)
     if (max_qp < 2 || max_qp > HCA_REQUESTER_MAX_QP_LIMIT || (max_qp & (max_qp - 1u)) != 0)
         return -EINVAL;
     memset(m, 0, sizeof(*m));
-    m->max_qp = (uint8_t)max_qp;
+    m->max_qp = (uint16_t)max_qp;
     m->qw = (uint8_t)rq_ctz(max_qp);
-    m->qmask = max_qp == 64 ? ~0ull : (1ull << max_qp) - 1u;
     int rc = hca_req_send_init(&m->send, m->qw);
     if (rc == 0)
         rc = hca_req_resp_init(&m->resp, m->qw);
@@ -267,9 +278,16 @@ void hca_requester_reset(hca_requester_t *m)
      * are data and keep their values. */
     memset(m->qst, Q_IDLE, sizeof(m->qst));
     memset(m->rnr_cnt, 0, sizeof(m->rnr_cnt));
-    m->nak = m->nak_rnr = m->evt_wait = m->done = 0;
-    m->idle_m = m->qmask;
-    m->active_m = m->inflight_m = m->rnr_m = 0;
+    memset(&m->nak, 0, sizeof(m->nak));
+    memset(&m->nak_rnr, 0, sizeof(m->nak_rnr));
+    memset(&m->evt_wait, 0, sizeof(m->evt_wait));
+    memset(&m->done, 0, sizeof(m->done));
+    memset(&m->idle_m, 0, sizeof(m->idle_m));
+    for (unsigned q = 0; q < m->max_qp; q++) /* MAX_QP ones */
+        m_qv_put(&m->idle_m, q, 1);
+    memset(&m->active_m, 0, sizeof(m->active_m));
+    memset(&m->inflight_m, 0, sizeof(m->inflight_m));
+    memset(&m->rnr_m, 0, sizeof(m->rnr_m));
     m->s_qpn = 0;
     m->base = 0;
     m->base_set = 0;
@@ -291,7 +309,7 @@ void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64
         memcpy(io->cache.in, RQ_IN(io), HCA_REQUESTER_IN_BYTES);
         io->cache.gen = m->gen;
         io->cache.now = now;
-        io->cache.now_dep = m->rnr_m != 0; /* RNR deadlines: the scheduler's candidates */
+        io->cache.now_dep = (uint8_t)m_qv_any(&m->rnr_m); /* RNR deadlines: the scheduler's candidates */
         io->cache.valid = 1;
     }
     const hca_requester_nets_t *n = &io->cache.n;
@@ -336,17 +354,11 @@ void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64
 /* qst_q[q] <= st, with the by-state masks */
 static inline void rq_set_qst(hca_requester_t *m, unsigned q, uint8_t st)
 {
-    const uint64_t b = 1ull << q;
     m->qst[q] = st;
-    m->idle_m = st == Q_IDLE ? m->idle_m | b : m->idle_m & ~b;
-    m->active_m = st == Q_ACTIVE ? m->active_m | b : m->active_m & ~b;
-    m->inflight_m = st == Q_INFLIGHT ? m->inflight_m | b : m->inflight_m & ~b;
-    m->rnr_m = st == Q_RNR_WAIT ? m->rnr_m | b : m->rnr_m & ~b;
-}
-
-static inline uint64_t rq_put(uint64_t v, unsigned q, int bit)
-{
-    return bit ? v | 1ull << q : v & ~(1ull << q);
+    m_qv_put(&m->idle_m, q, st == Q_IDLE);
+    m_qv_put(&m->active_m, q, st == Q_ACTIVE);
+    m_qv_put(&m->inflight_m, q, st == Q_INFLIGHT);
+    m_qv_put(&m->rnr_m, q, st == Q_RNR_WAIT);
 }
 
 void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64_t now)
@@ -368,7 +380,7 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
     const int sched_take = n->sched.valid && s->sched_ready;
     const unsigned done_tag_qpn = io->evt_done_tag & (m->max_qp - 1u);
     const int done_mine = io->evt_done_valid && (io->evt_done_tag >> m->qw) == 0 &&
-                          (m->evt_wait >> done_tag_qpn & 1u);
+                          m_qv_get(&m->evt_wait, done_tag_qpn);
     const unsigned done_qpn = r->done_qpn;
     /* An edge that changes no state the outputs depend on (both engines idle,
      * the response engine's posted scatters answered and its posted free
@@ -395,7 +407,7 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
         m->deadline[look] = now_q + r->rnr_timer;
     if (r->nak_save) {
         m->nak_syn[look] = r->nak_syn & 0x1fu;
-        m->nak_rnr = rq_put(m->nak_rnr, look, r->nak_rnr);
+        m_qv_put(&m->nak_rnr, look, r->nak_rnr);
     }
     if (s->rel_rnr)
         m->deadline[s_qpn] = now_q + s->rnr_timer;
@@ -406,14 +418,14 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
     if (sched_take) {
         m->s_qpn = (uint16_t)sched_qpn;
         rq_set_qst(m, sched_qpn, Q_ACTIVE);
-        m->nak = rq_put(m->nak, sched_qpn, 0);
+        m_qv_put(&m->nak, sched_qpn, 0);
     }
     if (r->nak_save)
-        m->nak = rq_put(m->nak, look, 1);
+        m_qv_put(&m->nak, look, 1);
     if (s->rel_valid) {
         if (s->rel_inflight) {
             rq_set_qst(m, s_qpn, Q_INFLIGHT);
-            m->evt_wait = rq_put(m->evt_wait, s_qpn, s->rel_evt);
+            m_qv_put(&m->evt_wait, s_qpn, s->rel_evt);
         } else if (s->rel_rnr) {
             rq_set_qst(m, s_qpn, Q_RNR_WAIT);
             m->rnr_cnt[s_qpn] = (uint8_t)((m->rnr_cnt[s_qpn] + 1u) & 7u);
@@ -424,12 +436,12 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
     }
     if (r->claim) {
         rq_set_qst(m, look, Q_RESP);
-        m->evt_wait = rq_put(m->evt_wait, look, 0);
+        m_qv_put(&m->evt_wait, look, 0);
     }
     if (done_mine)
-        m->done = rq_put(m->done, done_tag_qpn, 1);
+        m_qv_put(&m->done, done_tag_qpn, 1);
     if (r->done_take)
-        m->done = rq_put(m->done, done_qpn, 0);
+        m_qv_put(&m->done, done_qpn, 0);
     if (r->rel_valid) {
         switch (r->rel_kind) {
         case HCA_REQ_RESP_REL_INFLIGHT:
@@ -437,7 +449,7 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
             break;
         case HCA_REQ_RESP_REL_EVT:
             rq_set_qst(m, look, Q_INFLIGHT);
-            m->evt_wait = rq_put(m->evt_wait, look, 1);
+            m_qv_put(&m->evt_wait, look, 1);
             break;
         case HCA_REQ_RESP_REL_RNR:
             rq_set_qst(m, look, Q_RNR_WAIT);
@@ -454,9 +466,9 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
     if (io->qpc_wr && io->qpc_wr_qpn < m->max_qp && qst_wr_q != Q_ACTIVE && qst_wr_q != Q_RESP) {
         rq_set_qst(m, wr_qpn, Q_IDLE);
         m->rnr_cnt[wr_qpn] = 0;
-        m->nak = rq_put(m->nak, wr_qpn, 0);
-        m->evt_wait = rq_put(m->evt_wait, wr_qpn, 0);
-        m->done = rq_put(m->done, wr_qpn, 0);
+        m_qv_put(&m->nak, wr_qpn, 0);
+        m_qv_put(&m->evt_wait, wr_qpn, 0);
+        m_qv_put(&m->done, wr_qpn, 0);
     }
 
     /* arbiters */
@@ -488,11 +500,11 @@ static uint64_t rq_expiry(const hca_requester_t *m, unsigned q, uint64_t t0)
     return t0 + (uint64_t)(0u - diff); /* wraps to 0 at the deadline */
 }
 
-uint64_t hca_requester_quiet_until_in(const hca_requester_t *m, uint64_t sq_pending, uint64_t qp_error,
+uint64_t hca_requester_quiet_until_in(const hca_requester_t *m, const m_qv_t *sq_pending, const m_qv_t *qp_error,
                                       uint64_t now)
 {
     const uint64_t next = now + 1;
-    if (!m->base_set || m->done || m->dma_arb.hold || m->free_arb.hold || m->evt_arb.hold || m->fin_arb.hold)
+    if (!m->base_set || m_qv_any(&m->done) || m->dma_arb.hold || m->free_arb.hold || m->evt_arb.hold || m->fin_arb.hold)
         return next;
     uint64_t t = hca_req_send_quiet_until(&m->send, now);
     const uint64_t tr = hca_req_resp_quiet_until(&m->resp, now);
@@ -505,32 +517,35 @@ uint64_t hca_requester_quiet_until_in(const hca_requester_t *m, uint64_t sq_pend
         return next;
 
     /* The scheduler: a candidate is granted (send engine idle) or held. */
-    const uint64_t cand = rq_cand(m, sq_pending, qp_error, rq_now_q(m, next));
+    m_qv_t cand;
+    rq_cand(m, sq_pending, qp_error, rq_now_q(m, next), &cand);
     const int send_idle = m->send.state == 0; /* S_IDLE: takes the pick */
     if (m->sched.hold) {
-        if (!(cand >> m->sched.hold_id & 1u) || send_idle)
+        if (!m_qv_get(&cand, m->sched.hold_id) || send_idle)
             return next;
-    } else if (cand) {
+    } else if (m_qv_any(&cand)) {
         return next;
     }
     /* RNR waits that expire later make candidates then (or drop a held one
      * when its expiry wraps, 2^31 cycles on). */
-    for (uint64_t b = m->rnr_m & ~qp_error & m->qmask; b; b &= b - 1) {
-        const unsigned q = rq_ctz(b);
-        uint64_t te;
-        if (!(cand >> q & 1u))
-            te = rq_expiry(m, q, next);
-        else if (m->sched.hold && m->sched.hold_id == q)
-            te = next + (0x80000000u - (uint32_t)(rq_now_q(m, next) - m->deadline[q]));
-        else
-            continue;
-        if (te < t)
-            t = te;
-    }
+    for (unsigned w = 0; w < M_QV_WORDS; w++)
+        for (uint64_t b = m->rnr_m.w[w] & ~qp_error->w[w]; b; b &= b - 1) {
+            const unsigned q = w * 64u + rq_ctz(b);
+            uint64_t te;
+            if (!m_qv_get(&cand, q))
+                te = rq_expiry(m, q, next);
+            else if (m->sched.hold && m->sched.hold_id == q)
+                te = next + (0x80000000u - (uint32_t)(rq_now_q(m, next) - m->deadline[q]));
+            else
+                continue;
+            if (te < t)
+                t = te;
+        }
     return t;
 }
 
 uint64_t hca_requester_quiet_until(const hca_requester_t *m, uint64_t now)
 {
-    return hca_requester_quiet_until_in(m, 0, 0, now);
+    static const m_qv_t none; /* all zero */
+    return hca_requester_quiet_until_in(m, &none, &none, now);
 }

@@ -46,8 +46,8 @@
 #include "m_prim.h"
 #include "m_xreq.h"
 
-/** Largest MAX_QP the RTL allows (a power of two in [2, 64]). */
-#define HCA_REQUESTER_MAX_QP_LIMIT 64u
+/** Largest MAX_QP of the model: the ABI's (a power of two). */
+#define HCA_REQUESTER_MAX_QP_LIMIT HCA_MAX_QP
 
 /* qst_e of the RTL */
 enum { HCA_REQUESTER_Q_IDLE, HCA_REQUESTER_Q_ACTIVE, HCA_REQUESTER_Q_INFLIGHT, HCA_REQUESTER_Q_RESP,
@@ -66,7 +66,7 @@ typedef struct hca_requester_nets {
 } hca_requester_nets_t;
 
 /** Bytes of the input ports of hca_requester_io_t (ra_qpc .. evt_done_status). */
-#define HCA_REQUESTER_IN_BYTES 368u
+#define HCA_REQUESTER_IN_BYTES (352u + 2u * 8u * M_QV_WORDS)
 
 /* Inputs first, then outputs (the cache below compares the inputs as one
  * block). Vector ports [MAX_QP-1:0]: bit q = QP q. */
@@ -76,8 +76,8 @@ typedef struct hca_requester_io {
     hca_qp_ctx_t rb_qpc;       /**< hca_ctx read port b (response engine) */
     hca_dma_rsp_t dma_rsp;
     hca_pkt_t rx;
-    uint64_t sq_pending;
-    uint64_t qp_error;
+    m_qv_t sq_pending;
+    m_qv_t qp_error;
     uint64_t xs_pa;
     uint32_t xs_len;
     uint16_t ra_sq_ci;
@@ -98,7 +98,7 @@ typedef struct hca_requester_io {
     uint8_t cpl_ready;
     uint8_t evt_ready;
     uint8_t evt_done_valid;
-    uint8_t evt_done_tag;
+    uint16_t evt_done_tag;
     uint8_t evt_done_status;
     /* ---- outputs */
     hca_pkt_t tx;
@@ -140,14 +140,14 @@ typedef struct hca_requester_io {
 
 typedef struct hca_requester {
     /* parameter */
-    uint8_t max_qp, qw;
-    uint64_t qmask;           /**< MAX_QP ones */
+    uint16_t max_qp;
+    uint8_t qw;
     /* per-QP state (control: reset) */
     uint8_t qst[HCA_REQUESTER_MAX_QP_LIMIT];     /**< qst_q */
     uint8_t rnr_cnt[HCA_REQUESTER_MAX_QP_LIMIT]; /**< rnr_cnt_q */
-    uint64_t nak, evt_wait, done;                /**< nak_q, evt_wait_q, done_q */
-    uint64_t nak_rnr;                            /**< nak_rnr_q (data: read only with nak) */
-    uint64_t idle_m, active_m, inflight_m, rnr_m; /**< qst by state, bit q = QP q (derived) */
+    m_qv_t nak, evt_wait, done;                  /**< nak_q, evt_wait_q, done_q */
+    m_qv_t nak_rnr;                              /**< nak_rnr_q (data: read only with nak) */
+    m_qv_t idle_m, active_m, inflight_m, rnr_m;  /**< qst by state, bit q = QP q (derived) */
     uint16_t s_qpn;           /**< the QP the send engine owns */
     uint64_t gen;             /**< counts state changes (edges but idle ones, resets): keys io's cache */
     /* now_q = (uint32_t)(cycle - base) once base is set (the first edge
@@ -176,7 +176,7 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
 uint64_t hca_requester_quiet_until(const hca_requester_t *m, uint64_t now);
 /** The same with the level inputs sq_pending_i and qp_error_i as given (the
  *  device's hca_ctx model knows them). */
-uint64_t hca_requester_quiet_until_in(const hca_requester_t *m, uint64_t sq_pending, uint64_t qp_error,
+uint64_t hca_requester_quiet_until_in(const hca_requester_t *m, const m_qv_t *sq_pending, const m_qv_t *qp_error,
                                       uint64_t now);
 
 #endif /* HCA_REQUESTER_H */

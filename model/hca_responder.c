@@ -285,7 +285,7 @@ static void rs_outputs(hca_responder_t *m, unsigned ch, uint64_t now)
 
 int hca_responder_init(hca_responder_t *m, unsigned max_qp)
 {
-    if (max_qp < 2 || max_qp > 64)
+    if (max_qp < 2 || max_qp > HCA_MAX_QP || (max_qp & (max_qp - 1u)) != 0)
         return -EINVAL;
     memset(m, 0, sizeof *m);
     m->max_qp = max_qp;
@@ -300,7 +300,7 @@ void hca_responder_reset(hca_responder_t *m)
 {
     m->state = S_IDLE;
     m->qpn = 0;
-    m->busy = 0;
+    memset(&m->busy, 0, sizeof(m->busy));
     m->wqe_valid = 0;
     m->wqe_qpn = 0;
     m->scan_p = 1;
@@ -317,7 +317,7 @@ void hca_responder_reset(hca_responder_t *m)
     m->rd_cur = 0;
     m->pf = m->pfslot = m->pf_qpn = 0;
     m->fsel = 0;
-    m->werr = 0;
+    memset(&m->werr, 0, sizeof(m->werr));
     hca_resp_place_reset(&m->place);
     rs_outputs(m, RS_CH_ALL, 0);
 }
@@ -345,10 +345,13 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     const int p_send = rs_p_send(m);
     const int has_buf = rs_pkt_has_buf(m);
 
-    uint8_t state_d = m->state, qpn_d = m->qpn;
-    uint64_t busy_d = m->busy;
-    uint8_t wqe_valid_d = m->wqe_valid, wqe_qpn_d = m->wqe_qpn;
-    uint8_t scan_p_d = m->scan_p, scan_pref_d = m->scan_pref, whole_d = m->whole;
+    uint8_t state_d = m->state;
+    uint16_t qpn_d = m->qpn;
+    m_qv_t busy_d = m->busy;
+    uint8_t wqe_valid_d = m->wqe_valid;
+    uint16_t wqe_qpn_d = m->wqe_qpn;
+    uint16_t scan_p_d = m->scan_p;
+    uint8_t scan_pref_d = m->scan_pref, whole_d = m->whole;
     uint32_t rd_off_d = m->rd_off;
     uint8_t rd_buf_d = m->rd_buf, res_key_d = m->res_key, res_bus_d = m->res_bus;
     uint8_t tx_pend_d = m->tx_pend && !(m->o.tx_valid && io->tx_ready);
@@ -361,10 +364,11 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     uint8_t free_id_d = m->free_id;
     const int go_wait = rs_go_wait(m);
     const int pf_go = pf_sel && io->pb_free_ready;
-    uint8_t pf_d = m->pf && !pf_go, pfslot_d = m->pfslot, pf_qpn_d = m->pf_qpn, pf_buf_d = m->pf_buf;
-    uint64_t werr_d = m->werr;
+    uint8_t pf_d = m->pf && !pf_go, pfslot_d = m->pfslot, pf_buf_d = m->pf_buf;
+    uint16_t pf_qpn_d = m->pf_qpn;
+    m_qv_t werr_d = m->werr;
     if (pf_go && (m->pfslot ? m->rberr1 : m->rberr0))
-        werr_d |= (uint64_t)1 << m->pf_qpn;
+        m_qv_put(&werr_d, m->pf_qpn, 1);
     int ctx_latch = 0, wqe_load = 0, tx_read = 0; /* tx_read: tx_d = read_resp (RESULT of a READ chunk) */
 
     /* the endings: `fin` moves to FINISH with the actions a_* */
@@ -382,7 +386,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
         if (rx_fire) {
             const uint32_t rx_dqpn = hca_pkt_get_dst_qpn(&io->rx);
             state_d = S_PKT_CTX0;
-            qpn_d = rx_dqpn < m->max_qp ? (uint8_t)rx_dqpn : 0; /* 0 when out of range */
+            qpn_d = rx_dqpn < m->max_qp ? (uint16_t)rx_dqpn : 0; /* 0 when out of range */
             scan_pref_d = 1;
         } else {
             state_d = S_SCAN_CTX0;
@@ -415,7 +419,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
                 } else {
                     state_d = S_FETCH_REQ;
                 }
-            } else if (!(m->busy >> m->qpn & 1u)) {
+            } else if (!m_qv_get(&m->busy, m->qpn)) {
                 fin = 1; /* its message was refused (RNR): drop quietly */
                 a_free = has_buf;
             } else if (m->wqe_valid && m->wqe_qpn == m->qpn) {
@@ -507,7 +511,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
             a_free = has_buf;
             a_unbusy = 1;
         } else {
-            busy_d |= (uint64_t)1 << m->qpn;
+            m_qv_put(&busy_d, m->qpn, 1);
             if (m->p_len != 0) {
                 state_d = S_GO;
                 whole_d = 0;
@@ -566,7 +570,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
                 a_tx_syn = m->res_key ? HCA_WC_STATUS_REM_ACCESS_ERR : HCA_WC_STATUS_REM_OP_ERR;
                 a_err = 1;
                 a_free = has_buf;
-                werr_d &= ~((uint64_t)1 << m->qpn);
+                m_qv_put(&werr_d, m->qpn, 0);
             } else if (m->whole && m->p_len != 0 && st_reset) {
                 fin = 1; /* reset after the whole-range check: place nothing */
                 a_free = has_buf;
@@ -585,12 +589,12 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
                 a_tx = m->p_last; /* ACK once the last packet's DMAs are answered */
                 a_free = has_buf;
                 if (m->p_last) {
-                    if (m->werr >> m->qpn & 1u) { /* a posted packet of the message failed */
+                    if (m_qv_get(&m->werr, m->qpn)) { /* a posted packet of the message failed */
                         a_tx_op = HCA_PKT_OP_NAK;
                         a_tx_syn = HCA_WC_STATUS_REM_OP_ERR;
                         a_err = 1;
                     }
-                    werr_d &= ~((uint64_t)1 << m->qpn);
+                    m_qv_put(&werr_d, m->qpn, 0);
                 }
             }
         } else {
@@ -640,8 +644,8 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     case S_SCAN_CTX1:
         ctx_latch = 1;
         if (!st_rts) {
-            busy_d &= ~((uint64_t)1 << m->qpn);
-            werr_d &= ~((uint64_t)1 << m->qpn);
+            m_qv_put(&busy_d, m->qpn, 0);
+            m_qv_put(&werr_d, m->qpn, 0);
             if (m->wqe_qpn == m->qpn)
                 wqe_valid_d = 0;
         }
@@ -649,7 +653,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
             state_d = S_FL_REQ; /* stay on this QP until its RQ is empty */
         } else {
             state_d = S_IDLE;
-            scan_p_d = m->scan_p + 1u >= m->max_qp ? 1 : (uint8_t)(m->scan_p + 1u);
+            scan_p_d = m->scan_p + 1u >= m->max_qp ? 1 : (uint16_t)(m->scan_p + 1u);
         }
         break;
 
@@ -782,7 +786,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
         }
         if (a_unbusy || a_inc) {
             /* The message ended (or the WQE was consumed): forget its WQE. */
-            busy_d &= ~((uint64_t)1 << m->qpn);
+            m_qv_put(&busy_d, m->qpn, 0);
             if (m->wqe_qpn == m->qpn)
                 wqe_valid_d = 0;
         }
@@ -938,9 +942,9 @@ static inline int rs_flushable(const hca_ctx_t *ctx, uint32_t i)
     return q->state == HCA_QP_STATE_ERROR && q->rq_ci != q->rq_pi;
 }
 
-static inline uint8_t rs_scan_next(const hca_responder_t *m, unsigned p)
+static inline uint16_t rs_scan_next(const hca_responder_t *m, unsigned p)
 {
-    return p + 1u >= m->max_qp ? 1 : (uint8_t)(p + 1u);
+    return p + 1u >= m->max_qp ? 1 : (uint16_t)(p + 1u);
 }
 
 /** SCAN_CTX1's effects with QP i's context shown: the latch (edge's ctx_latch) and the clearing. */
@@ -960,7 +964,7 @@ static void rs_scan_visit(hca_responder_t *m, const hca_ctx_t *ctx, uint32_t i, 
     m->c_cqn = (uint16_t)hca_qp_ctx_get_recv_cqn(q);
     m->c_rqci = s->rq_ci;
     if (s->state != HCA_QP_STATE_RTS) {
-        m->busy &= ~((uint64_t)1 << m->qpn);
+        m_qv_put(&m->busy, m->qpn, 0);
         if (m->wqe_qpn == m->qpn)
             m->wqe_valid = 0;
     }
@@ -970,7 +974,7 @@ static void rs_scan_visit(hca_responder_t *m, const hca_ctx_t *ctx, uint32_t i, 
  *  not a scan step the skip may take. */
 static int rs_scan_step(hca_responder_t *m, hca_ctx_t *ctx, unsigned *ch)
 {
-    const uint8_t qpn_q = m->qpn;
+    const uint16_t qpn_q = m->qpn;
     switch (m->state) {
     case S_IDLE:
         if (m->scan_p != m->qpn)
@@ -1004,7 +1008,7 @@ static int rs_scan_slot(hca_responder_t *m, hca_ctx_t *ctx, unsigned *ch)
 {
     if (m->state != S_IDLE)
         return -1;
-    const uint8_t p = m->scan_p;
+    const uint16_t p = m->scan_p;
     const uint32_t i = hca_ctx_rs_idx_of(ctx, p); /* SCAN_CTX0 drives qpn = p: SCAN_CTX1 sees that QP */
     if (rs_flushable(ctx, i))
         return -1;

@@ -21,6 +21,7 @@
 #include "hca_abi.h"
 #include "hca_ctx.h"
 #include "hca_resp_place.h"
+#include "m_prim.h"
 #include "m_xreq.h"
 
 typedef struct hca_responder_io {
@@ -55,16 +56,16 @@ typedef struct hca_responder_io {
     /* REMOTE_INV events and their DONE broadcast */
     uint8_t evt_ready;
     uint8_t evt_done_valid;
-    uint8_t evt_done_tag;
+    uint16_t evt_done_tag;
     uint8_t evt_done_status; /**< a wc_status */
 
     /* ---- outputs, rx_ready .. evt: one block (comb copies it whole) */
     uint8_t rx_ready;
     uint8_t tx_valid;
-    uint8_t qpc_idx;         /**< 6 bits */
+    uint16_t qpc_idx;        /**< QW bits */
     uint8_t rq_ci_inc;       /**< one-cycle pulse, for QP qpc_idx */
     uint8_t qp_err_valid;    /**< one-cycle pulse */
-    uint8_t qp_err_qpn;      /**< 6 bits */
+    uint16_t qp_err_qpn;     /**< QW bits */
     uint8_t xq_valid;
     uint8_t xs_ready;        /**< always 1 */
     uint8_t dma_req_valid;
@@ -84,13 +85,15 @@ typedef struct hca_responder_io {
 } hca_responder_io_t;
 
 typedef struct hca_responder {
-    unsigned max_qp;         /**< parameter MAX_QP, 2..64 */
+    unsigned max_qp;         /**< parameter MAX_QP: a power of two in 2..HCA_MAX_QP */
     /* control registers (the RTL's names without _q) */
     uint8_t state;           /**< state_e: S_IDLE .. S_FINISH */
-    uint8_t qpn;
-    uint64_t busy;           /**< per QP: a SEND message accepted, not ended */
-    uint8_t wqe_valid, wqe_qpn;
-    uint8_t scan_p, scan_pref;
+    uint16_t qpn;
+    m_qv_t busy;             /**< per QP: a SEND message accepted, not ended */
+    uint8_t wqe_valid;
+    uint16_t wqe_qpn;
+    uint16_t scan_p;
+    uint8_t scan_pref;
     uint8_t whole;
     uint32_t rd_off;
     uint8_t rd_buf;
@@ -103,9 +106,10 @@ typedef struct hca_responder {
     uint8_t txp, txslot;     /**< tx is a READ_RESP of posted chunk txslot */
     uint8_t rd_cur;          /**< RD_NAK: the current chunk holds rd_buf */
     /* WRITE overlap: the posted free of a middle packet's buffer */
-    uint8_t pf, pfslot, pf_qpn, pf_buf; /**< pf_buf waits for slot pfslot's answers (pf_buf: data) */
+    uint8_t pf, pfslot, pf_buf; /**< pf_buf waits for slot pfslot's answers (pf_buf: data) */
+    uint16_t pf_qpn;
     uint8_t fsel;            /**< the posted free was offered and not taken: it stays offered */
-    uint64_t werr;           /**< per QP: a posted placement was answered err */
+    m_qv_t werr;             /**< per QP: a posted placement was answered err */
     uint8_t free_id;         /**< free_id_q (data) */
     /* data registers tx_q, cqe_q, cqn_q (never reset): they drive their
      * ports straight, so they live in o as o.tx, o.cpl, o.cpl_cqn */

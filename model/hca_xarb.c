@@ -58,7 +58,8 @@ void hca_xarb_edge(hca_xarb_t *m, const hca_xarb_io_t *io, uint64_t now)
     /* xu_rsp_valid && xu_rsp_ready && xu_rsp_last (m_fifo_edge adds head_valid) */
     const uint8_t pop = (uint8_t)(io->xu_rsp_valid && io->xu_rsp_last && (io->c_rsp_ready >> head_id & 1u));
     m_arb_edge(&m->arb, &o, arb_ready);
-    m_fifo_edge(&m->ids, push, &o.id, pop);
+    const uint8_t id = (uint8_t)o.id; /* the FIFO holds 1-byte ids */
+    m_fifo_edge(&m->ids, push, &id, pop);
 }
 
 uint64_t hca_xarb_quiet_until(const hca_xarb_t *m, uint64_t now)

@@ -29,27 +29,64 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hca_abi.h"
+
+/* ---------------------------------------------------------------- per-QP vectors
+ * An RTL vector [MAX_QP-1:0] (bit q = QP q) as words, sized for the ABI's
+ * MAX_QP; a model built for fewer QPs keeps the bits above zero. */
+#define M_QV_WORDS ((HCA_MAX_QP + 63u) / 64u)
+typedef struct m_qv {
+    uint64_t w[M_QV_WORDS];
+} m_qv_t;
+
+static inline int m_qv_get(const m_qv_t *v, unsigned q) { return (int)(v->w[q >> 6] >> (q & 63u) & 1u); }
+
+static inline void m_qv_put(m_qv_t *v, unsigned q, int bit)
+{
+    const uint64_t b = 1ull << (q & 63u);
+    v->w[q >> 6] = bit ? v->w[q >> 6] | b : v->w[q >> 6] & ~b;
+}
+
+static inline int m_qv_any(const m_qv_t *v)
+{
+    uint64_t a = 0;
+    for (unsigned i = 0; i < M_QV_WORDS; i++)
+        a |= v->w[i];
+    return a != 0;
+}
+
+/** The lowest set bit at or above from, or -1. */
+static inline int m_qv_first_from(const m_qv_t *v, unsigned from)
+{
+    for (unsigned i = from >> 6; i < M_QV_WORDS; i++) {
+        const uint64_t x = i == from >> 6 ? v->w[i] & (~0ull << (from & 63u)) : v->w[i];
+        if (x)
+            return (int)(i * 64u + (unsigned)__builtin_ctzll(x));
+    }
+    return -1;
+}
+
 /* ---------------------------------------------------------------- hca_arb
  * Round-robin arbiter of up to 32 inputs. The data path is the caller's:
  * out_data = in_data[out_id]. */
 typedef struct m_arb {
-    uint8_t n;       /**< inputs (parameter N) */
-    uint8_t last;    /**< last_q: the input granted last */
-    uint8_t hold;    /**< hold_q: a beat was offered and not taken */
-    uint8_t hold_id; /**< hold_id_q */
+    uint16_t n;       /**< inputs (parameter N; the requester's scheduler has MAX_QP) */
+    uint16_t last;    /**< last_q: the input granted last */
+    uint8_t hold;     /**< hold_q: a beat was offered and not taken */
+    uint16_t hold_id; /**< hold_id_q */
 } m_arb_t;
 
 typedef struct m_arb_out {
     uint8_t valid;     /**< out_valid_o */
-    uint8_t id;        /**< out_id_o (the pick, also when !valid) */
+    uint16_t id;       /**< out_id_o (the pick, also when !valid) */
     uint8_t found;     /**< a grant exists (internal) */
     uint32_t in_ready; /**< in_ready_o, bit i for input i */
 } m_arb_out_t;
 
 static inline void m_arb_reset(m_arb_t *a, unsigned n)
 {
-    a->n = (uint8_t)n;
-    a->last = (uint8_t)(n - 1);
+    a->n = (uint16_t)n;
+    a->last = (uint16_t)(n - 1);
     a->hold = 0;
     a->hold_id = 0;
 }
@@ -73,7 +110,7 @@ static inline void m_arb_comb(const m_arb_t *a, uint32_t in_valid, uint8_t out_r
             }
         }
     }
-    o->id = (uint8_t)pick;
+    o->id = (uint16_t)pick;
     o->found = (uint8_t)found;
     o->valid = (uint8_t)(found && (in_valid >> pick & 1u));
     o->in_ready = found && out_ready ? 1u << pick : 0u;

@@ -64,8 +64,11 @@ module hca_arb #(
   assign sel      = above != '0 ? above : in_valid_i;
   assign lowest   = sel & (~sel + N'(1));
   assign found_rr = in_valid_i != '0;
+  // (The masks as parameters: folded at elaboration, not looped over the
+  // inputs at every evaluation when N is too wide for Verilator to unroll.)
   for (genvar b = 0; b < IDW; b++) begin : g_enc
-    assign pick_rr[b] = N > 1 && (lowest & index_bit_mask(b)) != '0;
+    localparam logic [N-1:0] MASK = index_bit_mask(b);
+    assign pick_rr[b] = N > 1 && (lowest & MASK) != '0;
   end
   assign pick  = hold_q ? hold_id_q : pick_rr;
   assign found = hold_q || found_rr;

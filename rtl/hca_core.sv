@@ -231,7 +231,7 @@ module hca_core #(
   logic                     qpc_wr;
   logic [15:0]              qpc_wr_qpn;
 
-  logic [5:0]               rs_qpc_idx, rs_err_qpn;
+  logic [$clog2(MAX_QP)-1:0] rs_qpc_idx, rs_err_qpn;   // the responder's QP numbers: QW bits
   logic [`HCA_QP_CTX_W-1:0] rs_qpc;
   logic [1:0]               rs_state;
   logic [15:0]              rs_rq_pi, rs_rq_ci;
@@ -460,7 +460,8 @@ module hca_core #(
   logic                        rq_evt_valid, rq_evt_ready, rs_evt_valid, rs_evt_ready;
   logic [`HCA_FW_EVENT_W-1:0]  rq_evt, rs_evt;
   logic                        evt_done_valid;
-  logic [7:0]                  evt_done_tag, evt_done_status;
+  logic [`HCA_EVT_DONE_TAG_W-1:0] evt_done_tag;
+  logic [7:0]                  evt_done_status;
 
   hca_evt u_evt (
     .clk_i         (clk_i),

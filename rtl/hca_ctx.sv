@@ -92,14 +92,14 @@ module hca_ctx #(
   output logic [15:0]                qpc_wr_qpn_o,
 
   // responder: read port, rq_ci increment, ERROR requests
-  input  logic [5:0]                 rs_qpn_i,
+  input  logic [$clog2(MAX_QP)-1:0]  rs_qpn_i,
   output logic [`HCA_QP_CTX_W-1:0]   rs_qpc_o,
   output logic [1:0]                 rs_state_o,
   output logic [15:0]                rs_rq_pi_o,
   output logic [15:0]                rs_rq_ci_o,
   input  logic                       rs_rq_ci_inc_i,  // for the QP rs_qpn_i names now
   input  logic                       rs_err_valid_i,
-  input  logic [5:0]                 rs_err_qpn_i,
+  input  logic [$clog2(MAX_QP)-1:0]  rs_err_qpn_i,
 
   // CQ writer: read port, cq_pi increment, overflow flag
   input  logic [15:0]                cq_cqn_i,
@@ -118,14 +118,15 @@ module hca_ctx #(
   localparam int WORDS     = `HCA_CTX_DATA_COUNT;
   localparam int OVF_BIT   = `HCA_CQ_CTX_OVERFLOW_LSB;
 
-  generate if (MAX_QP < 2 || MAX_QP > 64 || (MAX_QP & (MAX_QP - 1)) != 0 ||
+  // (MAX_QP <= EVT_TAG_RESPONDER: an event's tag carries a QP number below that bit.)
+  generate if (MAX_QP < 2 || MAX_QP > `HCA_EVT_TAG_RESPONDER || (MAX_QP & (MAX_QP - 1)) != 0 ||
                MAX_CQ < 2 || MAX_CQ > 65536 || (MAX_CQ & (MAX_CQ - 1)) != 0)
   begin : g_bad_params
 `ifdef __ICARUS__
-    initial $fatal(1, "hca_ctx: MAX_QP=%0d must be a power of two in [2, 64], MAX_CQ=%0d in [2, 65536]",
+    initial $fatal(1, "hca_ctx: MAX_QP=%0d must be a power of two in [2, EVT_TAG_RESPONDER], MAX_CQ=%0d in [2, 65536]",
                    MAX_QP, MAX_CQ);
 `else
-    $error("hca_ctx: MAX_QP must be a power of two in [2, 64] (6-bit responder index), MAX_CQ in [2, 65536]");
+    $error("hca_ctx: MAX_QP must be a power of two in [2, EVT_TAG_RESPONDER], MAX_CQ in [2, 65536]");
 `endif
   end endgenerate
 
@@ -139,15 +140,24 @@ module hca_ctx #(
 
   // ---------------------------------------------------------------- state
   logic [QPC_STORE-1:0] qpc_q [MAX_QP];
-  logic [1:0]           state_q [MAX_QP];
-  logic [15:0]          sq_pi_q [MAX_QP];
-  logic [15:0]          sq_ci_q [MAX_QP];
-  logic [15:0]          rq_pi_q [MAX_QP];
-  logic [15:0]          rq_ci_q [MAX_QP];
+  // States and indices are memories without reset, written by index; an
+  // entry counts once its live bit is set (QP: WRITE_QPC, CQ: WRITE_CQC,
+  // each of which writes it whole) and reads as reset (RESET, indices 0)
+  // before: a table of any size is cleared in one cycle. Before that write
+  // nothing else touches the entry: doorbells and ERROR requests need a
+  // state other than RESET, and the engines serve only QPs (and their CQs)
+  // the firmware wrote.
+  logic [1:0]           state_m [MAX_QP];
+  logic [15:0]          sq_pi_m [MAX_QP];
+  logic [15:0]          sq_ci_m [MAX_QP];
+  logic [15:0]          rq_pi_m [MAX_QP];
+  logic [15:0]          rq_ci_m [MAX_QP];
+  logic [MAX_QP-1:0]    qlive_q, qlive_d;
   logic [CQC_STORE-1:0] cqc_q [MAX_CQ];
-  logic [15:0]          cq_pi_q [MAX_CQ];
-  logic [15:0]          cq_ci_q [MAX_CQ];
-  logic                 ovf_q [MAX_CQ];
+  logic [15:0]          cq_pi_m [MAX_CQ];
+  logic [15:0]          cq_ci_m [MAX_CQ];
+  logic                 ovf_m [MAX_CQ];
+  logic [MAX_CQ-1:0]    clive_q, clive_d;
   // cq_valid is kept apart from the stored context so that reset can clear
   // it in every entry (the rest of the context is data).
   logic [MAX_CQ-1:0]    cq_valid_q, cq_valid_d;
@@ -160,6 +170,29 @@ module hca_ctx #(
   logic [QW-1:0]        ra_idx_q, rb_idx_q, rs_idx_q;
   logic [CW-1:0]        cq_idx_q;
   logic                 cq_inrange_q;
+
+  // An entry as it reads: reset until its live bit is set.
+  function automatic logic [1:0] st_of(input logic [QW-1:0] i);
+    st_of = qlive_q[i] ? state_m[i] : `HCA_QP_STATE_RESET;
+  endfunction
+  function automatic logic [15:0] sqpi_of(input logic [QW-1:0] i);
+    sqpi_of = qlive_q[i] ? sq_pi_m[i] : 16'd0;
+  endfunction
+  function automatic logic [15:0] sqci_of(input logic [QW-1:0] i);
+    sqci_of = qlive_q[i] ? sq_ci_m[i] : 16'd0;
+  endfunction
+  function automatic logic [15:0] rqpi_of(input logic [QW-1:0] i);
+    rqpi_of = qlive_q[i] ? rq_pi_m[i] : 16'd0;
+  endfunction
+  function automatic logic [15:0] rqci_of(input logic [QW-1:0] i);
+    rqci_of = qlive_q[i] ? rq_ci_m[i] : 16'd0;
+  endfunction
+  function automatic logic [15:0] cqpi_of(input logic [CW-1:0] i);
+    cqpi_of = clive_q[i] ? cq_pi_m[i] : 16'd0;
+  endfunction
+  function automatic logic [15:0] cqci_of(input logic [CW-1:0] i);
+    cqci_of = clive_q[i] ? cq_ci_m[i] : 16'd0;
+  endfunction
 
   // ---------------------------------------------------------------- firmware decode
   logic                 wr, rd, hit_data, hit_cmd, hit_status;
@@ -219,10 +252,10 @@ module hca_ctx #(
   logic [`HCA_CQ_CTX_W-1:0] cqc_view;
   always_comb begin
     qpc_view = `HCA_QP_CTX_W'(qpc_q[cmd_q]);
-    `HCA_QP_CTX_STATE(qpc_view) = state_q[cmd_q];
+    `HCA_QP_CTX_STATE(qpc_view) = st_of(cmd_q);
     cqc_view = cqc_q[cmd_c];
     `HCA_CQ_CTX_CQ_VALID(cqc_view) = cq_valid_q[cmd_c];
-    cqc_view[OVF_BIT] = ovf_q[cmd_c];
+    cqc_view[OVF_BIT] = clive_q[cmd_c] && ovf_m[cmd_c];
   end
 
   always_comb begin
@@ -284,9 +317,9 @@ module hca_ctx #(
   assign db_q       = db_num[QW-1:0];
   assign db_c       = db_num[CW-1:0];
   assign db_sq      = db_valid_i && db_addr_i == 4'(`HCA_DB_SQ) && db_qp_ok &&
-                      state_q[db_q] != `HCA_QP_STATE_RESET;
+                      st_of(db_q) != `HCA_QP_STATE_RESET;
   assign db_rq      = db_valid_i && db_addr_i == 4'(`HCA_DB_RQ) && db_qp_ok &&
-                      state_q[db_q] != `HCA_QP_STATE_RESET;
+                      st_of(db_q) != `HCA_QP_STATE_RESET;
   assign db_cq      = db_valid_i && db_addr_i == 4'(`HCA_DB_CQ) && db_cq_ok;
 
   // ---------------------------------------------------------------- QP table
@@ -309,47 +342,37 @@ module hca_ctx #(
   // the order of precedence: a later write to the same entry wins.
   logic          rs_inc_ok, rs_err_ok;
   logic [QW-1:0] rs_q, rs_err_q;
-  assign rs_inc_ok = rs_rq_ci_inc_i && 32'(rs_qpn_i) < MAX_QP;
-  assign rs_err_ok = rs_err_valid_i && 32'(rs_err_qpn_i) < MAX_QP;
-  assign rs_q      = QW'(rs_qpn_i);
-  assign rs_err_q  = QW'(rs_err_qpn_i);
+  assign rs_inc_ok = rs_rq_ci_inc_i;   // the responder's QP numbers are QW bits: always in range
+  assign rs_err_ok = rs_err_valid_i;
+  assign rs_q      = rs_qpn_i;
+  assign rs_err_q  = rs_err_qpn_i;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      for (int i = 0; i < MAX_QP; i++) begin
-        state_q[i] <= `HCA_QP_STATE_RESET;
-        sq_pi_q[i] <= '0;
-        sq_ci_q[i] <= '0;
-        rq_pi_q[i] <= '0;
-        rq_ci_q[i] <= '0;
-      end
-    end else begin
-      if (db_sq) begin
-        sq_pi_q[db_q] <= db_idx;
-      end
-      if (db_rq) begin
-        rq_pi_q[db_q] <= db_idx;
-      end
-      if (sq_inc_ok) begin
-        sq_ci_q[sq_inc_q] <= sq_ci_q[sq_inc_q] + 16'd1;
-      end
-      if (rs_inc_ok) begin
-        rq_ci_q[rs_q] <= rq_ci_q[rs_q] + 16'd1;
-      end
-      if (rq_err_ok && state_q[rq_err_q] == `HCA_QP_STATE_RTS) begin
-        state_q[rq_err_q] <= `HCA_QP_STATE_ERROR;
-      end
-      if (rs_err_ok && state_q[rs_err_q] == `HCA_QP_STATE_RTS) begin
-        state_q[rs_err_q] <= `HCA_QP_STATE_ERROR;
-      end
-      if (do_wqpc) begin
-        state_q[cmd_q] <= new_state;
-        if (new_reset) begin
-          sq_pi_q[cmd_q] <= '0;
-          sq_ci_q[cmd_q] <= '0;
-          rq_pi_q[cmd_q] <= '0;
-          rq_ci_q[cmd_q] <= '0;
-        end
+  always_ff @(posedge clk_i) begin
+    if (db_sq) begin
+      sq_pi_m[db_q] <= db_idx;
+    end
+    if (db_rq) begin
+      rq_pi_m[db_q] <= db_idx;
+    end
+    if (sq_inc_ok) begin
+      sq_ci_m[sq_inc_q] <= sqci_of(sq_inc_q) + 16'd1;
+    end
+    if (rs_inc_ok) begin
+      rq_ci_m[rs_q] <= rqci_of(rs_q) + 16'd1;
+    end
+    if (rq_err_ok && st_of(rq_err_q) == `HCA_QP_STATE_RTS) begin
+      state_m[rq_err_q] <= `HCA_QP_STATE_ERROR;
+    end
+    if (rs_err_ok && st_of(rs_err_q) == `HCA_QP_STATE_RTS) begin
+      state_m[rs_err_q] <= `HCA_QP_STATE_ERROR;
+    end
+    if (do_wqpc) begin
+      state_m[cmd_q] <= new_state;
+      if (new_reset || !qlive_q[cmd_q]) begin   // the entry's first write: whole
+        sq_pi_m[cmd_q] <= '0;
+        sq_ci_m[cmd_q] <= '0;
+        rq_pi_m[cmd_q] <= '0;
+        rq_ci_m[cmd_q] <= '0;
       end
     end
   end
@@ -366,9 +389,9 @@ module hca_ctx #(
   function automatic logic [1:0] next_flags(input logic [QW-1:0] i);   // {pending, error}
     logic [15:0] pi, ci;
     logic [1:0]  st;
-    pi = sq_pi_q[i];
-    ci = sq_ci_q[i];
-    st = state_q[i];
+    pi = sqpi_of(i);
+    ci = sqci_of(i);
+    st = st_of(i);
     if (db_sq && db_q == i) begin
       pi = db_idx;
     end
@@ -411,13 +434,28 @@ module hca_ctx #(
     end
   end
 
+  always_comb begin
+    qlive_d = qlive_q;
+    if (do_wqpc) begin
+      qlive_d[cmd_q] = 1'b1;
+    end
+    clive_d = clive_q;
+    if (do_wcqc) begin
+      clive_d[cmd_c] = 1'b1;
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      pend_q <= '0;
-      err_q  <= '0;
+      pend_q  <= '0;
+      err_q   <= '0;
+      qlive_q <= '0;
+      clive_q <= '0;
     end else begin
-      pend_q <= pend_d;
-      err_q  <= err_d;
+      pend_q  <= pend_d;
+      err_q   <= err_d;
+      qlive_q <= qlive_d;
+      clive_q <= clive_d;
     end
   end
 
@@ -432,29 +470,27 @@ module hca_ctx #(
   end
 
 
+  always_ff @(posedge clk_i) begin
+    if (db_cq) begin
+      cq_ci_m[db_c] <= db_idx;
+    end
+    if (cq_pi_inc_i && cq_inrange_q) begin
+      cq_pi_m[cq_idx_q] <= cqpi_of(cq_idx_q) + 16'd1;
+    end
+    if (cq_ovf_set_i && cq_inrange_q) begin
+      ovf_m[cq_idx_q] <= 1'b1;
+    end
+    if (do_wcqc) begin
+      cq_pi_m[cmd_c]    <= '0;
+      cq_ci_m[cmd_c]    <= '0;
+      ovf_m[cmd_c]      <= 1'b0;
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      for (int i = 0; i < MAX_CQ; i++) begin
-        cq_pi_q[i] <= '0;
-        cq_ci_q[i] <= '0;
-        ovf_q[i]   <= 1'b0;
-      end
       cq_valid_q <= '0;
     end else begin
-      if (db_cq) begin
-        cq_ci_q[db_c] <= db_idx;
-      end
-      if (cq_pi_inc_i && cq_inrange_q) begin
-        cq_pi_q[cq_idx_q] <= cq_pi_q[cq_idx_q] + 16'd1;
-      end
-      if (cq_ovf_set_i && cq_inrange_q) begin
-        ovf_q[cq_idx_q] <= 1'b1;
-      end
-      if (do_wcqc) begin
-        cq_pi_q[cmd_c]    <= '0;
-        cq_ci_q[cmd_c]    <= '0;
-        ovf_q[cmd_c]      <= 1'b0;
-      end
       cq_valid_q <= cq_valid_d;
     end
   end
@@ -489,24 +525,24 @@ module hca_ctx #(
 
   always_comb begin
     ra_qpc_o = `HCA_QP_CTX_W'(qpc_q[ra_idx_q]);
-    `HCA_QP_CTX_STATE(ra_qpc_o) = state_q[ra_idx_q];
+    `HCA_QP_CTX_STATE(ra_qpc_o) = st_of(ra_idx_q);
     rb_qpc_o = `HCA_QP_CTX_W'(qpc_q[rb_idx_q]);
-    `HCA_QP_CTX_STATE(rb_qpc_o) = state_q[rb_idx_q];
+    `HCA_QP_CTX_STATE(rb_qpc_o) = st_of(rb_idx_q);
     rs_qpc_o = `HCA_QP_CTX_W'(qpc_q[rs_idx_q]);
-    `HCA_QP_CTX_STATE(rs_qpc_o) = state_q[rs_idx_q];
+    `HCA_QP_CTX_STATE(rs_qpc_o) = st_of(rs_idx_q);
     cq_cqc_o = cqc_q[cq_idx_q];
     cq_cqc_o[OVF_BIT] = 1'b0;
     `HCA_CQ_CTX_CQ_VALID(cq_cqc_o) = cq_valid_q[cq_idx_q];
   end
 
-  assign ra_sq_ci_o   = sq_ci_q[ra_idx_q];
-  assign rb_sq_ci_o   = sq_ci_q[rb_idx_q];
-  assign rs_state_o   = state_q[rs_idx_q];
-  assign rs_rq_pi_o   = rq_pi_q[rs_idx_q];
-  assign rs_rq_ci_o   = rq_ci_q[rs_idx_q];
+  assign ra_sq_ci_o   = sqci_of(ra_idx_q);
+  assign rb_sq_ci_o   = sqci_of(rb_idx_q);
+  assign rs_state_o   = st_of(rs_idx_q);
+  assign rs_rq_pi_o   = rqpi_of(rs_idx_q);
+  assign rs_rq_ci_o   = rqci_of(rs_idx_q);
   assign cq_inrange_o = cq_inrange_q;
-  assign cq_pi_o      = cq_pi_q[cq_idx_q];
-  assign cq_ci_o      = cq_ci_q[cq_idx_q];
+  assign cq_pi_o      = cqpi_of(cq_idx_q);
+  assign cq_ci_o      = cqci_of(cq_idx_q);
 
   // The requester and responder indices beyond the table width are 0 for
   // every number they use (they only name existing QPs).

@@ -39,7 +39,7 @@ module hca_evt #(
 
   // DONE, to every producer for one cycle
   output logic                           done_valid_o,
-  output logic [7:0]                     done_tag_o,
+  output logic [`HCA_EVT_DONE_TAG_W-1:0]  done_tag_o,
   output logic [7:0]                     done_status_o,
 
   output logic                           irq_o

@@ -436,8 +436,8 @@ module hca_req_resp #(
   always_comb begin
     evt_o = '0;
     `HCA_FW_EVENT_KIND(evt_o) = `HCA_EVT_KIND_READ_INV;
-    `HCA_FW_EVENT_TAG(evt_o)  = 8'(qpn_q);
-    `HCA_FW_EVENT_QPN(evt_o)  = qpn_q;
+    `HCA_FW_EVENT_TAG(evt_o)  = (`HCA_FW_EVENT_TAG_W)'(qpn_q);
+    `HCA_FW_EVENT_QPN(evt_o)  = (`HCA_FW_EVENT_QPN_W)'(qpn_q);
     `HCA_FW_EVENT_PD(evt_o)   = 32'(pd);
     `HCA_FW_EVENT_KEY(evt_o)  = pk_inv_key;
   end

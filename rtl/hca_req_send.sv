@@ -611,8 +611,8 @@ module hca_req_send #(
     `HCA_FW_EVENT_KIND(evt_o)   = (op_q == `HCA_WR_OPCODE_LOCAL_INV) ? `HCA_EVT_KIND_LOCAL_INV :
                                   (op_q == `HCA_WR_OPCODE_FAST_REG_MR) ? `HCA_EVT_KIND_FAST_REG_MR
                                                                        : `HCA_EVT_KIND_REG_INDIR_MR;
-    `HCA_FW_EVENT_TAG(evt_o)    = 8'(qpn_q);
-    `HCA_FW_EVENT_QPN(evt_o)    = 16'(qpn_q);
+    `HCA_FW_EVENT_TAG(evt_o)    = (`HCA_FW_EVENT_TAG_W)'(qpn_q);
+    `HCA_FW_EVENT_QPN(evt_o)    = (`HCA_FW_EVENT_QPN_W)'(qpn_q);
     `HCA_FW_EVENT_PD(evt_o)     = 32'(pd_q);
     `HCA_FW_EVENT_KEY(evt_o)    = (op_q == `HCA_WR_OPCODE_LOCAL_INV) ? inv_key_q : fr_key;
     `HCA_FW_EVENT_PARAMS(evt_o) = fr_params;

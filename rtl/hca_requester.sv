@@ -123,7 +123,7 @@ module hca_requester #(
   input  logic                          evt_ready_i,
   output logic [`HCA_FW_EVENT_W-1:0]    evt_o,
   input  logic                          evt_done_valid_i,
-  input  logic [7:0]                    evt_done_tag_i,
+  input  logic [`HCA_EVT_DONE_TAG_W-1:0] evt_done_tag_i,
   input  logic [7:0]                    evt_done_status_i
 );
 
@@ -136,11 +136,12 @@ module hca_requester #(
   // REL_EVT: in flight, waiting for DONE; else: to IDLE
   localparam logic [1:0] REL_INFLIGHT = 2'd1, REL_RNR = 2'd2, REL_EVT = 2'd3;
 
-  generate if (MAX_QP < 2 || MAX_QP > 64 || (MAX_QP & (MAX_QP - 1)) != 0) begin : g_bad_params
+  // (MAX_QP <= EVT_TAG_RESPONDER: an event's tag is the QP number.)
+  generate if (MAX_QP < 2 || MAX_QP > `HCA_EVT_TAG_RESPONDER || (MAX_QP & (MAX_QP - 1)) != 0) begin : g_bad_params
 `ifdef __ICARUS__
-    initial $fatal(1, "hca_requester: MAX_QP=%0d must be a power of two in [2, 64]", MAX_QP);
+    initial $fatal(1, "hca_requester: MAX_QP=%0d must be a power of two in [2, EVT_TAG_RESPONDER]", MAX_QP);
 `else
-    $error("hca_requester: MAX_QP must be a power of two in [2, 64]");
+    $error("hca_requester: MAX_QP must be a power of two in [2, EVT_TAG_RESPONDER]");
 `endif
   end endgenerate
 
@@ -210,7 +211,7 @@ module hca_requester #(
   logic          done_mine;
   logic [QW-1:0] done_tag_qpn;
   assign done_tag_qpn = evt_done_tag_i[QW-1:0];
-  assign done_mine    = evt_done_valid_i && evt_done_tag_i[7:QW] == '0 && evt_wait_q[done_tag_qpn];
+  assign done_mine    = evt_done_valid_i && evt_done_tag_i[`HCA_EVT_DONE_TAG_W-1:QW] == '0 && evt_wait_q[done_tag_qpn];
 
   // The looked-up QP's entries, read here and not in the port list: Yosys
   // 0.23 re-elaborates a module whose parameterized instance has a port
@@ -221,10 +222,13 @@ module hca_requester #(
   logic [PARK_W-1:0] look_park;
   logic [2:0]        look_rnr_cnt;
   logic [4:0]        done_st;
-  assign look_qst     = qst_q[look_qpn];
+  // qst_q and rnr_cnt_q are memories without reset: a QP whose idle_v_q bit
+  // is set is IDLE with rnr_cnt 0 whatever they hold (idle_v_q resets to
+  // ones and is written wherever qst_q is); a QP leaving IDLE gets rnr_cnt 0.
+  assign look_qst     = idle_v_q[look_qpn] ? Q_IDLE : qst_q[look_qpn];
   assign done_st = done_st_q[done_qpn];
   assign look_park    = look_parking ? s_park : park_q[look_qpn];
-  assign look_rnr_cnt = rnr_cnt_q[look_qpn];
+  assign look_rnr_cnt = idle_v_q[look_qpn] ? 3'd0 : rnr_cnt_q[look_qpn];
 
   hca_req_send #(
     .QW (QW)
@@ -383,7 +387,7 @@ module hca_requester #(
   logic [MAX_QP-1:0] nak_d, evt_wait_d, done_d, idle_v_d, infl_v_d, rnr_v_d;
   assign ev_sched = sched_valid && sched_ready;
   assign wr_ok    = qpc_wr_i && {1'b0, qpc_wr_qpn_i} < 17'(MAX_QP) &&
-                    qst_q[wr_qpn] != Q_ACTIVE && qst_q[wr_qpn] != Q_RESP;
+                    (idle_v_q[wr_qpn] || (qst_q[wr_qpn] != Q_ACTIVE && qst_q[wr_qpn] != Q_RESP));
 
   always_comb begin
     nak_d      = nak_q;
@@ -450,10 +454,6 @@ module hca_requester #(
       idle_v_q   <= '1;
       infl_v_q   <= '0;
       rnr_v_q    <= '0;
-      for (int q = 0; q < MAX_QP; q++) begin
-        qst_q[q]     <= Q_IDLE;
-        rnr_cnt_q[q] <= '0;
-      end
     end else begin
       now_q      <= now_q + 32'd1;
       nak_q      <= nak_d;
@@ -463,40 +463,57 @@ module hca_requester #(
       infl_v_q   <= infl_v_d;
       rnr_v_q    <= rnr_v_d;
       if (ev_sched) begin
-        s_qpn            <= sched_qpn;
-        qst_q[sched_qpn] <= Q_ACTIVE;
+        s_qpn <= sched_qpn;
       end
-      if (s_rel_valid) begin
-        if (s_rel_inflight) begin
-          qst_q[s_qpn] <= Q_INFLIGHT;
-        end else if (s_rel_rnr) begin
-          qst_q[s_qpn]     <= Q_RNR_WAIT;
-          rnr_cnt_q[s_qpn] <= rnr_cnt_q[s_qpn] + 3'd1;
-        end else begin
-          qst_q[s_qpn]     <= Q_IDLE;
-          rnr_cnt_q[s_qpn] <= '0;
+    end
+  end
+
+  // The per-QP state memories (no reset: see look_qst), written by index in
+  // the order of precedence.
+  always_ff @(posedge clk_i) begin
+    // a QP leaving IDLE starts from rnr_cnt 0 (later writes win)
+    if (ev_sched && idle_v_q[sched_qpn]) begin
+      rnr_cnt_q[sched_qpn] <= '0;
+    end
+    if (s_rel_valid && idle_v_q[s_qpn]) begin
+      rnr_cnt_q[s_qpn] <= '0;
+    end
+    if ((r_claim || r_rel_valid) && idle_v_q[look_qpn]) begin
+      rnr_cnt_q[look_qpn] <= '0;
+    end
+    if (ev_sched) begin
+      qst_q[sched_qpn] <= Q_ACTIVE;
+    end
+    if (s_rel_valid) begin
+      if (s_rel_inflight) begin
+        qst_q[s_qpn] <= Q_INFLIGHT;
+      end else if (s_rel_rnr) begin
+        qst_q[s_qpn]     <= Q_RNR_WAIT;
+        rnr_cnt_q[s_qpn] <= (idle_v_q[s_qpn] ? 3'd0 : rnr_cnt_q[s_qpn]) + 3'd1;
+      end else begin
+        qst_q[s_qpn]     <= Q_IDLE;
+        rnr_cnt_q[s_qpn] <= '0;
+      end
+    end
+    if (r_claim) begin
+      qst_q[look_qpn] <= Q_RESP;
+    end
+    if (r_rel_valid) begin
+      case (r_rel_kind)
+        REL_INFLIGHT, REL_EVT: qst_q[look_qpn] <= Q_INFLIGHT;
+        REL_RNR: begin
+          qst_q[look_qpn]     <= Q_RNR_WAIT;
+          rnr_cnt_q[look_qpn] <= look_rnr_cnt + 3'd1;
         end
-      end
-      if (r_claim) begin
-        qst_q[look_qpn] <= Q_RESP;
-      end
-      if (r_rel_valid) begin
-        case (r_rel_kind)
-          REL_INFLIGHT, REL_EVT: qst_q[look_qpn] <= Q_INFLIGHT;
-          REL_RNR: begin
-            qst_q[look_qpn]     <= Q_RNR_WAIT;
-            rnr_cnt_q[look_qpn] <= look_rnr_cnt + 3'd1;
-          end
-          default: begin
-            qst_q[look_qpn]     <= Q_IDLE;
-            rnr_cnt_q[look_qpn] <= '0;
-          end
-        endcase
-      end
-      if (wr_ok) begin
-        qst_q[wr_qpn]     <= Q_IDLE;
-        rnr_cnt_q[wr_qpn] <= '0;
-      end
+        default: begin
+          qst_q[look_qpn]     <= Q_IDLE;
+          rnr_cnt_q[look_qpn] <= '0;
+        end
+      endcase
+    end
+    if (wr_ok) begin
+      qst_q[wr_qpn]     <= Q_IDLE;
+      rnr_cnt_q[wr_qpn] <= '0;
     end
   end
 

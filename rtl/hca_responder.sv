@@ -110,14 +110,14 @@ module hca_responder #(
   input  wire logic                        tx_ready_i,
   output logic [`HCA_PKT_W-1:0]            tx_o,
   // QP context read: qpc_i/qp_state_i/rq_pi_i/rq_ci_i describe QP qpc_idx_o one cycle after it is driven
-  output logic [5:0]                       qpc_idx_o,
+  output logic [$clog2(MAX_QP)-1:0]        qpc_idx_o,
   input  wire logic [`HCA_QP_CTX_W-1:0]    qpc_i,
   input  wire logic [1:0]                  qp_state_i,
   input  wire logic [15:0]                 rq_pi_i,
   input  wire logic [15:0]                 rq_ci_i,
   output logic                             rq_ci_inc_o,
   output logic                             qp_err_valid_o,
-  output logic [5:0]                       qp_err_qpn_o,
+  output logic [$clog2(MAX_QP)-1:0]        qp_err_qpn_o,
   // translation unit client (in-order answers)
   output logic                             xq_valid_o,
   input  wire logic                        xq_ready_i,
@@ -161,20 +161,22 @@ module hca_responder #(
   input  wire logic                        evt_ready_i,
   output logic [`HCA_FW_EVENT_W-1:0]       evt_o,
   input  wire logic                        evt_done_valid_i,   // broadcast to every producer, one cycle
-  input  wire logic [7:0]                  evt_done_tag_i,     // take it only when it is your pending event's tag
+  input  wire logic [`HCA_EVT_DONE_TAG_W-1:0] evt_done_tag_i,  // take it only when it is your pending event's tag
   input  wire logic [7:0]                  evt_done_status_i   // a wc_status
 );
 
+  localparam int          QW        = $clog2(MAX_QP);   // QP number width
   localparam int          PIECES    = `HCA_MAX_RECV_SGE;
   localparam int          BUF_SIZE  = `HCA_PKT_BUF_SIZE;
   localparam logic [5:0]  FETCH_TAG = 6'h3f;    // local DMA tag of a WQE fetch; placement uses 0..7
   localparam logic [31:0] WQE_BYTES = 32'd64;
 
-  generate if (MAX_QP < 2 || MAX_QP > 64) begin : g_bad_max_qp
+  // (MAX_QP <= EVT_TAG_RESPONDER: the REMOTE_INV tag is that bit | the QP number.)
+  generate if (MAX_QP < 2 || MAX_QP > `HCA_EVT_TAG_RESPONDER || (MAX_QP & (MAX_QP - 1)) != 0) begin : g_bad_max_qp
 `ifdef __ICARUS__
-    initial $fatal(1, "hca_responder: MAX_QP=%0d must be in [2, 64] (qpc_idx_o is 6 bits)", MAX_QP);
+    initial $fatal(1, "hca_responder: MAX_QP=%0d must be a power of two in [2, EVT_TAG_RESPONDER]", MAX_QP);
 `else
-    $error("hca_responder: MAX_QP must be in [2, 64] (qpc_idx_o is 6 bits)");
+    $error("hca_responder: MAX_QP must be a power of two in [2, EVT_TAG_RESPONDER]");
 `endif
   end endgenerate
 
@@ -284,11 +286,11 @@ module hca_responder #(
                         `HCA_QP_CTX_RSVD2(qpc_i), `HCA_QP_CTX_RSVD3(qpc_i)};
 
   // ---------------------------------------------------------------- control registers
-  logic [5:0]              qpn_q, qpn_d;             // the QP served: qpc_idx_o
-  logic [63:0]             busy_q, busy_d;           // per QP: a SEND message accepted, not ended
+  logic [QW-1:0]           qpn_q, qpn_d;             // the QP served: qpc_idx_o
+  logic [MAX_QP-1:0]       busy_q, busy_d;           // per QP: a SEND message accepted, not ended
   logic                    wqe_valid_q, wqe_valid_d; // wqe_q holds QP wqe_qpn_q's WQE at rq_ci
-  logic [5:0]              wqe_qpn_q, wqe_qpn_d;
-  logic [5:0]              scan_p_q, scan_p_d;       // next QP the flush scan reads
+  logic [QW-1:0]           wqe_qpn_q, wqe_qpn_d;
+  logic [QW-1:0]           scan_p_q, scan_p_d;       // next QP the flush scan reads
   logic                    scan_pref_q, scan_pref_d; // a scan step is due before the next packet
   logic                    whole_q, whole_d;         // PLACE runs a WRITE's or READ's whole-range check
   logic [31:0]             rd_off_q, rd_off_d;       // READ: offset of the current chunk
@@ -314,9 +316,9 @@ module hca_responder #(
   // WRITE overlap (control): the posted free of a middle packet's buffer
   logic                    pf_q, pf_d;               // pf_buf_q waits for slot pfslot_q's answers
   logic                    pfslot_q, pfslot_d;
-  logic [5:0]              pf_qpn_q, pf_qpn_d;
+  logic [QW-1:0]           pf_qpn_q, pf_qpn_d;
   logic [7:0]              pf_buf_q, pf_buf_d;
-  logic [63:0]             werr_q, werr_d;           // per QP: a posted placement was answered err
+  logic [MAX_QP-1:0]       werr_q, werr_d;           // per QP: a posted placement was answered err
   logic                    wclr;                     // the message of QP qpn_q ended: clear its werr
   logic [`HCA_CQE_W-1:0]   cqe_q, cqe_d;
   logic [15:0]             cqn_q, cqn_d;
@@ -551,7 +553,7 @@ module hca_responder #(
   logic pf_rdy, pf_go, pf_berr, pf_sel, fsel_q;
   // (outside the state machine's always_comb: Icarus re-runs a block that
   // reads what it writes)
-  assign werr_d = (werr_q | ((pf_go && pf_berr) ? 64'd1 << pf_qpn_q : 64'd0)) & ~(wclr ? 64'd1 << qpn_q : 64'd0);
+  assign werr_d = (werr_q | ((pf_go && pf_berr) ? MAX_QP'(1) << pf_qpn_q : '0)) & ~(wclr ? MAX_QP'(1) << qpn_q : '0);
   assign pf_rdy  = pf_q && ((pfslot_q ? rcnt1_q : rcnt0_q) == 4'd0);
   assign pf_sel  = pf_rdy && (fsel_q || !free_pend_q);
   assign pf_go   = pf_sel && pb_free_ready_i;
@@ -568,13 +570,13 @@ module hca_responder #(
   // ---------------------------------------------------------------- REMOTE_INV event
   // One event at a time (the responder waits for its DONE), so the tag alone
   // names it; p_* hold the SEND_INV's last packet, c_pd_q its QP's PD.
-  logic [7:0] evt_tag;
-  assign evt_tag = 8'(`HCA_EVT_TAG_RESPONDER) | {2'b00, qpn_q};
+  logic [`HCA_EVT_DONE_TAG_W-1:0] evt_tag;
+  assign evt_tag = (`HCA_EVT_DONE_TAG_W)'(`HCA_EVT_TAG_RESPONDER) | (`HCA_EVT_DONE_TAG_W)'(qpn_q);
   always_comb begin
     evt_o = '0;
     `HCA_FW_EVENT_KIND(evt_o) = `HCA_EVT_KIND_REMOTE_INV;
     `HCA_FW_EVENT_TAG(evt_o)  = evt_tag;
-    `HCA_FW_EVENT_QPN(evt_o)  = {10'd0, qpn_q};
+    `HCA_FW_EVENT_QPN(evt_o)  = (`HCA_FW_EVENT_QPN_W)'(qpn_q);
     `HCA_FW_EVENT_PD(evt_o)   = 32'(c_pd_q);
     `HCA_FW_EVENT_KEY(evt_o)  = p_invkey_q;
   end
@@ -602,7 +604,7 @@ module hca_responder #(
   // A recv CQE of the QP being served, for the WQE at c_rqci_q.
   // inv: the message invalidated inv_rkey (WITH_INVALIDATE).
   function automatic logic [`HCA_CQE_W-1:0] recv_cqe(input logic [63:0] wr_id, input logic [4:0] status,
-                                                      input logic [31:0] byte_len, input logic [5:0] qpn,
+                                                      input logic [31:0] byte_len, input logic [QW-1:0] qpn,
                                                       input logic [15:0] wqe_counter,
                                                       input logic inv, input logic [31:0] inv_rkey);
     logic [`HCA_CQE_W-1:0] c;
@@ -655,11 +657,11 @@ module hca_responder #(
 
   logic [63:0]           wqe_wr_id, fetch_wr_id;
   logic [15:0]           rx_dqpn;
-  logic [5:0]            rx_qpn;      // the QP the packet names, 0 when out of range
+  logic [QW-1:0]         rx_qpn;      // the QP the packet names, 0 when out of range
   assign wqe_wr_id   = `HCA_RQ_WQE_WR_ID(wqe_q);
   assign fetch_wr_id = `HCA_RQ_WQE_WR_ID(fetch_wqe);
   assign rx_dqpn     = `HCA_PKT_DST_QPN(rx_i);
-  assign rx_qpn      = rx_dqpn < 16'(MAX_QP) ? rx_dqpn[5:0] : 6'd0;
+  assign rx_qpn      = rx_dqpn < 16'(MAX_QP) ? rx_dqpn[QW-1:0] : '0;
 
   logic                  st_rts, st_reset;
   assign st_rts = qp_state_i == `HCA_QP_STATE_RTS;
@@ -670,8 +672,8 @@ module hca_responder #(
   // placement already started finishes: the firmware's DRAIN waits for it.
   assign st_reset = qp_state_i == `HCA_QP_STATE_RESET;
 
-  logic [5:0] scan_next;
-  assign scan_next = 32'(scan_p_q) + 32'd1 >= 32'(MAX_QP) ? 6'd1 : scan_p_q + 6'd1;
+  logic [QW-1:0] scan_next;
+  assign scan_next = 32'(scan_p_q) + 32'd1 >= 32'(MAX_QP) ? QW'(1) : scan_p_q + QW'(1);
 
   always_comb begin
     state_d     = state_q;
@@ -1120,7 +1122,7 @@ module hca_responder #(
       busy_q      <= '0;
       wqe_valid_q <= 1'b0;
       wqe_qpn_q   <= '0;
-      scan_p_q    <= 6'd1;
+      scan_p_q    <= QW'(1);
       scan_pref_q <= 1'b0;
       whole_q     <= 1'b0;
       rd_off_q    <= '0;

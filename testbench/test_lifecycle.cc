@@ -7,6 +7,7 @@
 // DRAIN caught by the protection checker (which every fixture consults).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -116,6 +117,60 @@ TEST_P(Lifecycle, CreatingMoreThanTheDeviceHoldsIsEnomemAndChangesNothing)
     sw.sge[0] = hca_sge_t{buf, 64, mr.lkey};
     ASSERT_EQ(0, hcadrv_post_send(d.drv, &qps[0], &sw));
     auto got = d.wait(&cqs[0], 2);
+    ASSERT_EQ(2u, got.size()) << describe(got) << d.console();
+    for (const auto &w : got)
+        EXPECT_EQ(status_name(HCA_WC_STATUS_SUCCESS), status_name(w.status)) << describe(got);
+    EXPECT_EQ(d.read(buf, 64), d.read(buf + 1024, 64));
+}
+
+// Lifecycle at scale: every QP the device holds is created, connected in
+// pairs and destroyed; the two highest numbers then carry a SEND (QP numbers
+// of every bit the RTL's QW-bit index has), and every number is handed out
+// again.
+TEST_P(Lifecycle, EveryQpIsCreatedConnectedAndDestroyed)
+{
+    Dev d(GetParam());
+    ASSERT_DEV_OK(d);
+    hcadrv_device_attr_t a;
+    ASSERT_EQ(0, hcadrv_query_device(d.drv, &a));
+    ASSERT_GE(a.max_qp, 2u);
+    uint32_t pd = 0;
+    ASSERT_EQ(0, hcadrv_alloc_pd(d.drv, &pd));
+    hcadrv_cq_t cq{};
+    ASSERT_EQ(0, hcadrv_create_cq(d.drv, 4, &cq));
+    hcadrv_qp_attr_t at = attr(pd, &cq);
+    std::vector<hcadrv_qp_t> qps(a.max_qp);
+    for (int round = 0; round < 2; round++) {
+        SCOPED_TRACE(round == 0 ? "first round" : "numbers reused");
+        for (uint32_t i = 0; i < a.max_qp; i++)
+            ASSERT_EQ(0, hcadrv_create_qp(d.drv, &at, &qps[i])) << "QP " << i << "\n" << d.console();
+        for (uint32_t i = 0; i + 1 < a.max_qp; i += 2)
+            ASSERT_EQ(0, hcadrv_connect(d.drv, &qps[i], &qps[i + 1])) << "pair " << i << "\n" << d.console();
+        if (round == 1)
+            break;
+        for (uint32_t i = 0; i < a.max_qp; i++)
+            ASSERT_EQ(0, hcadrv_destroy_qp(d.drv, &qps[i])) << "QP " << i << "\n" << d.console();
+    }
+    // The last pair connected (max_qp odd: the last QP stays in RESET).
+    const uint32_t hi = (a.max_qp & ~1u) - 1u, lo = hi - 1u;
+    EXPECT_EQ(a.max_qp - (a.max_qp & 1u), std::max(qps[lo].qpn, qps[hi].qpn)) << "the highest QP numbers";
+    uint64_t buf = d.alloc(4096);
+    hcadrv_mr_t mr{};
+    ASSERT_EQ(0, hcadrv_reg_mr(d.drv, pd, buf, 4096, buf, RW, 12, &mr));
+    d.fill(buf, 64, 5);
+    hcadrv_recv_wr_t rw{};
+    rw.wr_id = 2;
+    rw.num_sge = 1;
+    rw.sge[0] = hca_sge_t{buf + 1024, 64, mr.lkey};
+    ASSERT_EQ(0, hcadrv_post_recv(d.drv, &qps[hi], &rw));
+    hcadrv_send_wr_t sw{};
+    sw.wr_id = 1;
+    sw.opcode = HCA_WR_OPCODE_SEND;
+    sw.flags = HCA_SEND_FLAGS_SIGNALED;
+    sw.num_sge = 1;
+    sw.sge[0] = hca_sge_t{buf, 64, mr.lkey};
+    ASSERT_EQ(0, hcadrv_post_send(d.drv, &qps[lo], &sw));
+    auto got = d.wait(&cq, 2);
     ASSERT_EQ(2u, got.size()) << describe(got) << d.console();
     for (const auto &w : got)
         EXPECT_EQ(status_name(HCA_WC_STATUS_SUCCESS), status_name(w.status)) << describe(got);

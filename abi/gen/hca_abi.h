@@ -80,10 +80,10 @@ extern "C" {
 #define HCA_FSEQ_MAX_WORDS 64u
 /* status reads one WAIT entry makes at most before it stops the program */
 #define HCA_FSEQ_WAIT_LIMIT 0x10000u
-/* QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP) */
-#define HCA_MAX_QP 64u
+/* QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP); a power of two, at most EVT_TAG_RESPONDER (an event tag holds a QP number) */
+#define HCA_MAX_QP 1024u
 /* CQ contexts; CQ numbers 1..MAX_CQ-1 */
-#define HCA_MAX_CQ 64u
+#define HCA_MAX_CQ 1024u
 /* ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks plus each of its two posted-DMA slots */
 #define HCA_DRAIN_SOURCES 9u
 #define HCA_MAX_SEND_SGE 4u
@@ -106,7 +106,7 @@ extern "C" {
 /* events the queue holds; the engine waits when it is full */
 #define HCA_EVT_QUEUE_DEPTH 8u
 /* fw_event.hdr.tag of an event: requester events carry the QP number, responder events (REMOTE_INV) EVT_TAG_RESPONDER | QP number, so DONE finds its waiter */
-#define HCA_EVT_TAG_RESPONDER 128u
+#define HCA_EVT_TAG_RESPONDER 2048u
 
 /* mkey_state: MR state (SEMANTICS.md: Keys and states) */
 enum hca_mkey_state {
@@ -1447,21 +1447,21 @@ static inline void hca_fw_event_set_kind(hca_fw_event_t *s, uint32_t v)
 {
     s->hdr = (s->hdr & ~((uint32_t)15u << 0)) | ((v & 15u) << 0);
 }
-/* fw_event.tag: bits 8..15 of hdr. echo it in DONE */
+/* fw_event.tag: bits 8..19 of hdr. echo it in DONE (at the same bits: DONE's tag is hdr & its mask) */
 #define HCA_FW_EVENT_TAG_LSB 8u
-#define HCA_FW_EVENT_TAG_WIDTH 8u
-static inline uint32_t hca_fw_event_get_tag(const hca_fw_event_t *s) { return (s->hdr >> 8) & 255u; }
+#define HCA_FW_EVENT_TAG_WIDTH 12u
+static inline uint32_t hca_fw_event_get_tag(const hca_fw_event_t *s) { return (s->hdr >> 8) & 4095u; }
 static inline void hca_fw_event_set_tag(hca_fw_event_t *s, uint32_t v)
 {
-    s->hdr = (s->hdr & ~((uint32_t)255u << 8)) | ((v & 255u) << 8);
+    s->hdr = (s->hdr & ~((uint32_t)4095u << 8)) | ((v & 4095u) << 8);
 }
-/* fw_event.qpn: bits 16..31 of hdr. */
-#define HCA_FW_EVENT_QPN_LSB 16u
-#define HCA_FW_EVENT_QPN_WIDTH 16u
-static inline uint32_t hca_fw_event_get_qpn(const hca_fw_event_t *s) { return (s->hdr >> 16) & 65535u; }
+/* fw_event.qpn: bits 20..31 of hdr. */
+#define HCA_FW_EVENT_QPN_LSB 20u
+#define HCA_FW_EVENT_QPN_WIDTH 12u
+static inline uint32_t hca_fw_event_get_qpn(const hca_fw_event_t *s) { return (s->hdr >> 20) & 4095u; }
 static inline void hca_fw_event_set_qpn(hca_fw_event_t *s, uint32_t v)
 {
-    s->hdr = (s->hdr & ~((uint32_t)65535u << 16)) | ((v & 65535u) << 16);
+    s->hdr = (s->hdr & ~((uint32_t)4095u << 20)) | ((v & 4095u) << 20);
 }
 
 /* klm_entry: one entry of an indirect MR (mode KLM) as the firmware writes it into the MR's MTT space: entry i takes two MTT words, MTT[mtt_base + 2i] = addr and MTT[mtt_base + 2i + 1] = length | lkey << 32 (no present bit: addr is byte-aligned); the MPT's mtt_count = 2 x entries. The host's KLM list (fw_event.list) is an array of sge {addr, length, lkey} in the same byte layout. (16 bytes) */
@@ -1682,9 +1682,9 @@ HCA_STATIC_ASSERT(offsetof(hca_klm_entry_t, lkey) == 12, "klm_entry.lkey offset"
 #define HCA_EVT_DONE_STATUS_GET(r) (((uint32_t)(r) >> 0) & 255u)
 #define HCA_EVT_DONE_STATUS_PUT(v) (((uint32_t)(v) & 255u) << 0)
 #define HCA_EVT_DONE_TAG_LSB 8u
-#define HCA_EVT_DONE_TAG_WIDTH 8u
-#define HCA_EVT_DONE_TAG_GET(r) (((uint32_t)(r) >> 8) & 255u)
-#define HCA_EVT_DONE_TAG_PUT(v) (((uint32_t)(v) & 255u) << 8)
+#define HCA_EVT_DONE_TAG_WIDTH 12u
+#define HCA_EVT_DONE_TAG_GET(r) (((uint32_t)(r) >> 8) & 4095u)
+#define HCA_EVT_DONE_TAG_PUT(v) (((uint32_t)(v) & 4095u) << 8)
 
 #undef HCA_STATIC_ASSERT
 #ifdef __cplusplus

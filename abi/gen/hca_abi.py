@@ -37,8 +37,8 @@ FW_FSEQ_BASE = 0x40004000  # the port sequencer (regs fseq)
 FSEQ_MAX_OPS = 0x100  # entries one RUN takes at most
 FSEQ_MAX_WORDS = 0x40  # words one WRITE_RAM / READ_RAM entry moves at most
 FSEQ_WAIT_LIMIT = 0x10000  # status reads one WAIT entry makes at most before it stops the program
-MAX_QP = 0x40  # QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP)
-MAX_CQ = 0x40  # CQ contexts; CQ numbers 1..MAX_CQ-1
+MAX_QP = 0x400  # QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP); a power of two, at most EVT_TAG_RESPONDER (an event tag holds a QP number)
+MAX_CQ = 0x400  # CQ contexts; CQ numbers 1..MAX_CQ-1
 DRAIN_SOURCES = 0x9  # ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks plus each of its two posted-DMA slots
 MAX_SEND_SGE = 0x4
 MAX_RECV_SGE = 0x3
@@ -51,7 +51,7 @@ FW_CTX_BASE = 0x40000400  # the engine's QP/CQ context port as the firmware core
 HOST_IRQ_OFFSET = 0x2000  # host BAR0 offset of the interrupt block (regs host_irq)
 FW_EVT_BASE = 0x40000800  # the engine's event queue as the firmware core sees it (regs evt)
 EVT_QUEUE_DEPTH = 0x8  # events the queue holds; the engine waits when it is full
-EVT_TAG_RESPONDER = 0x80  # fw_event.hdr.tag of an event: requester events carry the QP number, responder events (REMOTE_INV) EVT_TAG_RESPONDER | QP number, so DONE finds its waiter
+EVT_TAG_RESPONDER = 0x800  # fw_event.hdr.tag of an event: requester events carry the QP number, responder events (REMOTE_INV) EVT_TAG_RESPONDER | QP number, so DONE finds its waiter
 
 # mkey_state: MR state (SEMANTICS.md: Keys and states)
 MKEY_STATE = {
@@ -693,8 +693,8 @@ FW_EVENT_SIZE = 48
 FW_EVENT_FIELDS = {
     "hdr": (0, 32),
     "kind": (0, 4),
-    "tag": (8, 8),
-    "qpn": (16, 16),
+    "tag": (8, 12),
+    "qpn": (20, 12),
     "pd": (32, 32),
     "key": (64, 32),
     "params": (96, 32),
@@ -808,7 +808,7 @@ EVT_STATUS_COUNT = (8, 8)  # (lsb, width)
 EVT_POP = 0x34
 EVT_DONE = 0x38
 EVT_DONE_STATUS = (0, 8)  # (lsb, width)
-EVT_DONE_TAG = (8, 8)  # (lsb, width)
+EVT_DONE_TAG = (8, 12)  # (lsb, width)
 
 
 def pack(fields, size, **values):

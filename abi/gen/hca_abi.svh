@@ -71,10 +71,10 @@
 `define HCA_FSEQ_MAX_WORDS 64
 // status reads one WAIT entry makes at most before it stops the program
 `define HCA_FSEQ_WAIT_LIMIT 65536
-// QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP)
-`define HCA_MAX_QP 64
+// QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP); a power of two, at most EVT_TAG_RESPONDER (an event tag holds a QP number)
+`define HCA_MAX_QP 1024
 // CQ contexts; CQ numbers 1..MAX_CQ-1
-`define HCA_MAX_CQ 64
+`define HCA_MAX_CQ 1024
 // ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks plus each of its two posted-DMA slots
 `define HCA_DRAIN_SOURCES 9
 `define HCA_MAX_SEND_SGE 4
@@ -97,7 +97,7 @@
 // events the queue holds; the engine waits when it is full
 `define HCA_EVT_QUEUE_DEPTH 8
 // fw_event.hdr.tag of an event: requester events carry the QP number, responder events (REMOTE_INV) EVT_TAG_RESPONDER | QP number, so DONE finds its waiter
-`define HCA_EVT_TAG_RESPONDER 128
+`define HCA_EVT_TAG_RESPONDER 2048
 
 // mkey_state: MR state (SEMANTICS.md: Keys and states)
 `define HCA_MKEY_STATE_W 1
@@ -861,11 +861,11 @@
 `define HCA_FW_EVENT_KIND_W 4
 `define HCA_FW_EVENT_KIND(v) v[0 +: 4]
 `define HCA_FW_EVENT_TAG_LSB 8
-`define HCA_FW_EVENT_TAG_W 8
-`define HCA_FW_EVENT_TAG(v) v[8 +: 8]
-`define HCA_FW_EVENT_QPN_LSB 16
-`define HCA_FW_EVENT_QPN_W 16
-`define HCA_FW_EVENT_QPN(v) v[16 +: 16]
+`define HCA_FW_EVENT_TAG_W 12
+`define HCA_FW_EVENT_TAG(v) v[8 +: 12]
+`define HCA_FW_EVENT_QPN_LSB 20
+`define HCA_FW_EVENT_QPN_W 12
+`define HCA_FW_EVENT_QPN(v) v[20 +: 12]
 `define HCA_FW_EVENT_PD_LSB 32
 `define HCA_FW_EVENT_PD_W 32
 `define HCA_FW_EVENT_PD(v) v[32 +: 32]
@@ -1038,6 +1038,6 @@
 `define HCA_EVT_DONE_STATUS_LSB 0
 `define HCA_EVT_DONE_STATUS_W 8
 `define HCA_EVT_DONE_TAG_LSB 8
-`define HCA_EVT_DONE_TAG_W 8
+`define HCA_EVT_DONE_TAG_W 12
 
 `endif // HCA_ABI_SVH

@@ -99,7 +99,8 @@ module hca_responder_tb;
   logic         evt_valid, evt_ready = 1'b0;
   logic [`HCA_FW_EVENT_W-1:0] evt;
   logic         evt_done_valid = 1'b0;
-  logic [7:0]   evt_done_tag = '0, evt_done_status = '0;
+  logic [`HCA_EVT_DONE_TAG_W-1:0] evt_done_tag = '0;
+  logic [7:0]   evt_done_status = '0;
 
   always #5 clk = !clk;
 
@@ -601,7 +602,7 @@ module hca_responder_tb;
   integer     nevt = 0;
   bit         fw_pend = 1'b0, fw_decoy_sent = 1'b0;
   integer     fw_done_at = 0, fw_ntx = 0, fw_ncqe = 0;
-  reg [7:0]   fw_tag = '0;
+  reg [`HCA_EVT_DONE_TAG_W-1:0] fw_tag = '0;
   reg         evt_hs = 1'b0, ev_held = 1'b0;
   reg [`HCA_FW_EVENT_W-1:0] ev_prev;
 
@@ -648,7 +649,7 @@ module hca_responder_tb;
       // Another waiter's DONE, with the opposite outcome: must change nothing.
       fw_decoy_sent = 1'b1;
       evt_done_valid  <= 1'b1;
-      evt_done_tag    <= fw_decoy == 1 ? fw_tag ^ 8'(`HCA_EVT_TAG_RESPONDER) : fw_tag + 8'd1;
+      evt_done_tag    <= fw_decoy == 1 ? fw_tag ^ (`HCA_EVT_DONE_TAG_W)'(`HCA_EVT_TAG_RESPONDER) : fw_tag + 1'b1;
       evt_done_status <= fw_status == 8'(`HCA_WC_STATUS_SUCCESS) ? 8'(`HCA_WC_STATUS_REM_INV_REQ_ERR)
                                                                : 8'(`HCA_WC_STATUS_SUCCESS);
     end else if (rst_n && fw_pend && cycle >= fw_done_at) begin
@@ -913,8 +914,8 @@ module hca_responder_tb;
     e = evt_log[(b_evt + i) % LOGN];
     x = '0;
     `HCA_FW_EVENT_KIND(x) = `HCA_EVT_KIND_REMOTE_INV;
-    `HCA_FW_EVENT_TAG(x)  = 8'(`HCA_EVT_TAG_RESPONDER) | 8'(q);
-    `HCA_FW_EVENT_QPN(x)  = 16'(q);
+    `HCA_FW_EVENT_TAG(x)  = (`HCA_FW_EVENT_TAG_W)'(`HCA_EVT_TAG_RESPONDER) | (`HCA_FW_EVENT_TAG_W)'(q);
+    `HCA_FW_EVENT_QPN(x)  = (`HCA_FW_EVENT_QPN_W)'(q);
     `HCA_FW_EVENT_PD(x)   = 32'(PD);
     `HCA_FW_EVENT_KEY(x)  = key;
     if (e !== x)

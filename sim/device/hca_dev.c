@@ -50,7 +50,7 @@ typedef struct hcr_state {
  * firmware's own accesses, like it watches the mailbox. */
 typedef struct evt_snoop {
     uint32_t head[HCA_EVT_DATA_COUNT];
-    hca_fw_event_t by_tag[256];
+    hca_fw_event_t by_tag[1u << HCA_FW_EVENT_TAG_WIDTH];
 } evt_snoop_t;
 
 struct hca_dev {
