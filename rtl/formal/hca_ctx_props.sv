@@ -23,7 +23,9 @@
 // Assumed: reset in the first cycle, not after. Each property fails on the
 // mutant HCA_MUTANT_NO_DRAIN (a ctx that answers DRAIN without waiting).
 module hca_ctx_props #(
-  parameter int N_DRAIN = `HCA_DRAIN_SOURCES  // as hca_core has it; the properties hold for any width
+  parameter int N_DRAIN = `HCA_DRAIN_SOURCES, // as hca_core has it; the properties hold for any width
+  parameter int MAX_QP  = 2,                   // small tables: the DRAIN does not look at them
+  parameter int MAX_CQ  = 2
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
@@ -41,18 +43,15 @@ module hca_ctx_props #(
   input  logic [15:0]                req_sq_ci_qpn_i,
   input  logic                       req_err_valid_i,
   input  logic [15:0]                req_err_qpn_i,
-  input  logic [5:0]                 rs_qpn_i,
+  input  logic [$clog2(MAX_QP)-1:0]  rs_qpn_i,
   input  logic                       rs_rq_ci_inc_i,
   input  logic                       rs_err_valid_i,
-  input  logic [5:0]                 rs_err_qpn_i,
+  input  logic [$clog2(MAX_QP)-1:0]  rs_err_qpn_i,
   input  logic [15:0]                cq_cqn_i,
   input  logic                       cq_pi_inc_i,
   input  logic                       cq_ovf_set_i,
   input  logic                       watch_i     // the solver picks the DRAIN to watch
 );
-
-  localparam int MAX_QP = 2;
-  localparam int MAX_CQ = 2;
 
   logic                     db_ready_o, fw_rvalid_o, drain_wait_o, qpc_wr_o, cq_inrange_o;
   logic [31:0]              fw_rdata_o;
