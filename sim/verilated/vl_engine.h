@@ -90,6 +90,8 @@ inline void vars_init(void *self, VerilatedFst *t, uint32_t code)
         name += std::string(name.empty() ? "" : " ") + x.name;
         const int dt = x.enum_id >= 0 && (size_t)x.enum_id < v.nenums ? kVarsEnumBase + x.enum_id : -1;
         const unsigned bits = x.bits < 1 ? 1 : x.bits > 64 ? 64 : x.bits;
+        if (bits > 32 && (code & 1u))
+            code++; /* a quad's old value is read as one 64-bit word: 8-byte aligned */
         d.code[i] = code;
         if (bits == 1)
             t->declBit(code, name.c_str(), dt, FST_VD_IMPLICIT, FST_VT_SV_LOGIC, false, -1);
