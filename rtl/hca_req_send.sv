@@ -349,6 +349,16 @@ module hca_req_send #(
                    !nak_i && !ctx_reset && state_q != S_ABORT && state_q != S_FREE && state_q != S_FINISH;
   assign pend_go = tx_pend && tx_ready_i;
 
+  // A stop at a check point (S_ALLOC, S_GATHER/S_HOLD, S_TXWAIT), in order of
+  // precedence: a RESET (nothing recorded), a kept NAK (its syndrome; an
+  // RNR_NAK to retry: no error, RNR wait), a bus error of a posted gather.
+  logic       stop, stop_err, stop_rnr;
+  logic [4:0] stop_status;
+  assign stop        = ctx_reset || nak_i || berr_any;
+  assign stop_status = ctx_reset ? status_q : nak_i ? nak_syn_i : 5'(`HCA_WC_STATUS_LOC_ACCESS_ERR);
+  assign stop_err    = ctx_reset ? err_q : nak_i ? !nak_rnr_i : 1'b1;
+  assign stop_rnr    = (nak_i && !ctx_reset) ? nak_rnr_i : rnr_q;
+
   // ---------------------------------------------------------------- state machine
   always_comb begin
     state_d        = state_q;
@@ -435,17 +445,11 @@ module hca_req_send #(
         end
       end
       S_ALLOC: begin
-        alloc_ready_o = !nak_i && !ctx_reset && !berr_any;
-        if (ctx_reset) begin
-          state_d  = S_ABORT;
-        end else if (nak_i) begin
-          status_d = nak_syn_i;
-          err_d    = !nak_rnr_i;
-          rnr_d    = nak_rnr_i;
-          state_d  = S_ABORT;
-        end else if (berr_any) begin
-          status_d = `HCA_WC_STATUS_LOC_ACCESS_ERR;
-          err_d    = 1'b1;
+        alloc_ready_o = !stop;
+        if (stop) begin
+          status_d = stop_status;
+          err_d    = stop_err;
+          rnr_d    = stop_rnr;
           state_d  = S_ABORT;
         end else if (alloc_valid_i) begin
           buf_d    = alloc_id_i;
@@ -457,20 +461,14 @@ module hca_req_send #(
       S_GATHER, S_HOLD: begin
         // S_GATHER acts once the chunk is walked (its DMAs posted)
         if (state_q == S_HOLD || mv_done) begin
-          if (ctx_reset) begin
-            state_d  = S_ABORT;
-          end else if (nak_i) begin
-            status_d = nak_syn_i;
-            err_d    = !nak_rnr_i;
-            rnr_d    = nak_rnr_i;
-            state_d  = S_ABORT;
-          end else if (state_q == S_GATHER && mv_status != 2'd0) begin
-            status_d = `HCA_WC_STATUS_LOC_PROT_ERR;
+          if (state_q == S_GATHER && mv_status != 2'd0 && !ctx_reset && !nak_i) begin
+            status_d = `HCA_WC_STATUS_LOC_PROT_ERR;   // before a bus error: the check came first
             err_d    = 1'b1;
             state_d  = S_ABORT;
-          end else if (berr_any) begin
-            status_d = `HCA_WC_STATUS_LOC_ACCESS_ERR;
-            err_d    = 1'b1;
+          end else if (stop) begin
+            status_d = stop_status;
+            err_d    = stop_err;
+            rnr_d    = stop_rnr;
             state_d  = S_ABORT;
           end else if (pv_q) begin
             state_d  = S_HOLD;                    // the chunk before is still pending
@@ -488,16 +486,10 @@ module hca_req_send #(
         end
       end
       S_TXWAIT: begin
-        if (ctx_reset) begin
-          state_d  = S_ABORT;
-        end else if (nak_i) begin
-          status_d = nak_syn_i;
-          err_d    = !nak_rnr_i;
-          rnr_d    = nak_rnr_i;
-          state_d  = S_ABORT;
-        end else if (berr_any) begin
-          status_d = `HCA_WC_STATUS_LOC_ACCESS_ERR;
-          err_d    = 1'b1;
+        if (stop) begin
+          status_d = stop_status;
+          err_d    = stop_err;
+          rnr_d    = stop_rnr;
           state_d  = S_ABORT;
         end else if (pend_go) begin
           state_d  = S_IDLE;                      // the last packet left: in flight
