@@ -48,7 +48,7 @@ struct drv_peer {
 
 static drv_peer_t *state(hcadrv_t *drv, int create)
 {
-    drv_peer_t **p = drv_peer_state(drv);
+    drv_peer_t **p = &drv->peer;
     if (!*p && create)
         *p = calloc(1, sizeof **p);
     return *p;
@@ -56,8 +56,8 @@ static drv_peer_t *state(hcadrv_t *drv, int create)
 
 void drv_peer_free(hcadrv_t *drv)
 {
-    free(*drv_peer_state(drv));
-    *drv_peer_state(drv) = NULL;
+    free(drv->peer);
+    drv->peer = NULL;
 }
 
 static peer_mr_t *mr_of_ticket(drv_peer_t *P, uint64_t ticket)
