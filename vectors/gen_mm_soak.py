@@ -53,8 +53,6 @@ Usage:
                                                       vectors/directed holds
                                                       exactly the committed seeds
 """
-import argparse
-import json
 import os
 import random
 import sys
@@ -93,8 +91,7 @@ PAGE = 4096
 PROBE_DST = DST_SIZE - 16384   # dst's last 16 KiB (messages are at most 12 KiB): targets of WRs that must fail (nothing lands there)
 
 
-def J(o):
-    return json.dumps(o, separators=(",", ":"))
+J = genfiles.J
 
 
 class FMR:
@@ -113,26 +110,12 @@ class FMR:
         self.inv_posted = False
         self.bump = 0            # next free MR offset this batch
 
-    def phys(self, off, n):
+    def pieces(self, off, n):
         """[(buf, offset, len)] of MR offsets [off, off+n)."""
-        out = []
-        ps = self.psize
-        pos = (self.iova & (ps - 1)) + off
-        while n > 0:
-            pg, inpg = pos // ps, pos % ps
-            take = min(n, ps - inpg)
-            out.append(("fb_" + self.name, self.perm[pg] * ps + inpg, take))
-            pos += take
-            n -= take
-        return out
+        return genfiles.page_pieces("fb_" + self.name, self.perm, self.shift, self.iova, off, n)
 
 
-class Pair:
-    def __init__(self, idx, mtu):
-        self.a, self.b = "a%d" % idx, "b%d" % idx
-        self.cqa, self.cqb = "ca%d" % idx, "cb%d" % idx
-        self.mtu = mtu
-        self.role = None
+Pair = genfiles.Pair
 
 
 class Gen:
@@ -187,30 +170,16 @@ class Gen:
         f.bump += n + self.rng.choice([0, 1, 64, 300])
         return o
 
-    def loc(self, where):
-        """where = ("src"|"dst"|FMR, off, n), or a list of them -> physical pieces."""
-        if isinstance(where, list):
-            return [x for w in where for x in self.loc(w)]
-        m, off, n = where
-        if m == "src":
-            return [("src", off, n)]
-        if m == "dst":
-            return [("dst", off, n)]
-        return m.phys(off, n)
-
-    @staticmethod
-    def mrname(m):
-        return {"src": "ms", "dst": "md"}.get(m) if isinstance(m, str) else m.name
+    # where = ("src"|"dst"|FMR, off, n), or a list of them -> physical pieces
+    loc = staticmethod(genfiles.loc)
+    remote = staticmethod(genfiles.remote)
+    pairs_of = staticmethod(genfiles.pairs_of)
 
     def sge(self, where):
         if isinstance(where, list):
             return [x for w in where for x in self.sge(w)]
         m, off, n = where
-        return [{"mr": self.mrname(m), "offset": off, "length": n}]
-
-    def remote(self, where):
-        m, off, _ = where
-        return {"mr": self.mrname(m), "offset": off}
+        return [{"mr": genfiles.mr_name(m), "offset": off, "length": n}]
 
     # ---- the file ----
     def setup(self):
@@ -341,16 +310,7 @@ class Gen:
                                                             for m in (f.inv, f.inv2) if m) if f.inv else "")
                       for f in self.fmrs)))
         # events: MM ones, probes, data ops; MM ones at random places
-        events = []
-        for f in self.fmrs:
-            if f.plan == "reg":
-                events.append(("reg", f, r.choice([None] + clean)))
-            elif f.plan == "inv":
-                events.append(("inv", f, f.inv))
-                if f.inv2:
-                    events.append(("inv", f, f.inv2))
-            elif f.plan == "idle" and r.random() < 0.3:
-                events.append(("relinv", f))
+        events = genfiles.mm_events(r, self.fmrs, clean, relinv=0.3)
         for p in probe:
             events.append(("probe", p))
         ndata = r.randint(8, 24 if self.dense else 18)
@@ -447,34 +407,8 @@ class Gen:
         for p in probe:
             self.active.remove(p)
 
-    @staticmethod
-    def pairs_of(dp, sp):
-        """split two piece lists of equal total length into aligned (buf, off, buf2, off2, n)."""
-        out = []
-        dp, sp = [list(x) for x in dp], [list(x) for x in sp]
-        i = j = 0
-        while i < len(dp) and j < len(sp):
-            n = min(dp[i][2], sp[j][2])
-            out.append((dp[i][0], dp[i][1], sp[j][0], sp[j][1], n))
-            dp[i][1] += n
-            dp[i][2] -= n
-            sp[j][1] += n
-            sp[j][2] -= n
-            if dp[i][2] == 0:
-                i += 1
-            if sp[j][2] == 0:
-                j += 1
-        return out
-
     def size(self, mtu):
-        r = self.rng.random()
-        if r < 0.08:
-            return self.rng.randint(6144, 12288)
-        if r < 0.15:
-            return self.rng.randint(1, 200)
-        if r < 0.5:
-            return self.rng.randint(mtu, 3 * mtu)
-        return self.rng.randint(2 * mtu, 6144)
+        return genfiles.msg_size(self.rng, mtu, 0.08, 0.15)
 
     def parts(self, n, k):
         """n split into 1..k parts (several: a multi-SGE list) -> sizes, or None for one."""
@@ -619,9 +553,8 @@ class Gen:
         fails = set()
         if kind == "zero":
             # zero-length WRITE/READ through a dead key: no R_Key check (IBA C9-88)
-            opc = r.choice(["RDMA_WRITE", "RDMA_READ"])
-            self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": opc, "sge": [],
-                      "remote_addr": "0x%x" % r.randrange(1 << 40), "rkey": "0x%x" % r.randrange(1 << 24, 1 << 32)})
+            opc, wr = genfiles.zero_dead_key(r, p.a, w)
+            self.add(wr)
             op = post(p.cqa, {"wr_id": w, "status": ["SUCCESS"], "opcode": opc, "byte_len": 0})
             pair_ops.setdefault(p.a, []).append(op)
             return
@@ -869,7 +802,7 @@ class Gen:
             self.wr += 2
             if f.state == "FREE":
                 if f.key is not None:  # up to 16 bytes of its first page (which may be the buffer's last)
-                    b, o, k = f.phys(0, 16)[0]
+                    b, o, k = f.pieces(0, 16)[0]
                     self.add({"op": "host_write", "buf": b, "offset": o, "hex": "00" * k})
                 self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_WRITE",
                           "sge": [{"mr": "ms", "offset": 0, "length": 2 * p.mtu + 5}], "remote": {"mr": f.name, "offset": 0}})
@@ -897,10 +830,10 @@ class Gen:
                 if exp:
                     self.add({"op": "poll_cq", "cq": p.cqa, "expect": exp})
                 if n1:
-                    for b, o, b2, o2, k in self.pairs_of(f.phys(0, n1), [("src", 100, n1)]):
+                    for b, o, b2, o2, k in self.pairs_of(f.pieces(0, n1), [("src", 100, n1)]):
                         self.add({"op": "check_mem", "buf": b, "offset": o, "length": k, "same_as": {"buf": b2, "offset": o2}})
                 if n2:
-                    for b, o, b2, o2, k in self.pairs_of([("dst", 0, n2)], f.phys(n1, n2)):
+                    for b, o, b2, o2, k in self.pairs_of([("dst", 0, n2)], f.pieces(n1, n2)):
                         self.add({"op": "check_mem", "buf": b, "offset": o, "length": k, "same_as": {"buf": b2, "offset": o2}})
                 self.add({"op": "expect_qp_state", "qp": p.a, "state": "RTS"})
                 self.add({"op": "check_mr", "mr": f.name, "expect": {"state": "VALID", "key": f.key}})
@@ -932,10 +865,7 @@ class Gen:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap.add_argument("--out", default=os.path.join(here, "directed"), help="where the files go")
-    ap.add_argument("--seed", type=int, action="append", help="seed(s) to write (default: the committed ones)")
+    ap = genfiles.seeds_parser(__doc__)
     ap.add_argument("--check", action="store_true", help="compare the committed seeds instead of writing")
     ap.add_argument("--storm", action="store_true",
                     help="hunting: mostly racy pairs, most of their WRs racing an invalidation (files soak_mm_storm_sN)")

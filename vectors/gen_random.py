@@ -60,7 +60,6 @@ Usage:
                                                                  exactly what it writes
 """
 import argparse
-import json
 import os
 import random
 import sys
@@ -170,16 +169,7 @@ class Fast(MR):
         self.buf = "fb_" + name
 
     def pieces(self, off, n):
-        out = []
-        ps = self.psize
-        pos = (self.iova & (ps - 1)) + off
-        while n > 0:
-            pg, inpg = pos // ps, pos % ps
-            take = min(n, ps - inpg)
-            out.append((self.buf, self.perm[pg] * ps + inpg, take))
-            pos += take
-            n -= take
-        return out
+        return genfiles.page_pieces(self.buf, self.perm, self.shift, self.iova, off, n)
 
 
 class Dma(MR):
@@ -218,12 +208,7 @@ class Indirect(MR):
         return pos, self.entries[i][2]
 
 
-class Pair:
-    def __init__(self, name, mtu):
-        self.a, self.b = "a" + name, "b" + name
-        self.cqa, self.cqb = "ca" + name, "cb" + name
-        self.mtu = mtu
-        self.role = None
+Pair = genfiles.Pair
 
 
 class Gen:
@@ -273,14 +258,7 @@ class Gen:
                                                           self.rng.randint(3000, 9000)])})
 
     def size(self, mtu):
-        r = self.rng.random()
-        if r < 0.06:
-            return self.rng.randint(6144, 12288)
-        if r < 0.2:
-            return self.rng.randint(1, 200)
-        if r < 0.5:
-            return self.rng.randint(mtu, 3 * mtu)
-        return self.rng.randint(2 * mtu, 6144)
+        return genfiles.msg_size(self.rng, mtu, 0.06, 0.2)
 
     # ---- physical reservations (one round): destinations disjoint from everything ----
     def reserve(self, pieces, write):
@@ -321,13 +299,7 @@ class Gen:
                 return (m, o, n)
         return None
 
-    def loc(self, where):
-        if isinstance(where, list):
-            return [x for w in where for x in self.loc(w)]
-        m, off, n = where
-        if isinstance(m, str):   # a buffer by name
-            return [(m, off, n)]
-        return m.pieces(off, n)
+    loc = staticmethod(genfiles.loc)
 
     def sge(self, where):
         if isinstance(where, list):
@@ -339,30 +311,8 @@ class Gen:
             return [{"mr": {"src": "ms", "dst": "md"}[m], "offset": off, "length": n}]
         return [{"mr": m.name, "offset": off, "length": n}]
 
-    @staticmethod
-    def remote(where):
-        m, off, _ = where
-        return {"mr": {"src": "ms", "dst": "md"}.get(m) if isinstance(m, str) else m.name, "offset": off}
-
-    @staticmethod
-    def pairs_of(dp, sp):
-        """two piece lists of equal total length -> aligned (buf, off, buf2, off2, n)."""
-        out = []
-        dp, sp = [list(x) for x in dp], [list(x) for x in sp]
-        i = j = 0
-        while i < len(dp) and j < len(sp):
-            n = min(dp[i][2], sp[j][2])
-            if n:
-                out.append((dp[i][0], dp[i][1], sp[j][0], sp[j][1], n))
-            dp[i][1] += n
-            dp[i][2] -= n
-            sp[j][1] += n
-            sp[j][2] -= n
-            if dp[i][2] == 0:
-                i += 1
-            if sp[j][2] == 0:
-                j += 1
-        return out
+    remote = staticmethod(genfiles.remote)
+    pairs_of = staticmethod(genfiles.pairs_of)
 
     def checks_same(self, dst, src, when=None):
         for b, o, b2, o2, n in self.pairs_of(self.loc(dst), self.loc(src)):
@@ -680,14 +630,7 @@ class Gen:
         self.add("# MRs: " + ", ".join("%s %s%s%s" % (m.name, m.state, "" if m.plan == "idle" else " " + m.plan,
                                                        "(%s)" % m.inv[0] if m.inv else "")
                                       for m in self.mrs if m.state != "DEAD"))
-        events = []
-        for m in self.mrs:
-            if m.plan == "reg":
-                events.append(("reg", m, r.choice([None] + clean)))
-            elif m.plan == "inv":
-                events.append(("inv", m, m.inv))
-                if m.inv2:
-                    events.append(("inv", m, m.inv2))
+        events = genfiles.mm_events(r, self.mrs, clean)
         for p in fault:
             events.append(("fault", p))
         nd = r.randint(8, 22 if self.dense else 16)
@@ -968,9 +911,8 @@ class Gen:
         fails = set()
         if kind == "zero":
             # a zero-length WRITE/READ through a dead key: no R_Key check (IBA C9-88)
-            opc = r.choice(["RDMA_WRITE", "RDMA_READ"])
-            self.add({"op": "post_send", "qp": p.a, "wr_id": wid, "opcode": opc, "sge": [],
-                      "remote_addr": "0x%x" % r.randrange(1 << 40), "rkey": "0x%x" % r.randrange(1 << 24, 1 << 32)})
+            opc, wr = genfiles.zero_dead_key(r, p.a, wid)
+            self.add(wr)
             self.count(opc)
             op = self.post(p.cqa, {"wr_id": wid, "status": ["SUCCESS"], "opcode": opc, "byte_len": 0})
             self.pair_ops.setdefault(p.a, []).append(op)
@@ -1433,10 +1375,7 @@ def parse_weights(s):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap.add_argument("--out", default=os.path.join(here, "directed"), help="where the files go")
-    ap.add_argument("--seed", type=int, action="append", help="seed(s) to write (default: the committed ones)")
+    ap = genfiles.seeds_parser(__doc__)
     ap.add_argument("--rounds", type=int, default=8, help="rounds per file (8)")
     ap.add_argument("--ops", type=int, default=0, help="rounds until this many WRs are posted (overrides --rounds)")
     ap.add_argument("--qps", type=int, default=4, help="QP pairs live at once (4; at most %d)" % (MAX_PAIRS - 2))

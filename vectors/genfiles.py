@@ -78,3 +78,122 @@ def counters_lines(counters):
         return {"min": v[0], "max": v[1]} if isinstance(v, tuple) else {"min": v}
     return ["# The windows this sweep is aimed at, at least as often as when it was last measured:",
             J({"op": "expect_counters", **{k: bounds(v) for k, v in counters.items()}})]
+
+
+# ---- what the random traffic generators (gen_random.py, gen_mm_soak.py) share ----
+# A region is (m, off, n): n bytes at offset off of m, a buffer by name ("src",
+# "dst") or an MR object with .name and .pieces(off, n); or a list of regions
+# (a gather / scatter list). A piece is (buf, off, n) of one buffer.
+
+def seeds_parser(doc):
+    """The command line both start with: --out (vectors/directed), --seed N..."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--out", default=os.path.join(here, "directed"), help="where the files go")
+    ap.add_argument("--seed", type=int, action="append", help="seed(s) to write (default: the committed ones)")
+    return ap
+
+
+class Pair:
+    """A QP pair a<name> / b<name> over the loopback link, one CQ each."""
+
+    def __init__(self, name, mtu):
+        self.a, self.b = "a%s" % name, "b%s" % name
+        self.cqa, self.cqb = "ca%s" % name, "cb%s" % name
+        self.mtu = mtu
+        self.role = None
+
+
+def page_pieces(buf, perm, shift, iova, off, n):
+    """The pieces of a fast-reg MR's offsets [off, off+n): its pages are those of
+    buf in the order perm, 2^shift bytes each, its first byte at iova's offset
+    in a page."""
+    out = []
+    ps = 1 << shift
+    pos = (iova & (ps - 1)) + off
+    while n > 0:
+        pg, inpg = pos // ps, pos % ps
+        take = min(n, ps - inpg)
+        out.append((buf, perm[pg] * ps + inpg, take))
+        pos += take
+        n -= take
+    return out
+
+
+def loc(where):
+    """A region (or a list of them) -> its pieces."""
+    if isinstance(where, list):
+        return [x for w in where for x in loc(w)]
+    m, off, n = where
+    if isinstance(m, str):   # a buffer by name
+        return [(m, off, n)]
+    return m.pieces(off, n)
+
+
+def mr_name(m):
+    """The scenario name of a region's MR: ms / md for the src / dst buffers."""
+    return {"src": "ms", "dst": "md"}.get(m) if isinstance(m, str) else m.name
+
+
+def remote(where):
+    """A WR's remote side at a region."""
+    m, off, _ = where
+    return {"mr": mr_name(m), "offset": off}
+
+
+def pairs_of(dp, sp):
+    """Two piece lists of equal total length -> aligned (buf, off, buf2, off2, n)."""
+    out = []
+    dp, sp = [list(x) for x in dp], [list(x) for x in sp]
+    i = j = 0
+    while i < len(dp) and j < len(sp):
+        n = min(dp[i][2], sp[j][2])
+        if n:
+            out.append((dp[i][0], dp[i][1], sp[j][0], sp[j][1], n))
+        dp[i][1] += n
+        dp[i][2] -= n
+        sp[j][1] += n
+        sp[j][2] -= n
+        if dp[i][2] == 0:
+            i += 1
+        if sp[j][2] == 0:
+            j += 1
+    return out
+
+
+def msg_size(rng, mtu, big, small):
+    """A message length: 6-12 KiB with probability big, 1-200 bytes up to
+    small, else 1-3 MTUs or 2 MTUs to 6 KiB."""
+    r = rng.random()
+    if r < big:
+        return rng.randint(6144, 12288)
+    if r < small:
+        return rng.randint(1, 200)
+    if r < 0.5:
+        return rng.randint(mtu, 3 * mtu)
+    return rng.randint(2 * mtu, 6144)
+
+
+def zero_dead_key(rng, qp, wr_id):
+    """A zero-length WRITE or READ through a dead key, which succeeds (no R_Key
+    check, IBA C9-88): (opcode, its post_send)."""
+    opc = rng.choice(["RDMA_WRITE", "RDMA_READ"])
+    return opc, {"op": "post_send", "qp": qp, "wr_id": wr_id, "opcode": opc, "sge": [],
+                 "remote_addr": "0x%x" % rng.randrange(1 << 40), "rkey": "0x%x" % rng.randrange(1 << 24, 1 << 32)}
+
+
+def mm_events(rng, mrs, clean, relinv=0.0):
+    """A batch's memory-management events from each MR's plan: ("reg", m, pair
+    or None for the control QP), ("inv", m, how) for m.inv and m.inv2, and with
+    probability relinv ("relinv", m) of an idle MR."""
+    events = []
+    for m in mrs:
+        if m.plan == "reg":
+            events.append(("reg", m, rng.choice([None] + clean)))
+        elif m.plan == "inv":
+            events.append(("inv", m, m.inv))
+            if m.inv2:
+                events.append(("inv", m, m.inv2))
+        elif m.plan == "idle" and relinv and rng.random() < relinv:
+            events.append(("relinv", m))
+    return events
