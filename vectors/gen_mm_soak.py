@@ -350,31 +350,11 @@ class Gen:
                 self.post_data(clean, racy, post, pair_ops, datachecks, racy_used)
             self.run_gap()
         # statuses on racy pairs
-        any_order = set()
-        for p in racy:
-            ops = pair_ops.get(p.a, [])
-            first = next((i for i, o in enumerate(ops) if o.get("racy")), None)
-            if first is None:
-                continue
-            any_order.add(p.cqa)
-            local = any(o.get("local_fail") for o in ops)
-            for i, o in enumerate(ops):
-                if (i > first or (i < first and local)) and "WR_FLUSH_ERR" not in o["status"]:
-                    o["status"] = o["status"] + ["WR_FLUSH_ERR"]
+        any_order = genfiles.flush_after_racy(racy, pair_ops)
         # poll everything
         cqs = ["cqc"] + [c for p in pairs for c in (p.cqa, p.cqb)]
-        for cq in cqs:
-            ops = posted.get(cq)
-            if not ops:
-                continue
-            for i in range(0, len(ops), 32):
-                chunk = ops[i:i + 32]
-                q = {"op": "poll_cq", "cq": cq, "expect": [self.expect_for(o) for o in chunk]}
-                if cq in any_order and len(chunk) > 1:
-                    q["any_order"] = True
-                self.add(q)
-        for cq in cqs:
-            self.add({"op": "expect_cq_empty", "cq": cq})
+        for o in genfiles.poll_all(cqs, posted, any_order, self.expect_for):
+            self.add(o)
         # certain checks
         for op, dpieces, spieces in datachecks:
             if op["status"] != ["SUCCESS"]:

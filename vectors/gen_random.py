@@ -678,32 +678,16 @@ class Gen:
                 self.post_data(clean, racy)
             self.gap(self.dense)
         # racy pairs: after a WR that may fail, later ones may flush; earlier ones too when the
-        # failure could be local (a QP in ERROR flushes everything outstanding)
-        any_order = set()
+        # failure could be local (a QP in ERROR flushes everything outstanding); so may what
+        # b completes of a pair whose a had a racy WR
+        any_order = genfiles.flush_after_racy(racy, self.pair_ops)
         for p in racy:
-            ops = self.pair_ops.get(p.a, [])
-            first = next((i for i, o in enumerate(ops) if o.get("racy")), None)
-            if first is None:
-                continue
-            any_order.add(p.cqa)
-            local = any(o.get("local_fail") for o in ops)
-            for i, o in enumerate(ops):
-                if (i > first or (i < first and local)) and "WR_FLUSH_ERR" not in o["status"]:
-                    o["status"] = o["status"] + ["WR_FLUSH_ERR"]
-            for o in self.posted.get(p.cqb, []):
+            for o in self.posted.get(p.cqb, []) if p.cqa in any_order else []:
                 if "WR_FLUSH_ERR" not in o["status"] and len(o["status"]) > 1:
                     o["status"] = o["status"] + ["WR_FLUSH_ERR"]
         cqs = ["cqc"] + [c for p in pairs for c in (p.cqa, p.cqb)]
-        for cq in cqs:
-            ops = self.posted.get(cq, [])
-            for i in range(0, len(ops), 32):
-                chunk = ops[i:i + 32]
-                q = {"op": "poll_cq", "cq": cq, "expect": [self.expect_for(o) for o in chunk]}
-                if cq in any_order and len(chunk) > 1:
-                    q["any_order"] = True
-                self.add(q)
-        for cq in cqs:
-            self.add({"op": "expect_cq_empty", "cq": cq})
+        for o in genfiles.poll_all(cqs, self.posted, any_order, self.expect_for):
+            self.add(o)
         for c in self.end_checks:
             self.add(c)
         for buf, off, hexs in self.zero_checks:

@@ -197,3 +197,38 @@ def mm_events(rng, mrs, clean, relinv=0.0):
         elif m.plan == "idle" and relinv and rng.random() < relinv:
             events.append(("relinv", m))
     return events
+
+
+def flush_after_racy(racy, pair_ops):
+    """On a racy pair, a WR that may fail puts the QP in ERROR: the WRs after it
+    may flush, and those before it too when the failure could be local (a QP
+    in ERROR flushes everything outstanding). pair_ops: {qp: [op]} in posting
+    order. WR_FLUSH_ERR added to what may flush; the CQs to poll any_order."""
+    any_order = set()
+    for p in racy:
+        ops = pair_ops.get(p.a, [])
+        first = next((i for i, o in enumerate(ops) if o.get("racy")), None)
+        if first is None:
+            continue
+        any_order.add(p.cqa)
+        local = any(o.get("local_fail") for o in ops)
+        for i, o in enumerate(ops):
+            if (i > first or (i < first and local)) and "WR_FLUSH_ERR" not in o["status"]:
+                o["status"] = o["status"] + ["WR_FLUSH_ERR"]
+    return any_order
+
+
+def poll_all(cqs, posted, any_order, expect_for):
+    """The polls of every op posted on cqs ({cq: [op]}), 32 a poll_cq (any_order
+    on the CQs of any_order), then expect_cq_empty of each."""
+    out = []
+    for cq in cqs:
+        ops = posted.get(cq, [])
+        for i in range(0, len(ops), 32):
+            chunk = ops[i:i + 32]
+            q = {"op": "poll_cq", "cq": cq, "expect": [expect_for(o) for o in chunk]}
+            if cq in any_order and len(chunk) > 1:
+                q["any_order"] = True
+            out.append(q)
+    out += [{"op": "expect_cq_empty", "cq": cq} for cq in cqs]
+    return out
