@@ -368,19 +368,9 @@ class Gen:
                 f.state = "VALID"
             elif f.plan == "inv":
                 f.state = "FREE"
-            e = {"state": f.state}
-            if f.key is not None:
-                e["key"] = f.key
-            if f.state == "VALID":
-                e.update({"iova": "0x%x" % f.iova, "length": f.length})
-            self.add({"op": "check_mr", "mr": f.name, "expect": e})
-        self.add({"op": "expect_qp_state", "qp": "qc", "state": "RTS"})
-        for p in clean:
-            self.add({"op": "expect_qp_state", "qp": p.a, "state": "RTS"})
-            self.add({"op": "expect_qp_state", "qp": p.b, "state": "RTS"})
-        for p in probe:
-            self.add({"op": "expect_qp_state", "qp": p.a, "state": "ERROR"})
-            self.add({"op": "expect_qp_state", "qp": p.b, "state": p.probe_b_state})
+            self.add({"op": "check_mr", "mr": f.name, "expect": genfiles.mr_expect(f)})
+        for o in genfiles.qp_state_checks(clean, probe):
+            self.add(o)
         for p in racy:
             if p.a in pair_ops and any(o.get("racy") for o in pair_ops[p.a]):
                 self.active.remove(p)
@@ -532,7 +522,6 @@ class Gen:
         self.wr += 1
         fails = set()
         if kind == "zero":
-            # zero-length WRITE/READ through a dead key: no R_Key check (IBA C9-88)
             opc, wr = genfiles.zero_dead_key(r, p.a, w)
             self.add(wr)
             op = post(p.cqa, {"wr_id": w, "status": ["SUCCESS"], "opcode": opc, "byte_len": 0})
@@ -672,7 +661,7 @@ class Gen:
                 kinds.append("frmr_valid")
             if any("REMOTE_WRITE" not in g.access for g in stable):
                 kinds.append("noright_write")
-        p.probe_b_state = "ERROR"
+        p.b_state = "ERROR"
         if not kinds:
             kinds = ["range_md"]
         kind = r.choice(kinds)
@@ -704,14 +693,14 @@ class Gen:
                           "sge": self.sge(d), "remote": self.remote((g, o, n))})
             elif kind == "free_sink":
                 st = "LOC_PROT_ERR"
-                p.probe_b_state = "RTS"
+                p.b_state = "RTS"
                 if g.key is not None:
                     zero_dst((g, o, n))
                 self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_READ",
                           "sge": self.sge((g, o, n)), "remote": self.remote(("src", 0, n))})
             else:
                 st = "LOC_PROT_ERR"
-                p.probe_b_state = "RTS"
+                p.b_state = "RTS"
                 self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "RDMA_WRITE",
                           "sge": self.sge((g, o, n)), "remote": self.remote(("dst", PROBE_DST, n))})
         elif kind in ("stale_write", "stale_read", "range_write", "noright_write"):
@@ -752,13 +741,13 @@ class Gen:
             # (one a batch per MR: the driver refuses a page list an unpolled FAST_REG_MR owns, EBUSY)
             g = r.choice([x for x in stable if not x.pl_busy])
             st = "MW_BIND_ERR"
-            p.probe_b_state = "RTS"
+            p.b_state = "RTS"
             self.wr -= 1
             w = self.frmr_wr(g, p.a, False)
         elif kind == "linv_wrongkey":
             g = r.choice(stable)
             st = "MW_BIND_ERR"
-            p.probe_b_state = "RTS"
+            p.b_state = "RTS"
             self.add({"op": "post_send", "qp": p.a, "wr_id": w, "opcode": "LOCAL_INV",
                       "invalidate": {"mr": g.name, "key": (g.key + r.randrange(1, 256)) & 0xFF}})
         else:

@@ -702,20 +702,10 @@ class Gen:
                 m.state = "DEAD" if m.inv[0] == "dereg" else "FREE"
         for m in self.mrs:
             if m.kind in ("fast_reg", "indirect", "peer") and m.state != "DEAD":
-                e = {"state": m.state}
-                if m.key is not None:
-                    e["key"] = m.key
-                if m.state == "VALID" and m.kind != "peer":
-                    e.update({"iova": "0x%x" % m.iova, "length": m.length})
-                self.add({"op": "check_mr", "mr": m.name, "expect": e})
+                self.add({"op": "check_mr", "mr": m.name, "expect": genfiles.mr_expect(m, m.kind != "peer")})
         self.add({"op": "check_mr", "mr": "fx", "expect": {"state": "FREE", "pd": "pd1"}})
-        self.add({"op": "expect_qp_state", "qp": "qc", "state": "RTS"})
-        for p in clean:
-            self.add({"op": "expect_qp_state", "qp": p.a, "state": "RTS"})
-            self.add({"op": "expect_qp_state", "qp": p.b, "state": "RTS"})
-        for p in fault:
-            self.add({"op": "expect_qp_state", "qp": p.a, "state": "ERROR"})
-            self.add({"op": "expect_qp_state", "qp": p.b, "state": p.b_state})
+        for o in genfiles.qp_state_checks(clean, fault):
+            self.add(o)
         # recycle what is not certain; replace what was deregistered or revoked
         for p in racy + fault:
             if p in fault or any(o.get("racy") for o in self.pair_ops.get(p.a, [])) or p.sent_racy:
@@ -894,7 +884,6 @@ class Gen:
         wid = self.wid()
         fails = set()
         if kind == "zero":
-            # a zero-length WRITE/READ through a dead key: no R_Key check (IBA C9-88)
             opc, wr = genfiles.zero_dead_key(r, p.a, wid)
             self.add(wr)
             self.count(opc)

@@ -232,3 +232,27 @@ def poll_all(cqs, posted, any_order, expect_for):
             out.append(q)
     out += [{"op": "expect_cq_empty", "cq": cq} for cq in cqs]
     return out
+
+
+def mr_expect(m, ranged=True):
+    """check_mr's expect of an MR the generator knows: its state, its key byte
+    when known, its iova and length when VALID (and ranged)."""
+    e = {"state": m.state}
+    if m.key is not None:
+        e["key"] = m.key
+    if m.state == "VALID" and ranged:
+        e.update({"iova": "0x%x" % m.iova, "length": m.length})
+    return e
+
+
+def qp_state_checks(clean, failed):
+    """A batch's end: the control QP qc and the clean pairs in RTS, each failed
+    pair's a in ERROR and its b in p.b_state."""
+    out = [{"op": "expect_qp_state", "qp": "qc", "state": "RTS"}]
+    for p in clean:
+        out += [{"op": "expect_qp_state", "qp": p.a, "state": "RTS"},
+                {"op": "expect_qp_state", "qp": p.b, "state": "RTS"}]
+    for p in failed:
+        out += [{"op": "expect_qp_state", "qp": p.a, "state": "ERROR"},
+                {"op": "expect_qp_state", "qp": p.b, "state": p.b_state}]
+    return out
