@@ -129,6 +129,18 @@ int hcadrv_cmd(hcadrv_t *drv, unsigned op, uint64_t in_param, uint64_t out_param
     return status_errno(f->status);
 }
 
+int drv_cmd_in(hcadrv_t *drv, unsigned op, const void *in, size_t len, uint32_t *out_imm)
+{
+    int rc = mem_wr(drv, drv->mbox_in, in, len);
+    return rc ? rc : hcadrv_cmd(drv, op, drv->mbox_in, 0, 0, out_imm);
+}
+
+int drv_cmd_out(hcadrv_t *drv, unsigned op, uint32_t in_mod, void *out, size_t len)
+{
+    int rc = hcadrv_cmd(drv, op, 0, drv->mbox_out, in_mod, NULL);
+    return rc ? rc : mem_rd(drv, drv->mbox_out, out, len);
+}
+
 /* Destroying an object the device does not hold (never created, or
  * destroyed already) is a bad argument: -EINVAL (SEMANTICS.md), not the
  * generic BAD_INDEX -ENOENT. */

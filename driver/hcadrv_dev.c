@@ -41,9 +41,7 @@ int hcadrv_query_device(hcadrv_t *drv, hcadrv_device_attr_t *attr)
     if (!drv || !attr)
         return -EINVAL;
     hca_query_device_out_t q;
-    int rc = hcadrv_cmd(drv, HCA_CMD_OP_QUERY_DEVICE, 0, drv->mbox_out, 0, NULL);
-    if (!rc)
-        rc = mem_rd(drv, drv->mbox_out, &q, sizeof q);
+    int rc = drv_cmd_out(drv, HCA_CMD_OP_QUERY_DEVICE, 0, &q, sizeof q);
     if (rc)
         return rc;
     memset(attr, 0, sizeof *attr);

@@ -113,6 +113,11 @@ static inline int doorbell(hcadrv_t *drv, uint32_t reg, uint32_t val)
 /* ---------------------------------------------------------------- across the files */
 
 /* hcadrv_cmd.c */
+/** A command whose input is len bytes at in, through the in mailbox. */
+int drv_cmd_in(hcadrv_t *drv, unsigned op, const void *in, size_t len, uint32_t *out_imm);
+/** A command (input modifier in_mod) that answers len bytes into out, through
+ *  the out mailbox (so never a nested one: hcadrv_cmd). */
+int drv_cmd_out(hcadrv_t *drv, unsigned op, uint32_t in_mod, void *out, size_t len);
 /** The errno of a destroy / modify of an object the device does not hold:
  *  -EINVAL, not BAD_INDEX's -ENOENT (hcadrv.h). */
 int drv_destroy_errno(int rc);

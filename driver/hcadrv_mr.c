@@ -30,8 +30,7 @@ static int access_valid(uint32_t access)
 
 static int create_mkey(hcadrv_t *drv, const hca_create_mkey_in_t *in, uint32_t *key)
 {
-    int rc = mem_wr(drv, drv->mbox_in, in, sizeof *in);
-    return rc ? rc : hcadrv_cmd(drv, HCA_CMD_OP_CREATE_MKEY, drv->mbox_in, 0, 0, key);
+    return drv_cmd_in(drv, HCA_CMD_OP_CREATE_MKEY, in, sizeof *in, key);
 }
 
 int drv_reg_pages(hcadrv_t *drv, uint32_t pd, const uint64_t *pages, uint32_t npages, unsigned page_shift,
@@ -156,6 +155,5 @@ int hcadrv_query_mkey(hcadrv_t *drv, uint32_t index, hca_mpt_entry_t *entry)
 {
     if (!drv || !entry)
         return -EINVAL;
-    int rc = hcadrv_cmd(drv, HCA_CMD_OP_QUERY_MKEY, 0, drv->mbox_out, index, NULL);
-    return rc ? rc : mem_rd(drv, drv->mbox_out, entry, sizeof *entry);
+    return drv_cmd_out(drv, HCA_CMD_OP_QUERY_MKEY, index, entry, sizeof *entry);
 }

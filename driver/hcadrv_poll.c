@@ -34,10 +34,8 @@ static int cq_check_overflow(hcadrv_t *drv, drv_cq_t *c, uint32_t cqn)
     int full = cqe_at(drv, c, c->ci + (1u << c->log_depth) - 1, &e);
     if (full <= 0)
         return full;
-    int rc = hcadrv_cmd(drv, HCA_CMD_OP_QUERY_CQ, 0, drv->mbox_out, cqn, NULL);
     hca_cq_ctx_t ctx;
-    if (!rc)
-        rc = mem_rd(drv, drv->mbox_out, &ctx, sizeof ctx);
+    int rc = drv_cmd_out(drv, HCA_CMD_OP_QUERY_CQ, cqn, &ctx, sizeof ctx);
     if (rc)
         return rc;
     c->overflowed = hca_cq_ctx_get_overflow(&ctx) != 0;

@@ -66,9 +66,7 @@ int hcadrv_create_cq(hcadrv_t *drv, uint32_t depth, hcadrv_cq_t *cq)
     in.base = base;
     in.log_depth = log;
     uint32_t cqn = 0;
-    rc = mem_wr(drv, drv->mbox_in, &in, sizeof in);
-    if (!rc)
-        rc = hcadrv_cmd(drv, HCA_CMD_OP_CREATE_CQ, drv->mbox_in, 0, 0, &cqn);
+    rc = drv_cmd_in(drv, HCA_CMD_OP_CREATE_CQ, &in, sizeof in, &cqn);
     if (!rc && (cqn == 0 || cqn >= HCA_MAX_CQ || drv->cqs[cqn].used))
         rc = -EIO; /* the firmware handed out a number it should not have */
     if (rc) {
@@ -130,9 +128,7 @@ int hcadrv_create_qp(hcadrv_t *drv, const hcadrv_qp_attr_t *attr, hcadrv_qp_t *q
     hca_create_qp_in_set_rnr_retry(&in, attr->rnr_retry);
     in.rnr_timer = attr->rnr_timer;
     uint32_t qpn = 0;
-    rc = mem_wr(drv, drv->mbox_in, &in, sizeof in);
-    if (!rc)
-        rc = hcadrv_cmd(drv, HCA_CMD_OP_CREATE_QP, drv->mbox_in, 0, 0, &qpn);
+    rc = drv_cmd_in(drv, HCA_CMD_OP_CREATE_QP, &in, sizeof in, &qpn);
     if (!rc && (qpn == 0 || qpn >= HCA_MAX_QP || drv->qps[qpn].used))
         rc = -EIO;
     if (rc) {
@@ -216,9 +212,7 @@ int hcadrv_query_qp(hcadrv_t *drv, const hcadrv_qp_t *qp, unsigned *state)
     if (!drv_qp_of(drv, qp->qpn))
         return -EINVAL;
     hca_qp_ctx_t c;
-    int rc = hcadrv_cmd(drv, HCA_CMD_OP_QUERY_QP, 0, drv->mbox_out, qp->qpn, NULL);
-    if (!rc)
-        rc = mem_rd(drv, drv->mbox_out, &c, sizeof c);
+    int rc = drv_cmd_out(drv, HCA_CMD_OP_QUERY_QP, qp->qpn, &c, sizeof c);
     if (rc)
         return rc;
     *state = hca_qp_ctx_get_state(&c);
