@@ -22,19 +22,14 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from xlate_ref import (A, REMOTE_RIGHTS, ST, STATUS_NAME, TWO64, Req, XlateRef,  # noqa: E402
-                       abi, key_index, make_key, mpt_words, mtt_words)
+from xlate_ref import (ALL, DMA, FAST_REG, FREE, INDIRECT, KLM, LW, MTT, RA, REGULAR,  # noqa: E402
+                       REMOTE_RIGHTS, RR, RW, ST, STATUS_NAME, TWO64, VALID, Req, XlateRef, abi,
+                       key_index, make_key, mpt_words, mtt_words)
 
 DEFAULT_SEED = 1
 DEFAULT_COUNT = 4000
 DEFAULT_OUT = os.path.join(HERE, "xlate")
 
-LW, RR, RW, RA = A["LOCAL_WRITE"], A["REMOTE_READ"], A["REMOTE_WRITE"], A["REMOTE_ATOMIC"]
-ALL = LW | RR | RW | RA
-VALID, FREE = abi.MKEY_STATE_VALID, abi.MKEY_STATE_FREE
-REGULAR, FAST_REG, INDIRECT, DMA = (abi.MKEY_KIND_REGULAR, abi.MKEY_KIND_FAST_REG,
-                                    abi.MKEY_KIND_INDIRECT, abi.MKEY_KIND_DMA)
-MTT, KLM = abi.MKEY_MODE_MTT, abi.MKEY_MODE_KLM
 RKEY = abi.RESERVED_LKEY
 MPT_N, MTT_N = abi.MPT_ENTRIES_DEFAULT, abi.MTT_ENTRIES_DEFAULT
 PFN_BITS = abi.MTT_ENTRY_FIELDS["pfn"][1]

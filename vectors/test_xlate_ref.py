@@ -10,15 +10,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xlate_ref import (A, ST, TWO64, Beat, Req, XlateRef, abi, make_key,  # noqa: E402
-                       mpt_words, mtt_words)
-
-LW, RR, RW, RA = A["LOCAL_WRITE"], A["REMOTE_READ"], A["REMOTE_WRITE"], A["REMOTE_ATOMIC"]
-ALL = LW | RR | RW | RA
-VALID, FREE = abi.MKEY_STATE_VALID, abi.MKEY_STATE_FREE
-REGULAR, FAST_REG, INDIRECT, DMA = (abi.MKEY_KIND_REGULAR, abi.MKEY_KIND_FAST_REG,
-                                    abi.MKEY_KIND_INDIRECT, abi.MKEY_KIND_DMA)
-MTT, KLM = abi.MKEY_MODE_MTT, abi.MKEY_MODE_KLM
+from xlate_ref import (ALL, DMA, FREE, INDIRECT, KLM, LW, MTT, RA, REGULAR, RR, RW,  # noqa: E402
+                       ST, TWO64, VALID, Beat, Req, XlateRef, abi, make_key, mpt_words, mtt_words)
 OK = ST["OK"]
 
 IDX = 5

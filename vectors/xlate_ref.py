@@ -35,6 +35,14 @@ PD_MASK = (1 << abi.PD_BITS) - 1
 INDEX_MASK = (1 << (abi.KEY_BITS - abi.KEY_INDEX_SHIFT)) - 1
 MTT_PFN_SHIFT = abi.MTT_ENTRY_FIELDS["pfn"][0]  # pfn is a bus address >> 12
 
+# Short names the vector generator and the model's tests write tables with.
+LW, RR, RW, RA = A["LOCAL_WRITE"], A["REMOTE_READ"], A["REMOTE_WRITE"], A["REMOTE_ATOMIC"]
+ALL = LW | RR | RW | RA
+VALID, FREE = abi.MKEY_STATE_VALID, abi.MKEY_STATE_FREE
+REGULAR, FAST_REG, INDIRECT, DMA = (abi.MKEY_KIND_REGULAR, abi.MKEY_KIND_FAST_REG,
+                                    abi.MKEY_KIND_INDIRECT, abi.MKEY_KIND_DMA)
+MTT, KLM = abi.MKEY_MODE_MTT, abi.MKEY_MODE_KLM
+
 # Field widths of a request and of a beat (xu_engine.h pins; ABI widths).
 REQ_WIDTHS = {
     "tag": abi.XU_TAG_BITS,
