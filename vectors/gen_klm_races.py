@@ -122,19 +122,14 @@ def sweep_file(op, target, link_latency, offsets, counters=None, host_write_cost
     body = [J(o) for o in ops]
     wid = 1
     for k, off in enumerate(offsets):
-        a, b, p, q, ind = "a%d" % k, "b%d" % k, "p%d" % k, "q%d" % k, "ind%d" % k
+        (a, b, p, q), qps = genfiles.race_round_qps(k)
+        ind = "ind%d" % k
         kb = (0x21 + 0x35 * k) & 0xFF
         refill = op == "write" and k % 2 == 0  # nothing may land in fb's half after the LOCAL_INV
         body.append("# round %d: fb key byte %d, the LOCAL_INV %d cycles %s the post%s"
                     % (k, kb, abs(off), "before" if off < 0 else "after",
                        ": nothing may land in fb's half after it" if refill else ""))
-        rnd = [
-            {"op": "create_qp", "qp": a, "pd": "pd0", "send_cq": "cqx", "recv_cq": "cqx", "mtu": 256},
-            {"op": "create_qp", "qp": b, "pd": "pd0", "send_cq": "cqy", "recv_cq": "cqy", "mtu": 256},
-            {"op": "connect", "qp": a, "remote": b},
-            {"op": "create_qp", "qp": p, "pd": "pd0", "send_cq": "cqp", "recv_cq": "cqp"},
-            {"op": "create_qp", "qp": q, "pd": "pd0", "send_cq": "cqp", "recv_cq": "cqp"},
-            {"op": "connect", "qp": p, "remote": q},
+        rnd = qps + [
             {"op": "update_fast_reg_key", "mr": "fb", "key": kb},
             {"op": "post_send", "qp": "qc", "wr_id": wid, "opcode": "FAST_REG_MR", "mr": "fb", "page_list": "pl",
              "page_shift": 12, "iova": 0x60000000, "length": 4096, "access": ["LOCAL_WRITE"]},

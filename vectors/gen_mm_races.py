@@ -240,14 +240,7 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
     wr = 1
     for r, off in enumerate(offs):
         k = key_byte(si, r)
-        a, b, p, q = "a%d" % r, "b%d" % r, "p%d" % r, "q%d" % r
-        R = []
-        R.append({"op": "create_qp", "qp": a, "pd": "pd0", "send_cq": "cqx", "recv_cq": "cqx", "mtu": mtu})
-        R.append({"op": "create_qp", "qp": b, "pd": "pd0", "send_cq": "cqy", "recv_cq": "cqy", "mtu": mtu})
-        R.append({"op": "connect", "qp": a, "remote": b})
-        R.append({"op": "create_qp", "qp": p, "pd": "pd0", "send_cq": "cqp", "recv_cq": "cqp"})
-        R.append({"op": "create_qp", "qp": q, "pd": "pd0", "send_cq": "cqp", "recv_cq": "cqp"})
-        R.append({"op": "connect", "qp": p, "remote": q})
+        (a, b, p, q), R = genfiles.race_round_qps(r, mtu)
         R.append({"op": "update_fast_reg_key", "mr": "fb", "key": k})
         R.append({"op": "post_send", "qp": "qc", "wr_id": wr, "opcode": "FAST_REG_MR", "mr": "fb", "page_list": "pl",
                   "page_shift": 12, "iova": IOVA, "length": size, "access": ACCESS})
@@ -430,7 +423,8 @@ def destroy_file(si, op, mtu, chunks, offsets, counters, host_write_cost=None, h
     wr = 1
     for r, off in enumerate(offsets):
         k = key_byte(si, r)
-        a, b, p, q, m = "a%d" % r, "b%d" % r, "p%d" % r, "q%d" % r, "m%d" % r
+        (a, b, p, q), qps = genfiles.race_round_qps(r, mtu)
+        m = "m%d" % r
         w_op, w_probe = wr, wr + 1
         wr += 10
         tgt = "fbuf" if op == "write" else "dst"
@@ -440,16 +434,11 @@ def destroy_file(si, op, mtu, chunks, offsets, counters, host_write_cost=None, h
             r, "RDMA op" if off >= 0 else "dereg", abs(off), "the dereg" if off >= 0 else "the RDMA op",
             ": fixed, REM_ACCESS_ERR" if fixed else
             ": a race, nothing may land after the dereg" if refill else ": a race")]
-        R += [{"op": "create_qp", "qp": a, "pd": "pd0", "send_cq": "cqx", "recv_cq": "cqx", "mtu": mtu},
-              {"op": "create_qp", "qp": b, "pd": "pd0", "send_cq": "cqy", "recv_cq": "cqy", "mtu": mtu},
-              {"op": "connect", "qp": a, "remote": b},
-              {"op": "create_qp", "qp": p, "pd": "pd0", "send_cq": "cqp", "recv_cq": "cqp"},
-              {"op": "create_qp", "qp": q, "pd": "pd0", "send_cq": "cqp", "recv_cq": "cqp"},
-              {"op": "connect", "qp": p, "remote": q},
-              {"op": "reg_mr", "mr": m, "pd": "pd0", "buf": "fbuf", "access": ACCESS},
-              {"op": "check_mr", "mr": m, "expect": {"state": "VALID", "length": size}},
-              {"op": "host_fill", "buf": tgt, "fill": "byte:0x%02x" % k},
-              {"op": "host_fill", "buf": "ref", "fill": "byte:0x%02x" % k}]
+        R += qps + [
+            {"op": "reg_mr", "mr": m, "pd": "pd0", "buf": "fbuf", "access": ACCESS},
+            {"op": "check_mr", "mr": m, "expect": {"state": "VALID", "length": size}},
+            {"op": "host_fill", "buf": tgt, "fill": "byte:0x%02x" % k},
+            {"op": "host_fill", "buf": "ref", "fill": "byte:0x%02x" % k}]
         if op == "write":
             race = {"op": "post_send", "qp": a, "wr_id": w_op, "opcode": "RDMA_WRITE",
                     "sge": [{"mr": "ms", "offset": 0, "length": size}], "remote": {"mr": m, "offset": 0}}

@@ -78,18 +78,13 @@ def sweep_file(op, page_size, peer_bpc, offsets, counters=None):
     ]
     body = [J(o) for o in ops]
     for k, off in enumerate(offsets):
-        a, b, p, q, m = "a%d" % k, "b%d" % k, "p%d" % k, "q%d" % k, "mg%d" % k
+        (a, b, p, q), qps = genfiles.race_round_qps(k)
+        m = "mg%d" % k
         refill = op == "write" and k % 2 == 0  # nothing may land in g0 after the revoke returned
         body.append("# round %d: the revoke %d cycles %s the post%s" % (
             k, abs(off), "before" if off < 0 else "after", ": nothing may land after it" if refill else ""))
         kb = (0x21 + 0x35 * k) & 0xFF
-        rnd = [
-            {"op": "create_qp", "qp": a, "pd": "pd0", "send_cq": "cqx", "recv_cq": "cqx", "mtu": 256},
-            {"op": "create_qp", "qp": b, "pd": "pd0", "send_cq": "cqy", "recv_cq": "cqy", "mtu": 256},
-            {"op": "connect", "qp": a, "remote": b},
-            {"op": "create_qp", "qp": p, "pd": "pd0", "send_cq": "cqp", "recv_cq": "cqp"},
-            {"op": "create_qp", "qp": q, "pd": "pd0", "send_cq": "cqp", "recv_cq": "cqp"},
-            {"op": "connect", "qp": p, "remote": q},
+        rnd = qps + [
             {"op": "reg_mr", "mr": m, "pd": "pd0", "buf": "g0", "access": ACCESS},
         ]
         post = {"op": "post_send", "qp": a, "wr_id": 100 + k,

@@ -256,3 +256,17 @@ def qp_state_checks(clean, failed):
         out += [{"op": "expect_qp_state", "qp": p.a, "state": "ERROR"},
                 {"op": "expect_qp_state", "qp": p.b, "state": p.b_state}]
     return out
+
+
+def race_round_qps(r, mtu=256):
+    """A race sweep round's QPs: a<r>/b<r> carry the raced op (MTU mtu, CQs cqx
+    and cqy), p<r>/q<r> the probe after it (CQ cqp). -> ((a, b, p, q), ops)."""
+    a, b, p, q = "a%d" % r, "b%d" % r, "p%d" % r, "q%d" % r
+    return (a, b, p, q), [
+        {"op": "create_qp", "qp": a, "pd": "pd0", "send_cq": "cqx", "recv_cq": "cqx", "mtu": mtu},
+        {"op": "create_qp", "qp": b, "pd": "pd0", "send_cq": "cqy", "recv_cq": "cqy", "mtu": mtu},
+        {"op": "connect", "qp": a, "remote": b},
+        {"op": "create_qp", "qp": p, "pd": "pd0", "send_cq": "cqp", "recv_cq": "cqp"},
+        {"op": "create_qp", "qp": q, "pd": "pd0", "send_cq": "cqp", "recv_cq": "cqp"},
+        {"op": "connect", "qp": p, "remote": q},
+    ]
