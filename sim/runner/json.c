@@ -469,9 +469,21 @@ static const json_member_t *find_duplicate(parser_t *p, json_member_t *m, size_t
     return dup;
 }
 
-static json_value_t *parse_array(parser_t *p, unsigned depth)
+/* The next character is ch: consume it. */
+static int eat(parser_t *p, char ch)
 {
-    json_value_t *v = new_value(p, JSON_ARRAY, p->pos);
+    if (p->pos < p->len && p->s[p->pos] == ch) {
+        p->pos++;
+        return 1;
+    }
+    return 0;
+}
+
+/* An array's or object's opening bracket, at nesting depth: its value (the
+ * blanks after the bracket skipped), or NULL (nested too deep, no memory). */
+static json_value_t *open_container(parser_t *p, json_type_t t, unsigned depth)
+{
+    json_value_t *v = new_value(p, t, p->pos);
     if (!v)
         return NULL;
     if (depth >= p->max_depth) {
@@ -479,39 +491,57 @@ static json_value_t *parse_array(parser_t *p, unsigned depth)
         return NULL;
     }
     p->pos++;
-    size_t base = p->nvals;
     skip_ws(p);
-    if (p->pos < p->len && p->s[p->pos] == ']') {
-        p->pos++;
-        return v;
+    return v;
+}
+
+/* After an item of an array or object (in: "an array", "an object"): 1 at
+ * ',' (another item follows), 0 at the closing bracket, -1 (failed) else. */
+static int next_item(parser_t *p, char close, const char *in)
+{
+    skip_ws(p);
+    if (eat(p, ','))
+        return 1;
+    if (eat(p, close))
+        return 0;
+    char tmp[16];
+    fail_at(p, p->pos, "expected ',' or '%c' in %s, got %s", close, in, describe(p, p->pos, tmp, sizeof tmp));
+    return -1;
+}
+
+/* n items of size bytes, collected on the parser's stack, copied into the
+ * document's arena (NULL: no memory). */
+static void *arena_items(parser_t *p, const void *items, size_t n, size_t size)
+{
+    void *to = arena_alloc(p->doc, n * size);
+    if (!to) {
+        fail_nomem(p);
+        return NULL;
     }
-    for (;;) {
+    memcpy(to, items, n * size);
+    return to;
+}
+
+static json_value_t *parse_array(parser_t *p, unsigned depth)
+{
+    json_value_t *v = open_container(p, JSON_ARRAY, depth);
+    if (!v || eat(p, ']'))
+        return v;
+    size_t base = p->nvals;
+    int more;
+    do {
         json_value_t *item = parse_value(p, depth + 1);
         if (!item)
             return NULL;
         if (grow(p, (void **)&p->vals, &p->capvals, p->nvals + 1, sizeof *p->vals))
             return NULL;
         p->vals[p->nvals++] = item;
-        skip_ws(p);
-        char tmp[16];
-        if (p->pos < p->len && p->s[p->pos] == ',') {
-            p->pos++;
-            continue;
-        }
-        if (p->pos < p->len && p->s[p->pos] == ']') {
-            p->pos++;
-            break;
-        }
-        fail_at(p, p->pos, "expected ',' or ']' in an array, got %s", describe(p, p->pos, tmp, sizeof tmp));
+    } while ((more = next_item(p, ']', "an array")) > 0);
+    if (more < 0)
         return NULL;
-    }
     size_t n = p->nvals - base;
-    v->u.array.items = arena_alloc(p->doc, n * sizeof *v->u.array.items);
-    if (!v->u.array.items) {
-        fail_nomem(p);
+    if (!(v->u.array.items = arena_items(p, p->vals + base, n, sizeof *v->u.array.items)))
         return NULL;
-    }
-    memcpy(v->u.array.items, p->vals + base, n * sizeof *v->u.array.items);
     v->u.array.n = n;
     p->nvals = base;
     return v;
@@ -519,22 +549,13 @@ static json_value_t *parse_array(parser_t *p, unsigned depth)
 
 static json_value_t *parse_object(parser_t *p, unsigned depth)
 {
-    json_value_t *v = new_value(p, JSON_OBJECT, p->pos);
-    if (!v)
-        return NULL;
-    if (depth >= p->max_depth) {
-        fail_at(p, p->pos, "nesting deeper than %u levels", p->max_depth);
-        return NULL;
-    }
-    p->pos++;
+    json_value_t *v = open_container(p, JSON_OBJECT, depth);
+    if (!v || eat(p, '}'))
+        return v;
     size_t base = p->nmems;
     char tmp[16];
-    skip_ws(p);
-    if (p->pos < p->len && p->s[p->pos] == '}') {
-        p->pos++;
-        return v;
-    }
-    for (;;) {
+    int more;
+    do {
         skip_ws(p);
         if (p->pos >= p->len || p->s[p->pos] != '"') {
             fail_at(p, p->pos, "expected a string key in an object, got %s", describe(p, p->pos, tmp, sizeof tmp));
@@ -548,29 +569,19 @@ static json_value_t *parse_object(parser_t *p, unsigned depth)
         if (!(m.key = arena_copy(p, p->buf, p->nbuf)))
             return NULL;
         skip_ws(p);
-        if (p->pos >= p->len || p->s[p->pos] != ':') {
+        if (!eat(p, ':')) {
             fail_at(p, p->pos, "expected ':' after the key \"%.40s\", got %s", m.key,
                     describe(p, p->pos, tmp, sizeof tmp));
             return NULL;
         }
-        p->pos++;
         if (!(m.value = parse_value(p, depth + 1)))
             return NULL;
         if (grow(p, (void **)&p->mems, &p->capmems, p->nmems + 1, sizeof *p->mems))
             return NULL;
         p->mems[p->nmems++] = m;
-        skip_ws(p);
-        if (p->pos < p->len && p->s[p->pos] == ',') {
-            p->pos++;
-            continue;
-        }
-        if (p->pos < p->len && p->s[p->pos] == '}') {
-            p->pos++;
-            break;
-        }
-        fail_at(p, p->pos, "expected ',' or '}' in an object, got %s", describe(p, p->pos, tmp, sizeof tmp));
+    } while ((more = next_item(p, '}', "an object")) > 0);
+    if (more < 0)
         return NULL;
-    }
     size_t n = p->nmems - base;
     const json_member_t *dup = find_duplicate(p, p->mems + base, n);
     if (p->failed)
@@ -579,12 +590,8 @@ static json_value_t *parse_object(parser_t *p, unsigned depth)
         fail_at(p, dup->key_pos, "duplicate key \"%.40s\"", dup->key);
         return NULL;
     }
-    v->u.object.members = arena_alloc(p->doc, n * sizeof *v->u.object.members);
-    if (!v->u.object.members) {
-        fail_nomem(p);
+    if (!(v->u.object.members = arena_items(p, p->mems + base, n, sizeof *v->u.object.members)))
         return NULL;
-    }
-    memcpy(v->u.object.members, p->mems + base, n * sizeof *v->u.object.members);
     v->u.object.n = n;
     p->nmems = base;
     return v;
