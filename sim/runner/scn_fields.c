@@ -206,6 +206,14 @@ int scn_need_object(ctx_t *c, const json_value_t *v, const char *k)
     return 0;
 }
 
+const json_value_t *scn_object_field(ctx_t *c, const json_value_t *o, const char *k, int *rc)
+{
+    const json_value_t *v = scn_field(c, o, k, K_OBJECT, rc);
+    if (v && (*rc = scn_need_object(c, v, k)))
+        return NULL;
+    return v;
+}
+
 int scn_need_array(ctx_t *c, const json_value_t *v, const char *k, size_t min, size_t max)
 {
     if (v->type != JSON_ARRAY)

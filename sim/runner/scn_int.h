@@ -292,6 +292,9 @@ typedef struct scn_frame {
 void scn_enter(ctx_t *c, const char *k, size_t idx, int indexed, scn_frame_t *saved);
 void scn_leave(ctx_t *c, const scn_frame_t *saved);
 int scn_need_object(ctx_t *c, const json_value_t *v, const char *k);
+/** Field k of o, an object: scn_field then scn_need_object (NULL and *rc on a
+ *  refusal; NULL and *rc 0 when absent and optional). */
+const json_value_t *scn_object_field(ctx_t *c, const json_value_t *o, const char *k, int *rc);
 int scn_need_array(ctx_t *c, const json_value_t *v, const char *k, size_t min, size_t max);
 
 /* ---- field readers: 0, or SCN_ERROR with the field named. A missing

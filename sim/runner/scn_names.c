@@ -108,15 +108,23 @@ static sym_kind_t kind_of(ctx_t *c, const char *k)
     return (sym_kind_t)scn_schema_field(c, k)->sym;
 }
 
+/* Name field k of o (read as kind: K_BIND or K_NAME): NULL and *rc when
+ * refused, NULL and *rc 0 when absent and optional. */
+static const json_value_t *name_field(ctx_t *c, const json_value_t *o, const char *k, scn_kind_t kind,
+                                      const char **name, size_t *len, int *rc)
+{
+    const json_value_t *v = scn_field(c, o, k, kind, rc);
+    if (v && (*rc = name_of(c, v, k, name, len)))
+        return NULL;
+    return v;
+}
+
 int scn_bind(ctx_t *c, const json_value_t *o, const char *k, int *id)
 {
     int rc;
-    const json_value_t *v = scn_field(c, o, k, K_BIND, &rc);
-    if (!v)
-        return rc;
     const char *name;
     size_t len;
-    if ((rc = name_of(c, v, k, &name, &len)))
+    if (!name_field(c, o, k, K_BIND, &name, &len, &rc))
         return rc;
     int found = sym_find(c->s, name, len);
     if (c->run) { /* validated: bound by this very line */
@@ -134,12 +142,9 @@ int scn_bind(ctx_t *c, const json_value_t *o, const char *k, int *id)
 int scn_ref(ctx_t *c, const json_value_t *o, const char *k, int *id)
 {
     int rc;
-    const json_value_t *v = scn_field(c, o, k, K_NAME, &rc);
-    if (!v)
-        return rc;
     const char *name;
     size_t len;
-    if ((rc = name_of(c, v, k, &name, &len)))
+    if (!name_field(c, o, k, K_NAME, &name, &len, &rc))
         return rc;
     int found = sym_find(c->s, name, len);
     if (!c->run) {

@@ -12,10 +12,8 @@
 int scn_op_query_device(ctx_t *c, const json_value_t *o)
 {
     int rc;
-    const json_value_t *e = scn_field(c, o, "expect", K_OBJECT, &rc);
+    const json_value_t *e = scn_object_field(c, o, "expect", &rc);
     if (!e)
-        return rc;
-    if ((rc = scn_need_object(c, e, "expect")))
         return rc;
     static const char *const bools[] = {"mem_mgt_extensions", "read_with_inv", "indir_reg", "peer_memory"};
     static const char *const ints[] = {"fw_version", "max_fast_reg_page_list_len", "reserved_lkey",
@@ -195,9 +193,7 @@ int scn_op_check_mr(ctx_t *c, const json_value_t *o)
     const json_value_t *e = NULL;
     int rc = scn_ref(c, o, "mr", &id);
     if (!rc)
-        e = scn_field(c, o, "expect", K_OBJECT, &rc);
-    if (!rc)
-        rc = scn_need_object(c, e, "expect");
+        e = scn_object_field(c, o, "expect", &rc);
     if (rc)
         return rc;
     unsigned state = 0, kind = 0;
@@ -300,8 +296,8 @@ int scn_op_expect_counters(ctx_t *c, const json_value_t *o)
     for (size_t i = 0; i < N && !rc; i++) {
         lo[i] = 0;
         hi[i] = UINT64_MAX;
-        const json_value_t *e = scn_field(c, o, names[i], K_OBJECT, &rc);
-        if (!e || rc || (rc = scn_need_object(c, e, names[i])))
+        const json_value_t *e = scn_object_field(c, o, names[i], &rc);
+        if (!e)
             continue;
         named++;
         if (!e->u.object.n) {

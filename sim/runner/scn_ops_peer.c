@@ -144,9 +144,7 @@ int scn_op_peer_stats(ctx_t *c, const json_value_t *o)
     int rc = scn_ref(c, o, "client", &cl);
     const json_value_t *e = NULL;
     if (!rc)
-        e = scn_field(c, o, "expect", K_OBJECT, &rc);
-    if (!rc)
-        rc = scn_need_object(c, e, "expect");
+        e = scn_object_field(c, o, "expect", &rc);
     if (rc)
         return rc;
     scn_frame_t fr;

@@ -54,16 +54,25 @@ static int obs_commit(scn_rec_t *r, scn_obs_t *o, int oom)
     return 0;
 }
 
+/* A new observation of op's field on line (obs_commit keeps or drops it). */
+static scn_obs_t *obs_start(scn_rec_t *r, unsigned line, const char *op, const char *field, int *oom)
+{
+    scn_obs_t *o = obs_slot(r);
+    if (o) {
+        o->line = line;
+        o->op = dup_or_null(op, oom);
+        o->field = dup_or_null(field, oom);
+    }
+    return o;
+}
+
 int scn_rec_add(scn_rec_t *r, unsigned line, const char *op, const char *field, const char *value,
                 const char *detail)
 {
-    scn_obs_t *o = obs_slot(r);
+    int oom = 0;
+    scn_obs_t *o = obs_start(r, line, op, field, &oom);
     if (!o)
         return -ENOMEM;
-    int oom = 0;
-    o->line = line;
-    o->op = dup_or_null(op, &oom);
-    o->field = dup_or_null(field, &oom);
     o->value = dup_or_null(value ? value : "", &oom);
     o->detail = dup_or_null(detail, &oom);
     return obs_commit(r, o, oom);
@@ -72,13 +81,10 @@ int scn_rec_add(scn_rec_t *r, unsigned line, const char *op, const char *field, 
 int scn_rec_add_bytes(scn_rec_t *r, unsigned line, const char *op, const char *field, const char *buf,
                       uint64_t offset, const uint8_t *bytes, size_t n)
 {
-    scn_obs_t *o = obs_slot(r);
+    int oom = 0;
+    scn_obs_t *o = obs_start(r, line, op, field, &oom);
     if (!o)
         return -ENOMEM;
-    int oom = 0;
-    o->line = line;
-    o->op = dup_or_null(op, &oom);
-    o->field = dup_or_null(field, &oom);
     o->buf = dup_or_null(buf ? buf : "?", &oom);
     o->offset = offset;
     o->nbytes = n;
