@@ -170,6 +170,15 @@ class Gen:
         f.bump += n + self.rng.choice([0, 1, 64, 300])
         return o
 
+    def take_one(self, frs, n):
+        """n bytes of one of the fast-reg MRs frs, picked at random: (f, off, n), or None
+        (none given, or no room left in the one picked)."""
+        if not frs:
+            return None
+        f = self.rng.choice(frs)
+        o = self.take_f(f, n)
+        return None if o is None else (f, o, n)
+
     # where = ("src"|"dst"|FMR, off, n), or a list of them -> physical pieces
     loc = staticmethod(genfiles.loc)
     remote = staticmethod(genfiles.remote)
@@ -397,10 +406,9 @@ class Gen:
         if ps:
             return [self.pick_src(x, frs) for x in ps]
         if frs and r.random() < 0.5:
-            f = r.choice(frs)
-            o = self.take_f(f, n)
-            if o is not None:
-                return (f, o, n)
+            got = self.take_one(frs, n)
+            if got:
+                return got
         return ("src", r.randrange(0, SRC_SIZE - n + 1), n)
 
     def pick_dst(self, n, frs, k=1):
@@ -410,10 +418,9 @@ class Gen:
             out = [self.pick_dst(x, frs) for x in ps]
             return None if None in out else out
         if frs and r.random() < 0.6:
-            f = r.choice(frs)
-            o = self.take_f(f, n)
-            if o is not None:
-                return (f, o, n)
+            got = self.take_one(frs, n)
+            if got:
+                return got
         o = self.take_dst(n)
         return None if o is None else ("dst", o, n)
 
@@ -532,10 +539,7 @@ class Gen:
             d = None
             cands = [g for g in hot if "LOCAL_WRITE" in g.access]
             if p.role == "racy" and cands and r.random() < 0.6:
-                g = r.choice(cands)
-                o = self.take_f(g, n)
-                if o is not None:
-                    d = (g, o, n)
+                d = self.take_one(cands, n)
             racy_send = d is not None
             if d is None:
                 d = self.pick_dst(n, [g for g in usable if "LOCAL_WRITE" in g.access], 3)
@@ -558,21 +562,18 @@ class Gen:
         if kind == "write":
             # local source, remote destination
             if racy_op and r.random() < 0.75:
-                cands = [g for g in hot if "REMOTE_WRITE" in g.access]
-                if cands:
-                    g = r.choice(cands)
-                    o = self.take_f(g, n)
-                    d = (g, o, n) if o is not None else None
-                    if d:
-                        fails.add("REM_ACCESS_ERR")
+                d = self.take_one([g for g in hot if "REMOTE_WRITE" in g.access], n)
+                if d:
+                    fails.add("REM_ACCESS_ERR")
                 s = self.pick_src(n, usable, 4)
                 if not fails:
                     d = self.pick_dst(n, [g for g in usable if "REMOTE_WRITE" in g.access])
             elif racy_op and hot_local:
-                g = r.choice(hot_local)
-                o = self.take_f(g, n)
-                s = (g, o, n) if o is not None else self.pick_src(n, usable, 4)
-                if o is not None:
+                s = self.take_one(hot_local, n)
+                if s is None:
+                    s = self.pick_src(n, usable, 4)
+                else:
+                    g, o, _ = s
                     fails.add("LOC_PROT_ERR")
                     if n >= 2 and r.random() < 0.4:   # the hot region one SGE of a gather list
                         n1 = r.randint(1, n - 1)
@@ -592,33 +593,24 @@ class Gen:
         else:
             # remote source, local sink
             if racy_op and r.random() < 0.6:
-                cands = [g for g in hot if "REMOTE_READ" in g.access]
-                s = None
-                if cands:
-                    g = r.choice(cands)
-                    o = self.take_f(g, n)
-                    if o is not None:
-                        s = (g, o, n)
-                        fails.add("REM_ACCESS_ERR")
-                if s is None:
+                s = self.take_one([g for g in hot if "REMOTE_READ" in g.access], n)
+                if s:
+                    fails.add("REM_ACCESS_ERR")
+                else:
                     s = self.pick_src(n, [g for g in usable if "REMOTE_READ" in g.access])
                 d = self.pick_dst(n, [g for g in usable if "LOCAL_WRITE" in g.access], 4)
             elif racy_op:
-                cands = [g for g in hot_local if "LOCAL_WRITE" in g.access]
-                d = None
-                if cands:
-                    g = r.choice(cands)
-                    o = self.take_f(g, n)
-                    if o is not None:
-                        d = (g, o, n)
-                        fails.add("LOC_PROT_ERR")
-                        if n >= 2 and r.random() < 0.4:   # the hot region one SGE of a scatter list
-                            n1 = r.randint(1, n - 1)
-                            d2 = self.pick_dst(n - n1, [x for x in usable if "LOCAL_WRITE" in x.access])
-                            if d2 is not None:
-                                d = [(g, o, n1), d2]
-                                if r.random() < 0.5:
-                                    d.reverse()
+                d = self.take_one([g for g in hot_local if "LOCAL_WRITE" in g.access], n)
+                if d:
+                    g, o, _ = d
+                    fails.add("LOC_PROT_ERR")
+                    if n >= 2 and r.random() < 0.4:   # the hot region one SGE of a scatter list
+                        n1 = r.randint(1, n - 1)
+                        d2 = self.pick_dst(n - n1, [x for x in usable if "LOCAL_WRITE" in x.access])
+                        if d2 is not None:
+                            d = [(g, o, n1), d2]
+                            if r.random() < 0.5:
+                                d.reverse()
                 if d is None:
                     d = self.pick_dst(n, [g for g in usable if "LOCAL_WRITE" in g.access], 4)
                 s = self.pick_src(n, [g for g in usable if "REMOTE_READ" in g.access])
