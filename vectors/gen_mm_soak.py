@@ -394,9 +394,7 @@ class Gen:
         r = self.rng
         if k < 2 or n < 2 or r.random() < 0.7:
             return None
-        k = r.randint(2, min(k, n))
-        cuts = sorted(r.sample(range(1, n), k - 1))
-        return [b - a for a, b in zip([0] + cuts, cuts + [n])]
+        return genfiles.split(r, n, k)
 
     def pick_src(self, n, frs, k=1):
         """a source region: src, or a VALID fast-reg MR in frs (local read is always allowed);

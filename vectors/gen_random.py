@@ -827,9 +827,7 @@ class Gen:
         if local:   # the driver's lkey of an indirect MR is not a local SGE here
             mrs = [m for m in mrs if m.kind != "indirect"]
         if k > 1 and n >= 2 and r.random() < 0.3:
-            parts = r.randint(2, min(k, n))
-            cuts = sorted(r.sample(range(1, n), parts - 1))
-            out = [self.pick_src(b - a, mrs, 1, local) for a, b in zip([0] + cuts, cuts + [n])]
+            out = [self.pick_src(x, mrs, 1, local) for x in genfiles.split(r, n, k)]
             return None if None in out else out
         if mrs and r.random() < 0.6:
             got = self.region(r.choice(mrs), n, False)
@@ -843,9 +841,7 @@ class Gen:
         mrs = [m for m in mrs if right in m.access and (m.kind != "indirect" or
                                                        (right == "REMOTE_WRITE" and m.can_write()))]
         if k > 1 and n >= 2 and r.random() < 0.3:
-            parts = r.randint(2, min(k, n))
-            cuts = sorted(r.sample(range(1, n), parts - 1))
-            out = [self.pick_dst(b - a, mrs, 1, right) for a, b in zip([0] + cuts, cuts + [n])]
+            out = [self.pick_dst(x, mrs, 1, right) for x in genfiles.split(r, n, k)]
             return None if None in out else out
         if mrs and r.random() < 0.65:
             got = self.region(r.choice(mrs), n, True)

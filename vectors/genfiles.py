@@ -270,3 +270,10 @@ def race_round_qps(r, mtu=256):
         {"op": "create_qp", "qp": q, "pd": "pd0", "send_cq": "cqp", "recv_cq": "cqp"},
         {"op": "connect", "qp": p, "remote": q},
     ]
+
+
+def split(rng, n, k):
+    """n bytes cut at random into 2..k sizes (n, k >= 2): a gather or scatter list."""
+    parts = rng.randint(2, min(k, n))
+    cuts = sorted(rng.sample(range(1, n), parts - 1))
+    return [b - a for a, b in zip([0] + cuts, cuts + [n])]
