@@ -20,10 +20,8 @@
 
 #include "json.h"
 #include "scenario.h"
+#include "scn_test.h"
 
-#ifndef HCASIM_BIN
-#define HCASIM_BIN "build/bin/hcasim"
-#endif
 #ifndef SCN_VECTORS
 #define SCN_VECTORS "vectors"
 #endif
@@ -33,27 +31,7 @@
 
 namespace {
 
-struct Result {
-    int rc = -1;
-    std::string out; // stdout and stderr together
-};
-
-// stdout and stderr together, or stdout alone (stderr dropped).
-Result Hcasim(const std::string &args, bool with_stderr = true)
-{
-    Result r;
-    std::string cmd = std::string(HCASIM_BIN) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
-    FILE *p = popen(cmd.c_str(), "r");
-    if (!p)
-        return r;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-        r.out.append(buf, n);
-    int st = pclose(p);
-    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
-}
+using namespace scn_test;
 
 std::string TempPath(const std::string &name)
 {
@@ -69,19 +47,6 @@ std::string Write(const std::string &name, const std::vector<std::string> &lines
     for (auto &l : lines)
         f << l << "\n";
     return path;
-}
-
-std::string Slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
-bool Contains(const std::string &hay, const std::string &needle)
-{
-    return hay.find(needle) != std::string::npos;
 }
 
 // A registration scenario that passes on both engines today.
@@ -221,23 +186,6 @@ TEST(Scenario, MismatchExits1AtItsLine)
     r = Hcasim("run " + f);
     EXPECT_EQ(r.rc, 1) << r.out;
     EXPECT_TRUE(Contains(r.out, f + ":6: op reg_mr: expected reg_mr to return OK, got EINVAL")) << r.out;
-}
-
-struct JsonFile {
-    json_doc_t *doc = nullptr;
-    explicit JsonFile(const std::string &path)
-    {
-        std::string text = Slurp(path);
-        json_error_t err;
-        EXPECT_EQ(json_parse(text.data(), text.size(), 0, &doc, &err), 0) << path << ": " << err.msg << "\n" << text;
-    }
-    ~JsonFile() { json_free(doc); }
-    const json_value_t *get(const char *k) const { return json_get(json_root(doc), k); }
-};
-
-std::string Str(const json_value_t *v)
-{
-    return v && v->type == JSON_STRING ? std::string(v->u.string.s, v->u.string.len) : "<not a string>";
 }
 
 TEST(Scenario, JsonResultParsesBack)

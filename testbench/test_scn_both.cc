@@ -20,10 +20,8 @@
 #include "json.h"
 #include "scenario.h"
 #include "scn_both.h"
+#include "scn_test.h"
 
-#ifndef HCASIM_BIN
-#define HCASIM_BIN "build/bin/hcasim"
-#endif
 #ifndef SCN_VECTORS
 #define SCN_VECTORS "vectors"
 #endif
@@ -32,6 +30,8 @@
 #endif
 
 namespace {
+
+using namespace scn_test;
 
 // ---------------------------------------------------------------- recordings by hand
 
@@ -259,19 +259,6 @@ std::string Path(const std::string &name)
     return std::string(SCN_TMP "/both_") + ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name;
 }
 
-std::string Slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
-bool Contains(const std::string &hay, const std::string &needle)
-{
-    return hay.find(needle) != std::string::npos;
-}
-
 // Traffic whose every kind of observation both engines must agree on: a SEND
 // and an RDMA WRITE of random bytes, completions, memory, MRs, a QP state.
 const char *const kTraffic = R"({"op":"device","seed":5}
@@ -322,23 +309,6 @@ struct Captured {
         free(ebuf);
     }
 };
-
-struct JsonFile {
-    json_doc_t *doc = nullptr;
-    explicit JsonFile(const std::string &path)
-    {
-        std::string text = Slurp(path);
-        json_error_t err;
-        EXPECT_EQ(json_parse(text.data(), text.size(), 0, &doc, &err), 0) << path << ": " << err.msg << "\n" << text;
-    }
-    ~JsonFile() { json_free(doc); }
-    const json_value_t *get(const char *k) const { return json_get(json_root(doc), k); }
-};
-
-std::string Str(const json_value_t *v)
-{
-    return v && v->type == JSON_STRING ? std::string(v->u.string.s, v->u.string.len) : "<not a string>";
-}
 
 // A JSON number of either form (integers and fractions), -1 when none.
 double Num(const json_value_t *v)
@@ -550,26 +520,6 @@ TEST(ScenarioBoth, AFailureOnBothEnginesIsSaidOnce)
 }
 
 // ---------------------------------------------------------------- the command line
-
-struct Result {
-    int rc = -1;
-    std::string out;
-};
-
-Result Hcasim(const std::string &args)
-{
-    Result r;
-    FILE *p = popen((std::string(HCASIM_BIN) + " " + args + " 2>&1").c_str(), "r");
-    if (!p)
-        return r;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-        r.out.append(buf, n);
-    int st = pclose(p);
-    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
-}
 
 size_t Count(const std::string &hay, const std::string &needle)
 {
