@@ -14,8 +14,15 @@
 
 #include "json.h"
 
+// The build passes these (testbench/scenario.mk); the defaults suit a run from the repo root.
 #ifndef HCASIM_BIN
 #define HCASIM_BIN "build/bin/hcasim"
+#endif
+#ifndef SCN_VECTORS
+#define SCN_VECTORS "vectors"
+#endif
+#ifndef SCN_TMP
+#define SCN_TMP "build/test-results"
 #endif
 
 namespace scn_test {

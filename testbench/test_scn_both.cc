@@ -22,13 +22,6 @@
 #include "scn_both.h"
 #include "scn_test.h"
 
-#ifndef SCN_VECTORS
-#define SCN_VECTORS "vectors"
-#endif
-#ifndef SCN_TMP
-#define SCN_TMP "build/test-results"
-#endif
-
 namespace {
 
 using namespace scn_test;
