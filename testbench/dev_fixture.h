@@ -15,6 +15,16 @@
 #include "hca_dev.h"
 #include "hcadrv.h"
 
+// The device ends its test clean: no protection-checker breach, the firmware
+// still running (each failure says which, with the device's own words).
+inline void expect_device_clean(hca_dev_t *dev)
+{
+    char v[4096] = "";
+    EXPECT_EQ(0u, hca_dev_violations(dev, v, sizeof v)) << v;
+    char why[256] = "";
+    EXPECT_EQ(0, hca_dev_fw_health(dev, why, sizeof why)) << why;
+}
+
 // A completion as a failing assertion prints it.
 inline std::string status_name(unsigned s)
 {
@@ -62,12 +72,8 @@ struct DevFixture {
     }
     ~DevFixture()
     {
-        if (dev) {
-            char v[2048] = "";
-            EXPECT_EQ(0u, hca_dev_violations(dev, v, sizeof v)) << v;
-            char why[256] = "";
-            EXPECT_EQ(0, hca_dev_fw_health(dev, why, sizeof why)) << why;
-        }
+        if (dev)
+            expect_device_clean(dev);
         hcadrv_close(drv);
         hca_dev_destroy(dev);
         hostmem_destroy(mem);

@@ -121,12 +121,8 @@ struct PeerRig {
     }
     ~PeerRig()
     {
-        if (dev && !expect_breach) {
-            char v[2048] = "";
-            EXPECT_EQ(0u, hca_dev_violations(dev, v, sizeof v)) << v;
-            char whyfw[256] = "";
-            EXPECT_EQ(0, hca_dev_fw_health(dev, whyfw, sizeof whyfw)) << whyfw;
-        }
+        if (dev && !expect_breach)
+            expect_device_clean(dev);
         hcadrv_close(drv);
         hcadrv_peer_window_free(win);
         hca_dev_destroy(dev);
