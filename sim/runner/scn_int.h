@@ -332,6 +332,8 @@ int scn_bind(ctx_t *c, const json_value_t *o, const char *k, int *id);
 int scn_ref(ctx_t *c, const json_value_t *o, const char *k, int *id);
 /** A page list that was not freed (validation) / that exists (run). */
 int scn_pl_ref(ctx_t *c, const json_value_t *o, const char *k, int *id);
+/** scn_ref of field k, then the op's expect_error (scn_errno). */
+int scn_ref_errno(ctx_t *c, const json_value_t *o, const char *k, int *id, int *want);
 /** The MR's key as the driver holds it (run); an MR whose creation failed has none. */
 int scn_mr_key(ctx_t *c, int id, const char *k, uint32_t *key);
 /** A key reference in hand: {"mr":"f0"}, {"mr":"f0","key":17}, or a raw integer. */

@@ -169,6 +169,12 @@ int scn_pl_ref(ctx_t *c, const json_value_t *o, const char *k, int *id)
     return rc;
 }
 
+int scn_ref_errno(ctx_t *c, const json_value_t *o, const char *k, int *id, int *want)
+{
+    int rc = scn_ref(c, o, k, id);
+    return rc ? rc : scn_errno(c, o, "expect_error", want);
+}
+
 int scn_buf_range(ctx_t *c, int id, const char *k, uint64_t off, uint64_t len)
 {
     const sym_t *y = scn_sym(c, id);

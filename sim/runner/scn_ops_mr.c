@@ -222,9 +222,7 @@ int scn_op_update_fast_reg_key(ctx_t *c, const json_value_t *o)
 int scn_op_dereg_mr(ctx_t *c, const json_value_t *o)
 {
     int id, want = 0;
-    int rc = scn_ref(c, o, "mr", &id);
-    if (!rc)
-        rc = scn_errno(c, o, "expect_error", &want);
+    int rc = scn_ref_errno(c, o, "mr", &id, &want);
     if (rc || !RUNNING)
         return rc;
     uint32_t k;

@@ -124,9 +124,7 @@ int scn_op_peer_invalidate(ctx_t *c, const json_value_t *o)
 int scn_op_peer_unregister(ctx_t *c, const json_value_t *o)
 {
     int cl, want = 0;
-    int rc = scn_ref(c, o, "client", &cl);
-    if (!rc)
-        rc = scn_errno(c, o, "expect_error", &want);
+    int rc = scn_ref_errno(c, o, "client", &cl, &want);
     if (rc || !RUNNING)
         return rc;
     rt_obj_t *p = scn_obj(c, cl);

@@ -214,9 +214,7 @@ static int destroyed(ctx_t *c, int rc, int want, const char *what, rt_obj_t *x, 
 int scn_op_destroy_qp(ctx_t *c, const json_value_t *o)
 {
     int id, want = 0;
-    int rc = scn_ref(c, o, "qp", &id);
-    if (!rc)
-        rc = scn_errno(c, o, "expect_error", &want);
+    int rc = scn_ref_errno(c, o, "qp", &id, &want);
     if (rc || !RUNNING)
         return rc;
     rt_obj_t *q = scn_obj(c, id);
@@ -230,9 +228,7 @@ int scn_op_destroy_qp(ctx_t *c, const json_value_t *o)
 int scn_op_destroy_cq(ctx_t *c, const json_value_t *o)
 {
     int id, want = 0;
-    int rc = scn_ref(c, o, "cq", &id);
-    if (!rc)
-        rc = scn_errno(c, o, "expect_error", &want);
+    int rc = scn_ref_errno(c, o, "cq", &id, &want);
     if (rc || !RUNNING)
         return rc;
     rt_obj_t *q = scn_obj(c, id);
@@ -246,9 +242,7 @@ int scn_op_destroy_cq(ctx_t *c, const json_value_t *o)
 int scn_op_dealloc_pd(ctx_t *c, const json_value_t *o)
 {
     int id, want = 0;
-    int rc = scn_ref(c, o, "pd", &id);
-    if (!rc)
-        rc = scn_errno(c, o, "expect_error", &want);
+    int rc = scn_ref_errno(c, o, "pd", &id, &want);
     if (rc || !RUNNING)
         return rc;
     rt_obj_t *p = scn_obj(c, id);
