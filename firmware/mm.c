@@ -162,7 +162,7 @@ static inline uint32_t done_word(const hca_fw_event_t *ev, unsigned st)
     return HCA_EVT_DONE_STATUS_PUT(st) | HCA_EVT_DONE_TAG_PUT(hca_fw_event_get_tag(ev));
 }
 
-static void settle(void);
+static inline void settle(void);
 
 /* Start the n entries at e as the commit of ev on m, whose shadow word was
  * shadow, once the program before it is settled. */
@@ -182,14 +182,20 @@ static inline void pend_start(const hca_fseq_entry_t *e, unsigned n, const hca_f
 }
 
 /* Wait for the commit program; a stop is the refusal it stands for. */
-static void settle(void)
+static void settle_stopped(uint32_t st);
+static inline void settle(void)
 {
     if (!pend.active)
         return;
     pend.active = 0;
     uint32_t st = fseq_wait();
-    if (!HCA_FSEQ_STATUS_ERROR_GET(st) && !HCA_FSEQ_STATUS_STOPPED_GET(st))
-        return;
+    if (HCA_FSEQ_STATUS_ERROR_GET(st) || HCA_FSEQ_STATUS_STOPPED_GET(st))
+        settle_stopped(st);
+}
+
+/* Out of line: the commit program stopped at entry STATUS.done. */
+static void __attribute__((noinline)) settle_stopped(uint32_t st)
+{
     const hca_fw_event_t ev = {.hdr = pend.hdr, .key = pend.key};
     unsigned at = HCA_FSEQ_STATUS_DONE_GET(st);
     if (at >= pend.last) { /* the operation is done, only its DONE was not taken */
@@ -647,7 +653,7 @@ int mm_events_served(void)
 
 void mm_service(void)
 {
-    if (!mm_events_served())
+    if (evt_block != EVT_PRESENT && !mm_events_served())
         return;
     unsigned n;
     while ((n = HCA_EVT_STATUS_COUNT_GET(reg_read(EVT(HCA_EVT_STATUS)))) != 0) {
