@@ -108,13 +108,6 @@ static prog_t prog_new(void)
     return (prog_t){cprog[cbuf], &cmpt[cbuf], 0};
 }
 
-static inline void op(prog_t *p, uint32_t ctl, uint32_t val)
-{
-    p->e[p->n].ctl = ctl;
-    p->e[p->n].val = val;
-    p->n++;
-}
-
 /* The shadow's first word {in_use, kind, key_byte, state}: the fast paths
  * test and set it whole (one load, one store). */
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -348,6 +341,48 @@ static const commit_t RINV_COMMIT = {HCA_WC_STATUS_REM_INV_REQ_ERR, 0, "the tran
 #define MTT_OPS 3u /* MTT_DATA, CMD, WAIT per page */
 #define MPT_OPS 4u /* MPT_DATA, CMD, WAIT, DONE */
 
+/* The pieces of the commit programs, at e; each returns the entry after
+ * it. The slow paths build their programs from them, the fast paths'
+ * templates are built from them once. */
+static inline hca_fseq_entry_t *ops_mtt(hca_fseq_entry_t *e, const uint64_t *word, uint32_t index)
+{
+    e[0] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MTT_DATA), HCA_FSEQ_KIND_WRITE_RAM, 2), fw_local_addr((void *)word)};
+    e[1] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
+                              HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MTT) | HCA_FWP_CMD_INDEX_PUT(index)};
+    e[2] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0};
+    return e + MTT_OPS;
+}
+
+static inline hca_fseq_entry_t *ops_mpt_done(hca_fseq_entry_t *e, const hca_mpt_entry_t *mpt, uint32_t index,
+                                             uint32_t done)
+{
+    e[0] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA), HCA_FSEQ_KIND_WRITE_RAM, HCA_FWP_MPT_DATA_COUNT),
+                              fw_local_addr((void *)mpt)};
+    e[1] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
+                              HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MPT) | HCA_FWP_CMD_INDEX_PUT(index)};
+    e[2] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0};
+    e[3] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DONE), HCA_FSEQ_KIND_WRITE, 0), done};
+    return e + MPT_OPS;
+}
+
+/* INVALIDATE and its WAIT (the fence), then with drain the ctx DRAIN and its
+ * WAIT (OK, or BAD_OP: an engine without a WQE engine has nothing to
+ * drain; as mkey_destroy), then DONE. */
+static inline hca_fseq_entry_t *ops_inv_done(hca_fseq_entry_t *e, uint32_t index, int drain, uint32_t done)
+{
+    *e++ = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
+                              HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(index)};
+    *e++ = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0};
+    if (drain) {
+        *e++ = (hca_fseq_entry_t){CTL(CTXP(HCA_CTX_CMD), HCA_FSEQ_KIND_WRITE, 0), HCA_CTX_CMD_OP_PUT(HCA_CTX_OP_DRAIN)};
+        *e++ = (hca_fseq_entry_t){CTL(CTXP(HCA_CTX_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK | 1u << HCA_FWP_RESULT_BAD_OP),
+                                  0};
+    }
+    *e++ = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DONE), HCA_FSEQ_KIND_WRITE, 0), done};
+    return e;
+}
+#define INV_SPLIT 2u /* ops_inv_done's entries before the DRAIN's: from there on the entry is FREE */
+
 static unsigned fast_reg(const hca_fw_event_t *ev)
 {
     const unsigned FAIL = HCA_WC_STATUS_MW_BIND_ERR;
@@ -394,18 +429,12 @@ static unsigned fast_reg(const hca_fw_event_t *ev)
             p = prog_new();
         }
         mkey_list_buf[i] |= 1u << HCA_MTT_ENTRY_PRESENT_LSB;
-        op(&p, CTL(FWP(HCA_FWP_MTT_DATA), HCA_FSEQ_KIND_WRITE_RAM, 2), fw_local_addr(&mkey_list_buf[i]));
-        op(&p, CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
-           HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MTT) | HCA_FWP_CMD_INDEX_PUT(m->mtt_base + i));
-        op(&p, CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0);
+        p.n = (unsigned)(ops_mtt(p.e + p.n, &mkey_list_buf[i], m->mtt_base + i) - p.e);
     }
     const unsigned split = p.n; /* from here on the MPT's */
     *p.mpt = mpt_of(ev, m, HCA_MKEY_MODE_MTT, ps, n);
-    op(&p, CTL(FWP(HCA_FWP_MPT_DATA), HCA_FSEQ_KIND_WRITE_RAM, HCA_FWP_MPT_DATA_COUNT), fw_local_addr(p.mpt));
-    op(&p, CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
-       HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MPT) | HCA_FWP_CMD_INDEX_PUT(ev->key >> HCA_KEY_INDEX_SHIFT));
-    op(&p, CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0);
-    op(&p, CTL(EVT(HCA_EVT_DONE), HCA_FSEQ_KIND_WRITE, 0), done_word(ev, HCA_WC_STATUS_SUCCESS));
+    p.n = (unsigned)(ops_mpt_done(p.e + p.n, p.mpt, ev->key >> HCA_KEY_INDEX_SHIFT, done_word(ev, HCA_WC_STATUS_SUCCESS)) -
+                     p.e);
     const uint32_t shadow = shadow_word(m);
     m->state = HCA_MKEY_STATE_VALID;
     m->key_byte = (uint8_t)(ev->key & HCA_KEY_BYTE_MASK);
@@ -473,19 +502,13 @@ static unsigned invalidate(const hca_fw_event_t *ev)
     mkey_t *m = find_mr(ev, FAIL, 1, &st);
     if (!m)
         return st;
-    /* INVALIDATE (its fence WAITed), then the device-level fence (as
-     * mkey_destroy: an engine without a WQE engine answers BAD_OP and has
-     * nothing to drain), then DONE: one program. */
+    /* INVALIDATE (its fence WAITed), then the device-level fence, then
+     * DONE: one program. */
     prog_t p = prog_new();
-    op(&p, CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
-       HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(ev->key >> HCA_KEY_INDEX_SHIFT));
-    op(&p, CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0);
-    const unsigned split = p.n; /* from here on the DRAIN's: the entry is FREE */
-    if (!MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev))) {
-        op(&p, CTL(CTXP(HCA_CTX_CMD), HCA_FSEQ_KIND_WRITE, 0), HCA_CTX_CMD_OP_PUT(HCA_CTX_OP_DRAIN));
-        op(&p, CTL(CTXP(HCA_CTX_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK | 1u << HCA_FWP_RESULT_BAD_OP), 0);
-    }
-    op(&p, CTL(EVT(HCA_EVT_DONE), HCA_FSEQ_KIND_WRITE, 0), done_word(ev, HCA_WC_STATUS_SUCCESS));
+    p.n = (unsigned)(ops_inv_done(p.e, ev->key >> HCA_KEY_INDEX_SHIFT, !MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev)),
+                                  done_word(ev, HCA_WC_STATUS_SUCCESS)) -
+                     p.e);
+    const unsigned split = INV_SPLIT;
     const uint32_t shadow = shadow_word(m);
     m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
     pend_start(p.e, p.n, ev, m, shadow, FAIL == HCA_WC_STATUS_MW_BIND_ERR ? &INV_COMMIT : &RINV_COMMIT, split);
@@ -515,26 +538,15 @@ static struct {
 static hca_fseq_entry_t inv_t[2][INV_OPS] __attribute__((aligned(8)));
 static unsigned fr_buf, inv_buf;
 
-/* The fixed entries of the templates (the slow paths' programs, entry by entry). */
+/* The templates: the slow paths' programs for one page and for an
+ * invalidation, their per-event values patched at FR_* / INV_*. */
+_Static_assert(FR_MPT == MTT_OPS && FR_OPS == MTT_OPS + MPT_OPS && INV_DRAIN == INV_SPLIT && INV_OPS == INV_SPLIT + 3,
+               "the templates' layout");
 static void templates_init(void)
 {
     for (unsigned b = 0; b < 2; b++) {
-        hca_fseq_entry_t *e = fr_t[b].e;
-        e[FR_MTT] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MTT_DATA), HCA_FSEQ_KIND_WRITE_RAM, 2), fw_local_addr(&fr_t[b].mtt)};
-        e[FR_MTT_CMD].ctl = CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0);
-        e[FR_MTT_WAIT].ctl = CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK);
-        e[FR_MPT] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA), HCA_FSEQ_KIND_WRITE_RAM, HCA_FWP_MPT_DATA_COUNT),
-                                       fw_local_addr(&fr_t[b].mpt)};
-        e[FR_MPT_CMD].ctl = CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0);
-        e[FR_MPT_WAIT].ctl = CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK);
-        e[FR_DONE].ctl = CTL(EVT(HCA_EVT_DONE), HCA_FSEQ_KIND_WRITE, 0);
-        hca_fseq_entry_t *v = inv_t[b];
-        v[INV_CMD].ctl = CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0);
-        v[INV_WAIT].ctl = CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK);
-        v[INV_DRAIN] = (hca_fseq_entry_t){CTL(CTXP(HCA_CTX_CMD), HCA_FSEQ_KIND_WRITE, 0),
-                                          HCA_CTX_CMD_OP_PUT(HCA_CTX_OP_DRAIN)};
-        v[INV_DRAIN_WAIT].ctl = CTL(CTXP(HCA_CTX_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK | 1u << HCA_FWP_RESULT_BAD_OP);
-        v[INV_DONE].ctl = CTL(EVT(HCA_EVT_DONE), HCA_FSEQ_KIND_WRITE, 0);
+        ops_mpt_done(ops_mtt(fr_t[b].e, &fr_t[b].mtt, 0), &fr_t[b].mpt, 0, 0);
+        ops_inv_done(inv_t[b], 0, 1, 0);
     }
 }
 
