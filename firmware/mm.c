@@ -409,9 +409,15 @@ static unsigned fast_reg(const hca_fw_event_t *ev)
         return refuse(ev, FAIL, why);
     if (lost)
         return refuse(ev, FAIL, "the page list could not be read");
-    for (uint32_t i = 0; i < n; i++)
-        if (mkey_list_buf[i] & ((1ull << ps) - 1))
-            return refuse(ev, FAIL, "a page address is not aligned to the page size");
+    /* The low words carry every bit below the page (ps <= 30); each page's
+     * word is then its address | present (below). */
+    _Static_assert(HCA_PAGE_SHIFT_MAX < 32, "the page offset is in the low word");
+    uint32_t *const lo = (uint32_t *)mkey_list_buf, off_mask = (1u << ps) - 1;
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < 2 * n; i += 2)
+        bad |= lo[i] & off_mask;
+    if (bad)
+        return refuse(ev, FAIL, "a page address is not aligned to the page size");
     /* Decided: the MTT words, then the MPT entry, then DONE, as one program
      * (a long list's first pages in programs of their own, waited for). The
      * list becomes its MTT words in place: aligned to the page (ps >= 12),
@@ -419,8 +425,16 @@ static unsigned fast_reg(const hca_fw_event_t *ev)
     _Static_assert(HCA_MTT_ENTRY_PRESENT_LSB == 0 && HCA_MTT_ENTRY_PFN_LSB == 12 && HCA_PAGE_SHIFT_MIN >= 12,
                    "an aligned page address | 1 is its MTT word");
     prog_t p = prog_new();
-    for (uint32_t i = 0; i < n; i++) {
-        if (p.n + MTT_OPS > HCA_FSEQ_MAX_OPS - MPT_OPS) {
+    for (uint32_t i = 0; i < n;) {
+        /* as many pages as fit before the MPT's entries, then the next program */
+        uint32_t end = n - i < (HCA_FSEQ_MAX_OPS - MPT_OPS) / MTT_OPS ? n : i + (HCA_FSEQ_MAX_OPS - MPT_OPS) / MTT_OPS;
+        hca_fseq_entry_t *e = p.e;
+        for (; i < end; i++) {
+            lo[2 * i] |= 1u << HCA_MTT_ENTRY_PRESENT_LSB;
+            e = ops_mtt(e, &mkey_list_buf[i], m->mtt_base + i);
+        }
+        p.n = (unsigned)(e - p.e);
+        if (i < n) {
             settle();
             fseq_start(p.e, p.n);
             uint32_t st = fseq_wait();
@@ -428,8 +442,6 @@ static unsigned fast_reg(const hca_fw_event_t *ev)
                 return refuse(ev, FAIL, FR_COMMIT.why_a);
             p = prog_new();
         }
-        mkey_list_buf[i] |= 1u << HCA_MTT_ENTRY_PRESENT_LSB;
-        p.n = (unsigned)(ops_mtt(p.e + p.n, &mkey_list_buf[i], m->mtt_base + i) - p.e);
     }
     const unsigned split = p.n; /* from here on the MPT's */
     *p.mpt = mpt_of(ev, m, HCA_MKEY_MODE_MTT, ps, n);
