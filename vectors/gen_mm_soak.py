@@ -79,11 +79,11 @@ FIXED_SEEDS = [2, 10, 36, 1]
 # was 3-10) and the DRAIN covers the DMAs: the seeds assert DRAIN waits.
 # Re-measured when the firmware's event service got its fast paths (issue
 # #13 item 4: invalidations about 150 cycles sooner after their event): seed
-# 2's DRAIN waits 7 -> 2, 10's 11 -> 8 and its one fence wait gone, 36's
+# 2's DRAIN waits 7 -> 2, 10's 11 -> 7 and its one fence wait gone, 36's
 # 16 -> 15 and fence waits 2 -> 1, 1's 7 -> 5.
 FIXED_COUNTERS = {
     2: dict(drain_waits=2),
-    10: dict(drain_waits=8),
+    10: dict(drain_waits=7),
     36: dict(fence_waits=1, drain_waits=15, refused_after_inv=2),
     1: dict(drain_waits=5),
 }
