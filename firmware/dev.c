@@ -86,22 +86,6 @@ unsigned ctx_run(unsigned op, uint32_t index)
     return HCA_FWP_RESULT_BUSY;
 }
 
-#define FSEQ(off) (HCA_FW_FSEQ_BASE + (off))
-
-void fseq_start(const hca_fseq_entry_t *prog, unsigned count)
-{
-    reg_write(FSEQ(HCA_FSEQ_PROG), fw_local_addr((void *)prog));
-    reg_write(FSEQ(HCA_FSEQ_RUN), HCA_FSEQ_RUN_COUNT_PUT(count));
-}
-
-uint32_t fseq_wait(void)
-{
-    uint32_t st;
-    do
-        st = reg_read(FSEQ(HCA_FSEQ_STATUS));
-    while (HCA_FSEQ_STATUS_BUSY_GET(st));
-    return st;
-}
 
 int fdma_start(uint64_t host, void *local, uint32_t len, int write)
 {

@@ -10,7 +10,6 @@
 #include "dev.h"
 #include "mm.h"
 
-#define MKEY_SLOTS HCA_MPT_ENTRIES_DEFAULT /* bookkeeping capacity (slots beyond are not used) */
 #define MTT_EXTENTS (MKEY_SLOTS + 2)       /* free extents never outnumber allocations + 1 */
 #define PAGES_PER_DMA (HCA_FDMA_MAX_LEN / 8)
 _Static_assert(MKEY_LIST_BYTES >= HCA_FDMA_MAX_LEN, "a CREATE_MKEY page-list chunk fits the staging");
@@ -19,8 +18,8 @@ typedef struct extent {
     uint32_t base, count;
 } extent_t;
 
-static mkey_t mkeys[MKEY_SLOTS];
-static uint32_t n_slots; /* usable slots: 1..n_slots-1 (index 0 is never an MR) */
+mkey_t mkeys[MKEY_SLOTS];
+uint32_t mkey_slots; /* usable slots: 1..mkey_slots-1 (index 0 is never an MR) */
 static uint32_t next_slot = 1;
 static extent_t mtt_free[MTT_EXTENTS]; /* sorted by base, never adjacent */
 static uint32_t n_mtt_free;
@@ -29,7 +28,7 @@ uint64_t mkey_list_buf[MKEY_LIST_BYTES / 8];
 void mkey_init(void)
 {
     uint32_t mpt = 1u << fwp_mpt_log2();
-    n_slots = mpt < MKEY_SLOTS ? mpt : MKEY_SLOTS;
+    mkey_slots = mpt < MKEY_SLOTS ? mpt : MKEY_SLOTS;
     mtt_free[0] = (extent_t){0, 1u << fwp_mtt_log2()};
     n_mtt_free = 1;
 }
@@ -42,10 +41,6 @@ void mkey_reset(void)
     mkey_init();
 }
 
-mkey_t *mkey_get(uint32_t index)
-{
-    return index > 0 && index < n_slots && mkeys[index].in_use ? &mkeys[index] : 0;
-}
 
 /* First fit. 0, or -1 when no extent is large enough. */
 static int mtt_alloc(uint32_t count, uint32_t *base)
@@ -100,9 +95,9 @@ static void mtt_release(uint32_t base, uint32_t count)
 /* Next fit, so a freed index is reused as late as possible. 0 when none is free. */
 static uint32_t slot_alloc(void)
 {
-    for (uint32_t n = 1; n < n_slots; n++) {
+    for (uint32_t n = 1; n < mkey_slots; n++) {
         uint32_t i = next_slot;
-        next_slot = next_slot + 1 < n_slots ? next_slot + 1 : 1;
+        next_slot = next_slot + 1 < mkey_slots ? next_slot + 1 : 1;
         if (!mkeys[i].in_use)
             return i;
     }
@@ -243,7 +238,7 @@ unsigned mkey_create(uint64_t in_addr, uint32_t *key)
 unsigned mkey_destroy(uint32_t key)
 {
     uint32_t index = key >> HCA_KEY_INDEX_SHIFT;
-    if (index == 0 || index >= n_slots || !mkeys[index].in_use ||
+    if (index == 0 || index >= mkey_slots || !mkeys[index].in_use ||
         mkeys[index].key_byte != (key & HCA_KEY_BYTE_MASK))
         return HCA_CMD_STATUS_BAD_INDEX;
     /* Invalidate-and-fence first: once it returns no request can still use the entry. */

@@ -46,6 +46,8 @@
  *
  * Every refusal prints one console line naming the rule.
  */
+#include <stddef.h>
+
 #include "cmd.h"
 #include "console.h"
 #include "dev.h"
@@ -106,77 +108,97 @@ static prog_t prog_new(void)
     return (prog_t){cprog[cbuf], &cmpt[cbuf], 0};
 }
 
-static inline void op(prog_t *p, uint32_t ctl, uint32_t val)
+/* The shadow's first word {in_use, kind, key_byte, state}: the fast paths
+ * test and set it whole (one load, one store). */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the shadow word is read little-endian"
+#endif
+_Static_assert(offsetof(mkey_t, in_use) == 0 && offsetof(mkey_t, kind) == 1 && offsetof(mkey_t, key_byte) == 2 &&
+                   offsetof(mkey_t, state) == 3,
+               "the shadow word's bytes");
+#define SHADOW(in_use, kind, key_byte, state)                                                                     \
+    ((uint32_t)(in_use) | (uint32_t)(kind) << 8 | (uint32_t)(key_byte) << 16 | (uint32_t)(state) << 24)
+#define SHADOW_KEY_BYTE SHADOW(0, 0, 0xff, 0)
+static inline uint32_t shadow_word(const mkey_t *m)
 {
-    p->e[p->n].ctl = ctl;
-    p->e[p->n].val = val;
-    p->n++;
+    uint32_t w;
+    __builtin_memcpy(&w, m, 4);
+    return w;
+}
+static inline void shadow_set(mkey_t *m, uint32_t w)
+{
+    __builtin_memcpy(m, &w, 4);
 }
 
-/* What a commit program's stop means. */
+/* What a commit program's stop means (split, the entry where the second
+ * half starts, is the program's: pend.split). */
 typedef struct commit {
     unsigned fail;  /* DONE status */
-    unsigned split; /* stopped before entry split: why_a, the MR as it was; from split on: why_b */
     int undo_b;     /* why_b leaves the MR as it was too */
-    const char *why_a, *why_b;
+    const char *why_a, *why_b; /* stopped before split: why_a, the MR as it was; from split on: why_b */
 } commit_t;
 
 /* The commit program under way (at most one). */
 static struct {
     int active;
-    hca_fw_event_t ev;       /* hdr and key: the refusal line, DONE's tag */
+    uint32_t hdr, key;       /* the event's: the refusal line, DONE's tag */
     mkey_t *m;
-    uint8_t state, key_byte; /* m's shadow before it */
-    unsigned last;           /* its DONE entry */
-    commit_t c;
+    uint32_t shadow;         /* m's shadow word before it */
+    unsigned split, last;    /* commit_t's split; its DONE entry */
+    const commit_t *c;
 } pend;
 
 static unsigned refuse(const hca_fw_event_t *ev, unsigned st, const char *why);
 
-static uint32_t done_word(const hca_fw_event_t *ev, unsigned st)
+static inline uint32_t done_word(const hca_fw_event_t *ev, unsigned st)
 {
     return HCA_EVT_DONE_STATUS_PUT(st) | HCA_EVT_DONE_TAG_PUT(hca_fw_event_get_tag(ev));
 }
 
-static void settle(void);
+static inline void settle(void);
 
-/* Start p as the commit of ev on m, whose shadow was (state, key_byte), once
- * the program before it is settled. */
-static void pend_start(const prog_t *p, const hca_fw_event_t *ev, mkey_t *m, uint8_t state, uint8_t key_byte,
-                       const commit_t *c)
+/* Start the n entries at e as the commit of ev on m, whose shadow word was
+ * shadow, once the program before it is settled. */
+static inline void pend_start(const hca_fseq_entry_t *e, unsigned n, const hca_fw_event_t *ev, mkey_t *m,
+                              uint32_t shadow, const commit_t *c, unsigned split)
 {
     settle();
     pend.active = 1;
-    pend.c = *c;
-    pend.ev.hdr = ev->hdr;
-    pend.ev.key = ev->key;
+    pend.c = c;
+    pend.split = split;
+    pend.hdr = ev->hdr;
+    pend.key = ev->key;
     pend.m = m;
-    pend.state = state;
-    pend.key_byte = key_byte;
-    pend.last = p->n - 1;
-    fseq_start(p->e, p->n);
+    pend.shadow = shadow;
+    pend.last = n - 1;
+    fseq_start(e, n);
 }
 
 /* Wait for the commit program; a stop is the refusal it stands for. */
-static void settle(void)
+static void settle_stopped(uint32_t st);
+static inline void settle(void)
 {
     if (!pend.active)
         return;
     pend.active = 0;
     uint32_t st = fseq_wait();
-    if (!HCA_FSEQ_STATUS_ERROR_GET(st) && !HCA_FSEQ_STATUS_STOPPED_GET(st))
-        return;
+    if (HCA_FSEQ_STATUS_ERROR_GET(st) || HCA_FSEQ_STATUS_STOPPED_GET(st))
+        settle_stopped(st);
+}
+
+/* Out of line: the commit program stopped at entry STATUS.done. */
+static void __attribute__((noinline)) settle_stopped(uint32_t st)
+{
+    const hca_fw_event_t ev = {.hdr = pend.hdr, .key = pend.key};
     unsigned at = HCA_FSEQ_STATUS_DONE_GET(st);
     if (at >= pend.last) { /* the operation is done, only its DONE was not taken */
-        reg_write(EVT(HCA_EVT_DONE), done_word(&pend.ev, HCA_WC_STATUS_SUCCESS));
+        reg_write(EVT(HCA_EVT_DONE), done_word(&ev, HCA_WC_STATUS_SUCCESS));
         return;
     }
-    if (at < pend.c.split || pend.c.undo_b) {
-        pend.m->state = pend.state;
-        pend.m->key_byte = pend.key_byte;
-    }
-    refuse(&pend.ev, pend.c.fail, at < pend.c.split ? pend.c.why_a : pend.c.why_b);
-    reg_write(EVT(HCA_EVT_DONE), done_word(&pend.ev, pend.c.fail));
+    if (at < pend.split || pend.c->undo_b)
+        shadow_set(pend.m, pend.shadow);
+    refuse(&ev, pend.c->fail, at < pend.split ? pend.c->why_a : pend.c->why_b);
+    reg_write(EVT(HCA_EVT_DONE), done_word(&ev, pend.c->fail));
 }
 
 void mm_reset(void)
@@ -308,8 +330,58 @@ static const char *fast_reg_check(const hca_fw_event_t *ev, uint32_t n, uint32_t
     return 0;
 }
 
+/* How a stopped commit is explained: the registrations' and the invalidations'. */
+static const commit_t FR_COMMIT = {HCA_WC_STATUS_MW_BIND_ERR, 1, "the translation unit refused WRITE_MTT",
+                                   "the translation unit refused WRITE_MPT"};
+static const commit_t INV_COMMIT = {HCA_WC_STATUS_MW_BIND_ERR, 0, "the translation unit refused INVALIDATE",
+                                    "ctx DRAIN did not complete"};
+static const commit_t RINV_COMMIT = {HCA_WC_STATUS_REM_INV_REQ_ERR, 0, "the translation unit refused INVALIDATE",
+                                     "ctx DRAIN did not complete"};
+
 #define MTT_OPS 3u /* MTT_DATA, CMD, WAIT per page */
 #define MPT_OPS 4u /* MPT_DATA, CMD, WAIT, DONE */
+
+/* The pieces of the commit programs, at e; each returns the entry after
+ * it. The slow paths build their programs from them, the fast paths'
+ * templates are built from them once. */
+static inline hca_fseq_entry_t *ops_mtt(hca_fseq_entry_t *e, const uint64_t *word, uint32_t index)
+{
+    e[0] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MTT_DATA), HCA_FSEQ_KIND_WRITE_RAM, 2), fw_local_addr((void *)word)};
+    e[1] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
+                              HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MTT) | HCA_FWP_CMD_INDEX_PUT(index)};
+    e[2] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0};
+    return e + MTT_OPS;
+}
+
+static inline hca_fseq_entry_t *ops_mpt_done(hca_fseq_entry_t *e, const hca_mpt_entry_t *mpt, uint32_t index,
+                                             uint32_t done)
+{
+    e[0] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA), HCA_FSEQ_KIND_WRITE_RAM, HCA_FWP_MPT_DATA_COUNT),
+                              fw_local_addr((void *)mpt)};
+    e[1] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
+                              HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MPT) | HCA_FWP_CMD_INDEX_PUT(index)};
+    e[2] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0};
+    e[3] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DONE), HCA_FSEQ_KIND_WRITE, 0), done};
+    return e + MPT_OPS;
+}
+
+/* INVALIDATE and its WAIT (the fence), then with drain the ctx DRAIN and its
+ * WAIT (OK, or BAD_OP: an engine without a WQE engine has nothing to
+ * drain; as mkey_destroy), then DONE. */
+static inline hca_fseq_entry_t *ops_inv_done(hca_fseq_entry_t *e, uint32_t index, int drain, uint32_t done)
+{
+    *e++ = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
+                              HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(index)};
+    *e++ = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0};
+    if (drain) {
+        *e++ = (hca_fseq_entry_t){CTL(CTXP(HCA_CTX_CMD), HCA_FSEQ_KIND_WRITE, 0), HCA_CTX_CMD_OP_PUT(HCA_CTX_OP_DRAIN)};
+        *e++ = (hca_fseq_entry_t){CTL(CTXP(HCA_CTX_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK | 1u << HCA_FWP_RESULT_BAD_OP),
+                                  0};
+    }
+    *e++ = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DONE), HCA_FSEQ_KIND_WRITE, 0), done};
+    return e;
+}
+#define INV_SPLIT 2u /* ops_inv_done's entries before the DRAIN's: from there on the entry is FREE */
 
 static unsigned fast_reg(const hca_fw_event_t *ev)
 {
@@ -337,43 +409,48 @@ static unsigned fast_reg(const hca_fw_event_t *ev)
         return refuse(ev, FAIL, why);
     if (lost)
         return refuse(ev, FAIL, "the page list could not be read");
-    for (uint32_t i = 0; i < n; i++)
-        if (mkey_list_buf[i] & ((1ull << ps) - 1))
-            return refuse(ev, FAIL, "a page address is not aligned to the page size");
+    /* The low words carry every bit below the page (ps <= 30); each page's
+     * word is then its address | present (below). */
+    _Static_assert(HCA_PAGE_SHIFT_MAX < 32, "the page offset is in the low word");
+    uint32_t *const lo = (uint32_t *)mkey_list_buf, off_mask = (1u << ps) - 1;
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < 2 * n; i += 2)
+        bad |= lo[i] & off_mask;
+    if (bad)
+        return refuse(ev, FAIL, "a page address is not aligned to the page size");
     /* Decided: the MTT words, then the MPT entry, then DONE, as one program
      * (a long list's first pages in programs of their own, waited for). The
      * list becomes its MTT words in place: aligned to the page (ps >= 12),
      * a page's word is its address | present. */
     _Static_assert(HCA_MTT_ENTRY_PRESENT_LSB == 0 && HCA_MTT_ENTRY_PFN_LSB == 12 && HCA_PAGE_SHIFT_MIN >= 12,
                    "an aligned page address | 1 is its MTT word");
-    static const char WHY_MTT[] = "the translation unit refused WRITE_MTT";
     prog_t p = prog_new();
-    for (uint32_t i = 0; i < n; i++) {
-        if (p.n + MTT_OPS > HCA_FSEQ_MAX_OPS - MPT_OPS) {
+    for (uint32_t i = 0; i < n;) {
+        /* as many pages as fit before the MPT's entries, then the next program */
+        uint32_t end = n - i < (HCA_FSEQ_MAX_OPS - MPT_OPS) / MTT_OPS ? n : i + (HCA_FSEQ_MAX_OPS - MPT_OPS) / MTT_OPS;
+        hca_fseq_entry_t *e = p.e;
+        for (; i < end; i++) {
+            lo[2 * i] |= 1u << HCA_MTT_ENTRY_PRESENT_LSB;
+            e = ops_mtt(e, &mkey_list_buf[i], m->mtt_base + i);
+        }
+        p.n = (unsigned)(e - p.e);
+        if (i < n) {
             settle();
             fseq_start(p.e, p.n);
             uint32_t st = fseq_wait();
             if (HCA_FSEQ_STATUS_ERROR_GET(st) || HCA_FSEQ_STATUS_STOPPED_GET(st))
-                return refuse(ev, FAIL, WHY_MTT);
+                return refuse(ev, FAIL, FR_COMMIT.why_a);
             p = prog_new();
         }
-        mkey_list_buf[i] |= 1u << HCA_MTT_ENTRY_PRESENT_LSB;
-        op(&p, CTL(FWP(HCA_FWP_MTT_DATA), HCA_FSEQ_KIND_WRITE_RAM, 2), fw_local_addr(&mkey_list_buf[i]));
-        op(&p, CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
-           HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MTT) | HCA_FWP_CMD_INDEX_PUT(m->mtt_base + i));
-        op(&p, CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0);
     }
-    const commit_t c = {FAIL, p.n /* from here on the MPT's */, 1, WHY_MTT, "the translation unit refused WRITE_MPT"};
+    const unsigned split = p.n; /* from here on the MPT's */
     *p.mpt = mpt_of(ev, m, HCA_MKEY_MODE_MTT, ps, n);
-    op(&p, CTL(FWP(HCA_FWP_MPT_DATA), HCA_FSEQ_KIND_WRITE_RAM, HCA_FWP_MPT_DATA_COUNT), fw_local_addr(p.mpt));
-    op(&p, CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
-       HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MPT) | HCA_FWP_CMD_INDEX_PUT(ev->key >> HCA_KEY_INDEX_SHIFT));
-    op(&p, CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0);
-    op(&p, CTL(EVT(HCA_EVT_DONE), HCA_FSEQ_KIND_WRITE, 0), done_word(ev, HCA_WC_STATUS_SUCCESS));
-    const uint8_t state = m->state, key_byte = m->key_byte;
+    p.n = (unsigned)(ops_mpt_done(p.e + p.n, p.mpt, ev->key >> HCA_KEY_INDEX_SHIFT, done_word(ev, HCA_WC_STATUS_SUCCESS)) -
+                     p.e);
+    const uint32_t shadow = shadow_word(m);
     m->state = HCA_MKEY_STATE_VALID;
     m->key_byte = (uint8_t)(ev->key & HCA_KEY_BYTE_MASK);
-    pend_start(&p, ev, m, state, key_byte, &c);
+    pend_start(p.e, p.n, ev, m, shadow, &FR_COMMIT, split);
     return PENDING;
 }
 
@@ -437,24 +514,133 @@ static unsigned invalidate(const hca_fw_event_t *ev)
     mkey_t *m = find_mr(ev, FAIL, 1, &st);
     if (!m)
         return st;
-    /* INVALIDATE (its fence WAITed), then the device-level fence (as
-     * mkey_destroy: an engine without a WQE engine answers BAD_OP and has
-     * nothing to drain), then DONE: one program. */
+    /* INVALIDATE (its fence WAITed), then the device-level fence, then
+     * DONE: one program. */
     prog_t p = prog_new();
-    op(&p, CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
-       HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(ev->key >> HCA_KEY_INDEX_SHIFT));
-    op(&p, CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0);
-    const commit_t c = {FAIL, p.n /* from here on the DRAIN's: the entry is FREE */, 0,
-                        "the translation unit refused INVALIDATE", "ctx DRAIN did not complete"};
-    if (!MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev))) {
-        op(&p, CTL(CTXP(HCA_CTX_CMD), HCA_FSEQ_KIND_WRITE, 0), HCA_CTX_CMD_OP_PUT(HCA_CTX_OP_DRAIN));
-        op(&p, CTL(CTXP(HCA_CTX_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK | 1u << HCA_FWP_RESULT_BAD_OP), 0);
-    }
-    op(&p, CTL(EVT(HCA_EVT_DONE), HCA_FSEQ_KIND_WRITE, 0), done_word(ev, HCA_WC_STATUS_SUCCESS));
-    const uint8_t state = m->state;
+    p.n = (unsigned)(ops_inv_done(p.e, ev->key >> HCA_KEY_INDEX_SHIFT, !MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev)),
+                                  done_word(ev, HCA_WC_STATUS_SUCCESS)) -
+                     p.e);
+    const unsigned split = INV_SPLIT;
+    const uint32_t shadow = shadow_word(m);
     m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
-    pend_start(&p, ev, m, state, m->key_byte, &c);
+    pend_start(p.e, p.n, ev, m, shadow, FAIL == HCA_WC_STATUS_MW_BIND_ERR ? &INV_COMMIT : &RINV_COMMIT, split);
     return PENDING;
+}
+
+/* ---- fast paths ----
+ *
+ * The common cases, decided and committed in a few dozen instructions: a
+ * FAST_REG_MR of one inline page and the invalidations. Each takes the
+ * event only when every rule of its slow path (fast_reg, invalidate above)
+ * passes, from the same shadow, and commits the very program the slow path
+ * would build, from a template whose fixed entries are written once (at the
+ * probe): per event only the values change. Anything else — any rule
+ * failing, a list to read — returns 0 having changed nothing, and the slow
+ * path decides again from scratch and prints the refusal: the rules are
+ * the slow path's, the fast path only recognises the case they all pass.
+ * Two buffers per template, used in turn: the one the sequencer may still
+ * be reading (the last started) is never rewritten. */
+enum { FR_MTT, FR_MTT_CMD, FR_MTT_WAIT, FR_MPT, FR_MPT_CMD, FR_MPT_WAIT, FR_DONE, FR_OPS };
+enum { INV_CMD, INV_WAIT, INV_DRAIN, INV_DRAIN_WAIT, INV_DONE, INV_OPS };
+static struct {
+    hca_fseq_entry_t e[FR_OPS];
+    uint64_t mtt;
+    hca_mpt_entry_t mpt;
+} fr_t[2] __attribute__((aligned(8)));
+static hca_fseq_entry_t inv_t[2][INV_OPS] __attribute__((aligned(8)));
+static unsigned fr_buf, inv_buf;
+
+/* The templates: the slow paths' programs for one page and for an
+ * invalidation, their per-event values patched at FR_* / INV_*. */
+_Static_assert(FR_MPT == MTT_OPS && FR_OPS == MTT_OPS + MPT_OPS && INV_DRAIN == INV_SPLIT && INV_OPS == INV_SPLIT + 3,
+               "the templates' layout");
+static void templates_init(void)
+{
+    for (unsigned b = 0; b < 2; b++) {
+        ops_mpt_done(ops_mtt(fr_t[b].e, &fr_t[b].mtt, 0), &fr_t[b].mpt, 0, 0);
+        ops_inv_done(inv_t[b], 0, 1, 0);
+    }
+}
+
+/* The MR a fast path may take: the key's index names a usable slot (the
+ * shadow's in_use and kind are tested by the caller), and the program under
+ * way, if it is on this MR, is settled first. NULL: leave it to the slow path. */
+static inline mkey_t *fast_mr(uint32_t key)
+{
+    const uint32_t idx = key >> HCA_KEY_INDEX_SHIFT;
+    if (idx == 0 || idx >= mkey_slots) /* never an MR */
+        return 0;
+    mkey_t *m = &mkeys[idx];
+    if (pend.active && pend.m == m)
+        settle(); /* decide on the tables that program leaves */
+    return m;
+}
+
+#define P_INLINE_ONE ((1u << HCA_SQ_WQE_FR_INLINE_LSB) | (1u << HCA_SQ_WQE_FR_LIST_LEN_LSB))
+#define P_INLINE_LEN_MASK ((1u << HCA_SQ_WQE_FR_INLINE_LSB) | (0xffffu << HCA_SQ_WQE_FR_LIST_LEN_LSB))
+_Static_assert(HCA_SQ_WQE_FR_LIST_LEN_WIDTH == 16, "list_len is the top 16 bits of fr_params");
+
+/* FAST_REG_MR of one inline page: fast_reg's rules, in its order of cost. */
+static inline int fast_reg_quick(const hca_fw_event_t *ev)
+{
+    const uint32_t key = ev->key, params = ev->params;
+    if ((params & P_INLINE_LEN_MASK) != P_INLINE_ONE) /* n = 1 <= mtt_count (>= 1 for every fast_reg MR) */
+        return 0;
+    if (ev->mr_key && (ev->mr_key ^ key) >> HCA_KEY_INDEX_SHIFT) /* the WR's key index differs from the MR's */
+        return 0;
+    mkey_t *m = fast_mr(key);
+    if (!m)
+        return 0;
+    const uint32_t shadow = shadow_word(m);
+    if ((shadow & ~SHADOW_KEY_BYTE) != SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, HCA_MKEY_STATE_FREE) || m->pd != ev->pd ||
+        m->mtt_count == 0)
+        return 0;
+    const uint32_t ps = PARAM(ev, FR_PAGE_SHIFT), access = PARAM(ev, FR_ACCESS);
+    if (ps - HCA_PAGE_SHIFT_MIN > HCA_PAGE_SHIFT_MAX - HCA_PAGE_SHIFT_MIN)
+        return 0;
+    /* length in 1..page - fbo (so below 2^31: ps <= 30), iova + length not past 2^64, the page aligned */
+    const uint32_t page = 1u << ps, fbo = (uint32_t)ev->iova & (page - 1);
+    if ((ev->length >> 32) || (uint32_t)ev->length - 1 >= page - fbo || ev->iova + ev->length < ev->iova ||
+        ((uint32_t)ev->list & (page - 1)))
+        return 0;
+    if ((access & (HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_ATOMIC)) && !(access & HCA_ACCESS_LOCAL_WRITE))
+        return 0;
+    _Static_assert(HCA_ACCESS_ALL == (1u << HCA_SQ_WQE_FR_ACCESS_WIDTH) - 1, "every fr_access value is a flag set");
+    /* Decided: the slow path's program for n = 1, from the template. */
+    const unsigned b = fr_buf ^= 1;
+    fr_t[b].mtt = ev->list | 1u << HCA_MTT_ENTRY_PRESENT_LSB;
+    fr_t[b].mpt = mpt_of(ev, m, HCA_MKEY_MODE_MTT, ps, 1);
+    hca_fseq_entry_t *e = fr_t[b].e;
+    e[FR_MTT_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MTT) | HCA_FWP_CMD_INDEX_PUT(m->mtt_base);
+    e[FR_MPT_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MPT) | HCA_FWP_CMD_INDEX_PUT(key >> HCA_KEY_INDEX_SHIFT);
+    e[FR_DONE].val = done_word(ev, HCA_WC_STATUS_SUCCESS);
+    shadow_set(m, SHADOW(1, HCA_MKEY_KIND_FAST_REG, key & HCA_KEY_BYTE_MASK, HCA_MKEY_STATE_VALID));
+    pend_start(e, FR_OPS, ev, m, shadow, &FR_COMMIT, FR_MPT);
+    return 1;
+}
+
+/* LOCAL_INV, REMOTE_INV, READ_INV: invalidate's rules and program. */
+static inline int invalidate_quick(const hca_fw_event_t *ev, unsigned kind)
+{
+    if (MUTANT_SKIPS_DRAIN(kind)) /* the mutants' programs are the slow path's */
+        return 0;
+    const uint32_t key = ev->key;
+    mkey_t *m = fast_mr(key);
+    if (!m)
+        return 0;
+    const uint32_t shadow = shadow_word(m);
+    const uint32_t want = SHADOW(1, 0, key & HCA_KEY_BYTE_MASK, 0);
+    const uint32_t k = (shadow >> 8) & 0xffu;
+    if ((shadow & SHADOW(0xff, 0, 0xff, 0)) != want || (k != HCA_MKEY_KIND_FAST_REG && k != HCA_MKEY_KIND_INDIRECT) ||
+        m->pd != ev->pd)
+        return 0;
+    const unsigned b = inv_buf ^= 1;
+    hca_fseq_entry_t *e = inv_t[b];
+    e[INV_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(key >> HCA_KEY_INDEX_SHIFT);
+    e[INV_DONE].val = done_word(ev, HCA_WC_STATUS_SUCCESS);
+    m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
+    pend_start(e, INV_OPS, ev, m, shadow, kind == HCA_EVT_KIND_REMOTE_INV ? &RINV_COMMIT : &INV_COMMIT, INV_DRAIN);
+    return 1;
 }
 
 static unsigned perform(const hca_fw_event_t *ev)
@@ -478,6 +664,7 @@ int mm_events_served(void)
         evt_block = reg_probe(EVT(HCA_EVT_STATUS), &v) ? EVT_ABSENT : EVT_PRESENT;
         if (evt_block == EVT_ABSENT)
             con_puts("hcafw: no event queue (regs evt): memory-management events are not served\n");
+        templates_init();
         for (unsigned b = 0; b < EVT_BATCH; b++) {
             hca_fseq_entry_t *r = &rd_prog[b * EVT_READ_OPS];
             r[0] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DATA), HCA_FSEQ_KIND_READ_RAM, EVT_WORDS),
@@ -490,7 +677,7 @@ int mm_events_served(void)
 
 void mm_service(void)
 {
-    if (!mm_events_served())
+    if (evt_block != EVT_PRESENT && !mm_events_served())
         return;
     unsigned n;
     while ((n = HCA_EVT_STATUS_COUNT_GET(reg_read(EVT(HCA_EVT_STATUS)))) != 0) {
@@ -505,9 +692,16 @@ void mm_service(void)
             break;
         }
         for (unsigned b = 0; b < n; b++) {
-            unsigned st = perform(&rd_evt[b]);
+            const hca_fw_event_t *ev = &rd_evt[b];
+            const unsigned kind = hca_fw_event_get_kind(ev);
+            if (kind == HCA_EVT_KIND_FAST_REG_MR ? fast_reg_quick(ev)
+                : kind - HCA_EVT_KIND_LOCAL_INV <= HCA_EVT_KIND_READ_INV - HCA_EVT_KIND_LOCAL_INV
+                    ? invalidate_quick(ev, kind)
+                    : 0)
+                continue;
+            unsigned st = perform(ev);
             if (st != PENDING)
-                reg_write(EVT(HCA_EVT_DONE), done_word(&rd_evt[b], st));
+                reg_write(EVT(HCA_EVT_DONE), done_word(ev, st));
         }
     }
     settle(); /* nothing under way when the mailbox runs */

@@ -20,8 +20,17 @@ typedef struct mkey {
                                    * indirect 2 x max_indir_list_len */
 } mkey_t;
 
+/** The shadow table (mkey.c): slots 1..mkey_slots-1 are usable, index 0 is
+ *  never an MR. Visible so the event service's fast paths index it inline. */
+#define MKEY_SLOTS HCA_MPT_ENTRIES_DEFAULT /* bookkeeping capacity (slots beyond are not used) */
+extern mkey_t mkeys[MKEY_SLOTS];
+extern uint32_t mkey_slots;
+
 /** The shadow of MPT slot index, or NULL when the slot holds no MR. */
-mkey_t *mkey_get(uint32_t index);
+static inline mkey_t *mkey_get(uint32_t index)
+{
+    return index > 0 && index < mkey_slots && mkeys[index].in_use ? &mkeys[index] : 0;
+}
 /** SEMANTICS.md: REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE is invalid. */
 int mkey_access_valid(uint32_t access);
 /** Forget every MR: the state boot leaves (host unit tests; PDs are not counted back). */

@@ -15,8 +15,9 @@
  *
  * "before" is the same bench at 8a1bc30 (the session of issue #13 item 4
  * started there: every register access by the core, the page list read by
- * fdma); it cannot be measured in this run, the firmware and driver that
- * did it being gone, so it is quoted with its commit.
+ * fdma) and at 420cd3a (the port sequencer, before the event service's fast
+ * paths); they cannot be measured in this run, the firmware and driver that
+ * did them being gone, so they are quoted with their commits.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,6 +37,11 @@
 #define BEFORE_FR_LATENCY 1318.0
 #define BEFORE_INV_STEADY 387.0
 #define BEFORE_INV_LATENCY 707.0
+/* bench_mm at 420cd3a, before the event service's fast paths (firmware/mm.c) */
+#define SEQ_FR_STEADY 588.0
+#define SEQ_FR_LATENCY 930.0
+#define SEQ_INV_STEADY 367.0
+#define SEQ_INV_LATENCY 693.0
 
 typedef struct bench {
     hostmem_t *mem;
@@ -278,10 +284,17 @@ int main(void)
            inv[0].cycles, inv[0].fw_busy, inv[0].instrs, inv[0].port_stalls, inv[0].port_accesses,
            inv[0].seq_programs, inv[0].seq_accesses, inv[0].cycles - inv[0].fw_busy);
     printf("  steady state, 1 page, per WR: FAST_REG_MR %.0f cycles, firmware busy %.0f; LOCAL_INV %.0f, firmware busy %.0f\n"
-           "    (firmware busy close to the whole: the firmware is the bottleneck; the send engine fetches one\n"
-           "     WQE at a time, a host read round trip each, so no WR can go faster than that)\n",
+           "    (the send engine fetches one WQE at a time, a host read round trip each, so no WR completes\n"
+           "     faster than about one per 270 cycles whatever the firmware does; firmware busy includes its\n"
+           "     polls of the sequencer while a program runs)\n",
            tput[0].fr_cycles, tput[0].fr_busy, tput[0].inv_cycles, tput[0].inv_busy);
-    printf("  before -> after (before: 8a1bc30), 1 page:\n"
+    printf("  before the event service's fast paths (420cd3a) -> now, 1 page:\n"
+           "    FAST_REG_MR steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n"
+           "    LOCAL_INV   steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n",
+           SEQ_FR_STEADY, tput[0].fr_cycles, SEQ_FR_STEADY / tput[0].fr_cycles, SEQ_FR_LATENCY, fr[0].cycles,
+           SEQ_FR_LATENCY / fr[0].cycles, SEQ_INV_STEADY, tput[0].inv_cycles, SEQ_INV_STEADY / tput[0].inv_cycles,
+           SEQ_INV_LATENCY, inv[0].cycles, SEQ_INV_LATENCY / inv[0].cycles);
+    printf("  before -> now (before: 8a1bc30), 1 page:\n"
            "    FAST_REG_MR steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n"
            "    LOCAL_INV   steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n",
            BEFORE_FR_STEADY, tput[0].fr_cycles, BEFORE_FR_STEADY / tput[0].fr_cycles, BEFORE_FR_LATENCY,

@@ -23,7 +23,7 @@ SAN_ENV    := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_s
 SAN_SCENARIOS := vectors/demo.jsonl \
     $(addprefix vectors/directed/,$(addsuffix .jsonl,mm_fast_reg_success mm_send_inv_multi_packet \
         mm_key_rotation err_rnr_then_recv err_malformed_wqe race_linv_write_mtu256_x16 \
-        registration_pages mkey_reuse query_device_small_tables soak_mm_s2 peer_invalidate_fences \
+        registration_pages mkey_reuse query_device_small_tables soak_mm_s6 peer_invalidate_fences \
         peer_write_read_seams)) \
     $(addprefix vectors/malformed/,$(addsuffix .jsonl,bad_json unknown_op missing_field \
         out_of_range_u64 hex_odd late_typo page_list_too_long freed_page_list keyref_unbound not_object))

@@ -422,6 +422,40 @@ protected:
         EXPECT_NE(nullptr, m);
         return m ? *m : mkey_t{};
     }
+
+    // The MRs a FAST_REG_MR rule test registers on or names, created in this
+    // order: k (the target), valid (made VALID by the test), then one of
+    // each other kind, one of another PD, another FREE one.
+    struct FrMrs {
+        uint32_t k, valid, regular, indirect, dma, other_pd, free2;
+    };
+    FrMrs fr_mrs()
+    {
+        return FrMrs{mr(HCA_MKEY_KIND_FAST_REG, 4), mr(HCA_MKEY_KIND_FAST_REG, 4),  mr(HCA_MKEY_KIND_REGULAR, 1),
+                     mr(HCA_MKEY_KIND_INDIRECT, 4), mr(HCA_MKEY_KIND_DMA, 0),       mr(HCA_MKEY_KIND_FAST_REG, 4, pd2),
+                     mr(HCA_MKEY_KIND_FAST_REG, 4)};
+    }
+    // e is refused MW_BIND_ERR by rule: one FAST_REG_MR console line naming it, nothing written.
+    void expect_fr_refused(const hca_fw_event_t &e, const char *rule)
+    {
+        mock.console.clear();
+        EXPECT_EQ((unsigned)HCA_WC_STATUS_MW_BIND_ERR, serve(e));
+        EXPECT_EQ(0u, table_writes()) << "nothing written";
+        EXPECT_EQ(0u, mock.console.rfind("hcafw: FAST_REG_MR key ", 0)) << mock.console;
+        EXPECT_NE(std::string::npos, mock.console.find(rule)) << mock.console;
+        EXPECT_EQ(1, std::count(mock.console.begin(), mock.console.end(), '\n')) << "one line: " << mock.console;
+    }
+    // After the refusals: k's MPT entry and the MTT as before, k and free2 FREE with their key bytes.
+    void expect_fr_untouched(const FrMrs &r, const hca_mpt_entry_t &mpt_before,
+                             const std::map<uint32_t, uint64_t> &mtt_before)
+    {
+        EXPECT_EQ(0, memcmp(&mpt_before, &mock.mpt[r.k >> 8], sizeof mpt_before));
+        EXPECT_EQ(mtt_before, mock.mtt);
+        EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(r.k).state);
+        EXPECT_EQ(r.k & 0xff, shadow(r.k).key_byte);
+        EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(r.free2).state) << "the MR the mismatched keys named";
+        EXPECT_EQ(r.free2 & 0xff, shadow(r.free2).key_byte);
+    }
 };
 
 // ---------------------------------------------------------------- probe
@@ -532,13 +566,8 @@ TEST_F(FwMm, FastRegWritesThePagesThenAValidMptWithTheWrsKey)
 
 TEST_F(FwMm, FastRegEachRuleFailingAloneLeavesTheMrUntouched)
 {
-    uint32_t k = mr(HCA_MKEY_KIND_FAST_REG, 4);
-    uint32_t valid = mr(HCA_MKEY_KIND_FAST_REG, 4);
-    uint32_t regular = mr(HCA_MKEY_KIND_REGULAR, 1);
-    uint32_t indirect = mr(HCA_MKEY_KIND_INDIRECT, 4);
-    uint32_t dma = mr(HCA_MKEY_KIND_DMA, 0);
-    uint32_t other_pd = mr(HCA_MKEY_KIND_FAST_REG, 4, pd2);
-    uint32_t free2 = mr(HCA_MKEY_KIND_FAST_REG, 4);
+    const FrMrs r = fr_mrs();
+    const uint32_t k = r.k, valid = r.valid, free2 = r.free2;
     hca_fw_event_t good = ev(HCA_EVT_KIND_FAST_REG_MR, pd, (k & ~0xffu) | 0x77);
     good.mr_key = k; // the MR as the consumer holds it: another key byte than the WR's, not compared
     good.params = params(12, LW | RW, 4);
@@ -569,12 +598,12 @@ TEST_F(FwMm, FastRegEachRuleFailingAloneLeavesTheMrUntouched)
         {"MR named: index 0, key byte 1", "the WR's key index differs from the MR's", mr_key_of(HCA_RESERVED_LKEY)},
         {"index 0", "names no allocated MR", key_of(0x77)},
         {"unallocated index", "names no allocated MR", key_of(0xabc00 | 0x77)},
-        {"regular MR", "not fast_reg", key_of(regular)},
-        {"indirect MR", "not fast_reg", key_of(indirect)},
-        {"dma MR", "not fast_reg", key_of(dma)},
+        {"regular MR", "not fast_reg", key_of(r.regular)},
+        {"indirect MR", "not fast_reg", key_of(r.indirect)},
+        {"dma MR", "not fast_reg", key_of(r.dma)},
         {"VALID MR", "is VALID", key_of(valid)},
         {"PD", "PD is not the QP's", [](hca_fw_event_t &e, std::vector<uint64_t> &) { e.pd++; }},
-        {"MR of another PD", "PD is not the QP's", key_of(other_pd)},
+        {"MR of another PD", "PD is not the QP's", key_of(r.other_pd)},
         {"page_list_len 0", "page_list_len",
          [](hca_fw_event_t &e, std::vector<uint64_t> &) { e.params = params(12, LW | RW, 0); }},
         {"page_list_len above max", "page_list_len",
@@ -610,19 +639,9 @@ TEST_F(FwMm, FastRegEachRuleFailingAloneLeavesTheMrUntouched)
         c.mutate(e, p);
         if (e.list == 0)
             e.list = put_pages(p);
-        mock.console.clear();
-        EXPECT_EQ((unsigned)HCA_WC_STATUS_MW_BIND_ERR, serve(e));
-        EXPECT_EQ(0u, table_writes()) << "nothing written";
-        EXPECT_EQ(0u, mock.console.rfind("hcafw: FAST_REG_MR key ", 0)) << mock.console;
-        EXPECT_NE(std::string::npos, mock.console.find(c.rule)) << mock.console;
-        EXPECT_EQ(1, std::count(mock.console.begin(), mock.console.end(), '\n')) << "one line: " << mock.console;
+        expect_fr_refused(e, c.rule);
     }
-    EXPECT_EQ(0, memcmp(&mpt_before, &mock.mpt[k >> 8], sizeof mpt_before));
-    EXPECT_EQ(mtt_before, mock.mtt);
-    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(k).state);
-    EXPECT_EQ(k & 0xff, shadow(k).key_byte);
-    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(free2).state) << "the MR the mismatched keys named";
-    EXPECT_EQ(free2 & 0xff, shadow(free2).key_byte);
+    expect_fr_untouched(r, mpt_before, mtt_before);
     // The unmodified WR (the limits exactly met) succeeds on the untouched MR.
     hca_fw_event_t e = good;
     e.list = put_pages(pages);
@@ -1023,6 +1042,118 @@ TEST_F(FwMm, AnInlinePageIsRegisteredWithoutReadingAList)
         }
     EXPECT_EQ(1u, mock.mpt[k >> 8].mtt_count);
     EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(k).state);
+}
+
+// The inline one-page FAST_REG_MR and the invalidations take mm.c's fast
+// path; every rule failing alone must still be refused, by its own line,
+// with nothing written (the slow path explains), and what the fast path
+// commits is what the slow path commits for the same registration.
+TEST_F(FwMm, FastRegInlineEachRuleFailingAloneLeavesTheMrUntouched)
+{
+    const FrMrs r = fr_mrs();
+    const uint32_t k = r.k, valid = r.valid, free2 = r.free2;
+    const uint32_t INL = 1u << HCA_SQ_WQE_FR_INLINE_LSB;
+    hca_fw_event_t good = ev(HCA_EVT_KIND_FAST_REG_MR, pd, (k & ~0xffu) | 0x77);
+    good.mr_key = k;
+    good.params = params(12, LW | RW, 1) | INL;
+    good.iova = 0x10000ffe;
+    good.length = 4096 - 0xffe; // exactly fills the page
+    good.list = 0xfffff000;
+    hca_fw_event_t v = good;
+    v.key = v.mr_key = valid;
+    ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(v)) << mock.console;
+    struct Case {
+        const char *what, *rule;
+        std::function<void(hca_fw_event_t &)> mutate;
+    };
+    auto key_of = [](uint32_t key) { return [key](hca_fw_event_t &e) { e.key = e.mr_key = key; }; };
+    auto mr_key_of = [](uint32_t key) { return [key](hca_fw_event_t &e) { e.mr_key = key; }; };
+    const Case cases[] = {
+        {"key of another FREE MR", "the WR's key index differs from the MR's",
+         [free2](hca_fw_event_t &e) { e.key = (free2 & ~0xffu) | 0x77; }},
+        {"MR named: another FREE MR", "the WR's key index differs from the MR's", mr_key_of(free2)},
+        {"MR named: index 0, key byte 1", "the WR's key index differs from the MR's", mr_key_of(HCA_RESERVED_LKEY)},
+        {"index 0", "names no allocated MR", key_of(0x77)},
+        {"unallocated index", "names no allocated MR", key_of(0xabc00 | 0x77)},
+        {"index beyond the table", "names no allocated MR", key_of(0xffff00 | 0x77)},
+        {"regular MR", "not fast_reg", key_of(r.regular)},
+        {"indirect MR", "not fast_reg", key_of(r.indirect)},
+        {"dma MR", "not fast_reg", key_of(r.dma)},
+        {"VALID MR", "is VALID", key_of(valid)},
+        {"PD", "PD is not the QP's", [](hca_fw_event_t &e) { e.pd++; }},
+        {"MR of another PD", "PD is not the QP's", key_of(r.other_pd)},
+        {"page_list_len 0", "page_list_len is 0", [INL](hca_fw_event_t &e) { e.params = params(12, LW, 0) | INL; }},
+        {"page_list_len 2", "inline page list holds one page",
+         [INL](hca_fw_event_t &e) { e.params = params(12, LW, 2) | INL; }},
+        {"page_shift 11", "page_shift", [INL](hca_fw_event_t &e) { e.params = params(11, LW | RW, 1) | INL; }},
+        {"page_shift 31", "page_shift", [INL](hca_fw_event_t &e) { e.params = params(31, LW | RW, 1) | INL; }},
+        {"page unaligned", "not aligned", [](hca_fw_event_t &e) { e.list |= 0x800; }},
+        {"page unaligned to a 2 MiB page", "not aligned", [INL](hca_fw_event_t &e) {
+             e.params = params(21, LW, 1) | INL;
+             e.list = 0x40001000;
+         }},
+        {"one byte past the page", "page_list_len << page_shift", [](hca_fw_event_t &e) { e.length++; }},
+        {"first byte offset past the page", "page_list_len << page_shift", [](hca_fw_event_t &e) { e.iova++; }},
+        {"length 2^32", "page_list_len << page_shift", [](hca_fw_event_t &e) { e.length = 1ull << 32; }},
+        {"length 0", "length is 0", [](hca_fw_event_t &e) { e.length = 0; }},
+        {"iova + length reaches 2^64", "wraps", [](hca_fw_event_t &e) {
+             e.iova = ~0ull - 0x7ff;
+             e.length = 0x800;
+         }},
+        {"remote write without local write", "access flags",
+         [INL](hca_fw_event_t &e) { e.params = params(12, RW, 1) | INL; }},
+        {"remote atomic without local write", "access flags",
+         [INL](hca_fw_event_t &e) { e.params = params(12, HCA_ACCESS_REMOTE_ATOMIC, 1) | INL; }},
+    };
+    const hca_mpt_entry_t mpt_before = mpt_of(k);
+    const std::map<uint32_t, uint64_t> mtt_before = mock.mtt;
+    for (const Case &c : cases) {
+        SCOPED_TRACE(c.what);
+        hca_fw_event_t e = good;
+        c.mutate(e);
+        expect_fr_refused(e, c.rule);
+        EXPECT_EQ(0u, count(0, FDMA_READ)) << "no list read";
+    }
+    expect_fr_untouched(r, mpt_before, mtt_before);
+
+    // Accepted at the limits: the page exactly filled; the largest page; a
+    // page in the last 4 GiB of the address space that ends one byte short
+    // of 2^64. Each is then registered again through the slow path (the
+    // same page as a one-entry list), and both wrote the same MTT word and
+    // MPT entry.
+    hca_fw_event_t big = good;
+    big.key = big.mr_key = mr(HCA_MKEY_KIND_FAST_REG, 1);
+    big.params = params(30, LW | RR, 1) | INL;
+    big.iova = 0;
+    big.length = 1ull << 30;
+    big.list = 0x1c0000000ull;
+    hca_fw_event_t top = good;
+    top.iova = ~0ull - 0xfff;
+    top.length = 0xfff;
+    for (const hca_fw_event_t *a : {&good, &big, &top}) {
+        SCOPED_TRACE(a == &good ? "page filled" : a == &big ? "1 GiB page" : "top of the address space");
+        const uint32_t key = a->key;
+        const uint32_t base = shadow(key).mtt_base;
+        mock.console.clear();
+        ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(*a)) << mock.console;
+        EXPECT_EQ(1u, count(HCA_FWP_OP_WRITE_MTT));
+        EXPECT_EQ(1u, count(HCA_FWP_OP_WRITE_MPT));
+        const hca_mpt_entry_t fast = mpt_of(key);
+        const uint64_t fast_mtt = mock.mtt[base];
+        EXPECT_EQ(a->list | 1u, fast_mtt);
+        EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(key).state);
+        EXPECT_EQ(key & 0xff, shadow(key).key_byte);
+        ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(ev(HCA_EVT_KIND_LOCAL_INV, pd, key)));
+        mock.mtt.erase(base);
+        hca_fw_event_t slow = *a;
+        slow.params &= ~INL;
+        slow.list = put_pages({a->list});
+        ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(slow)) << mock.console;
+        EXPECT_EQ(1u, count(0, FDMA_READ)) << "the slow path read the list";
+        EXPECT_EQ(0, memcmp(&fast, &mock.mpt[key >> 8], sizeof fast)) << "the same MPT entry";
+        EXPECT_EQ(fast_mtt, mock.mtt[base]) << "the same MTT word";
+        ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(ev(HCA_EVT_KIND_LOCAL_INV, pd, key)));
+    }
 }
 
 TEST_F(FwMm, AnInlineListOfOtherThanOnePageOrAnInlineKlmListIsRefused)
