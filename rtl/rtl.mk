@@ -26,7 +26,7 @@ VL_HDR     := $(VL_DIR)/$(VL_PREFIX).h
 VL_MODEL_A := $(VL_DIR)/$(VL_PREFIX)__ALL.a
 VL_RT_A    := $(VL_DIR)/libverilated.a
 # C++ optimization of the Verilated code (the RTL speed benchmark runs it).
-VL_OPT     := OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
+VL_OPT     := OPT_FAST=-O3 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 vl_flags    = --cc -Wall -O3 --x-assign fast --x-initial fast --trace-fst \
               -Iabi/gen --top-module $(1) --prefix V$(1)
 
