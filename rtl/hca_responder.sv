@@ -572,13 +572,17 @@ module hca_responder #(
   // names it; p_* hold the SEND_INV's last packet, c_pd_q its QP's PD.
   logic [`HCA_EVT_DONE_TAG_W-1:0] evt_tag;
   assign evt_tag = (`HCA_EVT_DONE_TAG_W)'(`HCA_EVT_TAG_RESPONDER) | (`HCA_EVT_DONE_TAG_W)'(qpn_q);
+  // Zero while not offered (qpn_q follows the flush scan: 384 bits in the
+  // waves at each step, as hca_resp_place's dma_req_o).
   always_comb begin
     evt_o = '0;
-    `HCA_FW_EVENT_KIND(evt_o) = `HCA_EVT_KIND_REMOTE_INV;
-    `HCA_FW_EVENT_TAG(evt_o)  = evt_tag;
-    `HCA_FW_EVENT_QPN(evt_o)  = (`HCA_FW_EVENT_QPN_W)'(qpn_q);
-    `HCA_FW_EVENT_PD(evt_o)   = 32'(c_pd_q);
-    `HCA_FW_EVENT_KEY(evt_o)  = p_invkey_q;
+    if (state_q == S_EVT) begin
+      `HCA_FW_EVENT_KIND(evt_o) = `HCA_EVT_KIND_REMOTE_INV;
+      `HCA_FW_EVENT_TAG(evt_o)  = evt_tag;
+      `HCA_FW_EVENT_QPN(evt_o)  = (`HCA_FW_EVENT_QPN_W)'(qpn_q);
+      `HCA_FW_EVENT_PD(evt_o)   = 32'(c_pd_q);
+      `HCA_FW_EVENT_KEY(evt_o)  = p_invkey_q;
+    end
   end
   assign evt_valid_o = state_q == S_EVT;
 
