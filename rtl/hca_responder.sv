@@ -515,10 +515,13 @@ module hca_responder #(
   // from FETCH_TAG; the engine's own tags are {01, 000, idx}.
   // (A continuous OR, the engine's tag bits 5:4 being 0: an always_comb
   // that overwrites bits of what it just assigned never settles in Icarus.)
+  // The two bits as a concatenation, not a request-wide value shifted into
+  // place: Verilator shifts a 512-bit word array every evaluation for that
+  // (5% of a simulated cycle).
   logic [`HCA_DMA_REQ_W-1:0] eng_req_tagged;
   assign eng_req_tagged = eng_dma_req |
-      (eng_posted ? ((`HCA_DMA_REQ_W'(1) << (`HCA_DMA_REQ_TAG_LSB + 5)) |
-                     (`HCA_DMA_REQ_W'(rslot_q) << (`HCA_DMA_REQ_TAG_LSB + 4))) : '0);
+      {{(`HCA_DMA_REQ_W - `HCA_DMA_REQ_TAG_LSB - 6){1'b0}}, eng_posted, eng_posted && rslot_q,
+       {(`HCA_DMA_REQ_TAG_LSB + 4){1'b0}}};
   logic [7:0] rsp_tag;
   logic       posted_rsp, post_fire, prsp0, prsp1;
   assign rsp_tag    = `HCA_DMA_RSP_RTAG(dma_rsp_i);
