@@ -24,16 +24,21 @@
 #include "vl_engine.h"
 
 /* The rising edge without the input-combinational region (edge() below):
- * only with the Verilator whose scheduler edge() repeats, else eval(). */
+ * only with the Verilator whose scheduler edge() repeats, else eval()
+ * (-DCORE_RTL_FAST_EDGE=0 too, to measure what it saves). */
+#ifndef CORE_RTL_FAST_EDGE
 #if VERILATOR_VERSION_INTEGER == 5006000 && !defined(VL_DEBUG)
 #define CORE_RTL_FAST_EDGE 1
+#else
+#define CORE_RTL_FAST_EDGE 0
+#endif
+#endif
+#if CORE_RTL_FAST_EDGE
 #include "Vhca_core__Syms.h"
 #include "Vhca_core___024root.h"
 void Vhca_core___024root___eval_triggers__act(Vhca_core___024root *vlSelf);
 void Vhca_core___024root___eval_act(Vhca_core___024root *vlSelf);
 void Vhca_core___024root___eval_nba(Vhca_core___024root *vlSelf);
-#else
-#define CORE_RTL_FAST_EDGE 0
 #endif
 
 namespace {
