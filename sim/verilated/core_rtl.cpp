@@ -23,23 +23,11 @@
 #include "verilated_fst_c.h"
 #include "vl_engine.h"
 
-/* The rising edge without the input-combinational region (edge() below):
- * only with the Verilator whose scheduler edge() repeats, else eval()
- * (-DCORE_RTL_FAST_EDGE=0 too, to measure what it saves). */
-#ifndef CORE_RTL_FAST_EDGE
-#if VERILATOR_VERSION_INTEGER == 5006000 && !defined(VL_DEBUG)
-#define CORE_RTL_FAST_EDGE 1
-#else
-#define CORE_RTL_FAST_EDGE 0
-#endif
-#endif
-#if CORE_RTL_FAST_EDGE
+#if VL_FAST_EDGE
 #include "Vhca_core__Syms.h"
 #include "Vhca_core___024root.h"
-void Vhca_core___024root___eval_triggers__act(Vhca_core___024root *vlSelf);
-void Vhca_core___024root___eval_act(Vhca_core___024root *vlSelf);
-void Vhca_core___024root___eval_nba(Vhca_core___024root *vlSelf);
 #endif
+VL_DEFINE_EDGE(Vhca_core)
 
 namespace {
 
@@ -109,44 +97,6 @@ void rtl_trace_close(void *eng)
 void rtl_destroy(void *eng)
 {
     destroy<Vhca_core>(eng);
-}
-
-/* Raise the clock and evaluate, every other input unchanged since the last
- * eval(). Vhca_core::eval() first recomputes the logic that reads an input
- * (Verilator's "ico" region, always run: most of the core's next-state
- * logic, since the bus and link handshakes reach every FSM) from inputs it
- * saw at the clock-low eval, to the same values, then takes the edge; this
- * is its scheduler (Verilator 5.006's _eval, as generated) without that
- * first region: the edge triggers and the NBA region until neither fires. */
-void edge(Vhca_core &t)
-{
-    t.clk_i = 1;
-#if CORE_RTL_FAST_EDGE
-    Vhca_core___024root *r = t.rootp;
-    r->vlSymsp->__Vm_activity = true;
-    for (unsigned nba = 0;; nba++) {
-        r->__VnbaTriggered.clear();
-        r->__VactIterCount = 0;
-        for (;;) {
-            Vhca_core___024root___eval_triggers__act(r);
-            if (!r->__VactTriggered.any())
-                break;
-            if (++r->__VactIterCount > 100)
-                VL_FATAL_MT(__FILE__, __LINE__, "", "Active region did not converge.");
-            r->__VnbaTriggered.set(r->__VactTriggered);
-            Vhca_core___024root___eval_act(r);
-        }
-        if (!r->__VnbaTriggered.any())
-            break;
-        if (nba > 100)
-            VL_FATAL_MT(__FILE__, __LINE__, "", "NBA region did not converge.");
-        Vhca_core___024root___eval_nba(r);
-    }
-    Verilated::endOfThreadMTask(r->vlSymsp->__Vm_evalMsgQp);
-    Verilated::endOfEval(r->vlSymsp->__Vm_evalMsgQp);
-#else
-    t.eval();
-#endif
 }
 
 void rtl_cycle(void *eng, core_pins_t *p, uint64_t now)
