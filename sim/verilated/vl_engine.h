@@ -128,8 +128,6 @@ template <typename Top> void vars_sample(VlEngine<Top> &e, uint64_t now)
         e.vars.v->sample(e.vars.v->ctx, now);
 }
 
-/** Hold rst_ni low (asynchronous) over kResetCycles clocks with idle inputs,
- *  then release it while the clock is low. */
 /* The rising edge that ends a cycle, every other input unchanged since the
  * clock-low eval(). Top::eval() would first run Verilator's input-
  * combinational region ("ico", run at every eval(): in the core most of the
@@ -201,6 +199,8 @@ void fast_edge(Top &t, void (*triggers)(Root *), void (*act)(Root *), void (*nba
     }
 #endif
 
+/** Hold rst_ni low (asynchronous) over kResetCycles clocks with idle inputs,
+ *  then release it while the clock is low. */
 template <typename Top, typename Idle> void reset(Top &t, Idle idle_inputs)
 {
     idle_inputs(t);
