@@ -205,15 +205,20 @@ module hca_resp_place #(
 
   always_comb begin
     dma_req_valid_o = (state_q == P_DMA && dma_q < nseg_q) || (stream && hold_q && outstanding < SG_W'(SEGS));
+    // Zero while not offered: its QPN follows the responder's flush scan,
+    // and in the waves every change is 512 bits written (most of a traced
+    // run's bytes before); nothing reads it without its valid.
     dma_req_o       = '0;
-    `HCA_DMA_REQ_OP(dma_req_o)      = dma_op_i;
-    `HCA_DMA_REQ_TAG(dma_req_o)     = {2'b01, 6'(dma_idx)};
-    `HCA_DMA_REQ_BUF(dma_req_o)     = buf_i;
-    `HCA_DMA_REQ_LEN(dma_req_o)     = out_len;
-    `HCA_DMA_REQ_ADDR(dma_req_o)    = out_pa;
-    `HCA_DMA_REQ_BUF_OFF(dma_req_o) = boff_q;
-    `HCA_DMA_REQ_KEY(dma_req_o)     = key_i[out_pc*32 +: 32];
-    `HCA_DMA_REQ_QPN(dma_req_o)     = 32'(qpn_i);
+    if (dma_req_valid_o) begin
+      `HCA_DMA_REQ_OP(dma_req_o)      = dma_op_i;
+      `HCA_DMA_REQ_TAG(dma_req_o)     = {2'b01, 6'(dma_idx)};
+      `HCA_DMA_REQ_BUF(dma_req_o)     = buf_i;
+      `HCA_DMA_REQ_LEN(dma_req_o)     = out_len;
+      `HCA_DMA_REQ_ADDR(dma_req_o)    = out_pa;
+      `HCA_DMA_REQ_BUF_OFF(dma_req_o) = boff_q;
+      `HCA_DMA_REQ_KEY(dma_req_o)     = key_i[out_pc*32 +: 32];
+      `HCA_DMA_REQ_QPN(dma_req_o)     = 32'(qpn_i);
+    end
   end
 
   // ---------------------------------------------------------------- control

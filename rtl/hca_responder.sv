@@ -515,10 +515,13 @@ module hca_responder #(
   // from FETCH_TAG; the engine's own tags are {01, 000, idx}.
   // (A continuous OR, the engine's tag bits 5:4 being 0: an always_comb
   // that overwrites bits of what it just assigned never settles in Icarus.)
+  // The two bits as a concatenation, not a request-wide value shifted into
+  // place: Verilator shifts a 512-bit word array every evaluation for that
+  // (5% of a simulated cycle).
   logic [`HCA_DMA_REQ_W-1:0] eng_req_tagged;
   assign eng_req_tagged = eng_dma_req |
-      (eng_posted ? ((`HCA_DMA_REQ_W'(1) << (`HCA_DMA_REQ_TAG_LSB + 5)) |
-                     (`HCA_DMA_REQ_W'(rslot_q) << (`HCA_DMA_REQ_TAG_LSB + 4))) : '0);
+      {{(`HCA_DMA_REQ_W - `HCA_DMA_REQ_TAG_LSB - 6){1'b0}}, eng_posted, eng_posted && rslot_q,
+       {(`HCA_DMA_REQ_TAG_LSB + 4){1'b0}}};
   logic [7:0] rsp_tag;
   logic       posted_rsp, post_fire, prsp0, prsp1;
   assign rsp_tag    = `HCA_DMA_RSP_RTAG(dma_rsp_i);
@@ -572,13 +575,17 @@ module hca_responder #(
   // names it; p_* hold the SEND_INV's last packet, c_pd_q its QP's PD.
   logic [`HCA_EVT_DONE_TAG_W-1:0] evt_tag;
   assign evt_tag = (`HCA_EVT_DONE_TAG_W)'(`HCA_EVT_TAG_RESPONDER) | (`HCA_EVT_DONE_TAG_W)'(qpn_q);
+  // Zero while not offered (qpn_q follows the flush scan: 384 bits in the
+  // waves at each step, as hca_resp_place's dma_req_o).
   always_comb begin
     evt_o = '0;
-    `HCA_FW_EVENT_KIND(evt_o) = `HCA_EVT_KIND_REMOTE_INV;
-    `HCA_FW_EVENT_TAG(evt_o)  = evt_tag;
-    `HCA_FW_EVENT_QPN(evt_o)  = (`HCA_FW_EVENT_QPN_W)'(qpn_q);
-    `HCA_FW_EVENT_PD(evt_o)   = 32'(c_pd_q);
-    `HCA_FW_EVENT_KEY(evt_o)  = p_invkey_q;
+    if (state_q == S_EVT) begin
+      `HCA_FW_EVENT_KIND(evt_o) = `HCA_EVT_KIND_REMOTE_INV;
+      `HCA_FW_EVENT_TAG(evt_o)  = evt_tag;
+      `HCA_FW_EVENT_QPN(evt_o)  = (`HCA_FW_EVENT_QPN_W)'(qpn_q);
+      `HCA_FW_EVENT_PD(evt_o)   = 32'(c_pd_q);
+      `HCA_FW_EVENT_KEY(evt_o)  = p_invkey_q;
+    end
   end
   assign evt_valid_o = state_q == S_EVT;
 

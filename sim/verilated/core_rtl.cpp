@@ -23,6 +23,12 @@
 #include "verilated_fst_c.h"
 #include "vl_engine.h"
 
+#if VL_FAST_EDGE
+#include "Vhca_core__Syms.h"
+#include "Vhca_core___024root.h"
+#endif
+VL_DEFINE_EDGE(Vhca_core)
+
 namespace {
 
 using namespace vl_engine;
@@ -152,8 +158,7 @@ void rtl_cycle(void *eng, core_pins_t *p, uint64_t now)
 
     /* The rising edge that ends the cycle; lowered now, evaluated with the
      * next cycle's inputs. */
-    t.clk_i = 1;
-    t.eval();
+    edge(t);
     if (dump)
         x->fst->dump(now * kTicksPerCycle + kEdgeTick);
     t.clk_i = 0;

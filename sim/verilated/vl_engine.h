@@ -128,6 +128,77 @@ template <typename Top> void vars_sample(VlEngine<Top> &e, uint64_t now)
         e.vars.v->sample(e.vars.v->ctx, now);
 }
 
+/* The rising edge that ends a cycle, every other input unchanged since the
+ * clock-low eval(). Top::eval() would first run Verilator's input-
+ * combinational region ("ico", run at every eval(): in the core most of the
+ * next-state logic, since the bus and link handshakes reach every FSM),
+ * recomputing from the same inputs what the clock-low eval() computed; this
+ * is its scheduler (Verilator 5.006's generated _eval) without that region:
+ * the edge triggers, then the NBA region until neither fires. The three
+ * parts are the model's generated functions (VL_DEFINE_EDGE). Only with the
+ * Verilator whose scheduler it repeats, else eval() (-DVL_FAST_EDGE=0 too,
+ * to measure it). */
+#ifndef VL_FAST_EDGE
+#if VERILATOR_VERSION_INTEGER == 5006000 && !defined(VL_DEBUG)
+#define VL_FAST_EDGE 1
+#else
+#define VL_FAST_EDGE 0
+#endif
+#endif
+
+#if VL_FAST_EDGE
+template <typename Top, typename Root>
+void fast_edge(Top &t, void (*triggers)(Root *), void (*act)(Root *), void (*nba)(Root *))
+{
+    t.clk_i = 1;
+    Root *r = t.rootp;
+    r->vlSymsp->__Vm_activity = true;
+    for (unsigned iter = 0;; iter++) {
+        r->__VnbaTriggered.clear();
+        r->__VactIterCount = 0;
+        for (;;) {
+            triggers(r);
+            if (!r->__VactTriggered.any())
+                break;
+            if (++r->__VactIterCount > 100)
+                VL_FATAL_MT(__FILE__, __LINE__, "", "Active region did not converge.");
+            r->__VnbaTriggered.set(r->__VactTriggered);
+            act(r);
+        }
+        if (!r->__VnbaTriggered.any())
+            break;
+        if (iter > 100)
+            VL_FATAL_MT(__FILE__, __LINE__, "", "NBA region did not converge.");
+        nba(r);
+    }
+    Verilated::endOfThreadMTask(r->vlSymsp->__Vm_evalMsgQp);
+    Verilated::endOfEval(r->vlSymsp->__Vm_evalMsgQp);
+}
+
+/* edge(T &) for the top T: its generated parts declared (they have external
+ * linkage but no header), the shim having included T__Syms.h and
+ * T___024root.h. At file scope. */
+#define VL_DEFINE_EDGE(T)                                                                                              \
+    void T##___024root___eval_triggers__act(T##___024root *);                                                          \
+    void T##___024root___eval_act(T##___024root *);                                                                    \
+    void T##___024root___eval_nba(T##___024root *);                                                                    \
+    namespace vl_engine {                                                                                              \
+    inline void edge(T &t)                                                                                             \
+    {                                                                                                                  \
+        fast_edge(t, T##___024root___eval_triggers__act, T##___024root___eval_act, T##___024root___eval_nba);          \
+    }                                                                                                                  \
+    }
+#else
+#define VL_DEFINE_EDGE(T)                                                                                              \
+    namespace vl_engine {                                                                                              \
+    inline void edge(T &t)                                                                                             \
+    {                                                                                                                  \
+        t.clk_i = 1;                                                                                                   \
+        t.eval();                                                                                                      \
+    }                                                                                                                  \
+    }
+#endif
+
 /** Hold rst_ni low (asynchronous) over kResetCycles clocks with idle inputs,
  *  then release it while the clock is low. */
 template <typename Top, typename Idle> void reset(Top &t, Idle idle_inputs)
