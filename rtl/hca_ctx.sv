@@ -157,15 +157,15 @@ module hca_ctx #(
   logic [15:0]          sq_ci_m [MAX_QP];
   logic [15:0]          rq_pi_m [MAX_QP];
   logic [15:0]          rq_ci_m [MAX_QP];
-  logic [MAX_QP-1:0]    qlive_q, qlive_d;
+  logic [MAX_QP-1:0]    qlive_q;
   logic [CQC_STORE-1:0] cqc_q [MAX_CQ];
   logic [15:0]          cq_pi_m [MAX_CQ];
   logic [15:0]          cq_ci_m [MAX_CQ];
   logic                 ovf_m [MAX_CQ];
-  logic [MAX_CQ-1:0]    clive_q, clive_d;
+  logic [MAX_CQ-1:0]    clive_q;
   // cq_valid is kept apart from the stored context so that reset can clear
   // it in every entry (the rest of the context is data).
-  logic [MAX_CQ-1:0]    cq_valid_q, cq_valid_d;
+  logic [MAX_CQ-1:0]    cq_valid_q;
 
   logic [32*WORDS-1:0]  stage_q;
   logic                 rvalid_q;
@@ -396,24 +396,25 @@ module hca_ctx #(
   assign pe_err_o  = st_of(pe_qpn_i) == `HCA_QP_STATE_ERROR;
   assign qp_live_o = qlive_q;
 
-  always_comb begin
-    qlive_d = qlive_q;
-    if (do_wqpc) begin
-      qlive_d[cmd_q] = 1'b1;
-    end
-    clive_d = clive_q;
-    if (do_wcqc) begin
-      clive_d[cmd_c] = 1'b1;
-    end
-  end
-
+  // The live and cq_valid bits change only in the cycle of a WRITE_QPC /
+  // WRITE_CQC: a whole-vector update under that condition (a shifted one
+  // ORed in), not a next value of the table's width computed every cycle.
+  // (No variable bit index on the left: Yosys refuses one under an async
+  // reset.)
+  logic stage_cq_valid;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      qlive_q <= '0;
-      clive_q <= '0;
+      qlive_q    <= '0;
+      clive_q    <= '0;
+      cq_valid_q <= '0;
     end else begin
-      qlive_q <= qlive_d;
-      clive_q <= clive_d;
+      if (do_wqpc) begin
+        qlive_q <= qlive_q | (MAX_QP'(1) << cmd_q);
+      end
+      if (do_wcqc) begin
+        clive_q    <= clive_q | (MAX_CQ'(1) << cmd_c);
+        cq_valid_q <= (cq_valid_q & ~(MAX_CQ'(1) << cmd_c)) | (MAX_CQ'(stage_cq_valid) << cmd_c);
+      end
     end
   end
 
@@ -442,24 +443,9 @@ module hca_ctx #(
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      cq_valid_q <= '0;
-    end else begin
-      cq_valid_q <= cq_valid_d;
-    end
-  end
-
   // (The staged bit as a wire: Icarus cannot take a constant select of
-  // stage_q in an always_comb.)
-  logic stage_cq_valid;
+  // stage_q in an always_*.)
   assign stage_cq_valid = `HCA_CQ_CTX_CQ_VALID(stage_q);
-  always_comb begin
-    cq_valid_d = cq_valid_q;
-    if (do_wcqc) begin
-      cq_valid_d[cmd_c] = stage_cq_valid;
-    end
-  end
 
   // ---------------------------------------------------------------- read ports
   always_ff @(posedge clk_i or negedge rst_ni) begin
