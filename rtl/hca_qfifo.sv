@@ -1,8 +1,8 @@
 `default_nettype none
 
 // hca_qfifo — a FIFO of distinct numbers in [0, N) (QP numbers): the
-// requester's scheduler, RNR and DONE queues and the responder's flush
-// queue. Each number is in the queue at most once, so N slots always
+// requester's scheduler, RNR and DONE queues. Each number is in the queue
+// at most once, so N slots always
 // suffice and a push never meets a full queue.
 //
 // Up to P pushes per cycle, taken in port order; a push is dropped when its

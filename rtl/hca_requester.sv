@@ -20,8 +20,9 @@
 //   RESP      owned by the response engine
 //   RNR_WAIT  an RNR_NAK came: scheduled again (resend from the WQE) once
 //             rnr_timer cycles passed, or at once to flush it in ERROR
-// The scheduler is round-robin over the QPs. A packet the response engine
-// claims in the cycle the scheduler would pick the same QP wins.
+// The scheduler serves QPs in the order they became schedulable (a FIFO of
+// QP numbers, below). A packet the response engine claims in the cycle the
+// scheduler would offer the same QP wins.
 //
 // A NAK can come back while its message is still ACTIVE (the responder
 // failed an early packet; the send engine is gathering or sending a later
