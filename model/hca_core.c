@@ -116,6 +116,7 @@ static void cm_comb_once(cm_t *m, const core_pins_t *p, uint64_t now)
     w->ctx.fw_write = p->fw_write;
     w->ctx.fw_addr = (uint16_t)(a - CM_CTX_OFF);
     w->ctx.fw_wdata = p->fw_wdata;
+    w->ctx.pe_qpn = hca_requester_pe_qpn(&m->rq); /* requester state only */
     hca_ctx_comb(&m->ctx, &w->ctx, now);
 
     /* packet buffers */
@@ -166,9 +167,13 @@ static void cm_comb_once(cm_t *m, const core_pins_t *p, uint64_t now)
     rq->ra_sq_ci = w->ctx.ra_sq_ci;
     rq->rb_qpc = w->ctx.rb_qpc;
     rq->rb_sq_ci = w->ctx.rb_sq_ci;
-    _Static_assert(sizeof(rq->sq_pending) == sizeof(w->ctx.sq_pending), "ctx and the requester: one vector layout");
-    memcpy(&rq->sq_pending, w->ctx.sq_pending, sizeof(rq->sq_pending));
-    memcpy(&rq->qp_error, w->ctx.qp_error, sizeof(rq->qp_error));
+    rq->pe_pend = w->ctx.pe_pend; /* for pe_qpn = the scheduler's head, set before hca_ctx_comb */
+    rq->pe_err = w->ctx.pe_err;
+    rq->sq_db = w->ctx.sq_db;
+    rq->sq_db_qpn = (uint16_t)w->ctx.sq_db_qpn;
+    rq->qpc_set = w->ctx.qpc_set;
+    rq->rs_err = rs->qp_err_valid;
+    rq->rs_err_qpn = (uint16_t)rs->qp_err_qpn;
     rq->qpc_wr = w->ctx.qpc_wr;
     rq->qpc_wr_qpn = w->ctx.qpc_wr_qpn;
     rq->rx_valid = (uint8_t)(p->rx_valid && !w->rx_to_rs);

@@ -148,13 +148,20 @@ void hca_ctx_comb(const hca_ctx_t *m, hca_ctx_io_t *io, uint64_t now)
     io->ra_sq_ci = m->qp[m->ra_idx].sq_ci;
     ctx_qpc_view(m, m->rb_idx, &io->rb_qpc);
     io->rb_sq_ci = m->qp[m->rb_idx].sq_ci;
-    memcpy(io->sq_pending, m->sq_pending, sizeof(io->sq_pending));
-    memcpy(io->qp_error, m->qp_error, sizeof(io->qp_error));
+    const uint32_t pe = io->pe_qpn & (m->max_qp - 1u);
+    io->pe_pend = (uint8_t)(m->sq_pending[pe >> 6] >> (pe & 63u) & 1u);
+    io->pe_err = (uint8_t)(m->qp_error[pe >> 6] >> (pe & 63u) & 1u);
 
-    /* the only combinational paths: fw inputs -> qpc_wr, qpc_wr_qpn (= wdata's index, always) */
+    /* the combinational paths: fw inputs -> qpc_set, qpc_wr, qpc_wr_qpn (=
+     * wdata's index, always); db inputs -> sq_db, sq_db_qpn; pe_qpn -> pe_* */
     const ctx_cmd_t c = ctx_decode(m, io);
-    io->qpc_wr = (uint8_t)(c.do_wqpc && ctx_new_reset(m));
+    io->qpc_set = c.do_wqpc;
+    io->qpc_wr = (uint8_t)(c.do_wqpc && (ctx_new_reset(m) || !m->qp[c.idx].live));
     io->qpc_wr_qpn = c.idx;
+    const uint32_t db_num = io->db_data & 0xffffu;
+    io->sq_db = (uint8_t)(io->db_valid && (io->db_addr & 0xfu) == HCA_DB_SQ && db_num < m->max_qp &&
+                          m->qp[db_num].state != HCA_QP_STATE_RESET);
+    io->sq_db_qpn = db_num;
 
     const hca_ctx_qp_t *rs = &m->qp[m->rs_idx];
     ctx_qpc_view(m, m->rs_idx, &io->rs_qpc);
@@ -262,6 +269,7 @@ void hca_ctx_edge(hca_ctx_t *m, const hca_ctx_io_t *io, uint64_t now)
     if (c.do_wqpc) {
         hca_ctx_qp_t *q = &m->qp[c.idx];
         q->state = (uint8_t)new_state;
+        q->live = 1; /* its first write resets the indices too, whatever state (rtl: !qlive_q) */
         if (new_reset)
             q->sq_pi = q->sq_ci = q->rq_pi = q->rq_ci = 0;
         touched[nt++] = c.idx;

@@ -47,9 +47,13 @@ typedef struct hca_ctx_io {
     uint32_t req_sq_ci_qpn;                     /**< in [15:0] */
     uint8_t req_err_valid;                      /**< in */
     uint32_t req_err_qpn;                       /**< in [15:0] */
-    uint64_t sq_pending[HCA_CTX_QP_WORDS];      /**< out [MAX_QP-1:0] */
-    uint64_t qp_error[HCA_CTX_QP_WORDS];        /**< out [MAX_QP-1:0] */
-    uint8_t qpc_wr;                             /**< out */
+    uint32_t pe_qpn;                            /**< in: the requester's scheduler head */
+    uint8_t pe_pend;                            /**< out: pe_qpn's sq_pi != sq_ci, not RESET */
+    uint8_t pe_err;                             /**< out: pe_qpn's state ERROR */
+    uint8_t sq_db;                              /**< out: an SQ doorbell was taken ... */
+    uint32_t sq_db_qpn;                         /**< out [15:0]: ... for this QP */
+    uint8_t qpc_set;                            /**< out: a WRITE_QPC (of qpc_wr_qpn) */
+    uint8_t qpc_wr;                             /**< out: ... to RESET or RTS, or the QP's first */
     uint32_t qpc_wr_qpn;                        /**< out [15:0] */
     /* responder */
     uint32_t rs_qpn;                            /**< in [5:0] */
@@ -73,6 +77,7 @@ typedef struct hca_ctx_io {
 /** Per-QP control state (reset). */
 typedef struct hca_ctx_qp {
     uint8_t state;                 /**< state_q: live state (hca_qp_state) */
+    uint8_t live;                  /**< qlive_q: written since reset */
     uint16_t sq_pi, sq_ci, rq_pi, rq_ci;
 } hca_ctx_qp_t;
 

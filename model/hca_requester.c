@@ -1,6 +1,7 @@
 /* hca_requester.c — C model of rtl/hca_requester.sv, cycle for cycle: the
  * send queues. Two engines (hca_req_send, hca_req_resp) around per-QP
- * state; a round-robin scheduler hands QPs to the send engine; the engines
+ * state; a scheduler (a FIFO of candidate QPs, hca_qfifo) hands QPs to the
+ * send engine; the engines
  * share the translation port (hca_xarb), DMA, packet-buffer free, event and
  * completion ports (hca_arb each: m_arb; input 0 = send, 1 = response).
  *
@@ -10,9 +11,7 @@
  * engines' comb and the wiring until the engines' inputs stop changing. The
  * settled nets stay in io->cache, keyed by a state generation (gen: bumped
  * by every edge that may change state, not by idle ones), the cycle and the
- * inputs; edge clocks everything from them. The u_sched arbiter is scanned
- * here (m_arb takes 32 inputs, MAX_QP more) over m_arb's state; the per-QP
- * vectors are m_qv_t words.
+ * inputs; edge clocks everything from them.
  *
  * now_q (the RTL's free-running cycle counter, for RNR deadlines) is
  * (uint32_t)(cycle - base), base being the cycle of the first edge after
@@ -50,49 +49,40 @@ static inline int rq_expired(const hca_requester_t *m, unsigned q, uint32_t now_
 
 static inline unsigned rq_ctz(uint64_t v) { return (unsigned)__builtin_ctzll(v); }
 
-/* The scheduler's candidates before the response engine's claim (bits at
- * and above max_qp stay zero: every vector keeps them zero). */
-static void rq_cand(const hca_requester_t *m, const m_qv_t *sq_pending, const m_qv_t *qp_error, uint32_t now_q,
-                    m_qv_t *cand)
+/* The scheduler's head against the rule (rtl sq_cand, before the response
+ * engine's claim): IDLE with work, RNR_WAIT expired or in ERROR, INFLIGHT
+ * in ERROR and not waiting for DONE. */
+static int rq_head_cand(const hca_requester_t *m, int pend, int err, uint32_t now_q)
 {
-    for (unsigned w = 0; w < M_QV_WORDS; w++) {
-        uint64_t c = (m->idle_m.w[w] & sq_pending->w[w]) | (m->inflight_m.w[w] & qp_error->w[w] & ~m->evt_wait.w[w]);
-        const uint64_t rnr = m->rnr_m.w[w];
-        if (rnr) {
-            uint64_t expired = 0;
-            for (uint64_t b = rnr; b; b &= b - 1) {
-                const unsigned q = rq_ctz(b);
-                if (rq_expired(m, w * 64u + q, now_q))
-                    expired |= 1ull << q;
-            }
-            c |= rnr & (expired | qp_error->w[w]);
-        }
-        cand->w[w] = c;
+    if (!hca_qfifo_valid(&m->sq))
+        return 0;
+    const unsigned h = hca_qfifo_head(&m->sq);
+    switch (m->qst[h]) {
+    case Q_IDLE: return pend;
+    case Q_RNR_WAIT: return rq_expired(m, h, now_q) || err;
+    case Q_INFLIGHT: return err && !m->evt_wait[h];
+    default: return 0;
     }
 }
 
-/* u_sched: hca_arb over MAX_QP inputs, m_arb's state and edge; in_ready is
- * not used (sched_grant). */
-static void rq_sched_comb(const m_arb_t *a, const m_qv_t *valid, m_arb_out_t *o)
+/* The RNR queue's head: its deadline passed (rtl rn_ripe) / it leaves the queue (rn_pop). */
+static int rq_rn_ripe(const hca_requester_t *m, uint32_t now_q)
 {
-    unsigned pick = 0, found = 0;
-    if (a->hold) {
-        pick = a->hold_id;
-        found = 1;
-    } else {
-        /* first valid after last, wrapping */
-        int f = a->last + 1u >= a->n ? -1 : m_qv_first_from(valid, a->last + 1u);
-        if (f < 0)
-            f = m_qv_first_from(valid, 0);
-        if (f >= 0) {
-            pick = (unsigned)f;
-            found = 1;
-        }
-    }
-    o->id = (uint16_t)pick;
-    o->found = (uint8_t)found;
-    o->valid = (uint8_t)(found && m_qv_get(valid, pick));
-    o->in_ready = 0;
+    if (!hca_qfifo_valid(&m->rnq))
+        return 0;
+    const unsigned h = hca_qfifo_head(&m->rnq);
+    return m->qst[h] == Q_RNR_WAIT && rq_expired(m, h, now_q);
+}
+
+static int rq_rn_pop(const hca_requester_t *m, uint32_t now_q)
+{
+    return hca_qfifo_valid(&m->rnq) && (m->qst[hca_qfifo_head(&m->rnq)] != Q_RNR_WAIT || rq_rn_ripe(m, now_q));
+}
+
+/* The DONE queue's head: a DONE to offer (done_any). */
+static int rq_done_any(const hca_requester_t *m)
+{
+    return hca_qfifo_valid(&m->dnq) && m->done[hca_qfifo_head(&m->dnq)];
 }
 
 static inline void rq_set8(uint8_t *dst, unsigned v, int *ch)
@@ -127,7 +117,7 @@ static void rq_wire(const hca_requester_t *m, const hca_requester_io_t *io, uint
     const int look_releasing = s->rel_valid && s_qpn == look;
     const int look_parking = s->rel_inflight && s_qpn == look;
     rq_set8(&r->look_inflight, m->qst[look] == Q_INFLIGHT || look_parking, &cr);
-    rq_set8(&r->look_evt_wait, m_qv_get(&m->evt_wait, look) || (look_parking && s->rel_evt), &cr);
+    rq_set8(&r->look_evt_wait, m->evt_wait[look] || (look_parking && s->rel_evt), &cr);
     rq_set8(&r->look_active, m->qst[look] == Q_ACTIVE && !look_releasing, &cr);
     rq_set8(&r->rnr_cnt, m->rnr_cnt[look], &cr);
     /* park_i: copied when its source changes (both are state within a settle) */
@@ -138,16 +128,15 @@ static void rq_wire(const hca_requester_t *m, const hca_requester_io_t *io, uint
         cr = 1;
     }
 
-    /* The lowest QP with a DONE waiting (DONEs are rare: no fairness needed). */
-    const int done_first = m_qv_first_from(&m->done, 0);
-    const unsigned done_qpn = done_first < 0 ? 0u : (unsigned)done_first;
-    rq_set8(&r->done_valid, done_first >= 0, &cr);
+    /* The DONE queue's head. */
+    const unsigned done_qpn = hca_qfifo_head(&m->dnq);
+    rq_set8(&r->done_valid, rq_done_any(m), &cr);
     rq_set16(&r->done_qpn, done_qpn, &cr);
     rq_set8(&r->done_status, m->done_st[done_qpn], &cr);
 
-    rq_set8(&s->nak, (unsigned)m_qv_get(&m->nak, s_qpn), &cs);
+    rq_set8(&s->nak, m->nak[s_qpn], &cs);
     rq_set8(&s->nak_syn, m->nak_syn[s_qpn], &cs);
-    rq_set8(&s->nak_rnr, (unsigned)m_qv_get(&m->nak_rnr, s_qpn), &cs);
+    rq_set8(&s->nak_rnr, m->nak_rnr[s_qpn], &cs);
 
     /* events */
     m_arb_comb(&m->evt_arb, (uint32_t)r->evt_valid << 1 | s->evt_valid, io->evt_ready, &w->evt);
@@ -186,11 +175,9 @@ static void rq_wire(const hca_requester_t *m, const hca_requester_io_t *io, uint
     rq_set8(&r->fin_ready, w->fin.in_ready >> 1 & 1u, &cr);
 
     /* scheduler: a packet the response engine claims wins over the pick */
-    m_qv_t cand;
-    rq_cand(m, &io->sq_pending, &io->qp_error, rq_now_q(m, now), &cand);
-    if (r->claim)
-        m_qv_put(&cand, look, 0);
-    rq_sched_comb(&m->sched, &cand, &w->sched);
+    const unsigned head = hca_qfifo_head(&m->sq);
+    w->sched.id = (uint16_t)head;
+    w->sched.valid = (uint8_t)(rq_head_cand(m, io->pe_pend, io->pe_err, rq_now_q(m, now)) && !(r->claim && look == head));
     rq_set8(&s->sched_valid, w->sched.valid, &cs);
     rq_set16(&s->sched_qpn, w->sched.id, &cs);
 
@@ -266,6 +253,12 @@ int hca_requester_init(hca_requester_t *m, unsigned max_qp)
         rc = hca_req_resp_init(&m->resp, m->qw);
     if (rc == 0)
         rc = hca_xarb_init(&m->xarb, 2);
+    if (rc == 0)
+        rc = hca_qfifo_init(&m->sq, max_qp);
+    if (rc == 0)
+        rc = hca_qfifo_init(&m->rnq, max_qp);
+    if (rc == 0)
+        rc = hca_qfifo_init(&m->dnq, max_qp);
     if (rc != 0)
         return rc;
     hca_requester_reset(m);
@@ -278,23 +271,19 @@ void hca_requester_reset(hca_requester_t *m)
      * are data and keep their values. */
     memset(m->qst, Q_IDLE, sizeof(m->qst));
     memset(m->rnr_cnt, 0, sizeof(m->rnr_cnt));
-    memset(&m->nak, 0, sizeof(m->nak));
-    memset(&m->nak_rnr, 0, sizeof(m->nak_rnr));
-    memset(&m->evt_wait, 0, sizeof(m->evt_wait));
-    memset(&m->done, 0, sizeof(m->done));
-    memset(&m->idle_m, 0, sizeof(m->idle_m));
-    for (unsigned q = 0; q < m->max_qp; q++) /* MAX_QP ones */
-        m_qv_put(&m->idle_m, q, 1);
-    memset(&m->active_m, 0, sizeof(m->active_m));
-    memset(&m->inflight_m, 0, sizeof(m->inflight_m));
-    memset(&m->rnr_m, 0, sizeof(m->rnr_m));
+    memset(m->nak, 0, sizeof(m->nak));
+    memset(m->nak_rnr, 0, sizeof(m->nak_rnr));
+    memset(m->evt_wait, 0, sizeof(m->evt_wait));
+    memset(m->done, 0, sizeof(m->done));
+    hca_qfifo_reset(&m->sq);
+    hca_qfifo_reset(&m->rnq);
+    hca_qfifo_reset(&m->dnq);
     m->s_qpn = 0;
     m->base = 0;
     m->base_set = 0;
     m->gen++;
     hca_req_send_reset(&m->send);
     hca_req_resp_reset(&m->resp);
-    m_arb_reset(&m->sched, m->max_qp);
     hca_xarb_reset(&m->xarb);
     m_arb_reset(&m->dma_arb, 2);
     m_arb_reset(&m->free_arb, 2);
@@ -309,7 +298,7 @@ void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64
         memcpy(io->cache.in, RQ_IN(io), HCA_REQUESTER_IN_BYTES);
         io->cache.gen = m->gen;
         io->cache.now = now;
-        io->cache.now_dep = (uint8_t)m_qv_any(&m->rnr_m); /* RNR deadlines: the scheduler's candidates */
+        io->cache.now_dep = (uint8_t)(hca_qfifo_valid(&m->sq) || hca_qfifo_valid(&m->rnq)); /* RNR deadlines */
         io->cache.valid = 1;
     }
     const hca_requester_nets_t *n = &io->cache.n;
@@ -317,6 +306,7 @@ void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64
     const hca_req_resp_io_t *r = &n->r;
 
     io->ra_qpn = s->qpn;
+    io->pe_qpn = (uint16_t)hca_qfifo_head(&m->sq);
     io->rb_qpn = r->qpn;
     io->tx_valid = s->tx_valid;
     io->tx = s->tx;
@@ -351,15 +341,8 @@ void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64
     io->drain_busy = (uint8_t)(r->mv_busy << 3 | s->mv_busy);
 }
 
-/* qst_q[q] <= st, with the by-state masks */
-static inline void rq_set_qst(hca_requester_t *m, unsigned q, uint8_t st)
-{
-    m->qst[q] = st;
-    m_qv_put(&m->idle_m, q, st == Q_IDLE);
-    m_qv_put(&m->active_m, q, st == Q_ACTIVE);
-    m_qv_put(&m->inflight_m, q, st == Q_INFLIGHT);
-    m_qv_put(&m->rnr_m, q, st == Q_RNR_WAIT);
-}
+/* qst_q[q] <= st */
+static inline void rq_set_qst(hca_requester_t *m, unsigned q, uint8_t st) { m->qst[q] = st; }
 
 void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64_t now)
 {
@@ -373,28 +356,62 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
     const hca_req_send_io_t *s = &n->s;
     const hca_req_resp_io_t *r = &n->r;
     const uint32_t now_q = rq_now_q(m, now);
+    const unsigned qmask = m->max_qp - 1u;
 
-    const unsigned look = r->look_qpn & (m->max_qp - 1u);
+    const unsigned look = r->look_qpn & qmask;
     const unsigned s_qpn = m->s_qpn;
     const unsigned sched_qpn = n->sched.id;
     const int sched_take = n->sched.valid && s->sched_ready;
-    const unsigned done_tag_qpn = io->evt_done_tag & (m->max_qp - 1u);
-    const int done_mine = io->evt_done_valid && (io->evt_done_tag >> m->qw) == 0 &&
-                          m_qv_get(&m->evt_wait, done_tag_qpn);
+    const unsigned done_tag_qpn = io->evt_done_tag & qmask;
+    const int done_mine = io->evt_done_valid && (io->evt_done_tag >> m->qw) == 0 && m->evt_wait[done_tag_qpn];
     const unsigned done_qpn = r->done_qpn;
+    const hca_req_send_fin_t *fin = n->fin.id ? &r->fin : &s->fin;
+    const int fin_take = n->fin.valid && n->fin_ready;
+
+    /* The queues' edges, from the state before this one (rtl: u_sched_q,
+     * u_rnr_q, u_done_q; pushes in port order). */
+    const int rn_ripe = rq_rn_ripe(m, now_q), rn_pop = rq_rn_pop(m, now_q);
+    const unsigned rn_head = hca_qfifo_head(&m->rnq);
+    const int sq_pop = hca_qfifo_valid(&m->sq) && (!n->sched.valid || s->sched_ready);
+    const int dn_any = rq_done_any(m);
+    const int dn_pop = hca_qfifo_valid(&m->dnq) && (!dn_any || r->done_take);
+    const uint8_t sq_push[7] = {s->rel_valid,
+                                r->rel_valid,
+                                (uint8_t)rn_ripe,
+                                (uint8_t)(io->sq_db && io->sq_db_qpn < m->max_qp),
+                                (uint8_t)(io->qpc_set && io->qpc_wr_qpn < m->max_qp),
+                                io->rs_err,
+                                (uint8_t)fin_take};
+    const uint16_t sq_val[7] = {(uint16_t)s_qpn,
+                                (uint16_t)look,
+                                (uint16_t)rn_head,
+                                (uint16_t)(io->sq_db_qpn & qmask),
+                                (uint16_t)(io->qpc_wr_qpn & qmask),
+                                (uint16_t)(io->rs_err_qpn & qmask),
+                                (uint16_t)(fin->qpn & qmask)};
+    const uint8_t rn_push[2] = {(uint8_t)(s->rel_valid && s->rel_rnr),
+                                (uint8_t)(r->rel_valid && r->rel_kind == HCA_REQ_RESP_REL_RNR)};
+    const uint16_t rn_val[2] = {(uint16_t)s_qpn, (uint16_t)look};
+    const uint8_t dn_push = (uint8_t)done_mine;
+    const uint16_t dn_val = (uint16_t)done_tag_qpn;
+    int pushes = 0;
+    for (unsigned k = 0; k < 7; k++)
+        pushes |= sq_push[k];
+
     /* An edge that changes no state the outputs depend on (both engines idle,
      * the response engine's posted scatters answered and its posted free
      * gone, nothing offered, taken or held, no request in the translation
-     * port) keeps gen, so io's cache serves the next cycle too. The
-     * arbiters' hold_id still move: they matter only with hold. */
+     * port, the queues still) keeps gen, so io's cache serves the next cycle
+     * too. The arbiters' hold_id still move: they matter only with hold. */
     const int idle_edge = m->base_set && m->send.state == 0 /* S_IDLE */ && !s->sched_valid &&
                           m->resp.state == HCA_REQ_RESP_R_IDLE && !r->rx_valid && !r->done_valid && !m->resp.claimed &&
                           !m->resp.pf && m->resp.cnt0 == 0 && m->resp.cnt1 == 0 && !io->dma_rsp_valid &&
-                          !m->resp.err && m->resp.status == HCA_WC_STATUS_SUCCESS && !m->sched.hold &&
+                          !m->resp.err && m->resp.status == HCA_WC_STATUS_SUCCESS &&
                           !m->dma_arb.hold && !m->free_arb.hold && !m->evt_arb.hold && !m->fin_arb.hold &&
                           !m->xarb.arb.hold && m_fifo_level(&m->xarb.ids) == 0 && !n->x.c_req_valid &&
-                          !io->evt_done_valid && !io->qpc_wr;
-    const unsigned wr_qpn = io->qpc_wr_qpn & (m->max_qp - 1u);
+                          !io->evt_done_valid && !io->qpc_wr && !pushes && !sq_pop && !rn_pop && !rn_push[0] &&
+                          !rn_push[1] && !hca_qfifo_valid(&m->dnq);
+    const unsigned wr_qpn = io->qpc_wr_qpn & qmask;
     /* the _q values the always_ff reads */
     const uint8_t rnr_look_q = m->rnr_cnt[look];
     const uint8_t qst_wr_q = m->qst[wr_qpn];
@@ -407,7 +424,7 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
         m->deadline[look] = now_q + r->rnr_timer;
     if (r->nak_save) {
         m->nak_syn[look] = r->nak_syn & 0x1fu;
-        m_qv_put(&m->nak_rnr, look, r->nak_rnr);
+        m->nak_rnr[look] = r->nak_rnr;
     }
     if (s->rel_rnr)
         m->deadline[s_qpn] = now_q + s->rnr_timer;
@@ -418,14 +435,14 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
     if (sched_take) {
         m->s_qpn = (uint16_t)sched_qpn;
         rq_set_qst(m, sched_qpn, Q_ACTIVE);
-        m_qv_put(&m->nak, sched_qpn, 0);
+        m->nak[sched_qpn] = 0;
     }
     if (r->nak_save)
-        m_qv_put(&m->nak, look, 1);
+        m->nak[look] = 1;
     if (s->rel_valid) {
         if (s->rel_inflight) {
             rq_set_qst(m, s_qpn, Q_INFLIGHT);
-            m_qv_put(&m->evt_wait, s_qpn, s->rel_evt);
+            m->evt_wait[s_qpn] = s->rel_evt;
         } else if (s->rel_rnr) {
             rq_set_qst(m, s_qpn, Q_RNR_WAIT);
             m->rnr_cnt[s_qpn] = (uint8_t)((m->rnr_cnt[s_qpn] + 1u) & 7u);
@@ -436,12 +453,12 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
     }
     if (r->claim) {
         rq_set_qst(m, look, Q_RESP);
-        m_qv_put(&m->evt_wait, look, 0);
+        m->evt_wait[look] = 0;
     }
     if (done_mine)
-        m_qv_put(&m->done, done_tag_qpn, 1);
+        m->done[done_tag_qpn] = 1;
     if (r->done_take)
-        m_qv_put(&m->done, done_qpn, 0);
+        m->done[done_qpn & qmask] = 0;
     if (r->rel_valid) {
         switch (r->rel_kind) {
         case HCA_REQ_RESP_REL_INFLIGHT:
@@ -449,7 +466,7 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
             break;
         case HCA_REQ_RESP_REL_EVT:
             rq_set_qst(m, look, Q_INFLIGHT);
-            m_qv_put(&m->evt_wait, look, 1);
+            m->evt_wait[look] = 1;
             break;
         case HCA_REQ_RESP_REL_RNR:
             rq_set_qst(m, look, Q_RNR_WAIT);
@@ -461,18 +478,22 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
             break;
         }
     }
-    /* The firmware reset or reconnected the QP: forget what was in flight
-     * (an engine that owns it finishes first and releases it). */
+    /* The firmware reset, reconnected or first wrote the QP: forget what was
+     * in flight (an engine that owns it finishes first and releases it). */
     if (io->qpc_wr && io->qpc_wr_qpn < m->max_qp && qst_wr_q != Q_ACTIVE && qst_wr_q != Q_RESP) {
         rq_set_qst(m, wr_qpn, Q_IDLE);
         m->rnr_cnt[wr_qpn] = 0;
-        m_qv_put(&m->nak, wr_qpn, 0);
-        m_qv_put(&m->evt_wait, wr_qpn, 0);
-        m_qv_put(&m->done, wr_qpn, 0);
+        m->nak[wr_qpn] = 0;
+        m->evt_wait[wr_qpn] = 0;
+        m->done[wr_qpn] = 0;
     }
 
+    /* queues */
+    hca_qfifo_edge(&m->sq, sq_pop, sq_push, sq_val, 7);
+    hca_qfifo_edge(&m->rnq, rn_pop, rn_push, rn_val, 2);
+    hca_qfifo_edge(&m->dnq, dn_pop, &dn_push, &dn_val, 1);
+
     /* arbiters */
-    m_arb_edge(&m->sched, &n->sched, s->sched_ready);
     m_arb_edge(&m->dma_arb, &n->dma, io->dma_req_ready);
     m_arb_edge(&m->free_arb, &n->free, io->pb_free_ready);
     m_arb_edge(&m->evt_arb, &n->evt, io->evt_ready);
@@ -504,7 +525,8 @@ uint64_t hca_requester_quiet_until_in(const hca_requester_t *m, const m_qv_t *sq
                                       uint64_t now)
 {
     const uint64_t next = now + 1;
-    if (!m->base_set || m_qv_any(&m->done) || m->dma_arb.hold || m->free_arb.hold || m->evt_arb.hold || m->fin_arb.hold)
+    if (!m->base_set || hca_qfifo_valid(&m->dnq) || m->dma_arb.hold || m->free_arb.hold || m->evt_arb.hold ||
+        m->fin_arb.hold)
         return next;
     uint64_t t = hca_req_send_quiet_until(&m->send, now);
     const uint64_t tr = hca_req_resp_quiet_until(&m->resp, now);
@@ -516,31 +538,23 @@ uint64_t hca_requester_quiet_until_in(const hca_requester_t *m, const m_qv_t *sq
     if (t <= next)
         return next;
 
-    /* The scheduler: a candidate is granted (send engine idle) or held. */
-    m_qv_t cand;
-    rq_cand(m, sq_pending, qp_error, rq_now_q(m, next), &cand);
-    const int send_idle = m->send.state == 0; /* S_IDLE: takes the pick */
-    if (m->sched.hold) {
-        if (!m_qv_get(&cand, m->sched.hold_id) || send_idle)
+    /* The scheduler's head: dropped, or taken (send engine idle), next
+     * cycle; a candidate stays one while the send engine is busy. */
+    if (hca_qfifo_valid(&m->sq)) {
+        const unsigned h = hca_qfifo_head(&m->sq);
+        if (!rq_head_cand(m, m_qv_get(sq_pending, h), m_qv_get(qp_error, h), rq_now_q(m, next)) ||
+            m->send.state == 0 /* S_IDLE */)
             return next;
-    } else if (m_qv_any(&cand)) {
-        return next;
     }
-    /* RNR waits that expire later make candidates then (or drop a held one
-     * when its expiry wraps, 2^31 cycles on). */
-    for (unsigned w = 0; w < M_QV_WORDS; w++)
-        for (uint64_t b = m->rnr_m.w[w] & ~qp_error->w[w]; b; b &= b - 1) {
-            const unsigned q = w * 64u + rq_ctz(b);
-            uint64_t te;
-            if (!m_qv_get(&cand, q))
-                te = rq_expiry(m, q, next);
-            else if (m->sched.hold && m->sched.hold_id == q)
-                te = next + (0x80000000u - (uint32_t)(rq_now_q(m, next) - m->deadline[q]));
-            else
-                continue;
-            if (te < t)
-                t = te;
-        }
+    /* The RNR queue's head: dropped next cycle, or moved when it expires. */
+    if (hca_qfifo_valid(&m->rnq)) {
+        const unsigned h = hca_qfifo_head(&m->rnq);
+        if (m->qst[h] != Q_RNR_WAIT)
+            return next;
+        const uint64_t te = rq_expiry(m, h, next);
+        if (te < t)
+            t = te;
+    }
     return t;
 }
 

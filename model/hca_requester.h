@@ -1,12 +1,12 @@
 /* hca_requester.h — C model of rtl/hca_requester.sv, the send queues: the
  * send engine (hca_req_send, member send) and the response engine
  * (hca_req_resp, member resp), the per-QP state (IDLE / ACTIVE / INFLIGHT /
- * RESP / RNR_WAIT, park entries, kept NAKs and DONEs), the round-robin QP
- * scheduler, and the shared ports: translation (hca_xarb, member xarb), DMA,
+ * RESP / RNR_WAIT, park entries, kept NAKs and DONEs), the QP scheduler
+ * (a FIFO of candidate QPs, an RNR queue, a DONE queue), and the shared ports: translation (hca_xarb, member xarb), DMA,
  * packet-buffer free, events and completions (hca_arb instances).
  *
  * Comb paths (outputs that depend on inputs of the same cycle):
- *   ra_qpn        <- sq_pending, qp_error (the scheduler's pick while the
+ *   ra_qpn        <- pe_pend, pe_err (the scheduler's offer while the
  *                    send engine is idle)
  *   rb_qpn        <- rx.dst_qpn (response engine idle)
  *   sq_ci_inc, qp_err_valid <- cpl_ready
@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "hca_abi.h"
+#include "hca_qfifo.h"
 #include "hca_req_resp.h"
 #include "hca_req_send.h"
 #include "hca_xarb.h"
@@ -59,14 +60,15 @@ typedef struct hca_requester_nets {
     hca_req_send_io_t s;       /**< u_send */
     hca_req_resp_io_t r;       /**< u_resp */
     hca_xarb_io_t x;           /**< u_xarb */
-    m_arb_out_t sched, dma, free, evt, fin; /**< u_sched, u_dma_arb, u_free_arb, u_evt_arb, u_fin_arb */
+    m_arb_out_t sched;         /**< the scheduler's offer: valid (sched_valid), id (sched_qpn) */
+    m_arb_out_t dma, free, evt, fin; /**< u_dma_arb, u_free_arb, u_evt_arb, u_fin_arb */
     uint8_t fin_ready;         /**< fin_ready: !fin_write || cpl_ready */
     uint8_t rsp_to_r;          /**< rsp_to_r: dma_rsp rtag bit 5 */
     uint16_t park_src;         /**< where r.park was copied from (0: nowhere yet) */
 } hca_requester_nets_t;
 
 /** Bytes of the input ports of hca_requester_io_t (ra_qpc .. evt_done_status). */
-#define HCA_REQUESTER_IN_BYTES (352u + 2u * 8u * M_QV_WORDS)
+#define HCA_REQUESTER_IN_BYTES 360u
 
 /* Inputs first, then outputs (the cache below compares the inputs as one
  * block). Vector ports [MAX_QP-1:0]: bit q = QP q. */
@@ -76,13 +78,18 @@ typedef struct hca_requester_io {
     hca_qp_ctx_t rb_qpc;       /**< hca_ctx read port b (response engine) */
     hca_dma_rsp_t dma_rsp;
     hca_pkt_t rx;
-    m_qv_t sq_pending;
-    m_qv_t qp_error;
     uint64_t xs_pa;
     uint32_t xs_len;
     uint16_t ra_sq_ci;
     uint16_t rb_sq_ci;
     uint16_t qpc_wr_qpn;
+    uint16_t sq_db_qpn;
+    uint16_t rs_err_qpn;
+    uint8_t pe_pend;           /**< hca_ctx's answer for pe_qpn: sq_pi != sq_ci, not RESET */
+    uint8_t pe_err;            /**< ... state ERROR */
+    uint8_t sq_db;             /**< an SQ doorbell of sq_db_qpn was taken */
+    uint8_t qpc_set;           /**< a WRITE_QPC of qpc_wr_qpn */
+    uint8_t rs_err;            /**< the responder moved rs_err_qpn to ERROR */
     uint8_t qpc_wr;
     uint8_t tx_ready;
     uint8_t rx_valid;
@@ -108,6 +115,7 @@ typedef struct hca_requester_io {
     m_xreq_t xq;
     uint16_t ra_qpn;
     uint16_t rb_qpn;
+    uint16_t pe_qpn;           /**< the scheduler's head (state only: hca_requester_pe_qpn) */
     uint16_t sq_ci_qpn;
     uint16_t qp_err_qpn;
     uint16_t cpl_cqn;
@@ -145,9 +153,11 @@ typedef struct hca_requester {
     /* per-QP state (control: reset) */
     uint8_t qst[HCA_REQUESTER_MAX_QP_LIMIT];     /**< qst_q */
     uint8_t rnr_cnt[HCA_REQUESTER_MAX_QP_LIMIT]; /**< rnr_cnt_q */
-    m_qv_t nak, evt_wait, done;                  /**< nak_q, evt_wait_q, done_q */
-    m_qv_t nak_rnr;                              /**< nak_rnr_q (data: read only with nak) */
-    m_qv_t idle_m, active_m, inflight_m, rnr_m;  /**< qst by state, bit q = QP q (derived) */
+    uint8_t nak[HCA_REQUESTER_MAX_QP_LIMIT];      /**< nak_m */
+    uint8_t evt_wait[HCA_REQUESTER_MAX_QP_LIMIT]; /**< evt_wait_m */
+    uint8_t done[HCA_REQUESTER_MAX_QP_LIMIT];     /**< done_m */
+    uint8_t nak_rnr[HCA_REQUESTER_MAX_QP_LIMIT];  /**< nak_rnr_m (data: read only with nak) */
+    hca_qfifo_t sq, rnq, dnq;  /**< u_sched_q, u_rnr_q, u_done_q */
     uint16_t s_qpn;           /**< the QP the send engine owns */
     uint64_t gen;             /**< counts state changes (edges but idle ones, resets): keys io's cache */
     /* now_q = (uint32_t)(cycle - base) once base is set (the first edge
@@ -162,7 +172,6 @@ typedef struct hca_requester {
     /* instances */
     hca_req_send_t send;      /**< u_send */
     hca_req_resp_t resp;      /**< u_resp */
-    m_arb_t sched;            /**< u_sched (N = MAX_QP: scanned here, m_arb's state) */
     hca_xarb_t xarb;          /**< u_xarb (N = 2: 0 send, 1 response) */
     m_arb_t dma_arb, free_arb, evt_arb, fin_arb; /**< N = 2: 0 send, 1 response */
 } hca_requester_t;
@@ -171,11 +180,12 @@ int hca_requester_init(hca_requester_t *m, unsigned max_qp); /* 0 / -EINVAL */
 void hca_requester_reset(hca_requester_t *m);
 void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64_t now);
 void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64_t now);
-/** As m_prim.h, with sq_pending_i = qp_error_i = 0 (no QP to schedule but
- *  RNR waits expiring). */
+/** The QP whose {sq_pending, qp_error} the scheduler asks hca_ctx for (pe_qpn_o). */
+static inline unsigned hca_requester_pe_qpn(const hca_requester_t *m) { return hca_qfifo_head(&m->sq); }
+/** As m_prim.h, with every QP's sq_pending = qp_error = 0. */
 uint64_t hca_requester_quiet_until(const hca_requester_t *m, uint64_t now);
-/** The same with the level inputs sq_pending_i and qp_error_i as given (the
- *  device's hca_ctx model knows them). */
+/** The same with every QP's {sq_pi != sq_ci, not RESET} and ERROR as given
+ *  (the device's hca_ctx model knows them; the scheduler looks at its head's). */
 uint64_t hca_requester_quiet_until_in(const hca_requester_t *m, const m_qv_t *sq_pending, const m_qv_t *qp_error,
                                       uint64_t now);
 

@@ -44,8 +44,8 @@ module hca_arb #(
   logic           found;
 
   // First valid input after `last`, wrapping around, without a loop over
-  // the inputs (Verilator evaluates this every cycle; the scheduler's
-  // arbiter has one input per QP): the lowest valid input above `last` if
+  // the inputs (Verilator evaluates this every cycle, and an instance may
+  // be wide): the lowest valid input above `last` if
   // any, else the lowest valid one; the lowest set bit isolated as x & -x
   // and encoded by OR-reducing it under one constant mask per index bit.
   function automatic logic [N-1:0] index_bit_mask(input int b);

@@ -227,9 +227,10 @@ module hca_core #(
   logic [`HCA_QP_CTX_W-1:0] ra_qpc, rb_qpc;
   logic                     sq_ci_inc, rq_err_valid;
   logic [15:0]              sq_ci_qpn, rq_err_qpn;
-  logic [MAX_QP-1:0]        sq_pending, qp_error;
-  logic                     qpc_wr;
-  logic [15:0]              qpc_wr_qpn;
+  logic [$clog2(MAX_QP)-1:0] pe_qpn;                   // the requester's scheduler lookup
+  logic                     pe_pend, pe_err, sq_db, qpc_set, qpc_wr;
+  logic [MAX_QP-1:0]        qp_live;
+  logic [15:0]              sq_db_qpn, qpc_wr_qpn;
 
   logic [$clog2(MAX_QP)-1:0] rs_qpc_idx, rs_err_qpn;   // the responder's QP numbers: QW bits
   logic [`HCA_QP_CTX_W-1:0] rs_qpc;
@@ -272,8 +273,13 @@ module hca_core #(
     .req_sq_ci_qpn_i (sq_ci_qpn),
     .req_err_valid_i (rq_err_valid),
     .req_err_qpn_i   (rq_err_qpn),
-    .sq_pending_o    (sq_pending),
-    .qp_error_o      (qp_error),
+    .pe_qpn_i        (pe_qpn),
+    .pe_pend_o       (pe_pend),
+    .pe_err_o        (pe_err),
+    .qp_live_o       (qp_live),
+    .sq_db_o         (sq_db),
+    .sq_db_qpn_o     (sq_db_qpn),
+    .qpc_set_o       (qpc_set),
     .qpc_wr_o        (qpc_wr),
     .qpc_wr_qpn_o    (qpc_wr_qpn),
     .rs_qpn_i        (rs_qpc_idx),
@@ -497,10 +503,17 @@ module hca_core #(
     .sq_ci_qpn_o      (sq_ci_qpn),
     .qp_err_valid_o   (rq_err_valid),
     .qp_err_qpn_o     (rq_err_qpn),
-    .sq_pending_i     (sq_pending),
-    .qp_error_i       (qp_error),
+    .pe_qpn_o         (pe_qpn),
+    .pe_pend_i        (pe_pend),
+    .pe_err_i         (pe_err),
+    .qp_live_i        (qp_live),
+    .sq_db_i          (sq_db),
+    .sq_db_qpn_i      (sq_db_qpn),
+    .qpc_set_i        (qpc_set),
     .qpc_wr_i         (qpc_wr),
     .qpc_wr_qpn_i     (qpc_wr_qpn),
+    .rs_err_i         (rs_err_valid),
+    .rs_err_qpn_i     (rs_err_qpn),
     .tx_valid_o       (rq_tx_valid),
     .tx_ready_i       (rq_tx_ready),
     .tx_o             (rq_tx),

@@ -75,7 +75,7 @@ module hca_ctx #(
 
   // requester: two read ports (send engine a, response engine b; the live
   // state is in the context's state field), sq_ci increment, ERROR
-  // requests, per-QP summaries
+  // requests, the scheduler's lookup and events
   input  logic [15:0]                ra_qpn_i,
   output logic [`HCA_QP_CTX_W-1:0]   ra_qpc_o,
   output logic [15:0]                ra_sq_ci_o,
@@ -86,9 +86,14 @@ module hca_ctx #(
   input  logic [15:0]                req_sq_ci_qpn_i,
   input  logic                       req_err_valid_i,
   input  logic [15:0]                req_err_qpn_i,
-  output logic [MAX_QP-1:0]          sq_pending_o,    // sq_pi != sq_ci and not RESET
-  output logic [MAX_QP-1:0]          qp_error_o,      // state ERROR
-  output logic                       qpc_wr_o,        // a WRITE_QPC (to RESET or RTS) happened
+  input  logic [$clog2(MAX_QP)-1:0]  pe_qpn_i,        // the requester's scheduler head:
+  output logic                       pe_pend_o,       //   sq_pi != sq_ci and not RESET
+  output logic                       pe_err_o,        //   state ERROR
+  output logic [MAX_QP-1:0]          qp_live_o,       // QPs written since reset (read by index)
+  output logic                       sq_db_o,         // an SQ doorbell was taken
+  output logic [15:0]                sq_db_qpn_o,
+  output logic                       qpc_set_o,       // a WRITE_QPC happened
+  output logic                       qpc_wr_o,        // ... to RESET or RTS, or the QP's first
   output logic [15:0]                qpc_wr_qpn_o,
 
   // responder: read port, rq_ci increment, ERROR requests
@@ -152,15 +157,15 @@ module hca_ctx #(
   logic [15:0]          sq_ci_m [MAX_QP];
   logic [15:0]          rq_pi_m [MAX_QP];
   logic [15:0]          rq_ci_m [MAX_QP];
-  logic [MAX_QP-1:0]    qlive_q, qlive_d;
+  logic [MAX_QP-1:0]    qlive_q;
   logic [CQC_STORE-1:0] cqc_q [MAX_CQ];
   logic [15:0]          cq_pi_m [MAX_CQ];
   logic [15:0]          cq_ci_m [MAX_CQ];
   logic                 ovf_m [MAX_CQ];
-  logic [MAX_CQ-1:0]    clive_q, clive_d;
+  logic [MAX_CQ-1:0]    clive_q;
   // cq_valid is kept apart from the stored context so that reset can clear
   // it in every entry (the rest of the context is data).
-  logic [MAX_CQ-1:0]    cq_valid_q, cq_valid_d;
+  logic [MAX_CQ-1:0]    cq_valid_q;
 
   logic [32*WORDS-1:0]  stage_q;
   logic                 rvalid_q;
@@ -377,90 +382,41 @@ module hca_ctx #(
     end
   end
 
-  assign qpc_wr_o     = do_wqpc && new_reset;
+  // The requester forgets what it held for a QP written to RESET or RTS,
+  // and sets up its entries at the QP's first write (docs/engine.md).
+  assign qpc_set_o    = do_wqpc;
+  assign qpc_wr_o     = do_wqpc && (new_reset || !qlive_q[cmd_q]);
   assign qpc_wr_qpn_o = cmd_idx;
+  assign sq_db_o      = db_sq;
+  assign sq_db_qpn_o  = db_num;
 
-  // sq_pending_o and qp_error_o are flops, not a sweep of the table: each
-  // QP an update touches this cycle gets them from its next state (the
-  // updates above, applied in the same order), so they always equal
-  // {sq_pi != sq_ci && state != RESET, state == ERROR} of every QP.
-  logic [MAX_QP-1:0] pend_q, err_q;
+  // The scheduler's head QP, looked up by index (no per-QP summary vectors
+  // kept up to date: the requester asks for the one QP it looks at).
+  assign pe_pend_o = sqpi_of(pe_qpn_i) != sqci_of(pe_qpn_i) && st_of(pe_qpn_i) != `HCA_QP_STATE_RESET;
+  assign pe_err_o  = st_of(pe_qpn_i) == `HCA_QP_STATE_ERROR;
+  assign qp_live_o = qlive_q;
 
-  function automatic logic [1:0] next_flags(input logic [QW-1:0] i);   // {pending, error}
-    logic [15:0] pi, ci;
-    logic [1:0]  st;
-    pi = sqpi_of(i);
-    ci = sqci_of(i);
-    st = st_of(i);
-    if (db_sq && db_q == i) begin
-      pi = db_idx;
-    end
-    if (sq_inc_ok && sq_inc_q == i) begin
-      ci = ci + 16'd1;
-    end
-    if (((rq_err_ok && rq_err_q == i) || (rs_err_ok && rs_err_q == i)) && st == `HCA_QP_STATE_RTS) begin
-      st = `HCA_QP_STATE_ERROR;
-    end
-    if (do_wqpc && cmd_q == i) begin
-      st = new_state;
-      if (new_reset) begin
-        pi = '0;
-        ci = '0;
-      end
-    end
-    next_flags = {pi != ci && st != `HCA_QP_STATE_RESET, st == `HCA_QP_STATE_ERROR};
-  endfunction
-
-  // (Next values in a comb block: Yosys refuses a variable bit index under
-  // an async reset.)
-  logic [MAX_QP-1:0] pend_d, err_d;
-  always_comb begin
-    pend_d = pend_q;
-    err_d  = err_q;
-    if (db_sq) begin
-      {pend_d[db_q], err_d[db_q]} = next_flags(db_q);
-    end
-    if (sq_inc_ok) begin
-      {pend_d[sq_inc_q], err_d[sq_inc_q]} = next_flags(sq_inc_q);
-    end
-    if (rq_err_ok) begin
-      {pend_d[rq_err_q], err_d[rq_err_q]} = next_flags(rq_err_q);
-    end
-    if (rs_err_ok) begin
-      {pend_d[rs_err_q], err_d[rs_err_q]} = next_flags(rs_err_q);
-    end
-    if (do_wqpc) begin
-      {pend_d[cmd_q], err_d[cmd_q]} = next_flags(cmd_q);
-    end
-  end
-
-  always_comb begin
-    qlive_d = qlive_q;
-    if (do_wqpc) begin
-      qlive_d[cmd_q] = 1'b1;
-    end
-    clive_d = clive_q;
-    if (do_wcqc) begin
-      clive_d[cmd_c] = 1'b1;
-    end
-  end
-
+  // The live and cq_valid bits change only in the cycle of a WRITE_QPC /
+  // WRITE_CQC: a whole-vector update under that condition (a shifted one
+  // ORed in), not a next value of the table's width computed every cycle.
+  // (No variable bit index on the left: Yosys refuses one under an async
+  // reset.)
+  logic stage_cq_valid;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      pend_q  <= '0;
-      err_q   <= '0;
-      qlive_q <= '0;
-      clive_q <= '0;
+      qlive_q    <= '0;
+      clive_q    <= '0;
+      cq_valid_q <= '0;
     end else begin
-      pend_q  <= pend_d;
-      err_q   <= err_d;
-      qlive_q <= qlive_d;
-      clive_q <= clive_d;
+      if (do_wqpc) begin
+        qlive_q <= qlive_q | (MAX_QP'(1) << cmd_q);
+      end
+      if (do_wcqc) begin
+        clive_q    <= clive_q | (MAX_CQ'(1) << cmd_c);
+        cq_valid_q <= (cq_valid_q & ~(MAX_CQ'(1) << cmd_c)) | (MAX_CQ'(stage_cq_valid) << cmd_c);
+      end
     end
   end
-
-  assign sq_pending_o = pend_q;
-  assign qp_error_o   = err_q;
 
   // ---------------------------------------------------------------- CQ table
   always_ff @(posedge clk_i) begin
@@ -487,24 +443,9 @@ module hca_ctx #(
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      cq_valid_q <= '0;
-    end else begin
-      cq_valid_q <= cq_valid_d;
-    end
-  end
-
   // (The staged bit as a wire: Icarus cannot take a constant select of
-  // stage_q in an always_comb.)
-  logic stage_cq_valid;
+  // stage_q in an always_*.)
   assign stage_cq_valid = `HCA_CQ_CTX_CQ_VALID(stage_q);
-  always_comb begin
-    cq_valid_d = cq_valid_q;
-    if (do_wcqc) begin
-      cq_valid_d[cmd_c] = stage_cq_valid;
-    end
-  end
 
   // ---------------------------------------------------------------- read ports
   always_ff @(posedge clk_i or negedge rst_ni) begin

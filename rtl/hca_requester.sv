@@ -20,8 +20,9 @@
 //   RESP      owned by the response engine
 //   RNR_WAIT  an RNR_NAK came: scheduled again (resend from the WQE) once
 //             rnr_timer cycles passed, or at once to flush it in ERROR
-// The scheduler is round-robin over the QPs. A packet the response engine
-// claims in the cycle the scheduler would pick the same QP wins.
+// The scheduler serves QPs in the order they became schedulable (a FIFO of
+// QP numbers, below). A packet the response engine claims in the cycle the
+// scheduler would offer the same QP wins.
 //
 // A NAK can come back while its message is still ACTIVE (the responder
 // failed an early packet; the send engine is gathering or sending a later
@@ -69,10 +70,21 @@ module hca_requester #(
   output logic [15:0]                   sq_ci_qpn_o,
   output logic                          qp_err_valid_o,
   output logic [15:0]                   qp_err_qpn_o,
-  input  logic [MAX_QP-1:0]             sq_pending_i,
-  input  logic [MAX_QP-1:0]             qp_error_i,
-  input  logic                          qpc_wr_i,
+  // the scheduler's view of hca_ctx: the head QP's {sq_pi != sq_ci and
+  // not RESET, ERROR} looked up by index; the entries written since reset
+  // (qp_live_i, read by index only); the events that may make a QP
+  // schedulable (an SQ doorbell, any WRITE_QPC, the responder's ERROR)
+  output logic [$clog2(MAX_QP)-1:0]     pe_qpn_o,
+  input  logic                          pe_pend_i,
+  input  logic                          pe_err_i,
+  input  logic [MAX_QP-1:0]             qp_live_i,
+  input  logic                          sq_db_i,
+  input  logic [15:0]                   sq_db_qpn_i,
+  input  logic                          qpc_set_i,       // a WRITE_QPC of qpc_wr_qpn_i
+  input  logic                          qpc_wr_i,        // ... to RESET or RTS, or its first
   input  logic [15:0]                   qpc_wr_qpn_i,
+  input  logic                          rs_err_i,
+  input  logic [$clog2(MAX_QP)-1:0]     rs_err_qpn_i,
 
   // link
   output logic                          tx_valid_o,
@@ -149,18 +161,20 @@ module hca_requester #(
     Q_IDLE, Q_ACTIVE, Q_INFLIGHT, Q_RESP, Q_RNR_WAIT
   } qst_e;
 
+  // Per-QP state: memories without reset, written by index. A QP's entries
+  // count once hca_ctx has its context (qp_live_i): the firmware's first
+  // WRITE_QPC of a QP raises qpc_wr_i, which sets them all as at reset
+  // (IDLE, rnr_cnt 0, no NAK, event or DONE), and no engine touches a QP
+  // before (ctx serves none). Before, a QP reads as IDLE with nothing kept.
   qst_e         qst_q [MAX_QP];
-  // qst_q == Q_IDLE, Q_INFLIGHT, Q_RNR_WAIT as bit vectors (the scheduler's
-  // candidates), written wherever qst_q is: {idle, inflight, rnr}.
-  logic [MAX_QP-1:0] idle_v_q, infl_v_q, rnr_v_q;
-  localparam logic [2:0] V_IDLE = 3'b100, V_INFL = 3'b010, V_RNR = 3'b001, V_OTHER = 3'b000;
   logic [2:0]   rnr_cnt_q [MAX_QP];
   logic [31:0]  deadline_q [MAX_QP];
   logic [PARK_W-1:0] park_q [MAX_QP];
-  logic [MAX_QP-1:0] nak_q, nak_rnr_q;
+  logic         nak_m [MAX_QP];
+  logic         nak_rnr_m [MAX_QP];
   logic [4:0]   nak_syn_q [MAX_QP];
-  logic [MAX_QP-1:0] evt_wait_q;   // parked, waiting for DONE
-  logic [MAX_QP-1:0] done_q;       // DONE came, not yet taken by the response engine
+  logic         evt_wait_m [MAX_QP];   // parked, waiting for DONE
+  logic         done_m [MAX_QP];       // DONE came, not yet taken by the response engine
   logic [4:0]   done_st_q [MAX_QP];
   logic [31:0]  now_q;
 
@@ -195,9 +209,12 @@ module hca_requester #(
   logic [`HCA_DMA_REQ_W-1:0] r_dma;
   logic              r_fin_valid, r_fin_ready;
   logic [FIN_W-1:0]  r_fin;
+  logic              fin_valid, fin_ready, fin_write, fin_err;   // the completion handed over
+  logic [FIN_W-1:0]  fin;
+  logic [15:0]       fin_qpn, fin_cqn;
   logic              r_nak_save, r_nak_rnr;
   logic [4:0]        r_nak_syn;
-  logic              s_nak;
+  logic              s_nak, s_nak_rnr;
   logic [4:0]        s_nak_syn;
 
   // The QP the send engine releases this cycle, seen by the response engine.
@@ -211,24 +228,26 @@ module hca_requester #(
   logic          done_mine;
   logic [QW-1:0] done_tag_qpn;
   assign done_tag_qpn = evt_done_tag_i[QW-1:0];
-  assign done_mine    = evt_done_valid_i && evt_done_tag_i[`HCA_EVT_DONE_TAG_W-1:QW] == '0 && evt_wait_q[done_tag_qpn];
+  assign done_mine    = evt_done_valid_i && evt_done_tag_i[`HCA_EVT_DONE_TAG_W-1:QW] == '0 &&
+                        qp_live_i[done_tag_qpn] && evt_wait_m[done_tag_qpn];
 
   // The looked-up QP's entries, read here and not in the port list: Yosys
   // 0.23 re-elaborates a module whose parameterized instance has a port
   // bound to an unpacked-array element, and with the module's parameters
   // overridden (hierarchy -chparam) that second pass asserts
   // (modules_.count(module->name) == 0, kernel/rtlil.cc).
+  logic              look_live;
   qst_e              look_qst;
   logic [PARK_W-1:0] look_park;
   logic [2:0]        look_rnr_cnt;
+  logic              look_evt_wait;
   logic [4:0]        done_st;
-  // qst_q and rnr_cnt_q are memories without reset: a QP whose idle_v_q bit
-  // is set is IDLE with rnr_cnt 0 whatever they hold (idle_v_q resets to
-  // ones and is written wherever qst_q is); a QP leaving IDLE gets rnr_cnt 0.
-  assign look_qst     = idle_v_q[look_qpn] ? Q_IDLE : qst_q[look_qpn];
-  assign done_st = done_st_q[done_qpn];
-  assign look_park    = look_parking ? s_park : park_q[look_qpn];
-  assign look_rnr_cnt = idle_v_q[look_qpn] ? 3'd0 : rnr_cnt_q[look_qpn];
+  assign look_live     = qp_live_i[look_qpn];
+  assign look_qst      = look_live ? qst_q[look_qpn] : Q_IDLE;
+  assign look_park     = look_parking ? s_park : park_q[look_qpn];
+  assign look_rnr_cnt  = look_live ? rnr_cnt_q[look_qpn] : 3'd0;
+  assign look_evt_wait = look_live && evt_wait_m[look_qpn];
+  assign done_st       = done_st_q[done_qpn];
 
   hca_req_send #(
     .QW (QW)
@@ -243,7 +262,7 @@ module hca_requester #(
     .sq_ci_i         (ra_sq_ci_i),
     .nak_i           (s_nak),
     .nak_syn_i       (s_nak_syn),
-    .nak_rnr_i       (nak_rnr_q[s_qpn]),
+    .nak_rnr_i       (s_nak_rnr),
     .rel_valid_o     (s_rel_valid),
     .rel_inflight_o  (s_rel_inflight),
     .rel_evt_o       (s_rel_evt),
@@ -293,7 +312,7 @@ module hca_requester #(
     .rx_i            (rx_i),
     .look_qpn_o      (look_qpn),
     .look_inflight_i (look_qst == Q_INFLIGHT || look_parking),
-    .look_evt_wait_i (evt_wait_q[look_qpn] || (look_parking && s_rel_evt)),
+    .look_evt_wait_i (look_evt_wait || (look_parking && s_rel_evt)),
     .done_valid_i    (done_any),
     .done_qpn_i      (done_qpn),
     .done_status_i   (done_st),
@@ -339,168 +358,148 @@ module hca_requester #(
   );
 
   // ---------------------------------------------------------------- scheduler
-  // The candidates as vector operations over per-state bit vectors (kept
-  // beside qst_q), not a loop over the QPs; only the RNR deadlines are
-  // compared per QP, and only while some QP waits on one. cand_base reads
-  // registers only, so Verilator evaluates it once per cycle and not again
-  // when the inputs (through r_claim) change.
-  logic [MAX_QP-1:0] expired, cand_base, cand;
-  always_comb begin
-    expired = '0;
-    if (rnr_v_q != '0) begin
-      for (int q = 0; q < MAX_QP; q++) begin
-        expired[q] = !(now_q - deadline_q[q] >= 32'h8000_0000);
-      end
-    end
-  end
-  assign cand_base = (idle_v_q & sq_pending_i) | (rnr_v_q & (expired | qp_error_i)) |
-                     (infl_v_q & qp_error_i & ~evt_wait_q);
-  assign cand      = cand_base & ~(MAX_QP'(r_claim) << look_qpn);
+  // A QP is schedulable (a candidate) when
+  //   IDLE with sq_pi != sq_ci (not RESET), or
+  //   RNR_WAIT and its deadline passed or the QP is in ERROR, or
+  //   INFLIGHT in ERROR and not waiting for DONE (to flush it).
+  // Candidates wait in a FIFO of QP numbers (hca_qfifo: each QP at most
+  // once), so no cycle looks at more than a few QPs whatever MAX_QP is. A QP
+  // is pushed whenever something happens that may make it a candidate: the
+  // send or response engine releases it, an SQ doorbell, a WRITE_QPC, an
+  // ERROR from either side, a completion of its WQE, its RNR deadline
+  // passing (the RNR queue below). The head is checked against the rule
+  // above (its state read by index, its indices and state looked up in
+  // hca_ctx by index): a candidate is offered to the send engine and popped
+  // when taken; anything else is popped and dropped (whatever makes it a
+  // candidate later pushes it again). FIFO order: every candidate is served
+  // after at most the QPs queued before it, so none starves. A packet the
+  // response engine claims in the cycle the head would be offered wins.
+  localparam int NPUSH = 7;
+  logic [NPUSH-1:0]    sq_push;
+  logic [NPUSH*QW-1:0] sq_push_qpn;
+  logic                sq_head_valid, sq_pop;
+  logic [QW-1:0]       sq_head;
 
-  logic              unused_sched;
-  logic [MAX_QP-1:0] sched_grant;   // the pick's handshake: the same as sched_ready
-  hca_arb #(
+  // RNR waits: a FIFO of the QPs entering RNR_WAIT; only its head's
+  // deadline is compared, and it moves to the scheduler's FIFO when that
+  // passed (a QP queued behind a later deadline waits for it: retries come
+  // in the order of the RNR_NAKs, each at least rnr_timer cycles after its
+  // own). A head no longer in RNR_WAIT (flushed, reset) is dropped.
+  logic          rn_head_valid, rn_pop, rn_ripe;
+  logic [QW-1:0] rn_head;
+  qst_e          rn_qst;
+  assign rn_qst  = qp_live_i[rn_head] ? qst_q[rn_head] : Q_IDLE;
+  assign rn_ripe = rn_head_valid && rn_qst == Q_RNR_WAIT && !(now_q - deadline_q[rn_head] >= 32'h8000_0000);
+  assign rn_pop  = rn_head_valid && (rn_qst != Q_RNR_WAIT || rn_ripe);
+
+  hca_qfifo #(
     .N (MAX_QP),
-    .W (1)
-  ) u_sched (
-    .clk_i       (clk_i),
-    .rst_ni      (rst_ni),
-    .in_valid_i  (cand),
-    .in_ready_o  (sched_grant),
-    .in_data_i   ({MAX_QP{1'b0}}),
-    .out_valid_o (sched_valid),
-    .out_ready_i (sched_ready),
-    .out_data_o  (unused_sched),
-    .out_id_o    (sched_qpn)
+    .P (2)
+  ) u_rnr_q (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .push_i       ({r_rel_valid && r_rel_kind == REL_RNR, s_rel_valid && s_rel_rnr}),
+    .push_val_i   ({look_qpn, s_qpn}),
+    .head_valid_o (rn_head_valid),
+    .head_o       (rn_head),
+    .pop_i        (rn_pop)
   );
+
+  assign sq_push     = {fin_valid && fin_ready, rs_err_i, qpc_set_i && qpc_wr_qpn_i < 16'(MAX_QP),
+                        sq_db_i && sq_db_qpn_i < 16'(MAX_QP), rn_ripe, r_rel_valid, s_rel_valid};
+  assign sq_push_qpn = {fin_qpn[QW-1:0], rs_err_qpn_i, qpc_wr_qpn_i[QW-1:0], sq_db_qpn_i[QW-1:0],
+                        rn_head, look_qpn, s_qpn};
+
+  hca_qfifo #(
+    .N (MAX_QP),
+    .P (NPUSH)
+  ) u_sched_q (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .push_i       (sq_push),
+    .push_val_i   (sq_push_qpn),
+    .head_valid_o (sq_head_valid),
+    .head_o       (sq_head),
+    .pop_i        (sq_pop)
+  );
+
+  // The head against the rule (pe_*: hca_ctx's answer for pe_qpn_o).
+  qst_e sq_qst;
+  logic sq_cand, sq_expired;
+  assign pe_qpn_o   = sq_head;
+  assign sq_qst     = qp_live_i[sq_head] ? qst_q[sq_head] : Q_IDLE;
+  assign sq_expired = !(now_q - deadline_q[sq_head] >= 32'h8000_0000);
+  assign sq_cand    = sq_head_valid && !(r_claim && look_qpn == sq_head) &&
+                      ((sq_qst == Q_IDLE && pe_pend_i) ||
+                       (sq_qst == Q_RNR_WAIT && (sq_expired || pe_err_i)) ||
+                       (sq_qst == Q_INFLIGHT && pe_err_i && !evt_wait_m[sq_head]));
+  assign sched_valid = sq_cand;
+  assign sched_qpn   = sq_head;
+  assign sq_pop      = sq_head_valid && (!sq_cand || sched_ready);
 
   // ---------------------------------------------------------------- per-QP state
   logic [QW-1:0] wr_qpn;
   assign wr_qpn = qpc_wr_qpn_i[QW-1:0];
 
   // The events that move a QP, each naming one QP: applied by index, in
-  // the order of precedence (a later one for the same QP wins), with no
-  // per-QP loop in the per-cycle logic. The bit vectors' next values are
-  // computed here (Yosys refuses a variable bit index under an async reset);
-  // qst_q and rnr_cnt_q are written below with the same precedence.
-  logic              ev_sched, wr_ok;
-  logic [MAX_QP-1:0] nak_d, evt_wait_d, done_d, idle_v_d, infl_v_d, rnr_v_d;
+  // the order of precedence (a later one for the same QP wins).
+  logic ev_sched, wr_ok;
   assign ev_sched = sched_valid && sched_ready;
-  assign wr_ok    = qpc_wr_i && {1'b0, qpc_wr_qpn_i} < 17'(MAX_QP) &&
-                    (idle_v_q[wr_qpn] || (qst_q[wr_qpn] != Q_ACTIVE && qst_q[wr_qpn] != Q_RESP));
-
-  always_comb begin
-    nak_d      = nak_q;
-    evt_wait_d = evt_wait_q;
-    done_d     = done_q;
-    idle_v_d   = idle_v_q;
-    infl_v_d   = infl_v_q;
-    rnr_v_d    = rnr_v_q;
-    if (ev_sched) begin
-      {idle_v_d[sched_qpn], infl_v_d[sched_qpn], rnr_v_d[sched_qpn]} = V_OTHER;
-      nak_d[sched_qpn] = 1'b0;
-    end
-    if (r_nak_save) begin
-      nak_d[look_qpn] = 1'b1;
-    end
-    if (s_rel_valid) begin
-      if (s_rel_inflight) begin
-        {idle_v_d[s_qpn], infl_v_d[s_qpn], rnr_v_d[s_qpn]} = V_INFL;
-        evt_wait_d[s_qpn] = s_rel_evt;
-      end else if (s_rel_rnr) begin
-        {idle_v_d[s_qpn], infl_v_d[s_qpn], rnr_v_d[s_qpn]} = V_RNR;
-      end else begin
-        {idle_v_d[s_qpn], infl_v_d[s_qpn], rnr_v_d[s_qpn]} = V_IDLE;
-      end
-    end
-    if (r_claim) begin
-      {idle_v_d[look_qpn], infl_v_d[look_qpn], rnr_v_d[look_qpn]} = V_OTHER;
-      evt_wait_d[look_qpn] = 1'b0;
-    end
-    if (done_mine) begin
-      done_d[done_tag_qpn] = 1'b1;
-    end
-    if (r_done_take) begin
-      done_d[done_qpn] = 1'b0;
-    end
-    if (r_rel_valid) begin
-      case (r_rel_kind)
-        REL_INFLIGHT: {idle_v_d[look_qpn], infl_v_d[look_qpn], rnr_v_d[look_qpn]} = V_INFL;
-        REL_EVT: begin
-          {idle_v_d[look_qpn], infl_v_d[look_qpn], rnr_v_d[look_qpn]} = V_INFL;
-          evt_wait_d[look_qpn] = 1'b1;
-        end
-        REL_RNR: {idle_v_d[look_qpn], infl_v_d[look_qpn], rnr_v_d[look_qpn]} = V_RNR;
-        default: {idle_v_d[look_qpn], infl_v_d[look_qpn], rnr_v_d[look_qpn]} = V_IDLE;
-      endcase
-    end
-    // The firmware reset or reconnected the QP: forget what was in flight
-    // (an engine that owns it finishes first and releases it).
-    if (wr_ok) begin
-      {idle_v_d[wr_qpn], infl_v_d[wr_qpn], rnr_v_d[wr_qpn]} = V_IDLE;
-      nak_d[wr_qpn]      = 1'b0;
-      evt_wait_d[wr_qpn] = 1'b0;
-      done_d[wr_qpn]     = 1'b0;
-    end
-  end
+  assign wr_ok    = qpc_wr_i && qpc_wr_qpn_i < 16'(MAX_QP) &&
+                    (!qp_live_i[wr_qpn] || (qst_q[wr_qpn] != Q_ACTIVE && qst_q[wr_qpn] != Q_RESP));
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      s_qpn      <= '0;
-      now_q      <= '0;
-      nak_q      <= '0;
-      evt_wait_q <= '0;
-      done_q     <= '0;
-      idle_v_q   <= '1;
-      infl_v_q   <= '0;
-      rnr_v_q    <= '0;
+      s_qpn <= '0;
+      now_q <= '0;
     end else begin
-      now_q      <= now_q + 32'd1;
-      nak_q      <= nak_d;
-      evt_wait_q <= evt_wait_d;
-      done_q     <= done_d;
-      idle_v_q   <= idle_v_d;
-      infl_v_q   <= infl_v_d;
-      rnr_v_q    <= rnr_v_d;
+      now_q <= now_q + 32'd1;
       if (ev_sched) begin
         s_qpn <= sched_qpn;
       end
     end
   end
 
-  // The per-QP state memories (no reset: see look_qst), written by index in
-  // the order of precedence.
+  // The per-QP memories (no reset: see above), written by index in the
+  // order of precedence. rnr_cnt is 0 in every IDLE QP (every way into IDLE
+  // writes it).
   always_ff @(posedge clk_i) begin
-    // a QP leaving IDLE starts from rnr_cnt 0 (later writes win)
-    if (ev_sched && idle_v_q[sched_qpn]) begin
-      rnr_cnt_q[sched_qpn] <= '0;
-    end
-    if (s_rel_valid && idle_v_q[s_qpn]) begin
-      rnr_cnt_q[s_qpn] <= '0;
-    end
-    if ((r_claim || r_rel_valid) && idle_v_q[look_qpn]) begin
-      rnr_cnt_q[look_qpn] <= '0;
-    end
     if (ev_sched) begin
       qst_q[sched_qpn] <= Q_ACTIVE;
+      nak_m[sched_qpn] <= 1'b0;
+    end
+    if (r_nak_save) begin
+      nak_m[look_qpn] <= 1'b1;
     end
     if (s_rel_valid) begin
       if (s_rel_inflight) begin
-        qst_q[s_qpn] <= Q_INFLIGHT;
+        qst_q[s_qpn]      <= Q_INFLIGHT;
+        evt_wait_m[s_qpn] <= s_rel_evt;
       end else if (s_rel_rnr) begin
         qst_q[s_qpn]     <= Q_RNR_WAIT;
-        rnr_cnt_q[s_qpn] <= (idle_v_q[s_qpn] ? 3'd0 : rnr_cnt_q[s_qpn]) + 3'd1;
+        rnr_cnt_q[s_qpn] <= rnr_cnt_q[s_qpn] + 3'd1;
       end else begin
         qst_q[s_qpn]     <= Q_IDLE;
         rnr_cnt_q[s_qpn] <= '0;
       end
     end
     if (r_claim) begin
-      qst_q[look_qpn] <= Q_RESP;
+      qst_q[look_qpn]      <= Q_RESP;
+      evt_wait_m[look_qpn] <= 1'b0;
+    end
+    if (done_mine) begin
+      done_m[done_tag_qpn] <= 1'b1;
+    end
+    if (r_done_take) begin
+      done_m[done_qpn] <= 1'b0;
     end
     if (r_rel_valid) begin
       case (r_rel_kind)
-        REL_INFLIGHT, REL_EVT: qst_q[look_qpn] <= Q_INFLIGHT;
+        REL_INFLIGHT: qst_q[look_qpn] <= Q_INFLIGHT;
+        REL_EVT: begin
+          qst_q[look_qpn]      <= Q_INFLIGHT;
+          evt_wait_m[look_qpn] <= 1'b1;
+        end
         REL_RNR: begin
           qst_q[look_qpn]     <= Q_RNR_WAIT;
           rnr_cnt_q[look_qpn] <= look_rnr_cnt + 3'd1;
@@ -511,9 +510,14 @@ module hca_requester #(
         end
       endcase
     end
+    // The firmware reset, reconnected or first wrote the QP: forget what
+    // was in flight (an engine that owns it finishes first and releases it).
     if (wr_ok) begin
-      qst_q[wr_qpn]     <= Q_IDLE;
-      rnr_cnt_q[wr_qpn] <= '0;
+      qst_q[wr_qpn]      <= Q_IDLE;
+      rnr_cnt_q[wr_qpn]  <= '0;
+      nak_m[wr_qpn]      <= 1'b0;
+      evt_wait_m[wr_qpn] <= 1'b0;
+      done_m[wr_qpn]     <= 1'b0;
     end
   end
 
@@ -527,7 +531,7 @@ module hca_requester #(
     end
     if (r_nak_save) begin
       nak_syn_q[look_qpn] <= r_nak_syn;
-      nak_rnr_q[look_qpn] <= r_nak_rnr;
+      nak_rnr_m[look_qpn] <= r_nak_rnr;
     end
     if (s_rel_rnr) begin
       deadline_q[s_qpn] <= now_q + s_rnr_timer;
@@ -537,22 +541,31 @@ module hca_requester #(
     end
   end
 
-  // The lowest QP with a DONE waiting (DONEs are rare: no fairness needed).
-  always_comb begin
-    done_any = 1'b0;
-    done_qpn = '0;
-    if (done_q != '0) begin
-      for (int q = MAX_QP - 1; q >= 0; q--) begin
-        if (done_q[q]) begin
-          done_any = 1'b1;
-          done_qpn = QW'(q);
-        end
-      end
-    end
-  end
+  // DONEs waiting for the response engine, in arrival order (DONEs are
+  // rare: no fairness needed); a head whose DONE was dropped meanwhile (the
+  // firmware reset the QP) is popped without being offered.
+  logic          dn_head_valid, dn_pop;
+  logic [QW-1:0] dn_head;
+  hca_qfifo #(
+    .N (MAX_QP),
+    .P (1)
+  ) u_done_q (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .push_i       (done_mine),
+    .push_val_i   (done_tag_qpn),
+    .head_valid_o (dn_head_valid),
+    .head_o       (dn_head),
+    .pop_i        (dn_pop)
+  );
+  assign done_qpn = dn_head;
+  assign done_any = dn_head_valid && qp_live_i[dn_head] && done_m[dn_head];
+  assign dn_pop   = dn_head_valid && (!done_any || r_done_take);
 
-  assign s_nak     = nak_q[s_qpn];
+  // The send engine's QP is live (scheduled): its NAK entries are its own.
+  assign s_nak     = qp_live_i[s_qpn] && nak_m[s_qpn];
   assign s_nak_syn = nak_syn_q[s_qpn];
+  assign s_nak_rnr = nak_rnr_m[s_qpn];
 
   // ---------------------------------------------------------------- shared ports
   hca_xarb #(
@@ -629,9 +642,6 @@ module hca_requester #(
   );
 
   // Completions: {qpn, cqn, write, err, cqe}.
-  logic             fin_valid, fin_ready, fin_write, fin_err;
-  logic [FIN_W-1:0] fin;
-  logic [15:0]      fin_qpn, fin_cqn;
   logic             unused_fin_id;
   hca_arb #(
     .N (2),
@@ -658,7 +668,7 @@ module hca_requester #(
   assign qp_err_qpn_o   = fin_qpn;
 
   logic unused;
-  assign unused = ^{unused_sched, sched_grant, unused_dma_id, unused_free_id, unused_fin_id,
+  assign unused = ^{unused_dma_id, unused_free_id, unused_fin_id,
                     unused_evt_id, qpc_wr_qpn_i, evt_done_status_i[7:5]};
 
 endmodule

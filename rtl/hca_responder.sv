@@ -287,7 +287,8 @@ module hca_responder #(
 
   // ---------------------------------------------------------------- control registers
   logic [QW-1:0]           qpn_q, qpn_d;             // the QP served: qpc_idx_o
-  logic [MAX_QP-1:0]       busy_q, busy_d;           // per QP: a SEND message accepted, not ended
+  logic [MAX_QP-1:0]       busy_q;                   // per QP: a SEND message accepted, not ended
+  logic                    busy_wr, busy_val;        // busy_q[qpn_q] <= busy_val this cycle
   logic                    wqe_valid_q, wqe_valid_d; // wqe_q holds QP wqe_qpn_q's WQE at rq_ci
   logic [QW-1:0]           wqe_qpn_q, wqe_qpn_d;
   logic [QW-1:0]           scan_p_q, scan_p_d;       // next QP the flush scan reads
@@ -318,7 +319,7 @@ module hca_responder #(
   logic                    pfslot_q, pfslot_d;
   logic [QW-1:0]           pf_qpn_q, pf_qpn_d;
   logic [7:0]              pf_buf_q, pf_buf_d;
-  logic [MAX_QP-1:0]       werr_q, werr_d;           // per QP: a posted placement was answered err
+  logic [MAX_QP-1:0]       werr_q;                   // per QP: a posted placement was answered err
   logic                    wclr;                     // the message of QP qpn_q ended: clear its werr
   logic [`HCA_CQE_W-1:0]   cqe_q, cqe_d;
   logic [15:0]             cqn_q, cqn_d;
@@ -556,7 +557,6 @@ module hca_responder #(
   logic pf_rdy, pf_go, pf_berr, pf_sel, fsel_q;
   // (outside the state machine's always_comb: Icarus re-runs a block that
   // reads what it writes)
-  assign werr_d = (werr_q | ((pf_go && pf_berr) ? MAX_QP'(1) << pf_qpn_q : '0)) & ~(wclr ? MAX_QP'(1) << qpn_q : '0);
   assign pf_rdy  = pf_q && ((pfslot_q ? rcnt1_q : rcnt0_q) == 4'd0);
   assign pf_sel  = pf_rdy && (fsel_q || !free_pend_q);
   assign pf_go   = pf_sel && pb_free_ready_i;
@@ -685,7 +685,8 @@ module hca_responder #(
   always_comb begin
     state_d     = state_q;
     qpn_d       = qpn_q;
-    busy_d      = busy_q;
+    busy_wr     = 1'b0;
+    busy_val    = 1'b0;
     wqe_valid_d = wqe_valid_q;
     wqe_qpn_d   = wqe_qpn_q;
     scan_p_d    = scan_p_q;
@@ -863,7 +864,8 @@ module hca_responder #(
           a_free   = pkt_has_buf;
           a_unbusy = 1'b1;
         end else begin
-          busy_d[qpn_q] = 1'b1;
+          busy_wr  = 1'b1;
+          busy_val = 1'b1;
           if (p_len_q != 32'd0) begin
             state_d = S_GO;
             whole_d = 1'b0;
@@ -993,7 +995,8 @@ module hca_responder #(
       S_SCAN_CTX1: begin
         ctx_latch = 1'b1;
         if (!st_rts) begin
-          busy_d[qpn_q] = 1'b0;
+          busy_wr  = 1'b1;
+          busy_val = 1'b0;
           wclr = 1'b1;
           if (wqe_qpn_q == qpn_q) wqe_valid_d = 1'b0;
         end
@@ -1116,7 +1119,8 @@ module hca_responder #(
       end
       if (a_unbusy || a_inc) begin
         // The message ended (or the WQE was consumed): forget its WQE.
-        busy_d[qpn_q] = 1'b0;
+        busy_wr  = 1'b1;
+        busy_val = 1'b0;
         if (wqe_qpn_q == qpn_q) wqe_valid_d = 1'b0;
       end
     end
@@ -1158,7 +1162,12 @@ module hca_responder #(
     end else begin
       state_q     <= state_d;
       qpn_q       <= qpn_d;
-      busy_q      <= busy_d;
+      // busy_q and werr_q (MAX_QP bits) are written only in the cycles
+      // that change one of their bits, not given a table-wide next value
+      // every cycle.
+      if (busy_wr) begin
+        busy_q <= (busy_q & ~(MAX_QP'(1) << qpn_q)) | (MAX_QP'(busy_val) << qpn_q);
+      end
       wqe_valid_q <= wqe_valid_d;
       wqe_qpn_q   <= wqe_qpn_d;
       scan_p_q    <= scan_p_d;
@@ -1187,7 +1196,9 @@ module hca_responder #(
       fsel_q      <= pf_sel && !pb_free_ready_i;
       pfslot_q    <= pfslot_d;
       pf_qpn_q    <= pf_qpn_d;
-      werr_q      <= werr_d;
+      if ((pf_go && pf_berr) || wclr) begin
+        werr_q <= (werr_q | ((pf_go && pf_berr) ? MAX_QP'(1) << pf_qpn_q : '0)) & ~(wclr ? MAX_QP'(1) << qpn_q : '0);
+      end
     end
   end
 

@@ -219,5 +219,22 @@ icarus-core-units-rtl: $(UNITS_VVP)
 	    [ $$rc = 0 ] && echo "$$out" | grep -q '^hca_arb_pbuf_tb: PASS' || exit 1; \
 	done
 
+# Icarus bench of the scheduler's FIFO (hca_qfifo) against a reference queue,
+# its never-reset memories started with random content, three pop rates.
+QFIFO_TB   := rtl/tb/hca_qfifo_tb.sv
+QFIFO_VVP  := $(RTL_CHK)/hca_qfifo_tb.vvp
+QFIFO_RUNS := "+seed=1 +pop=40" "+seed=2 +pop=10" "+seed=3 +pop=80"
+
+$(QFIFO_VVP): $(QFIFO_TB) rtl/hca_qfifo.sv
+	@mkdir -p $(@D)
+	$(IVERILOG) -g2012 -Wall -Iabi/gen -s hca_qfifo_tb -o $@ $(QFIFO_TB) rtl/hca_qfifo.sv
+
+.PHONY: icarus-qfifo-rtl
+icarus-qfifo-rtl: $(QFIFO_VVP)
+	@for r in $(QFIFO_RUNS); do \
+	    out=$$($(VVP) -n $(QFIFO_VVP) $$r 2>&1); rc=$$?; echo "$$out" | tail -n 2; \
+	    [ $$rc = 0 ] && echo "$$out" | grep -q '^hca_qfifo_tb: PASS' || exit 1; \
+	done
+
 CHECKS += lint-rtl iverilog-rtl synth-rtl synth-core-rtl icarus-rtl param-check-rtl \
-          icarus-core-units-rtl core-smoke-rtl
+          icarus-core-units-rtl icarus-qfifo-rtl core-smoke-rtl

@@ -1,7 +1,7 @@
 # testbench/bench — `make bench` figures, each measured in one run.
 BENCH_BINS := $(BIN)/bench_xu $(BIN)/bench_dev $(BIN)/bench_verbs $(BIN)/bench_mm $(BIN)/bench_peer $(BIN)/bench_klm
 ALL_TARGETS += $(BENCH_BINS)
-BENCHES += bench-xu bench-dev bench-verbs bench-mm bench-peer bench-klm bench-engines
+BENCHES += bench-xu bench-dev bench-verbs bench-tables bench-mm bench-peer bench-klm bench-engines
 
 $(BIN)/bench_xu: $(OBJ)/testbench/bench_xu.o $(HCASIM_LIBS)
 	$(call link_bin,)
@@ -16,7 +16,7 @@ $(BIN)/bench_peer: $(OBJ)/testbench/bench_peer.o $(HCASIM_LIBS)
 $(BIN)/bench_klm: $(OBJ)/testbench/bench_klm.o $(HCASIM_LIBS)
 	$(call link_bin,)
 
-.PHONY: bench-xu bench-dev bench-verbs bench-mm bench-peer bench-klm bench-engines
+.PHONY: bench-xu bench-dev bench-verbs bench-tables bench-mm bench-peer bench-klm bench-engines
 bench-xu: $(BIN)/bench_xu
 	@mkdir -p $(BUILD)/bench
 	$(BIN)/bench_xu 400000 $(BUILD)/bench/xu_trace.fst
@@ -35,3 +35,24 @@ bench-klm: $(BIN)/bench_klm
 # latency-error distribution (testbench/bench_engines.py).
 bench-engines: $(HCASIM_BIN)
 	$(PYTHON) testbench/bench_engines.py $(HCASIM_BIN)
+
+# The RTL's speed at the default table size and at 64 QPs / 64 CQs in one
+# run (testbench/bench_tables.py): bench_verbs linked once more against a
+# second Verilated core, hca_core with -GMAX_QP=64 -GMAX_CQ=64 (vl_rules of
+# rtl/rtl.mk; its shim compiled against it, as a mutant's), the same
+# firmware and traffic.
+QP64_DIR   := $(BUILD)/qp64
+QP64_CORE_A := $(QP64_DIR)/verilated/$(CORE_PREFIX)__ALL.a
+$(eval $(call vl_rules,$(CORE_TOP),$(QP64_DIR)/verilated,,,-GMAX_QP=64 -GMAX_CQ=64))
+$(QP64_DIR)/core_rtl.o: sim/verilated/core_rtl.cpp $(QP64_DIR)/verilated/$(CORE_PREFIX).h
+	@mkdir -p $(@D)
+	$(call say,CXX,$< (MAX_QP 64))
+	$(Q)$(CXX) $(ALL_CXXFLAGS) -I$(QP64_DIR)/verilated $(VL_SHIM_CXXFLAGS) -c $< -o $@
+$(QP64_DIR)/bench_verbs: $(OBJ)/testbench/bench_verbs.o $(QP64_DIR)/core_rtl.o $(LIBHCASIM) $(QP64_CORE_A) \
+        $(filter-out $(CORE_MODEL_A),$(filter %.a,$(HCASIM_LINK)))
+	@mkdir -p $(@D)
+	$(call say,LD,$@)
+	$(Q)$(CXX) $(SAN_FLAGS) -o $@ $(filter %.o,$^) $(LIBHCASIM) \
+	    $(patsubst $(CORE_MODEL_A),$(QP64_CORE_A),$(HCASIM_LINK)) $(LDLIBS)
+bench-tables: $(BIN)/bench_verbs $(QP64_DIR)/bench_verbs
+	$(PYTHON) testbench/bench_tables.py $(BIN)/bench_verbs $(QP64_DIR)/bench_verbs

@@ -192,9 +192,20 @@ static int measure(dev_engine_kind_t engine, const char *trace, figures_t *f)
     return rc ? 1 : 0;
 }
 
-/* argv[1]: where the RTL run with waves writes them (default: build/bench/). */
+/* argv[1]: where the RTL run with waves writes them (default: build/bench/),
+ * or --rtl-cps. */
 int main(int argc, char **argv)
 {
+    /* --rtl-cps: only the RTL engine's simulated cycles per CPU second over
+     * this traffic, as one number (bench_tables.py compares table sizes). */
+    if (argc > 1 && strcmp(argv[1], "--rtl-cps") == 0) {
+        figures_t rc;
+        memset(&rc, 0, sizeof rc);
+        if (measure(DEV_ENGINE_RTL, NULL, &rc))
+            return 1;
+        printf("%.0f\n", rc.cpu_cps);
+        return 0;
+    }
     const char *waves = argc > 1 ? argv[1] : "build/bench/verbs_rtl.fst";
     figures_t f[DEV_ENGINE_MODEL + 1], traced;
     memset(f, 0, sizeof f);

@@ -72,9 +72,9 @@
 // status reads one WAIT entry makes at most before it stops the program
 `define HCA_FSEQ_WAIT_LIMIT 65536
 // QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP); a power of two, at most EVT_TAG_RESPONDER (an event tag holds a QP number)
-`define HCA_MAX_QP 64
+`define HCA_MAX_QP 1024
 // CQ contexts; CQ numbers 1..MAX_CQ-1
-`define HCA_MAX_CQ 64
+`define HCA_MAX_CQ 1024
 // ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks plus each of its two posted-DMA slots
 `define HCA_DRAIN_SOURCES 9
 `define HCA_MAX_SEND_SGE 4
