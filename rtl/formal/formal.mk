@@ -227,5 +227,12 @@ $(foreach p,rule7 rule7_depth,$(eval $(call formal_bmc_job,xu-$(p),xlate_unit_pr
 $(eval $(call formal_bmc_job,xu-rule7-mutant-no-entry-check,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_NO_ENTRY_CHECK,rule7,FAIL,$(XU_R7_TAPS),MPT_ENTRIES=4))
 $(eval $(call formal_bmc_job,xu-fence-klm-mutant-no-entry-check,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_NO_ENTRY_CHECK,fence_klm,FAIL,$(XU_TAPS),MPT_ENTRIES=4,16,22))
 
+# Valid/ready on the block boundaries (rtl/formal/*_props.sv, one module
+# per block: assumptions on its inputs per the protocol, assertions on its
+# outputs), each with a mutant that breaks one property.
+ARB_PROPS := rtl/hca_arb.sv rtl/formal/hca_arb_props.sv
+$(eval $(call formal_job,arb-handshake,hca_arb_props,$(ARB_PROPS),,2,PASS,induct))
+$(eval $(call formal_job,arb-mutant-no-hold,hca_arb_props,$(ARB_PROPS),HCA_MUTANT_ARB_NO_HOLD,4,out_held,bmc))
+
 .PHONY: formal
 formal: $(FORMAL_JOBS)
