@@ -233,6 +233,9 @@ $(eval $(call formal_bmc_job,xu-fence-klm-mutant-no-entry-check,xlate_unit_props
 ARB_PROPS := rtl/hca_arb.sv rtl/formal/hca_arb_props.sv
 $(eval $(call formal_job,arb-handshake,hca_arb_props,$(ARB_PROPS),,2,PASS,induct))
 $(eval $(call formal_job,arb-mutant-no-hold,hca_arb_props,$(ARB_PROPS),HCA_MUTANT_ARB_NO_HOLD,4,out_held,bmc))
+PBUF_PROPS := rtl/hca_pbuf.sv rtl/formal/hca_pbuf_props.sv
+$(eval $(call formal_job,pbuf-offers,hca_pbuf_props,$(PBUF_PROPS),,2,PASS,induct,,t_free=dut.free_q))
+$(eval $(call formal_job,pbuf-mutant-no-reserve,hca_pbuf_props,$(PBUF_PROPS),HCA_MUTANT_PBUF_NO_RESERVE,6,offers_apart,bmc,offers_apart,t_free=dut.free_q))
 
 .PHONY: formal
 formal: $(FORMAL_JOBS)
