@@ -236,6 +236,11 @@ $(eval $(call formal_job,arb-mutant-no-hold,hca_arb_props,$(ARB_PROPS),HCA_MUTAN
 PBUF_PROPS := rtl/hca_pbuf.sv rtl/formal/hca_pbuf_props.sv
 $(eval $(call formal_job,pbuf-offers,hca_pbuf_props,$(PBUF_PROPS),,2,PASS,induct,,t_free=dut.free_q))
 $(eval $(call formal_job,pbuf-mutant-no-reserve,hca_pbuf_props,$(PBUF_PROPS),HCA_MUTANT_PBUF_NO_RESERVE,6,offers_apart,bmc,offers_apart,t_free=dut.free_q))
+EVT_PROPS := rtl/hca_arb.sv rtl/xu_fifo.sv rtl/hca_evt.sv rtl/formal/hca_evt_props.sv
+EVT_TAPS  := t_level=dut.level t_rptr=dut.u_fifo.rptr_q t_wptr=dut.u_fifo.wptr_q t_m0=\dut.u_fifo.mem_q[0] t_m1=\dut.u_fifo.mem_q[1]
+$(eval $(call formal_job,evt-queue,hca_evt_props,$(EVT_PROPS),,2,PASS,induct,,$(EVT_TAPS)))
+$(eval $(call formal_job,evt-mutant-full-takes,hca_evt_props,$(EVT_PROPS),HCA_MUTANT_EVT_FULL_TAKES,6,no_loss,bmc,no_loss,$(EVT_TAPS)))
+$(eval $(call formal_job,evt-mutant-head-newest,hca_evt_props,$(EVT_PROPS),HCA_MUTANT_FIFO_HEAD_NEWEST,6,data_in_order,bmc,data_in_order))
 
 .PHONY: formal
 formal: $(FORMAL_JOBS)
