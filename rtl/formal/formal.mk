@@ -241,6 +241,10 @@ EVT_TAPS  := t_level=dut.level t_rptr=dut.u_fifo.rptr_q t_wptr=dut.u_fifo.wptr_q
 $(eval $(call formal_job,evt-queue,hca_evt_props,$(EVT_PROPS),,2,PASS,induct,,$(EVT_TAPS)))
 $(eval $(call formal_job,evt-mutant-full-takes,hca_evt_props,$(EVT_PROPS),HCA_MUTANT_EVT_FULL_TAKES,6,no_loss,bmc,no_loss,$(EVT_TAPS)))
 $(eval $(call formal_job,evt-mutant-head-newest,hca_evt_props,$(EVT_PROPS),HCA_MUTANT_FIFO_HEAD_NEWEST,6,data_in_order,bmc,data_in_order))
+CQW_PROPS := rtl/hca_cq_writer.sv rtl/formal/hca_cq_writer_props.sv
+CQW_TAPS  := t_state=dut.state_q t_cqe=dut.cqe_q
+$(eval $(call formal_job,cqw-ports,hca_cq_writer_props,$(CQW_PROPS),,2,PASS,induct,,$(CQW_TAPS)))
+$(eval $(call formal_job,cqw-mutant-no-ready,hca_cq_writer_props,$(CQW_PROPS),HCA_MUTANT_CQW_NO_READY,6,dma_req_held,bmc,dma_req_held))
 
 .PHONY: formal
 formal: $(FORMAL_JOBS)
