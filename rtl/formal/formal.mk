@@ -245,6 +245,11 @@ CQW_PROPS := rtl/hca_cq_writer.sv rtl/formal/hca_cq_writer_props.sv
 CQW_TAPS  := t_state=dut.state_q t_cqe=dut.cqe_q
 $(eval $(call formal_job,cqw-ports,hca_cq_writer_props,$(CQW_PROPS),,2,PASS,induct,,$(CQW_TAPS)))
 $(eval $(call formal_job,cqw-mutant-no-ready,hca_cq_writer_props,$(CQW_PROPS),HCA_MUTANT_CQW_NO_READY,6,dma_req_held,bmc,dma_req_held))
+SGE_PROPS := rtl/hca_sge_mover.sv rtl/formal/hca_sge_mover_props.sv
+SGE_TAPS  := t_state=dut.state_q t_chk=dut.chk_q t_st=dut.st_q
+$(eval $(call formal_job,sge-ports,hca_sge_mover_props,$(SGE_PROPS),,2,PASS,induct,,$(SGE_TAPS)))
+$(eval $(call formal_job,sge-ports-post,hca_sge_mover_props,$(SGE_PROPS),,2,PASS,induct,,$(SGE_TAPS),POST=1))
+$(eval $(call formal_job,sge-mutant-take-early,hca_sge_mover_props,$(SGE_PROPS),HCA_MUTANT_SGE_TAKE_EARLY,8,beat_after_dma,bmc,beat_after_dma))
 
 .PHONY: formal
 formal: $(FORMAL_JOBS)
