@@ -250,6 +250,11 @@ SGE_TAPS  := t_state=dut.state_q t_chk=dut.chk_q t_st=dut.st_q
 $(eval $(call formal_job,sge-ports,hca_sge_mover_props,$(SGE_PROPS),,2,PASS,induct,,$(SGE_TAPS)))
 $(eval $(call formal_job,sge-ports-post,hca_sge_mover_props,$(SGE_PROPS),,2,PASS,induct,,$(SGE_TAPS),POST=1))
 $(eval $(call formal_job,sge-mutant-take-early,hca_sge_mover_props,$(SGE_PROPS),HCA_MUTANT_SGE_TAKE_EARLY,8,beat_after_dma,bmc,beat_after_dma))
+XARB_PROPS := rtl/hca_arb.sv rtl/xu_fifo.sv rtl/hca_xarb.sv rtl/formal/hca_xarb_props.sv
+XARB_TAPS  := t_level=dut.level t_rptr=dut.u_ids.rptr_q t_wptr=dut.u_ids.wptr_q \
+              $(foreach k,0 1 2 3 4 5 6 7,t_m$(k)=\dut.u_ids.mem_q[$(k)])
+$(eval $(call formal_job,xarb-ports,hca_xarb_props,$(XARB_PROPS),,2,PASS,induct,,$(XARB_TAPS)))
+$(eval $(call formal_job,xarb-mutant-pop-every-beat,hca_xarb_props,$(XARB_PROPS),HCA_MUTANT_XARB_POP_EVERY_BEAT,6,rsp_routed,bmc,rsp_routed))
 
 .PHONY: formal
 formal: $(FORMAL_JOBS)
