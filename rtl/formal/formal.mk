@@ -255,6 +255,10 @@ XARB_TAPS  := t_level=dut.level t_rptr=dut.u_ids.rptr_q t_wptr=dut.u_ids.wptr_q 
               $(foreach k,0 1 2 3 4 5 6 7,t_m$(k)=\dut.u_ids.mem_q[$(k)])
 $(eval $(call formal_job,xarb-ports,hca_xarb_props,$(XARB_PROPS),,2,PASS,induct,,$(XARB_TAPS)))
 $(eval $(call formal_job,xarb-mutant-pop-every-beat,hca_xarb_props,$(XARB_PROPS),HCA_MUTANT_XARB_POP_EVERY_BEAT,6,rsp_routed,bmc,rsp_routed))
+CTXP_PROPS := rtl/hca_ctx.sv rtl/formal/hca_ctx_port_props.sv
+CTXP_TAPS  := t_stage=dut.stage_q t_result=dut.result_q
+$(eval $(call formal_ind_job,ctx-ports,hca_ctx_port_props,$(CTXP_PROPS),,fw_answer data_readback status_result db_ready,$(CTXP_TAPS),,2,4))
+$(eval $(call formal_job,ctx-mutant-write-no-answer,hca_ctx_port_props,$(CTXP_PROPS),HCA_MUTANT_CTX_WRITE_NO_ANSWER,4,fw_answer,bmc,fw_answer))
 
 .PHONY: formal
 formal: $(FORMAL_JOBS)
