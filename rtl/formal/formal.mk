@@ -32,7 +32,40 @@
 #                        that deep).
 #   formal-xu-fence-ind  fence unbounded, on the unit without KLM walks: with
 #                        the invariants inv_* (xlate_unit_props.sv), by
-#                        3-induction (ABC's ind).
+#                        3-induction (ABC's ind). fence_klm (through KLM
+#                        entries) stays bounded, FORMAL_KLM_FRAMES = 16
+#                        cycles: induction would need invariants over
+#                        xu_klm's walk (docs/verification.md).
+#
+# Valid/ready on the block boundaries, one property module per block
+# (assumptions on its inputs per the protocol, assertions on its outputs;
+# each has a mutant job that must fail):
+#   formal-arb-handshake   hca_arb: output held while stalled, no output
+#                          without its input, one grant with the output's
+#                          handshake (2-induction)
+#   formal-xarb-ports      hca_xarb: request held, one client taken per
+#                          accept, responses routed to the oldest
+#                          unfinished request's client (2-induction)
+#   formal-sge-ports[-post] hca_sge_mover (POST 0 / 1): translation request
+#                          and DMA held, DMA only for a passing beat, a beat
+#                          taken only with its DMA (I2) (2-induction)
+#   formal-send-ports      hca_req_send: the mover's owner side and the
+#                          engine's tx / fin / evt / DMA offers held
+#                          (bounded 12)
+#   formal-place-ports     hca_resp_place: requests and DMAs held, no DMA
+#                          before the whole check came back OK (I4), no DMA
+#                          without a segment, every DMA answered before done
+#                          (bounded 20)
+#   formal-pbuf-offers     hca_pbuf: ids offered free and apart, the
+#                          responder's reserve (2-induction)
+#   formal-cqw-ports       hca_cq_writer: completion, CQ look, DMA write
+#                          held and one at a time, carrying the CQE
+#                          (2-induction)
+#   formal-evt-queue       hca_evt: no event lost, irq, register answers,
+#                          DONE, events read in order (2-induction)
+#   formal-ctx-ports       hca_ctx: command port answers, staging read-back,
+#                          result, doorbells always ready (2-induction, ABC)
+# `make formal-quick` (in `make test`) runs the ones that take seconds.
 #
 # Sequential jobs (SEQ = bmc or induct) map the small memories to flops, make
 # the asynchronous resets synchronous and are solved with cvc5
@@ -52,6 +85,9 @@ FORMAL_SEQ_SOLVER ?= cvc5
 # Bounded jobs: cycles from reset. Each cycle costs ~2.5x the one before past
 # 12 (14 takes about a minute here); go deeper by hand when there is time.
 FORMAL_BMC_FRAMES ?= 14
+# fence_klm goes two cycles deeper (16: 70 s of ABC alone, ~3 min wall on
+# the loaded machine; 18 did not finish in 40 min at low priority there).
+FORMAL_KLM_FRAMES ?= 16
 XU_RTL := rtl/xu_fifo.sv rtl/xu_table.sv rtl/xu_key_check.sv rtl/xu_walker.sv rtl/xu_klm.sv rtl/xu_fw_port.sv \
           rtl/xlate_unit.sv
 
@@ -217,7 +253,7 @@ $(eval $(call formal_bmc_job,xu-fence-ind-mutant-no-fence,xlate_unit_props,$(XU_
 
 # The fence through a KLM entry: 4 MPT entries (an indirect MR and the MR
 # its entry names, neither at index 0).
-$(eval $(call formal_bmc_job,xu-fence-klm,xlate_unit_props,$(XU_PROPS),,fence_klm,PASS,$(XU_TAPS),MPT_ENTRIES=4))
+$(eval $(call formal_bmc_job,xu-fence-klm,xlate_unit_props,$(XU_PROPS),,fence_klm,PASS,$(XU_TAPS),MPT_ENTRIES=4,,$(FORMAL_KLM_FRAMES)))
 # Rule 7: every KLM piece judged as a local access in the request's PD with
 # the rule's rights, passing only if rules 1-6 hold on its entry; no level
 # past max_indirection (4 MPT entries, bounded).
@@ -274,5 +310,17 @@ SEND_ASSERTS := mover_owner tx_held fin_held evt_held dma_held
 $(eval $(call formal_bmc_job,send-ports,hca_req_send_props,$(SEND_PROPS),,$(SEND_ASSERTS),PASS,$(SEND_TAPS),,,12))
 $(eval $(call formal_bmc_job,send-mutant-sge-unheld,hca_req_send_props,$(SEND_PROPS),HCA_MUTANT_SEND_SGE_UNHELD,mover_owner,FAIL,$(SEND_TAPS),,17,19))
 
-.PHONY: formal
+# The short jobs (seconds each): every block-boundary proof and mutant but
+# the bounded send engine's, plus the KLM walker's and the ctx DRAIN's.
+FORMAL_QUICK := formal-arb-handshake formal-arb-mutant-no-hold formal-pbuf-offers \
+    formal-pbuf-mutant-no-reserve formal-evt-queue formal-evt-mutant-full-takes \
+    formal-evt-mutant-head-newest formal-cqw-ports formal-cqw-mutant-no-ready formal-sge-ports \
+    formal-sge-ports-post formal-sge-mutant-take-early formal-xarb-ports \
+    formal-xarb-mutant-pop-every-beat formal-ctx-ports formal-ctx-mutant-write-no-answer \
+    formal-place-mutant-no-check-wait formal-klm-handshake formal-klm-mutant-no-ready \
+    formal-klm-mutant-no-end formal-ctx-drain formal-ctx-mutant-no-drain
+
+.PHONY: formal formal-quick
 formal: $(FORMAL_JOBS)
+formal-quick: $(FORMAL_QUICK)
+CHECKS += formal-quick
