@@ -52,6 +52,9 @@
 #   formal-send-ports      hca_req_send: the mover's owner side and the
 #                          engine's tx / fin / evt / DMA offers held
 #                          (bounded 12)
+#   formal-rspeng-ports    hca_req_resp: the same for the response engine
+#                          (its mover's QP held; fin / evt / DMA / free
+#                          offers held) (bounded 24)
 #   formal-place-ports     hca_resp_place: requests and DMAs held, no DMA
 #                          before the whole check came back OK (I4), no DMA
 #                          without a segment, every DMA answered before done
@@ -310,6 +313,12 @@ SEND_ASSERTS := mover_owner tx_held fin_held evt_held dma_held
 $(eval $(call formal_bmc_job,send-ports,hca_req_send_props,$(SEND_PROPS),,$(SEND_ASSERTS),PASS,$(SEND_TAPS),,,12))
 $(eval $(call formal_bmc_job,send-mutant-sge-unheld,hca_req_send_props,$(SEND_PROPS),HCA_MUTANT_SEND_SGE_UNHELD,mover_owner,FAIL,$(SEND_TAPS),,17,19))
 
+RESP_PROPS := rtl/hca_sge_mover.sv rtl/hca_req_resp.sv rtl/formal/hca_req_resp_props.sv
+RESP_TAPS  := t_mv_start=dut.mv_start t_mv_busy=dut.mv_busy t_ctx_reset=dut.ctx_reset t_fsm_free=dut.fsm_free
+RESP_ASSERTS := mover_owner fin_held evt_held dma_held free_held
+$(eval $(call formal_bmc_job,rspeng-ports,hca_req_resp_props,$(RESP_PROPS),,$(RESP_ASSERTS),PASS,$(RESP_TAPS),,,24))
+$(eval $(call formal_bmc_job,rspeng-mutant-qpn-moves,hca_req_resp_props,$(RESP_PROPS),HCA_MUTANT_RESP_QPN_MOVES,mover_owner,FAIL,$(RESP_TAPS),,,24))
+
 # The short jobs (seconds each): every block-boundary proof and mutant but
 # the bounded send engine's, plus the KLM walker's and the ctx DRAIN's.
 FORMAL_QUICK := formal-arb-handshake formal-arb-mutant-no-hold formal-pbuf-offers \
@@ -317,7 +326,7 @@ FORMAL_QUICK := formal-arb-handshake formal-arb-mutant-no-hold formal-pbuf-offer
     formal-evt-mutant-head-newest formal-cqw-ports formal-cqw-mutant-no-ready formal-sge-ports \
     formal-sge-ports-post formal-sge-mutant-take-early formal-xarb-ports \
     formal-xarb-mutant-pop-every-beat formal-ctx-ports formal-ctx-mutant-write-no-answer \
-    formal-place-mutant-no-check-wait formal-klm-handshake formal-klm-mutant-no-ready \
+    formal-place-mutant-no-check-wait formal-rspeng-mutant-qpn-moves formal-klm-handshake formal-klm-mutant-no-ready \
     formal-klm-mutant-no-end formal-ctx-drain formal-ctx-mutant-no-drain
 
 .PHONY: formal formal-quick
