@@ -55,6 +55,9 @@
 #   formal-rspeng-ports    hca_req_resp: the same for the response engine
 #                          (its mover's QP held; fin / evt / DMA / free
 #                          offers held) (bounded 24)
+#   formal-responder-ports hca_responder: the placement engine's owner
+#                          side (job held while it runs) and the tx / cpl /
+#                          evt / DMA offers held (bounded 10)
 #   formal-place-ports     hca_resp_place: requests and DMAs held, no DMA
 #                          before the whole check came back OK (I4), no DMA
 #                          without a segment, every DMA answered before done
@@ -318,6 +321,14 @@ RESP_TAPS  := t_mv_start=dut.mv_start t_mv_busy=dut.mv_busy t_ctx_reset=dut.ctx_
 RESP_ASSERTS := mover_owner fin_held evt_held dma_held free_held
 $(eval $(call formal_bmc_job,rspeng-ports,hca_req_resp_props,$(RESP_PROPS),,$(RESP_ASSERTS),PASS,$(RESP_TAPS),,,24))
 $(eval $(call formal_bmc_job,rspeng-mutant-qpn-moves,hca_req_resp_props,$(RESP_PROPS),HCA_MUTANT_RESP_QPN_MOVES,mover_owner,FAIL,$(RESP_TAPS),,,24))
+
+RSPD_PROPS := rtl/hca_resp_place.sv rtl/hca_responder.sv rtl/formal/hca_responder_props.sv
+RSPD_TAPS  := t_start=dut.eng_start t_busy=dut.eng_busy t_check_only=dut.job_check_only t_post=dut.job_post \
+              t_remote=dut.job_remote t_buf=dut.job_buf t_pd=dut.c_pd_q t_qpn=dut.qpn_q \
+              t_va=dut.job_va t_len=dut.job_len t_key=dut.job_key
+RSPD_ASSERTS := place_owner tx_held cpl_held evt_held dma_held
+$(eval $(call formal_bmc_job,responder-ports,hca_responder_props,$(RSPD_PROPS),,$(RSPD_ASSERTS),PASS,$(RSPD_TAPS),,,10))
+$(eval $(call formal_bmc_job,responder-mutant-job-moves,hca_responder_props,$(RSPD_PROPS),HCA_MUTANT_RESPONDER_JOB_MOVES,place_owner,FAIL,$(RSPD_TAPS),,,10))
 
 # The short jobs (seconds each): every block-boundary proof and mutant but
 # the bounded send engine's, plus the KLM walker's and the ctx DRAIN's.
