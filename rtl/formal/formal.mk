@@ -91,8 +91,8 @@ FORMAL_SEQ_SOLVER ?= cvc5
 # Bounded jobs: cycles from reset. Each cycle costs ~2.5x the one before past
 # 12 (14 takes about a minute here); go deeper by hand when there is time.
 FORMAL_BMC_FRAMES ?= 14
-# fence_klm goes two cycles deeper (16: 70 s of ABC alone, ~3 min wall on
-# the loaded machine; 18 did not finish in 40 min at low priority there).
+# fence_klm goes two cycles deeper (16: 70 s of CPU, ~3 min wall on the
+# loaded machine; 18 had not finished after 43 min at low priority there).
 FORMAL_KLM_FRAMES ?= 16
 XU_RTL := rtl/xu_fifo.sv rtl/xu_table.sv rtl/xu_key_check.sv rtl/xu_walker.sv rtl/xu_klm.sv rtl/xu_fw_port.sv \
           rtl/xlate_unit.sv
