@@ -70,7 +70,11 @@ module hca_arb #(
     localparam logic [N-1:0] MASK = index_bit_mask(b);
     assign pick_rr[b] = N > 1 && (lowest & MASK) != '0;
   end
+`ifndef HCA_MUTANT_ARB_NO_HOLD
   assign pick  = hold_q ? hold_id_q : pick_rr;
+`else  // formal mutant (rtl/formal/hca_arb_props.sv): the grant not held while stalled
+  assign pick  = pick_rr;
+`endif
   assign found = hold_q || found_rr;
 
   // Separate assignments (not one always_comb): out_valid_o must not share

@@ -108,7 +108,11 @@ module hca_cq_writer (
         end
       end
       ST_WRITE: begin
+`ifndef HCA_MUTANT_CQW_NO_READY
         if (dma_req_ready_i) begin
+`else   // formal mutant (rtl/formal/hca_cq_writer_props.sv): the write taken as accepted at once
+        if (1'b1) begin
+`endif
           state_d = ST_WAIT;
         end
       end

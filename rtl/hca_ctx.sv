@@ -286,7 +286,7 @@ module hca_ctx #(
       result_q <= `HCA_FWP_RESULT_OK;
       drain_q  <= '0;
     end else begin
-      rvalid_q <= fw_valid_i;
+      rvalid_q <= fw_valid_i `ifdef HCA_MUTANT_CTX_WRITE_NO_ANSWER && !fw_write_i `endif ;  // mutant: rtl/formal/hca_ctx_port_props.sv
       rdata_q  <= rdata_d;
       result_q <= result_d;
       // A waited-for client drops out the first cycle it is seen idle.

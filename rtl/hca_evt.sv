@@ -70,7 +70,11 @@ module hca_evt #(
   );
 
   // A full queue still takes an event in the cycle the firmware pops one.
+`ifndef HCA_MUTANT_EVT_FULL_TAKES
   assign in_ready = level != LW'(DEPTH) || pop;
+`else  // formal mutant (rtl/formal/hca_evt_props.sv): a full queue takes (and drops) an event
+  assign in_ready = 1'b1;
+`endif
 
   xu_fifo #(
     .WIDTH (EW),

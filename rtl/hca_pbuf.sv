@@ -80,7 +80,11 @@ module hca_pbuf #(
 
   assign rsp_alloc_valid_o = any_free;
   assign rsp_alloc_id_o    = hi_id;
+`ifndef HCA_MUTANT_PBUF_NO_RESERVE
   assign req_alloc_valid_o = count > 9'(RESP_RSV);
+`else  // formal mutant (rtl/formal/hca_pbuf_props.sv): no buffers kept for the responder
+  assign req_alloc_valid_o = any_free;
+`endif
   assign req_alloc_id_o    = lo_id;
   assign req_free_ready_o  = 1'b1;
   assign rsp_free_ready_o  = 1'b1;

@@ -419,7 +419,7 @@ module hca_req_resp #(
   end
 
   assign look_qpn_o   = qpn_q[QW-1:0];
-  assign qpn_o        = (state_q != R_IDLE) ? qpn_q :
+  assign qpn_o        = (state_q != R_IDLE `ifdef HCA_MUTANT_RESP_QPN_MOVES && !rx_valid_i `endif) ? qpn_q :
                         done_valid_i ? 16'(done_qpn_i) : `HCA_PKT_DST_QPN(rx_i);
   assign rnr_timer_o  = rnr_timer;
   // An RNR_NAK kept for the send engine: retried, or RNR_RETRY_EXC_ERR.
@@ -504,7 +504,8 @@ module hca_req_resp #(
       rerr_q    <= rerr_d;
       status_q  <= status_d;
       err_q     <= err_d;
-      if (state_q == R_IDLE && (rx_valid_i || done_valid_i)) begin
+      // (HCA_MUTANT_RESP_QPN_MOVES: formal mutant, rtl/formal/hca_req_resp_props.sv)
+      if (`ifndef HCA_MUTANT_RESP_QPN_MOVES state_q == R_IDLE && `endif (rx_valid_i || done_valid_i)) begin
         qpn_q <= qpn_o;
       end
     end

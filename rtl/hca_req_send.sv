@@ -707,7 +707,8 @@ module hca_req_send #(
       err_state_q <= `HCA_QP_CTX_STATE(qpc_i) == `HCA_QP_STATE_ERROR;
     end
     // A failed fetch completes with wr_id 0 and no SGEs.
-    if (state_q == S_FWAIT && dma_rsp_valid_i) begin
+    // (HCA_MUTANT_SEND_SGE_UNHELD: formal mutant, rtl/formal/hca_req_send_props.sv)
+    if (`ifndef HCA_MUTANT_SEND_SGE_UNHELD state_q == S_FWAIT && `endif dma_rsp_valid_i) begin
       op_q       <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_OPCODE_LSB +: 8];
       flags_q    <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_FLAGS_LSB +: 8];
       nsge_q     <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_NUM_SGE_LSB +: 4];

@@ -223,7 +223,11 @@ module hca_resp_place #(
 
   // ---------------------------------------------------------------- control
   logic check_done, dma_done, stream_done;
+`ifndef HCA_MUTANT_PLACE_NO_CHECK_WAIT
   assign check_done  = state_q == P_CHECK && iss_q == PI_W'(PIECES) && lasts_q == npieces;
+`else  // formal mutant (rtl/formal/hca_resp_place_props.sv): DMAs before the check's beats are back
+  assign check_done  = state_q == P_CHECK && iss_q == PI_W'(PIECES);
+`endif
   assign dma_done    = state_q == P_DMA && dma_q == nseg_q && (post_i || ans_q == nseg_q);
   assign posted_o    = post_i && state_q == P_DMA;
   assign stream_done = stream && iss_q == PI_W'(PIECES) && lasts_q == npieces && !hold_q && dma_q == ans_q;

@@ -435,7 +435,7 @@ module hca_responder #(
     end else if (p_op_q == `HCA_PKT_OP_WRITE) begin
       job_check_only  = whole_q;
       job_post        = post_job;               // a middle packet: posted
-      job_va[63:0]    = p_raddr_q;
+      job_va[63:0]    = `ifndef HCA_MUTANT_RESPONDER_JOB_MOVES p_raddr_q; `else `HCA_PKT_RADDR(rx_i); `endif  // (formal mutant: rtl/formal/hca_responder_props.sv)
       job_len[31:0]   = whole_q ? p_msglen_q : p_len_q;
       job_key[31:0]   = p_rkey_q;
     end else begin

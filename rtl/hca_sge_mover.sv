@@ -165,7 +165,11 @@ module hca_sge_mover #(
         end
       end
       M_DMA: begin
+`ifndef HCA_MUTANT_SGE_TAKE_EARLY
         if (dma_req_ready_i && POST) begin
+`else   // formal mutant (rtl/formal/hca_sge_mover_props.sv): the beat taken when its DMA is accepted
+        if (dma_req_ready_i) begin
+`endif
           xs_ready_o = 1'b1;
           boff_d     = boff_q + xs_len_i;
           if (xs_last_i) begin

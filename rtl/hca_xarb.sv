@@ -75,7 +75,11 @@ module hca_xarb #(
     .in_valid_i  (xu_req_valid_o && xu_req_ready_i),
     .in_data_i   (arb_id),
     .out_valid_o (head_valid),
+`ifndef HCA_MUTANT_XARB_POP_EVERY_BEAT
     .out_ready_i (xu_rsp_valid_i && xu_rsp_ready_o && xu_rsp_last_i),
+`else  // formal mutant (rtl/formal/hca_xarb_props.sv): the head leaves at every beat
+    .out_ready_i (xu_rsp_valid_i && xu_rsp_ready_o),
+`endif
     .out_data_o  (head_id),
     .level_o     (level)
   );

@@ -32,7 +32,46 @@
 #                        that deep).
 #   formal-xu-fence-ind  fence unbounded, on the unit without KLM walks: with
 #                        the invariants inv_* (xlate_unit_props.sv), by
-#                        3-induction (ABC's ind).
+#                        3-induction (ABC's ind). fence_klm (through KLM
+#                        entries) stays bounded, FORMAL_KLM_FRAMES = 16
+#                        cycles: induction would need invariants over
+#                        xu_klm's walk (docs/verification.md).
+#
+# Valid/ready on the block boundaries, one property module per block
+# (assumptions on its inputs per the protocol, assertions on its outputs;
+# each has a mutant job that must fail):
+#   formal-arb-handshake   hca_arb: output held while stalled, no output
+#                          without its input, one grant with the output's
+#                          handshake (2-induction)
+#   formal-xarb-ports      hca_xarb: request held, one client taken per
+#                          accept, responses routed to the oldest
+#                          unfinished request's client (2-induction)
+#   formal-sge-ports[-post] hca_sge_mover (POST 0 / 1): translation request
+#                          and DMA held, DMA only for a passing beat, a beat
+#                          taken only with its DMA (I2) (2-induction)
+#   formal-send-ports      hca_req_send: the mover's owner side and the
+#                          engine's tx / fin / evt / DMA offers held
+#                          (bounded 12)
+#   formal-rspeng-ports    hca_req_resp: the same for the response engine
+#                          (its mover's QP held; fin / evt / DMA / free
+#                          offers held) (bounded 24)
+#   formal-responder-ports hca_responder: the placement engine's owner
+#                          side (job held while it runs) and the tx / cpl /
+#                          evt / DMA offers held (bounded 10)
+#   formal-place-ports     hca_resp_place: requests and DMAs held, no DMA
+#                          before the whole check came back OK (I4), no DMA
+#                          without a segment, every DMA answered before done
+#                          (bounded 20)
+#   formal-pbuf-offers     hca_pbuf: ids offered free and apart, the
+#                          responder's reserve (2-induction)
+#   formal-cqw-ports       hca_cq_writer: completion, CQ look, DMA write
+#                          held and one at a time, carrying the CQE
+#                          (2-induction)
+#   formal-evt-queue       hca_evt: no event lost, irq, register answers,
+#                          DONE, events read in order (2-induction)
+#   formal-ctx-ports       hca_ctx: command port answers, staging read-back,
+#                          result, doorbells always ready (2-induction, ABC)
+# `make formal-quick` (in `make test`) runs the ones that take seconds.
 #
 # Sequential jobs (SEQ = bmc or induct) map the small memories to flops, make
 # the asynchronous resets synchronous and are solved with cvc5
@@ -52,6 +91,9 @@ FORMAL_SEQ_SOLVER ?= cvc5
 # Bounded jobs: cycles from reset. Each cycle costs ~2.5x the one before past
 # 12 (14 takes about a minute here); go deeper by hand when there is time.
 FORMAL_BMC_FRAMES ?= 14
+# fence_klm goes two cycles deeper (16: 70 s of CPU, ~3 min wall on the
+# loaded machine; 18 had not finished after 43 min at low priority there).
+FORMAL_KLM_FRAMES ?= 16
 XU_RTL := rtl/xu_fifo.sv rtl/xu_table.sv rtl/xu_key_check.sv rtl/xu_walker.sv rtl/xu_klm.sv rtl/xu_fw_port.sv \
           rtl/xlate_unit.sv
 
@@ -94,8 +136,8 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.smt2
 FORMAL_JOBS += formal-$(1)
 endef
 
-# formal_bmc_job NAME TOP SOURCES DEFINES ASSERT EXPECT(PASS | FAIL) [TAPS] [PARAMS] [FROM] [FRAMES]
-# Only the assertion labelled ASSERT is kept; the assumptions all stay.
+# formal_bmc_job NAME TOP SOURCES DEFINES ASSERTS EXPECT(PASS | FAIL) [TAPS] [PARAMS] [FROM] [FRAMES]
+# Only the assertions labelled ASSERTS are kept; the assumptions all stay.
 # Uninitialised state (RAM, fifos) starts arbitrary (write_aiger -zinit).
 # TAPS as for formal_job; PARAMS: NAME=VALUE ... of TOP; FROM: a mutant job
 # looks for its counterexample from that cycle on only (bmc3 -S: the cycles
@@ -106,7 +148,7 @@ $(FORMAL_DIR)/$(1)/design.il: $(3) $(RTL_INC) rtl/formal/formal.mk
 	$$(call say,YOSYS,$$@)
 	$$(Q)yosys -q -l $$(@D)/yosys.log -p 'read_verilog -formal -sv $(addprefix -D,$(4)) -Iabi/gen $(3); \
 	    $(foreach p,$(8),chparam -set $(subst =, ,$(p)) $(2); )prep -top $(2); flatten; \
-	    $(if $(7),cd $(2); $(foreach t,$(7),connect -set $(firstword $(subst =, ,$(t))) $(lastword $(subst =, ,$(t))); )cd ..; )chformal -assert -remove t:$$$$assert n:$(5) %d; memory_map; opt -fast; \
+	    $(if $(7),cd $(2); $(foreach t,$(7),connect -set $(firstword $(subst =, ,$(t))) $(lastword $(subst =, ,$(t))); )cd ..; )chformal -assert -remove t:$$$$assert $(addprefix n:,$(5)) $(foreach x,$(wordlist 2,99,$(5)),%u) %d; memory_map; opt -fast; \
 	    async2sync; chformal -assume -early; setundef -undriven -anyseq; opt_clean; write_rtlil $$@'
 
 $(FORMAL_DIR)/$(1)/model.aig: $(FORMAL_DIR)/$(1)/design.il
@@ -123,7 +165,7 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.aig
 	 if [ -n "$$$$frame" ]; then \
 	    yosys -q -p "read_rtlil $$$$d/design.il; sim -clock clk_i -r $$$$d/cex.aiw -map $$$$d/model.aim -vcd $$$$d/trace.vcd -scope $(2)" \
 	        >$$$$d/replay.log 2>&1; \
-	    grep -q "Assert $(2).$(5) " $$$$d/replay.log || { cat $$$$d/replay.log; echo "formal $(1): ABC's counterexample does not replay to $(5) failing"; exit 1; }; \
+	    grep -qE "Assert $(2).($(subst $(formal_space),|,$(strip $(5)))) " $$$$d/replay.log || { cat $$$$d/replay.log; echo "formal $(1): ABC's counterexample does not replay to $(5) failing"; exit 1; }; \
 	 fi; \
 	 if [ "$(6)" = PASS ]; then \
 	    if [ -z "$$$$frame" ] && grep -q "No output asserted in $(or $(10),$(FORMAL_BMC_FRAMES)) frames" $$$$d/abc.log; then \
@@ -175,6 +217,7 @@ FORMAL_JOBS += formal-$(1)
 endef
 
 FORMAL_JOBS :=
+formal_space := $(subst ,, )
 $(eval $(call formal_job,keycheck,xu_key_check_props,rtl/xu_key_check.sv rtl/formal/xu_key_check_props.sv,,1,PASS))
 $(eval $(call formal_job,keycheck-mutant-no-pd,xu_key_check_props,rtl/xu_key_check.sv rtl/formal/xu_key_check_props.sv,HCA_MUTANT_KEYCHECK_NO_PD,1,grant_only_if_rules))
 KLM_PROPS  := rtl/xu_klm.sv rtl/formal/xu_klm_props.sv
@@ -216,7 +259,7 @@ $(eval $(call formal_bmc_job,xu-fence-ind-mutant-no-fence,xlate_unit_props,$(XU_
 
 # The fence through a KLM entry: 4 MPT entries (an indirect MR and the MR
 # its entry names, neither at index 0).
-$(eval $(call formal_bmc_job,xu-fence-klm,xlate_unit_props,$(XU_PROPS),,fence_klm,PASS,$(XU_TAPS),MPT_ENTRIES=4))
+$(eval $(call formal_bmc_job,xu-fence-klm,xlate_unit_props,$(XU_PROPS),,fence_klm,PASS,$(XU_TAPS),MPT_ENTRIES=4,,$(FORMAL_KLM_FRAMES)))
 # Rule 7: every KLM piece judged as a local access in the request's PD with
 # the rule's rights, passing only if rules 1-6 hold on its entry; no level
 # past max_indirection (4 MPT entries, bounded).
@@ -227,5 +270,77 @@ $(foreach p,rule7 rule7_depth,$(eval $(call formal_bmc_job,xu-$(p),xlate_unit_pr
 $(eval $(call formal_bmc_job,xu-rule7-mutant-no-entry-check,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_NO_ENTRY_CHECK,rule7,FAIL,$(XU_R7_TAPS),MPT_ENTRIES=4))
 $(eval $(call formal_bmc_job,xu-fence-klm-mutant-no-entry-check,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_NO_ENTRY_CHECK,fence_klm,FAIL,$(XU_TAPS),MPT_ENTRIES=4,16,22))
 
-.PHONY: formal
+# Valid/ready on the block boundaries (rtl/formal/*_props.sv, one module
+# per block: assumptions on its inputs per the protocol, assertions on its
+# outputs), each with a mutant that breaks one property.
+ARB_PROPS := rtl/hca_arb.sv rtl/formal/hca_arb_props.sv
+$(eval $(call formal_job,arb-handshake,hca_arb_props,$(ARB_PROPS),,2,PASS,induct))
+$(eval $(call formal_job,arb-mutant-no-hold,hca_arb_props,$(ARB_PROPS),HCA_MUTANT_ARB_NO_HOLD,4,out_held,bmc))
+PBUF_PROPS := rtl/hca_pbuf.sv rtl/formal/hca_pbuf_props.sv
+$(eval $(call formal_job,pbuf-offers,hca_pbuf_props,$(PBUF_PROPS),,2,PASS,induct,,t_free=dut.free_q))
+$(eval $(call formal_job,pbuf-mutant-no-reserve,hca_pbuf_props,$(PBUF_PROPS),HCA_MUTANT_PBUF_NO_RESERVE,6,offers_apart,bmc,offers_apart,t_free=dut.free_q))
+EVT_PROPS := rtl/hca_arb.sv rtl/xu_fifo.sv rtl/hca_evt.sv rtl/formal/hca_evt_props.sv
+EVT_TAPS  := t_level=dut.level t_rptr=dut.u_fifo.rptr_q t_wptr=dut.u_fifo.wptr_q t_m0=\dut.u_fifo.mem_q[0] t_m1=\dut.u_fifo.mem_q[1]
+$(eval $(call formal_job,evt-queue,hca_evt_props,$(EVT_PROPS),,2,PASS,induct,,$(EVT_TAPS)))
+$(eval $(call formal_job,evt-mutant-full-takes,hca_evt_props,$(EVT_PROPS),HCA_MUTANT_EVT_FULL_TAKES,6,no_loss,bmc,no_loss,$(EVT_TAPS)))
+$(eval $(call formal_job,evt-mutant-head-newest,hca_evt_props,$(EVT_PROPS),HCA_MUTANT_FIFO_HEAD_NEWEST,6,data_in_order,bmc,data_in_order))
+CQW_PROPS := rtl/hca_cq_writer.sv rtl/formal/hca_cq_writer_props.sv
+CQW_TAPS  := t_state=dut.state_q t_cqe=dut.cqe_q
+$(eval $(call formal_job,cqw-ports,hca_cq_writer_props,$(CQW_PROPS),,2,PASS,induct,,$(CQW_TAPS)))
+$(eval $(call formal_job,cqw-mutant-no-ready,hca_cq_writer_props,$(CQW_PROPS),HCA_MUTANT_CQW_NO_READY,6,dma_req_held,bmc,dma_req_held))
+SGE_PROPS := rtl/hca_sge_mover.sv rtl/formal/hca_sge_mover_props.sv
+SGE_TAPS  := t_state=dut.state_q t_chk=dut.chk_q t_st=dut.st_q
+$(eval $(call formal_job,sge-ports,hca_sge_mover_props,$(SGE_PROPS),,2,PASS,induct,,$(SGE_TAPS)))
+$(eval $(call formal_job,sge-ports-post,hca_sge_mover_props,$(SGE_PROPS),,2,PASS,induct,,$(SGE_TAPS),POST=1))
+$(eval $(call formal_job,sge-mutant-take-early,hca_sge_mover_props,$(SGE_PROPS),HCA_MUTANT_SGE_TAKE_EARLY,8,beat_after_dma,bmc,beat_after_dma))
+XARB_PROPS := rtl/hca_arb.sv rtl/xu_fifo.sv rtl/hca_xarb.sv rtl/formal/hca_xarb_props.sv
+XARB_TAPS  := t_level=dut.level t_rptr=dut.u_ids.rptr_q t_wptr=dut.u_ids.wptr_q \
+              $(foreach k,0 1 2 3 4 5 6 7,t_m$(k)=\dut.u_ids.mem_q[$(k)])
+$(eval $(call formal_job,xarb-ports,hca_xarb_props,$(XARB_PROPS),,2,PASS,induct,,$(XARB_TAPS)))
+$(eval $(call formal_job,xarb-mutant-pop-every-beat,hca_xarb_props,$(XARB_PROPS),HCA_MUTANT_XARB_POP_EVERY_BEAT,6,rsp_routed,bmc,rsp_routed))
+CTXP_PROPS := rtl/hca_ctx.sv rtl/formal/hca_ctx_port_props.sv
+CTXP_TAPS  := t_stage=dut.stage_q t_result=dut.result_q
+$(eval $(call formal_ind_job,ctx-ports,hca_ctx_port_props,$(CTXP_PROPS),,fw_answer data_readback status_result db_ready,$(CTXP_TAPS),,2,4))
+$(eval $(call formal_job,ctx-mutant-write-no-answer,hca_ctx_port_props,$(CTXP_PROPS),HCA_MUTANT_CTX_WRITE_NO_ANSWER,4,fw_answer,bmc,fw_answer))
+PLACE_PROPS := rtl/hca_resp_place.sv rtl/formal/hca_resp_place_props.sv
+# Bounded: the engine's counters and segment list need invariants of their
+# own for induction (2-induction does not close; ABC's pdr found none in 4
+# minutes). 20 cycles from reset hold a 3-piece job's check pass, its DMA
+# pass, and with SEGS = 2 the streaming pass.
+PLACE_ASSERTS := xq_held dma_req_held check_first dma_per_seg rsp_only_out
+$(eval $(call formal_bmc_job,place-ports,hca_resp_place_props,$(PLACE_PROPS),,$(PLACE_ASSERTS),PASS,,,,20))
+$(eval $(call formal_bmc_job,place-mutant-no-check-wait,hca_resp_place_props,$(PLACE_PROPS),HCA_MUTANT_PLACE_NO_CHECK_WAIT,check_first,FAIL,,,,20))
+SEND_PROPS := rtl/hca_sge_mover.sv rtl/hca_req_send.sv rtl/formal/hca_req_send_props.sv
+SEND_TAPS  := t_mv_start=dut.mv_start t_mv_busy=dut.mv_busy t_sges=dut.sges_q t_nsge=dut.nsge3 t_ctx_reset=dut.ctx_reset
+SEND_ASSERTS := mover_owner tx_held fin_held evt_held dma_held
+$(eval $(call formal_bmc_job,send-ports,hca_req_send_props,$(SEND_PROPS),,$(SEND_ASSERTS),PASS,$(SEND_TAPS),,,12))
+$(eval $(call formal_bmc_job,send-mutant-sge-unheld,hca_req_send_props,$(SEND_PROPS),HCA_MUTANT_SEND_SGE_UNHELD,mover_owner,FAIL,$(SEND_TAPS),,17,19))
+
+RESP_PROPS := rtl/hca_sge_mover.sv rtl/hca_req_resp.sv rtl/formal/hca_req_resp_props.sv
+RESP_TAPS  := t_mv_start=dut.mv_start t_mv_busy=dut.mv_busy t_ctx_reset=dut.ctx_reset t_fsm_free=dut.fsm_free
+RESP_ASSERTS := mover_owner fin_held evt_held dma_held free_held
+$(eval $(call formal_bmc_job,rspeng-ports,hca_req_resp_props,$(RESP_PROPS),,$(RESP_ASSERTS),PASS,$(RESP_TAPS),,,24))
+$(eval $(call formal_bmc_job,rspeng-mutant-qpn-moves,hca_req_resp_props,$(RESP_PROPS),HCA_MUTANT_RESP_QPN_MOVES,mover_owner,FAIL,$(RESP_TAPS),,,24))
+
+RSPD_PROPS := rtl/hca_resp_place.sv rtl/hca_responder.sv rtl/formal/hca_responder_props.sv
+RSPD_TAPS  := t_start=dut.eng_start t_busy=dut.eng_busy t_check_only=dut.job_check_only t_post=dut.job_post \
+              t_remote=dut.job_remote t_buf=dut.job_buf t_pd=dut.c_pd_q t_qpn=dut.qpn_q \
+              t_va=dut.job_va t_len=dut.job_len t_key=dut.job_key
+RSPD_ASSERTS := place_owner tx_held cpl_held evt_held dma_held
+$(eval $(call formal_bmc_job,responder-ports,hca_responder_props,$(RSPD_PROPS),,$(RSPD_ASSERTS),PASS,$(RSPD_TAPS),,,10))
+$(eval $(call formal_bmc_job,responder-mutant-job-moves,hca_responder_props,$(RSPD_PROPS),HCA_MUTANT_RESPONDER_JOB_MOVES,place_owner,FAIL,$(RSPD_TAPS),,,10))
+
+# The short jobs (seconds each): every block-boundary proof and mutant but
+# the bounded send engine's, plus the KLM walker's and the ctx DRAIN's.
+FORMAL_QUICK := formal-arb-handshake formal-arb-mutant-no-hold formal-pbuf-offers \
+    formal-pbuf-mutant-no-reserve formal-evt-queue formal-evt-mutant-full-takes \
+    formal-evt-mutant-head-newest formal-cqw-ports formal-cqw-mutant-no-ready formal-sge-ports \
+    formal-sge-ports-post formal-sge-mutant-take-early formal-xarb-ports \
+    formal-xarb-mutant-pop-every-beat formal-ctx-ports formal-ctx-mutant-write-no-answer \
+    formal-place-mutant-no-check-wait formal-rspeng-mutant-qpn-moves formal-klm-handshake formal-klm-mutant-no-ready \
+    formal-klm-mutant-no-end formal-ctx-drain formal-ctx-mutant-no-drain
+
+.PHONY: formal formal-quick
 formal: $(FORMAL_JOBS)
+formal-quick: $(FORMAL_QUICK)
+CHECKS += formal-quick

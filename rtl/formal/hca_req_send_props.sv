@@ -1,0 +1,171 @@
+`default_nettype none
+`include "hca_abi.svh"
+
+// hca_req_send_props — the requester's send engine at its boundaries
+// (`make formal`, bounded): hca_req_send as it is, every input free each
+// cycle except for the protocols of its input ports — reset in the first
+// cycle; a translation beat only for a request the engine issued and whose
+// last beat it has not taken, offered until taken, unchanged; a DMA answer
+// only for a DMA it issued and that is not answered. Its translation port
+// is its SGE mover's (hca_sge_mover_props proves that port given the mover's
+// owner keeps its side); here the owner's side, and the engine's own
+// output streams:
+//
+//   mover_owner    the engine starts its mover only while the mover is
+//                  idle, and holds the SGE list and count the mover reads
+//                  while it is busy (the assumptions hca_sge_mover_props
+//                  makes, discharged)
+//   tx_held, fin_held, evt_held, dma_held
+//                  a packet, a completion, a memory-management event, a DMA
+//                  request offered and not taken is offered again, unchanged
+//                  — unless the QP's context now reads RESET (a WRITE_QPC to
+//                  RESET raced the engine, ctx_reset, a tap): then the engine
+//                  withdraws its offer by design (every output valid of
+//                  hca_req_send is gated by !ctx_reset). That is a deviation
+//                  from the valid/ready rule, found by this job; the
+//                  arbiters it feeds (hca_arb) tolerate it: a held grant is
+//                  released when its input drops, nothing is taken.
+//
+// HCA_MUTANT_SEND_SGE_UNHELD (the SGE list reloaded while the mover runs)
+// breaks mover_owner.
+module hca_req_send_props #(
+  parameter int QW = 2
+) (
+  input  logic                           clk_i,
+  input  logic                           rst_ni,
+  input  logic                           sched_valid_i,
+  input  logic [QW-1:0]                  sched_qpn_i,
+  input  logic [`HCA_QP_CTX_W-1:0]       qpc_i,
+  input  logic [15:0]                    sq_ci_i,
+  input  logic                           nak_i,
+  input  logic [4:0]                     nak_syn_i,
+  input  logic                           nak_rnr_i,
+  input  logic                           evt_ready_i,
+  input  logic                           alloc_valid_i,
+  input  logic [7:0]                     alloc_id_i,
+  input  logic                           free_ready_i,
+  input  logic                           xq_ready_i,
+  input  logic                           xs_valid_i,
+  input  logic [`HCA_XLATE_STATUS_W-1:0] xs_status_i,
+  input  logic                           xs_last_i,
+  input  logic [31:0]                    xs_len_i,
+  input  logic [63:0]                    xs_pa_i,
+  input  logic                           dma_req_ready_i,
+  input  logic                           dma_rsp_valid_i,
+  input  logic [`HCA_DMA_RSP_W-1:0]      dma_rsp_i,
+  input  logic                           tx_ready_i,
+  input  logic                           fin_ready_i
+);
+
+  localparam int XREQ_W = 8 + `HCA_ACCESS_W + 1 + 32 + `HCA_PD_BITS + 32 + 64;
+  localparam int SGES_W = 4 * `HCA_SGE_W;
+  localparam int PARK_W = 16 + 4 + 1 + 1 + 3 + 32 + 32 + 64 + SGES_W;
+  localparam int FIN_W  = 16 + 16 + 2 + `HCA_CQE_W;
+
+  logic                          sched_ready_o, rel_valid_o, rel_inflight_o, rel_evt_o, rel_rnr_o;
+  logic [15:0]                   qpn_o;
+  logic [31:0]                   rnr_timer_o;
+  logic [PARK_W-1:0]             park_o;
+  logic                          evt_valid_o;
+  logic [`HCA_FW_EVENT_W-1:0]    evt_o;
+  logic                          alloc_ready_o, free_valid_o;
+  logic [7:0]                    free_id_o;
+  logic                          xq_valid_o, xs_ready_o;
+  logic [XREQ_W-1:0]             xq_o;
+  logic                          dma_req_valid_o, dma_rsp_ready_o;
+  logic [`HCA_DMA_REQ_W-1:0]     dma_req_o;
+  logic                          tx_valid_o;
+  logic [`HCA_PKT_W-1:0]         tx_o;
+  logic                          fin_valid_o;
+  logic [FIN_W-1:0]              fin_o;
+  logic [2:0]                    mv_busy_o;
+
+  hca_req_send #(.QW(QW)) dut (.*);
+
+  // taps (formal.mk connects them): the mover's start and busy, and the
+  // SGE list and count it reads
+  logic              t_mv_start, t_mv_busy, t_ctx_reset;
+  logic [SGES_W-1:0] t_sges;
+  logic [2:0]        t_nsge;
+
+  logic init_q = 1'b1;
+  always_ff @(posedge clk_i) begin
+    init_q <= 1'b0;
+  end
+
+  // Translation requests unfinished, DMAs unanswered.
+  logic [3:0] xo_q, dout_q;
+  logic       xs_fire, dma_rsp_fire;
+  assign xs_fire      = xs_valid_i && xs_ready_o;
+  assign dma_rsp_fire = dma_rsp_valid_i && dma_rsp_ready_o;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      xo_q   <= '0;
+      dout_q <= '0;
+    end else begin
+      xo_q   <= xo_q + 4'(xq_valid_o && xq_ready_i) - 4'(xs_fire && xs_last_i);
+      dout_q <= dout_q + 4'(dma_req_valid_o && dma_req_ready_i) - 4'(dma_rsp_valid_i);
+    end
+  end
+
+  // Last cycle's offers and taps.
+  logic                           xs_held_q, tx_held_q, fin_held_q, evt_held_q, dma_held_q, mv_busy_q;
+  logic [`HCA_XLATE_STATUS_W-1:0] xs_status_q;
+  logic                           xs_last_q;
+  logic [31:0]                    xs_len_q;
+  logic [63:0]                    xs_pa_q;
+  logic [`HCA_PKT_W-1:0]          tx_q;
+  logic [FIN_W-1:0]               fin_q;
+  logic [`HCA_FW_EVENT_W-1:0]     evt_q;
+  logic [`HCA_DMA_REQ_W-1:0]      dma_q;
+  logic [SGES_W-1:0]              sges_q;
+  logic [2:0]                     nsge_q;
+  always_ff @(posedge clk_i) begin
+    xs_held_q   <= rst_ni && xs_valid_i && !xs_ready_o;
+    tx_held_q   <= rst_ni && tx_valid_o && !tx_ready_i;
+    fin_held_q  <= rst_ni && fin_valid_o && !fin_ready_i;
+    evt_held_q  <= rst_ni && evt_valid_o && !evt_ready_i;
+    dma_held_q  <= rst_ni && dma_req_valid_o && !dma_req_ready_i;
+    mv_busy_q   <= rst_ni && (t_mv_busy || t_mv_start);
+    xs_status_q <= xs_status_i;
+    xs_last_q   <= xs_last_i;
+    xs_len_q    <= xs_len_i;
+    xs_pa_q     <= xs_pa_i;
+    tx_q        <= tx_o;
+    fin_q       <= fin_o;
+    evt_q       <= evt_o;
+    dma_q       <= dma_req_o;
+    sges_q      <= t_sges;
+    nsge_q      <= t_nsge;
+  end
+
+  always_comb begin
+    if (init_q) begin
+      assume (!rst_ni);
+    end else begin
+      assume (rst_ni);
+    end
+    assume (!xs_valid_i || xo_q != '0);
+    if (xs_held_q) begin
+      assume (xs_valid_i && xs_status_i == xs_status_q && xs_last_i == xs_last_q &&
+              xs_len_i == xs_len_q && xs_pa_i == xs_pa_q);
+    end
+    assume (!dma_rsp_valid_i || dout_q != '0);
+  end
+
+  always_comb begin
+    if (!init_q) begin
+      mover_owner: assert ((!t_mv_start || !t_mv_busy) &&
+                           (!(mv_busy_q && t_mv_busy) || (t_sges == sges_q && t_nsge == nsge_q)));
+      tx_held:     assert (!tx_held_q || t_ctx_reset || (tx_valid_o && tx_o == tx_q));
+      fin_held:    assert (!fin_held_q || t_ctx_reset || (fin_valid_o && fin_o == fin_q));
+      evt_held:    assert (!evt_held_q || t_ctx_reset || (evt_valid_o && evt_o == evt_q));
+      dma_held:    assert (!dma_held_q || t_ctx_reset || (dma_req_valid_o && dma_req_o == dma_q));
+    end
+  end
+
+  logic unused;
+  assign unused = ^{sched_ready_o, rel_valid_o, rel_inflight_o, rel_evt_o, rel_rnr_o, qpn_o, rnr_timer_o,
+                    park_o, alloc_ready_o, free_valid_o, free_id_o, xq_o, mv_busy_o, dma_rsp_fire};
+
+endmodule

@@ -1,0 +1,216 @@
+`default_nettype none
+`include "hca_abi.svh"
+
+// hca_responder_props — the responder at its boundaries (`make formal`,
+// bounded): hca_responder as it is (2 QPs), every input free each cycle
+// except for the protocols of its input ports — reset in the first cycle;
+// a received packet offered until taken, unchanged; a translation beat only
+// while a request is unfinished, offered until taken, unchanged; a DMA
+// answer only for an outstanding request, with its tag, in the order they
+// were accepted (the DMA block may answer out of order: this environment
+// is the in-order subset); the context read port held while it names the
+// same QP, but for the state. Its translation and DMA ports are its
+// placement engine's (hca_resp_place_props proves them given the owner
+// keeps its side); here the owner's side, and the responder's own streams:
+//
+//   place_owner    the placement engine started only while idle, its job
+//                  (check-only, posted, remote, buffer, PD, QP, pieces)
+//                  held from the start until the engine is idle again —
+//                  the assumptions hca_resp_place_props makes, discharged
+//                  (the op and rights are left out: Yosys narrows those
+//                  wires to their non-constant bits, so a tap of the full
+//                  width cannot name them)
+//   tx_held, cpl_held, evt_held, dma_held
+//                  a packet, a completion, an event, a DMA request offered
+//                  and not taken is offered again, unchanged
+//
+// HCA_MUTANT_RESPONDER_JOB_MOVES (the job's first piece read from the
+// packet register while the engine runs) breaks place_owner.
+module hca_responder_props #(
+  parameter int MAX_QP = 2
+) (
+  input  logic                           clk_i,
+  input  logic                           rst_ni,
+  input  logic                           rx_valid_i,
+  input  logic [`HCA_PKT_W-1:0]          rx_i,
+  input  logic                           tx_ready_i,
+  input  logic [`HCA_QP_CTX_W-1:0]       qpc_i,
+  input  logic [1:0]                     qp_state_i,
+  input  logic [15:0]                    rq_pi_i,
+  input  logic [15:0]                    rq_ci_i,
+  input  logic                           xq_ready_i,
+  input  logic                           xs_valid_i,
+  input  logic [7:0]                     xs_tag_i,
+  input  logic [3:0]                     xs_status_i,
+  input  logic                           xs_last_i,
+  input  logic [31:0]                    xs_len_i,
+  input  logic [63:0]                    xs_pa_i,
+  input  logic                           dma_req_ready_i,
+  input  logic                           dma_rsp_valid_i,
+  input  logic [`HCA_DMA_RSP_W-1:0]      dma_rsp_any_i,
+  input  logic                           pb_alloc_valid_i,
+  input  logic [7:0]                     pb_alloc_id_i,
+  input  logic                           pb_free_ready_i,
+  input  logic                           cpl_ready_i,
+  input  logic                           evt_ready_i,
+  input  logic                           evt_done_valid_i,
+  input  logic [`HCA_EVT_DONE_TAG_W-1:0] evt_done_tag_i,
+  input  logic [7:0]                     evt_done_status_i
+);
+
+  localparam int QW = $clog2(MAX_QP);
+  localparam int PIECES = `HCA_MAX_RECV_SGE;
+  localparam int JOB_W = 3 + 8 + `HCA_PD_BITS + 16 + PIECES * (64 + 32 + 32);
+
+  logic                      rx_ready_o, tx_valid_o, rq_ci_inc_o, qp_err_valid_o;
+  logic [`HCA_PKT_W-1:0]     tx_o;
+  logic [QW-1:0]             qpc_idx_o, qp_err_qpn_o;
+  logic                      xq_valid_o, xq_remote_o, xs_ready_o;
+  logic [7:0]                xq_tag_o;
+  logic [3:0]                xq_rights_o;
+  logic [31:0]               xq_key_o, xq_len_o;
+  logic [23:0]               xq_pd_o;
+  logic [63:0]               xq_va_o;
+  logic                      dma_req_valid_o, dma_rsp_ready_o;
+  logic [`HCA_DMA_REQ_W-1:0] dma_req_o;
+  logic [`HCA_DMA_RSP_W-1:0] dma_rsp_i;
+  logic                      pb_alloc_ready_o, pb_free_valid_o;
+  logic [7:0]                pb_free_id_o;
+  logic                      cpl_valid_o;
+  logic [`HCA_CQE_W-1:0]     cpl_o;
+  logic [15:0]               cpl_cqn_o;
+  logic [2:0]                place_busy_o;
+  logic                      evt_valid_o;
+  logic [`HCA_FW_EVENT_W-1:0] evt_o;
+
+  hca_responder #(.MAX_QP(MAX_QP)) dut (.*);
+
+  // taps (formal.mk connects them): the placement engine's start and busy,
+  // its job
+  logic                       t_start, t_busy, t_check_only, t_post, t_remote;
+  logic [7:0]                 t_buf;
+  logic [`HCA_PD_BITS-1:0]    t_pd;
+  logic [QW-1:0]              t_qpn;
+  logic [PIECES*64-1:0]       t_va;
+  logic [PIECES*32-1:0]       t_len, t_key;
+  logic [JOB_W-1:0]           job;
+  assign job = {t_check_only, t_post, t_remote, t_buf, t_pd, 16'(t_qpn), t_va, t_len, t_key};
+
+  logic init_q = 1'b1;
+  always_ff @(posedge clk_i) begin
+    init_q <= 1'b0;
+  end
+
+  // DMAs outstanding, their tags in the order accepted; translation
+  // requests unfinished; the context port's last index and answer.
+  logic [7:0]  dq_q [8];
+  logic [3:0]  dn_q;
+  logic [3:0]  xo_q;
+  logic        dreq, drsp;
+  assign dreq = dma_req_valid_o && dma_req_ready_i;
+  assign drsp = dma_rsp_valid_i;
+  always_comb begin
+    dma_rsp_i = dma_rsp_any_i;
+    dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB +: 8] = dq_q[0];
+  end
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      dn_q <= '0;
+      xo_q <= '0;
+    end else begin
+      if (drsp) begin
+        for (int i = 0; i < 7; i++) begin
+          dq_q[i] <= dq_q[i + 1];
+        end
+      end
+      if (dreq) begin
+        dq_q[3'(dn_q - 4'(drsp))] <= dma_req_o[`HCA_DMA_REQ_TAG_LSB +: 8];
+      end
+      dn_q <= dn_q + 4'(dreq) - 4'(drsp);
+      xo_q <= xo_q + 4'(xq_valid_o && xq_ready_i) - 4'(xs_valid_i && xs_ready_o && xs_last_i);
+    end
+  end
+
+  logic                      rx_held_q, xs_held_q, tx_held_q, cpl_held_q, evt_held_q, dma_held_q;
+  logic                      busy_q;
+  logic [`HCA_PKT_W-1:0]     rx_q, tx_q;
+  logic [3:0]                xs_status_q;
+  logic [7:0]                xs_tag_q;
+  logic                      xs_last_q;
+  logic [31:0]               xs_len_q;
+  logic [63:0]               xs_pa_q;
+  logic [`HCA_CQE_W-1:0]     cpl_q;
+  logic [15:0]               cpl_cqn_q;
+  logic [`HCA_FW_EVENT_W-1:0] evt_q;
+  logic [`HCA_DMA_REQ_W-1:0] dma_q;
+  logic [JOB_W-1:0]          job_q;
+  logic [QW-1:0]             idx_q;
+  logic [`HCA_QP_CTX_W-1:0]  qpc_q, qpc_mask;
+  logic [15:0]               rq_pi_q, rq_ci_q;
+  always_ff @(posedge clk_i) begin
+    rx_held_q   <= rst_ni && rx_valid_i && !rx_ready_o;
+    xs_held_q   <= rst_ni && xs_valid_i && !xs_ready_o;
+    tx_held_q   <= rst_ni && tx_valid_o && !tx_ready_i;
+    cpl_held_q  <= rst_ni && cpl_valid_o && !cpl_ready_i;
+    evt_held_q  <= rst_ni && evt_valid_o && !evt_ready_i;
+    dma_held_q  <= rst_ni && dma_req_valid_o && !dma_req_ready_i;
+    busy_q      <= rst_ni && (t_busy || t_start);
+    rx_q        <= rx_i;
+    tx_q        <= tx_o;
+    xs_status_q <= xs_status_i;
+    xs_tag_q    <= xs_tag_i;
+    xs_last_q   <= xs_last_i;
+    xs_len_q    <= xs_len_i;
+    xs_pa_q     <= xs_pa_i;
+    cpl_q       <= cpl_o;
+    cpl_cqn_q   <= cpl_cqn_o;
+    evt_q       <= evt_o;
+    dma_q       <= dma_req_o;
+    job_q       <= job;
+    idx_q       <= qpc_idx_o;
+    qpc_q       <= qpc_i;
+    rq_pi_q     <= rq_pi_i;
+    rq_ci_q     <= rq_ci_i;
+  end
+  always_comb begin
+    qpc_mask = '1;
+    `HCA_QP_CTX_STATE(qpc_mask) = '0;
+  end
+
+  always_comb begin
+    if (init_q) begin
+      assume (!rst_ni);
+    end else begin
+      assume (rst_ni);
+    end
+    if (rx_held_q) begin
+      assume (rx_valid_i && rx_i == rx_q);
+    end
+    assume (!xs_valid_i || xo_q != '0);
+    if (xs_held_q) begin
+      assume (xs_valid_i && xs_status_i == xs_status_q && xs_tag_i == xs_tag_q &&
+              xs_last_i == xs_last_q && xs_len_i == xs_len_q && xs_pa_i == xs_pa_q);
+    end
+    assume (!dma_rsp_valid_i || dn_q != '0);
+    assume (dn_q < 4'd8);
+    if (!init_q && qpc_idx_o == idx_q) begin
+      assume ((qpc_i & qpc_mask) == (qpc_q & qpc_mask));
+    end
+  end
+
+  always_comb begin
+    if (!init_q) begin
+      place_owner: assert ((!t_start || !t_busy) && (!(busy_q && t_busy) || job == job_q));
+      tx_held:     assert (!tx_held_q || (tx_valid_o && tx_o == tx_q));
+      cpl_held:    assert (!cpl_held_q || (cpl_valid_o && cpl_o == cpl_q && cpl_cqn_o == cpl_cqn_q));
+      evt_held:    assert (!evt_held_q || (evt_valid_o && evt_o == evt_q));
+      dma_held:    assert (!dma_held_q || (dma_req_valid_o && dma_req_o == dma_q));
+    end
+  end
+
+  logic unused;
+  assign unused = ^{rq_ci_inc_o, qp_err_valid_o, qp_err_qpn_o, xq_tag_o, xq_rights_o, xq_remote_o,
+                    xq_key_o, xq_len_o, xq_pd_o, xq_va_o, dma_rsp_ready_o, pb_alloc_ready_o,
+                    pb_free_valid_o, pb_free_id_o, place_busy_o, qp_state_i, rq_pi_q, rq_ci_q};
+
+endmodule
