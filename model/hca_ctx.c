@@ -153,7 +153,7 @@ void hca_ctx_comb(const hca_ctx_t *m, hca_ctx_io_t *io, uint64_t now)
     io->pe_err = (uint8_t)(m->qp_error[pe >> 6] >> (pe & 63u) & 1u);
 
     /* the combinational paths: fw inputs -> qpc_set, qpc_wr, qpc_wr_qpn (=
-     * wdata's index, always); db inputs -> sq_db, sq_db_qpn; pe_qpn -> pe_* */
+     * wdata's index, always); db inputs -> sq_db, sq_db_qpn, rq_db_err; pe_qpn -> pe_* */
     const ctx_cmd_t c = ctx_decode(m, io);
     io->qpc_set = c.do_wqpc;
     io->qpc_wr = (uint8_t)(c.do_wqpc && (ctx_new_reset(m) || !m->qp[c.idx].live));
@@ -162,6 +162,8 @@ void hca_ctx_comb(const hca_ctx_t *m, hca_ctx_io_t *io, uint64_t now)
     io->sq_db = (uint8_t)(io->db_valid && (io->db_addr & 0xfu) == HCA_DB_SQ && db_num < m->max_qp &&
                           m->qp[db_num].state != HCA_QP_STATE_RESET);
     io->sq_db_qpn = db_num;
+    io->rq_db_err = (uint8_t)(io->db_valid && (io->db_addr & 0xfu) == HCA_DB_RQ && db_num < m->max_qp &&
+                              m->qp[db_num].state == HCA_QP_STATE_ERROR);
 
     const hca_ctx_qp_t *rs = &m->qp[m->rs_idx];
     ctx_qpc_view(m, m->rs_idx, &io->rs_qpc);

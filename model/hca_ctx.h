@@ -52,6 +52,7 @@ typedef struct hca_ctx_io {
     uint8_t pe_err;                             /**< out: pe_qpn's state ERROR */
     uint8_t sq_db;                              /**< out: an SQ doorbell was taken ... */
     uint32_t sq_db_qpn;                         /**< out [15:0]: ... for this QP */
+    uint8_t rq_db_err;                          /**< out: an RQ doorbell of sq_db_qpn's QP, in ERROR */
     uint8_t qpc_set;                            /**< out: a WRITE_QPC (of qpc_wr_qpn) */
     uint8_t qpc_wr;                             /**< out: ... to RESET or RTS, or the QP's first */
     uint32_t qpc_wr_qpn;                        /**< out [15:0] */

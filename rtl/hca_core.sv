@@ -228,7 +228,7 @@ module hca_core #(
   logic                     sq_ci_inc, rq_err_valid;
   logic [15:0]              sq_ci_qpn, rq_err_qpn;
   logic [$clog2(MAX_QP)-1:0] pe_qpn;                   // the requester's scheduler lookup
-  logic                     pe_pend, pe_err, sq_db, qpc_set, qpc_wr;
+  logic                     pe_pend, pe_err, sq_db, rq_db_err, qpc_set, qpc_wr;
   logic [MAX_QP-1:0]        qp_live;
   logic [15:0]              sq_db_qpn, qpc_wr_qpn;
 
@@ -279,6 +279,7 @@ module hca_core #(
     .qp_live_o       (qp_live),
     .sq_db_o         (sq_db),
     .sq_db_qpn_o     (sq_db_qpn),
+    .rq_db_err_o     (rq_db_err),
     .qpc_set_o       (qpc_set),
     .qpc_wr_o        (qpc_wr),
     .qpc_wr_qpn_o    (qpc_wr_qpn),
@@ -582,6 +583,12 @@ module hca_core #(
     .rq_ci_inc_o      (rs_rq_ci_inc),
     .qp_err_valid_o   (rs_err_valid),
     .qp_err_qpn_o     (rs_err_qpn),
+    .fl_qpc_set_i     (qpc_set),
+    .fl_qpc_qpn_i     (qpc_wr_qpn),
+    .fl_req_err_i     (rq_err_valid),
+    .fl_req_err_qpn_i (rq_err_qpn),
+    .fl_rq_db_i       (rq_db_err),
+    .fl_rq_db_qpn_i   (sq_db_qpn),
     .xq_valid_o       (rs_xq_valid),
     .xq_ready_i       (rs_xq_ready),
     .xq_tag_o         (rs_xq_tag),

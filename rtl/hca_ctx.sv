@@ -92,6 +92,7 @@ module hca_ctx #(
   output logic [MAX_QP-1:0]          qp_live_o,       // QPs written since reset (read by index)
   output logic                       sq_db_o,         // an SQ doorbell was taken
   output logic [15:0]                sq_db_qpn_o,
+  output logic                       rq_db_err_o,     // an RQ doorbell of a QP in ERROR (db_num: sq_db_qpn_o)
   output logic                       qpc_set_o,       // a WRITE_QPC happened
   output logic                       qpc_wr_o,        // ... to RESET or RTS, or the QP's first
   output logic [15:0]                qpc_wr_qpn_o,
@@ -389,6 +390,7 @@ module hca_ctx #(
   assign qpc_wr_qpn_o = cmd_idx;
   assign sq_db_o      = db_sq;
   assign sq_db_qpn_o  = db_num;
+  assign rq_db_err_o  = db_rq && st_of(db_q) == `HCA_QP_STATE_ERROR;   // the responder flushes it
 
   // The scheduler's head QP, looked up by index (no per-QP summary vectors
   // kept up to date: the requester asks for the one QP it looks at).

@@ -8,9 +8,9 @@
 //
 // One packet at a time, start to finish (its DMAs answered, its buffer freed,
 // its response handed over) before the next one is taken. Between two packets
-// the responder spends one step on the RQ flush scan, so neither starves the
-// other. That includes a SEND_INV's wait for the firmware's DONE: the whole
-// responder (every QP, the flush scan) waits with it. Simple and safe: the
+// the responder spends one step on the RQ flush queue (when a QP is queued),
+// so neither starves the other. That includes a SEND_INV's wait for the
+// firmware's DONE: the whole responder (every QP, the flush) waits with it. Simple and safe: the
 // wait holds no key check, DMA, link or CQ slot (only the last packet's
 // buffer), so the firmware's INVALIDATE + DRAIN never waits on it; the cost
 // is the other QPs' incoming traffic stalling for the firmware's latency.
@@ -66,10 +66,14 @@
 //   buffer free are handed over in parallel; rq_ci_inc and qp_err pulse once;
 //   after a qp_err the responder waits until the QP reads back as not RTS,
 //   so the QP's next packet cannot slip through as if it were still RTS.
-// Flush scan: [SCAN_CTX0, SCAN_CTX1] read QP scan_p's context; a QP in ERROR
+// Flush queue: a QP is queued (u_flush_q) when it may have left RTS or got
+//   RQ WQEs while in ERROR; no sweep over the table. Between two packets,
+//   when one is queued, [SCAN_CTX0, SCAN_CTX1] read the head's context: not
+//   RTS clears its per-QP state (busy, werr, the kept WQE); a QP in ERROR
 //   with rq_ci != rq_pi: [FL_REQ, FL_RSP] fetch the WQE at rq_ci for its
 //   wr_id and complete it WR_FLUSH_ERR with rq_ci_inc, one WQE per step
-//   (rq_pi is re-read every step, so WQEs posted later are flushed too).
+//   (rq_pi is re-read every step, so WQEs posted later are flushed too);
+//   the head is popped once it has nothing left to flush.
 //
 // Choices made where the contract leaves room (also in the report to the
 // core, requester and harness engineers):
@@ -118,6 +122,14 @@ module hca_responder #(
   output logic                             rq_ci_inc_o,
   output logic                             qp_err_valid_o,
   output logic [$clog2(MAX_QP)-1:0]        qp_err_qpn_o,
+  // QPs whose receive queue may need a flush: a WRITE_QPC, the requester's
+  // ERROR, an RQ doorbell of a QP in ERROR (numbers below MAX_QP)
+  input  wire logic                        fl_qpc_set_i,
+  input  wire logic [15:0]                 fl_qpc_qpn_i,
+  input  wire logic                        fl_req_err_i,
+  input  wire logic [15:0]                 fl_req_err_qpn_i,
+  input  wire logic                        fl_rq_db_i,
+  input  wire logic [15:0]                 fl_rq_db_qpn_i,
   // translation unit client (in-order answers)
   output logic                             xq_valid_o,
   input  wire logic                        xq_ready_i,
@@ -191,7 +203,7 @@ module hca_responder #(
     S_PLACE,      // placement engine busy
     S_RESULT,     // act on its outcome (the tx register is free here)
     S_RD_ALLOC,   // READ: buffer for the next chunk
-    S_SCAN_CTX0,  // flush scan: context read of scan_p in flight
+    S_SCAN_CTX0,  // flush step: context read of the flush queue's head in flight
     S_SCAN_CTX1,
     S_FL_REQ,     // flush: RQ WQE READ_DATA for its wr_id
     S_FL_RSP,
@@ -291,8 +303,7 @@ module hca_responder #(
   logic                    busy_wr, busy_val;        // busy_q[qpn_q] <= busy_val this cycle
   logic                    wqe_valid_q, wqe_valid_d; // wqe_q holds QP wqe_qpn_q's WQE at rq_ci
   logic [QW-1:0]           wqe_qpn_q, wqe_qpn_d;
-  logic [QW-1:0]           scan_p_q, scan_p_d;       // next QP the flush scan reads
-  logic                    scan_pref_q, scan_pref_d; // a scan step is due before the next packet
+  logic                    scan_pref_q, scan_pref_d; // a flush step is due before the next packet
   logic                    whole_q, whole_d;         // PLACE runs a WRITE's or READ's whole-range check
   logic [31:0]             rd_off_q, rd_off_d;       // READ: offset of the current chunk
   logic [7:0]              rd_buf_q, rd_buf_d;       // READ: its buffer
@@ -325,8 +336,33 @@ module hca_responder #(
   logic [15:0]             cqn_q, cqn_d;
   logic [7:0]              free_id_q, free_id_d;
 
-  // Between two packets, one flush-scan step (scan_pref_q).
-  assign rx_ready_o = state_q == S_IDLE && !scan_pref_q;
+  // The flush queue: every way a QP leaves RTS (WRITE_QPC, either engine's
+  // ERROR) and every RQ doorbell of a QP in ERROR pushes its number; a
+  // number is queued once however often pushed. The head is popped at the
+  // SCAN_CTX1 that finds nothing to flush: a push in that cycle is taken
+  // again, and its update shows at the next read, so no WQE is left behind.
+  logic          fq_valid, fq_pop;
+  logic [QW-1:0] fq_head;
+  logic [3:0]    fq_push;
+  assign fq_push = {fl_rq_db_i && fl_rq_db_qpn_i < 16'(MAX_QP),
+                    fl_req_err_i && fl_req_err_qpn_i < 16'(MAX_QP),
+                    fl_qpc_set_i && fl_qpc_qpn_i < 16'(MAX_QP),
+                    err_pend_q};
+  hca_qfifo #(
+    .N (MAX_QP),
+    .P (4)
+  ) u_flush_q (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .push_i       (fq_push),
+    .push_val_i   ({fl_rq_db_qpn_i[QW-1:0], fl_req_err_qpn_i[QW-1:0], fl_qpc_qpn_i[QW-1:0], qpn_q}),
+    .head_valid_o (fq_valid),
+    .head_o       (fq_head),
+    .pop_i        (fq_pop)
+  );
+
+  // Between two packets, one flush step when a QP is queued (scan_pref_q).
+  assign rx_ready_o = state_q == S_IDLE && !(scan_pref_q && fq_valid);
   assign rx_fire    = rx_valid_i && rx_ready_o;
 
   // ---------------------------------------------------------------- RQ WQE
@@ -679,9 +715,6 @@ module hca_responder #(
   // placement already started finishes: the firmware's DRAIN waits for it.
   assign st_reset = qp_state_i == `HCA_QP_STATE_RESET;
 
-  logic [QW-1:0] scan_next;
-  assign scan_next = 32'(scan_p_q) + 32'd1 >= 32'(MAX_QP) ? QW'(1) : scan_p_q + QW'(1);
-
   always_comb begin
     state_d     = state_q;
     qpn_d       = qpn_q;
@@ -689,7 +722,6 @@ module hca_responder #(
     busy_val    = 1'b0;
     wqe_valid_d = wqe_valid_q;
     wqe_qpn_d   = wqe_qpn_q;
-    scan_p_d    = scan_p_q;
     scan_pref_d = scan_pref_q;
     whole_d     = whole_q;
     rd_off_d    = rd_off_q;
@@ -712,6 +744,7 @@ module hca_responder #(
     pf_qpn_d    = pf_qpn_q;
     pf_buf_d    = pf_buf_q;
     wclr        = 1'b0;
+    fq_pop      = 1'b0;
     cqe_d       = cqe_q;
     cqn_d       = cqn_q;
     free_id_d   = free_id_q;
@@ -742,9 +775,11 @@ module hca_responder #(
           state_d     = S_PKT_CTX0;
           qpn_d       = rx_qpn;
           scan_pref_d = 1'b1;
-        end else begin
+        end else if (fq_valid) begin
           state_d     = S_SCAN_CTX0;
-          qpn_d       = scan_p_q;
+          qpn_d       = fq_head;
+          scan_pref_d = 1'b0;
+        end else begin
           scan_pref_d = 1'b0;
         end
       end
@@ -1003,8 +1038,8 @@ module hca_responder #(
         if (qp_state_i == `HCA_QP_STATE_ERROR && rq_ci_i != rq_pi_i) begin
           state_d = S_FL_REQ;         // stay on this QP until its RQ is empty
         end else begin
-          state_d  = S_IDLE;
-          scan_p_d = scan_next;
+          state_d = S_IDLE;
+          fq_pop  = 1'b1;
         end
       end
 
@@ -1133,7 +1168,6 @@ module hca_responder #(
       busy_q      <= '0;
       wqe_valid_q <= 1'b0;
       wqe_qpn_q   <= '0;
-      scan_p_q    <= QW'(1);
       scan_pref_q <= 1'b0;
       whole_q     <= 1'b0;
       rd_off_q    <= '0;
@@ -1170,7 +1204,6 @@ module hca_responder #(
       end
       wqe_valid_q <= wqe_valid_d;
       wqe_qpn_q   <= wqe_qpn_d;
-      scan_p_q    <= scan_p_d;
       scan_pref_q <= scan_pref_d;
       whole_q     <= whole_d;
       rd_off_q    <= rd_off_d;

@@ -5,7 +5,7 @@
 #
 # (Included before rtl/rtl.mk: only variables of its own at parse time.)
 
-RESP_SRCS   := rtl/hca_responder.sv rtl/hca_resp_place.sv
+RESP_SRCS   := rtl/hca_responder.sv rtl/hca_resp_place.sv rtl/hca_qfifo.sv
 RESP_TB     := rtl/tb/hca_responder_tb.sv
 RESP_DIR    := $(BUILD)/rtl-checks/responder
 RESP_VVP    := $(RESP_DIR)/hca_responder_tb.vvp

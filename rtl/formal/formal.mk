@@ -322,7 +322,7 @@ RESP_ASSERTS := mover_owner fin_held evt_held dma_held free_held
 $(eval $(call formal_bmc_job,rspeng-ports,hca_req_resp_props,$(RESP_PROPS),,$(RESP_ASSERTS),PASS,$(RESP_TAPS),,,24))
 $(eval $(call formal_bmc_job,rspeng-mutant-qpn-moves,hca_req_resp_props,$(RESP_PROPS),HCA_MUTANT_RESP_QPN_MOVES,mover_owner,FAIL,$(RESP_TAPS),,,24))
 
-RSPD_PROPS := rtl/hca_resp_place.sv rtl/hca_responder.sv rtl/formal/hca_responder_props.sv
+RSPD_PROPS := rtl/hca_resp_place.sv rtl/hca_qfifo.sv rtl/hca_responder.sv rtl/formal/hca_responder_props.sv
 RSPD_TAPS  := t_start=dut.eng_start t_busy=dut.eng_busy t_check_only=dut.job_check_only t_post=dut.job_post \
               t_remote=dut.job_remote t_buf=dut.job_buf t_pd=dut.c_pd_q t_qpn=dut.qpn_q \
               t_va=dut.job_va t_len=dut.job_len t_key=dut.job_key

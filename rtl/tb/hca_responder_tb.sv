@@ -104,6 +104,12 @@ module hca_responder_tb;
 
   always #5 clk = !clk;
 
+  reg  [63:0] tbq = '0;         // flush-queue pushes, see "QP contexts"
+  reg         tb_push;
+  reg  [5:0]  tb_push_q;
+  wire        tb_errv;
+  wire [5:0]  tb_errq;
+
   hca_responder #(
     .MAX_QP (64)
   ) dut (
@@ -123,6 +129,12 @@ module hca_responder_tb;
     .rq_ci_inc_o      (rq_ci_inc),
     .qp_err_valid_o   (qp_err_valid),
     .qp_err_qpn_o     (qp_err_qpn),
+    .fl_qpc_set_i     (tb_push),
+    .fl_qpc_qpn_i     (16'(tb_push_q)),
+    .fl_req_err_i     (tb_errv),
+    .fl_req_err_qpn_i (16'(tb_errq)),
+    .fl_rq_db_i       (1'b0),
+    .fl_rq_db_qpn_i   (16'd0),
     .xq_valid_o       (xq_valid),
     .xq_ready_i       (xq_ready),
     .xq_tag_o         (xq_tag),
@@ -176,7 +188,7 @@ module hca_responder_tb;
 
   always @(posedge clk) begin
     cycle <= cycle + 1;
-    if (verbose > 1 && cycle % 1000 == 0) $display("hca_responder_tb: cycle %0d state %0d scan %0d qpn %0d", cycle, dut.state_q, dut.scan_p_q, dut.qpn_q);
+    if (verbose > 1 && cycle % 1000 == 0) $display("hca_responder_tb: cycle %0d state %0d flush head %0d/%0d qpn %0d", cycle, dut.state_q, dut.fq_valid, dut.fq_head, dut.qpn_q);
   end
 
   function automatic integer rnd(input integer n);
@@ -211,6 +223,22 @@ module hca_responder_tb;
   integer     ninc = 0;
 
   always @(posedge clk) idx_r <= qpc_idx;
+
+  // The DUT's flush queue is pushed as hca_ctx would: a QP the bench set up
+  // or posted to (tbq, one a cycle, lowest first) and a QP its error pipe
+  // moves to ERROR, in the cycle the write lands.
+  integer     tbi;
+  always @* begin
+    tb_push   = 1'b0;
+    tb_push_q = '0;
+    for (tbi = 63; tbi >= 0; tbi = tbi - 1) begin
+      if (tbq[tbi]) begin
+        tb_push   = 1'b1;
+        tb_push_q = tbi[5:0];
+      end
+    end
+  end
+  always @(posedge clk) if (tb_push) tbq[tb_push_q] <= 1'b0;
   assign qpc      = qctx[idx_r];
   assign qp_state = qst[idx_r];
   assign rq_pi    = qpi[idx_r];
@@ -221,6 +249,9 @@ module hca_responder_tb;
   integer   nerr = 0;
   reg [5:0] err_log [0:LOGN-1];
   integer   pi;
+
+  assign tb_errv = errv_pipe[err_lat - 1];
+  assign tb_errq = errq_pipe[err_lat - 1];
 
   always @(posedge clk) begin
     if (rst_n && rq_ci_inc) begin
@@ -694,6 +725,7 @@ module hca_responder_tb;
     qctx[q] = c;
     qst[q]  = st;
     qpi[q]  = 16'd0;
+    tbq[q]  = 1'b1;
     qci[q]  = 16'd0;
   endtask
 
@@ -711,6 +743,7 @@ module hca_responder_tb;
     wr_le(a + 32, 8, a1); wr_le(a + 40, 4, 64'(l1)); wr_le(a + 44, 4, 64'(k1));
     wr_le(a + 48, 8, a2); wr_le(a + 56, 4, 64'(l2)); wr_le(a + 60, 4, 64'(k2));
     qpi[q] = qpi[q] + 16'd1;
+    tbq[q] = 1'b1;
   endtask
 
   // Queue one packet from requester QP sq to our QP dq; its payload (len
@@ -769,12 +802,12 @@ module hca_responder_tb;
   endtask
 
   // Wait until everything handed to the DUT is finished and nothing moved
-  // for longer than one flush-scan sweep over the 64 QPs (3 cycles each).
+  // for 300 cycles (a flush step is 3 cycles per WQE).
   task automatic settle;
     integer n;
     n = 0;
     @(negedge clk);
-    last_act = cycle;     // what was just posted may take a sweep to be seen
+    last_act = cycle;     // what was just posted may take a few steps to be seen
     while (rxq_head != rxq_tail || ot_n != 0 || bq_head != bq_tail || tx_valid || cpl_valid ||
            pb_free_valid || evt_valid || fw_pend || cycle - last_act < 300) begin
       @(negedge clk);
@@ -791,7 +824,11 @@ module hca_responder_tb;
     if (verbose) $display("hca_responder_tb: cycle %0d: case %0s", cycle, name);
     // reset the DUT and the bench's QPs and buffers
     rst_n = 1'b0;
+    tbq = '0;
     for (i = 0; i < 64; i = i + 1) begin
+      // hca_qfifo never resets its memories (any content must do): random
+      dut.u_flush_q.slot_m[i] = 6'($random(seed));
+      dut.u_flush_q.pos_m[i]  = 7'($random(seed));
       qst[i] = `HCA_QP_STATE_RESET;
       qpi[i] = 16'd0;
       qci[i] = 16'd0;
