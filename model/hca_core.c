@@ -279,6 +279,12 @@ static void cm_edge_inputs(cm_t *m)
     w->ctx.rs_rq_ci_inc = rs->rq_ci_inc;
     w->ctx.rs_err_valid = rs->qp_err_valid;
     w->ctx.rs_err_qpn = rs->qp_err_qpn;
+    rs->fl_qpc_set = w->ctx.qpc_set; /* the responder's flush queue */
+    rs->fl_qpc_qpn = w->ctx.qpc_wr_qpn;
+    rs->fl_req_err = rq->qp_err_valid;
+    rs->fl_req_err_qpn = rq->qp_err_qpn;
+    rs->fl_rq_db = w->ctx.rq_db_err;
+    rs->fl_rq_db_qpn = w->ctx.sq_db_qpn;
     w->ctx.cq_cqn = w->cw.cq_cqn;
     w->ctx.cq_pi_inc = w->cw.cq_pi_inc;
     w->ctx.cq_ovf_set = w->cw.cq_ovf_set;
@@ -420,7 +426,7 @@ static uint64_t cm_quiet_until(const void *eng, uint64_t next)
             return next;                                                                                               \
         q = min_u64(q, t_);                                                                                            \
     } while (0)
-    CM_QUIET(hca_responder_quiet_until_ctx(&m->rs, &m->ctx, last));
+    CM_QUIET(hca_responder_quiet_until(&m->rs, last));
     CM_QUIET(hca_requester_quiet_until_in(&m->rq, (const m_qv_t *)m->ctx.sq_pending, (const m_qv_t *)m->ctx.qp_error,
                                           last));
     CM_QUIET(xlate_unit_quiet_until(m->xu, last));
@@ -431,15 +437,6 @@ static uint64_t cm_quiet_until(const void *eng, uint64_t next)
     CM_QUIET(hca_cq_writer_quiet_until(&m->cw, last));
 #undef CM_QUIET
     return q;
-}
-
-/* The harness skipped [from, to) (quiet by cm_quiet_until, inputs idle): the
- * responder's flush scan and ctx's responder read port advance as stepped.
- * Nothing else runs on its own: timers are deadlines. */
-static void cm_skip(void *eng, uint64_t from, uint64_t to)
-{
-    cm_t *m = eng;
-    hca_responder_skip(&m->rs, &m->ctx, to - from);
 }
 
 /* ---------------------------------------------------------------- life cycle */
@@ -526,5 +523,5 @@ const core_engine_ops_t core_model_ops = {
     .trace_open = cm_trace_open,
     .trace_close = cm_trace_close,
     .quiet_until = cm_quiet_until,
-    .skip = cm_skip,
+    .skip = NULL, /* nothing runs on its own in quiet cycles */
 };

@@ -2,14 +2,13 @@
  * cycle for cycle at its ports; the placement engine u_place is the model
  * of rtl/hca_resp_place.sv, a member of the state.
  *
- * One packet at a time, start to finish, and one flush-scan step between
- * two packets; the state machine, its endings (`fin` with the actions a_*)
+ * One packet at a time, start to finish, and one flush step between two
+ * packets when a QP is queued for it (u_flush_q: fq); the state machine, its endings (`fin` with the actions a_*)
  * and every register are the RTL's, under the RTL's names. edge() computes
  * every *_d from the *_q values as the RTL's always_comb does, then commits.
  * Every output is a function of the registers, so the outputs (and the
  * placement engine's job) are derived after each edge and reset (each part
- * only when a register it depends on changed: the flush scan runs every
- * idle cycle) and comb() only copies them; edge() reads only inputs of io.
+ * only when a register it depends on changed) and comb() only copies them; edge() reads only inputs of io.
  *
  * Known differences from the RTL: none.
  */
@@ -31,7 +30,7 @@ enum {
     S_PLACE,      /* placement engine busy */
     S_RESULT,     /* act on its outcome */
     S_RD_ALLOC,   /* READ: buffer for the next chunk */
-    S_SCAN_CTX0,  /* flush scan: context read of scan_p in flight */
+    S_SCAN_CTX0,  /* flush step: context read of the flush queue's head in flight */
     S_SCAN_CTX1,
     S_FL_REQ,     /* flush: RQ WQE READ_DATA for its wr_id */
     S_FL_RSP,
@@ -240,7 +239,7 @@ static void rs_outputs(hca_responder_t *m, unsigned ch, uint64_t now)
     /* posted READ gathers count until answered */
     o->place_busy = (uint8_t)((m->rcnt1 != 0) << 2 | (m->rcnt0 != 0) << 1 | (p->busy != 0));
 
-    o->rx_ready = m->state == S_IDLE && !m->scan_pref;
+    o->rx_ready = m->state == S_IDLE && !(m->scan_pref && hca_qfifo_valid(&m->fq));
     o->tx_valid = m->tx_pend && !rs_tx_wait(m) && !rs_tx_bad(m);
     o->qpc_idx = m->qpn;
     o->rq_ci_inc = m->inc_pend;
@@ -289,7 +288,10 @@ int hca_responder_init(hca_responder_t *m, unsigned max_qp)
         return -EINVAL;
     memset(m, 0, sizeof *m);
     m->max_qp = max_qp;
-    const int rc = hca_resp_place_init(&m->place, PIECES, RS_PLACE_SEGS);
+    int rc = hca_qfifo_init(&m->fq, max_qp);
+    if (rc)
+        return rc;
+    rc = hca_resp_place_init(&m->place, PIECES, RS_PLACE_SEGS);
     if (rc)
         return rc;
     hca_responder_reset(m);
@@ -303,7 +305,7 @@ void hca_responder_reset(hca_responder_t *m)
     memset(&m->busy, 0, sizeof(m->busy));
     m->wqe_valid = 0;
     m->wqe_qpn = 0;
-    m->scan_p = 1;
+    hca_qfifo_reset(&m->fq);
     m->scan_pref = 0;
     m->whole = 0;
     m->rd_off = 0;
@@ -339,7 +341,9 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     const hca_resp_place_io_t *eng = &m->pio; /* the engine's job and outputs this cycle */
     const int st_rts = io->qp_state == HCA_QP_STATE_RTS;
     const int st_reset = io->qp_state == HCA_QP_STATE_RESET; /* rtl/hca_responder.sv st_reset */
-    const int rx_fire = io->rx_valid && m->state == S_IDLE && !m->scan_pref;
+    const int fq_valid = hca_qfifo_valid(&m->fq);
+    const int rx_fire = io->rx_valid && m->state == S_IDLE && !(m->scan_pref && fq_valid);
+    int fq_pop = 0;
     const int fetch_rsp = io->dma_rsp_valid && hca_dma_rsp_get_rtag(&io->dma_rsp) == (RS_DMA_CLIENT | FETCH_TAG);
     const int fetch_err = (int)hca_dma_rsp_get_err(&io->dma_rsp);
     const int p_send = rs_p_send(m);
@@ -350,7 +354,6 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     m_qv_t busy_d = m->busy;
     uint8_t wqe_valid_d = m->wqe_valid;
     uint16_t wqe_qpn_d = m->wqe_qpn;
-    uint16_t scan_p_d = m->scan_p;
     uint8_t scan_pref_d = m->scan_pref, whole_d = m->whole;
     uint32_t rd_off_d = m->rd_off;
     uint8_t rd_buf_d = m->rd_buf, res_key_d = m->res_key, res_bus_d = m->res_bus;
@@ -388,9 +391,11 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
             state_d = S_PKT_CTX0;
             qpn_d = rx_dqpn < m->max_qp ? (uint16_t)rx_dqpn : 0; /* 0 when out of range */
             scan_pref_d = 1;
-        } else {
+        } else if (fq_valid) {
             state_d = S_SCAN_CTX0;
-            qpn_d = m->scan_p;
+            qpn_d = (uint16_t)hca_qfifo_head(&m->fq);
+            scan_pref_d = 0;
+        } else {
             scan_pref_d = 0;
         }
         break;
@@ -653,7 +658,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
             state_d = S_FL_REQ; /* stay on this QP until its RQ is empty */
         } else {
             state_d = S_IDLE;
-            scan_p_d = m->scan_p + 1u >= m->max_qp ? 1 : (uint16_t)(m->scan_p + 1u);
+            fq_pop = 1;
         }
         break;
 
@@ -872,12 +877,20 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     if (m->state == S_FETCH_REQ || m->state == S_FL_REQ) /* the port goes back to the engine */
         ch |= RS_CH_DMA;
 
+    /* u_flush_q: the responder's own ERROR (err_pend, qpn), a WRITE_QPC, the
+     * requester's ERROR, an RQ doorbell of a QP in ERROR */
+    const uint8_t fq_push[4] = {m->err_pend, (uint8_t)(io->fl_qpc_set && io->fl_qpc_qpn < m->max_qp),
+                                (uint8_t)(io->fl_req_err && io->fl_req_err_qpn < m->max_qp),
+                                (uint8_t)(io->fl_rq_db && io->fl_rq_db_qpn < m->max_qp)};
+    const uint16_t fq_val[4] = {m->qpn, (uint16_t)io->fl_qpc_qpn, (uint16_t)io->fl_req_err_qpn,
+                                (uint16_t)io->fl_rq_db_qpn};
+    hca_qfifo_edge(&m->fq, fq_pop, fq_push, fq_val, 4);
+
     m->state = state_d;
     m->qpn = qpn_d;
     m->busy = busy_d;
     m->wqe_valid = wqe_valid_d;
     m->wqe_qpn = wqe_qpn_d;
-    m->scan_p = scan_p_d;
     m->scan_pref = scan_pref_d;
     m->whole = whole_d;
     m->rd_off = rd_off_d;
@@ -901,211 +914,15 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     rs_outputs(m, ch, now);
 }
 
+/* ---------------------------------------------------------------- quiet
+ *
+ * With every input idle, edge() in S_IDLE with scan_pref 0, the flush queue
+ * empty and nothing pending changes nothing: only an input (a packet, a
+ * push) wakes the responder. */
 uint64_t hca_responder_quiet_until(const hca_responder_t *m, uint64_t now)
 {
-    (void)m;
-    return now + 1;
-}
-
-/* ---------------------------------------------------------------- skipping the flush scan
- *
- * With every input idle, edge() in S_IDLE / S_SCAN_CTX0 / S_SCAN_CTX1 does
- * only this (and ctx's edge registers rs_idx = qpc_idx = qpn):
- *   IDLE:      state CTX0, qpn = scan_p, scan_pref = 0 (EVT when qpn changes)
- *   SCAN_CTX0: state CTX1
- *   SCAN_CTX1: latch c_* from the context ctx shows (QP rs_idx; JOB|EVT when
- *              pd or mtu changes), clear busy[qpn] and wqe_valid (wqe_qpn ==
- *              qpn) when it is not RTS; ERROR with rq_ci != rq_pi: FL_REQ
- *              (not skippable), else IDLE and scan_p = next.
- * From IDLE at scan_p = p the next three cycles are a "slot": qpn = p,
- * rs_idx = p, c_* = p's, p's clearing, scan_p = next(p). After one sweep
- * (max_qp - 1 slots from IDLE) every QP's clearing is applied and the
- * registers (qpn, rs_idx and c_* from the last QP of the sweep) are the same
- * after every further sweep, so whole sweeps beyond the first drop out; they
- * change no output part either (a qpn or pd/mtu change in a later sweep is a
- * change the first sweep already had). */
-
-static inline int rs_scan_state(unsigned s) { return s == S_IDLE || s == S_SCAN_CTX0 || s == S_SCAN_CTX1; }
-
-/** The responder only runs the flush scan: no packet in hand, nothing to hand over, the engine idle. */
-static int rs_scan_only(const hca_responder_t *m)
-{
-    return rs_scan_state(m->state) && !m->tx_pend && !m->cpl_pend && !m->free_pend && !m->inc_pend &&
-           !m->rcnt0 && !m->rcnt1 && !m->pf &&
-           !m->err_pend && !m->err_wait && hca_resp_place_quiet_until(&m->place, 0) == UINT64_MAX;
-}
-
-/** The scan's step at SCAN_CTX1 of QP i leaves the scan (FL_REQ): ERROR with rq_ci != rq_pi. */
-static inline int rs_flushable(const hca_ctx_t *ctx, uint32_t i)
-{
-    const hca_ctx_qp_t *q = hca_ctx_qp(ctx, i);
-    return q->state == HCA_QP_STATE_ERROR && q->rq_ci != q->rq_pi;
-}
-
-static inline uint16_t rs_scan_next(const hca_responder_t *m, unsigned p)
-{
-    return p + 1u >= m->max_qp ? 1 : (uint16_t)(p + 1u);
-}
-
-/** SCAN_CTX1's effects with QP i's context shown: the latch (edge's ctx_latch) and the clearing. */
-static void rs_scan_visit(hca_responder_t *m, const hca_ctx_t *ctx, uint32_t i, unsigned *ch)
-{
-    const hca_qp_ctx_t *q = hca_ctx_qpc_stored(ctx, i); /* the fields latched are not the state */
-    const hca_ctx_qp_t *s = hca_ctx_qp(ctx, i);
-    const unsigned ml = hca_qp_ctx_get_mtu_log2(q);
-    const uint32_t pd = q->pd & RS_PD_MASK;
-    const uint16_t mtu = (uint16_t)(ml == 0 || ml > 12 ? 4096u : ml < 8 ? 256u : 1u << ml);
-    if (pd != m->c_pd || mtu != m->c_mtu)
-        *ch |= RS_CH_JOB | RS_CH_EVT;
-    m->c_pd = pd;
-    m->c_rqbase = q->rq_base;
-    m->c_rqlog = (uint8_t)hca_qp_ctx_get_rq_log(q);
-    m->c_mtu = mtu;
-    m->c_cqn = (uint16_t)hca_qp_ctx_get_recv_cqn(q);
-    m->c_rqci = s->rq_ci;
-    if (s->state != HCA_QP_STATE_RTS) {
-        m_qv_put(&m->busy, m->qpn, 0);
-        if (m->wqe_qpn == m->qpn)
-            m->wqe_valid = 0;
-    }
-}
-
-/** One idle cycle of the scan (edge() with idle inputs, and ctx's rs_idx); 0, or -1 (nothing done) when it is
- *  not a scan step the skip may take. */
-static int rs_scan_step(hca_responder_t *m, hca_ctx_t *ctx, unsigned *ch)
-{
-    const uint16_t qpn_q = m->qpn;
-    switch (m->state) {
-    case S_IDLE:
-        if (m->scan_p != m->qpn)
-            *ch |= RS_CH_EVT;
-        m->state = S_SCAN_CTX0;
-        m->qpn = m->scan_p;
-        m->scan_pref = 0;
-        break;
-    case S_SCAN_CTX0:
-        m->state = S_SCAN_CTX1;
-        break;
-    case S_SCAN_CTX1: {
-        const uint32_t i = hca_ctx_rs_idx(ctx);
-        if (rs_flushable(ctx, i))
-            return -1;
-        rs_scan_visit(m, ctx, i, ch);
-        m->state = S_IDLE;
-        m->scan_p = rs_scan_next(m, m->scan_p);
-        break;
-    }
-    default:
-        return -1;
-    }
-    hca_ctx_rs_idx_set(ctx, qpn_q);
-    return 0;
-}
-
-/** Three idle cycles from IDLE (IDLE, SCAN_CTX0, SCAN_CTX1 of QP scan_p) at once; 0, or -1 (nothing done)
- *  when they are not all scan steps the skip may take. */
-static int rs_scan_slot(hca_responder_t *m, hca_ctx_t *ctx, unsigned *ch)
-{
-    if (m->state != S_IDLE)
-        return -1;
-    const uint16_t p = m->scan_p;
-    const uint32_t i = hca_ctx_rs_idx_of(ctx, p); /* SCAN_CTX0 drives qpn = p: SCAN_CTX1 sees that QP */
-    if (rs_flushable(ctx, i))
-        return -1;
-    if (p != m->qpn)
-        *ch |= RS_CH_EVT;
-    m->qpn = p;
-    m->scan_pref = 0;
-    rs_scan_visit(m, ctx, i, ch);
-    m->scan_p = rs_scan_next(m, p); /* state: IDLE again */
-    hca_ctx_rs_idx_set(ctx, p);     /* SCAN_CTX1 drove qpn = p too */
-    return 0;
-}
-
-uint64_t hca_responder_quiet_until_ctx(const hca_responder_t *m, const hca_ctx_t *ctx, uint64_t now)
-{
-    if (!rs_scan_only(m))
-        return now + 1;
-    /* The QPs a flush step would find: in ERROR (ctx keeps that vector) with rq_ci != rq_pi. */
-    uint64_t fl[HCA_CTX_QP_WORDS];
-    int any = 0;
-    for (unsigned w = 0; w < HCA_CTX_QP_WORDS; w++) {
-        fl[w] = 0;
-        for (uint64_t e = hca_ctx_qp_error_word(ctx, w); e; e &= e - 1) {
-            const uint32_t i = w * 64u + (uint32_t)__builtin_ctzll(e);
-            if (rs_flushable(ctx, i)) {
-                fl[w] |= e & -e;
-                any = 1;
-            }
-        }
-    }
-    if (!any)
-        return UINT64_MAX;
-#define RS_FL(i) ((i) < 64u * HCA_CTX_QP_WORDS && (fl[(i) >> 6] >> ((i) & 63u) & 1u))
-    /* k: the step (1 = cycle now + 1) of the first SCAN_CTX1 of QP p, the next QP in scan order */
-    uint64_t k;
-    unsigned p = m->scan_p;
-    switch (m->state) {
-    case S_SCAN_CTX1: /* step 1 reads the QP ctx shows now */
-        if (RS_FL(hca_ctx_rs_idx(ctx)))
-            return now + 1;
-        k = 4;
-        p = rs_scan_next(m, p);
-        break;
-    case S_SCAN_CTX0: /* step 2 reads the QP qpn names (rs_idx then) */
-        if (RS_FL(hca_ctx_rs_idx_of(ctx, m->qpn)))
-            return now + 2;
-        k = 5;
-        p = rs_scan_next(m, p);
-        break;
-    default: /* S_IDLE: step 3 reads scan_p */
-        k = 3;
-        break;
-    }
-    /* QP p, next(p), ... at steps k, k + 3, ...: each of 1 .. max_qp - 1 once */
-    uint64_t best = UINT64_MAX;
-    const unsigned sweep = m->max_qp - 1u;
-    if (p == 0 || p > sweep)
-        return now + 1; /* not a position the scan takes (scan_p stays in 1 .. max_qp - 1) */
-    for (unsigned w = 0; w < HCA_CTX_QP_WORDS; w++)
-        for (uint64_t e = fl[w]; e; e &= e - 1) {
-            const unsigned f = w * 64u + (unsigned)__builtin_ctzll(e);
-            if (f == 0 || f > sweep)
-                continue; /* never scanned */
-            const uint64_t j = (f + sweep - p) % sweep;
-            if (k + 3 * j < best)
-                best = k + 3 * j;
-        }
-#undef RS_FL
-    /* (now + best wraps like now + 1 when the caller's now is next - 1 with next 0) */
-    return best == UINT64_MAX ? UINT64_MAX : now + best;
-}
-
-void hca_responder_skip(hca_responder_t *m, hca_ctx_t *ctx, uint64_t n)
-{
-    if (n == 0 || !rs_scan_only(m))
-        return;
-    unsigned ch = 0;
-    /* to IDLE (at most two steps) */
-    while (n && m->state != S_IDLE) {
-        if (rs_scan_step(m, ctx, &ch))
-            goto out;
-        n--;
-    }
-    /* whole slots: the first sweep, then what is left of the later sweeps */
-    const uint64_t sweep = m->max_qp - 1u;
-    uint64_t slots = n / 3;
-    if (slots >= 2 * sweep)
-        slots = sweep + (slots - sweep) % sweep;
-    n %= 3;
-    for (; slots; slots--)
-        if (rs_scan_slot(m, ctx, &ch)) {
-            n += 3; /* not a whole slot: as far as single steps go */
-            break;
-        }
-    for (; n; n--)
-        if (rs_scan_step(m, ctx, &ch))
-            break;
-out:
-    rs_outputs(m, ch, 0);
+    const int idle = m->state == S_IDLE && !m->scan_pref && !hca_qfifo_valid(&m->fq) && !m->tx_pend &&
+                     !m->cpl_pend && !m->free_pend && !m->inc_pend && !m->rcnt0 && !m->rcnt1 && !m->pf &&
+                     !m->err_pend && !m->err_wait && hca_resp_place_quiet_until(&m->place, 0) == UINT64_MAX;
+    return idle ? UINT64_MAX : now + 1;
 }

@@ -1,8 +1,9 @@
 /* hca_responder.h — C model of rtl/hca_responder.sv: the responder of the
  * WQE engine (docs/engine.md "Responder"): incoming SEND, SEND_INV, WRITE and
  * READ_REQ packets, their ACK/NAK/RNR_NAK/READ_RESP answers, receive
- * completions, REMOTE_INV events and the RQ flush scan. Instantiates the
- * placement engine hca_resp_place (model/hca_resp_place.h).
+ * completions, REMOTE_INV events and the RQ flush of QPs queued for it.
+ * Instantiates the placement engine hca_resp_place (model/hca_resp_place.h)
+ * and the flush queue hca_qfifo (model/hca_qfifo.h).
  *
  * Comb paths: none. Every output is a function of the registers alone
  * (tx, cpl, pb_free, rq_ci_inc, qp_err come from pending registers; pb_free
@@ -20,6 +21,7 @@
 
 #include "hca_abi.h"
 #include "hca_ctx.h"
+#include "hca_qfifo.h"
 #include "hca_resp_place.h"
 #include "m_prim.h"
 #include "m_xreq.h"
@@ -58,6 +60,10 @@ typedef struct hca_responder_io {
     uint8_t evt_done_valid;
     uint16_t evt_done_tag;
     uint8_t evt_done_status; /**< a wc_status */
+    /* flush-queue pushes (rtl fl_*_i): a WRITE_QPC, the requester's ERROR, an
+     * RQ doorbell of a QP in ERROR; numbers [15:0], taken below max_qp */
+    uint8_t fl_qpc_set, fl_req_err, fl_rq_db;
+    uint32_t fl_qpc_qpn, fl_req_err_qpn, fl_rq_db_qpn;
 
     /* ---- outputs, rx_ready .. evt: one block (comb copies it whole) */
     uint8_t rx_ready;
@@ -92,7 +98,7 @@ typedef struct hca_responder {
     m_qv_t busy;             /**< per QP: a SEND message accepted, not ended */
     uint8_t wqe_valid;
     uint16_t wqe_qpn;
-    uint16_t scan_p;
+    hca_qfifo_t fq;          /**< u_flush_q: QPs whose RQ may need a flush */
     uint8_t scan_pref;
     uint8_t whole;
     uint32_t rd_off;
@@ -139,48 +145,10 @@ void hca_responder_reset(hca_responder_t *m);
 /** Writes every output of io; reads no input (there is no comb path). */
 void hca_responder_comb(const hca_responder_t *m, hca_responder_io_t *io, uint64_t now);
 void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64_t now);
-/** Always now + 1: the flush scan reads a context every third cycle
- *  (hca_responder_quiet_until_ctx is the one that can say quiet). */
-uint64_t hca_responder_quiet_until(const hca_responder_t *m, uint64_t now);
-
-/* ---------------------------------------------------------------- skipping the flush scan
- *
- * With no packet, the responder runs the RQ flush scan on its own, one QP per
- * three cycles (IDLE -> SCAN_CTX0 -> SCAN_CTX1, QPs 1 .. max_qp - 1 in turn,
- * one sweep = 3 * (max_qp - 1) cycles), reading each context through ctx's
- * responder read port (rs_qpn -> rs_qpc/rs_state/rs_rq_pi/rs_rq_ci). Such a
- * step does nothing anyone sees but the responder and that port: it latches
- * the QP's context fields (c_*), clears busy and wqe_valid of a QP not in RTS,
- * and moves on. With the contexts constant (every input idle) its effect is
- * known in advance, so the device may skip it and apply it afterwards; only a
- * QP the scan would find in ERROR with rq_ci != rq_pi (the flush itself: a
- * WQE fetch, a CQE) must be stepped. */
-
 /** The first cycle > now in which the responder acts on its own with every
- *  input idle and the contexts constant as ctx holds them:
- *  - now + 1 unless it only runs the flush scan (state IDLE, SCAN_CTX0 or
- *    SCAN_CTX1, nothing pending to hand over, the placement engine idle);
- *  - the cycle of the scan step that would find a QP in ERROR with
- *    rq_ci != rq_pi (SCAN_CTX1 of that QP, which then goes to FL_REQ): the
- *    cycles before it are scan steps hca_responder_skip applies;
- *  - UINT64_MAX when no QP the scan visits is such a QP: every scan step is
- *    applied by hca_responder_skip, however many cycles are skipped.
- *  O(1) when no QP is in ERROR (O(QPs in ERROR) otherwise). */
-uint64_t hca_responder_quiet_until_ctx(const hca_responder_t *m, const hca_ctx_t *ctx, uint64_t now);
-
-/** Advance over n cycles the device skipped after hca_responder_quiet_until_ctx
- *  said so (cycles next .. next + n - 1, all before its answer), with every
- *  responder input idle (no rx, xs, dma_rsp, pb_alloc, evt_done) and the
- *  contexts constant: the scan steps those cycles take, exactly as edge()
- *  would take them (scan state and position, qpn, the latched c_* fields,
- *  busy and wqe_valid of QPs not in RTS, the cached outputs m->o and m->pio)
- *  and ctx's responder read port (rs_idx, as if rs_qpn had been driven from
- *  qpc_idx those cycles). Nothing else of ctx changes. After one full sweep
- *  the scan is periodic, so the cost is O(min(n, max_qp)): at most two
- *  sweeps' worth of QP visits. Must be called for every skipped span (a
- *  skip the device takes without it leaves the scan behind the RTL's). A
- *  call the contract forbids (the responder not only scanning, or a QP to
- *  flush reached) stops before the first step it cannot apply. */
-void hca_responder_skip(hca_responder_t *m, hca_ctx_t *ctx, uint64_t n);
+ *  input idle: now + 1 unless it sits in IDLE with nothing queued for the
+ *  RQ flush (u_flush_q), nothing pending to hand over and the placement
+ *  engine idle; then UINT64_MAX (only a packet or a push wakes it). */
+uint64_t hca_responder_quiet_until(const hca_responder_t *m, uint64_t now);
 
 #endif /* HCA_RESPONDER_H */
