@@ -38,6 +38,12 @@ module hca_responder_props #(
   input  logic [1:0]                     qp_state_i,
   input  logic [15:0]                    rq_pi_i,
   input  logic [15:0]                    rq_ci_i,
+  input  logic                           fl_qpc_set_i,       // flush-queue pushes: free
+  input  logic [15:0]                    fl_qpc_qpn_i,
+  input  logic                           fl_req_err_i,
+  input  logic [15:0]                    fl_req_err_qpn_i,
+  input  logic                           fl_rq_db_i,
+  input  logic [15:0]                    fl_rq_db_qpn_i,
   input  logic                           xq_ready_i,
   input  logic                           xs_valid_i,
   input  logic [7:0]                     xs_tag_i,
