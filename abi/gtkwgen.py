@@ -29,8 +29,8 @@ import tomllib
 
 TOP = "hca_core.hca_core."  # Verilator's top scope, then the core itself
 TXN = "txn."  # the runner's transaction names beside it (sim/runner/scn_txn.c)
-TXN_ENUM = {"op", "opcode", "cqe_status", "invalidated_by", "func"}
-TXN_HEX = {"inval_key", "key_invalid", "key_valid", "breach_key", "pc", "qpn", "breach_qpn"}
+TXN_ENUM = {"op", "opcode", "cqe_status", "rq_cqe_status", "invalidated_by", "func"}
+TXN_HEX = {"inval_key", "key_invalid", "key_valid", "breach_key", "pc", "qpn", "breach_qpn", "rq_inv_rkey"}
 
 # (group, [(signal under TOP, format, filter)]); filter: an enum name (file),
 # "struct:NAME" (decoded by the process), or None.
@@ -116,7 +116,7 @@ def fst_header(fst):
 def txn_shown(lines, ids):
     """The txn.* variables worth a row: those that change in the dump, the
     others that hold something (not 0), and every variable of a QP that has a
-    WR outstanding or whose variables change. The rest (QPs idle in the
+    send or receive WR outstanding or whose variables change. The rest (QPs idle in the
     window, a checker that saw nothing) would only push the RTL's rows off
     screen."""
     first, shown = {}, set()
@@ -132,7 +132,7 @@ def txn_shown(lines, ids):
         first.setdefault(vid, v)
         for name in ids[vid]:
             leaf = name.rpartition(".")[2]
-            if v.strip("0") and (not name.startswith(TXN + "qp.") or leaf == "outstanding"):
+            if v.strip("0") and (not name.startswith(TXN + "qp.") or leaf in ("outstanding", "rq_outstanding")):
                 shown.add(name)
     for name in list(shown):
         if name.startswith(TXN + "qp."):

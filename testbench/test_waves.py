@@ -10,6 +10,7 @@
   txn_names       the same breach: the runner's txn.* variables in that FST (breach pulse,
                   key, QP; the key invalidated; the WRs in flight; the op line; the
                   firmware function) at the cycles --json gives
+  txn_receive     the receive WRs and completions in txn.qp.NAME (SEND_WITH_INV's R_Key)
   coverage        hcasim regress --coverage over two scenarios through the coverage
                   build: the functional report has the points those files are known
                   to hit, holes listed first, and the RTL line coverage merged to HTML
@@ -181,6 +182,44 @@ class Waves(unittest.TestCase):
         gtkw = read(w["gtkw"])
         self.assertRegex(gtkw, r"@1[0-9a-f]{8}\ntxn\.qp\.qc\.opcode\[7:0\]", "opcode shown by its enum")
         self.assertIn("txn.check.breach\n", gtkw)
+
+    def test_txn_receive(self):
+        """The receive side of txn.qp.NAME: the oldest receive WR outstanding from its post, each
+        receive completion (a pulse, its wr_id and status) and the R_Key a SEND_WITH_INV invalidated
+        with it (0 for a plain SEND), at the cycles --json gives."""
+        f = "vectors/directed/mm_send_inv_success.jsonl"
+        fst, js = os.path.join(self.d, "r.fst"), os.path.join(self.d, "r.json")
+        p = run([HCASIM, "run", f, "--engine", "rtl", "--trace", fst, "--json", js])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(read(js))
+        ch = txn_changes(fst)
+
+        def at(name, cycle):  # the variable's value during cycle
+            return [v for c, v in ch[name] if c <= cycle][-1]
+
+        recvs = [x for x in doc["wrs"] if x["opcode"] == "RECV"]
+        self.assertGreaterEqual(len(recvs), 2, doc["wrs"])
+        with_inv = 0
+        for x in recvs:
+            q = f"txn.qp.{x['qp']}"
+            self.assertEqual(at(f"{q}.rq_wr_id", x["post_cycle"]), x["wr_id"], f"{x}: {ch[f'{q}.rq_wr_id']}")
+            self.assertEqual(at(f"{q}.rq_line", x["post_cycle"]), x["line"], x)
+            self.assertGreaterEqual(at(f"{q}.rq_outstanding", x["post_cycle"]), 1, x)
+            c = x["completion_cycle"]
+            self.assertEqual(at(f"{q}.rq_cqe", c), 1, f"{x}: rq_cqe pulses {ch[f'{q}.rq_cqe']}")
+            self.assertEqual(at(f"{q}.rq_cqe", c + 1), 0, x)
+            self.assertEqual(at(f"{q}.rq_cqe_wr_id", c), x["wr_id"], x)
+            self.assertEqual(at(f"{q}.rq_cqe_status", c), 0, "SUCCESS is wc_status 0")
+            # the file's SEND_WITH_INV lands on the receives of lines 31 and 44 (fb's key 42, then fc's)
+            rkey = at(f"{q}.rq_inv_rkey", c)
+            if x["line"] in (31, 44):
+                self.assertNotEqual(rkey, 0, f"{x}: no invalidated R_Key: {ch[f'{q}.rq_inv_rkey']}")
+                with_inv += 1
+            else:
+                self.assertEqual(rkey, 0, f"{x}: a plain SEND invalidates nothing")
+        self.assertEqual(at("txn.qp.qb.rq_inv_rkey", recvs[1]["completion_cycle"]) & 0xff, 42, "fb's key byte")
+        self.assertEqual(with_inv, 2)
+        self.assertEqual(ch["txn.qp.qa.rq_outstanding"], [(0, 0)], "qa posts no receive")
 
     def test_trace_when_windows(self):
         fst, js = os.path.join(self.d, "t.fst"), os.path.join(self.d, "t.json")

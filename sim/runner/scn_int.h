@@ -530,9 +530,9 @@ void scn_txn_free(scn_txn_t *t, hca_dev_t *dev);
 const trace_vars_t *scn_txn_vars(scn_txn_t *t);
 /** The op scn_ops[op] of line starts (t may be NULL: nothing). */
 void scn_txn_op(scn_txn_t *t, unsigned line, int op);
-/** A send WR was posted on the QP of symbol qp_sym (number qpn), its WQE at index. */
-void scn_txn_posted(scn_txn_t *t, int qp_sym, uint32_t qpn, uint64_t wr_id, const char *opcode, uint32_t index,
-                    unsigned line);
+/** A send WR (recv: a receive WR) was posted on the QP of symbol qp_sym (number qpn), its WQE at index. */
+void scn_txn_posted(scn_txn_t *t, int qp_sym, int recv, uint32_t qpn, uint64_t wr_id, const char *opcode,
+                    uint32_t index, unsigned line);
 
 /* ================================================================ waves (scn_waves.c) */
 

@@ -254,8 +254,7 @@ int scn_posted(ctx_t *c, int qp, int recv, uint64_t wr_id, const char *opcode, u
         r->capwrs = nc;
     }
     r->wrs[r->nwrs++] = (wr_rec_t){c->line, qp, recv, wr_id, opcode, index, post_cycle, 0, 0, 0};
-    if (!recv)
-        scn_txn_posted(r->txn, qp, r->obj[qp].qp.qpn, wr_id, opcode, index, c->line);
+    scn_txn_posted(r->txn, qp, recv, r->obj[qp].qp.qpn, wr_id, opcode, index, c->line);
     return 0;
 }
 

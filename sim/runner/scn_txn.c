@@ -9,6 +9,11 @@
  *                               not completed yet (posted on line), and how
  *                               many are; cqe_wr_id, cqe_status, cqe: its last
  *                               completion (cqe is 1 the cycle after it landed)
+ *               rq_wr_id, rq_line, rq_outstanding
+ *                               its oldest receive WR not completed yet
+ *               rq_cqe_wr_id, rq_cqe_status, rq_cqe, rq_inv_rkey
+ *                               its last receive completion and the R_Key a
+ *                               SEND_WITH_INV invalidated with it (0: none)
  *   txn.mm      inval_key, inval_pending
  *                               the key whose invalidation was requested last
  *                               and is not complete (0: none), how many are;
@@ -37,7 +42,10 @@
 #include "scn_int.h"
 
 /* Variables of one QP, in this order from its first. */
-enum { Q_QPN, Q_WR_ID, Q_OPCODE, Q_LINE, Q_OUTSTANDING, Q_CQE_WR_ID, Q_CQE_STATUS, Q_CQE, Q_N };
+enum {
+    Q_QPN, Q_WR_ID, Q_OPCODE, Q_LINE, Q_OUTSTANDING, Q_CQE_WR_ID, Q_CQE_STATUS, Q_CQE,
+    Q_RQ_WR_ID, Q_RQ_LINE, Q_RQ_OUTSTANDING, Q_RQ_CQE_WR_ID, Q_RQ_CQE_STATUS, Q_RQ_CQE, Q_RQ_INV_RKEY, Q_N
+};
 /* The global ones, before the QPs'. */
 enum {
     V_LINE, V_OP, V_INVAL_KEY, V_INVAL_PENDING, V_KEY_INVALID, V_INVALIDATED_BY, V_KEY_INVALID_EV, V_KEY_VALID,
@@ -63,11 +71,16 @@ typedef struct txn_wr {
     uint8_t opcode;
 } txn_wr_t;
 
+/* One work queue's WRs posted, not completed: [head, n). */
+typedef struct txn_wq {
+    txn_wr_t *wr;
+    size_t head, n, cap;
+    uint64_t cqe_cycle; /* its last completion's */
+} txn_wq_t;
+
 typedef struct txn_qp {
     int sym;
-    txn_wr_t *wr; /* send WRs posted, not completed: [head, n) */
-    size_t head, n, cap;
-    uint64_t cqe_cycle;
+    txn_wq_t sq, rq;
 } txn_qp_t;
 
 typedef struct txn_names {
@@ -206,7 +219,7 @@ scn_txn_t *scn_txn_new(const scn_t *s, hca_dev_t *dev, const hca_host_t *host)
         }
         const char *sc = keep(t, scope);
         t->qp[q].sym = (int)i;
-        t->qp[q].cqe_cycle = UINT64_MAX;
+        t->qp[q].sq.cqe_cycle = t->qp[q].rq.cqe_cycle = UINT64_MAX;
         var_add(t, &n, sc, "qpn", 24, -1);
         var_add(t, &n, sc, "wr_id", 64, -1);
         var_add(t, &n, sc, "opcode", 8, E_WR_OPCODE);
@@ -215,8 +228,16 @@ scn_txn_t *scn_txn_new(const scn_t *s, hca_dev_t *dev, const hca_host_t *host)
         var_add(t, &n, sc, "cqe_wr_id", 64, -1);
         var_add(t, &n, sc, "cqe_status", 8, E_WC_STATUS);
         var_add(t, &n, sc, "cqe", 1, -1);
+        var_add(t, &n, sc, "rq_wr_id", 64, -1);
+        var_add(t, &n, sc, "rq_line", 32, -1);
+        var_add(t, &n, sc, "rq_outstanding", 16, -1);
+        var_add(t, &n, sc, "rq_cqe_wr_id", 64, -1);
+        var_add(t, &n, sc, "rq_cqe_status", 8, E_WC_STATUS);
+        var_add(t, &n, sc, "rq_cqe", 1, -1);
+        var_add(t, &n, sc, "rq_inv_rkey", 32, -1);
         t->val[V_N + Q_N * q + Q_OPCODE] = OPC_NONE;
         t->val[V_N + Q_N * q + Q_CQE_STATUS] = STATUS_NONE;
+        t->val[V_N + Q_N * q + Q_RQ_CQE_STATUS] = STATUS_NONE;
         q++;
     }
     t->tv = (trace_vars_t){t->en, E_N, t->vars, n, t->val, NULL, t};
@@ -240,8 +261,10 @@ void scn_txn_free(scn_txn_t *t, hca_dev_t *dev)
         free(t->nm[e].names);
         free(t->nm[e].values);
     }
-    for (size_t q = 0; t->qp && q < t->nqp; q++)
-        free(t->qp[q].wr);
+    for (size_t q = 0; t->qp && q < t->nqp; q++) {
+        free(t->qp[q].sq.wr);
+        free(t->qp[q].rq.wr);
+    }
     free(t->qp);
     free(t->fn);
     free(t->vars);
@@ -249,16 +272,20 @@ void scn_txn_free(scn_txn_t *t, hca_dev_t *dev)
     free(t);
 }
 
-/* The QP's head WR into its variables. */
+/* The QP's head WRs into its variables. */
 static void qp_show(scn_txn_t *t, size_t q)
 {
     const txn_qp_t *p = &t->qp[q];
     uint64_t *v = &t->val[V_N + Q_N * q];
-    const txn_wr_t *w = p->head < p->n ? &p->wr[p->head] : NULL;
+    const txn_wr_t *w = p->sq.head < p->sq.n ? &p->sq.wr[p->sq.head] : NULL;
     v[Q_WR_ID] = w ? w->wr_id : 0;
     v[Q_OPCODE] = w ? w->opcode : OPC_NONE;
     v[Q_LINE] = w ? w->line : 0;
-    v[Q_OUTSTANDING] = p->n - p->head;
+    v[Q_OUTSTANDING] = p->sq.n - p->sq.head;
+    const txn_wr_t *r = p->rq.head < p->rq.n ? &p->rq.wr[p->rq.head] : NULL;
+    v[Q_RQ_WR_ID] = r ? r->wr_id : 0;
+    v[Q_RQ_LINE] = r ? r->line : 0;
+    v[Q_RQ_OUTSTANDING] = p->rq.n - p->rq.head;
 }
 
 static uint64_t strobe(uint64_t ev, uint64_t now)
@@ -288,8 +315,10 @@ static void sample(void *ctx, uint64_t now)
     v[V_ENGINE_BUG] = strobe(t->bug_cycle, now);
     v[V_KEY_INVALID_EV] = strobe(t->key_invalid_cycle, now);
     v[V_KEY_VALID_EV] = strobe(t->key_valid_cycle, now);
-    for (size_t q = 0; q < t->nqp; q++)
-        v[V_N + Q_N * q + Q_CQE] = strobe(t->qp[q].cqe_cycle, now);
+    for (size_t q = 0; q < t->nqp; q++) {
+        v[V_N + Q_N * q + Q_CQE] = strobe(t->qp[q].sq.cqe_cycle, now);
+        v[V_N + Q_N * q + Q_RQ_CQE] = strobe(t->qp[q].rq.cqe_cycle, now);
+    }
 }
 
 static void inval_show(scn_txn_t *t)
@@ -330,19 +359,20 @@ static void on_cqe(scn_txn_t *t, uint64_t addr, uint64_t cycle)
         uint64_t *v = &t->val[V_N + Q_N * q];
         if (v[Q_QPN] != cqe.qpn || !v[Q_QPN])
             continue;
-        if (hca_cqe_get_opcode(&cqe) == HCA_WC_OPCODE_RECV)
-            return; /* receive WRs are not followed */
-        txn_qp_t *p = &t->qp[q];
-        for (size_t i = p->head; i < p->n; i++)
-            if ((p->wr[i].index & 0xffff) == (cqe.wqe_counter & 0xffff)) {
-                p->head = i + 1; /* and the unsignaled ones before it */
+        const int recv = hca_cqe_get_opcode(&cqe) == HCA_WC_OPCODE_RECV;
+        txn_wq_t *w = recv ? &t->qp[q].rq : &t->qp[q].sq;
+        for (size_t i = w->head; i < w->n; i++)
+            if ((w->wr[i].index & 0xffff) == (cqe.wqe_counter & 0xffff)) {
+                w->head = i + 1; /* and the unsignaled ones before it */
                 break;
             }
-        if (p->head == p->n)
-            p->head = p->n = 0;
-        v[Q_CQE_WR_ID] = cqe.wr_id;
-        v[Q_CQE_STATUS] = hca_cqe_get_status(&cqe);
-        p->cqe_cycle = cycle;
+        if (w->head == w->n)
+            w->head = w->n = 0;
+        v[recv ? Q_RQ_CQE_WR_ID : Q_CQE_WR_ID] = cqe.wr_id;
+        v[recv ? Q_RQ_CQE_STATUS : Q_CQE_STATUS] = hca_cqe_get_status(&cqe);
+        if (recv)
+            v[Q_RQ_INV_RKEY] = hca_cqe_get_wc_flags(&cqe) & HCA_WC_FLAGS_WITH_INVALIDATE ? cqe.invalidate_rkey : 0;
+        w->cqe_cycle = cycle;
         qp_show(t, q);
         return;
     }
@@ -391,13 +421,13 @@ void scn_txn_op(scn_txn_t *t, unsigned line, int op)
     t->val[V_OP] = (uint64_t)op;
 }
 
-void scn_txn_posted(scn_txn_t *t, int qp_sym, uint32_t qpn, uint64_t wr_id, const char *opcode, uint32_t index,
-                    unsigned line)
+void scn_txn_posted(scn_txn_t *t, int qp_sym, int recv, uint32_t qpn, uint64_t wr_id, const char *opcode,
+                    uint32_t index, unsigned line)
 {
     for (size_t q = 0; t && q < t->nqp; q++) {
         if (t->qp[q].sym != qp_sym)
             continue;
-        txn_qp_t *p = &t->qp[q];
+        txn_wq_t *p = recv ? &t->qp[q].rq : &t->qp[q].sq;
         if (p->n == p->cap) {
             size_t nc = p->cap ? 2 * p->cap : 16;
             txn_wr_t *g = realloc(p->wr, nc * sizeof *g);
