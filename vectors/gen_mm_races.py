@@ -9,6 +9,8 @@ against a multi-chunk RDMA WRITE into, or RDMA READ from, that MR. (The
 race_destroy_* sweeps, DESTROY_SWEEPS below, race dereg_mr of a regular MR
 instead: a fresh MR each round, no re-registration.)
 
+(The race_rinv_* sweeps invalidate with an RDMA_READ_WITH_INV naming fb.)
+
 Every round:
   1. a fresh race QP pair (MTU of the sweep) and a fresh probe pair;
   2. update_fast_reg_key + FAST_REG_MR re-register the MR with a new key byte
@@ -151,6 +153,23 @@ SWEEPS = [
          counters=dict(fence_waits=(0, 0), drain_waits=(0, 0))),
     dict(inv="linv", op="readsink", mtu=256, chunks=16, offsets=[-800, -300] + spread(0, 2100, 12),
          counters=dict(drain_waits=11)),
+    # RDMA_READ_WITH_INV of fb (a 64-byte READ on qc naming fb; fb is not its
+    # sink) against a WRITE into fb and a READ from fb. The invalidation runs
+    # after the READ_WITH_INV's response is placed, a link round trip after
+    # it is sent; the send engine serves one message at a time and the
+    # responder serves in arrival order, so posted after the operation it
+    # comes back after it (SUCCESS, not fixed in the file: measured), and the
+    # race is with the READ_WITH_INV first: its invalidation lands while the
+    # operation's packets are placed (WRITE, slow host writes) or its
+    # READ_RESPs gathered; measured on the model, single rounds: DRAIN waits
+    # from -3,500 (WRITE) and -600 (READ) cycles up to 0, a chunk refused
+    # after the invalidation from -1,500 and -500. The files: DRAIN waits in 12
+    # (WRITE) and 11 (READ) of 14 rounds, refusals in 6 and 9, both engines;
+    # killed by no_drain_readinv (breaches), which no race file killed before.
+    dict(inv="rinv", op="write", mtu=256, chunks=16, link_latency=1500, host_write_cost=300,
+         offsets=spread(-3600, -100, 12) + [0, 1500], counters=dict(drain_waits=12, refused_after_inv=6)),
+    dict(inv="rinv", op="read", mtu=512, chunks=16, offsets=[-1500] + spread(-600, -20, 11) + [0, 1000],
+         counters=dict(drain_waits=11, refused_after_inv=9)),
 ]
 # (At most 14 rounds a file: a round takes 4 QPs, the file 2-4 more, the device has 63.)
 
@@ -173,8 +192,9 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
     rounds = len(offsets)
     pages = (size + 4095) // 4096
     name = "race_%s_%s_mtu%d_x%d.jsonl" % (inv, op, mtu, chunks)
-    inv_name = "LOCAL_INV (on the MR owner's send queue)" if inv == "linv" else \
-        "SEND_WITH_INV (arriving at a responder QP of the MR's PD)"
+    inv_name = {"linv": "LOCAL_INV (on the MR owner's send queue)",
+                "sinv": "SEND_WITH_INV (arriving at a responder QP of the MR's PD)",
+                "rinv": "RDMA_READ_WITH_INV (a 64-byte READ on the MR owner's send queue naming fb)"}[inv]
     opname = "RDMA_WRITE" if op in ("write", "writesrc") else "RDMA_READ"
     sink = op == "readsink"  # fb is the READ's local sink: LOC_PROT_ERR (row 1), not REM_ACCESS_ERR (row 3)
     gather = op == "writesrc"  # fb is the WRITE's local source: LOC_PROT_ERR (row 1) too
@@ -200,7 +220,7 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
         "# before its first byte checks that none landed; every other race round writing fb refills it once the",
         "# invalidation completed and checks that no byte landed after. Certain after every round:",
         "# the invalidation SUCCESS%s, fb FREE with the round's key byte," % (
-            "" if inv == "linv" else " (RECV with WITH_INVALIDATE and invalidate_rkey)"),
+            " (RECV with WITH_INVALIDATE and invalidate_rkey)" if inv == "sinv" else ""),
         "# and a probe %s through the old key fails %s moving nothing (\"Where a failed check" % (opname, fail),
         "# lands\", row %d). Each round re-registers fb with a new key byte (FAST_REG_MR SUCCESS: it was FREE)." % (
             1 if local else 3),
@@ -237,6 +257,8 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
     add({"op": "reg_mr", "mr": "mp", "pd": "pd0", "buf": "pbuf", "access": ["LOCAL_WRITE"]})
     if sink:
         add({"op": "reg_mr", "mr": "mrr", "pd": "pd0", "buf": "src", "access": ["REMOTE_READ"]})
+    if inv == "rinv":  # what the READ_WITH_INV reads (qd's side), into pbuf past the probe's bytes
+        add({"op": "reg_mr", "mr": "mrq", "pd": "pd0", "buf": "src", "access": ["REMOTE_READ"]})
     if gather:
         add({"op": "reg_mr", "mr": "mw", "pd": "pd0", "buf": "dst", "access": ["LOCAL_WRITE", "REMOTE_WRITE"]})
     add({"op": "alloc_mr", "mr": "fb", "pd": "pd0", "type": "fast_reg", "max_page_list_len": pages})
@@ -270,6 +292,10 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
                     "sge": [{"mr": "md", "offset": 0, "length": size}], "remote": {"mr": "fb", "offset": 0}}
         if inv == "linv":
             invw = {"op": "post_send", "qp": "qc", "wr_id": w_inv, "opcode": "LOCAL_INV", "invalidate": {"mr": "fb"}}
+        elif inv == "rinv":
+            invw = {"op": "post_send", "qp": "qc", "wr_id": w_inv, "opcode": "RDMA_READ_WITH_INV",
+                    "sge": [{"mr": "mp", "offset": 2048, "length": 64}], "remote": {"mr": "mrq", "offset": 0},
+                    "invalidate": {"mr": "fb"}}
         else:
             R.append({"op": "post_recv", "qp": "qr", "wr_id": w_recv,
                       "sge": [{"mr": "mrb", "offset": 0, "length": 64}]})
@@ -295,9 +321,9 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
         if off:
             R.append({"op": "run", "cycles": abs(off)})
         R.append(second)
-        if inv == "linv":
-            R.append({"op": "poll_cq", "cq": "cqc",
-                      "expect": [{"wr_id": w_inv, "status": "SUCCESS", "opcode": "LOCAL_INV"}]})
+        if inv != "sinv":
+            R.append({"op": "poll_cq", "cq": "cqc", "expect": [
+                {"wr_id": w_inv, "status": "SUCCESS", "opcode": "LOCAL_INV" if inv == "linv" else "RDMA_READ"}]})
             if refill:
                 R.append({"op": "host_fill", "buf": tgt, "length": tlen, "fill": "byte:0x%02x" % (k ^ 0xFF)})
                 R.append({"op": "host_fill", "buf": "ref", "length": tlen, "fill": "byte:0x%02x" % (k ^ 0xFF)})

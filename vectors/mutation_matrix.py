@@ -61,6 +61,7 @@ FAMILIES = [
     ("race_linv_readsink_*", ["no_drain_linv", "no_fence", "req_no_recheck"]),
     ("race_linv_*",          ["no_drain_linv", "no_fence", "resp_no_recheck"]),
     ("race_sinv_*",          ["no_drain_rinv", "no_fence", "resp_no_recheck"]),
+    ("race_rinv_*",          ["no_drain_readinv", "no_drain", "no_fence", "resp_no_recheck"]),
     ("klm_race_*",           ["no_drain_linv", "no_fence", "resp_no_recheck", "klm_no_entry_check"]),
     ("peer_race_*",          ["peer_no_drain", "no_fence", "resp_no_recheck", "req_no_recheck"]),
     ("soak_mm_*",            ["no_drain", "no_drain_linv", "no_drain_rinv", "no_drain_readinv",
