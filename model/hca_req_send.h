@@ -61,6 +61,9 @@ typedef struct hca_req_send_io {
     uint16_t sched_qpn;     /**< QW bits */
     hca_qp_ctx_t qpc;       /**< answers one cycle after qpn */
     uint16_t sq_ci;
+    uint16_t sq_pi;         /**< with sq_ci: the WQEs posted */
+    uint8_t pf_kill;        /**< a WRITE_QPC of pf_kill_qpn: drop its prefetch entry */
+    uint16_t pf_kill_qpn;
     uint8_t nak;
     uint8_t nak_syn;        /**< 5 bits */
     uint8_t nak_rnr;        /**< the kept NAK is an RNR_NAK to retry */
@@ -113,6 +116,8 @@ typedef struct hca_req_send_dec {
     uint32_t msg_len, chunk, read_inv_key;
 } hca_req_send_dec_t;
 
+#define HCA_REQ_SEND_PFN 4u /**< WQE prefetch entries (the RTL's PFN) */
+
 typedef struct hca_req_send {
     /* parameter */
     uint8_t qw;             /**< QP number bits (1..16) */
@@ -138,7 +143,7 @@ typedef struct hca_req_send {
     uint64_t sq_base;
     uint8_t sq_log, mtu_log;
     uint32_t pd;
-    uint16_t rqpn, cqn, sq_ci;
+    uint16_t rqpn, cqn, sq_ci, sq_pi;
     uint8_t err_state;
     uint8_t gone;        /**< gone_q: the QP was in RESET at some cycle since its claim */
     /* the decoded WQE (data, not reset) */
@@ -148,6 +153,12 @@ typedef struct hca_req_send {
     uint64_t fr_iova, fr_length, fr_list;  /**< fr_q, field by field */
     uint32_t fr_key, fr_params;
     hca_sge_t sges[4];
+    /* WQE prefetch (control: flags, request; data: tags and WQEs) */
+    uint8_t pf_val, pf_pend, pf_dead, pf_err; /**< per entry, bit e */
+    uint8_t pf_req, pf_held, pf_ent;
+    uint64_t pf_addr;
+    uint16_t pf_qpn[HCA_REQ_SEND_PFN], pf_idx[HCA_REQ_SEND_PFN];
+    hca_sq_wqe_t pf_wqe[HCA_REQ_SEND_PFN];
     /* the SGE mover (u_mover) */
     hca_sge_mover_t mv;
     /* Derived from the registers above after every edge, reset and init
