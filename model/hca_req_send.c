@@ -2,7 +2,8 @@
  * requester's send engine (docs/engine.md "Requester" steps 1-5 and 8).
  *
  * Claims the scheduled QP (S_IDLE), latches its context (S_CTX), fetches
- * the WQE at sq_ci (S_FETCH/S_FWAIT), decodes it (S_DECODE), pre-checks its
+ * the WQE at sq_ci (S_FETCH/S_FWAIT, or from the prefetch entry: S_PWAIT;
+ * the QP's next posted WQE is read ahead, rs_prefetch), decodes it (S_DECODE), pre-checks its
  * SGEs through the mover (S_CHECK), then per MTU chunk allocates a packet
  * buffer (S_ALLOC) and gathers into it (S_GATHER: its DMAs posted, the
  * mover taking each beat as its DMA is accepted); the gathered chunk waits

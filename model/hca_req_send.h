@@ -1,5 +1,6 @@
 /* hca_req_send.h — C model of rtl/hca_req_send.sv, the requester's send
- * engine: claim a scheduled QP, fetch + decode its WQE at sq_ci, pre-check
+ * engine: claim a scheduled QP, fetch (or take the prefetched) + decode its
+ * WQE at sq_ci, read the next posted WQE ahead, pre-check
  * its SGEs, gather and send the message, then park it (in flight) or
  * complete it here. Instantiates hca_sge_mover (member mv).
  *
@@ -18,7 +19,7 @@
  *   xs_ready         <- xs_valid, xs_status, xs_last, dma_rsp_valid,
  *                       dma_req_ready (mover)
  *   dma_req          <- xs_len, xs_pa (mover's request fields)
- *   dma_rsp_ready    <- dma_rsp.rtag (posted gathers' answers)
+ *   dma_rsp_ready    <- dma_rsp.rtag (posted gathers' and prefetches' answers)
  *   dma_req_valid, xq_valid, xq, free_*, tx, evt_valid, evt, park,
  *   fin_valid, fin, mv_busy: state only.
  */
