@@ -165,6 +165,7 @@ static void cm_comb_once(cm_t *m, const core_pins_t *p, uint64_t now)
     hca_requester_io_t *rq = &w->rq;
     rq->ra_qpc = w->ctx.ra_qpc;
     rq->ra_sq_ci = w->ctx.ra_sq_ci;
+    rq->ra_sq_pi = (uint16_t)w->ctx.ra_sq_pi;
     rq->rb_qpc = w->ctx.rb_qpc;
     rq->rb_sq_ci = w->ctx.rb_sq_ci;
     rq->pe_pend = w->ctx.pe_pend; /* for pe_qpn = the scheduler's head, set before hca_ctx_comb */

@@ -146,6 +146,7 @@ void hca_ctx_comb(const hca_ctx_t *m, hca_ctx_io_t *io, uint64_t now)
 
     ctx_qpc_view(m, m->ra_idx, &io->ra_qpc);
     io->ra_sq_ci = m->qp[m->ra_idx].sq_ci;
+    io->ra_sq_pi = m->qp[m->ra_idx].sq_pi;
     ctx_qpc_view(m, m->rb_idx, &io->rb_qpc);
     io->rb_sq_ci = m->qp[m->rb_idx].sq_ci;
     const uint32_t pe = io->pe_qpn & (m->max_qp - 1u);

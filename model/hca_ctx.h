@@ -40,6 +40,7 @@ typedef struct hca_ctx_io {
     uint32_t ra_qpn;                            /**< in [15:0] */
     hca_qp_ctx_t ra_qpc;                        /**< out */
     uint32_t ra_sq_ci;                          /**< out [15:0] */
+    uint32_t ra_sq_pi;                          /**< out [15:0] (the send engine's WQE prefetch) */
     uint32_t rb_qpn;                            /**< in [15:0] */
     hca_qp_ctx_t rb_qpc;                        /**< out */
     uint32_t rb_sq_ci;                          /**< out [15:0] */

@@ -2,7 +2,8 @@
  * requester's send engine (docs/engine.md "Requester" steps 1-5 and 8).
  *
  * Claims the scheduled QP (S_IDLE), latches its context (S_CTX), fetches
- * the WQE at sq_ci (S_FETCH/S_FWAIT), decodes it (S_DECODE), pre-checks its
+ * the WQE at sq_ci (S_FETCH/S_FWAIT, or from the prefetch entry: S_PWAIT;
+ * the QP's next posted WQE is read ahead, rs_prefetch), decodes it (S_DECODE), pre-checks its
  * SGEs through the mover (S_CHECK), then per MTU chunk allocates a packet
  * buffer (S_ALLOC) and gathers into it (S_GATHER: its DMAs posted, the
  * mover taking each beat as its DMA is accepted); the gathered chunk waits
@@ -28,8 +29,9 @@
 /* state_e of the RTL */
 enum {
     S_IDLE, S_CTX, S_FETCH, S_FWAIT, S_DECODE, S_CHECK, S_ALLOC, S_GATHER,
-    S_TX, S_FREE, S_FINISH, S_EVT, S_HOLD, S_TXWAIT, S_ABORT
+    S_TX, S_FREE, S_FINISH, S_EVT, S_HOLD, S_TXWAIT, S_ABORT, S_PWAIT
 };
+#define RS_PFN HCA_REQ_SEND_PFN
 #define RS_POST_MAX 8u /* posted DMAs per chunk: tags {0001, slot, seq mod 8} */
 
 /* The RTL's localparams. */
@@ -80,6 +82,44 @@ static void rs_decode(const hca_req_send_t *m, rs_dec_t *d)
     d->last_chunk = rem <= mtu;
 }
 
+/* The WQE prefetch's wires (rtl/hca_req_send.sv "prefetch"). */
+typedef struct rs_pf {
+    unsigned pe, pa, pk;
+    int rtag_pf, ans, live, mine, hit, drop, take, fetch_ans, wqe_take, wqe_err, alloc, offer, go;
+} rs_pf_t;
+
+static inline int rs_ctx_reset(const hca_req_send_t *m, const hca_req_send_io_t *io);
+
+/* pf_offer: offered when neither the fetch nor the mover offers; once
+ * offered it keeps the port until taken. */
+static inline int rs_pf_offer(const hca_req_send_t *m)
+{
+    return m->pf_req && (m->pf_held || (m->state != S_FETCH && m->mv.state != HCA_SGE_MOVER_M_DMA));
+}
+
+static void rs_prefetch(const hca_req_send_t *m, const hca_req_send_io_t *io, rs_pf_t *p)
+{
+    const unsigned rtag = hca_dma_rsp_get_rtag(&io->dma_rsp);
+    const int reset = rs_ctx_reset(m, io);
+    p->pe = m->qpn & (RS_PFN - 1u);
+    p->pk = io->pf_kill_qpn & (RS_PFN - 1u);
+    p->pa = rtag & (RS_PFN - 1u);
+    p->rtag_pf = !(rtag >> 4 & 1u) && (rtag >> 2 & 1u);
+    p->ans = io->dma_rsp_valid && p->rtag_pf;
+    p->live = (m->pf_val >> p->pe & 1u) || ((m->pf_pend >> p->pe & 1u) && !(m->pf_dead >> p->pe & 1u));
+    p->mine = m->pf_qpn[p->pe] == m->qpn;
+    p->hit = p->mine && m->pf_idx[p->pe] == io->sq_ci && p->live;
+    p->drop = m->state == S_CTX && !reset && p->mine && !p->hit;
+    p->take = m->state == S_PWAIT && (m->pf_val >> p->pe & 1u);
+    p->fetch_ans = m->state == S_FWAIT && io->dma_rsp_valid && !p->rtag_pf;
+    p->wqe_take = p->fetch_ans || p->take;
+    p->wqe_err = p->take ? (int)(m->pf_err >> p->pe & 1u) : (int)hca_dma_rsp_get_err(&io->dma_rsp);
+    p->alloc = p->wqe_take && !p->wqe_err && !reset && !m->pf_req && !(m->pf_pend >> p->pe & 1u) &&
+               (uint16_t)(m->sq_pi - m->sq_ci) >= 2;
+    p->offer = rs_pf_offer(m);
+    p->go = p->offer && io->dma_req_ready;
+}
+
 /* A tag is free for the gathering chunk's next post. */
 static inline int rs_room(const hca_req_send_t *m)
 {
@@ -109,7 +149,7 @@ static void rs_mover_in(const hca_req_send_t *m, const hca_req_send_io_t *io, co
     mio->xs_last = io->xs_last;
     mio->xs_len = io->xs_len;
     mio->xs_pa = io->xs_pa;
-    mio->dma_req_ready = io->dma_req_ready && rs_room(m);
+    mio->dma_req_ready = io->dma_req_ready && rs_room(m) && !rs_pf_offer(m);
     mio->dma_rsp_valid = io->dma_rsp_valid;
     mio->dma_rsp_err = (uint8_t)hca_dma_rsp_get_err(&io->dma_rsp);
 }
@@ -166,7 +206,8 @@ static int rs_stop(const hca_req_send_t *m, const hca_req_send_io_t *io, int res
     return 1;
 }
 
-static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const rs_dec_t *d, rs_next_t *n)
+static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const rs_dec_t *d, const rs_pf_t *p,
+                    rs_next_t *n)
 {
     const uint8_t mv_done = m->mv.state == HCA_SGE_MOVER_M_DONE;
     const int reset = rs_ctx_reset(m, io);
@@ -190,23 +231,26 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
         break;
     case S_CTX:
         /* RESET: nothing to serve (a WRITE_QPC raced the scheduler). */
-        n->state = reset ? S_IDLE : S_FETCH;
+        n->state = reset ? S_IDLE : p->hit ? S_PWAIT : S_FETCH;
         break;
     case S_FETCH:
         if (reset)
             n->state = S_FINISH;
-        else if (io->dma_req_ready)
+        else if (io->dma_req_ready && !p->offer)
             n->state = S_FWAIT;
         break;
     case S_FWAIT:
-        if (io->dma_rsp_valid) {
-            if (hca_dma_rsp_get_err(&io->dma_rsp)) {
+    case S_PWAIT:
+        if (p->wqe_take) {
+            if (p->wqe_err) {
                 n->status = m->err_state ? HCA_WC_STATUS_WR_FLUSH_ERR : HCA_WC_STATUS_LOC_ACCESS_ERR;
                 n->err = 1;
                 n->state = S_FINISH;
             } else {
                 n->state = S_DECODE;
             }
+        } else if (m->state == S_PWAIT && !p->live) {
+            n->state = S_FETCH; /* the entry was killed */
         }
         break;
     case S_DECODE:
@@ -449,6 +493,8 @@ void hca_req_send_reset(hca_req_send_t *m)
     m->berr0 = m->berr1 = 0;
     m->pv = 0;
     m->pslot = 0;
+    m->pf_val = m->pf_pend = m->pf_dead = 0;
+    m->pf_req = m->pf_held = 0;
     hca_sge_mover_reset(&m->mv);
     rs_derive(m);
 }
@@ -497,8 +543,17 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
     /* DMA: the WQE fetch shares the port with the mover (never at once). */
     /* Posted gathers carry tag {0001, slot, seq}: the answer names its chunk. */
     const int rtag_post = (hca_dma_rsp_get_rtag(&io->dma_rsp) >> 4) & 1u;
-    io->dma_req_valid = (state == S_FETCH && !reset) || (mw->dma_req_valid && rs_room(m));
-    if (state == S_FETCH) {
+    const int pf_offer = rs_pf_offer(m);
+    const unsigned rtag = hca_dma_rsp_get_rtag(&io->dma_rsp);
+    const int rtag_pf = !(rtag >> 4 & 1u) && (rtag >> 2 & 1u);
+    io->dma_req_valid = pf_offer || (state == S_FETCH && !reset) || (mw->dma_req_valid && rs_room(m));
+    if (pf_offer) {
+        hca_dma_req_t *q = &io->dma_req;
+        memset(q, 0, sizeof(*q));
+        q->hdr = (uint32_t)HCA_DMA_OP_READ_DATA << HCA_DMA_REQ_OP_LSB | (0x04u | m->pf_ent) << HCA_DMA_REQ_TAG_LSB;
+        q->len = RS_WQE_BYTES;
+        q->addr = m->pf_addr;
+    } else if (state == S_FETCH) {
         io->dma_req = m->fetch_w;
     } else {
         io->dma_req = mw->dma_req;
@@ -506,7 +561,7 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
         io->dma_req.addr = io->xs_pa;
         hca_dma_req_set_tag(&io->dma_req, 0x10u | (unsigned)m->slot << 3 | (m->slot ? m->seq1 : m->seq0));
     }
-    io->dma_rsp_ready = state == S_FWAIT || rtag_post || mv_rsp_ready;
+    io->dma_rsp_ready = state == S_FWAIT || rtag_post || rtag_pf || mv_rsp_ready;
     /* busy from the first key check until every posted DMA was answered */
     io->mv_busy = (uint8_t)((m->cnt1 != 0) << 2 | (m->cnt0 != 0) << 1 | (mw->busy != 0));
 
@@ -521,12 +576,15 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
 
 void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t now)
 {
-    if (m->state == S_IDLE && !io->sched_valid)
+    rs_pf_t p;
+    rs_prefetch(m, io, &p);
+    if (m->state == S_IDLE && !io->sched_valid && !m->pf_req && !p.ans &&
+        !(io->pf_kill && ((m->pf_val | m->pf_pend) >> p.pk & 1u)))
         return; /* idle: nothing latches, the mover is idle too */
 
     rs_next_t n;
     hca_sge_mover_io_t mio;
-    rs_step(m, io, &m->dec, &n);
+    rs_step(m, io, &m->dec, &p, &n);
     rs_mover_in(m, io, &m->dec, n.mv_start, &mio);
     /* a post: the mover's DMA request accepted (valid from its state) */
     const int post = m->mv.state == HCA_SGE_MOVER_M_DMA && mio.dma_req_ready;
@@ -566,11 +624,52 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
         m->rqpn = (uint16_t)q->remote_qpn;
         m->cqn = (uint16_t)hca_qp_ctx_get_send_cqn(q);
         m->sq_ci = io->sq_ci;
+        m->sq_pi = io->sq_pi;
         m->err_state = hca_qp_ctx_get_state(q) == HCA_QP_STATE_ERROR;
     }
-    if (state == S_FWAIT && io->dma_rsp_valid) {
+    /* prefetch entries: answer, drop at a claim, take, allocation, kill */
+    {
+        const unsigned pe = p.pe, pa = p.pa, pk = p.pk;
+        unsigned val = m->pf_val, pend = m->pf_pend, dead = m->pf_dead;
+        if (p.ans) {
+            pend &= ~(1u << pa);
+            dead &= ~(1u << pa);
+            val = (val & ~(1u << pa)) | (unsigned)!(m->pf_dead >> pa & 1u) << pa;
+        }
+        if (p.drop) {
+            val &= ~(1u << pe);
+            dead = (dead & ~(1u << pe)) | (pend & 1u << pe);
+        }
+        if (p.take)
+            val &= ~(1u << pe);
+        if (p.alloc) {
+            pend |= 1u << pe;
+            dead &= ~(1u << pe);
+            val &= ~(1u << pe);
+        }
+        if (io->pf_kill) {
+            val &= ~(1u << pk);
+            dead = (dead & ~(1u << pk)) | (pend & 1u << pk);
+        }
+        m->pf_held = (uint8_t)(p.offer && !io->dma_req_ready);
+        m->pf_req = (uint8_t)(p.alloc || (m->pf_req && !p.go));
+        if (p.alloc) {
+            const uint16_t nx = (uint16_t)(m->sq_ci + 1u);
+            m->pf_ent = (uint8_t)pe;
+            m->pf_addr = m->sq_base + (uint64_t)(nx & (uint32_t)(((1u << m->sq_log) - 1u) & 0xffffu)) * RS_WQE_BYTES;
+            m->pf_qpn[pe] = m->qpn;
+            m->pf_idx[pe] = nx;
+        }
+        m->pf_val = (uint8_t)val;
+        m->pf_pend = (uint8_t)pend;
+        m->pf_dead = (uint8_t)dead;
+    }
+    if (p.wqe_take) {
         hca_sq_wqe_t w;
-        memcpy(&w, io->dma_rsp.rdata, sizeof(w)); /* rdata's bytes are the WQE */
+        if (p.take)
+            w = m->pf_wqe[p.pe];
+        else
+            memcpy(&w, io->dma_rsp.rdata, sizeof(w)); /* rdata's bytes are the WQE */
         m->op = (uint8_t)hca_sq_wqe_get_opcode(&w);
         m->flags = (uint8_t)hca_sq_wqe_get_flags(&w);
         m->nsge = (uint8_t)hca_sq_wqe_get_num_sge(&w);
@@ -585,13 +684,17 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
         m->fr_key = w.fr_key;
         m->fr_params = w.fr_params;
         memcpy(m->sges, w.sge, sizeof(m->sges));
-        if (hca_dma_rsp_get_err(&io->dma_rsp)) {
+        if (p.wqe_err) {
             /* A failed fetch completes with wr_id 0 and no SGEs. */
             m->op = HCA_WR_OPCODE_SEND;
             m->flags = 0;
             m->nsge = 0;
             m->wr_id = 0;
         }
+    }
+    if (p.ans) {
+        memcpy(&m->pf_wqe[p.pa], io->dma_rsp.rdata, sizeof(m->pf_wqe[p.pa]));
+        m->pf_err = (uint8_t)((m->pf_err & ~(1u << p.pa)) | (unsigned)hca_dma_rsp_get_err(&io->dma_rsp) << p.pa);
     }
     m->gone = state != S_IDLE && n.state != S_IDLE && rs_ctx_reset(m, io);
     m->state = n.state;
@@ -608,10 +711,14 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
 
 uint64_t hca_req_send_quiet_until(const hca_req_send_t *m, uint64_t now)
 {
+    if (m->pf_req)
+        return now + 1; /* a prefetch to offer */
     switch (m->state) {
-    case S_IDLE:  /* waits for sched_valid */
+    case S_IDLE:  /* waits for sched_valid (a prefetch's answer: dma_rsp_valid) */
     case S_FWAIT: /* waits for dma_rsp_valid */
         return UINT64_MAX;
+    case S_PWAIT: /* waits for the entry's answer, unless it is there or dropped */
+        return ((m->pf_pend & ~m->pf_dead) >> (m->qpn & (RS_PFN - 1u)) & 1u) ? UINT64_MAX : now + 1;
     case S_CHECK:
     case S_GATHER: /* the mover works; it reports its own waits */
         if (m->pv || m->cnt0 || m->cnt1)

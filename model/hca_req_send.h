@@ -1,5 +1,6 @@
 /* hca_req_send.h — C model of rtl/hca_req_send.sv, the requester's send
- * engine: claim a scheduled QP, fetch + decode its WQE at sq_ci, pre-check
+ * engine: claim a scheduled QP, fetch (or take the prefetched) + decode its
+ * WQE at sq_ci, read the next posted WQE ahead, pre-check
  * its SGEs, gather and send the message, then park it (in flight) or
  * complete it here. Instantiates hca_sge_mover (member mv).
  *
@@ -18,7 +19,7 @@
  *   xs_ready         <- xs_valid, xs_status, xs_last, dma_rsp_valid,
  *                       dma_req_ready (mover)
  *   dma_req          <- xs_len, xs_pa (mover's request fields)
- *   dma_rsp_ready    <- dma_rsp.rtag (posted gathers' answers)
+ *   dma_rsp_ready    <- dma_rsp.rtag (posted gathers' and prefetches' answers)
  *   dma_req_valid, xq_valid, xq, free_*, tx, evt_valid, evt, park,
  *   fin_valid, fin, mv_busy: state only.
  */
@@ -61,6 +62,9 @@ typedef struct hca_req_send_io {
     uint16_t sched_qpn;     /**< QW bits */
     hca_qp_ctx_t qpc;       /**< answers one cycle after qpn */
     uint16_t sq_ci;
+    uint16_t sq_pi;         /**< with sq_ci: the WQEs posted */
+    uint8_t pf_kill;        /**< a WRITE_QPC of pf_kill_qpn: drop its prefetch entry */
+    uint16_t pf_kill_qpn;
     uint8_t nak;
     uint8_t nak_syn;        /**< 5 bits */
     uint8_t nak_rnr;        /**< the kept NAK is an RNR_NAK to retry */
@@ -113,6 +117,8 @@ typedef struct hca_req_send_dec {
     uint32_t msg_len, chunk, read_inv_key;
 } hca_req_send_dec_t;
 
+#define HCA_REQ_SEND_PFN 4u /**< WQE prefetch entries (the RTL's PFN) */
+
 typedef struct hca_req_send {
     /* parameter */
     uint8_t qw;             /**< QP number bits (1..16) */
@@ -138,7 +144,7 @@ typedef struct hca_req_send {
     uint64_t sq_base;
     uint8_t sq_log, mtu_log;
     uint32_t pd;
-    uint16_t rqpn, cqn, sq_ci;
+    uint16_t rqpn, cqn, sq_ci, sq_pi;
     uint8_t err_state;
     uint8_t gone;        /**< gone_q: the QP was in RESET at some cycle since its claim */
     /* the decoded WQE (data, not reset) */
@@ -148,6 +154,12 @@ typedef struct hca_req_send {
     uint64_t fr_iova, fr_length, fr_list;  /**< fr_q, field by field */
     uint32_t fr_key, fr_params;
     hca_sge_t sges[4];
+    /* WQE prefetch (control: flags, request; data: tags and WQEs) */
+    uint8_t pf_val, pf_pend, pf_dead, pf_err; /**< per entry, bit e */
+    uint8_t pf_req, pf_held, pf_ent;
+    uint64_t pf_addr;
+    uint16_t pf_qpn[HCA_REQ_SEND_PFN], pf_idx[HCA_REQ_SEND_PFN];
+    hca_sq_wqe_t pf_wqe[HCA_REQ_SEND_PFN];
     /* the SGE mover (u_mover) */
     hca_sge_mover_t mv;
     /* Derived from the registers above after every edge, reset and init

@@ -194,6 +194,9 @@ static void rq_settle(const hca_requester_t *m, const hca_requester_io_t *io, ui
     /* inputs straight from the ports */
     s->qpc = io->ra_qpc;
     s->sq_ci = io->ra_sq_ci;
+    s->sq_pi = io->ra_sq_pi;
+    s->pf_kill = io->qpc_set;
+    s->pf_kill_qpn = io->qpc_wr_qpn;
     s->alloc_valid = io->pb_alloc_valid;
     s->alloc_id = io->pb_alloc_id;
     s->tx_ready = io->tx_ready;
@@ -403,7 +406,8 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
      * gone, nothing offered, taken or held, no request in the translation
      * port, the queues still) keeps gen, so io's cache serves the next cycle
      * too. The arbiters' hold_id still move: they matter only with hold. */
-    const int idle_edge = m->base_set && m->send.state == 0 /* S_IDLE */ && !s->sched_valid &&
+    const int idle_edge = m->base_set && m->send.state == 0 /* S_IDLE */ && !s->sched_valid && !m->send.pf_req &&
+                          !io->qpc_set &&
                           m->resp.state == HCA_REQ_RESP_R_IDLE && !r->rx_valid && !r->done_valid && !m->resp.claimed &&
                           !m->resp.pf && m->resp.cnt0 == 0 && m->resp.cnt1 == 0 && !io->dma_rsp_valid &&
                           !m->resp.err && m->resp.status == HCA_WC_STATUS_SUCCESS &&

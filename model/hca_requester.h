@@ -81,6 +81,7 @@ typedef struct hca_requester_io {
     uint64_t xs_pa;
     uint32_t xs_len;
     uint16_t ra_sq_ci;
+    uint16_t ra_sq_pi;
     uint16_t rb_sq_ci;
     uint16_t qpc_wr_qpn;
     uint16_t sq_db_qpn;

@@ -223,7 +223,7 @@ module hca_core #(
   assign xs_pa_o     = xu_rsp_pa;
 
   // ---------------------------------------------------------------- contexts
-  logic [15:0]              ra_qpn, rb_qpn, ra_sq_ci, rb_sq_ci;
+  logic [15:0]              ra_qpn, rb_qpn, ra_sq_ci, rb_sq_ci, ra_sq_pi;
   logic [`HCA_QP_CTX_W-1:0] ra_qpc, rb_qpc;
   logic                     sq_ci_inc, rq_err_valid;
   logic [15:0]              sq_ci_qpn, rq_err_qpn;
@@ -266,6 +266,7 @@ module hca_core #(
     .ra_qpn_i        (ra_qpn),
     .ra_qpc_o        (ra_qpc),
     .ra_sq_ci_o      (ra_sq_ci),
+    .ra_sq_pi_o      (ra_sq_pi),
     .rb_qpn_i        (rb_qpn),
     .rb_qpc_o        (rb_qpc),
     .rb_sq_ci_o      (rb_sq_ci),
@@ -497,6 +498,7 @@ module hca_core #(
     .ra_qpn_o         (ra_qpn),
     .ra_qpc_i         (ra_qpc),
     .ra_sq_ci_i       (ra_sq_ci),
+    .ra_sq_pi_i       (ra_sq_pi),
     .rb_qpn_o         (rb_qpn),
     .rb_qpc_i         (rb_qpc),
     .rb_sq_ci_i       (rb_sq_ci),

@@ -79,6 +79,7 @@ module hca_ctx #(
   input  logic [15:0]                ra_qpn_i,
   output logic [`HCA_QP_CTX_W-1:0]   ra_qpc_o,
   output logic [15:0]                ra_sq_ci_o,
+  output logic [15:0]                ra_sq_pi_o,      // (the send engine's WQE prefetch)
   input  logic [15:0]                rb_qpn_i,
   output logic [`HCA_QP_CTX_W-1:0]   rb_qpc_o,
   output logic [15:0]                rb_sq_ci_o,
@@ -479,6 +480,7 @@ module hca_ctx #(
   end
 
   assign ra_sq_ci_o   = sqci_of(ra_idx_q);
+  assign ra_sq_pi_o   = sqpi_of(ra_idx_q);
   assign rb_sq_ci_o   = sqci_of(rb_idx_q);
   assign rs_state_o   = st_of(rs_idx_q);
   assign rs_rq_pi_o   = rqpi_of(rs_idx_q);

@@ -12,6 +12,8 @@
 //   S_CTX     latch the context fields used below
 //   S_FETCH   READ_DATA 128 bytes at sq_base + (sq_ci mod 2^sq_log) * 128
 //   S_FWAIT   the WQE (or a bus error: LOC_ACCESS_ERR, wr_id 0)
+//   S_PWAIT   the WQE at sq_ci was prefetched (below): take it from the
+//             prefetch entry, waiting while its read is on its way
 //   S_DECODE  ERROR -> WR_FLUSH_ERR; malformed -> LOC_QP_OP_ERR;
 //             FAST_REG_MR / REG_INDIR_MR / LOCAL_INV -> S_EVT;
 //             SGE lengths summing past 2^32-1 -> LOC_LEN_ERR; else pre-check
@@ -60,6 +62,19 @@
 // decode, nothing sent (silently skipping the invalidation the consumer
 // asked for would be worse).
 //
+// WQE prefetch: taking the WQE at sq_ci while sq_pi says the one at
+// sq_ci + 1 is posted too, the engine reads that one ahead into a small
+// direct-mapped buffer (PFN entries, entry = qpn mod PFN; tag qpn, index),
+// one READ_DATA with tag {0000_01, entry}, offered when the port is free
+// (it then has the port until taken). The QP's next claim at that index
+// takes the WQE from the entry instead of a host read round trip. A posted
+// WQE is not rewritten before its completion, so the copy is exact; an
+// entry is dropped when its QP is claimed at another index (an RNR retry),
+// by any WRITE_QPC of a QP of its entry (RESET, reconnect: a pending read's
+// answer is then discarded), and never allocated for a QP already reset.
+// Like the fetch it replaces, a prefetch is a read whose data only this
+// engine sees: ctx DRAIN does not wait for it (nothing reaches memory).
+//
 // psn = the WQE's SQ index (one per WR, what ACK/NAK/READ_RESP echo).
 module hca_req_send #(
   parameter int QW = 6    // QP number bits
@@ -76,6 +91,10 @@ module hca_req_send #(
   output logic [15:0]                   qpn_o,
   input  logic [`HCA_QP_CTX_W-1:0]      qpc_i,
   input  logic [15:0]                   sq_ci_i,
+  input  logic [15:0]                   sq_pi_i,          // with sq_ci_i: the WQEs posted
+  // a WRITE_QPC of pf_kill_qpn_i: drop the prefetch entry of its number
+  input  logic                          pf_kill_i,
+  input  logic [15:0]                   pf_kill_qpn_i,
 
   // a NAK for the message being sent (kept per QP by the wrapper)
   input  logic                          nak_i,
@@ -146,8 +165,11 @@ module hca_req_send #(
 
   typedef enum logic [3:0] {
     S_IDLE, S_CTX, S_FETCH, S_FWAIT, S_DECODE, S_CHECK, S_ALLOC, S_GATHER,
-    S_TX, S_FREE, S_FINISH, S_EVT, S_HOLD, S_TXWAIT, S_ABORT
+    S_TX, S_FREE, S_FINISH, S_EVT, S_HOLD, S_TXWAIT, S_ABORT, S_PWAIT
   } state_e;
+  localparam int PFW = 2;                   // prefetch entries: PFN = 2^PFW
+  localparam int PFN = 1 << PFW;
+  localparam int WQE_W = `HCA_SQ_WQE_W;
   localparam logic [3:0] POST_MAX = 4'd8;   // posted DMAs per chunk: tags {0001, slot, seq mod 8}
 
   state_e        state_q, state_d;
@@ -157,7 +179,7 @@ module hca_req_send #(
   logic [63:0]   sq_base_q;
   logic [3:0]    sq_log_q, mtu_log_q;
   logic [23:0]   pd_q;
-  logic [15:0]   rqpn_q, cqn_q, sq_ci_q;
+  logic [15:0]   rqpn_q, cqn_q, sq_ci_q, sq_pi_q;
   logic          err_state_q;
 
   // the decoded WQE (data): the only copy of the 1024-bit entry kept
@@ -189,6 +211,17 @@ module hca_req_send #(
   logic [7:0]    pbuf_q;
   logic [31:0]   poff_q, plen_q;
   logic          plast_q;
+
+  // prefetch entries: valid (the WQE is there), pending (its read is on its
+  // way), dead (pending, its answer is discarded); tags and data by index
+  logic [PFN-1:0]   pf_val_q, pf_pend_q, pf_dead_q, pf_err_q;
+  logic [PFN-1:0]   pf_val_d, pf_pend_d, pf_dead_d;
+  logic [QW-1:0]    pf_qpn_m [PFN];
+  logic [15:0]      pf_idx_m [PFN];
+  logic [WQE_W-1:0] pf_wqe_m [PFN];
+  logic             pf_req_q, pf_held_q;  // a prefetch to issue; offered, not taken
+  logic [PFW-1:0]   pf_ent_q;
+  logic [63:0]      pf_addr_q;
 
   // ---------------------------------------------------------------- decode
   logic          is_send, is_write, is_read, is_mm, is_send_inv, is_read_inv, malformed;
@@ -301,7 +334,7 @@ module hca_req_send #(
     .xs_len_i        (xs_len_i),
     .xs_pa_i         (xs_pa_i),
     .dma_req_valid_o (mv_dma_valid),
-    .dma_req_ready_i (dma_req_ready_i && room),
+    .dma_req_ready_i (dma_req_ready_i && room && !pf_offer),
     .dma_req_o       (mv_dma_req),
     .dma_rsp_valid_i (dma_rsp_valid_i),
     .dma_rsp_ready_o (mv_dma_rsp_ready),
@@ -325,7 +358,7 @@ module hca_req_send #(
   logic       rtag_post;
   assign seq      = slot_q ? seq1_q : seq0_q;
   assign room     = (slot_q ? cnt1_q : cnt0_q) < POST_MAX;
-  assign post     = mv_dma_valid && room && dma_req_ready_i;
+  assign post     = mv_dma_valid && room && dma_req_ready_i && !pf_offer;
   assign rtag_post = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 4];
   assign ans      = dma_rsp_valid_i && rtag_post;
   assign ans_slot = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 3];
@@ -339,9 +372,77 @@ module hca_req_send #(
     `HCA_DMA_REQ_TAG(post_req) = {4'b0001, slot_q, seq};
   end
 
-  assign dma_req_valid_o = (state_q == S_FETCH && !ctx_reset) || (mv_dma_valid && room);
-  assign dma_req_o       = (state_q == S_FETCH) ? fetch_req : post_req;
-  assign dma_rsp_ready_o = (state_q == S_FWAIT) || rtag_post || mv_dma_rsp_ready;
+  // ---------------------------------------------------------------- prefetch
+  // pe: the claimed QP's entry. A hit at the claim (S_CTX): the entry is the
+  // QP's, for sq_ci, valid or pending and live. An answer with tag
+  // {0000_01, entry} fills its entry (tag bit 4 clear: not a posted gather).
+  logic [PFW-1:0] pe, pa, pk;
+  logic           pf_mine, pf_hit, pf_live, pf_drop, pf_take, pf_ans, rtag_pf;
+  logic           pf_offer, pf_go, pf_alloc, wqe_take, wqe_err, fetch_ans;
+  logic [WQE_W-1:0] wqe_in;
+  assign pe       = PFW'(qpn_q);
+  assign pk       = PFW'(pf_kill_qpn_i);
+  assign rtag_pf  = !dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 4] && dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 2];
+  assign pa       = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB +: PFW];
+  assign pf_ans   = dma_rsp_valid_i && rtag_pf;
+  assign pf_live  = pf_val_q[pe] || (pf_pend_q[pe] && !pf_dead_q[pe]);
+  assign pf_mine  = pf_qpn_m[pe] == qpn_q;
+  assign pf_hit   = pf_mine && pf_idx_m[pe] == sq_ci_i && pf_live;
+  assign pf_drop  = state_q == S_CTX && !ctx_reset && pf_mine && !pf_hit;
+  assign pf_take  = state_q == S_PWAIT && pf_val_q[pe];
+  assign fetch_ans = state_q == S_FWAIT && dma_rsp_valid_i && !rtag_pf;
+  assign wqe_take = fetch_ans || pf_take;
+  assign wqe_err  = pf_take ? pf_err_q[pe] : rsp_err;
+  assign wqe_in   = pf_take ? pf_wqe_m[pe] : dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB +: WQE_W];
+  // the WQE after this one is posted (sq_pi latched at the claim), the entry
+  // free and no prefetch waiting to issue; not for a QP reset since its claim
+  assign pf_alloc = wqe_take && !wqe_err && !ctx_reset && !pf_req_q && !pf_pend_q[pe] &&
+                    16'(sq_pi_q - sq_ci_q) >= 16'd2;
+  // Offered only when neither the fetch nor the mover offers; once offered
+  // it keeps the port until taken (they wait).
+  assign pf_offer = pf_req_q && (pf_held_q || (state_q != S_FETCH && !mv_dma_valid));
+  assign pf_go    = pf_offer && dma_req_ready_i;
+  logic [`HCA_DMA_REQ_W-1:0] pf_req;
+  always_comb begin
+    pf_req = '0;
+    `HCA_DMA_REQ_OP(pf_req)   = `HCA_DMA_OP_READ_DATA;
+    `HCA_DMA_REQ_TAG(pf_req)  = {6'b000001, pf_ent_q};
+    `HCA_DMA_REQ_LEN(pf_req)  = 32'(WQE_W / 8);
+    `HCA_DMA_REQ_ADDR(pf_req) = pf_addr_q;
+  end
+  // Entry flags: answer, drop at a claim, take, allocation, then a kill (of
+  // the entry of the WRITE_QPC's number, whichever QP holds it) last.
+  always_comb begin
+    pf_val_d  = pf_val_q;
+    pf_pend_d = pf_pend_q;
+    pf_dead_d = pf_dead_q;
+    if (pf_ans) begin
+      pf_pend_d[pa] = 1'b0;
+      pf_dead_d[pa] = 1'b0;
+      pf_val_d[pa]  = !pf_dead_q[pa];
+    end
+    if (pf_drop) begin
+      pf_val_d[pe]  = 1'b0;
+      pf_dead_d[pe] = pf_pend_d[pe];
+    end
+    if (pf_take) begin
+      pf_val_d[pe] = 1'b0;
+    end
+    if (pf_alloc) begin
+      pf_pend_d[pe] = 1'b1;
+      pf_dead_d[pe] = 1'b0;
+      pf_val_d[pe]  = 1'b0;
+    end
+    if (pf_kill_i) begin
+      pf_val_d[pk]  = 1'b0;
+      pf_dead_d[pk] = pf_pend_d[pk];
+    end
+  end
+
+  assign dma_req_valid_o = pf_offer || (state_q == S_FETCH && !ctx_reset) || (mv_dma_valid && room);
+  // (pf_offer wins the port: the fetch and the mover see it as not ready)
+  assign dma_req_o       = pf_offer ? pf_req : (state_q == S_FETCH) ? fetch_req : post_req;
+  assign dma_rsp_ready_o = (state_q == S_FWAIT) || rtag_post || rtag_pf || mv_dma_rsp_ready;
 
   // The pending packet leaves once every DMA of its chunk was answered
   // (none err), unless the message is stopping.
@@ -384,6 +485,8 @@ module hca_req_send #(
         if (ctx_reset) begin
           // Nothing to serve (a WRITE_QPC raced the scheduler).
           state_d = S_IDLE;
+        end else if (pf_hit) begin
+          state_d = S_PWAIT;
         end else begin
           state_d = S_FETCH;
         end
@@ -391,19 +494,21 @@ module hca_req_send #(
       S_FETCH: begin
         if (ctx_reset) begin
           state_d = S_FINISH;
-        end else if (dma_req_ready_i) begin
+        end else if (dma_req_ready_i && !pf_offer) begin
           state_d = S_FWAIT;
         end
       end
-      S_FWAIT: begin
-        if (dma_rsp_valid_i) begin
-          if (rsp_err) begin
+      S_FWAIT, S_PWAIT: begin
+        if (wqe_take) begin
+          if (wqe_err) begin
             status_d = err_state_q ? `HCA_WC_STATUS_WR_FLUSH_ERR : `HCA_WC_STATUS_LOC_ACCESS_ERR;
             err_d    = 1'b1;
             state_d  = S_FINISH;
           end else begin
             state_d  = S_DECODE;
           end
+        end else if (state_q == S_PWAIT && !pf_live) begin
+          state_d = S_FETCH;                      // the entry was killed
         end
       end
       S_DECODE: begin
@@ -657,7 +762,17 @@ module hca_req_send #(
       berr1_q  <= 1'b0;
       pv_q     <= 1'b0;
       pslot_q  <= 1'b0;
+      pf_val_q  <= '0;
+      pf_pend_q <= '0;
+      pf_dead_q <= '0;
+      pf_req_q  <= 1'b0;
+      pf_held_q <= 1'b0;
     end else begin
+      pf_val_q  <= pf_val_d;
+      pf_pend_q <= pf_pend_d;
+      pf_dead_q <= pf_dead_d;
+      pf_req_q  <= pf_alloc || (pf_req_q && !pf_go);
+      pf_held_q <= pf_offer && !dma_req_ready_i;
       state_q  <= state_d;
       // (qpc_i describes the claimed QP from S_CTX on, not in S_IDLE)
       gone_q   <= state_q != S_IDLE && state_d != S_IDLE && ctx_reset;
@@ -704,23 +819,34 @@ module hca_req_send #(
       rqpn_q      <= qpc_i[`HCA_QP_CTX_REMOTE_QPN_LSB +: 16];
       cqn_q       <= `HCA_QP_CTX_SEND_CQN(qpc_i);
       sq_ci_q     <= sq_ci_i;
+      sq_pi_q     <= sq_pi_i;
       err_state_q <= `HCA_QP_CTX_STATE(qpc_i) == `HCA_QP_STATE_ERROR;
+    end
+    if (pf_alloc) begin
+      pf_ent_q       <= pe;
+      pf_addr_q      <= sq_base_q + {41'd0, 16'(sq_ci_q + 16'd1) & 16'((17'd1 << sq_log_q) - 17'd1), 7'd0};
+      pf_qpn_m[pe]   <= qpn_q;
+      pf_idx_m[pe]   <= 16'(sq_ci_q + 16'd1);
+    end
+    if (pf_ans) begin
+      pf_wqe_m[pa]   <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB +: WQE_W];
+      pf_err_q[pa]   <= rsp_err;
     end
     // A failed fetch completes with wr_id 0 and no SGEs.
     // (HCA_MUTANT_SEND_SGE_UNHELD: formal mutant, rtl/formal/hca_req_send_props.sv)
-    if (`ifndef HCA_MUTANT_SEND_SGE_UNHELD state_q == S_FWAIT && `endif dma_rsp_valid_i) begin
-      op_q       <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_OPCODE_LSB +: 8];
-      flags_q    <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_FLAGS_LSB +: 8];
-      nsge_q     <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_NUM_SGE_LSB +: 4];
-      rsvd_bad_q <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_CTRL_RSVD_LSB +: 12] != '0 ||
-                    dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_RSVD0_LSB +: 32] != '0;
-      wr_id_q    <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_WR_ID_LSB +: 64];
-      raddr_q    <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_REMOTE_ADDR_LSB +: 64];
-      rkey_q     <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_RKEY_LSB +: 32];
-      inv_key_q  <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_INV_KEY_LSB +: 32];
-      fr_q       <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_FR_IOVA_LSB +: FR_W];
-      sges_q     <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB + `HCA_SQ_WQE_SGE_LSB +: SGES_W];
-      if (rsp_err) begin
+    if (`ifndef HCA_MUTANT_SEND_SGE_UNHELD wqe_take `else dma_rsp_valid_i `endif) begin
+      op_q       <= wqe_in[`HCA_SQ_WQE_OPCODE_LSB +: 8];
+      flags_q    <= wqe_in[`HCA_SQ_WQE_FLAGS_LSB +: 8];
+      nsge_q     <= wqe_in[`HCA_SQ_WQE_NUM_SGE_LSB +: 4];
+      rsvd_bad_q <= wqe_in[`HCA_SQ_WQE_CTRL_RSVD_LSB +: 12] != '0 ||
+                    wqe_in[`HCA_SQ_WQE_RSVD0_LSB +: 32] != '0;
+      wr_id_q    <= wqe_in[`HCA_SQ_WQE_WR_ID_LSB +: 64];
+      raddr_q    <= wqe_in[`HCA_SQ_WQE_REMOTE_ADDR_LSB +: 64];
+      rkey_q     <= wqe_in[`HCA_SQ_WQE_RKEY_LSB +: 32];
+      inv_key_q  <= wqe_in[`HCA_SQ_WQE_INV_KEY_LSB +: 32];
+      fr_q       <= wqe_in[`HCA_SQ_WQE_FR_IOVA_LSB +: FR_W];
+      sges_q     <= wqe_in[`HCA_SQ_WQE_SGE_LSB +: SGES_W];
+      if (wqe_err) begin
         op_q    <= `HCA_WR_OPCODE_SEND;
         flags_q <= '0;
         nsge_q  <= '0;
@@ -731,7 +857,7 @@ module hca_req_send #(
 
   // Fields of the context, WQE and DMA answer this engine has no use for.
   logic unused;
-  assign unused = ^{qpc_i, dma_rsp_i};
+  assign unused = ^{qpc_i, dma_rsp_i, pf_kill_qpn_i};
   // busy from the first key check until every posted DMA was answered
   assign mv_busy_o = {cnt1_q != 4'd0, cnt0_q != 4'd0, mv_busy};
 

@@ -284,9 +284,9 @@ int main(void)
            inv[0].cycles, inv[0].fw_busy, inv[0].instrs, inv[0].port_stalls, inv[0].port_accesses,
            inv[0].seq_programs, inv[0].seq_accesses, inv[0].cycles - inv[0].fw_busy);
     printf("  steady state, 1 page, per WR: FAST_REG_MR %.0f cycles, firmware busy %.0f; LOCAL_INV %.0f, firmware busy %.0f\n"
-           "    (the send engine fetches one WQE at a time, a host read round trip each, so no WR completes\n"
-           "     faster than about one per 270 cycles whatever the firmware does; firmware busy includes its\n"
-           "     polls of the sequencer while a program runs)\n",
+           "    (the send engine reads each QP's next WQE ahead, so the host read round trip is off the per-WR\n"
+           "     path and the firmware sets the pace: firmware busy, its polls of the sequencer while a program\n"
+           "     runs included, is nearly the whole of it)\n",
            tput[0].fr_cycles, tput[0].fr_busy, tput[0].inv_cycles, tput[0].inv_busy);
     printf("  before the event service's fast paths (420cd3a) -> now, 1 page:\n"
            "    FAST_REG_MR steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n"

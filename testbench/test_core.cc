@@ -1642,8 +1642,9 @@ TEST(CoreRtlEvt, ARefusedLocalInvCompletesMwBindErrMovesTheQpToErrorAndFlushesTh
 }
 
 // LOCAL_INV starts only after every earlier WR completed: its event comes
-// after the WRITE's ACK (after its last placement), and its WQE is fetched
-// only then.
+// after the WRITE's ACK (after its last placement). Its WQE is read ahead
+// while the WRITE is in flight (the send engine's prefetch: one READ_DATA
+// with tag {0000_01, qpn mod 4}), once, and served from there.
 TEST(CoreRtlEvt, ALocalInvPostedAfterALongWriteWaitsForIt)
 {
     CoreRtlBench b;
@@ -1666,12 +1667,17 @@ TEST(CoreRtlEvt, ALocalInvPostedAfterALongWriteWaitsForIt)
     ASSERT_EQ(16u, placed.size()) << "all 16 chunks placed before the LOCAL_INV event";
     for (const auto &d : placed)
         EXPECT_LT(d.cycle, seen) << "a placement landed after the LOCAL_INV event";
+    unsigned reads = 0;
     for (const auto &d : b.DmaOf(HCA_DMA_OP_READ_DATA, 1)) {
         if (d.req.addr == qa.sq + 128) {
-            EXPECT_GT(d.cycle, ack_at) << "the LOCAL_INV's WQE was fetched before the WRITE completed (ACK at "
-                                       << ack_at << ")";
+            reads++;
+            EXPECT_EQ(0x04u | (qa.qpn & 3u), hca_dma_req_get_tag(&d.req)) << "the LOCAL_INV's WQE read at cycle "
+                                                                         << d.cycle << " is not the prefetch";
+            EXPECT_LT(d.cycle, ack_at) << "the LOCAL_INV's WQE was not read ahead of the WRITE's ACK (" << ack_at
+                                       << ")";
         }
     }
+    EXPECT_EQ(1u, reads) << "the LOCAL_INV's WQE is read once (ahead), not fetched again";
     const hca_fw_event_t e = b.Take();
     EXPECT_EQ((unsigned)HCA_EVT_KIND_LOCAL_INV, hca_fw_event_get_kind(&e));
     EXPECT_EQ(m.ks, e.key);

@@ -56,7 +56,7 @@ module hca_ctx_port_props #(
   logic [31:0]              fw_rdata_o;
   logic [`HCA_QP_CTX_W-1:0] ra_qpc_o, rb_qpc_o, rs_qpc_o;
   logic [`HCA_CQ_CTX_W-1:0] cq_cqc_o;
-  logic [15:0]              ra_sq_ci_o, rb_sq_ci_o, qpc_wr_qpn_o, rs_rq_pi_o, rs_rq_ci_o, cq_pi_o, cq_ci_o;
+  logic [15:0]              ra_sq_ci_o, ra_sq_pi_o, rb_sq_ci_o, qpc_wr_qpn_o, rs_rq_pi_o, rs_rq_ci_o, cq_pi_o, cq_ci_o;
   logic                     pe_pend_o, pe_err_o, sq_db_o, rq_db_err_o, qpc_set_o;
   logic [MAX_QP-1:0]        qp_live_o;
   logic [15:0]              sq_db_qpn_o;
@@ -165,7 +165,7 @@ module hca_ctx_port_props #(
 
   logic unused;
   assign unused = ^{qpc_wr_o, cq_inrange_o, ra_qpc_o, rb_qpc_o, rs_qpc_o, cq_cqc_o, ra_sq_ci_o,
-                    rb_sq_ci_o, qpc_wr_qpn_o, rs_rq_pi_o, rs_rq_ci_o, cq_pi_o, cq_ci_o, rs_state_o,
+                    rb_sq_ci_o, ra_sq_pi_o, qpc_wr_qpn_o, rs_rq_pi_o, rs_rq_ci_o, cq_pi_o, cq_ci_o, rs_state_o,
                     pe_pend_o, pe_err_o, sq_db_o, rq_db_err_o, qpc_set_o, qp_live_o, sq_db_qpn_o};
 
 endmodule
