@@ -311,9 +311,11 @@ PLACE_ASSERTS := xq_held dma_req_held check_first dma_per_seg rsp_only_out
 $(eval $(call formal_bmc_job,place-ports,hca_resp_place_props,$(PLACE_PROPS),,$(PLACE_ASSERTS),PASS,,,,20))
 $(eval $(call formal_bmc_job,place-mutant-no-check-wait,hca_resp_place_props,$(PLACE_PROPS),HCA_MUTANT_PLACE_NO_CHECK_WAIT,check_first,FAIL,,,,20))
 SEND_PROPS := rtl/hca_sge_mover.sv rtl/hca_req_send.sv rtl/formal/hca_req_send_props.sv
-SEND_TAPS  := t_mv_start=dut.mv_start t_mv_busy=dut.mv_busy t_sges=dut.sges_q t_nsge=dut.nsge3 t_ctx_reset=dut.ctx_reset
+SEND_TAPS  := t_mv_start=dut.mv_start t_sges=dut.sges_q t_nsge=dut.nsge3 t_ctx_reset=dut.ctx_reset \
+              t_state=dut.state_q t_mvst=dut.u_mover.state_q t_pv=dut.pv_q t_pslot=dut.pslot_q \
+              t_slot=dut.slot_q t_mvchk=dut.u_mover.chk_q t_cnt0=dut.cnt0_q t_cnt1=dut.cnt1_q
 SEND_ASSERTS := mover_owner tx_held fin_held evt_held dma_held
-$(eval $(call formal_bmc_job,send-ports,hca_req_send_props,$(SEND_PROPS),,$(SEND_ASSERTS),PASS,$(SEND_TAPS),,,12))
+$(eval $(call formal_ind_job,send-ports,hca_req_send_props,$(SEND_PROPS),,$(SEND_ASSERTS) inv_*,$(SEND_TAPS),,2,4))
 $(eval $(call formal_bmc_job,send-mutant-sge-unheld,hca_req_send_props,$(SEND_PROPS),HCA_MUTANT_SEND_SGE_UNHELD,mover_owner,FAIL,$(SEND_TAPS),,17,19))
 
 RESP_PROPS := rtl/hca_sge_mover.sv rtl/hca_req_resp.sv rtl/formal/hca_req_resp_props.sv
