@@ -178,11 +178,14 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.aig
 FORMAL_JOBS += formal-$(1)
 endef
 
-# formal_ind_job NAME TOP SOURCES DEFINES ASSERTS TAPS PARAMS K BASE
+# formal_ind_job NAME TOP SOURCES DEFINES ASSERTS TAPS PARAMS K BASE [EXPECT]
 # An unbounded proof on the AIGER netlist: ASSERTS (the property and the
 # invariants that make it inductive) hold in every run of BASE >= K cycles
 # from reset (ABC's bmc3; a counterexample is replayed as above), and
 # K-induction (ABC's `ind` on the OR of them all) proves they hold forever.
+# EXPECT (a mutant's job: the same assertions and invariants on the mutant
+# RTL): the base case must find a counterexample within BASE cycles that
+# replays to the assertion EXPECT failing.
 define formal_ind_job
 $(FORMAL_DIR)/$(1)/design.il: $(3) $(RTL_INC) rtl/formal/formal.mk
 	@mkdir -p $$(@D)
@@ -206,8 +209,11 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.aig
 	 if [ -n "$$$$frame" ]; then \
 	    yosys -q -p "read_rtlil $$$$d/design.il; sim -clock clk_i -r $$$$d/cex.aiw -map $$$$d/model.aim -vcd $$$$d/trace.vcd -scope $(2)" \
 	        >$$$$d/replay.log 2>&1; \
+	    if [ -n "$(10)" ] && grep -q "Assert $(2).$(10) " $$$$d/replay.log; then \
+	        echo "formal $(1): FAILED as it must, on $(10) at cycle $$$$frame (counterexample $$$$d/trace.vcd), $$$$(( $$$$(date +%s) - s )) s"; exit 0; fi; \
 	    tail -5 $$$$d/replay.log; echo "formal $(1): FAILS at cycle $$$$frame from reset (trace $$$$d/trace.vcd)"; exit 1; \
 	 fi; \
+	 if [ -n "$(10)" ]; then tail -3 $$$$d/abc.log; echo "formal $(1): expected $(10) to fail on this mutant within $(9) cycles"; exit 1; fi; \
 	 grep -q "No output asserted in $(9) frames" $$$$d/abc.log || { tail -5 $$$$d/abc.log; echo "formal $(1): base case undecided"; exit 1; }; \
 	 yosys-abc -c "read_aiger $$<; fold; orpos; ind -F $(8) -v" >$$$$d/ind.log 2>&1; t=$$$$(( $$$$(date +%s) - s )); \
 	 if grep -q "Networks are equivalent" $$$$d/ind.log; then \
@@ -319,10 +325,12 @@ $(eval $(call formal_ind_job,send-ports,hca_req_send_props,$(SEND_PROPS),,$(SEND
 $(eval $(call formal_bmc_job,send-mutant-sge-unheld,hca_req_send_props,$(SEND_PROPS),HCA_MUTANT_SEND_SGE_UNHELD,mover_owner,FAIL,$(SEND_TAPS),,17,19))
 
 RESP_PROPS := rtl/hca_sge_mover.sv rtl/hca_req_resp.sv rtl/formal/hca_req_resp_props.sv
-RESP_TAPS  := t_mv_start=dut.mv_start t_mv_busy=dut.mv_busy t_ctx_reset=dut.ctx_reset t_fsm_free=dut.fsm_free
+RESP_TAPS  := t_mv_start=dut.mv_start t_ctx_reset=dut.ctx_reset t_fsm_free=dut.fsm_free \
+              t_state=dut.state_q t_mvst=dut.u_mover.state_q t_mvchk=dut.u_mover.chk_q t_slot=dut.slot_q \
+              t_pf=dut.pf_q t_pfslot=dut.pfslot_q t_cnt0=dut.cnt0_q t_cnt1=dut.cnt1_q
 RESP_ASSERTS := mover_owner fin_held evt_held dma_held free_held
-$(eval $(call formal_bmc_job,rspeng-ports,hca_req_resp_props,$(RESP_PROPS),,$(RESP_ASSERTS),PASS,$(RESP_TAPS),,,24))
-$(eval $(call formal_bmc_job,rspeng-mutant-qpn-moves,hca_req_resp_props,$(RESP_PROPS),HCA_MUTANT_RESP_QPN_MOVES,mover_owner,FAIL,$(RESP_TAPS),,,24))
+$(eval $(call formal_ind_job,rspeng-ports,hca_req_resp_props,$(RESP_PROPS),,$(RESP_ASSERTS) inv_*,$(RESP_TAPS),,2,4))
+$(eval $(call formal_ind_job,rspeng-mutant-qpn-moves,hca_req_resp_props,$(RESP_PROPS),HCA_MUTANT_RESP_QPN_MOVES,$(RESP_ASSERTS) inv_*,$(RESP_TAPS),,2,8,mover_owner))
 
 RSPD_PROPS := rtl/hca_resp_place.sv rtl/hca_qfifo.sv rtl/hca_responder.sv rtl/formal/hca_responder_props.sv
 RSPD_TAPS  := t_start=dut.eng_start t_busy=dut.eng_busy t_check_only=dut.job_check_only t_post=dut.job_post \
