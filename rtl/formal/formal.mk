@@ -314,8 +314,10 @@ PLACE_PROPS := rtl/hca_resp_place.sv rtl/formal/hca_resp_place_props.sv
 # minutes). 20 cycles from reset hold a 3-piece job's check pass, its DMA
 # pass, and with SEGS = 2 the streaming pass.
 PLACE_ASSERTS := xq_held dma_req_held check_first dma_per_seg rsp_only_out
-$(eval $(call formal_bmc_job,place-ports,hca_resp_place_props,$(PLACE_PROPS),,$(PLACE_ASSERTS),PASS,,,,20))
-$(eval $(call formal_bmc_job,place-mutant-no-check-wait,hca_resp_place_props,$(PLACE_PROPS),HCA_MUTANT_PLACE_NO_CHECK_WAIT,check_first,FAIL,,,,20))
+PLACE_TAPS := t_state=dut.state_q t_iss=dut.iss_q t_lasts=dut.lasts_q t_nseg=dut.nseg_q t_dma=dut.dma_q \
+              t_ans=dut.ans_q t_fail=dut.fail_q t_ovf=dut.ovf_q t_hold=dut.hold_q
+$(eval $(call formal_ind_job,place-ports,hca_resp_place_props,$(PLACE_PROPS),,$(PLACE_ASSERTS) inv_*,$(PLACE_TAPS),,2,4))
+$(eval $(call formal_ind_job,place-mutant-no-check-wait,hca_resp_place_props,$(PLACE_PROPS),HCA_MUTANT_PLACE_NO_CHECK_WAIT,$(PLACE_ASSERTS) inv_*,$(PLACE_TAPS),,2,8,check_first))
 SEND_PROPS := rtl/hca_sge_mover.sv rtl/hca_req_send.sv rtl/formal/hca_req_send_props.sv
 SEND_TAPS  := t_mv_start=dut.mv_start t_sges=dut.sges_q t_nsge=dut.nsge3 t_ctx_reset=dut.ctx_reset \
               t_state=dut.state_q t_mvst=dut.u_mover.state_q t_pv=dut.pv_q t_pslot=dut.pslot_q \
