@@ -349,12 +349,16 @@ RSPD_TAPS  := t_start=dut.eng_start t_busy=dut.eng_busy t_check_only=dut.job_che
               t_va=dut.job_va t_len=dut.job_len t_key=dut.job_key
 RSPD_ASSERTS := place_owner tx_held cpl_held evt_held dma_held
 $(eval $(call formal_bmc_job,responder-ports,hca_responder_props,$(RSPD_PROPS),,$(RSPD_ASSERTS),PASS,$(RSPD_TAPS),,,10))
+# Toward induction (not closed, so not in `make formal`; run by hand):
+# the same properties with the invariants inv_* (hca_responder_props.sv)
+# hold in the base case, but 2- to 6-induction does not close: an invariant
+# is missing (docs/verification.md, "Not proven yet").
 RSPD_IND_TAPS := $(RSPD_TAPS) t_state=dut.state_q t_pst=dut.u_place.state_q t_hold=dut.u_place.hold_q \
                  t_nseg=dut.u_place.nseg_q t_pdma=dut.u_place.dma_q t_pans=dut.u_place.ans_q t_rcnt0=dut.rcnt0_q \
                  t_rcnt1=dut.rcnt1_q t_txp=dut.txp_q t_txpend=dut.tx_pend_q t_txslot=dut.txslot_q \
-                 t_rslot=dut.rslot_q t_cplpend=dut.cpl_pend_q
+                 t_rslot=dut.rslot_q t_cplpend=dut.cpl_pend_q t_rberr0=dut.rberr0_q t_rberr1=dut.rberr1_q
 $(eval $(call formal_ind_job,responder-ports-ind,hca_responder_props,$(RSPD_PROPS),,$(RSPD_ASSERTS) inv_*,,,2,2,,$(RSPD_IND_TAPS)))
-$(eval $(call formal_bmc_job,responder-mutant-job-moves,hca_responder_props,$(RSPD_PROPS),HCA_MUTANT_RESPONDER_JOB_MOVES,place_owner,FAIL,$(RSPD_TAPS),,,10))
+FORMAL_JOBS := $(filter-out formal-responder-ports-ind,$(FORMAL_JOBS))
 
 # The short jobs (seconds each): every block-boundary proof and mutant but
 # the responder's and the send engine's mutants (bounded, minutes), plus

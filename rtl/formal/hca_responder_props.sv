@@ -24,6 +24,11 @@
 //                  a packet, a completion, an event, a DMA request offered
 //                  and not taken is offered again, unchanged
 //
+// The invariants inv_* (over taps of the responder's and its placement
+// engine's state) are a start toward induction
+// (formal-responder-ports-ind, by hand): they hold in the base case, the
+// induction does not close yet (docs/verification.md, "Not proven yet").
+//
 // HCA_MUTANT_RESPONDER_JOB_MOVES (the job's first piece read from the
 // packet register while the engine runs) breaks place_owner.
 module hca_responder_props #(
@@ -221,7 +226,7 @@ module hca_responder_props #(
   localparam logic [1:0] P_IDLE = 2'd0, P_DMA = 2'd2, P_STREAM = 2'd3;
   logic [4:0] t_state;
   logic [1:0] t_pst;
-  logic       t_hold, t_txp, t_txpend, t_txslot, t_rslot, t_cplpend;
+  logic       t_hold, t_txp, t_txpend, t_txslot, t_rslot, t_cplpend, t_rberr0, t_rberr1;
   logic [3:0] t_nseg, t_pdma, t_pans, t_rcnt0, t_rcnt1;
 
   // DMAs outstanding per kind, from their tags: the WQE fetch ({01, 3f}),
@@ -258,6 +263,8 @@ module hca_responder_props #(
                          (t_pst != P_DMA || t_post || t_pans <= t_pdma));
       inv_tx:    assert (!t_txpend || t_state == S_FINISH || (t_txp && (rd_flow || t_state == S_RD_DROP)));
       inv_txslot: assert (!(t_txpend && t_txp && rd_flow) || t_rslot != t_txslot);
+      inv_drop:  assert (t_state != S_RD_DROP || (t_txpend && t_txp && (t_txslot ? t_rcnt1 : t_rcnt0) == '0 &&
+                                                   (t_txslot ? t_rberr1 : t_rberr0)));
       inv_cpl:   assert (!t_cplpend || (t_state == S_FINISH && !(t_txpend && t_txp)));
     end
   end
