@@ -259,6 +259,7 @@ module hca_responder_props #(
                          (t_pst != P_DMA || t_pdma <= t_nseg));
       inv_fetch: assert (n_fetch == ((t_state == S_FETCH_RSP || t_state == S_FL_RSP) ? 4'd1 : 4'd0));
       inv_post:  assert (n_post0 == t_rcnt0 && n_post1 == t_rcnt1);
+      inv_kinds: assert (n_fetch + n_post0 + n_post1 + n_eng == dn_q);   // every tag one of the three
       inv_edma:  assert (n_eng == ((t_pst == P_STREAM || (t_pst == P_DMA && !t_post)) ? t_pdma - t_pans : 4'd0) &&
                          (t_pst != P_DMA || t_post || t_pans <= t_pdma));
       inv_tx:    assert (!t_txpend || t_state == S_FINISH || (t_txp && (rd_flow || t_state == S_RD_DROP)));
