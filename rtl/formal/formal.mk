@@ -58,7 +58,9 @@
 #                          offers held) (2-induction, ABC)
 #   formal-responder-ports hca_responder: the placement engine's owner
 #                          side (job held while it runs) and the tx / cpl /
-#                          evt / DMA offers held (bounded 10)
+#                          evt / DMA offers held (bounded 10; toward
+#                          induction: formal-responder-ports-ind, by
+#                          hand, does not close yet)
 #   formal-place-ports     hca_resp_place: requests and DMAs held, no DMA
 #                          before the whole check came back OK (I4), no DMA
 #                          without a segment, every DMA answered before done
