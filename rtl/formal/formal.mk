@@ -361,6 +361,7 @@ RSPD_IND_TAPS := $(RSPD_TAPS) t_state=dut.state_q t_pst=dut.u_place.state_q t_ho
                  t_rslot=dut.rslot_q t_cplpend=dut.cpl_pend_q t_rberr0=dut.rberr0_q t_rberr1=dut.rberr1_q
 $(eval $(call formal_ind_job,responder-ports-ind,hca_responder_props,$(RSPD_PROPS),,$(RSPD_ASSERTS) inv_*,,,2,2,,$(RSPD_IND_TAPS)))
 FORMAL_JOBS := $(filter-out formal-responder-ports-ind,$(FORMAL_JOBS))
+$(eval $(call formal_bmc_job,responder-mutant-job-moves,hca_responder_props,$(RSPD_PROPS),HCA_MUTANT_RESPONDER_JOB_MOVES,place_owner,FAIL,$(RSPD_TAPS),,,10))
 
 # The short jobs (seconds each): every block-boundary proof and mutant but
 # the responder's and the send engine's mutants (bounded, minutes), plus
