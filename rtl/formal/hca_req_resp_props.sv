@@ -92,7 +92,20 @@ module hca_req_resp_props #(
 
   // taps (formal.mk connects them): the mover's start and busy, ctx_reset,
   // the state machine's free
-  logic t_mv_start, t_mv_busy, t_ctx_reset, t_fsm_free;
+  logic t_mv_start, t_ctx_reset, t_fsm_free;
+  // ...and the state the invariants name: the engine's and its mover's
+  // state, the mover's check-only flag, the scatter slot, the posted free
+  // and its slot, the per-slot answer counters
+  logic [2:0] t_state, t_mvst;
+  logic       t_mvchk, t_slot, t_pf, t_pfslot;
+  logic [3:0] t_cnt0, t_cnt1;
+
+  // hca_req_resp's and hca_sge_mover's state encodings
+  localparam logic [2:0] R_MOVE = 3'd2;
+  localparam logic [2:0] M_IDLE = 3'd0, M_DMA = 3'd4;
+  // the mover's busy_o (merged away by Yosys' opt before the taps connect)
+  logic t_mv_busy;
+  assign t_mv_busy = t_mvst != M_IDLE;
 
   logic init_q = 1'b1;
   always_ff @(posedge clk_i) begin
@@ -201,6 +214,14 @@ module hca_req_resp_props #(
       evt_held:    assert (!evt_held_q || t_ctx_reset || (evt_valid_o && evt_o == evt_q));
       dma_held:    assert (!dma_held_q || (dma_req_valid_o && dma_req_o == dma_q));
       free_held:   assert (!free_held_q || (free_valid_o && (free_id_o == free_q || t_fsm_free)));
+      // invariants (induction): the mover runs only in R_MOVE, never
+      // check-only here, with its beat held in M_DMA; the answer counters
+      // are the shadows; a posted free waits on the other slot than the
+      // scatters that follow it
+      inv_mover:   assert ((t_mvst == M_IDLE || t_state == R_MOVE) && !t_mvchk);
+      inv_beat:    assert (t_mvst != M_DMA || xs_held_q);
+      inv_count:   assert (5'(t_cnt0) == dout_q[0] && 5'(t_cnt1) == dout_q[1]);
+      inv_pfslot:  assert (!t_pf || t_slot != t_pfslot);
     end
   end
 

@@ -24,7 +24,19 @@
 //                  hca_req_send is gated by !ctx_reset). That is a deviation
 //                  from the valid/ready rule, found by this job; the
 //                  arbiters it feeds (hca_arb) tolerate it: a held grant is
-//                  released when its input drops, nothing is taken.
+//                  released when its input drops, nothing is taken. The
+//                  pending packet is withdrawn the same way when the
+//                  message stops (a NAK kept for it, nak_i, or a bus error
+//                  of the chunk after it: the engine goes to S_ABORT),
+//                  found by the induction below.
+//
+// Proven by induction with the invariants inv_* over the engine's own
+// state (taps): its mover busy only in S_CHECK / S_GATHER; a beat held in
+// the mover's M_DMA; a pending packet only in the states that keep it, on
+// the other slot than the chunk being gathered; the per-slot answer
+// counters equal the posted-and-unanswered shadows; the WQE fetch
+// outstanding exactly in S_FWAIT. The DMA answers carry their request's
+// tag (the DMA block echoes it): the fetch's, or a posted slot's.
 //
 // HCA_MUTANT_SEND_SGE_UNHELD (the SGE list reloaded while the mover runs)
 // breaks mover_owner.
@@ -87,27 +99,54 @@ module hca_req_send_props #(
 
   // taps (formal.mk connects them): the mover's start and busy, and the
   // SGE list and count it reads
-  logic              t_mv_start, t_mv_busy, t_ctx_reset;
+  logic              t_mv_start, t_ctx_reset;
   logic [SGES_W-1:0] t_sges;
   logic [2:0]        t_nsge;
+  // ...and the state the invariants name: the engine's and its mover's
+  // state, the pending packet's flag and slot, the gathering slot, the
+  // per-slot answer counters
+  logic [3:0]        t_state;
+  logic [2:0]        t_mvst;
+  logic              t_pv, t_pslot, t_slot, t_mvchk;
+  logic [3:0]        t_cnt0, t_cnt1;
+
+  // hca_req_send's and hca_sge_mover's state encodings
+  localparam logic [3:0] S_FWAIT = 4'd3, S_CHECK = 4'd5, S_ALLOC = 4'd6, S_GATHER = 4'd7,
+                         S_FREE = 4'd9, S_HOLD = 4'd12, S_TXWAIT = 4'd13, S_ABORT = 4'd14;
+  localparam logic [2:0] M_IDLE = 3'd0, M_DMA = 3'd4;
+  // the mover's busy_o (merged away by Yosys' opt before the taps connect)
+  logic t_mv_busy;
+  assign t_mv_busy = t_mvst != M_IDLE;
 
   logic init_q = 1'b1;
   always_ff @(posedge clk_i) begin
     init_q <= 1'b0;
   end
 
-  // Translation requests unfinished, DMAs unanswered.
-  logic [3:0] xo_q, dout_q;
-  logic       xs_fire, dma_rsp_fire;
-  assign xs_fire      = xs_valid_i && xs_ready_o;
-  assign dma_rsp_fire = dma_rsp_valid_i && dma_rsp_ready_o;
+  // Translation requests unfinished; DMAs unanswered: the WQE fetch (tag
+  // bit 4 clear) and the posted gathers per slot (tag bit 3).
+  logic [3:0] xo_q, pout_q [2];
+  logic       fout_q;
+  logic       xs_fire, req_post, req_slot, rsp_post, rsp_slot, req_fire;
+  assign xs_fire  = xs_valid_i && xs_ready_o;
+  assign req_post = dma_req_o[`HCA_DMA_REQ_TAG_LSB + 4];
+  assign req_slot = dma_req_o[`HCA_DMA_REQ_TAG_LSB + 3];
+  assign rsp_post = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 4];
+  assign rsp_slot = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 3];
+  assign req_fire = dma_req_valid_o && dma_req_ready_i;
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      xo_q   <= '0;
-      dout_q <= '0;
+      xo_q      <= '0;
+      fout_q    <= 1'b0;
+      pout_q[0] <= '0;
+      pout_q[1] <= '0;
     end else begin
       xo_q   <= xo_q + 4'(xq_valid_o && xq_ready_i) - 4'(xs_fire && xs_last_i);
-      dout_q <= dout_q + 4'(dma_req_valid_o && dma_req_ready_i) - 4'(dma_rsp_valid_i);
+      fout_q <= (fout_q || (req_fire && !req_post)) && !(dma_rsp_valid_i && !rsp_post);
+      for (int i = 0; i < 2; i++) begin
+        pout_q[i] <= pout_q[i] + 4'(req_fire && req_post && req_slot == 1'(i)) -
+                     4'(dma_rsp_valid_i && rsp_post && rsp_slot == 1'(i));
+      end
     end
   end
 
@@ -153,22 +192,40 @@ module hca_req_send_props #(
       assume (xs_valid_i && xs_status_i == xs_status_q && xs_last_i == xs_last_q &&
               xs_len_i == xs_len_q && xs_pa_i == xs_pa_q);
     end
-    assume (!dma_rsp_valid_i || dout_q != '0);
+    assume (!dma_rsp_valid_i || (rsp_post ? pout_q[rsp_slot] != '0 : fout_q));
   end
+
+  // S_ALLOC, S_GATHER, S_HOLD: a chunk is being allocated or gathered
+  logic gathering;
+  assign gathering = t_state == S_ALLOC || t_state == S_GATHER || t_state == S_HOLD;
 
   always_comb begin
     if (!init_q) begin
       mover_owner: assert ((!t_mv_start || !t_mv_busy) &&
                            (!(mv_busy_q && t_mv_busy) || (t_sges == sges_q && t_nsge == nsge_q)));
-      tx_held:     assert (!tx_held_q || t_ctx_reset || (tx_valid_o && tx_o == tx_q));
+      tx_held:     assert (!tx_held_q || t_ctx_reset || nak_i || t_state == S_ABORT ||
+                           (tx_valid_o && tx_o == tx_q));
       fin_held:    assert (!fin_held_q || t_ctx_reset || (fin_valid_o && fin_o == fin_q));
       evt_held:    assert (!evt_held_q || t_ctx_reset || (evt_valid_o && evt_o == evt_q));
       dma_held:    assert (!dma_held_q || t_ctx_reset || (dma_req_valid_o && dma_req_o == dma_q));
+      // invariants (induction)
+      inv_mover:   assert (t_mvst == M_IDLE || t_state == S_CHECK || t_state == S_GATHER);
+      inv_beat:    assert (t_mvst != M_DMA || xs_held_q);
+      inv_pend:    assert (!t_pv || gathering || t_state == S_TXWAIT || t_state == S_ABORT || t_state == S_FREE);
+      inv_pslot:   assert (!t_pv || !gathering || t_slot != t_pslot);
+      inv_count:   assert (t_cnt0 == pout_q[0] && t_cnt1 == pout_q[1]);
+      inv_check:   assert ((t_mvst == M_IDLE || (t_state == S_CHECK) == t_mvchk) && (t_mvst != M_DMA || !t_mvchk));
+      inv_quiet:   assert (gathering || t_state == S_TXWAIT || t_state == S_ABORT ||
+                           (t_cnt0 == '0 && t_cnt1 == '0));
+      inv_other:   assert (!((gathering && !t_pv) || t_state == S_TXWAIT) ||
+                           (t_slot ? t_cnt0 : t_cnt1) == '0);
+      inv_txwait:  assert (t_state != S_TXWAIT || (t_pv && t_slot == t_pslot));
+      inv_fetch:   assert (fout_q == (t_state == S_FWAIT));
     end
   end
 
   logic unused;
   assign unused = ^{sched_ready_o, rel_valid_o, rel_inflight_o, rel_evt_o, rel_rnr_o, qpn_o, rnr_timer_o,
-                    park_o, alloc_ready_o, free_valid_o, free_id_o, xq_o, mv_busy_o, dma_rsp_fire};
+                    park_o, alloc_ready_o, free_valid_o, free_id_o, xq_o, mv_busy_o};
 
 endmodule

@@ -24,10 +24,19 @@
 //                  check-only job
 //   dma_per_seg    no DMA without a translated segment: the DMAs of a job,
 //                  the one offered included, are no more than its beats
-//                  that came back OK with a length
+//                  that came back OK with a length (credit_q: those beats
+//                  less the DMAs, saturating high; a count of each, as
+//                  first written, saturates and then fails a long stream
+//                  spuriously)
 //   rsp_only_out   every DMA the engine issued and did not post is
 //                  answered before the job ends (done_o), so the packet
 //                  buffer may be freed
+//
+// Proven by 2-induction with the invariants inv_* over the engine's
+// counters (taps): the requests outstanding are the present pieces issued
+// and not yet answered, in order; the first pass's beats and failure as the
+// engine counted them; the DMA answers outstanding, the list's fill, the
+// credit of segments per pass; the holding register only while streaming.
 //
 // HCA_MUTANT_PLACE_NO_CHECK_WAIT (the DMA pass starts once the requests
 // are issued, not once their beats are back) breaks check_first.
@@ -111,19 +120,20 @@ module hca_resp_place_props #(
   logic       xq_fire, xs_fire, dma_fire;
   logic [2:0] lasts_q;
   logic       bad_q;
-  logic [4:0] segs_q, dmas_q;
+  logic [3:0] credit_q;
   logic [4:0] dout_q;
   assign xq_fire  = xq_valid && xq_ready_i;
   assign xs_fire  = xs_valid_i && xs_ready;
   assign dma_fire = dma_valid && dma_req_ready_i;
+  logic seg_beat;
+  assign seg_beat = xs_fire && xs_status_i == `HCA_XLATE_STATUS_OK && xs_len_i != '0;
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      tn_q    <= '0;
-      lasts_q <= '0;
-      bad_q   <= 1'b0;
-      segs_q  <= '0;
-      dmas_q  <= '0;
-      dout_q  <= '0;
+      tn_q     <= '0;
+      lasts_q  <= '0;
+      bad_q    <= 1'b0;
+      credit_q <= '0;
+      dout_q   <= '0;
     end else begin
       if (xs_fire && xs_last_i) begin
         tq_q[0] <= tq_q[1];
@@ -136,10 +146,9 @@ module hca_resp_place_props #(
       tn_q   <= tn_q + 3'(xq_fire) - 3'(xs_fire && xs_last_i);
       dout_q <= dout_q + 5'(dma_fire && !posted) - 5'(dma_rsp_valid_i);
       if (start_i) begin
-        lasts_q <= '0;
-        bad_q   <= 1'b0;
-        segs_q  <= '0;
-        dmas_q  <= '0;
+        lasts_q  <= '0;
+        bad_q    <= 1'b0;
+        credit_q <= '0;
       end else begin
         if (xs_fire && lasts_q < npieces) begin
           if (xs_status_i != `HCA_XLATE_STATUS_OK) begin
@@ -149,11 +158,10 @@ module hca_resp_place_props #(
             lasts_q <= lasts_q + 3'd1;
           end
         end
-        if (xs_fire && xs_status_i == `HCA_XLATE_STATUS_OK && xs_len_i != '0 && segs_q != 5'h1f) begin
-          segs_q <= segs_q + 5'd1;
-        end
-        if (dma_fire && dmas_q != 5'h1f) begin
-          dmas_q <= dmas_q + 5'd1;
+        if (seg_beat && !dma_fire && credit_q != 4'hf) begin
+          credit_q <= credit_q + 4'd1;
+        end else if (dma_fire && !seg_beat) begin
+          credit_q <= credit_q - 4'd1;
         end
       end
     end
@@ -208,8 +216,59 @@ module hca_resp_place_props #(
       xq_held:      assert ((!xq_held_q || (xq_valid && xq == xq_q)) && (!xq_valid || busy));
       dma_req_held: assert (!dma_held_q || (dma_valid && dma == dma_q));
       check_first:  assert (!dma_valid || (lasts_q == npieces && !bad_q && !check_only_i));
-      dma_per_seg:  assert (!dma_valid || dmas_q < segs_q);
+      dma_per_seg:  assert (!dma_valid || credit_q != '0);
       rsp_only_out: assert (!done || dout_q == '0 || post_i);
+    end
+  end
+
+  // Invariants (induction), over the engine's counters (taps).
+  localparam logic [1:0] P_IDLE = 2'd0, P_CHECK = 2'd1, P_DMA = 2'd2, P_STREAM = 2'd3;  // pstate_e
+  localparam int SG_W = $clog2(SEGS + 1);
+  logic [1:0]      t_state, t_iss, t_lasts;
+  logic [SG_W-1:0] t_nseg, t_dma, t_ans;
+  logic            t_fail, t_ovf, t_hold;
+
+  // the pieces present, how many of them are below the next to issue, and
+  // which piece is the n-th present one
+  logic [2:0] present, issued;
+  logic [1:0] nth [4];
+  logic [1:0] c;
+  always_comb begin
+    issued  = '0;
+    present = '0;
+    c       = '0;
+    for (int i = 0; i < 4; i++) nth[i] = 2'd3;
+    for (int i = 0; i < PIECES; i++) begin
+      present[i] = len_i[i*32 +: 32] != 32'd0;
+      if (present[i] && 2'(i) < t_iss) issued = issued + 3'd1;
+      if (present[i]) begin
+        nth[c] = 2'(i);
+        c      = c + 2'd1;
+      end
+    end
+  end
+
+  logic asking;
+  assign asking = t_state == P_CHECK || t_state == P_STREAM;
+  always_comb begin
+    if (!init_q) begin
+      inv_job:   assert (t_state == P_IDLE || busy_q);
+      inv_tags:  assert (asking ? (3'(t_lasts) <= issued && tn_q == issued - 3'(t_lasts)) : tn_q == '0);
+      inv_tag0:  assert (!asking || tn_q == 3'd0 || tq_q[0] == nth[t_lasts]);
+      inv_tag1:  assert (!asking || tn_q <= 3'd1 || tq_q[1] == nth[t_lasts + 2'd1]);
+      inv_tag2:  assert (!asking || tn_q <= 3'd2 || tq_q[2] == nth[t_lasts + 2'd2]);
+      inv_pass1: assert (t_state == P_CHECK ? (lasts_q == 3'(t_lasts) && bad_q == t_fail) :
+                         (t_state == P_IDLE || (lasts_q == npieces && !bad_q && !check_only_i)));
+      inv_list:  assert (t_nseg <= SG_W'(SEGS) && (t_state != P_DMA || (t_dma <= t_nseg && !t_ovf)));
+      inv_credit: assert ((t_state == P_CHECK && (check_only_i ? t_nseg == '0 && !t_ovf :
+                                                  t_ovf ? credit_q > 4'(SEGS) : credit_q == 4'(t_nseg))) ||
+                          (t_state == P_DMA && credit_q == 4'(t_nseg - t_dma)) ||
+                          (t_state == P_STREAM && credit_q > 4'(SEGS) + 4'(t_hold)) || t_state == P_IDLE);
+      inv_dout:  assert ((t_state == P_IDLE || t_state == P_CHECK || (t_state == P_DMA && post_i)) ?
+                         dout_q == '0 : dout_q <= 5'(SEGS));
+      inv_out:   assert (t_state == P_IDLE || t_state == P_CHECK || (t_state == P_DMA && post_i) ||
+                         (SG_W'(dout_q) == SG_W'(t_dma - t_ans) && (t_state == P_STREAM || t_ans <= t_dma)));
+      inv_hold:  assert (!t_hold || t_state == P_STREAM);
     end
   end
 

@@ -24,6 +24,11 @@
 //                  a packet, a completion, an event, a DMA request offered
 //                  and not taken is offered again, unchanged
 //
+// The invariants inv_* (over taps of the responder's and its placement
+// engine's state) are a start toward induction
+// (formal-responder-ports-ind, by hand): they hold in the base case, the
+// induction does not close yet (docs/verification.md, "Not proven yet").
+//
 // HCA_MUTANT_RESPONDER_JOB_MOVES (the job's first piece read from the
 // packet register while the engine runs) breaks place_owner.
 module hca_responder_props #(
@@ -211,6 +216,57 @@ module hca_responder_props #(
       cpl_held:    assert (!cpl_held_q || (cpl_valid_o && cpl_o == cpl_q && cpl_cqn_o == cpl_cqn_q));
       evt_held:    assert (!evt_held_q || (evt_valid_o && evt_o == evt_q));
       dma_held:    assert (!dma_held_q || (dma_req_valid_o && dma_req_o == dma_q));
+    end
+  end
+
+  // Invariants (induction), over the responder's and its placement
+  // engine's state (taps).
+  localparam logic [4:0] S_FETCH_RSP = 5'd4, S_GO = 5'd6, S_PLACE = 5'd7, S_RESULT = 5'd8,
+                         S_RD_ALLOC = 5'd9, S_FL_RSP = 5'd13, S_FINISH = 5'd16, S_RD_DROP = 5'd17;
+  localparam logic [1:0] P_IDLE = 2'd0, P_DMA = 2'd2, P_STREAM = 2'd3;
+  logic [4:0] t_state;
+  logic [1:0] t_pst;
+  logic       t_hold, t_txp, t_txpend, t_txslot, t_rslot, t_cplpend, t_rberr0, t_rberr1;
+  logic [3:0] t_nseg, t_pdma, t_pans, t_rcnt0, t_rcnt1;
+
+  // DMAs outstanding per kind, from their tags: the WQE fetch ({01, 3f}),
+  // a posted gather of slot s ({01, 1, s, 0, idx}), the engine's own
+  // ({01, 000, idx}).
+  logic [3:0] n_fetch, n_post0, n_post1, n_eng;
+  always_comb begin
+    n_fetch = '0;
+    n_post0 = '0;
+    n_post1 = '0;
+    n_eng   = '0;
+    for (int i = 0; i < 8; i++) begin
+      if (4'(i) < dn_q) begin
+        if (dq_q[i] == 8'h7f)                        n_fetch = n_fetch + 4'd1;
+        else if (dq_q[i][5] && !dq_q[i][3])          begin
+          if (dq_q[i][4]) n_post1 = n_post1 + 4'd1;
+          else            n_post0 = n_post0 + 4'd1;
+        end else if (!dq_q[i][5])                    n_eng = n_eng + 4'd1;
+      end
+    end
+  end
+
+  logic rd_flow;   // the states a held READ_RESP waits through
+  assign rd_flow = t_state == S_RD_ALLOC || t_state == S_GO || t_state == S_PLACE || t_state == S_RESULT;
+  always_comb begin
+    if (!init_q) begin
+      inv_eng:   assert ((t_pst == P_IDLE || (t_state == S_PLACE && busy_q)) &&
+                         (t_state != S_GO || t_pst == P_IDLE));
+      inv_place: assert ((!t_hold || t_pst == P_STREAM) && t_nseg <= 4'd8 &&
+                         (t_pst != P_DMA || t_pdma <= t_nseg));
+      inv_fetch: assert (n_fetch == ((t_state == S_FETCH_RSP || t_state == S_FL_RSP) ? 4'd1 : 4'd0));
+      inv_post:  assert (n_post0 == t_rcnt0 && n_post1 == t_rcnt1);
+      inv_kinds: assert (n_fetch + n_post0 + n_post1 + n_eng == dn_q);   // every tag one of the three
+      inv_edma:  assert (n_eng == ((t_pst == P_STREAM || (t_pst == P_DMA && !t_post)) ? t_pdma - t_pans : 4'd0) &&
+                         (t_pst != P_DMA || t_post || t_pans <= t_pdma));
+      inv_tx:    assert (!t_txpend || t_state == S_FINISH || (t_txp && (rd_flow || t_state == S_RD_DROP)));
+      inv_txslot: assert (!(t_txpend && t_txp && rd_flow) || t_rslot != t_txslot);
+      inv_drop:  assert (t_state != S_RD_DROP || (t_txpend && t_txp && (t_txslot ? t_rcnt1 : t_rcnt0) == '0 &&
+                                                   (t_txslot ? t_rberr1 : t_rberr0)));
+      inv_cpl:   assert (!t_cplpend || (t_state == S_FINISH && !(t_txpend && t_txp)));
     end
   end
 
