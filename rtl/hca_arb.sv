@@ -24,7 +24,8 @@ module hca_arb #(
   output logic                              out_valid_o,
   input  logic                              out_ready_i,
   output logic [W-1:0]                      out_data_o,
-  output logic [(N > 1 ? $clog2(N) : 1)-1:0] out_id_o    // the granted input
+  output logic [(N > 1 ? $clog2(N) : 1)-1:0] out_id_o,   // the granted input
+  output logic                              hold_o      // the grant is held (hca_core quiet_o)
 );
 
   localparam int IDW = (N > 1) ? $clog2(N) : 1;
@@ -102,5 +103,7 @@ module hca_arb #(
       hold_id_q <= pick;
     end
   end
+
+  assign hold_o = hold_q;
 
 endmodule

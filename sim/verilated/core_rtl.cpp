@@ -9,12 +9,23 @@
  * also how Verilator lays out a wide port (VlWide: 32-bit words, word 0 =
  * bits 31:0 = bytes 0..3 on a little-endian host), so they are copied as
  * they are. Waves (FST) put cycle `now` at time now ns.
+ *
+ * Time is an input (now_i, the cycle's low 32 bits), so a quiet core's state
+ * stands still: after each edge the core says whether it is quiet (quiet_o,
+ * from its registers) and until when (wake_o, an RNR deadline), and the
+ * harness skips the cycles between (quiet_until; the skipped cycles leave no
+ * change in the waves, which keep their timestamps). HCASIM_RTL_SKIP=0 steps
+ * every cycle (to check that skipping changes nothing); =check steps every
+ * skipped cycle too, with the inputs held idle, and aborts at the first
+ * output or register that moves (the proof that quiet_o is right).
  */
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <vector>
 #include <new>
 
 #include "Vhca_core.h"
@@ -23,9 +34,9 @@
 #include "verilated_fst_c.h"
 #include "vl_engine.h"
 
+#include "Vhca_core___024root.h"
 #if VL_FAST_EDGE
 #include "Vhca_core__Syms.h"
-#include "Vhca_core___024root.h"
 #endif
 VL_DEFINE_EDGE(Vhca_core)
 
@@ -35,7 +46,16 @@ using namespace vl_engine;
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "VlWide words are copied as host bytes");
 
-using CoreRtl = VlEngine<Vhca_core>;
+enum SkipMode { kSkipOff, kSkipOn, kSkipCheck };
+
+struct SkipState {
+    SkipMode mode = kSkipOn;
+    uint8_t fw_irq = 0;  /* the fw_irq pin of the last cycle: a rise since is not quiet */
+    core_pins_t in = {}; /* check mode: the last cycle's pins (inputs held in skipped cycles) */
+    std::vector<unsigned char> snap; /* check mode: the model's state at a skip's start */
+};
+
+using CoreRtl = VlEngine<Vhca_core, SkipState>;
 
 /* A struct into a wide input port, and a wide output port into a struct. */
 template <typename W, typename S> void to_port(W &port, const S &s)
@@ -86,7 +106,13 @@ void rtl_reset(void *eng)
 
 int rtl_create(void **eng, const xu_params_t *params)
 {
-    return create<Vhca_core>(eng, params, "hca_core", rtl_reset);
+    const int rc = create<Vhca_core, CoreRtl>(eng, params, "hca_core", rtl_reset);
+    if (rc == 0) {
+        const char *e = std::getenv("HCASIM_RTL_SKIP");
+        CoreRtl *x = static_cast<CoreRtl *>(*eng);
+        x->mode = !e || !*e ? kSkipOn : !std::strcmp(e, "0") ? kSkipOff : !std::strcmp(e, "check") ? kSkipCheck : kSkipOn;
+    }
+    return rc;
 }
 
 void rtl_trace_close(void *eng)
@@ -96,7 +122,7 @@ void rtl_trace_close(void *eng)
 
 void rtl_destroy(void *eng)
 {
-    destroy<Vhca_core>(eng);
+    destroy<Vhca_core, CoreRtl>(eng);
 }
 
 void rtl_cycle(void *eng, core_pins_t *p, uint64_t now)
@@ -105,6 +131,7 @@ void rtl_cycle(void *eng, core_pins_t *p, uint64_t now)
     Vhca_core &t = *x->top;
 
     /* Clock low: drive the inputs, masked to their port widths. */
+    t.now_i = (uint32_t)now;
     t.db_valid_i = p->db_valid & 1u;
     t.db_addr_i = p->db_addr & 0xfu;
     t.db_data_i = p->db_data;
@@ -162,6 +189,65 @@ void rtl_cycle(void *eng, core_pins_t *p, uint64_t now)
     if (dump)
         x->fst->dump(now * kTicksPerCycle + kEdgeTick);
     t.clk_i = 0;
+    x->fw_irq = p->fw_irq;
+    if (x->mode == kSkipCheck)
+        x->in = *p;
+}
+
+/* After the last edge: quiet (quiet_o, and fw_irq_o as the pins last saw it)
+ * until the RNR head's deadline, due in the first cycle t with
+ * (uint32)(t - wake_o) < 2^31 (hca_requester's rn_ripe). */
+uint64_t rtl_quiet_until(const void *eng, uint64_t next)
+{
+    const CoreRtl *x = static_cast<const CoreRtl *>(eng);
+    const Vhca_core &t = *x->top;
+    if (x->mode == kSkipOff || !t.quiet_o || t.fw_irq_o != x->fw_irq)
+        return next;
+    if (!t.wake_valid_o)
+        return UINT64_MAX;
+    const uint32_t late = (uint32_t)next - t.wake_o;
+    return late < 0x80000000u ? next : next + (uint64_t)(0u - late);
+}
+
+[[noreturn]] void check_failed(uint64_t now, const char *what)
+{
+    std::fprintf(stderr, "HCASIM_RTL_SKIP=check: the core declared cycle %llu quiet, but %s moved\n",
+                 (unsigned long long)now, what);
+    std::abort();
+}
+
+/* Check mode: step the skipped cycles with the inputs held (valids low, the
+ * rest as in the last cycle) and require every output to stay as in the
+ * first of them and the model's whole state (registers and memories; now_i
+ * aside) to end as it was after that cycle. Skipping does nothing else: the
+ * state is already what stepping would leave. */
+void rtl_skip(void *eng, uint64_t from, uint64_t to)
+{
+    CoreRtl *x = static_cast<CoreRtl *>(eng);
+    if (x->mode != kSkipCheck)
+        return;
+    Vhca_core &t = *x->top;
+    core_pins_t p = x->in;
+    p.db_valid = p.fw_valid = p.dma_rsp_valid = p.rx_valid = p.xq_valid = 0;
+    core_pins_t first = {};
+    for (uint64_t c = from; c < to; c++) {
+        rtl_cycle(eng, &p, c);
+        if (c == from) {
+            first = p;
+            x->snap.assign((const unsigned char *)t.rootp, (const unsigned char *)t.rootp + sizeof *t.rootp);
+        }
+        if (p.dma_req_valid || p.tx_valid || p.xs_valid || p.fw_rvalid)
+            check_failed(c, "a valid output");
+        if (std::memcmp(&p, &first, sizeof p))
+            check_failed(c, "an output");
+    }
+    /* the state after the last skipped cycle, now_i as after the first */
+    const uint32_t now_last = t.rootp->now_i;
+    t.rootp->now_i = (uint32_t)from;
+    const bool same = !std::memcmp(x->snap.data(), (const void *)t.rootp, sizeof *t.rootp);
+    t.rootp->now_i = now_last;
+    if (!same)
+        check_failed(to - 1, "the state");
 }
 
 int rtl_trace_open(void *eng, const char *path)
@@ -192,8 +278,8 @@ extern "C" const core_engine_ops_t core_rtl_ops = {
     rtl_cycle,
     rtl_trace_open,
     rtl_trace_close,
-    nullptr, /* quiet_until: RTL state may change every cycle, never skipped */
-    nullptr, /* skip */
+    rtl_quiet_until,
+    rtl_skip, /* nothing to do but in check mode */
     rtl_trace_pause,
     rtl_trace_vars,
 };
