@@ -366,11 +366,14 @@ TEST_P(Device, QueuesAreServedAndIdleTimeIsSkipped)
 // same words.
 TEST(DeviceFwProfile, TheModelCountsEveryWordAsTheSteppedRtlDoes)
 {
-    std::vector<uint64_t> prof[2];
-    uint64_t cycles[2] = {0, 0}, skipped[2] = {0, 0};
-    const dev_engine_kind_t engines[2] = {DEV_ENGINE_RTL, DEV_ENGINE_MODEL};
-    for (int e = 0; e < 2; e++) {
-        setenv("HCASIM_RTL_SKIP", "0", 1); /* read when the engine is made */
+    std::vector<uint64_t> prof[3];
+    uint64_t cycles[3] = {0, 0, 0}, skipped[3] = {0, 0, 0};
+    const dev_engine_kind_t engines[3] = {DEV_ENGINE_RTL, DEV_ENGINE_MODEL, DEV_ENGINE_RTL};
+    for (int e = 0; e < 3; e++) {
+        /* read when the engine is made; the third run skips as the RTL does
+           by default, each skipped span also stepped and checked unchanged
+           (outputs, registers, memories: an abort names the cycle) */
+        setenv("HCASIM_RTL_SKIP", e == 2 ? "check" : "0", 1);
         Dev d(engines[e]);
         unsetenv("HCASIM_RTL_SKIP");
         ASSERT_DEV_OK(d);
@@ -409,6 +412,9 @@ TEST(DeviceFwProfile, TheModelCountsEveryWordAsTheSteppedRtlDoes)
     }
     EXPECT_EQ(cycles[0], cycles[1]) << "the engines are cycle-exact twins";
     EXPECT_EQ(0u, skipped[0]) << "the RTL stepped";
+    EXPECT_EQ(cycles[0], cycles[2]) << "skipping on the RTL changes no cycle";
+    EXPECT_GT(skipped[2], cycles[2] / 2) << "the profiled RTL skips";
+    EXPECT_EQ(prof[0], prof[2]) << "the RTL's profile with skipping";
     EXPECT_GT(skipped[1], cycles[1] / 2) << "the profiled model still skips";
     ASSERT_EQ(prof[0].size(), prof[1].size());
     uint64_t total = 0;
