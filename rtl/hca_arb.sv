@@ -100,7 +100,11 @@ module hca_arb #(
     end else begin
       last_q    <= last_d;
       hold_q    <= hold_d;
-      hold_id_q <= pick;
+      // read only while hold_q: kept still otherwise, so an idle arbiter's
+      // state does not move (hca_core quiet_o)
+      if (hold_d) begin
+        hold_id_q <= pick;
+      end
     end
   end
 

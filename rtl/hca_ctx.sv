@@ -495,6 +495,10 @@ module hca_ctx #(
 
   // The twin of hca_ctx_quiet_until: an answer lasts one cycle; a DRAIN drops
   // its clients as they go idle.
-  assign quiet_o = !rvalid_q && drain_q == '0;
+  // The read ports' index registers follow their inputs every cycle: quiet
+  // once they hold them (an index is read the cycle after it is driven, so
+  // a stale one has no effect, but then a skip would leave it stale).
+  assign quiet_o = !rvalid_q && drain_q == '0 && ra_idx_q == ra_qpn_i[QW-1:0] && rb_idx_q == rb_qpn_i[QW-1:0] &&
+                   rs_idx_q == rs_qpn_i[QW-1:0] && cq_idx_q == cq_cqn_i[CW-1:0];
 
 endmodule

@@ -51,7 +51,10 @@ struct SkipState {
     uint64_t quiet_to = 0; /* after the last evaluated cycle: quiet before this cycle */
     bool settled = false;  /* the last evaluated cycle was quiet, its inputs idle: its outputs hold */
     core_pins_t last = {}; /* the pins of the last evaluated cycle */
-    std::vector<unsigned char> snap; /* check mode: the model's state before a cycle */
+    std::vector<unsigned char> snap; /* check mode: the model's state before quiet cycles */
+    bool snap_valid = false;         /* ... taken, at now_i snap_now, first quiet cycle snap_from */
+    uint32_t snap_now = 0;
+    uint64_t snap_from = 0;
 };
 
 using CoreRtl = VlEngine<Vhca_core, SkipState>;
@@ -260,14 +263,25 @@ void quiet_cycle(CoreRtl *x, core_pins_t *p, uint64_t now)
 }
 
 /* The model's whole state (the Verilated root: registers, memories, the
- * nets computed from them) against x->snap, now_i taken as `as_now`. */
+ * nets computed from them) against x->snap, now_i taken as `as_now`; the
+ * scheduler's bookkeeping (the clock's last value, the trace's activity
+ * flags) as in the snapshot. */
 bool same_state(CoreRtl *x, uint32_t as_now)
 {
-    Vhca_core___024root &r = *x->top->rootp;
-    const uint32_t keep = r.now_i;
+    using Root = Vhca_core___024root;
+    Root &r = *x->top->rootp;
+    const Root &s = *reinterpret_cast<const Root *>(x->snap.data());
+    const uint32_t now = r.now_i;
+    const CData clk = r.__Vtrigrprev__TOP__clk_i;
+    unsigned char act[sizeof r.__Vm_traceActivity];
+    std::memcpy(act, &r.__Vm_traceActivity, sizeof act);
     r.now_i = as_now;
+    r.__Vtrigrprev__TOP__clk_i = s.__Vtrigrprev__TOP__clk_i;
+    std::memcpy(&r.__Vm_traceActivity, &s.__Vm_traceActivity, sizeof act);
     const bool same = !std::memcmp(x->snap.data(), (const void *)&r, sizeof r);
-    r.now_i = keep;
+    r.now_i = now;
+    r.__Vtrigrprev__TOP__clk_i = clk;
+    std::memcpy(&r.__Vm_traceActivity, act, sizeof act);
     return same;
 }
 
@@ -277,17 +291,33 @@ void snap_state(CoreRtl *x)
     x->snap.assign(r, r + sizeof *x->top->rootp);
 }
 
-/* Check mode, a cycle quiet_cycle would serve: evaluated, and required to
- * leave the outputs and the whole state as they were. */
+/* Check mode, a cycle quiet_cycle would serve: evaluated, its outputs
+ * required to be the last ones, and the whole state at the end of the
+ * quiet cycles (check_state) as before the first. */
 void check_cycle(CoreRtl *x, core_pins_t *p, uint64_t now)
 {
-    snap_state(x);
-    const uint32_t before = x->top->rootp->now_i;
+    if (!x->snap_valid) {
+        snap_state(x);
+        x->snap_valid = true;
+        x->snap_now = x->top->rootp->now_i;
+        x->snap_from = now;
+    }
     full_cycle(x, p, now);
     if (std::memcmp(p, &x->last, sizeof *p))
         check_failed(now, "an output");
-    if (!same_state(x, before))
-        check_failed(now, "the state");
+}
+
+void check_state(CoreRtl *x, uint64_t now)
+{
+    if (!x->snap_valid)
+        return;
+    x->snap_valid = false;
+    if (!same_state(x, x->snap_now)) {
+        char what[96];
+        std::snprintf(what, sizeof what, "the state (in cycles %llu to %llu)", (unsigned long long)x->snap_from,
+                      (unsigned long long)now);
+        check_failed(x->snap_from, what);
+    }
 }
 
 void rtl_cycle(void *eng, core_pins_t *p, uint64_t now)
@@ -301,6 +331,8 @@ void rtl_cycle(void *eng, core_pins_t *p, uint64_t now)
             quiet_cycle(x, p, now);
         return;
     }
+    if (x->snap_valid)
+        check_state(x, now - 1);
     full_cycle(x, p, now);
     x->last = *p;
     x->settled = quiet && inputs_idle(*p);
@@ -332,6 +364,7 @@ void rtl_skip(void *eng, uint64_t from, uint64_t to)
     core_pins_t p = x->last;
     p.db_valid = p.fw_valid = p.dma_rsp_valid = p.rx_valid = p.xq_valid = 0;
     const core_pins_t out = x->last;
+    check_state(x, from - 1);
     if (!x->settled) {
         drive(t, &p, from);
         t.eval();
@@ -353,6 +386,7 @@ void rtl_skip(void *eng, uint64_t from, uint64_t to)
     }
     for (uint64_t c = from; c < to; c++)
         rtl_cycle(eng, &p, c);
+    check_state(x, to - 1);
 }
 
 int rtl_trace_open(void *eng, const char *path)
