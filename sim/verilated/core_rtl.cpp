@@ -12,12 +12,15 @@
  *
  * Time is an input (now_i, the cycle's low 32 bits), so a quiet core's state
  * stands still: after each edge the core says whether it is quiet (quiet_o,
- * from its registers) and until when (wake_o, an RNR deadline), and the
- * harness skips the cycles between (quiet_until; the skipped cycles leave no
- * change in the waves, which keep their timestamps). HCASIM_RTL_SKIP=0 steps
- * every cycle (to check that skipping changes nothing); =check steps every
- * skipped cycle too, with the inputs held idle, and aborts at the first
- * output or register that moves (the proof that quiet_o is right).
+ * from its registers) and until when (wake_o, an RNR deadline). The harness
+ * skips the cycles between (quiet_until), except while a wave is written;
+ * a quiet cycle it does step, with the inputs of the last one, is not
+ * evaluated (quiet_cycle: the waves get the same dumps as from stepping).
+ * HCASIM_RTL_SKIP=0 evaluates every cycle (to check that skipping changes
+ * nothing); =check evaluates every quiet cycle too, skipped ones with the
+ * inputs held idle, and aborts at the first output that moves or when the
+ * whole state differs after a quiet stretch (the proof that quiet_o is
+ * right).
  */
 #include <cerrno>
 #include <cstdint>
