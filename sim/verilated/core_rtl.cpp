@@ -377,7 +377,6 @@ void rtl_skip(void *eng, uint64_t from, uint64_t to)
         t.eval();
         if (!same_state(x, (uint32_t)from))
             check_failed(from, "the state");
-        p.db_valid = p.fw_valid = p.dma_rsp_valid = p.rx_valid = p.xq_valid = 0;
         /* no valid, and the levels the harness keeps from the last cycle
            (fw_irq, fence_wait, drain_wait) as they were */
         if (p.dma_req_valid || p.tx_valid || p.xs_valid || p.fw_rvalid || p.fw_irq != out.fw_irq ||
