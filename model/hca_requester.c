@@ -13,10 +13,10 @@
  * by every edge that may change state, not by idle ones), the cycle and the
  * inputs; edge clocks everything from them.
  *
- * now_q (the RTL's free-running cycle counter, for RNR deadlines) is
+ * now_q (the RTL's now_i, the device's cycle, for RNR deadlines) is
  * (uint32_t)(cycle - base), base being the cycle of the first edge after
- * reset: the device may skip quiet cycles. No known difference from the
- * RTL.
+ * reset: deadlines are compared by difference, so the origin is not
+ * observable. No known difference from the RTL.
  */
 #include "hca_requester.h"
 

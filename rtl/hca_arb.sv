@@ -24,7 +24,8 @@ module hca_arb #(
   output logic                              out_valid_o,
   input  logic                              out_ready_i,
   output logic [W-1:0]                      out_data_o,
-  output logic [(N > 1 ? $clog2(N) : 1)-1:0] out_id_o    // the granted input
+  output logic [(N > 1 ? $clog2(N) : 1)-1:0] out_id_o,   // the granted input
+  output logic                              hold_o      // the grant is held (hca_core quiet_o)
 );
 
   localparam int IDW = (N > 1) ? $clog2(N) : 1;
@@ -99,8 +100,14 @@ module hca_arb #(
     end else begin
       last_q    <= last_d;
       hold_q    <= hold_d;
-      hold_id_q <= pick;
+      // read only while hold_q: kept still otherwise, so an idle arbiter's
+      // state does not move (hca_core quiet_o)
+      if (hold_d) begin
+        hold_id_q <= pick;
+      end
     end
   end
+
+  assign hold_o = hold_q;
 
 endmodule

@@ -49,6 +49,12 @@ module hca_core #(
 ) (
   input  logic                           clk_i,
   input  logic                           rst_ni,
+  // the device's cycle (low 32 bits), a timebase shared as an SoC distributes
+  // one: the core holds no free-running counter, so a quiet core's state
+  // stands still and the harness may skip its cycles (quiet_o)
+  // verilator tracing_off
+  input  logic [31:0]                    now_i,
+  // verilator tracing_on
 
   // doorbells
   input  logic                           db_valid_i,
@@ -102,7 +108,16 @@ module hca_core #(
   output logic [`HCA_XLATE_STATUS_W-1:0] xs_status_o,
   output logic                           xs_last_o,
   output logic [`HCA_XU_LEN_BITS-1:0]    xs_len_o,
-  output logic [63:0]                    xs_pa_o
+  output logic [63:0]                    xs_pa_o,
+
+  // With the inputs idle (no valid, no firmware access) nothing changes,
+  // outputs included, until now_i passes wake_o (when wake_valid_o; an RNR
+  // wait's deadline, due when now_i - wake_o < 2^31): the harness may skip
+  // to there. From the registers alone (the twin of the model's
+  // cm_quiet_until); fw_irq_o may have risen (the caller compares).
+  output logic                           quiet_o,
+  output logic                           wake_valid_o,
+  output logic [31:0]                    wake_o
 );
 
   localparam int XREQ_W = `HCA_XU_TAG_BITS + `HCA_ACCESS_W + 1 + `HCA_KEY_BITS + `HCA_PD_BITS +
@@ -188,7 +203,8 @@ module hca_core #(
     .fw_wdata_i   (fw_wdata_i),
     .fw_rvalid_o  (fwp_rvalid),
     .fw_rdata_o   (fwp_rdata),
-    .fence_wait_o (fence_wait_o)
+    .fence_wait_o (fence_wait_o),
+    .quiet_o      (xu_quiet)
   );
 
   // clients: 0 requester, 1 responder, 2 external
@@ -213,7 +229,8 @@ module hca_core #(
     .xu_req_o       (xu_req),
     .xu_rsp_valid_i (xu_rsp_valid),
     .xu_rsp_ready_o (xu_rsp_ready),
-    .xu_rsp_last_i  (xu_rsp_last)
+    .xu_rsp_last_i  (xu_rsp_last),
+    .quiet_o        (xarb_quiet)
   );
 
   assign xs_tag_o    = xu_rsp_tag;
@@ -298,7 +315,8 @@ module hca_core #(
     .cq_pi_o         (cq_pi),
     .cq_ci_o         (cq_ci),
     .cq_pi_inc_i     (cq_pi_inc),
-    .cq_ovf_set_i    (cq_ovf_set)
+    .cq_ovf_set_i    (cq_ovf_set),
+    .quiet_o         (ctx_quiet)
   );
 
   // ---------------------------------------------------------------- link
@@ -354,7 +372,8 @@ module hca_core #(
     .out_valid_o (tx_valid_o),
     .out_ready_i (tx_ready_i),
     .out_data_o  (tx_o),
-    .out_id_o    (unused_tx_id)
+    .out_id_o    (unused_tx_id),
+    .hold_o      (tx_hold)
   );
 
   // ---------------------------------------------------------------- DMA
@@ -377,7 +396,8 @@ module hca_core #(
     .out_valid_o (dma_req_valid_o),
     .out_ready_i (dma_req_ready_i),
     .out_data_o  (dma_req_o),
-    .out_id_o    (unused_dma_id)
+    .out_id_o    (unused_dma_id),
+    .hold_o      (dma_hold)
   );
 
   assign rsp_client = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 6 +: 2];
@@ -439,7 +459,8 @@ module hca_core #(
     .out_valid_o (cpl_valid),
     .out_ready_i (cpl_ready),
     .out_data_o  ({cpl_cqn, cpl}),
-    .out_id_o    (unused_cpl_id)
+    .out_id_o    (unused_cpl_id),
+    .hold_o      (cpl_hold)
   );
 
   hca_cq_writer u_cqw (
@@ -461,7 +482,8 @@ module hca_core #(
     .dma_req_o       (cw_dma),
     .dma_rsp_valid_i (dma_rsp_valid_i && rsp_client == 2'd2),
     .dma_rsp_ready_o (cw_rsp_ready),
-    .dma_rsp_i       (dma_rsp_i)
+    .dma_rsp_i       (dma_rsp_i),
+    .quiet_o         (cqw_quiet)
   );
 
   // ---------------------------------------------------------------- events
@@ -486,7 +508,8 @@ module hca_core #(
     .done_valid_o  (evt_done_valid),
     .done_tag_o    (evt_done_tag),
     .done_status_o (evt_done_status),
-    .irq_o         (fw_irq_o)
+    .irq_o         (fw_irq_o),
+    .quiet_o       (evt_quiet)
   );
 
   // ---------------------------------------------------------------- requester
@@ -495,6 +518,7 @@ module hca_core #(
   ) u_req (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
+    .now_i            (now_i),
     .ra_qpn_o         (ra_qpn),
     .ra_qpc_i         (ra_qpc),
     .ra_sq_ci_i       (ra_sq_ci),
@@ -554,7 +578,10 @@ module hca_core #(
     .evt_o             (rq_evt),
     .evt_done_valid_i  (evt_done_valid),
     .evt_done_tag_i    (evt_done_tag),
-    .evt_done_status_i (evt_done_status)
+    .evt_done_status_i (evt_done_status),
+    .quiet_o           (rq_quiet),
+    .wake_valid_o      (wake_valid_o),
+    .wake_o            (wake_o)
   );
 
   // ---------------------------------------------------------------- responder
@@ -629,8 +656,14 @@ module hca_core #(
     .evt_o             (rs_evt),
     .evt_done_valid_i  (evt_done_valid),
     .evt_done_tag_i    (evt_done_tag),
-    .evt_done_status_i (evt_done_status)
+    .evt_done_status_i (evt_done_status),
+    .quiet_o           (rs_quiet)
   );
+
+  // ---------------------------------------------------------------- quiet
+  logic xu_quiet, xarb_quiet, ctx_quiet, cqw_quiet, evt_quiet, rq_quiet, rs_quiet, tx_hold, dma_hold, cpl_hold;
+  assign quiet_o = xu_quiet && xarb_quiet && ctx_quiet && cqw_quiet && evt_quiet && rq_quiet && rs_quiet &&
+                   !tx_hold && !dma_hold && !cpl_hold && !rs_rxq_valid && !other_rvalid_q;
 
   // The translation unit's firmware port is always ready (xu_fw_port).
   logic unused;

@@ -37,7 +37,8 @@ module hca_cq_writer (
   output logic [`HCA_DMA_REQ_W-1:0]  dma_req_o,
   input  logic                       dma_rsp_valid_i,
   output logic                       dma_rsp_ready_o,
-  input  logic [`HCA_DMA_RSP_W-1:0]  dma_rsp_i
+  input  logic [`HCA_DMA_RSP_W-1:0]  dma_rsp_i,
+  output logic                          quiet_o          // nothing changes while the inputs stay idle (hca_core quiet_o)
 );
 
   localparam logic [7:0] TAG = 8'b1000_0000;
@@ -150,5 +151,9 @@ module hca_cq_writer (
     end
     req_q <= req_d;
   end
+
+  // The twin of hca_cq_writer_quiet_until: LOOK decides and WRITE offers on
+  // their own; IDLE and WAIT wait for an input.
+  assign quiet_o = state_q == ST_IDLE || state_q == ST_WAIT;
 
 endmodule

@@ -115,7 +115,8 @@ module hca_ctx #(
   output logic [15:0]                cq_pi_o,
   output logic [15:0]                cq_ci_o,
   input  logic                       cq_pi_inc_i,     // for the CQ cq_cqn_i names
-  input  logic                       cq_ovf_set_i     // ditto
+  input  logic                       cq_ovf_set_i,    // ditto
+  output logic                          quiet_o          // nothing changes while the inputs stay idle (hca_core quiet_o)
 );
 
   localparam int QW        = $clog2(MAX_QP);
@@ -493,5 +494,13 @@ module hca_ctx #(
   // every number they use (they only name existing QPs).
   logic unused_idx;
   assign unused_idx = ^{ra_qpn_i[15:QW], rb_qpn_i[15:QW]};
+
+  // The twin of hca_ctx_quiet_until: an answer lasts one cycle; a DRAIN drops
+  // its clients as they go idle.
+  // The read ports' index registers follow their inputs every cycle: quiet
+  // once they hold them (an index is read the cycle after it is driven, so
+  // a stale one has no effect, but then a skip would leave it stale).
+  assign quiet_o = !rvalid_q && drain_q == '0 && ra_idx_q == ra_qpn_i[QW-1:0] && rb_idx_q == rb_qpn_i[QW-1:0] &&
+                   rs_idx_q == rs_qpn_i[QW-1:0] && cq_idx_q == cq_cqn_i[CW-1:0];
 
 endmodule

@@ -42,7 +42,8 @@ module hca_evt #(
   output logic [`HCA_EVT_DONE_TAG_W-1:0]  done_tag_o,
   output logic [7:0]                     done_status_o,
 
-  output logic                           irq_o
+  output logic                           irq_o,
+  output logic                          quiet_o          // nothing changes while the inputs stay idle (hca_core quiet_o)
 );
 
   localparam int EW = `HCA_FW_EVENT_W;
@@ -52,7 +53,7 @@ module hca_evt #(
   logic          in_valid, in_ready, head_valid, pop;
   logic [EW-1:0] in_evt, head;
   logic [LW-1:0] level;
-  logic          unused_id;
+  logic          unused_id, hold;
 
   hca_arb #(
     .N (2),
@@ -66,7 +67,8 @@ module hca_evt #(
     .out_valid_o (in_valid),
     .out_ready_i (in_ready),
     .out_data_o  (in_evt),
-    .out_id_o    (unused_id)
+    .out_id_o    (unused_id),
+    .hold_o      (hold)
   );
 
   // A full queue still takes an event in the cycle the firmware pops one.
@@ -132,5 +134,10 @@ module hca_evt #(
 
   logic unused;
   assign unused = ^{unused_id, fw_wdata_i};
+
+  // The twin of hca_evt_quiet_until: an answer or a DONE lasts one cycle; a
+  // held grant drops. (A queued event raises irq_o at once: the core's
+  // caller compares it with the pin it saw.)
+  assign quiet_o = !fw_rvalid_o && !done_valid_o && !hold;
 
 endmodule

@@ -119,7 +119,8 @@ module hca_req_resp #(
   output logic [FIN_W-1:0]              fin_o,
 
   // the mover holds key-checked work not yet answered (ctx DRAIN)
-  output logic [2:0]                    mv_busy_o    // {slot 1 posted, slot 0 posted, mover} (ctx DRAIN)
+  output logic [2:0]                    mv_busy_o,   // {slot 1 posted, slot 0 posted, mover} (ctx DRAIN)
+  output logic                          quiet_o          // waits only for an input (hca_core quiet_o)
 );
 
   localparam int XREQ_W = 8 + `HCA_ACCESS_W + 1 + 32 + `HCA_PD_BITS + 32 + 64;
@@ -195,7 +196,7 @@ module hca_req_resp #(
   logic       mv_start, mv_done, mv_busy;
   logic [1:0] mv_status;
 
-  logic                      mv_dma_valid, room, post, ans0, ans1, cnt_idle, pf_rdy, pf_go, quiet;
+  logic                      mv_dma_valid, room, post, ans0, ans1, cnt_idle, pf_rdy, pf_go, quiet, mv_quiet;
   logic [`HCA_DMA_REQ_W-1:0] mv_dma_req;
   logic                      rtag_slot, mv_rsp_ready_unused;
 
@@ -234,7 +235,8 @@ module hca_req_resp #(
     .dma_req_o       (mv_dma_req),
     .dma_rsp_valid_i (1'b0),
     .dma_rsp_ready_o (mv_rsp_ready_unused),
-    .dma_rsp_err_i   (1'b0)
+    .dma_rsp_err_i   (1'b0),
+    .quiet_o         (mv_quiet)
   );
 
   // Posted scatters carry tag {0011, slot, seq}: every answer to this engine
@@ -532,5 +534,11 @@ module hca_req_resp #(
   assign unused = ^{rx_i, qpc_i, dma_rsp_i, qpn_q, mv_rsp_ready_unused};
   // busy from the first key check until every posted DMA was answered
   assign mv_busy_o = {cnt1_q != 4'd0, cnt0_q != 4'd0, mv_busy};
+
+  // The twin of hca_req_resp_quiet_until: IDLE with nothing left of the last
+  // packet waits for the link; MOVE with every DMA answered waits on its mover.
+  assign quiet_o = (state_q == R_IDLE && !claimed_q && !err_q && !moved_q && !pf_q &&
+                    status_q == `HCA_WC_STATUS_SUCCESS) ||
+                   (state_q == R_MOVE && quiet && mv_quiet);
 
 endmodule

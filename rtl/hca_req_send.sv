@@ -152,7 +152,8 @@ module hca_req_send #(
   output logic [FIN_W-1:0]              fin_o,
 
   // the mover holds key-checked work not yet answered (ctx DRAIN)
-  output logic [2:0]                    mv_busy_o    // {slot 1 posted, slot 0 posted, mover} (ctx DRAIN)
+  output logic [2:0]                    mv_busy_o,   // {slot 1 posted, slot 0 posted, mover} (ctx DRAIN)
+  output logic                          quiet_o          // waits only for an input (hca_core quiet_o)
 );
 
   localparam int XREQ_W = 8 + `HCA_ACCESS_W + 1 + 32 + `HCA_PD_BITS + 32 + 64;
@@ -298,7 +299,7 @@ module hca_req_send #(
   // ---------------------------------------------------------------- mover
   logic       mv_start, mv_busy, mv_done;
   logic [1:0] mv_status;
-  logic       mv_dma_valid, mv_dma_rsp_ready;
+  logic       mv_dma_valid, mv_dma_rsp_ready, mv_quiet;
   logic [`HCA_DMA_REQ_W-1:0] mv_dma_req;
 
   // Sized zero, not '0: an unbased literal in a port connection makes Yosys
@@ -338,7 +339,8 @@ module hca_req_send #(
     .dma_req_o       (mv_dma_req),
     .dma_rsp_valid_i (dma_rsp_valid_i),
     .dma_rsp_ready_o (mv_dma_rsp_ready),
-    .dma_rsp_err_i   (rsp_err)
+    .dma_rsp_err_i   (rsp_err),
+    .quiet_o         (mv_quiet)
   );
 
   // The WQE fetch shares the DMA port with the mover (never at once).
@@ -860,5 +862,10 @@ module hca_req_send #(
   assign unused = ^{qpc_i, dma_rsp_i, pf_kill_qpn_i};
   // busy from the first key check until every posted DMA was answered
   assign mv_busy_o = {cnt1_q != 4'd0, cnt0_q != 4'd0, mv_busy};
+
+  // The twin of hca_req_send_quiet_until: IDLE waits for the scheduler, FWAIT for
+  // the WQE; CHECK and GATHER wait on their mover once no packet is pending.
+  assign quiet_o = state_q == S_IDLE || state_q == S_FWAIT ||
+                   ((state_q == S_CHECK || state_q == S_GATHER) && !pv_q && cnt_idle && mv_quiet);
 
 endmodule

@@ -58,6 +58,9 @@ module hca_requester #(
 ) (
   input  logic                          clk_i,
   input  logic                          rst_ni,
+  // verilator tracing_off
+  input  logic [31:0]                   now_i,    // the cycle (hca_core now_i): RNR deadlines
+  // verilator tracing_on
 
   // hca_ctx
   output logic [15:0]                   ra_qpn_o,
@@ -137,7 +140,10 @@ module hca_requester #(
   output logic [`HCA_FW_EVENT_W-1:0]    evt_o,
   input  logic                          evt_done_valid_i,
   input  logic [`HCA_EVT_DONE_TAG_W-1:0] evt_done_tag_i,
-  input  logic [7:0]                    evt_done_status_i
+  input  logic [7:0]                    evt_done_status_i,
+  output logic                          quiet_o,         // nothing changes while the inputs stay idle ...
+  output logic                          wake_valid_o,    // ... until now_i passes wake_o (an RNR wait's deadline)
+  output logic [31:0]                   wake_o
 );
 
   localparam int QW     = $clog2(MAX_QP);
@@ -177,7 +183,6 @@ module hca_requester #(
   logic         evt_wait_m [MAX_QP];   // parked, waiting for DONE
   logic         done_m [MAX_QP];       // DONE came, not yet taken by the response engine
   logic [4:0]   done_st_q [MAX_QP];
-  logic [31:0]  now_q;
 
   // ---------------------------------------------------------------- engines
   logic              sched_valid, sched_ready;
@@ -303,7 +308,8 @@ module hca_requester #(
     .fin_valid_o     (s_fin_valid),
     .fin_ready_i     (s_fin_ready),
     .fin_o           (s_fin),
-    .mv_busy_o       (drain_busy_o[2:0])
+    .mv_busy_o       (drain_busy_o[2:0]),
+    .quiet_o         (s_quiet)
   );
 
   hca_req_resp #(
@@ -358,8 +364,11 @@ module hca_requester #(
     .fin_valid_o     (r_fin_valid),
     .fin_ready_i     (r_fin_ready),
     .fin_o           (r_fin),
-    .mv_busy_o       (drain_busy_o[5:3])
+    .mv_busy_o       (drain_busy_o[5:3]),
+    .quiet_o         (r_quiet)
   );
+
+  logic s_quiet, r_quiet, x_quiet, dma_hold, free_hold, evt_hold, fin_hold;
 
   // ---------------------------------------------------------------- scheduler
   // A QP is schedulable (a candidate) when
@@ -393,7 +402,7 @@ module hca_requester #(
   logic [QW-1:0] rn_head;
   qst_e          rn_qst;
   assign rn_qst  = qp_live_i[rn_head] ? qst_q[rn_head] : Q_IDLE;
-  assign rn_ripe = rn_head_valid && rn_qst == Q_RNR_WAIT && !(now_q - deadline_q[rn_head] >= 32'h8000_0000);
+  assign rn_ripe = rn_head_valid && rn_qst == Q_RNR_WAIT && !(now_i - deadline_q[rn_head] >= 32'h8000_0000);
   assign rn_pop  = rn_head_valid && (rn_qst != Q_RNR_WAIT || rn_ripe);
 
   hca_qfifo #(
@@ -432,7 +441,7 @@ module hca_requester #(
   logic sq_cand, sq_expired;
   assign pe_qpn_o   = sq_head;
   assign sq_qst     = qp_live_i[sq_head] ? qst_q[sq_head] : Q_IDLE;
-  assign sq_expired = !(now_q - deadline_q[sq_head] >= 32'h8000_0000);
+  assign sq_expired = !(now_i - deadline_q[sq_head] >= 32'h8000_0000);
   assign sq_cand    = sq_head_valid && !(r_claim && look_qpn == sq_head) &&
                       ((sq_qst == Q_IDLE && pe_pend_i) ||
                        (sq_qst == Q_RNR_WAIT && (sq_expired || pe_err_i)) ||
@@ -455,9 +464,7 @@ module hca_requester #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       s_qpn <= '0;
-      now_q <= '0;
     end else begin
-      now_q <= now_q + 32'd1;
       if (ev_sched) begin
         s_qpn <= sched_qpn;
       end
@@ -531,14 +538,14 @@ module hca_requester #(
       park_q[s_qpn] <= s_park;
     end
     if (r_rel_valid && r_rel_kind == REL_RNR) begin
-      deadline_q[look_qpn] <= now_q + r_rnr_timer;
+      deadline_q[look_qpn] <= now_i + r_rnr_timer;
     end
     if (r_nak_save) begin
       nak_syn_q[look_qpn] <= r_nak_syn;
       nak_rnr_m[look_qpn] <= r_nak_rnr;
     end
     if (s_rel_rnr) begin
-      deadline_q[s_qpn] <= now_q + s_rnr_timer;
+      deadline_q[s_qpn] <= now_i + s_rnr_timer;
     end
     if (done_mine) begin
       done_st_q[done_tag_qpn] <= evt_done_status_i[4:0];
@@ -587,7 +594,8 @@ module hca_requester #(
     .xu_req_o       (xq_o),
     .xu_rsp_valid_i (xs_valid_i),
     .xu_rsp_ready_o (xs_ready_o),
-    .xu_rsp_last_i  (xs_last_i)
+    .xu_rsp_last_i  (xs_last_i),
+    .quiet_o        (x_quiet)
   );
 
   logic unused_dma_id;
@@ -603,7 +611,8 @@ module hca_requester #(
     .out_valid_o (dma_req_valid_o),
     .out_ready_i (dma_req_ready_i),
     .out_data_o  (dma_req_o),
-    .out_id_o    (unused_dma_id)
+    .out_id_o    (unused_dma_id),
+    .hold_o      (dma_hold)
   );
 
   logic rsp_to_r;
@@ -625,7 +634,8 @@ module hca_requester #(
     .out_valid_o (pb_free_valid_o),
     .out_ready_i (pb_free_ready_i),
     .out_data_o  (pb_free_id_o),
-    .out_id_o    (unused_free_id)
+    .out_id_o    (unused_free_id),
+    .hold_o      (free_hold)
   );
 
   // Events of both engines onto hca_evt (each holds its event until taken).
@@ -642,7 +652,8 @@ module hca_requester #(
     .out_valid_o (evt_valid_o),
     .out_ready_i (evt_ready_i),
     .out_data_o  (evt_o),
-    .out_id_o    (unused_evt_id)
+    .out_id_o    (unused_evt_id),
+    .hold_o      (evt_hold)
   );
 
   // Completions: {qpn, cqn, write, err, cqe}.
@@ -659,7 +670,8 @@ module hca_requester #(
     .out_valid_o (fin_valid),
     .out_ready_i (fin_ready),
     .out_data_o  (fin),
-    .out_id_o    (unused_fin_id)
+    .out_id_o    (unused_fin_id),
+    .hold_o      (fin_hold)
   );
 
   assign {fin_qpn, fin_cqn, fin_write, fin_err, cpl_o} = fin;
@@ -674,5 +686,14 @@ module hca_requester #(
   logic unused;
   assign unused = ^{unused_dma_id, unused_free_id, unused_fin_id,
                     unused_evt_id, qpc_wr_qpn_i, evt_done_status_i[7:5]};
+
+  // The twin of hca_requester_quiet_until_in (hca_core quiet_o): both engines
+  // and every arbiter waiting for an input, no DONE queued, the scheduler's
+  // head a candidate the busy send engine does not take, the RNR head waiting
+  // for its deadline (wake_o; ripe when now_i - wake_o < 2^31).
+  assign quiet_o      = s_quiet && r_quiet && x_quiet && !dma_hold && !free_hold && !evt_hold && !fin_hold &&
+                        !dn_head_valid && (!sq_head_valid || (sq_cand && !sched_ready)) && !rn_pop;
+  assign wake_valid_o = rn_head_valid;
+  assign wake_o       = deadline_q[rn_head];
 
 endmodule

@@ -174,7 +174,8 @@ module hca_responder #(
   output logic [`HCA_FW_EVENT_W-1:0]       evt_o,
   input  wire logic                        evt_done_valid_i,   // broadcast to every producer, one cycle
   input  wire logic [`HCA_EVT_DONE_TAG_W-1:0] evt_done_tag_i,  // take it only when it is your pending event's tag
-  input  wire logic [7:0]                  evt_done_status_i   // a wc_status
+  input  wire logic [7:0]                  evt_done_status_i,  // a wc_status
+  output wire logic                     quiet_o          // nothing changes while the inputs stay idle (hca_core quiet_o)
 );
 
   localparam int          QW        = $clog2(MAX_QP);   // QP number width
@@ -1255,5 +1256,12 @@ module hca_responder #(
   assign cpl_cqn_o       = cqn_q;
   assign pb_free_valid_o = free_pend_q || pf_rdy;
   assign pb_free_id_o    = pf_sel ? pf_buf_q : free_id_q;
+
+  // The twin of hca_responder_quiet_until: IDLE with no flush step due or
+  // queued, nothing pending and the placement engine idle; only an input (a
+  // packet, a push) wakes it.
+  assign quiet_o = state_q == S_IDLE && !scan_pref_q && !fq_valid && !tx_pend_q && !cpl_pend_q && !free_pend_q &&
+                   !inc_pend_q && rcnt0_q == 4'd0 && rcnt1_q == 4'd0 && !pf_q && !err_pend_q && !err_wait_q &&
+                   !eng_busy;
 
 endmodule

@@ -68,7 +68,8 @@ module hca_sge_mover #(
   output logic [`HCA_DMA_REQ_W-1:0]     dma_req_o,
   input  logic                          dma_rsp_valid_i,
   output logic                          dma_rsp_ready_o,
-  input  logic                          dma_rsp_err_i
+  input  logic                          dma_rsp_err_i,
+  output logic                          quiet_o          // idle or waiting only for an input (hca_core quiet_o)
 );
 
   localparam int XREQ_W = 8 + `HCA_ACCESS_W + 1 + 32 + `HCA_PD_BITS + 32 + 64;
@@ -262,5 +263,8 @@ module hca_sge_mover #(
     va_q   <= va_d;
     plen_q <= plen_d;
   end
+
+  // The twin of hca_sge_mover_quiet_until: idle, or waiting for a beat or a DMA answer.
+  assign quiet_o = state_q == M_IDLE || state_q == M_BEAT || state_q == M_DWAIT;
 
 endmodule

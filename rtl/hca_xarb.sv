@@ -31,7 +31,8 @@ module hca_xarb #(
   output logic [REQ_W-1:0]                  xu_req_o,
   input  logic                              xu_rsp_valid_i,
   output logic                              xu_rsp_ready_o,
-  input  logic                              xu_rsp_last_i
+  input  logic                              xu_rsp_last_i,
+  output logic                          quiet_o          // the twin of hca_xarb_quiet_until (hca_core quiet_o)
 );
 
   localparam int REQ_W = `HCA_XU_TAG_BITS + `HCA_ACCESS_W + 1 + `HCA_KEY_BITS + `HCA_PD_BITS +
@@ -39,7 +40,7 @@ module hca_xarb #(
   localparam int IDW   = (N > 1) ? $clog2(N) : 1;
   localparam int DEPTH = 8;
 
-  logic           arb_valid, arb_ready;
+  logic           arb_valid, arb_ready, hold;
   logic [IDW-1:0] arb_id;
   logic [3:0]     level;
   logic           room;
@@ -60,7 +61,8 @@ module hca_xarb #(
     .out_valid_o (arb_valid),
     .out_ready_i (arb_ready),
     .out_data_o  (xu_req_o),
-    .out_id_o    (arb_id)
+    .out_id_o    (arb_id),
+    .hold_o      (hold)
   );
 
   assign xu_req_valid_o = arb_valid && room;
@@ -89,5 +91,8 @@ module hca_xarb #(
     c_rsp_valid_o[head_id] = xu_rsp_valid_i && head_valid;
   end
   assign xu_rsp_ready_o = head_valid && c_rsp_ready_i[head_id];
+
+  // Ids in the FIFO wait for xu_rsp_valid_i; only a held grant drops on its own.
+  assign quiet_o = !hold;
 
 endmodule

@@ -97,7 +97,8 @@ module xlate_unit #(
   input  logic [31:0]                    fw_wdata_i,
   output logic                           fw_rvalid_o,
   output logic [31:0]                    fw_rdata_o,
-  output logic                           fence_wait_o   // a fence waits for in-flight requests (xu_fw_port)
+  output logic                           fence_wait_o,  // a fence waits for in-flight requests (xu_fw_port)
+  output logic                           quiet_o        // nothing changes while the inputs stay idle (hca_core)
 );
 
   // Address widths of at least one bit, so that a bad size still elaborates
@@ -441,8 +442,6 @@ module xlate_unit #(
 
   // MTT port A is the page walker's; the KLM walker reads its lists through
   // port C (the list port: a whole entry per read).
-  logic unused_wk_busy;
-  assign unused_wk_busy = wk_busy;
   assign mtt_a_re   = wk_mtt_re;
   assign mtt_a_addr = wk_mtt_addr;
 
@@ -608,7 +607,13 @@ module xlate_unit #(
     .mtt_wdata_o  (fwp_mtt_wdata),
     .mtt_wvalid_o (fwp_mtt_wvalid),
     .mtt_rdata_i  (fwp_mtt_rdata),
-    .mtt_rvalid_i (fwp_mtt_rvalid)
+    .mtt_rvalid_i (fwp_mtt_rvalid),
+    .quiet_o      (fwp_quiet)
   );
+
+  // The twin of xlate_unit_quiet_until: no request in S1, the walkers or S3,
+  // no beat queued, the firmware port idle.
+  logic fwp_quiet;
+  assign quiet_o = !s1_valid_q && !wk_busy && !klm_busy && !s3_valid_q && fifo_level == '0 && fwp_quiet;
 
 endmodule

@@ -80,7 +80,8 @@ module xu_fw_port #(
   output logic [`HCA_MTT_ENTRY_W-1:0]    mtt_wdata_o,
   output logic                           mtt_wvalid_o,
   input  logic [`HCA_MTT_ENTRY_W-1:0]    mtt_rdata_i,
-  input  logic                           mtt_rvalid_i
+  input  logic                           mtt_rvalid_i,
+  output logic                          quiet_o          // no command runs, no answer pending (xlate_unit quiet_o)
 );
 
   localparam int MPT_AW    = $clog2(MPT_ENTRIES > 1 ? MPT_ENTRIES : 2);
@@ -440,5 +441,7 @@ module xu_fw_port #(
       rdata_q     <= rdata_d;
     end
   end
+
+  assign quiet_o = !busy && !rvalid_q;
 
 endmodule

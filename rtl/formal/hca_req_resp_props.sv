@@ -69,7 +69,7 @@ module hca_req_resp_props #(
   localparam int PARK_W = 16 + 4 + 1 + 1 + 3 + 32 + 32 + 64 + SGES_W;
   localparam int FIN_W  = 16 + 16 + 2 + `HCA_CQE_W;
 
-  logic                          rx_ready_o, claim_o, rel_valid_o, nak_save_o, nak_rnr_o, done_take_o;
+  logic                          rx_ready_o, claim_o, rel_valid_o, nak_save_o, nak_rnr_o, done_take_o, quiet_o;  // quiet_o: hca_core's skip, not checked here
   logic [QW-1:0]                 look_qpn_o;
   logic [1:0]                    rel_kind_o;
   logic [31:0]                   rnr_timer_o;

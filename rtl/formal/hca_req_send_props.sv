@@ -77,7 +77,7 @@ module hca_req_send_props #(
   localparam int PARK_W = 16 + 4 + 1 + 1 + 3 + 32 + 32 + 64 + SGES_W;
   localparam int FIN_W  = 16 + 16 + 2 + `HCA_CQE_W;
 
-  logic                          sched_ready_o, rel_valid_o, rel_inflight_o, rel_evt_o, rel_rnr_o;
+  logic                          sched_ready_o, rel_valid_o, rel_inflight_o, rel_evt_o, rel_rnr_o, quiet_o;  // quiet_o: hca_core's skip, not checked here
   logic [15:0]                   qpn_o;
   logic [31:0]                   rnr_timer_o;
   logic [PARK_W-1:0]             park_o;

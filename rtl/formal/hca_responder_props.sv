@@ -73,7 +73,7 @@ module hca_responder_props #(
   localparam int PIECES = `HCA_MAX_RECV_SGE;
   localparam int JOB_W = 3 + 8 + `HCA_PD_BITS + 16 + PIECES * (64 + 32 + 32);
 
-  logic                      rx_ready_o, tx_valid_o, rq_ci_inc_o, qp_err_valid_o;
+  logic                      rx_ready_o, tx_valid_o, rq_ci_inc_o, qp_err_valid_o, quiet_o;  // quiet_o: hca_core's skip, not checked here
   logic [`HCA_PKT_W-1:0]     tx_o;
   logic [QW-1:0]             qpc_idx_o, qp_err_qpn_o;
   logic                      xq_valid_o, xq_remote_o, xs_ready_o;

@@ -516,8 +516,9 @@ static void dev_tick(hca_dev_t *d)
 
 /* The first cycle in [now, end] that must be stepped: while the firmware
  * sleeps with nothing to wake it and the engine and the firmware DMA are
- * quiet, cycles pass without anything happening (the model engine skips
- * them; the RTL engine is never quiet). */
+ * quiet, cycles pass without anything happening (either engine skips them:
+ * the RTL's core takes time as an input, hca_core now_i, and says when it is
+ * quiet). */
 static uint64_t dev_quiet_until(const hca_dev_t *d, uint64_t end)
 {
     const int fw_idle = d->fw_stop == RV32_STOP_WFI || d->fw_stop == RV32_STOP_HALT || d->fw_stop == RV32_STOP_TRAP;

@@ -134,8 +134,8 @@ uint64_t hca_dev_violations(const hca_dev_t *dev, char *buf, size_t len);
 /** DMA and link counters of the engine. */
 void hca_dev_get_stats(const hca_dev_t *dev, dev_engine_stats_t *st);
 /** Device cycles passed without being stepped: nothing could happen in
- *  them (the firmware asleep, the engine quiet; dev_engine.h). Always 0 on
- *  the RTL engine, which is never quiet. */
+ *  them (the firmware asleep, the engine quiet; dev_engine.h). On the RTL
+ *  engine 0 with HCASIM_RTL_SKIP=0 (sim/verilated/core_rtl.cpp). */
 uint64_t hca_dev_skipped_cycles(const hca_dev_t *dev);
 /** Cycles from now in which nothing can happen (no DMA, packet, completion,
  *  interrupt or firmware step): a waiter may step them at once and lands

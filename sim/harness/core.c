@@ -225,6 +225,11 @@ uint64_t core_quiet_until(const core_t *c)
         trace_window_pending(&c->trace))
         return c->now;
     uint64_t q = c->ops->quiet_until(c->eng, c->now);
+    if (c->shadow) { /* lockstep: both engines quiet, or the shadow would miss cycles it acts in */
+        const uint64_t sq = c->shadow_ops->quiet_until ? c->shadow_ops->quiet_until(c->shadow, c->now) : c->now;
+        if (sq < q)
+            q = sq;
+    }
     const uint64_t dq = core_dma_quiet_until(c->dma, c->now);
     const uint64_t lq = core_link_quiet_until(c->link, c->now);
     if (dq < q)
@@ -239,6 +244,8 @@ void core_skip(core_t *c, uint64_t to)
     if (c && to > c->now && to <= core_quiet_until(c)) {
         if (c->ops->skip)
             c->ops->skip(c->eng, c->now, to);
+        if (c->shadow && c->shadow_ops->skip)
+            c->shadow_ops->skip(c->shadow, c->now, to);
         c->now = to;
     }
 }

@@ -24,10 +24,10 @@
  *     firmware port, raise fw_irq or touch the bus before that cycle unless
  *     given new input (doorbell, firmware access, probe). The device may
  *     then advance `now` past the quiet cycles with skip() instead of stepping
- *     them (only while the firmware core sleeps). The RTL engine is never
- *     quiet (it returns the next cycle): the model returns the cycle of its
- *     next timed event (a DMA completion, a packet's arrival, a timer), which
- *     is how it runs many times faster.
+ *     them (only while the firmware core sleeps). Both engines return the
+ *     cycle of their next timed event (a DMA completion, a packet's arrival,
+ *     a timer; the RTL's core from its quiet_o and wake_o pins, with time an
+ *     input), which is how an idle device runs many times faster.
  *   - Results (DMA, packets, completions) are reported on the event log in
  *     the cycle they happen, so both engines' logs can be compared event by
  *     event.

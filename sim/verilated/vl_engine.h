@@ -39,7 +39,10 @@ struct VarsDump {
     std::vector<uint32_t> code;
 };
 
-template <typename Top> struct VlEngine {
+struct NoExtra {};
+
+/* Extra: what one shim keeps beside its model (core_rtl.cpp: the skip state). */
+template <typename Top, typename Extra = NoExtra> struct VlEngine : Extra {
     std::unique_ptr<VerilatedContext> ctx;
     std::unique_ptr<Top> top;
     std::unique_ptr<VerilatedFstC> fst;
@@ -122,7 +125,7 @@ template <bool Full> void vars_dump(void *self, VerilatedFst::Buffer *b)
 }
 
 /** Bring the harness's variables up to cycle now, before its first dump. */
-template <typename Top> void vars_sample(VlEngine<Top> &e, uint64_t now)
+template <typename E> void vars_sample(E &e, uint64_t now)
 {
     if (e.vars.v && e.vars.v->sample)
         e.vars.v->sample(e.vars.v->ctx, now);
@@ -219,7 +222,8 @@ template <typename Top, typename Idle> void reset(Top &t, Idle idle_inputs)
 /** Make an engine for these table sizes: -EINVAL for sizes no unit takes,
  *  -ENOTSUP for sizes other than the defaults it was Verilated with, -ENOMEM.
  *  The new engine has been reset with reset_fn. */
-template <typename Top> int create(void **eng, const xu_params_t *params, const char *name, void (*reset_fn)(void *))
+template <typename Top, typename E = VlEngine<Top>>
+int create(void **eng, const xu_params_t *params, const char *name, void (*reset_fn)(void *))
 {
     if (!eng)
         return -EINVAL;
@@ -231,7 +235,7 @@ template <typename Top> int create(void **eng, const xu_params_t *params, const 
     if (mpt != HCA_MPT_ENTRIES_DEFAULT || mtt != HCA_MTT_ENTRIES_DEFAULT)
         return -ENOTSUP;
     try {
-        std::unique_ptr<VlEngine<Top>> x(new VlEngine<Top>);
+        std::unique_ptr<E> x(new E);
         x->ctx.reset(new VerilatedContext);
         x->ctx->traceEverOn(true); /* must precede the model's construction */
         x->top.reset(new Top(x->ctx.get(), name));
@@ -243,7 +247,7 @@ template <typename Top> int create(void **eng, const xu_params_t *params, const 
     return 0;
 }
 
-template <typename Top> void trace_close(VlEngine<Top> &e)
+template <typename E> void trace_close(E &e)
 {
     e.paused = false;
     if (e.fst) {
@@ -266,11 +270,11 @@ inline void coverage_write(VerilatedContext &ctx, const char *name)
 }
 #endif
 
-template <typename Top> void destroy(void *eng)
+template <typename Top, typename E = VlEngine<Top>> void destroy(void *eng)
 {
     if (!eng)
         return;
-    VlEngine<Top> *x = static_cast<VlEngine<Top> *>(eng);
+    E *x = static_cast<E *>(eng);
     trace_close(*x);
     x->top->final();
 #if VM_COVERAGE
@@ -281,7 +285,7 @@ template <typename Top> void destroy(void *eng)
 
 /** Start an FST dump of every signal. 0, -EINVAL, -ENOMEM, or the errno of
  *  creating the file (the FST writer has no error path of its own). */
-template <typename Top> int trace_open(VlEngine<Top> &e, const char *path)
+template <typename E> int trace_open(E &e, const char *path)
 {
     if (!path)
         return -EINVAL;
