@@ -863,9 +863,12 @@ module hca_req_send #(
   // busy from the first key check until every posted DMA was answered
   assign mv_busy_o = {cnt1_q != 4'd0, cnt0_q != 4'd0, mv_busy};
 
-  // The twin of hca_req_send_quiet_until: IDLE waits for the scheduler, FWAIT for
-  // the WQE; CHECK and GATHER wait on their mover once no packet is pending.
-  assign quiet_o = state_q == S_IDLE || state_q == S_FWAIT ||
-                   ((state_q == S_CHECK || state_q == S_GATHER) && !pv_q && cnt_idle && mv_quiet);
+  // The twin of hca_req_send_quiet_until: never with a prefetch to offer; IDLE
+  // waits for the scheduler, FWAIT for the WQE, PWAIT for its entry's live read;
+  // CHECK and GATHER wait on their mover once no packet is pending.
+  assign quiet_o = !pf_req_q &&
+                   (state_q == S_IDLE || state_q == S_FWAIT ||
+                    (state_q == S_PWAIT && pf_pend_q[pe] && !pf_dead_q[pe]) ||
+                    ((state_q == S_CHECK || state_q == S_GATHER) && !pv_q && cnt_idle && mv_quiet));
 
 endmodule
