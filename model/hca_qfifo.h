@@ -26,7 +26,7 @@ typedef struct hca_qfifo {
 int hca_qfifo_init(hca_qfifo_t *q, unsigned n); /* 0 / -EINVAL */
 void hca_qfifo_reset(hca_qfifo_t *q);
 static inline int hca_qfifo_valid(const hca_qfifo_t *q) { return q->rd != q->wr; }
-static inline unsigned hca_qfifo_head(const hca_qfifo_t *q) { return q->slot[q->rd % q->n]; }
+static inline unsigned hca_qfifo_head(const hca_qfifo_t *q) { return q->slot[q->rd & (q->n - 1u)]; }
 /** One edge: pop (ignored while empty), then the np pushes push[k] of val[k]. */
 void hca_qfifo_edge(hca_qfifo_t *q, int pop, const uint8_t *push, const uint16_t *val, unsigned np);
 

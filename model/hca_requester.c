@@ -228,8 +228,8 @@ static void rq_settle(const hca_requester_t *m, const hca_requester_io_t *io, ui
             hca_req_send_comb(&m->send, s, now);
         if (chr)
             hca_req_resp_comb(&m->resp, r, now);
-        if (pass == 0)
-            w->park_src = 0; /* the send engine's park_o is this state's now */
+        if (pass == 0 && w->park_src && ((w->park_src - 1u) & 1u)) /* copied from s->park (look_parking) */
+            w->park_src = 0; /* park_i from the send engine's park_o, which is this state's now */
         rq_wire(m, io, now, w, &chs, &chr);
     }
 }
