@@ -19,15 +19,8 @@ void hca_qfifo_reset(hca_qfifo_t *q)
     memset(q->inq, 0, q->n);
 }
 
-void hca_qfifo_edge(hca_qfifo_t *q, int pop, const uint8_t *push, const uint16_t *val, unsigned np)
+void hca_qfifo_edge_slow(hca_qfifo_t *q, int popped, const uint8_t *push, const uint16_t *val, unsigned np)
 {
-    /* Most edges neither pop nor push (this runs four times a stepped cycle). */
-    unsigned any = 0;
-    for (unsigned k = 0; k < np; k++)
-        any |= push[k];
-    const int popped = pop && hca_qfifo_valid(q);
-    if (!any && !popped)
-        return;
     const unsigned mask = q->n - 1u; /* n is a power of two (init) */
     const unsigned head = hca_qfifo_head(q);
     uint8_t take[HCA_QFIFO_MAX_PUSH];
