@@ -338,6 +338,18 @@ void hca_responder_comb(const hca_responder_t *m, hca_responder_io_t *io, uint64
 
 void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64_t now)
 {
+    /* Idle (hca_responder_quiet_until's idle, the placement engine neither
+     * busy nor asking for DMA) and no input that wakes it (a packet, a DMA
+     * answer, a flush-queue push): the edge below would keep every register
+     * but fsel (0 without a posted free), so the outputs rs_outputs derived
+     * at the last edge stand. Most stepped cycles of a busy requester. */
+    if (m->state == S_IDLE && !m->scan_pref && !hca_qfifo_valid(&m->fq) && !m->tx_pend && !m->cpl_pend &&
+        !m->free_pend && !m->inc_pend && !m->rcnt0 && !m->rcnt1 && !m->pf && !m->err_pend && !m->err_wait &&
+        !m->pio.busy && !m->pio.dma_req_valid && !io->rx_valid && !io->dma_rsp_valid && !io->fl_qpc_set &&
+        !io->fl_req_err && !io->fl_rq_db) {
+        m->fsel = 0;
+        return;
+    }
     const hca_resp_place_io_t *eng = &m->pio; /* the engine's job and outputs this cycle */
     const int st_rts = io->qp_state == HCA_QP_STATE_RTS;
     const int st_reset = io->qp_state == HCA_QP_STATE_RESET; /* rtl/hca_responder.sv st_reset */
