@@ -338,15 +338,16 @@ void hca_responder_comb(const hca_responder_t *m, hca_responder_io_t *io, uint64
 
 void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64_t now)
 {
-    /* Idle (hca_responder_quiet_until's idle, the placement engine neither
-     * busy nor asking for DMA) and no input that wakes it (a packet, a DMA
-     * answer, a flush-queue push): the edge below would keep every register
-     * but fsel (0 without a posted free), so the outputs rs_outputs derived
+    /* Idle in S_IDLE (nothing pending but posted gathers still counting and
+     * a posted free waiting for them; the placement engine neither busy nor
+     * asking for DMA) and no input that wakes it (a packet, a DMA answer, a
+     * flush-queue push): the edge below would keep every register but fsel
+     * (0 while no posted free is ready), so the outputs rs_outputs derived
      * at the last edge stand. Most stepped cycles of a busy requester. */
     if (m->state == S_IDLE && !m->scan_pref && !hca_qfifo_valid(&m->fq) && !m->tx_pend && !m->cpl_pend &&
-        !m->free_pend && !m->inc_pend && !m->rcnt0 && !m->rcnt1 && !m->pf && !m->err_pend && !m->err_wait &&
-        !m->pio.busy && !m->pio.dma_req_valid && !io->rx_valid && !io->dma_rsp_valid && !io->fl_qpc_set &&
-        !io->fl_req_err && !io->fl_rq_db) {
+        !m->free_pend && !m->inc_pend && !rs_pf_rdy(m) && !m->err_pend && !m->err_wait && !m->pio.busy &&
+        !m->pio.dma_req_valid && !io->rx_valid && !io->dma_rsp_valid && !io->fl_qpc_set && !io->fl_req_err &&
+        !io->fl_rq_db) {
         m->fsel = 0;
         return;
     }
