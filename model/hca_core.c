@@ -77,6 +77,10 @@ typedef struct cm {
     uint8_t other_rvalid; /* other_rvalid_q: an access that hit no block */
     uint8_t loop_reported;
     cm_wires_t w;
+    /* cm_quiet_until's last answer: the device asks it more than once a
+     * cycle (before stepping and before running the firmware ahead), and
+     * only cm_cycle and cm_reset change what it reads (epoch counts them). */
+    uint64_t epoch, q_epoch, q_next, q_val;
 } cm_t;
 
 /* ---------------------------------------------------------------- one cycle's comb
@@ -365,6 +369,7 @@ static void cm_cycle(void *eng, core_pins_t *p, uint64_t now)
     cm_t *m = eng;
     int pass = 0;
     cm_feedback_t before, after;
+    m->epoch++;
     cm_comb_once(m, p, now);
     cm_feedback(&m->w, &after);
     do {
@@ -405,9 +410,8 @@ static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 /* The first cycle >= next in which a block acts with its inputs as they are:
  * the harness's inputs are idle (it checks its own side), so only the
  * blocks' own work and timers count. */
-static uint64_t cm_quiet_until(const void *eng, uint64_t next)
+static uint64_t cm_quiet_until_now(const cm_t *m, uint64_t next)
 {
-    const cm_t *m = eng;
     if (m->other_rvalid || m_fifo_valid(&m->rxq) || m->tx_arb.hold || m->dma_arb.hold || m->cpl_arb.hold)
         return next;
     /* An event queued at the last edge raises fw_irq only in the next cycle's
@@ -440,6 +444,17 @@ static uint64_t cm_quiet_until(const void *eng, uint64_t next)
     return q;
 }
 
+static uint64_t cm_quiet_until(const void *eng, uint64_t next)
+{
+    cm_t *m = (cm_t *)eng; /* the answer's cache only (the engine is allocated writable) */
+    if (m->q_epoch != m->epoch || m->q_next != next) {
+        m->q_val = cm_quiet_until_now(m, next);
+        m->q_epoch = m->epoch;
+        m->q_next = next;
+    }
+    return m->q_val;
+}
+
 /* ---------------------------------------------------------------- life cycle */
 
 static void cm_reset(void *eng)
@@ -459,6 +474,8 @@ static void cm_reset(void *eng)
     m_fifo_reset(&m->rxq);
     m->other_rvalid = 0;
     memset(&m->w, 0, sizeof m->w);
+    m->epoch++;
+    m->q_epoch = 0; /* epoch is >= 1 from here: no stale answer */
 }
 
 static void cm_destroy(void *eng)

@@ -182,9 +182,26 @@ void hca_ctx_comb(const hca_ctx_t *m, hca_ctx_io_t *io, uint64_t now)
 
 /* ---------------------------------------------------------------- edge */
 
+/* Read ports: register the indices. */
+static inline void ctx_read_ports(hca_ctx_t *m, const hca_ctx_io_t *io)
+{
+    m->ra_idx = io->ra_qpn & (m->max_qp - 1u);
+    m->rb_idx = io->rb_qpn & (m->max_qp - 1u);
+    m->rs_idx = io->rs_qpn & (m->max_qp - 1u);
+    m->cq_idx = io->cq_cqn & (m->max_cq - 1u);
+    m->cq_inrange = (io->cq_cqn & 0xffffu) < m->max_cq;
+}
+
 void hca_ctx_edge(hca_ctx_t *m, const hca_ctx_io_t *io, uint64_t now)
 {
     (void)now;
+    /* No access, doorbell, index increment, ERROR request or CQ update, no
+     * answer out (rdata is 0 then) and no DRAIN: only the read ports move. */
+    if (!io->fw_valid && !io->db_valid && !io->req_sq_ci_inc && !io->rs_rq_ci_inc && !io->req_err_valid &&
+        !io->rs_err_valid && !io->cq_pi_inc && !io->cq_ovf_set && !m->rvalid && !m->drain) {
+        ctx_read_ports(m, io);
+        return;
+    }
     const ctx_cmd_t c = ctx_decode(m, io);
     const uint32_t busy = io->drain_busy & (uint32_t)((1ull << m->n_drain) - 1u);
 
@@ -290,12 +307,7 @@ void hca_ctx_edge(hca_ctx_t *m, const hca_ctx_io_t *io, uint64_t now)
     if (c.do_wcqc)
         m->cq[c.idx] = (hca_ctx_cq_t){.pi = 0, .ci = 0, .ovf = 0, .valid = new_cq_valid};
 
-    /* Read ports: register the indices. */
-    m->ra_idx = io->ra_qpn & (m->max_qp - 1u);
-    m->rb_idx = io->rb_qpn & (m->max_qp - 1u);
-    m->rs_idx = io->rs_qpn & (m->max_qp - 1u);
-    m->cq_idx = io->cq_cqn & (m->max_cq - 1u);
-    m->cq_inrange = (io->cq_cqn & 0xffffu) < m->max_cq;
+    ctx_read_ports(m, io);
 }
 
 uint64_t hca_ctx_quiet_until(const hca_ctx_t *m, uint64_t now)

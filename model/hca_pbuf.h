@@ -32,6 +32,7 @@ typedef struct hca_pbuf_io {
 typedef struct hca_pbuf {
     uint32_t pkt_bufs, resp_rsv;               /**< parameters */
     uint64_t free_q[HCA_PBUF_MAX_BUFS / 64];   /**< bit i: buffer i is free */
+    uint32_t lo_id, hi_id, count;              /**< the comb's view of free_q, kept at each change */
 } hca_pbuf_t;
 
 /* 0, or -EINVAL unless pkt_bufs in [2, 256] and resp_rsv in [1, pkt_bufs) */

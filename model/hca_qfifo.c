@@ -19,16 +19,16 @@ void hca_qfifo_reset(hca_qfifo_t *q)
     memset(q->inq, 0, q->n);
 }
 
-void hca_qfifo_edge(hca_qfifo_t *q, int pop, const uint8_t *push, const uint16_t *val, unsigned np)
+void hca_qfifo_edge_slow(hca_qfifo_t *q, int popped, const uint8_t *push, const uint16_t *val, unsigned np)
 {
-    const int popped = pop && hca_qfifo_valid(q);
+    const unsigned mask = q->n - 1u; /* n is a power of two (init) */
     const unsigned head = hca_qfifo_head(q);
     uint8_t take[HCA_QFIFO_MAX_PUSH];
     for (unsigned k = 0; k < np; k++) {
-        const unsigned v = val[k] & (q->n - 1u);
+        const unsigned v = val[k] & mask;
         int t = push[k] && !(q->inq[v] && !(popped && head == v));
         for (unsigned j = 0; j < k && t; j++)
-            if (push[j] && (val[j] & (q->n - 1u)) == v)
+            if (push[j] && (val[j] & mask) == v)
                 t = 0;
         take[k] = (uint8_t)t;
     }
@@ -38,8 +38,8 @@ void hca_qfifo_edge(hca_qfifo_t *q, int pop, const uint8_t *push, const uint16_t
     }
     for (unsigned k = 0; k < np; k++)
         if (take[k]) {
-            const unsigned v = val[k] & (q->n - 1u);
-            q->slot[q->wr % q->n] = (uint16_t)v;
+            const unsigned v = val[k] & mask;
+            q->slot[q->wr & mask] = (uint16_t)v;
             q->inq[v] = 1;
             q->wr++;
         }

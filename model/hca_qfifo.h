@@ -26,8 +26,20 @@ typedef struct hca_qfifo {
 int hca_qfifo_init(hca_qfifo_t *q, unsigned n); /* 0 / -EINVAL */
 void hca_qfifo_reset(hca_qfifo_t *q);
 static inline int hca_qfifo_valid(const hca_qfifo_t *q) { return q->rd != q->wr; }
-static inline unsigned hca_qfifo_head(const hca_qfifo_t *q) { return q->slot[q->rd % q->n]; }
-/** One edge: pop (ignored while empty), then the np pushes push[k] of val[k]. */
-void hca_qfifo_edge(hca_qfifo_t *q, int pop, const uint8_t *push, const uint16_t *val, unsigned np);
+static inline unsigned hca_qfifo_head(const hca_qfifo_t *q) { return q->slot[q->rd & (q->n - 1u)]; }
+/* hca_qfifo_edge with a pop (popped: pop && valid) or a push. */
+void hca_qfifo_edge_slow(hca_qfifo_t *q, int popped, const uint8_t *push, const uint16_t *val, unsigned np);
+/** One edge: pop (ignored while empty), then the np pushes push[k] of val[k].
+ *  Inline for the common edge that neither pops nor pushes (four run every
+ *  stepped cycle). */
+static inline void hca_qfifo_edge(hca_qfifo_t *q, int pop, const uint8_t *push, const uint16_t *val, unsigned np)
+{
+    unsigned any = 0;
+    for (unsigned k = 0; k < np; k++)
+        any |= push[k];
+    const int popped = pop && hca_qfifo_valid(q);
+    if (any || popped)
+        hca_qfifo_edge_slow(q, popped, push, val, np);
+}
 
 #endif /* HCA_QFIFO_H */

@@ -231,8 +231,8 @@ static void rq_settle(const hca_requester_t *m, const hca_requester_io_t *io, ui
             hca_req_send_comb(&m->send, s, now);
         if (chr)
             hca_req_resp_comb(&m->resp, r, now);
-        if (pass == 0)
-            w->park_src = 0; /* the send engine's park_o is this state's now */
+        if (pass == 0 && w->park_src && ((w->park_src - 1u) & 1u)) /* copied from s->park (look_parking) */
+            w->park_src = 0; /* park_i from the send engine's park_o, which is this state's now */
         rq_wire(m, io, now, w, &chs, &chr);
     }
 }
@@ -285,6 +285,7 @@ void hca_requester_reset(hca_requester_t *m)
     m->base = 0;
     m->base_set = 0;
     m->gen++;
+    m->idle_again = 0;
     hca_req_send_reset(&m->send);
     hca_req_resp_reset(&m->resp);
     hca_xarb_reset(&m->xarb);
@@ -303,6 +304,7 @@ void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64
         io->cache.now = now;
         io->cache.now_dep = (uint8_t)(hca_qfifo_valid(&m->sq) || hca_qfifo_valid(&m->rnq)); /* RNR deadlines */
         io->cache.valid = 1;
+        io->cache.serial++;
     }
     const hca_requester_nets_t *n = &io->cache.n;
     const hca_req_send_io_t *s = &n->s;
@@ -351,7 +353,13 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
 {
     hca_requester_nets_t local;
     const hca_requester_nets_t *n = &io->cache.n;
-    if (!rq_cache_hit(m, io, now)) { /* io not from comb of this cycle: settle here */
+    const int hit = rq_cache_hit(m, io, now);
+    /* The same state (an idle edge keeps it), inputs and nets as at the last
+     * edge, which was idle and wrote nothing: this one would repeat it. A hit
+     * across cycles means the nets do not depend on the cycle (now_dep). */
+    if (hit && m->idle_again && m->idle_serial == io->cache.serial)
+        return;
+    if (!hit) { /* io not from comb of this cycle: settle here */
         local = io->cache.n;
         rq_settle(m, io, now, &local);
         n = &local;
@@ -510,6 +518,11 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
 
     if (!idle_edge)
         m->gen++;
+    /* what the edge could still write with idle_edge: data (deadlines, NAK
+     * syndromes, parked messages) and per-QP control */
+    m->idle_again = (uint8_t)(hit && idle_edge && !s->rel_rnr && !r->nak_save && !r->claim && !r->done_take &&
+                              !r->rel_valid && !sched_take);
+    m->idle_serial = io->cache.serial;
     if (!m->base_set) { /* now_q was 0 in this cycle */
         m->base = now;
         m->base_set = 1;

@@ -142,6 +142,7 @@ typedef struct hca_requester_io {
         uint64_t gen, now;     /**< of the state (hca_requester_t.gen) and cycle settled */
         uint8_t now_dep;       /**< the nets depend on the cycle (RNR deadlines) */
         uint8_t valid;
+        uint32_t serial;       /**< counts the settles into n */
         uint8_t in[HCA_REQUESTER_IN_BYTES]; /**< the inputs settled */
         hca_requester_nets_t n;
     } cache;
@@ -165,6 +166,10 @@ typedef struct hca_requester {
      * after reset); a deadline, not a counter, so the device may skip cycles */
     uint64_t base;
     uint8_t base_set;
+    /* The last edge was idle and writes nothing from the nets of io's cache
+     * settle idle_serial: an edge from that cache again changes nothing. */
+    uint8_t idle_again;
+    uint32_t idle_serial;
     /* per-QP data (not reset, as the RTL's) */
     uint32_t deadline[HCA_REQUESTER_MAX_QP_LIMIT];
     hca_req_send_park_t park[HCA_REQUESTER_MAX_QP_LIMIT];

@@ -338,6 +338,23 @@ void hca_responder_comb(const hca_responder_t *m, hca_responder_io_t *io, uint64
 
 void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64_t now)
 {
+    /* Waiting with no input that wakes it (a packet, a DMA answer, a
+     * flush-queue push), the placement engine neither busy nor asking for
+     * DMA, nothing pending but posted gathers still counting (a posted free
+     * not yet ready, a READ_RESP whose gathers are not all answered): in
+     * S_IDLE with no flush step, or in S_RESULT / S_FINISH behind that
+     * READ_RESP. The edge below would keep every register but fsel (0 while
+     * no posted free is ready), so the outputs rs_outputs derived at the
+     * last edge stand. Most stepped cycles of a busy requester. */
+    const int tx_waits = m->tx_pend && rs_tx_wait(m);
+    if (!io->rx_valid && !io->dma_rsp_valid && !io->fl_qpc_set && !io->fl_req_err && !io->fl_rq_db &&
+        !m->pio.busy && !m->pio.dma_req_valid && !m->cpl_pend && !m->free_pend && !m->inc_pend && !m->err_pend &&
+        !m->err_wait && !rs_pf_rdy(m) &&
+        ((m->state == S_IDLE && !m->scan_pref && !hca_qfifo_valid(&m->fq) && (!m->tx_pend || tx_waits)) ||
+         ((m->state == S_RESULT || m->state == S_FINISH) && tx_waits))) {
+        m->fsel = 0;
+        return;
+    }
     const hca_resp_place_io_t *eng = &m->pio; /* the engine's job and outputs this cycle */
     const int st_rts = io->qp_state == HCA_QP_STATE_RTS;
     const int st_reset = io->qp_state == HCA_QP_STATE_RESET; /* rtl/hca_responder.sv st_reset */

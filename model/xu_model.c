@@ -708,6 +708,14 @@ void xlate_unit_comb(const xu_model_t *m, xu_pins_t *p, uint64_t now)
  * reads the state at the cycle's start, as the RTL's always_ff blocks do. */
 void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
 {
+    /* Quiet (xlate_unit_quiet_until), no invalidation to write back, no
+     * request and no firmware access: the walker, S1 and the KLM walker are
+     * idle and stay so; of the edge below only wk_abort's clear remains. */
+    if (!m->s1_valid && !m->wk_busy && !m->q_count && !m->rvalid && !m->busy && m->k_state == XK_IDLE &&
+        m->s3_ev == XK_EV_NONE && !m->inv_wb && !p->req_valid && !p->fw_valid) {
+        m->wk_abort = 0;
+        return;
+    }
     xm_walk_t w;
     xm_walk(m, &w);
     const int ld_ready = !m->wk_busy || w.done;
