@@ -256,6 +256,11 @@ XU_IND_TAPS := $(XU_TAPS) \
     t_a_rvalid=dut.u_mpt.a_rvalid_q t_b_rvalid=dut.u_mpt.b_rvalid_q t_klm_st=dut.u_klm.state_q
 $(eval $(call formal_ind_job,xu-fence-ind,xlate_unit_props,$(XU_PROPS),,fence inv_*,$(XU_IND_TAPS),KLM=0,3,10))
 $(eval $(call formal_bmc_job,xu-fence-ind-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL,$(XU_TAPS),KLM=0))
+# The fence with KLM walks, unbounded: fence and fence_klm with the same
+# invariants and the walk's own (inv_walk, inv_thru, inv_sh), KLM = 1.
+XU_KLM_IND_PARAMS := KLM=1
+XU_KLM_IND_TAPS   := $(XU_IND_TAPS) t_klm_lvl=dut.u_klm.lvl_q t_max_ind=dut.max_ind t_s1_err=dut.s1_err_q
+$(eval $(call formal_ind_job,xu-fence-klm-ind,xlate_unit_props,$(XU_PROPS),,fence fence_klm inv_*,$(XU_KLM_IND_TAPS),$(XU_KLM_IND_PARAMS),3,10))
 
 # The fence through a KLM entry: 4 MPT entries (an indirect MR and the MR
 # its entry names, neither at index 0).
