@@ -259,8 +259,16 @@ $(eval $(call formal_bmc_job,xu-fence-ind-mutant-no-fence,xlate_unit_props,$(XU_
 # The fence with KLM walks, unbounded: fence and fence_klm with the same
 # invariants and the walk's own (inv_walk, inv_thru, inv_sh), KLM = 1.
 XU_KLM_IND_PARAMS := KLM=1
-XU_KLM_IND_TAPS   := $(XU_IND_TAPS) t_klm_lvl=dut.u_klm.lvl_q t_max_ind=dut.max_ind t_s1_err=dut.s1_err_q
+XU_KLM_TAPS       := t_klm_lvl=dut.u_klm.lvl_q t_max_ind=dut.max_ind t_s1_err=dut.s1_err_q \
+    t_klm_rd_want=dut.u_klm.rd_want t_klm_rd_push=dut.u_klm.rd_push t_klm_rd_ci=dut.u_klm.rd_ci \
+    t_klm_rd_base=dut.u_klm.rd_base
+XU_KLM_IND_TAPS   := $(XU_IND_TAPS) $(XU_KLM_TAPS)
 $(eval $(call formal_ind_job,xu-fence-klm-ind,xlate_unit_props,$(XU_PROPS),,fence fence_klm inv_*,$(XU_KLM_IND_TAPS),$(XU_KLM_IND_PARAMS),3,10))
+# A KLM-specific step broken: a level's context written only by the walk's
+# first push (HCA_MUTANT_KLM_STALE_CTX), so a deeper level walks a stale list.
+$(eval $(call formal_bmc_job,xu-fence-klm-ind-mutant-stale-ctx,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_STALE_CTX,inv_ctx,FAIL,\
+    $(XU_TAPS) t_a_rdata=dut.u_mpt.a_rdata_q t_klm_st=dut.u_klm.state_q $(XU_KLM_TAPS),$(XU_KLM_IND_PARAMS)))
+$(eval $(call formal_bmc_job,xu-fence-klm-ind-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence_klm,FAIL,$(XU_TAPS),$(XU_KLM_IND_PARAMS)))
 
 # The fence through a KLM entry: 4 MPT entries (an indirect MR and the MR
 # its entry names, neither at index 0).

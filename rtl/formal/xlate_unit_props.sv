@@ -310,7 +310,18 @@ module xlate_unit_props #(
   end
   wire wfence = wb_q && !wdone_q && t_fwst == FW_FENCE;   // the watched fence runs
   (* keep *) logic [KLV_W-1:0] t_klm_lvl;
-  wire klm_busy = t_klm_st != 3'd0;                        // xu_klm: a walk runs (ST_IDLE = 0)
+  wire klm_busy = t_klm_st != 3'd0;
+  // The list each level walks: the MTT base of the MR its push looked up
+  // (S1's MPT read register), by the level's context index (xu_klm's
+  // push_lvl); compared with the base of every list read from a context.
+  localparam int CI_W = LVLS > 1 ? $clog2(LVLS) : 1;
+  (* keep *) logic                                 t_klm_rd_want, t_klm_rd_push;
+  (* keep *) logic [CI_W-1:0]                      t_klm_rd_ci;
+  (* keep *) logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0] t_klm_rd_base;
+  logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0] sh_base [1 << CI_W];
+  always_ff @(posedge clk_i)
+    if (rst_ni && t_s1_valid && t_s1_push)
+      sh_base[t_s1_lvl[CI_W-1:0]] <= `HCA_MPT_ENTRY_MTT_BASE(t_a_rdata);                        // xu_klm: a walk runs (ST_IDLE = 0)
 
   // The output FIFO's entries, oldest first, and the order of everything in
   // flight: FIFO beats, S3, the walker, S1 belong to slots head, head + 1, ...
@@ -453,6 +464,9 @@ module xlate_unit_props #(
                          (!(t_s1_valid && !t_s1_sub) || (t_s1_lvl == '0 && t_s1_final && !t_s1_err)) &&
                          (!(t_s1_valid && t_s1_sub) || (t_s1_lvl != '0 && 32'(t_s1_lvl) <= LVLS)) &&
                          (!klm_busy || (t_klm_lvl != '0 && 32'(t_klm_lvl) <= LVLS)));
+      // Each level walks the list of the MR pushed to it.
+      inv_ctx:   assert (!(klm_busy && t_klm_rd_want && !t_klm_rd_push) ||
+                         t_klm_rd_base == sh_base[t_klm_rd_ci]);
       inv_thru:  assert (thru_ok && (!(klm_busy && pf(g_s1)) || thru_none));
     end
     // No KLM (KLM = 0): no allocated entry in KLM mode (in the staging, the
