@@ -319,6 +319,7 @@ module xlate_unit_props #(
   (* keep *) logic [CI_W-1:0]                      t_klm_rd_ci;
   (* keep *) logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0] t_klm_rd_base;
   logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0] sh_base [1 << CI_W];
+  (* keep *) logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0] t_kb0, t_kb1, t_kb2, t_kb3;
   always_ff @(posedge clk_i)
     if (rst_ni && t_s1_valid && t_s1_push)
       sh_base[t_s1_lvl[CI_W-1:0]] <= `HCA_MPT_ENTRY_MTT_BASE(t_a_rdata);                        // xu_klm: a walk runs (ST_IDLE = 0)
@@ -467,6 +468,19 @@ module xlate_unit_props #(
       // Each level walks the list of the MR pushed to it.
       inv_ctx:   assert (!(klm_busy && t_klm_rd_want && !t_klm_rd_push) ||
                          t_klm_rd_base == sh_base[t_klm_rd_ci]);
+      // S1's MPT read register, for a lookup of the watched index by a
+      // request accepted after the write-back (its own or a piece's): the
+      // FREE entry, or none allocated (a piece can sit in S1 longer than the
+      // induction's window).
+      inv_rd:    assert (!(t_s1_valid && watching && w_in && q_post[g_s1] &&
+                           t_s1_key[`HCA_KEY_BITS-1:`HCA_KEY_INDEX_SHIFT] == w_idx) ||
+                         !t_a_rvalid || t_a_rdata[`HCA_MPT_ENTRY_STATE_LSB] == `HCA_MKEY_STATE_FREE);
+      // ... as every level's context below the current one holds it
+      // (xu_klm's base words, taps: the induction's only).
+      inv_ctx_all: assert (!klm_busy || ((32'(t_klm_lvl) <= 0 || t_kb0 == sh_base[0]) &&
+                                         (32'(t_klm_lvl) <= 1 || t_kb1 == sh_base[1]) &&
+                                         (32'(t_klm_lvl) <= 2 || t_kb2 == sh_base[2]) &&
+                                         (32'(t_klm_lvl) <= 3 || t_kb3 == sh_base[3])));
       inv_thru:  assert (thru_ok && (!(klm_busy && pf(g_s1)) || thru_none));
     end
     // No KLM (KLM = 0): no allocated entry in KLM mode (in the staging, the
