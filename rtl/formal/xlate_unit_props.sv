@@ -320,6 +320,7 @@ module xlate_unit_props #(
   (* keep *) logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0] t_klm_rd_base;
   logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0] sh_base [1 << CI_W];
   (* keep *) logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0] t_kb0, t_kb1, t_kb2, t_kb3;
+  wire [KLV_W-1:0] live_lvl = (t_s1_valid && t_s1_sub && t_s1_lvl > t_klm_lvl) ? t_s1_lvl : t_klm_lvl;
   always_ff @(posedge clk_i)
     if (rst_ni && t_s1_valid && t_s1_push)
       sh_base[t_s1_lvl[CI_W-1:0]] <= `HCA_MPT_ENTRY_MTT_BASE(t_a_rdata);                        // xu_klm: a walk runs (ST_IDLE = 0)
@@ -475,12 +476,13 @@ module xlate_unit_props #(
       inv_rd:    assert (!(t_s1_valid && watching && w_in && q_post[g_s1] &&
                            t_s1_key[`HCA_KEY_BITS-1:`HCA_KEY_INDEX_SHIFT] == w_idx) ||
                          !t_a_rvalid || t_a_rdata[`HCA_MPT_ENTRY_STATE_LSB] == `HCA_MKEY_STATE_FREE);
-      // ... as every level's context below the current one holds it
-      // (xu_klm's base words, taps: the induction's only).
-      inv_ctx_all: assert (!klm_busy || ((32'(t_klm_lvl) <= 0 || t_kb0 == sh_base[0]) &&
-                                         (32'(t_klm_lvl) <= 1 || t_kb1 == sh_base[1]) &&
-                                         (32'(t_klm_lvl) <= 2 || t_kb2 == sh_base[2]) &&
-                                         (32'(t_klm_lvl) <= 3 || t_kb3 == sh_base[3])));
+      // ... as every live level's context holds it (xu_klm's base words,
+      // taps: the induction's only): the walk's levels, and S1's piece's
+      // (its level may lie above the walk's after pops, and pushes again).
+      inv_ctx_all: assert (!klm_busy || ((32'(live_lvl) <= 0 || t_kb0 == sh_base[0]) &&
+                                         (32'(live_lvl) <= 1 || t_kb1 == sh_base[1]) &&
+                                         (32'(live_lvl) <= 2 || t_kb2 == sh_base[2]) &&
+                                         (32'(live_lvl) <= 3 || t_kb3 == sh_base[3])));
       inv_thru:  assert (thru_ok && (!(klm_busy && pf(g_s1)) || thru_none));
     end
     // No KLM (KLM = 0): no allocated entry in KLM mode (in the staging, the
