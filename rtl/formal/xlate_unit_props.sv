@@ -483,6 +483,12 @@ module xlate_unit_props #(
                                          (32'(live_lvl) <= 1 || t_kb1 == sh_base[1]) &&
                                          (32'(live_lvl) <= 2 || t_kb2 == sh_base[2]) &&
                                          (32'(live_lvl) <= 3 || t_kb3 == sh_base[3])));
+      // A request of its own (not a piece) is its own final piece: its
+      // walker load is final, its S3 beat ends it exactly when it ends the
+      // request; a beat that ends the request ends its piece.
+      inv_ext:   assert ((!(t_wk_busy && !t_wk_klm) || t_wk_final) &&
+                         (!(t_s3_valid && !t_s3_klm) || t_s3_last == t_s3_end) &&
+                         (!t_s3_valid || !t_s3_last || t_s3_end));
       inv_thru:  assert (thru_ok && (!(klm_busy && pf(g_s1)) || thru_none));
     end
     // No KLM (KLM = 0): no allocated entry in KLM mode (in the staging, the
