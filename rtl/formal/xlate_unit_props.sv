@@ -489,6 +489,14 @@ module xlate_unit_props #(
       inv_ext:   assert ((!(t_wk_busy && !t_wk_klm) || t_wk_final) &&
                          (!(t_s3_valid && !t_s3_klm) || t_s3_last == t_s3_end) &&
                          (!t_s3_valid || !t_s3_last || t_s3_end));
+      // The firmware port: a command that reads the MPT runs only for an
+      // index in the table; the watched one is not written back twice; a
+      // STATUS answer of not busy means the port was idle, and nothing was
+      // written in that cycle (one access a cycle).
+      inv_fw2:   assert ((!(t_fwst == FW_INV_WB || t_fwst == 3'd1) || 32'(t_fwidx) < MPT_ENTRIES) &&
+                         (!wdone_q || !(t_fwst == FW_INV_WB && t_fwidx == w_idx)) &&
+                         (!(st_rd_q && fw_rvalid_o && !fw_rdata_o[`HCA_FWP_STATUS_BUSY_LSB]) ||
+                          t_fwst == FW_IDLE));
       inv_thru:  assert (thru_ok && (!(klm_busy && pf(g_s1)) || thru_none));
     end
     // No KLM (KLM = 0): no allocated entry in KLM mode (in the staging, the
