@@ -265,8 +265,8 @@ $(eval $(call formal_ind_job,xu-fence-ind,xlate_unit_props,$(XU_PROPS),,fence in
 $(eval $(call formal_bmc_job,xu-fence-ind-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL,$(XU_TAPS),KLM=0))
 # The fence with KLM walks, toward unbounded: fence and fence_klm with the
 # same invariants and the walk's own (inv_walk, inv_lvl, inv_ctx[_all],
-# inv_ext, inv_rd, inv_fw2, inv_sh, inv_thru), KLM = 1, 2 MPT and 2 MTT entries (a walk nests through an entry
-# naming its own MR). The base case holds; the 3-induction does not close
+# inv_ext, inv_rd, inv_fw2, inv_sh, inv_thru), KLM = 1, 2 MPT and 2 MTT
+# entries (a walk nests through an entry naming its own MR). The base case holds; the 3-induction does not close
 # yet (docs/verification.md), so the job is left out of `make formal`: run
 # it by hand. Its mutants are in.
 XU_KLM_IND_PARAMS := KLM=1
