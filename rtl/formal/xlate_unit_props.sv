@@ -496,7 +496,7 @@ module xlate_unit_props #(
       inv_fw2:   assert ((!(t_fwst == FW_INV_WB || t_fwst == 3'd1) || 32'(t_fwidx) < MPT_ENTRIES) &&
                          (!wdone_q || !(t_fwst == FW_INV_WB && t_fwidx == w_idx)) &&
                          (!(st_rd_q && fw_rvalid_o && !fw_rdata_o[`HCA_FWP_STATUS_BUSY_LSB]) ||
-                          t_fwst == FW_IDLE));
+                          t_fwst == FW_IDLE) && (!status_read || st_rd_q));
       inv_thru:  assert (thru_ok && (!(klm_busy && pf(g_s1)) || thru_none));
     end
     // No KLM (KLM = 0): no allocated entry in KLM mode (in the staging, the
