@@ -218,7 +218,11 @@ module xu_klm #(
   logic [CI_W-1:0]   ctx_widx;
   logic [LVL_W-1:0]  push_lvl_p1;
   assign push_lvl_p1 = push_lvl_i + LVL_W'(1);
+`ifndef HCA_MUTANT_KLM_STALE_CTX
   assign ctx_we      = rd_push;
+`else  // formal mutant (xlate_unit_props.sv inv_ctx): a deeper level walks the list its context held before
+  assign ctx_we      = rd_push && push_lvl_i == '0;
+`endif
   assign ctx_widx    = push_lvl_i[CI_W-1:0];
   assign idx_we      = (ctl && state_q == ST_ENT && skip) || fire;
   assign rem_we      = fire;

@@ -233,8 +233,15 @@ module xlate_unit_props #(
       sh_wp <= '0;
       sh_rp <= '0;
     end else begin
+      // A push writes its level's thru and clears the levels below it
+      // (deeper): they are pushed again before any piece uses them, so a
+      // level holds what this walk's push wrote or 0 (an invariant below).
       if (t_s1_valid && t_s1_push)
-        thru[t_s1_lvl + KLV_W'(1)] <= s1_thru;
+        for (int l = 1; l <= LVLS; l++)
+          if (32'(l) == 32'(t_s1_lvl) + 1)
+            thru[l] <= s1_thru;
+          else if (32'(l) > 32'(t_s1_lvl) + 1)
+            thru[l] <= 1'b0;
       if (t_s1_valid && !t_s1_push && !t_walk_end && t_wk_ld_ready)
         wk_thru <= s1_thru;
       if (t_iss_fire)
@@ -302,6 +309,21 @@ module xlate_unit_props #(
     end
   end
   wire wfence = wb_q && !wdone_q && t_fwst == FW_FENCE;   // the watched fence runs
+  (* keep *) logic [KLV_W-1:0] t_klm_lvl;
+  wire klm_busy = t_klm_st != 3'd0;
+  // The list each level walks: the MTT base of the MR its push looked up
+  // (S1's MPT read register), by the level's context index (xu_klm's
+  // push_lvl); compared with the base of every list read from a context.
+  localparam int CI_W = LVLS > 1 ? $clog2(LVLS) : 1;
+  (* keep *) logic                                 t_klm_rd_want, t_klm_rd_push;
+  (* keep *) logic [CI_W-1:0]                      t_klm_rd_ci;
+  (* keep *) logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0] t_klm_rd_base;
+  logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0] sh_base [1 << CI_W];
+  (* keep *) logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0] t_kb0, t_kb1, t_kb2, t_kb3;
+  wire [KLV_W-1:0] live_lvl = (t_s1_valid && t_s1_sub && t_s1_lvl > t_klm_lvl) ? t_s1_lvl : t_klm_lvl;
+  always_ff @(posedge clk_i)
+    if (rst_ni && t_s1_valid && t_s1_push)
+      sh_base[t_s1_lvl[CI_W-1:0]] <= `HCA_MPT_ENTRY_MTT_BASE(t_a_rdata);                        // xu_klm: a walk runs (ST_IDLE = 0)
 
   // The output FIFO's entries, oldest first, and the order of everything in
   // flight: FIFO beats, S3, the walker, S1 belong to slots head, head + 1, ...
@@ -340,24 +362,52 @@ module xlate_unit_props #(
     end
     if (t_s3_valid) begin
       ord_ok = ord_ok && 4'(3'(g_s3 - q_head[2:0])) == nxt;
-      nxt    = nxt + 4'(t_s3_last);
+      nxt    = nxt + 4'(t_s3_last || t_walk_end);   // (an absent page ends a walk too)
       stage_ok = stage_ok && !(bad(g_s3) && t_s3_status == `HCA_XLATE_STATUS_OK);
     end
     // A beat that is not its request's last is followed by the rest of it:
-    // the walker still holds the request.
+    // the walker still holds the request, or its KLM walk goes on.
     open_q = (t_s3_valid && !t_s3_last) ||
              (!t_s3_valid && t_f_level != '0 && !f_ent[2'(t_f_level - 3'd1)][LAST_B]);
-    ord_ok = ord_ok && (!open_q || t_wk_busy);
+    ord_ok = ord_ok && (!open_q || t_wk_busy || klm_busy);
+    // A piece of a KLM walk (walker, S1) does not end its request: the walk
+    // (xu_klm busy) counts it once, after them. In the cycle of the walk's
+    // last beat (in S3, counted above) the pieces behind it are dropped.
     if (t_wk_busy) begin
-      ord_ok = ord_ok && 4'(3'(g_wk - q_head[2:0])) == nxt;
-      nxt    = nxt + 4'd1;
+      ord_ok = ord_ok && (4'(3'(g_wk - q_head[2:0])) == nxt || (t_walk_end && t_wk_klm));
+      nxt    = nxt + 4'(!t_wk_klm);
       stage_ok = stage_ok && !(bad(g_wk) && t_wk_status == `HCA_XLATE_STATUS_OK);
     end
     if (t_s1_valid) begin
-      ord_ok = ord_ok && 4'(3'(g_s1 - q_head[2:0])) == nxt;
-      nxt    = nxt + 4'd1;
+      ord_ok = ord_ok && (4'(3'(g_s1 - q_head[2:0])) == nxt || (t_walk_end && t_s1_sub));
+      nxt    = nxt + 4'(!t_s1_sub);
       stage_ok = stage_ok && !(bad(g_s1) && t_kc_status == `HCA_XLATE_STATUS_OK);
     end
+    if (klm_busy && !t_walk_end)
+      nxt = nxt + 4'd1;
+  end
+
+  // fence_klm's shadow at each stage (thru): refused when the request was
+  // accepted after the write-back.
+  localparam logic [ST_W-1:0] OK = `HCA_XLATE_STATUS_OK;
+  // (The shadow marks nothing while no INVALIDATE is watched, and nothing
+  // it marks through an index beyond the table passes: claimed for every
+  // request then.)
+  logic thru_ok, thru_none;
+  function automatic logic pf(input logic [2:0] slot);
+    pf = q_post[slot] || !w_in || !watching;
+  endfunction
+  always_comb begin
+    thru_ok = !(t_s1_valid && pf(g_s1) && s1_thru && t_kc_status == OK) &&
+              !(t_wk_busy && pf(g_wk) && wk_thru && t_wk_status == OK) &&
+              !(t_s3_valid && pf(g_s3) && s3_thru && t_s3_status == OK);
+    for (int j = 0; j < 4; j++)
+      if (3'(j) < t_f_level)
+        thru_ok = thru_ok && !(pf(f_slot[j]) && sh_thru[2'(t_f_rptr + 2'(j))] &&
+                               f_ent[j][LAST_B + 1 +: ST_W] == OK);
+    thru_none = 1'b1;
+    for (int l = 1; l <= LVLS; l++)
+      thru_none = thru_none && !thru[l];
   end
 
   // Which in-flight slots were accepted after the write-back: none before
@@ -394,6 +444,61 @@ module xlate_unit_props #(
                         (!answered || !w_in || (wb_q && !wfence)));
     inv_free:   assert (!wb_q || !w_in || !t_mpt_valid[w_idx[0]] ||
                         w_ent[`HCA_MPT_ENTRY_STATE_LSB] == `HCA_MKEY_STATE_FREE);
+    // KLM walks (KLM = 1): what fence_klm needs beyond the above.
+    if (KLM) begin
+      // The shadow's FIFO pointers are the FIFO's.
+      inv_sh:    assert (sh_rp == t_f_rptr && sh_wp == t_f_wptr);
+      // A piece (S1, walker, S3) belongs to a running walk; while a walk
+      // runs S1 holds no request of its own, and the walk's request (S1's
+      // slot: none is accepted during a walk) is not refused by bad().
+      inv_walk:  assert ((!(t_s1_valid && t_s1_sub) || klm_busy) && (!(t_wk_busy && t_wk_klm) || klm_busy) &&
+                         (!(t_s3_valid && t_s3_klm) || klm_busy) &&
+                         (!klm_busy || ((!t_s1_valid || t_s1_sub) && !bad(g_s1))) &&
+                         (!(t_wk_busy && t_wk_klm) || g_wk == g_s1) &&
+                         (!(t_s3_valid && t_s3_klm) || g_s3 == g_s1));
+      // Through index w_idx, accepted after the write-back: refused at every
+      // stage that holds it; a walk of such a request has no level reached
+      // through w_idx (each push passed the check of the key it came through).
+      // Levels: S1's own request is level 0 (its whole range), a piece
+      // names a level 1..LVLS, as does the walker while it walks;
+      // max_indirection is 1..LVLS (CONFIG refuses other values).
+      inv_lvl:   assert (32'(t_max_ind) >= 1 && 32'(t_max_ind) <= LVLS &&
+                         (!(t_s1_valid && !t_s1_sub) || (t_s1_lvl == '0 && t_s1_final && !t_s1_err)) &&
+                         (!(t_s1_valid && t_s1_sub) || (t_s1_lvl != '0 && 32'(t_s1_lvl) <= LVLS)) &&
+                         (!klm_busy || (t_klm_lvl != '0 && 32'(t_klm_lvl) <= LVLS)));
+      // Each level walks the list of the MR pushed to it.
+      inv_ctx:   assert (!(klm_busy && t_klm_rd_want && !t_klm_rd_push) ||
+                         t_klm_rd_base == sh_base[t_klm_rd_ci]);
+      // S1's MPT read register, for a lookup of the watched index by a
+      // request accepted after the write-back (its own or a piece's): the
+      // FREE entry, or none allocated (a piece can sit in S1 longer than the
+      // induction's window).
+      inv_rd:    assert (!(t_s1_valid && watching && w_in && q_post[g_s1] &&
+                           t_s1_key[`HCA_KEY_BITS-1:`HCA_KEY_INDEX_SHIFT] == w_idx) ||
+                         !t_a_rvalid || t_a_rdata[`HCA_MPT_ENTRY_STATE_LSB] == `HCA_MKEY_STATE_FREE);
+      // ... as every live level's context holds it (xu_klm's base words,
+      // taps: the induction's only): the walk's levels, and S1's piece's
+      // (its level may lie above the walk's after pops, and pushes again).
+      inv_ctx_all: assert (!klm_busy || ((32'(live_lvl) <= 0 || t_kb0 == sh_base[0]) &&
+                                         (32'(live_lvl) <= 1 || t_kb1 == sh_base[1]) &&
+                                         (32'(live_lvl) <= 2 || t_kb2 == sh_base[2]) &&
+                                         (32'(live_lvl) <= 3 || t_kb3 == sh_base[3])));
+      // A request of its own (not a piece) is its own final piece: its
+      // walker load is final, its S3 beat ends it exactly when it ends the
+      // request; a beat that ends the request ends its piece.
+      inv_ext:   assert ((!(t_wk_busy && !t_wk_klm) || t_wk_final) &&
+                         (!(t_s3_valid && !t_s3_klm) || t_s3_last == t_s3_end) &&
+                         (!t_s3_valid || !t_s3_last || t_s3_end));
+      // The firmware port: a command that reads the MPT runs only for an
+      // index in the table; the watched one is not written back twice; a
+      // STATUS answer of not busy means the port was idle, and nothing was
+      // written in that cycle (one access a cycle).
+      inv_fw2:   assert ((!(t_fwst == FW_INV_WB || t_fwst == 3'd1) || 32'(t_fwidx) < MPT_ENTRIES) &&
+                         (!wdone_q || !(t_fwst == FW_INV_WB && t_fwidx == w_idx)) &&
+                         (!(st_rd_q && fw_rvalid_o && !fw_rdata_o[`HCA_FWP_STATUS_BUSY_LSB]) ||
+                          t_fwst == FW_IDLE) && (!status_read || st_rd_q));
+      inv_thru:  assert (thru_ok && (!(klm_busy && pf(g_s1)) || thru_none));
+    end
     // No KLM (KLM = 0): no allocated entry in KLM mode (in the staging, the
     // table, either read port while its data is used; RAM starts arbitrary, but an entry becomes
     // allocated only by a WRITE_MPT of the staging), no walk, every request
