@@ -383,7 +383,8 @@ $(eval $(call formal_bmc_job,responder-ports,hca_responder_props,$(RSPD_PROPS),,
 RSPD_IND_TAPS := $(RSPD_TAPS) t_state=dut.state_q t_pst=dut.u_place.state_q t_hold=dut.u_place.hold_q \
                  t_nseg=dut.u_place.nseg_q t_pdma=dut.u_place.dma_q t_pans=dut.u_place.ans_q t_rcnt0=dut.rcnt0_q \
                  t_rcnt1=dut.rcnt1_q t_txp=dut.txp_q t_txpend=dut.tx_pend_q t_txslot=dut.txslot_q \
-                 t_rslot=dut.rslot_q t_cplpend=dut.cpl_pend_q t_rberr0=dut.rberr0_q t_rberr1=dut.rberr1_q
+                 t_rslot=dut.rslot_q t_cplpend=dut.cpl_pend_q t_rberr0=dut.rberr0_q t_rberr1=dut.rberr1_q \
+                 t_piss=dut.u_place.iss_q t_plasts=dut.u_place.lasts_q
 $(eval $(call formal_ind_job,responder-ports-ind,hca_responder_props,$(RSPD_PROPS),,$(RSPD_ASSERTS) inv_*,,,2,2,,$(RSPD_IND_TAPS)))
 FORMAL_JOBS := $(filter-out formal-responder-ports-ind,$(FORMAL_JOBS))
 $(eval $(call formal_bmc_job,responder-mutant-job-moves,hca_responder_props,$(RSPD_PROPS),HCA_MUTANT_RESPONDER_JOB_MOVES,place_owner,FAIL,$(RSPD_TAPS),,,10))

@@ -223,11 +223,22 @@ module hca_responder_props #(
   // engine's state (taps).
   localparam logic [4:0] S_FETCH_RSP = 5'd4, S_GO = 5'd6, S_PLACE = 5'd7, S_RESULT = 5'd8,
                          S_RD_ALLOC = 5'd9, S_FL_RSP = 5'd13, S_FINISH = 5'd16, S_RD_DROP = 5'd17;
-  localparam logic [1:0] P_IDLE = 2'd0, P_DMA = 2'd2, P_STREAM = 2'd3;
+  localparam logic [1:0] P_IDLE = 2'd0, P_CHECK = 2'd1, P_DMA = 2'd2, P_STREAM = 2'd3;
   logic [4:0] t_state;
   logic [1:0] t_pst;
   logic       t_hold, t_txp, t_txpend, t_txslot, t_rslot, t_cplpend, t_rberr0, t_rberr1;
   logic [3:0] t_nseg, t_pdma, t_pans, t_rcnt0, t_rcnt1;
+  logic [1:0] t_piss, t_plasts;
+
+  // The placement engine's pieces present and asked about (its iss_q: the
+  // next piece to ask about).
+  logic [2:0] p_issued;
+  always_comb begin
+    p_issued = '0;
+    for (int i = 0; i < PIECES; i++) begin
+      if (t_len[i*32 +: 32] != 32'd0 && 2'(i) < t_piss) p_issued = p_issued + 3'd1;
+    end
+  end
 
   // DMAs outstanding per kind, from their tags: the WQE fetch ({01, 3f}),
   // a posted gather of slot s ({01, 1, s, 0, idx}), the engine's own
@@ -266,6 +277,14 @@ module hca_responder_props #(
       inv_txslot: assert (!(t_txpend && t_txp && rd_flow) || t_rslot != t_txslot);
       inv_drop:  assert (t_state != S_RD_DROP || (t_txpend && t_txp && (t_txslot ? t_rcnt1 : t_rcnt0) == '0 &&
                                                    (t_txslot ? t_rberr1 : t_rberr0)));
+      // The translation requests unfinished are the engine's: none while it
+      // neither checks nor streams, else no more than the pieces it asked
+      // about less the last beats it counted (a beat with a tag it did not
+      // ask about ends a request without being counted). So no beat comes
+      // once every piece's last beat is in: the holding register is never
+      // filled as the streaming pass ends.
+      inv_xo:    assert ((t_pst == P_CHECK || t_pst == P_STREAM) ?
+                         5'(t_plasts) + 5'(xo_q) <= 5'(p_issued) : xo_q == '0);
       inv_cpl:   assert (!t_cplpend || (t_state == S_FINISH && !(t_txpend && t_txp)));
     end
   end
