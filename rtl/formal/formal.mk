@@ -65,9 +65,8 @@
 #                          offers held) (2-induction, ABC)
 #   formal-responder-ports hca_responder: the placement engine's owner
 #                          side (job held while it runs) and the tx / cpl /
-#                          evt / DMA offers held (bounded 10; toward
-#                          induction: formal-responder-ports-ind, by
-#                          hand, does not close yet)
+#                          evt / DMA offers held (2-induction, ABC, with
+#                          inv_* over its and its placement engine's state)
 #   formal-place-ports     hca_resp_place: requests and DMAs held, no DMA
 #                          before the whole check came back OK (I4), no DMA
 #                          without a segment, every DMA answered before done
@@ -375,22 +374,22 @@ RSPD_TAPS  := t_start=dut.eng_start t_busy=dut.eng_busy t_check_only=dut.job_che
               t_remote=dut.job_remote t_buf=dut.job_buf t_pd=dut.c_pd_q t_qpn=dut.qpn_q \
               t_va=dut.job_va t_len=dut.job_len t_key=dut.job_key
 RSPD_ASSERTS := place_owner tx_held cpl_held evt_held dma_held
-$(eval $(call formal_bmc_job,responder-ports,hca_responder_props,$(RSPD_PROPS),,$(RSPD_ASSERTS),PASS,$(RSPD_TAPS),,,10))
-# Toward induction (not closed, so not in `make formal`; run by hand):
-# the same properties with the invariants inv_* (hca_responder_props.sv)
-# hold in the base case, but 2- to 6-induction does not close: an invariant
-# is missing (docs/verification.md, "Not proven yet").
+# By 2-induction with the invariants inv_* (hca_responder_props.sv) over
+# the responder's and its placement engine's state; every tap is EARLY
+# (the job's wires are merged away by opt).
 RSPD_IND_TAPS := $(RSPD_TAPS) t_state=dut.state_q t_pst=dut.u_place.state_q t_hold=dut.u_place.hold_q \
                  t_nseg=dut.u_place.nseg_q t_pdma=dut.u_place.dma_q t_pans=dut.u_place.ans_q t_rcnt0=dut.rcnt0_q \
                  t_rcnt1=dut.rcnt1_q t_txp=dut.txp_q t_txpend=dut.tx_pend_q t_txslot=dut.txslot_q \
                  t_rslot=dut.rslot_q t_cplpend=dut.cpl_pend_q t_rberr0=dut.rberr0_q t_rberr1=dut.rberr1_q \
                  t_piss=dut.u_place.iss_q t_plasts=dut.u_place.lasts_q
-$(eval $(call formal_ind_job,responder-ports-ind,hca_responder_props,$(RSPD_PROPS),,$(RSPD_ASSERTS) inv_*,,,2,2,,$(RSPD_IND_TAPS)))
-FORMAL_JOBS := $(filter-out formal-responder-ports-ind,$(FORMAL_JOBS))
-$(eval $(call formal_bmc_job,responder-mutant-job-moves,hca_responder_props,$(RSPD_PROPS),HCA_MUTANT_RESPONDER_JOB_MOVES,place_owner,FAIL,$(RSPD_TAPS),,,10))
+$(eval $(call formal_ind_job,responder-ports,hca_responder_props,$(RSPD_PROPS),,$(RSPD_ASSERTS) inv_*,,,2,4,,$(RSPD_IND_TAPS)))
+# The mutant under the proof's assertions and invariants (the base case
+# from reset reaches the moved job at cycle 5).
+$(eval $(call formal_ind_job,responder-mutant-job-moves,hca_responder_props,$(RSPD_PROPS),HCA_MUTANT_RESPONDER_JOB_MOVES,$(RSPD_ASSERTS) inv_*,,,2,8,place_owner,$(RSPD_IND_TAPS)))
 
 # The short jobs (seconds each): every block-boundary proof and mutant but
-# the responder's and the send engine's mutants (bounded, minutes), plus
+# the responder's proof and mutant (2 min each) and the send engine's
+# mutants (minutes), plus
 # the KLM walker's and the ctx DRAIN's.
 FORMAL_QUICK := formal-arb-handshake formal-arb-mutant-no-hold formal-pbuf-offers \
     formal-pbuf-mutant-no-reserve formal-evt-queue formal-evt-mutant-full-takes \

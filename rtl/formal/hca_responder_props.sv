@@ -1,9 +1,9 @@
 `default_nettype none
 `include "hca_abi.svh"
 
-// hca_responder_props — the responder at its boundaries (`make formal`,
-// bounded): hca_responder as it is (2 QPs), every input free each cycle
-// except for the protocols of its input ports — reset in the first cycle;
+// hca_responder_props — the responder at its boundaries (`make formal`):
+// hca_responder as it is (2 QPs), every input free each cycle except for
+// the protocols of its input ports — reset in the first cycle;
 // a received packet offered until taken, unchanged; a translation beat only
 // while a request is unfinished, offered until taken, unchanged; a DMA
 // answer only for an outstanding request, with its tag, in the order they
@@ -24,10 +24,8 @@
 //                  a packet, a completion, an event, a DMA request offered
 //                  and not taken is offered again, unchanged
 //
-// The invariants inv_* (over taps of the responder's and its placement
-// engine's state) are a start toward induction
-// (formal-responder-ports-ind, by hand): they hold in the base case, the
-// induction does not close yet (docs/verification.md, "Not proven yet").
+// Proven by 2-induction with the invariants inv_* over taps of the
+// responder's and its placement engine's state.
 //
 // HCA_MUTANT_RESPONDER_JOB_MOVES (the job's first piece read from the
 // packet register while the engine runs) breaks place_owner.
