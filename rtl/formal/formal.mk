@@ -388,7 +388,7 @@ $(eval $(call formal_ind_job,responder-ports,hca_responder_props,$(RSPD_PROPS),,
 $(eval $(call formal_ind_job,responder-mutant-job-moves,hca_responder_props,$(RSPD_PROPS),HCA_MUTANT_RESPONDER_JOB_MOVES,$(RSPD_ASSERTS) inv_*,,,2,8,place_owner,$(RSPD_IND_TAPS)))
 
 # The short jobs (seconds each): every block-boundary proof and mutant but
-# the responder's proof and mutant (2 min each) and the send engine's
+# the responder's proof and mutant (1-2 min each) and the send engine's
 # mutants (minutes), plus
 # the KLM walker's and the ctx DRAIN's.
 FORMAL_QUICK := formal-arb-handshake formal-arb-mutant-no-hold formal-pbuf-offers \
