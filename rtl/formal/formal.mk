@@ -337,6 +337,9 @@ $(eval $(call formal_bmc_job,send-mutant-sge-unheld,hca_req_send_props,$(SEND_PR
 # The same mutant under the induction job's assertions and invariants (the
 # base case from reset reaches the reload at cycle 18).
 $(eval $(call formal_ind_job,send-ind-mutant-sge-unheld,hca_req_send_props,$(SEND_PROPS),HCA_MUTANT_SEND_SGE_UNHELD,$(SEND_ASSERTS) inv_*,$(SEND_TAPS),,2,19,mover_owner))
+# The prefetch's offer dropped while not taken (the WQE fetch of the next
+# claim takes the port): dma_held, under every assertion and invariant.
+$(eval $(call formal_ind_job,send-mutant-pf-unheld,hca_req_send_props,$(SEND_PROPS),HCA_MUTANT_SEND_PF_UNHELD,$(SEND_ASSERTS) inv_*,$(SEND_TAPS),,2,12,dma_held))
 
 RESP_PROPS := rtl/hca_sge_mover.sv rtl/hca_req_resp.sv rtl/formal/hca_req_resp_props.sv
 RESP_TAPS  := t_mv_start=dut.mv_start t_ctx_reset=dut.ctx_reset t_fsm_free=dut.fsm_free \
