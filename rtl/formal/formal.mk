@@ -50,9 +50,10 @@
 #                          and DMA held, DMA only for a passing beat, a beat
 #                          taken only with its DMA (I2) (2-induction)
 #   formal-send-ports      hca_req_send: the mover's owner side and the
-#                          engine's tx / fin / evt / DMA offers held
-#                          (2-induction, ABC, with inv_* over the engine's
-#                          and its mover's state)
+#                          engine's tx / fin / evt / DMA offers held, the
+#                          WQE prefetch's READ_DATA included (2-induction,
+#                          ABC, with inv_* over the engine's, its mover's
+#                          and its prefetch entries' state)
 #   formal-rspeng-ports    hca_req_resp: the same for the response engine
 #                          (its mover's QP held; fin / evt / DMA / free
 #                          offers held) (2-induction, ABC)

@@ -2,7 +2,7 @@
 `include "hca_abi.svh"
 
 // hca_req_send_props — the requester's send engine at its boundaries
-// (`make formal`, bounded): hca_req_send as it is, every input free each
+// (`make formal`): hca_req_send as it is, every input free each
 // cycle except for the protocols of its input ports — reset in the first
 // cycle; a translation beat only for a request the engine issued and whose
 // last beat it has not taken, offered until taken, unchanged; a DMA answer
@@ -35,11 +35,14 @@
 // the mover's M_DMA; a pending packet only in the states that keep it, on
 // the other slot than the chunk being gathered; the per-slot answer
 // counters equal the posted-and-unanswered shadows; the WQE fetch
-// outstanding exactly in S_FWAIT. The DMA answers carry their request's
-// tag (the DMA block echoes it): the fetch's, or a posted slot's.
+// outstanding exactly in S_FWAIT; a prefetch entry pending exactly when
+// its read is out or it waits to issue, an offer not taken the prefetch's.
+// The DMA answers carry their request's tag (the DMA block echoes it): the
+// fetch's, a prefetch entry's whose read is out, or a posted slot's.
 //
 // HCA_MUTANT_SEND_SGE_UNHELD (the SGE list reloaded while the mover runs)
-// breaks mover_owner.
+// breaks mover_owner; HCA_MUTANT_SEND_PF_UNHELD (the fetch takes the port
+// from a prefetch offered, not taken) breaks dma_held.
 module hca_req_send_props #(
   parameter int QW = 2
 ) (
