@@ -401,8 +401,10 @@ module hca_req_send #(
   assign pf_alloc = wqe_take && !wqe_err && !ctx_reset && !pf_req_q && !pf_pend_q[pe] &&
                     16'(sq_pi_q - sq_ci_q) >= 16'd2;
   // Offered only when neither the fetch nor the mover offers; once offered
-  // it keeps the port until taken (they wait).
-  assign pf_offer = pf_req_q && (pf_held_q || (state_q != S_FETCH && !mv_dma_valid));
+  // it keeps the port until taken (they wait). (HCA_MUTANT_SEND_PF_UNHELD,
+  // a formal mutant: the fetch takes the port from it, hca_req_send_props.sv)
+  assign pf_offer = pf_req_q && ((pf_held_q `ifdef HCA_MUTANT_SEND_PF_UNHELD && state_q != S_FETCH `endif) ||
+                                 (state_q != S_FETCH && !mv_dma_valid));
   assign pf_go    = pf_offer && dma_req_ready_i;
   logic [`HCA_DMA_REQ_W-1:0] pf_req;
   always_comb begin

@@ -57,9 +57,10 @@
 #                          and DMA held, DMA only for a passing beat, a beat
 #                          taken only with its DMA (I2) (2-induction)
 #   formal-send-ports      hca_req_send: the mover's owner side and the
-#                          engine's tx / fin / evt / DMA offers held
-#                          (2-induction, ABC, with inv_* over the engine's
-#                          and its mover's state)
+#                          engine's tx / fin / evt / DMA offers held, the
+#                          WQE prefetch's READ_DATA included (2-induction,
+#                          ABC, with inv_* over the engine's, its mover's
+#                          and its prefetch entries' state)
 #   formal-rspeng-ports    hca_req_resp: the same for the response engine
 #                          (its mover's QP held; fin / evt / DMA / free
 #                          offers held) (2-induction, ABC)
@@ -353,13 +354,18 @@ $(eval $(call formal_ind_job,place-mutant-no-check-wait,hca_resp_place_props,$(P
 SEND_PROPS := rtl/hca_sge_mover.sv rtl/hca_req_send.sv rtl/formal/hca_req_send_props.sv
 SEND_TAPS  := t_mv_start=dut.mv_start t_sges=dut.sges_q t_nsge=dut.nsge3 t_ctx_reset=dut.ctx_reset \
               t_state=dut.state_q t_mvst=dut.u_mover.state_q t_pv=dut.pv_q t_pslot=dut.pslot_q \
-              t_slot=dut.slot_q t_mvchk=dut.u_mover.chk_q t_cnt0=dut.cnt0_q t_cnt1=dut.cnt1_q
+              t_slot=dut.slot_q t_mvchk=dut.u_mover.chk_q t_cnt0=dut.cnt0_q t_cnt1=dut.cnt1_q \
+              t_pfpend=dut.pf_pend_q t_pfreq=dut.pf_req_q t_pfheld=dut.pf_held_q t_pfent=dut.pf_ent_q
 SEND_ASSERTS := mover_owner tx_held fin_held evt_held dma_held
 $(eval $(call formal_ind_job,send-ports,hca_req_send_props,$(SEND_PROPS),,$(SEND_ASSERTS) inv_*,$(SEND_TAPS),,2,4))
 $(eval $(call formal_bmc_job,send-mutant-sge-unheld,hca_req_send_props,$(SEND_PROPS),HCA_MUTANT_SEND_SGE_UNHELD,mover_owner,FAIL,$(SEND_TAPS),,17,19))
-# The same mutant under the induction job's assertions and invariants (the
-# base case from reset reaches the reload at cycle 18).
-$(eval $(call formal_ind_job,send-ind-mutant-sge-unheld,hca_req_send_props,$(SEND_PROPS),HCA_MUTANT_SEND_SGE_UNHELD,$(SEND_ASSERTS) inv_*,$(SEND_TAPS),,2,19,mover_owner))
+# The same mutant under the induction job's assertions and invariants: from
+# reset it fails first on evt_held at cycle 7 (the WQE fields reloaded by a
+# prefetch's answer while a memory-management event is offered, not taken).
+$(eval $(call formal_ind_job,send-ind-mutant-sge-unheld,hca_req_send_props,$(SEND_PROPS),HCA_MUTANT_SEND_SGE_UNHELD,$(SEND_ASSERTS) inv_*,$(SEND_TAPS),,2,10,evt_held))
+# The prefetch's offer dropped while not taken (the WQE fetch of the next
+# claim takes the port): dma_held, under every assertion and invariant.
+$(eval $(call formal_ind_job,send-mutant-pf-unheld,hca_req_send_props,$(SEND_PROPS),HCA_MUTANT_SEND_PF_UNHELD,$(SEND_ASSERTS) inv_*,$(SEND_TAPS),,2,12,dma_held))
 
 RESP_PROPS := rtl/hca_sge_mover.sv rtl/hca_req_resp.sv rtl/formal/hca_req_resp_props.sv
 RESP_TAPS  := t_mv_start=dut.mv_start t_ctx_reset=dut.ctx_reset t_fsm_free=dut.fsm_free \
@@ -389,14 +395,13 @@ $(eval $(call formal_ind_job,responder-mutant-job-moves,hca_responder_props,$(RS
 
 # The short jobs (seconds each): every block-boundary proof and mutant but
 # the responder's proof and mutant (1-2 min each) and the send engine's
-# mutants (minutes), plus
-# the KLM walker's and the ctx DRAIN's.
+# other mutants (a minute or more), plus the KLM walker's and the ctx DRAIN's.
 FORMAL_QUICK := formal-arb-handshake formal-arb-mutant-no-hold formal-pbuf-offers \
     formal-pbuf-mutant-no-reserve formal-evt-queue formal-evt-mutant-full-takes \
     formal-evt-mutant-head-newest formal-cqw-ports formal-cqw-mutant-no-ready formal-sge-ports \
     formal-sge-ports-post formal-sge-mutant-take-early formal-xarb-ports \
     formal-xarb-mutant-pop-every-beat formal-ctx-ports formal-ctx-mutant-write-no-answer \
-    formal-send-ports formal-rspeng-ports formal-place-ports \
+    formal-send-ports formal-send-ind-mutant-sge-unheld formal-rspeng-ports formal-place-ports \
     formal-place-mutant-no-check-wait formal-rspeng-mutant-qpn-moves formal-klm-handshake formal-klm-mutant-no-ready \
     formal-klm-mutant-no-end formal-ctx-drain formal-ctx-mutant-no-drain
 

@@ -2,7 +2,7 @@
 `include "hca_abi.svh"
 
 // hca_req_send_props — the requester's send engine at its boundaries
-// (`make formal`, bounded): hca_req_send as it is, every input free each
+// (`make formal`): hca_req_send as it is, every input free each
 // cycle except for the protocols of its input ports — reset in the first
 // cycle; a translation beat only for a request the engine issued and whose
 // last beat it has not taken, offered until taken, unchanged; a DMA answer
@@ -35,11 +35,14 @@
 // the mover's M_DMA; a pending packet only in the states that keep it, on
 // the other slot than the chunk being gathered; the per-slot answer
 // counters equal the posted-and-unanswered shadows; the WQE fetch
-// outstanding exactly in S_FWAIT. The DMA answers carry their request's
-// tag (the DMA block echoes it): the fetch's, or a posted slot's.
+// outstanding exactly in S_FWAIT; a prefetch entry pending exactly when
+// its read is out or it waits to issue, an offer not taken the prefetch's.
+// The DMA answers carry their request's tag (the DMA block echoes it): the
+// fetch's, a prefetch entry's whose read is out, or a posted slot's.
 //
 // HCA_MUTANT_SEND_SGE_UNHELD (the SGE list reloaded while the mover runs)
-// breaks mover_owner.
+// breaks mover_owner; HCA_MUTANT_SEND_PF_UNHELD (the fetch takes the port
+// from a prefetch offered, not taken) breaks dma_held.
 module hca_req_send_props #(
   parameter int QW = 2
 ) (
@@ -109,6 +112,11 @@ module hca_req_send_props #(
   logic [2:0]        t_mvst;
   logic              t_pv, t_pslot, t_slot, t_mvchk;
   logic [3:0]        t_cnt0, t_cnt1;
+  // ...and the WQE prefetch's: its entries' pending bits, the prefetch
+  // waiting to issue, its offer not taken, its entry
+  logic [3:0]        t_pfpend;
+  logic              t_pfreq, t_pfheld;
+  logic [1:0]        t_pfent;
 
   // hca_req_send's and hca_sge_mover's state encodings
   localparam logic [3:0] S_FWAIT = 4'd3, S_CHECK = 4'd5, S_ALLOC = 4'd6, S_GATHER = 4'd7,
@@ -124,25 +132,37 @@ module hca_req_send_props #(
   end
 
   // Translation requests unfinished; DMAs unanswered: the WQE fetch (tag
-  // bit 4 clear) and the posted gathers per slot (tag bit 3).
-  logic [3:0] xo_q, pout_q [2];
+  // 0), the prefetch per entry (tag {0000_01, entry}) and the posted
+  // gathers per slot (tag {0001, slot, seq}).
+  logic [3:0] xo_q, pout_q [2], pfo_q;
   logic       fout_q;
-  logic       xs_fire, req_post, req_slot, rsp_post, rsp_slot, req_fire;
+  logic       xs_fire, req_post, req_slot, rsp_post, rsp_slot, req_fire, req_pf, rsp_pf;
+  logic [1:0] req_ent, rsp_ent;
   assign xs_fire  = xs_valid_i && xs_ready_o;
   assign req_post = dma_req_o[`HCA_DMA_REQ_TAG_LSB + 4];
   assign req_slot = dma_req_o[`HCA_DMA_REQ_TAG_LSB + 3];
+  assign req_pf   = !req_post && dma_req_o[`HCA_DMA_REQ_TAG_LSB + 2];
+  assign req_ent  = dma_req_o[`HCA_DMA_REQ_TAG_LSB +: 2];
   assign rsp_post = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 4];
   assign rsp_slot = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 3];
+  assign rsp_pf   = !rsp_post && dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 2];
+  assign rsp_ent  = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB +: 2];
   assign req_fire = dma_req_valid_o && dma_req_ready_i;
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       xo_q      <= '0;
       fout_q    <= 1'b0;
+      pfo_q     <= '0;
       pout_q[0] <= '0;
       pout_q[1] <= '0;
     end else begin
       xo_q   <= xo_q + 4'(xq_valid_o && xq_ready_i) - 4'(xs_fire && xs_last_i);
-      fout_q <= (fout_q || (req_fire && !req_post)) && !(dma_rsp_valid_i && !rsp_post);
+      fout_q <= (fout_q || (req_fire && !req_post && !req_pf)) &&
+                !(dma_rsp_valid_i && !rsp_post && !rsp_pf);
+      // (a second read of an entry while one is out would be lost here:
+      // inv_pfout shows there is none)
+      pfo_q  <= (pfo_q | ((req_fire && req_pf) ? 4'(1) << req_ent : 4'(0))) &
+                ~((dma_rsp_valid_i && rsp_pf) ? 4'(1) << rsp_ent : 4'(0));
       for (int i = 0; i < 2; i++) begin
         pout_q[i] <= pout_q[i] + 4'(req_fire && req_post && req_slot == 1'(i)) -
                      4'(dma_rsp_valid_i && rsp_post && rsp_slot == 1'(i));
@@ -192,7 +212,7 @@ module hca_req_send_props #(
       assume (xs_valid_i && xs_status_i == xs_status_q && xs_last_i == xs_last_q &&
               xs_len_i == xs_len_q && xs_pa_i == xs_pa_q);
     end
-    assume (!dma_rsp_valid_i || (rsp_post ? pout_q[rsp_slot] != '0 : fout_q));
+    assume (!dma_rsp_valid_i || (rsp_post ? pout_q[rsp_slot] != '0 : rsp_pf ? pfo_q[rsp_ent] : fout_q));
   end
 
   // S_ALLOC, S_GATHER, S_HOLD: a chunk is being allocated or gathered
@@ -221,6 +241,11 @@ module hca_req_send_props #(
                            (t_slot ? t_cnt0 : t_cnt1) == '0);
       inv_txwait:  assert (t_state != S_TXWAIT || (t_pv && t_slot == t_pslot));
       inv_fetch:   assert (fout_q == (t_state == S_FWAIT));
+      // an entry pending: its read is out, or it is the prefetch to issue
+      // (never both); an offer not taken is the prefetch's
+      inv_pfpend:  assert (t_pfpend == (pfo_q | (t_pfreq ? 4'(1) << t_pfent : 4'(0))));
+      inv_pfout:   assert (!t_pfreq || !pfo_q[t_pfent]);
+      inv_pfheld:  assert (!t_pfheld || (t_pfreq && dma_held_q && dma_q[`HCA_DMA_REQ_TAG_LSB +: 8] == {6'b000001, t_pfent}));
     end
   end
 
