@@ -64,6 +64,11 @@
 #   formal-rspeng-ports    hca_req_resp: the same for the response engine
 #                          (its mover's QP held; fin / evt / DMA / free
 #                          offers held) (2-induction, ABC)
+#   formal-requester-park  hca_requester's wrapper with both engines cut
+#                          out (their outputs free but for what the two
+#                          jobs above prove of them): the park entry the
+#                          response engine reads held while it owns the QP
+#                          (2-induction, ABC)
 #   formal-responder-ports hca_responder: the placement engine's owner
 #                          side (job held while it runs) and the tx / cpl /
 #                          evt / DMA offers held (2-induction, ABC, with
@@ -191,7 +196,7 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.aig
 FORMAL_JOBS += formal-$(1)
 endef
 
-# formal_ind_job NAME TOP SOURCES DEFINES ASSERTS TAPS PARAMS K BASE [EXPECT] [EARLY]
+# formal_ind_job NAME TOP SOURCES DEFINES ASSERTS TAPS PARAMS K BASE [EXPECT] [EARLY] [PRE]
 # An unbounded proof on the AIGER netlist: ASSERTS (the property and the
 # invariants that make it inductive) hold in every run of BASE >= K cycles
 # from reset (ABC's bmc3; a counterexample is replayed as above), and
@@ -200,7 +205,8 @@ endef
 # RTL): the base case must find a counterexample within BASE cycles that
 # replays to the assertion EXPECT failing. EARLY: taps as TAPS, connected
 # before memory_map and opt (a wire opt merges away, e.g. a port's
-# combinational job input, can be named there; a RAM word cannot).
+# combinational job input, can be named there; a RAM word cannot). PRE:
+# Yosys commands run before flatten (a cutpoint that frees a block's outputs).
 define formal_ind_job
 $(FORMAL_DIR)/$(1)/design.il: $(3) $(RTL_INC) rtl/formal/formal.mk
 	@mkdir -p $$(@D)
@@ -420,7 +426,8 @@ FORMAL_QUICK := formal-arb-handshake formal-arb-mutant-no-hold formal-pbuf-offer
     formal-xarb-mutant-pop-every-beat formal-ctx-ports formal-ctx-mutant-write-no-answer \
     formal-send-ports formal-send-ind-mutant-sge-unheld formal-rspeng-ports formal-place-ports \
     formal-place-mutant-no-check-wait formal-rspeng-mutant-qpn-moves formal-klm-handshake formal-klm-mutant-no-ready \
-    formal-klm-mutant-no-end formal-ctx-drain formal-ctx-mutant-no-drain
+    formal-klm-mutant-no-end formal-ctx-drain formal-ctx-mutant-no-drain \
+    formal-requester-park formal-requester-mutant-wr-taken
 
 .PHONY: formal formal-quick
 formal: $(FORMAL_JOBS)
