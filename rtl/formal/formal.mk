@@ -206,13 +206,14 @@ endef
 # replays to the assertion EXPECT failing. EARLY: taps as TAPS, connected
 # before memory_map and opt (a wire opt merges away, e.g. a port's
 # combinational job input, can be named there; a RAM word cannot). PRE:
-# Yosys commands run before flatten (a cutpoint that frees a block's outputs).
+# Yosys commands run before prep (after a `hierarchy -top`: a cutpoint that
+# frees a block's outputs, a keep that stops opt narrowing a wire).
 define formal_ind_job
 $(FORMAL_DIR)/$(1)/design.il: $(3) $(RTL_INC) rtl/formal/formal.mk
 	@mkdir -p $$(@D)
 	$$(call say,YOSYS,$$@)
 	$$(Q)yosys -q -l $$(@D)/yosys.log -p 'read_verilog -formal -sv $(addprefix -D,$(4)) -Iabi/gen $(3); \
-	    $(foreach p,$(7),chparam -set $(subst =, ,$(p)) $(2); )prep -top $(2); $(12) flatten; \
+	    $(foreach p,$(7),chparam -set $(subst =, ,$(p)) $(2); )$(12) prep -top $(2); flatten; \
 	    $(if $(11),cd $(2); $(foreach t,$(11),connect -set $(firstword $(subst =, ,$(t))) $(lastword $(subst =, ,$(t))); )cd ..; )\
 	    memory_map; opt -fast; \
 	    cd $(2); $(foreach t,$(6),connect -set $(firstword $(subst =, ,$(t))) $(lastword $(subst =, ,$(t))); )cd ..; \
@@ -386,7 +387,8 @@ $(eval $(call formal_ind_job,rspeng-mutant-qpn-moves,hca_req_resp_props,$(RESP_P
 # out (their outputs free), constrained by what the two jobs above prove.
 REQ_PROPS := rtl/hca_sge_mover.sv rtl/hca_req_send.sv rtl/hca_req_resp.sv rtl/hca_qfifo.sv rtl/xu_fifo.sv rtl/hca_xarb.sv \
              rtl/hca_arb.sv rtl/hca_requester.sv rtl/formal/hca_requester_props.sv
-REQ_CUT   := cutpoint t:*hca_req_send* t:*hca_req_resp*;
+REQ_CUT   := hierarchy -top hca_requester_props; cutpoint t:*hca_req_send* t:*hca_req_resp*; \
+             setattr -set keep 1 w:look_parking w:look_park w:look_qst;
 # (connected before the netlist is optimized: the park entry and the
 # bypass feed only the response engine's inputs, which the cut removed)
 REQ_TAPS  := t_sched_valid=dut.sched_valid t_sched_ready=dut.sched_ready t_s_rel_valid=dut.s_rel_valid \
@@ -401,7 +403,9 @@ $(eval $(call formal_ind_job,requester-mutant-claim-race,hca_requester_props,$(R
 RSPD_PROPS := rtl/hca_resp_place.sv rtl/hca_qfifo.sv rtl/hca_responder.sv rtl/formal/hca_responder_props.sv
 RSPD_TAPS  := t_start=dut.eng_start t_busy=dut.eng_busy t_check_only=dut.job_check_only t_post=dut.job_post \
               t_remote=dut.job_remote t_buf=dut.job_buf t_pd=dut.c_pd_q t_qpn=dut.qpn_q \
-              t_va=dut.job_va t_len=dut.job_len t_key=dut.job_key
+              t_va=dut.job_va t_len=dut.job_len t_key=dut.job_key t_op=dut.job_op t_rights=dut.job_rights
+# (the job's op and rights are constants per case: kept whole for their taps)
+RSPD_KEEP  := hierarchy -top hca_responder_props; setattr -set keep 1 w:job_op w:job_rights;
 RSPD_ASSERTS := place_owner tx_held cpl_held evt_held dma_held
 # By 2-induction with the invariants inv_* (hca_responder_props.sv) over
 # the responder's and its placement engine's state; every tap is EARLY
@@ -411,10 +415,10 @@ RSPD_IND_TAPS := $(RSPD_TAPS) t_state=dut.state_q t_pst=dut.u_place.state_q t_ho
                  t_rcnt1=dut.rcnt1_q t_txp=dut.txp_q t_txpend=dut.tx_pend_q t_txslot=dut.txslot_q \
                  t_rslot=dut.rslot_q t_cplpend=dut.cpl_pend_q t_rberr0=dut.rberr0_q t_rberr1=dut.rberr1_q \
                  t_piss=dut.u_place.iss_q t_plasts=dut.u_place.lasts_q
-$(eval $(call formal_ind_job,responder-ports,hca_responder_props,$(RSPD_PROPS),,$(RSPD_ASSERTS) inv_*,,,2,4,,$(RSPD_IND_TAPS)))
+$(eval $(call formal_ind_job,responder-ports,hca_responder_props,$(RSPD_PROPS),,$(RSPD_ASSERTS) inv_*,,,2,4,,$(RSPD_IND_TAPS),$(RSPD_KEEP)))
 # The mutant under the proof's assertions and invariants (the base case
 # from reset reaches the moved job at cycle 5).
-$(eval $(call formal_ind_job,responder-mutant-job-moves,hca_responder_props,$(RSPD_PROPS),HCA_MUTANT_RESPONDER_JOB_MOVES,$(RSPD_ASSERTS) inv_*,,,2,8,place_owner,$(RSPD_IND_TAPS)))
+$(eval $(call formal_ind_job,responder-mutant-job-moves,hca_responder_props,$(RSPD_PROPS),HCA_MUTANT_RESPONDER_JOB_MOVES,$(RSPD_ASSERTS) inv_*,,,2,8,place_owner,$(RSPD_IND_TAPS),$(RSPD_KEEP)))
 
 # The short jobs (seconds each): every block-boundary proof and mutant but
 # the responder's proof and mutant (1-2 min each) and the send engine's
