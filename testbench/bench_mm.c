@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hca_dev.h"
@@ -229,6 +230,39 @@ static int throughput(bench_t *B, unsigned pages, unsigned rounds, tput_t *t)
     return 0;
 }
 
+/* BENCH_MM_PCPROF=PREFIX: after the measured run, one more 1-page burst of
+ * each kind with the firmware's per-PC profile on, written as PREFIX.fr and
+ * PREFIX.inv ("address cycles" lines, device cycles the core spent at each
+ * instruction, stalls included; annotate with addr2line). For where the
+ * steady state's cycles go (docs/engine.md); the measured figures above are
+ * taken without it. */
+static int pc_profile(bench_t *B, const char *prefix)
+{
+    int rc = hca_dev_fw_profile_start(B->dev);
+    if (rc)
+        return fail("fw profile", rc);
+    size_t words = 0;
+    const uint64_t *h = hca_dev_fw_profile(B->dev, &words);
+    static uint64_t before[HCA_FW_RAM_SIZE / 4];
+    for (int inv = 0; inv < 2; inv++) {
+        memcpy(before, h, words * sizeof *h);
+        double cycles = 0, busy = 0;
+        if ((rc = burst(B, inv, 1, &cycles, &busy)))
+            return rc;
+        char path[512];
+        snprintf(path, sizeof path, "%s.%s", prefix, inv ? "inv" : "fr");
+        FILE *f = fopen(path, "w");
+        if (!f)
+            return fail(path, -errno);
+        fprintf(f, "# %u WRs, %.1f cycles/WR, firmware busy %.1f/WR\n", QPS * MRS_PER_QP, cycles, busy);
+        for (size_t w = 0; w < words; w++)
+            if (h[w] != before[w])
+                fprintf(f, "%08" PRIx32 " %" PRIu64 "\n", (uint32_t)(HCA_FW_RAM_BASE + 4 * w), h[w] - before[w]);
+        fclose(f);
+    }
+    return 0;
+}
+
 int main(void)
 {
     static bench_t B;
@@ -248,6 +282,9 @@ int main(void)
             rc = throughput(&B, sizes[i], sizes[i] == 256 ? 2 : 4, &tput[i]);
     }
     double cps = (double)(hca_dev_cycle(B.dev) - c0) / (bench_now_s() - t0);
+    const char *prof = getenv("BENCH_MM_PCPROF");
+    if (!rc && prof && *prof)
+        rc = pc_profile(&B, prof);
     char why[256] = "";
     if (!rc && hca_dev_fw_health(B.dev, why, sizeof why)) {
         fprintf(stderr, "bench_mm: firmware: %s\n", why);
