@@ -15,9 +15,11 @@
  *
  * "before" is the same bench at 8a1bc30 (the session of issue #13 item 4
  * started there: every register access by the core, the page list read by
- * fdma) and at 420cd3a (the port sequencer, before the event service's fast
- * paths); they cannot be measured in this run, the firmware and driver that
- * did them being gone, so they are quoted with their commits.
+ * fdma), at 420cd3a (the port sequencer, before the event service's fast
+ * paths) and at 76c4918 (before the event read dropped rsvd and the 1-page
+ * program its 6 MPT words copied from the event); they cannot be measured
+ * in this run, the firmware and driver that did them being gone, so they are
+ * quoted with their commits.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,6 +40,11 @@
 #define BEFORE_FR_LATENCY 1318.0
 #define BEFORE_INV_STEADY 387.0
 #define BEFORE_INV_LATENCY 707.0
+/* bench_mm at 76c4918 (firmware/mm.c reading 12 event words, building the whole MPT entry per event) */
+#define PREV_FR_STEADY 275.0
+#define PREV_FR_LATENCY 645.0
+#define PREV_INV_STEADY 180.0
+#define PREV_INV_LATENCY 528.0
 /* bench_mm at 420cd3a, before the event service's fast paths (firmware/mm.c) */
 #define SEQ_FR_STEADY 588.0
 #define SEQ_FR_LATENCY 930.0
@@ -325,6 +332,12 @@ int main(void)
            "     path and the firmware sets the pace: firmware busy, its polls of the sequencer while a program\n"
            "     runs included, is nearly the whole of it)\n",
            tput[0].fr_cycles, tput[0].fr_busy, tput[0].inv_cycles, tput[0].inv_busy);
+    printf("  76c4918 -> now, 1 page:\n"
+           "    FAST_REG_MR steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n"
+           "    LOCAL_INV   steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n",
+           PREV_FR_STEADY, tput[0].fr_cycles, PREV_FR_STEADY / tput[0].fr_cycles, PREV_FR_LATENCY, fr[0].cycles,
+           PREV_FR_LATENCY / fr[0].cycles, PREV_INV_STEADY, tput[0].inv_cycles, PREV_INV_STEADY / tput[0].inv_cycles,
+           PREV_INV_LATENCY, inv[0].cycles, PREV_INV_LATENCY / inv[0].cycles);
     printf("  before the event service's fast paths (420cd3a) -> now, 1 page:\n"
            "    FAST_REG_MR steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n"
            "    LOCAL_INV   steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n",
