@@ -34,9 +34,12 @@
  *       may fail checks anywhere in between) it placed none at all;
  *   I5  whatever the harness reports as an engine bug (protcheck_report()),
  *       e.g. a malformed DMA request;
- *   I6  no key-checked DMA of a QP (dma_req.qpn) is issued after its
- *       DESTROY_QP or MODIFY_QP RESET returned, until it is connected again,
- *       and none issued before reaches memory after it returned.
+ *   I6  no DMA of a QP (dma_req.qpn: a key-checked access, or a read of its
+ *       send or receive queue's WQEs — fetch or read-ahead) is issued after
+ *       its DESTROY_QP or MODIFY_QP RESET returned, until it is connected
+ *       again, and none issued before touches memory (a write lands, a read
+ *       is served) after it returned: the driver may unmap or free the QP's
+ *       rings and buffers at once.
  * A breach is recorded with its cycle, key, host address and a one-line
  * reason; checking goes on.
  *
