@@ -246,12 +246,14 @@ TEST_F(ProtCheck, AQpsWqeReadsAreFencedByItsDestroy)
         return r;
     };
     Transfer(100, 900, wqe(0x00, 5, A));            // SQ fetch served before the destroy: legal
-    Transfer(200, 1500, wqe(0x05, 5, A + 128));     // read-ahead served after it
+    const hca_dma_req_t ahead = wqe(0x05, 5, A + 128), other = wqe(0x7f, 6, A + 512);
+    const int fa = protcheck_dma_issue(pc, 200, &ahead), fo = protcheck_dma_issue(pc, 300, &other);
     protcheck_qp_fenced(pc, 1000, 5, "DESTROY_QP");
-    Transfer(1100, 1200, wqe(0x00, 5, A + 256));    // SQ fetch issued after it
-    Transfer(300, 1001, wqe(0x7f, 6, A + 512));     // another QP's RQ fetch: legal
+    protcheck_dma_done(pc, 300, 1001, &other, 1, fo); // another QP's RQ fetch: legal
+    Transfer(1100, 1200, wqe(0x00, 5, A + 256));    // SQ fetch issued after the destroy
+    protcheck_dma_done(pc, 200, 1500, &ahead, 1, fa); // read-ahead served after it
     ASSERT_EQ(2u, protcheck_count(pc)) << All();
-    const protcheck_violation_t late = Get(0), after = Get(1);
+    const protcheck_violation_t after = Get(0), late = Get(1);
     EXPECT_EQ(1500u, late.cycle);
     EXPECT_EQ(200u, late.issue_cycle);
     EXPECT_EQ(1500u, late.land_cycle);
@@ -273,6 +275,16 @@ TEST_F(ProtCheck, AQpsWqeReadsAreFencedByItsDestroy)
     protcheck_qp_live(pc, 2500, 6);
     Transfer(2600, 2700, wqe(0x7f, 6, A + 512));    // connected again: legal
     EXPECT_EQ(3u, protcheck_count(pc)) << All();
+
+    // A read answered with a bus error after the fence was still on the bus
+    // (the driver freed the ring: an IOMMU fault on a real host).
+    const hca_dma_req_t freed = wqe(0x00, 7, A + 1024);
+    const int ff = protcheck_dma_issue(pc, 2800, &freed);
+    protcheck_qp_fenced(pc, 3000, 7, "DESTROY_QP");
+    protcheck_dma_done(pc, 2800, 3100, &freed, 0, ff);
+    ASSERT_EQ(4u, protcheck_count(pc)) << All();
+    EXPECT_NE(nullptr, strstr(Get(3).reason, "was on the bus (a bus error) at cycle 3100, after its DESTROY_QP"))
+        << Get(3).reason;
 }
 
 TEST_F(ProtCheck, RevokedHostRangeIsCaughtOnAnyKey)

@@ -567,12 +567,20 @@ int protcheck_dma_issue(protcheck_t *pc, uint64_t cycle, const hca_dma_req_t *re
 void protcheck_dma_done(protcheck_t *pc, uint64_t issue_cycle, uint64_t cycle, const hca_dma_req_t *req,
                         int transferred, int flagged)
 {
-    if (!pc || !req || !transferred || flagged)
+    if (!pc || !req || flagged)
         return;
     const unsigned op = hca_dma_req_get_op(req);
     if (!touches_host(op))
         return;
-    if (req->key) {
+    /* A bus error moved nothing (I2 and I3 hold), but it was on the bus:
+       after the QP's fence that is I6 all the same (a driver that freed the
+       ring at the destroy's return gets this very fault, an IOMMU's on a real
+       host). */
+    const qp_state_t *q = qp_fence(pc, req);
+    const int qp_late = q && issue_cycle < q->fenced_at && q->fenced_at <= cycle;
+    if (!transferred && !qp_late)
+        return;
+    if (req->key && transferred) {
         const key_state_t *k = tab_find(&pc->keys, req->key);
         if (k && k->inv_at != NEVER && k->inv_at >= issue_cycle && k->inv_at <= cycle) {
             pc_breach(pc, cycle, req, issue_cycle, cycle, k->inv_req_at, k->inv_at,
@@ -591,14 +599,14 @@ void protcheck_dma_done(protcheck_t *pc, uint64_t issue_cycle, uint64_t cycle, c
             return;
         }
     }
-    const qp_state_t *q = qp_fence(pc, req);
-    if (q && issue_cycle < q->fenced_at && q->fenced_at <= cycle) {
+    if (qp_late) {
+        const int rd = op == HCA_DMA_OP_READ_DATA || op == HCA_DMA_OP_HOST_TO_BUF;
         pc_breach(pc, cycle, req, issue_cycle, cycle, q->fenced_at, q->fenced_at,
                   "I6: %s of %" PRIu32 " bytes at 0x%" PRIx64 " of QP %" PRIu32 " issued at cycle %" PRIu64
-                  " %s memory at cycle %" PRIu64 ", after its %s returned (cycle %" PRIu64 ")",
+                  " %s at cycle %" PRIu64 ", after its %s returned (cycle %" PRIu64 ")",
                   dma_what(req), req->len, req->addr, req->qpn, issue_cycle,
-                  op == HCA_DMA_OP_READ_DATA || op == HCA_DMA_OP_HOST_TO_BUF ? "read" : "reached", cycle, q->why,
-                  q->fenced_at);
+                  !transferred ? "was on the bus (a bus error)" : rd ? "read memory" : "reached memory", cycle,
+                  q->why, q->fenced_at);
         return;
     }
     const range_t *r = pc->nranges ? revoked(pc, cycle, req->addr, req->len) : NULL;
