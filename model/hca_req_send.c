@@ -456,6 +456,7 @@ static void rs_derive(hca_req_send_t *m)
     q->len = RS_WQE_BYTES;
     const uint32_t idx = m->sq_ci & (uint32_t)(((1u << m->sq_log) - 1u) & 0xffffu);
     q->addr = m->sq_base + (uint64_t)idx * RS_WQE_BYTES;
+    q->qpn = m->qpn;
 
     /* the mover's outputs with every xs/dma input low */
     hca_sge_mover_io_t *mio = &m->mv_w;
@@ -553,6 +554,7 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
         q->hdr = (uint32_t)HCA_DMA_OP_READ_DATA << HCA_DMA_REQ_OP_LSB | (0x04u | m->pf_ent) << HCA_DMA_REQ_TAG_LSB;
         q->len = RS_WQE_BYTES;
         q->addr = m->pf_addr;
+        q->qpn = m->pf_qpn[m->pf_ent];
     } else if (state == S_FETCH) {
         io->dma_req = m->fetch_w;
     } else {
@@ -564,6 +566,13 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
     io->dma_rsp_ready = state == S_FWAIT || rtag_post || rtag_pf || mv_rsp_ready;
     /* busy from the first key check until every posted DMA was answered */
     io->mv_busy = (uint8_t)((m->cnt1 != 0) << 2 | (m->cnt0 != 0) << 1 | (mw->busy != 0));
+    /* WQE reads: the fetch from its offer to its answer, each prefetch entry
+     * from its allocation to its answer (HCA_MUTANT_DRAIN_NO_WQE_READ: none) */
+#ifndef HCA_MUTANT_DRAIN_NO_WQE_READ
+    io->rd_busy = (uint8_t)(m->pf_pend << 1 | (state == S_FETCH || state == S_FWAIT));
+#else
+    io->rd_busy = 0;
+#endif
 
     io->tx = m->tx_w;
     io->tx_valid = (state == S_TX && !reset) || tx_pend;

@@ -108,6 +108,7 @@ typedef struct hca_req_send_io {
     uint8_t fin_valid;
     hca_req_send_fin_t fin;
     uint8_t mv_busy;        /**< {slot 1 posted, slot 0 posted, mover} (ctx DRAIN) */
+    uint8_t rd_busy;        /**< {prefetch entry 3..0 pending, the fetch} (ctx DRAIN) */
 } hca_req_send_io_t;
 
 /* The decode wires of the RTL (functions of the registers only). */

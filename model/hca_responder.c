@@ -238,6 +238,11 @@ static void rs_outputs(hca_responder_t *m, unsigned ch, uint64_t now)
     }
     /* posted READ gathers count until answered */
     o->place_busy = (uint8_t)((m->rcnt1 != 0) << 2 | (m->rcnt0 != 0) << 1 | (p->busy != 0));
+    /* ...and an RQ WQE read, from its offer to its answer (HCA_MUTANT_DRAIN_NO_WQE_READ: not) */
+#ifndef HCA_MUTANT_DRAIN_NO_WQE_READ
+    o->place_busy |= m->state == S_FETCH_REQ || m->state == S_FETCH_RSP || m->state == S_FL_REQ ||
+                     m->state == S_FL_RSP;
+#endif
 
     o->rx_ready = m->state == S_IDLE && !(m->scan_pref && hca_qfifo_valid(&m->fq));
     o->tx_valid = m->tx_pend && !rs_tx_wait(m) && !rs_tx_bad(m);
@@ -262,6 +267,7 @@ static void rs_outputs(hca_responder_t *m, unsigned ch, uint64_t now)
         r->hdr = (uint32_t)HCA_DMA_OP_READ_DATA << HCA_DMA_REQ_OP_LSB | (RS_DMA_CLIENT | FETCH_TAG) << HCA_DMA_REQ_TAG_LSB;
         r->len = WQE_BYTES;
         r->addr = m->c_rqbase + ((uint64_t)rq_slot << 6);
+        r->qpn = m->qpn;
     } else {
         o->dma_req = p->dma_req;
         if (p->posted) /* a posted gather: tag {01, 1, slot, 0, idx} */

@@ -258,7 +258,7 @@ module hca_core #(
   logic [15:0]              cq_cqn, cq_pi, cq_ci;
   logic [`HCA_CQ_CTX_W-1:0] cq_cqc;
   logic                     cq_inrange, cq_pi_inc, cq_ovf_set;
-  logic [5:0]               rq_drain_busy;
+  logic [10:0]              rq_drain_busy;
   logic [2:0]               rs_drain_busy;
 
   hca_ctx #(

@@ -25,7 +25,10 @@
 //              DMA (drain_busy_i, HCA_DRAIN_SOURCES bits: per engine —
 //              requester send, requester response, responder — its mover's
 //              key checks and non-posted DMAs, and each of its two slots of
-//              posted DMAs) busy in the command's cycle are snapshotted;
+//              posted DMAs; and the WQE reads, so that no read of a QP's
+//              rings is out after its DESTROY_QP / RESET: the send engine's
+//              fetch and read-ahead entries, the responder's RQ fetch, in
+//              its mover bit) busy in the command's cycle are snapshotted;
 //              STATUS.busy stays 1 until each snapshotted source has been
 //              seen not busy once. A source is idle for at least a cycle
 //              between two uses (a slot is reused only after its count

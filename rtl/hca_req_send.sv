@@ -72,8 +72,9 @@
 // entry is dropped when its QP is claimed at another index (an RNR retry),
 // by any WRITE_QPC of a QP of its entry (RESET, reconnect: a pending read's
 // answer is then discarded), and never allocated for a QP already reset.
-// Like the fetch it replaces, a prefetch is a read whose data only this
-// engine sees: ctx DRAIN does not wait for it (nothing reaches memory).
+// Like the fetch, a prefetch is a read of the QP's send queue: ctx DRAIN
+// waits for both (rd_busy_o), so no read of a QP's SQ is on the bus once
+// its DESTROY_QP / MODIFY_QP RESET returned (the driver may free the ring).
 //
 // psn = the WQE's SQ index (one per WR, what ACK/NAK/READ_RESP echo).
 module hca_req_send #(
@@ -153,6 +154,7 @@ module hca_req_send #(
 
   // the mover holds key-checked work not yet answered (ctx DRAIN)
   output logic [2:0]                    mv_busy_o,   // {slot 1 posted, slot 0 posted, mover} (ctx DRAIN)
+  output logic [4:0]                    rd_busy_o,   // {prefetch entry 3..0 pending, the fetch} (ctx DRAIN)
   output logic                          quiet_o          // waits only for an input (hca_core quiet_o)
 );
 
@@ -352,6 +354,7 @@ module hca_req_send #(
     `HCA_DMA_REQ_LEN(fetch_req)  = 32'(`HCA_SQ_WQE_W / 8);
     `HCA_DMA_REQ_ADDR(fetch_req) = sq_base_q +
         {41'd0, sq_ci_q & 16'((17'd1 << sq_log_q) - 17'd1), 7'd0};
+    `HCA_DMA_REQ_QPN(fetch_req)  = 32'(qpn_q);
   end
 
   // Posted gathers carry tag {0001, slot, seq}: the answer names its chunk.
@@ -413,6 +416,7 @@ module hca_req_send #(
     `HCA_DMA_REQ_TAG(pf_req)  = {6'b000001, pf_ent_q};
     `HCA_DMA_REQ_LEN(pf_req)  = 32'(WQE_W / 8);
     `HCA_DMA_REQ_ADDR(pf_req) = pf_addr_q;
+    `HCA_DMA_REQ_QPN(pf_req)  = 32'(pf_qpn_m[pf_ent_q]);
   end
   // Entry flags: answer, drop at a claim, take, allocation, then a kill (of
   // the entry of the WRITE_QPC's number, whichever QP holds it) last.
@@ -864,6 +868,12 @@ module hca_req_send #(
   assign unused = ^{qpc_i, dma_rsp_i, pf_kill_qpn_i};
   // busy from the first key check until every posted DMA was answered
   assign mv_busy_o = {cnt1_q != 4'd0, cnt0_q != 4'd0, mv_busy};
+  // WQE reads: the fetch from its offer to its answer, each prefetch entry
+  // from its allocation (the read is still to offer) to its answer, dead or
+  // not. Each idles a cycle between uses (an entry is allocated only while
+  // not pending; the fetch is followed by S_DECODE), as DRAIN needs.
+  // (HCA_MUTANT_DRAIN_NO_WQE_READ: DRAIN does not wait for them)
+  assign rd_busy_o = `ifndef HCA_MUTANT_DRAIN_NO_WQE_READ {pf_pend_q, state_q == S_FETCH || state_q == S_FWAIT} `else '0 `endif;
 
   // The twin of hca_req_send_quiet_until: never with a prefetch to offer; IDLE
   // waits for the scheduler, FWAIT for the WQE, PWAIT for its entry's live read;

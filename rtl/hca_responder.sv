@@ -547,6 +547,7 @@ module hca_responder #(
     `HCA_DMA_REQ_LEN(fetch_req)  = WQE_BYTES;
     `HCA_DMA_REQ_ADDR(fetch_req) = c_rqbase_q + {42'd0, rq_slot, 6'd0};
     `HCA_DMA_REQ_KEY(fetch_req)  = 32'd0;
+    `HCA_DMA_REQ_QPN(fetch_req)  = 32'(qpn_q);
   end
 
   // A posted gather is tagged {01, 1, slot, 0, idx}: bit 3 clear tells it
@@ -582,8 +583,13 @@ module hca_responder #(
   // Only key-checked DMA not yet answered counts: a SEND_INV waiting for
   // its DONE has all its placement answered, so the firmware's DRAIN (part
   // of that very invalidation) does not wait for it.
-  // Posted DMAs count until answered.
-  assign place_busy_o = {rcnt1_q != 4'd0, rcnt0_q != 4'd0, eng_busy};
+  // Posted DMAs count until answered. An RQ WQE read counts from its offer
+  // to its answer: no read of a QP's RQ is out once its DESTROY_QP / RESET
+  // returned (the fetch is followed by SEND_PLAN or FINISH: idle a cycle).
+  // (HCA_MUTANT_DRAIN_NO_WQE_READ: DRAIN does not wait for it)
+  assign place_busy_o = {rcnt1_q != 4'd0, rcnt0_q != 4'd0, eng_busy `ifndef HCA_MUTANT_DRAIN_NO_WQE_READ ||
+                         state_q == S_FETCH_REQ || state_q == S_FETCH_RSP || state_q == S_FL_REQ ||
+                         state_q == S_FL_RSP `endif};
 
   assign go_wait = post_job && (((rslot_q ? rcnt1_q : rcnt0_q) != 4'd0) || (pf_q && pfslot_q == rslot_q) ||
                                 (tx_pend_q && txp_q && txslot_q == rslot_q));

@@ -233,6 +233,60 @@ TEST_F(ProtCheck, QueueRingAccessesWithKeyZeroAreNotChecked)
     EXPECT_EQ(0u, st.dma_keyed);
 }
 
+// I6 covers a QP's WQE reads (key 0, dma_req.qpn set): one issued after the
+// QP's DESTROY_QP returned, or issued before and served after, is a breach
+// naming the QP, the read and the cycles; one served before is legal, and so
+// is a read after the QP is connected again.
+TEST_F(ProtCheck, AQpsWqeReadsAreFencedByItsDestroy)
+{
+    auto wqe = [](unsigned tag, uint32_t qpn, uint64_t addr) {
+        hca_dma_req_t r = Dma(HCA_DMA_OP_READ_DATA, 0, addr, 128);
+        hca_dma_req_set_tag(&r, tag);
+        r.qpn = qpn;
+        return r;
+    };
+    Transfer(100, 900, wqe(0x00, 5, A));            // SQ fetch served before the destroy: legal
+    const hca_dma_req_t ahead = wqe(0x05, 5, A + 128), other = wqe(0x7f, 6, A + 512);
+    const int fa = protcheck_dma_issue(pc, 200, &ahead), fo = protcheck_dma_issue(pc, 300, &other);
+    protcheck_qp_fenced(pc, 1000, 5, "DESTROY_QP");
+    protcheck_dma_done(pc, 300, 1001, &other, 1, fo); // another QP's RQ fetch: legal
+    Transfer(1100, 1200, wqe(0x00, 5, A + 256));    // SQ fetch issued after the destroy
+    protcheck_dma_done(pc, 200, 1500, &ahead, 1, fa); // read-ahead served after it
+    ASSERT_EQ(2u, protcheck_count(pc)) << All();
+    const protcheck_violation_t after = Get(0), late = Get(1);
+    EXPECT_EQ(1500u, late.cycle);
+    EXPECT_EQ(200u, late.issue_cycle);
+    EXPECT_EQ(1500u, late.land_cycle);
+    EXPECT_EQ(1000u, late.inval_cycle);
+    EXPECT_EQ(5u, late.qpn);
+    EXPECT_NE(nullptr, strstr(late.reason, "I6: SQ WQE read-ahead (READ_DATA) of 128 bytes")) << late.reason;
+    EXPECT_NE(nullptr, strstr(late.reason, "read memory at cycle 1500, after its DESTROY_QP returned (cycle 1000)"))
+        << late.reason;
+    EXPECT_EQ(1100u, after.cycle);
+    EXPECT_EQ(PROTCHECK_NONE, after.land_cycle);
+    EXPECT_NE(nullptr, strstr(after.reason, "I6: SQ WQE fetch (READ_DATA) of 128 bytes")) << after.reason;
+    EXPECT_NE(nullptr, strstr(after.reason, "issued 100 cycles after its DESTROY_QP returned")) << after.reason;
+
+    protcheck_qp_fenced(pc, 2000, 6, "MODIFY_QP RESET");
+    Transfer(1900, 2100, wqe(0x7f, 6, A + 512));    // the responder's RQ fetch across the RESET
+    ASSERT_EQ(3u, protcheck_count(pc)) << All();
+    EXPECT_NE(nullptr, strstr(Get(2).reason, "I6: RQ WQE fetch (READ_DATA)")) << Get(2).reason;
+    EXPECT_NE(nullptr, strstr(Get(2).reason, "after its MODIFY_QP RESET returned")) << Get(2).reason;
+    protcheck_qp_live(pc, 2500, 6);
+    Transfer(2600, 2700, wqe(0x7f, 6, A + 512));    // connected again: legal
+    EXPECT_EQ(3u, protcheck_count(pc)) << All();
+
+    // A read answered with a bus error after the fence was still on the bus
+    // (the driver freed the ring: an IOMMU fault on a real host).
+    const hca_dma_req_t freed = wqe(0x00, 7, A + 1024);
+    const int ff = protcheck_dma_issue(pc, 2800, &freed);
+    protcheck_qp_fenced(pc, 3000, 7, "DESTROY_QP");
+    protcheck_dma_done(pc, 2800, 3100, &freed, 0, ff);
+    ASSERT_EQ(4u, protcheck_count(pc)) << All();
+    EXPECT_NE(nullptr, strstr(Get(3).reason, "was on the bus (a bus error) at cycle 3100, after its DESTROY_QP"))
+        << Get(3).reason;
+}
+
 TEST_F(ProtCheck, RevokedHostRangeIsCaughtOnAnyKey)
 {
     ASSERT_EQ(0, protcheck_range_revoke(pc, 100, A, 4096, "peer invalidate"));

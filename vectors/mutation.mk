@@ -6,9 +6,9 @@
 #                                           run with `hcasim run --firmware ELF`
 #   build/mutants/hcasim_NAME               RTL mutants: hcasim with hca_core
 #                                           Verilated with -DDEFINE (its own folder)
-#                                           and the model's twin (model/xu_model.c
-#                                           with the same -DDEFINE), so both
-#                                           engines carry the mutant
+#                                           and the model's twins (MUT_MODEL's
+#                                           sources with the same -DDEFINE), so
+#                                           both engines carry the mutant
 #   make mutation-matrix        every file x its mutants on the model engine, and
 #                               the RTL slice (vectors/mutation_matrix.py); prints
 #                               the kill table
@@ -24,8 +24,14 @@ MUT_DIR := $(BUILD)/mutants
 #                    not re-checking per chunk)
 #   klm_no_entry_check  the KLM walker skips rules 2-5 on its entries (test_klm_mutant
 #                    links the model's alone)
+#   drain_no_wqe_read  ctx DRAIN does not wait for WQE reads (the send engine's
+#                    fetch and read-ahead, the responder's RQ fetch)
 RTL_MUTANTS := no_fence:HCA_MUTANT_NO_FENCE resp_no_recheck:HCA_MUTANT_RESP_NO_RECHECK \
-               req_no_recheck:HCA_MUTANT_REQ_NO_RECHECK klm_no_entry_check:HCA_MUTANT_KLM_NO_ENTRY_CHECK
+               req_no_recheck:HCA_MUTANT_REQ_NO_RECHECK klm_no_entry_check:HCA_MUTANT_KLM_NO_ENTRY_CHECK \
+               drain_no_wqe_read:HCA_MUTANT_DRAIN_NO_WQE_READ
+# The model sources a mutant's define may reach: every RTL mutant compiles
+# each with its define (one that does not use it compiles as it is).
+MUT_MODEL := xu_model hca_req_send hca_responder
 RTL_MUTANT_DEFINES := $(foreach m,$(RTL_MUTANTS),$(lastword $(subst :, ,$(m))))
 RTL_MUTANT_BINS := $(foreach m,$(RTL_MUTANTS),$(MUT_DIR)/hcasim_$(firstword $(subst :, ,$(m))))
 
@@ -56,11 +62,12 @@ endef
 # place of the real ones.
 define rtl_mutant
 $(call mut_verilated,$(1),$(CORE_TOP),verilated,core_rtl,$(2))
-$(MUT_DIR)/$(1)/xu_model.o: model/xu_model.c
+$(foreach s,$(MUT_MODEL),$(MUT_DIR)/$(1)/$(s).o): $(MUT_DIR)/$(1)/%.o: model/%.c
 	@mkdir -p $$(@D)
 	$$(call say,CC,$$< (mutant $(1)))
 	$$(Q)$$(CC) $$(ALL_CFLAGS) -D$(2) -c $$< -o $$@
-$(MUT_DIR)/hcasim_$(1): $(OBJ)/sim/runner/hcasim.o $(MUT_DIR)/$(1)/core_rtl.o $(MUT_DIR)/$(1)/xu_model.o \
+$(MUT_DIR)/hcasim_$(1): $(OBJ)/sim/runner/hcasim.o $(MUT_DIR)/$(1)/core_rtl.o \
+        $(foreach s,$(MUT_MODEL),$(MUT_DIR)/$(1)/$(s).o) \
         $(LIBHCASIM) $(call mut_core_a,$(1)) $(filter-out $(CORE_MODEL_A),$(filter %.a,$(HCASIM_LINK)))
 	$$(call mut_link,$$(patsubst $(CORE_MODEL_A),$(call mut_core_a,$(1)),$$(HCASIM_LINK)),)
 endef

@@ -51,6 +51,7 @@ MUTANTS = {
     "resp_no_recheck":  ("rtl", "a remote key that passed once is trusted after (responder: no per-packet re-check)"),
     "req_no_recheck":   ("rtl", "a local key that passed once is trusted after (requester: no per-chunk re-check)"),
     "klm_no_entry_check": ("rtl", "the KLM walker skips rules 2-5 (key, state, PD, rights) on its entries"),
+    "drain_no_wqe_read": ("rtl", "ctx DRAIN does not wait for WQE reads (SQ fetch and read-ahead, RQ fetch)"),
 }
 
 # Which mutants each file family targets: (glob over vectors/directed/*.jsonl
@@ -71,6 +72,9 @@ FAMILIES = [
     ("random_*",             ["no_drain", "no_drain_linv", "no_drain_rinv", "no_drain_readinv",
                               "no_drain_destroy", "peer_no_drain", "qp_no_drain"]),
     ("qp_lifecycle_destroy_inflight", ["qp_no_drain"]),
+    # DESTROY_QP / RESET while a WQE read of the QP is out (host reads of 6000 cycles)
+    ("qp_lifecycle_destroy_wqe_reads", ["drain_no_wqe_read", "qp_no_drain"]),
+    ("qp_lifecycle_reset_*_window",   ["drain_no_wqe_read", "qp_no_drain"]),
 ]
 
 # The RTL slice `make test` runs: for each RTL mutant, the file that must kill
@@ -81,6 +85,7 @@ SLICE = {
     "resp_no_recheck": "race_linv_read_mtu1024_x8",
     "req_no_recheck":  "race_linv_readsink_mtu256_x16",
     "klm_no_entry_check": "klm_race_entry_read_x12",
+    "drain_no_wqe_read": "qp_lifecycle_destroy_wqe_reads",
 }
 
 

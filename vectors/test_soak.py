@@ -15,11 +15,12 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-# Seed 7110: its lifecycle scenario destroys a QP with DMAs in flight, so the
+# Seed 7112: its lifecycle scenario destroys a QP with DMAs in flight, so the
 # qp_no_drain firmware breaches (re-picked after the pipelined data path
-# moved 7100's destroys out of the window).
+# moved 7100's destroys out of the window; 7112 after the ctx DRAIN began
+# waiting for WQE reads, which moved 7110's out).
 def soak(hcasim, out, *extra):
-    cmd = [sys.executable, os.path.join(HERE, "soak.py"), "--hcasim", hcasim, "--out", out, "--seed", "7110",
+    cmd = [sys.executable, os.path.join(HERE, "soak.py"), "--hcasim", hcasim, "--out", out, "--seed", "7112",
            "--mode", "lifecycle", "--chunks", "2", "--rounds", "4", "--qps", "3", "--both-every", "0",
            "--progress", "0"] + list(extra)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
@@ -48,10 +49,10 @@ def main():
 
     rc, text = soak(hcasim, os.path.join(out, "mutant"), "--firmware", mutant)
     want(rc == 1, "expected exit 1 from a soak on %s, got %d" % (mutant, rc), text)
-    want("FAILED (breach): chunk 0 (seed 7110)" in text, "expected chunk 0 (seed 7110) to fail as a breach", text)
-    want("reproduce: python3 vectors/gen_random.py --seed 7110 --mode lifecycle" in text and
+    want("FAILED (breach): chunk 0 (seed 7112)" in text, "expected chunk 0 (seed 7112) to fail as a breach", text)
+    want("reproduce: python3 vectors/gen_random.py --seed 7112 --mode lifecycle" in text and
          "--firmware " + mutant in text, "expected the reproduce command", text)
-    want(os.path.exists(os.path.join(out, "mutant", "fail", "random_lifecycle_s7110.jsonl")),
+    want(os.path.exists(os.path.join(out, "mutant", "fail", "random_lifecycle_s7112.jsonl")),
          "expected the failing file kept in fail/", text)
     for b in bad:
         print("soak-selftest: FAILED: " + b)

@@ -104,6 +104,7 @@ module hca_req_send_props #(
   logic                          fin_valid_o;
   logic [FIN_W-1:0]              fin_o;
   logic [2:0]                    mv_busy_o;
+  logic [4:0]                    rd_busy_o;
 
   hca_req_send #(.QW(QW)) dut (.*);
 
@@ -272,6 +273,6 @@ module hca_req_send_props #(
 
   logic unused;
   assign unused = ^{rel_evt_o, rel_rnr_o, qpn_o, rnr_timer_o,
-                    park_o, alloc_ready_o, free_valid_o, free_id_o, xq_o, mv_busy_o};
+                    park_o, alloc_ready_o, free_valid_o, free_id_o, xq_o, mv_busy_o, rd_busy_o};
 
 endmodule

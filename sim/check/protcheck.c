@@ -482,6 +482,22 @@ static int touches_host(unsigned op)
     return op <= HCA_DMA_OP_BUF_TO_HOST;
 }
 
+/** What a DMA of a QP is, for an I6 breach: a WQE read is told by its tag
+ *  (docs/engine.md: tag[7:6] = client, requester 0 / responder 1; the send
+ *  engine's fetch is tag 0, its read-ahead 0000_01ee). A label only: the
+ *  check itself goes by dma_req.qpn. */
+static const char *dma_what(const hca_dma_req_t *req)
+{
+    const unsigned op = hca_dma_req_get_op(req), tag = hca_dma_req_get_tag(req);
+    if (op != HCA_DMA_OP_READ_DATA)
+        return dma_op_name(op);
+    if (tag >> 6 == 1u)
+        return "RQ WQE fetch (READ_DATA)";
+    if (tag >> 6 == 0u && (tag & 0x3cu) == 0x04u)
+        return "SQ WQE read-ahead (READ_DATA)";
+    return tag == 0u ? "SQ WQE fetch (READ_DATA)" : "READ_DATA";
+}
+
 /** I4: a BUF_TO_HOST issued from a buffer holding a WRITE packet. */
 static void check_placement(protcheck_t *pc, uint64_t cycle, const hca_dma_req_t *req)
 {
@@ -532,9 +548,9 @@ int protcheck_dma_issue(protcheck_t *pc, uint64_t cycle, const hca_dma_req_t *re
     const qp_state_t *q = qp_fence(pc, req);
     if (q && !flagged && (q->live_at == NEVER || q->live_at < q->fenced_at)) {
         pc_breach(pc, cycle, req, cycle, PROTCHECK_NONE, q->fenced_at, q->fenced_at,
-                  "I6: %s of %" PRIu32 " bytes of QP %" PRIu32 " issued %" PRIu64
+                  "I6: %s of %" PRIu32 " bytes at 0x%" PRIx64 " of QP %" PRIu32 " issued %" PRIu64
                   " cycles after its %s returned (cycle %" PRIu64 ")",
-                  dma_op_name(op), req->len, req->qpn, cycle - q->fenced_at, q->why, q->fenced_at);
+                  dma_what(req), req->len, req->addr, req->qpn, cycle - q->fenced_at, q->why, q->fenced_at);
         flagged = 1;
     }
     const range_t *r = pc->nranges ? revoked(pc, cycle, req->addr, req->len) : NULL;
@@ -551,12 +567,20 @@ int protcheck_dma_issue(protcheck_t *pc, uint64_t cycle, const hca_dma_req_t *re
 void protcheck_dma_done(protcheck_t *pc, uint64_t issue_cycle, uint64_t cycle, const hca_dma_req_t *req,
                         int transferred, int flagged)
 {
-    if (!pc || !req || !transferred || flagged)
+    if (!pc || !req || flagged)
         return;
     const unsigned op = hca_dma_req_get_op(req);
     if (!touches_host(op))
         return;
-    if (req->key) {
+    /* A bus error moved nothing (I2 and I3 hold), but it was on the bus:
+       after the QP's fence that is I6 all the same (a driver that freed the
+       ring at the destroy's return gets this very fault, an IOMMU's on a real
+       host). */
+    const qp_state_t *q = qp_fence(pc, req);
+    const int qp_late = q && issue_cycle < q->fenced_at && q->fenced_at <= cycle;
+    if (!transferred && !qp_late)
+        return;
+    if (req->key && transferred) {
         const key_state_t *k = tab_find(&pc->keys, req->key);
         if (k && k->inv_at != NEVER && k->inv_at >= issue_cycle && k->inv_at <= cycle) {
             pc_breach(pc, cycle, req, issue_cycle, cycle, k->inv_req_at, k->inv_at,
@@ -575,12 +599,14 @@ void protcheck_dma_done(protcheck_t *pc, uint64_t issue_cycle, uint64_t cycle, c
             return;
         }
     }
-    const qp_state_t *q = qp_fence(pc, req);
-    if (q && issue_cycle < q->fenced_at && q->fenced_at <= cycle) {
+    if (qp_late) {
+        const int rd = op == HCA_DMA_OP_READ_DATA || op == HCA_DMA_OP_HOST_TO_BUF;
         pc_breach(pc, cycle, req, issue_cycle, cycle, q->fenced_at, q->fenced_at,
-                  "I6: %s of %" PRIu32 " bytes of QP %" PRIu32 " issued at cycle %" PRIu64
-                  " reached memory at cycle %" PRIu64 ", after its %s returned (cycle %" PRIu64 ")",
-                  dma_op_name(op), req->len, req->qpn, issue_cycle, cycle, q->why, q->fenced_at);
+                  "I6: %s of %" PRIu32 " bytes at 0x%" PRIx64 " of QP %" PRIu32 " issued at cycle %" PRIu64
+                  " %s at cycle %" PRIu64 ", after its %s returned (cycle %" PRIu64 ")",
+                  dma_what(req), req->len, req->addr, req->qpn, issue_cycle,
+                  !transferred ? "was on the bus (a bus error)" : rd ? "read memory" : "reached memory", cycle,
+                  q->why, q->fenced_at);
         return;
     }
     const range_t *r = pc->nranges ? revoked(pc, cycle, req->addr, req->len) : NULL;

@@ -34,9 +34,13 @@
  *       may fail checks anywhere in between) it placed none at all;
  *   I5  whatever the harness reports as an engine bug (protcheck_report()),
  *       e.g. a malformed DMA request;
- *   I6  no key-checked DMA of a QP (dma_req.qpn) is issued after its
- *       DESTROY_QP or MODIFY_QP RESET returned, until it is connected again,
- *       and none issued before reaches memory after it returned.
+ *   I6  no DMA of a QP (dma_req.qpn: a key-checked access, or a read of its
+ *       send or receive queue's WQEs — fetch or read-ahead) is issued after
+ *       its DESTROY_QP or MODIFY_QP RESET returned, until it is connected
+ *       again, and none issued before touches memory (a write lands, a read
+ *       is served, or a bus error answers it: it was on the bus) after it
+ *       returned: the driver may unmap or free the QP's rings and buffers at
+ *       once.
  * A breach is recorded with its cycle, key, host address and a one-line
  * reason; checking goes on.
  *
@@ -106,7 +110,8 @@ void protcheck_reset(protcheck_t *pc);
  *  it broke I1/I3 already (pass it back to protcheck_dma_done), else 0. */
 int protcheck_dma_issue(protcheck_t *pc, uint64_t cycle, const hca_dma_req_t *req);
 /** The request issued in issue_cycle completed in `cycle`; transferred = 1
- *  when bytes moved (0 for a bus error or a refused request). flagged = what
+ *  when bytes moved (0 for a bus error — I6 still applies: it was on the bus —
+ *  or a refused request, which the event-log feed never passes). flagged = what
  *  protcheck_dma_issue returned, so one request is reported once. */
 void protcheck_dma_done(protcheck_t *pc, uint64_t issue_cycle, uint64_t cycle, const hca_dma_req_t *req,
                         int transferred, int flagged);
