@@ -32,6 +32,7 @@
 #include "bench_util.h"
 
 #define QPS 4u      /* QPs posting in the throughput run */
+#define QPS_MAX 16u /* --floor's QP count at most */
 #define MRS_PER_QP 8u /* fast-reg MRs per QP: registrations posted at once per QP */
 #define MAX_PAGES 256u
 
@@ -56,9 +57,10 @@ typedef struct bench {
     hca_dev_t *dev;
     hcadrv_t *drv;
     hcadrv_cq_t cq;
-    hcadrv_qp_t qp[QPS];
-    hcadrv_mr_t mr[QPS][MRS_PER_QP];
-    hcadrv_page_list_t pl[QPS][MRS_PER_QP];
+    unsigned nqp; /* QPs posting: QPS, or --floor's */
+    hcadrv_qp_t qp[QPS_MAX];
+    hcadrv_mr_t mr[QPS_MAX][MRS_PER_QP];
+    hcadrv_page_list_t pl[QPS_MAX][MRS_PER_QP];
     uint64_t buf; /* MAX_PAGES pages the registrations map */
     uint32_t pd;
     uint8_t key;
@@ -83,12 +85,12 @@ static int setup(bench_t *B, const hca_dev_config_t *cfg)
     if ((rc = hcadrv_alloc_pd(B->drv, &B->pd)) || (rc = hcadrv_create_cq(B->drv, 256, &B->cq)))
         return fail("pd/cq", rc);
     hcadrv_qp_attr_t at = {B->pd, &B->cq, &B->cq, 64, 4, 7, 100, 0};
-    for (unsigned q = 0; q < QPS; q++)
+    for (unsigned q = 0; q < B->nqp; q++)
         if ((rc = hcadrv_create_qp(B->drv, &at, &B->qp[q])) || (rc = hcadrv_connect(B->drv, &B->qp[q], &B->qp[q])))
             return fail("qp", rc);
     if ((rc = hostmem_alloc(B->mem, (uint64_t)MAX_PAGES << 12, 4096, &B->buf)))
         return fail("buffer", rc);
-    for (unsigned q = 0; q < QPS; q++)
+    for (unsigned q = 0; q < B->nqp; q++)
         for (unsigned m = 0; m < MRS_PER_QP; m++) {
             if ((rc = hcadrv_alloc_mr(B->drv, B->pd, HCA_MKEY_KIND_FAST_REG, MAX_PAGES, &B->mr[q][m])) ||
                 (rc = hcadrv_alloc_fast_reg_page_list(B->drv, MAX_PAGES, &B->pl[q][m])))
@@ -203,9 +205,9 @@ typedef struct tput {
 
 static int burst_at(bench_t *B, int inv, unsigned pages, double *cycles, double *busy, uint64_t *from, uint64_t *to)
 {
-    const unsigned n = QPS * MRS_PER_QP;
+    const unsigned n = B->nqp * MRS_PER_QP;
     uint64_t t0 = hca_dev_cycle(B->dev), b0 = hca_dev_fw_busy_cycles(B->dev), last = t0;
-    for (unsigned q = 0; q < QPS; q++)
+    for (unsigned q = 0; q < B->nqp; q++)
         for (unsigned m = 0; m < MRS_PER_QP; m++) {
             int rc = inv ? post_local_inv(B, q, m, q * MRS_PER_QP + m) : post_fast_reg(B, q, m, pages, q * MRS_PER_QP + m);
             if (rc)
@@ -268,7 +270,7 @@ static int pc_profile(bench_t *B, const char *prefix)
         FILE *f = fopen(path, "w");
         if (!f)
             return fail(path, -errno);
-        fprintf(f, "# %u WRs, %.1f cycles/WR, firmware busy %.1f/WR\n", QPS * MRS_PER_QP, cycles, busy);
+        fprintf(f, "# %u WRs, %.1f cycles/WR, firmware busy %.1f/WR\n", B->nqp * MRS_PER_QP, cycles, busy);
         for (size_t w = 0; w < words; w++)
             if (h[w] != before[w])
                 fprintf(f, "%08" PRIx32 " %" PRIu64 "\n", (uint32_t)(HCA_FW_RAM_BASE + 4 * w), h[w] - before[w]);
@@ -322,7 +324,7 @@ static const char *const ch_name[CH_N] = {
 
 typedef struct floor_acc {
     const floor_win_t *win;
-    unsigned nwin;
+    unsigned nwin, nqp;
     floor_occ_t occ[3]; /* S, R, C */
     double lvl[3][2];   /* Q, E, I: level x cycles */
     double ev[8][2];    /* counts: B, P, D, K, F evt STATUS, F evt DATA, F evt POP, F evt DONE */
@@ -331,7 +333,7 @@ typedef struct floor_acc {
     /* the firmware's port accesses back to back (classes: 0 STATUS, 1 DATA, 2 POP, 3 DONE, 4 other):
      * the cycles from one to the next, by the pair's classes */
     double gap[5][5][2];
-    /* the middle of a burst: from its QPS-th completion to its last */
+    /* the middle of a burst: from its nqp-th completion to its last */
     double mid_cycles[2], mid_wrs[2];
     floor_win_t mid[FLOOR_WINS]; /* those spans, as windows */
 } floor_acc_t;
@@ -386,7 +388,7 @@ static double floor_chain_sum(const floor_acc_t *a, int kind)
     return s;
 }
 
-#define FLOOR_MAXQ 64u
+#define FLOOR_MAXQ HCA_MAX_QP
 /* Read the state log into a; 0 or -errno. */
 static int floor_read_log(const char *path, floor_acc_t *a)
 {
@@ -397,8 +399,9 @@ static int floor_read_log(const char *path, floor_acc_t *a)
     uint64_t lvl_since[3] = {0, 0, 0}, end = 0;
     int lvl[3] = {0, 0, 0};
     /* per QP: the times of its WR's steps; the events queued (qpn), popped, in order */
-    uint64_t k_prev[FLOOR_MAXQ] = {0}, grant[FLOOR_MAXQ] = {0}, at_evt[FLOOR_MAXQ] = {0}, pushed[FLOOR_MAXQ] = {0},
-             popped[FLOOR_MAXQ] = {0}, done[FLOOR_MAXQ] = {0};
+    static uint64_t k_prev[FLOOR_MAXQ], grant[FLOOR_MAXQ], at_evt[FLOOR_MAXQ], pushed[FLOOR_MAXQ], popped[FLOOR_MAXQ],
+        done[FLOOR_MAXQ];
+    memset(k_prev, 0, sizeof k_prev);
     unsigned qfifo[256], dfifo[256], qh = 0, qt = 0, dh = 0, dt = 0, s_qpn = 0;
     uint64_t last_grant = 0, f_prev = 0, k_first[FLOOR_WINS] = {0}, k_last[FLOOR_WINS] = {0};
     int f_prev_cls = -1;
@@ -479,7 +482,7 @@ static int floor_read_log(const char *path, floor_acc_t *a)
                 unsigned wi = 0;
                 while (!(t >= a->win[wi].t0 && t < a->win[wi].t1))
                     wi++;
-                if (++k_count[wi] == QPS)
+                if (++k_count[wi] == a->nqp)
                     k_first[wi] = t;
                 k_last[wi] = t;
             }
@@ -499,10 +502,10 @@ static int floor_read_log(const char *path, floor_acc_t *a)
     }
     fclose(f);
     for (unsigned wi = 0; wi < a->nwin; wi++)
-        if (k_count[wi] > QPS) {
+        if (k_count[wi] > a->nqp) {
             a->mid_cycles[a->win[wi].inv] += (double)(k_last[wi] - k_first[wi]);
-            a->mid_wrs[a->win[wi].inv] += k_count[wi] - QPS;
-            a->mid[wi] = (floor_win_t){k_first[wi] + 1, k_last[wi] + 1, a->win[wi].inv}; /* its completions after the QPS-th */
+            a->mid_wrs[a->win[wi].inv] += k_count[wi] - a->nqp;
+            a->mid[wi] = (floor_win_t){k_first[wi] + 1, k_last[wi] + 1, a->win[wi].inv}; /* its completions after the nqp-th */
         }
     for (int i = 0; i < 3; i++) {
         floor_occ_to(a, &a->occ[i], "", end + 1);
@@ -517,10 +520,11 @@ typedef struct floor_run {
 } floor_run_t;
 
 /* The warm-up and measured bursts on one engine; windows into win (may be NULL). */
-static int floor_bursts(dev_engine_kind_t engine, const char *firmware, floor_run_t *r, floor_win_t *win)
+static int floor_bursts(dev_engine_kind_t engine, const char *firmware, unsigned nqp, floor_run_t *r, floor_win_t *win)
 {
     static bench_t B;
     memset(&B, 0, sizeof B);
+    B.nqp = nqp;
     hca_dev_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.engine = engine;
@@ -558,20 +562,21 @@ static int floor_bursts(dev_engine_kind_t engine, const char *firmware, floor_ru
     return rc;
 }
 
-static int floor_main(const char *firmware, const char *statelog)
+static int floor_main(const char *firmware, const char *statelog, unsigned nqp)
 {
     floor_run_t model, rtl;
     floor_win_t win[FLOOR_WINS];
     if (setenv("HCASIM_MODEL_STATELOG", statelog, 1))
         return fail("setenv", -errno), 1;
-    int rc = floor_bursts(DEV_ENGINE_MODEL, firmware, &model, win);
+    int rc = floor_bursts(DEV_ENGINE_MODEL, firmware, nqp, &model, win);
     unsetenv("HCASIM_MODEL_STATELOG");
-    if (rc || floor_bursts(DEV_ENGINE_RTL, firmware, &rtl, NULL))
+    if (rc || floor_bursts(DEV_ENGINE_RTL, firmware, nqp, &rtl, NULL))
         return 1;
     /* a: the measured bursts whole; m: their middles (each QP's first WQE fetched, the pipeline full) */
     static floor_acc_t a, m;
     a.win = win;
     a.nwin = FLOOR_WINS;
+    a.nqp = m.nqp = nqp;
     if (floor_read_log(statelog, &a))
         return 1;
     m.win = a.mid;
@@ -580,12 +585,13 @@ static int floor_main(const char *firmware, const char *statelog)
         return 1;
     const floor_acc_t *acc[2] = {&a, &m};
     /* WRs of one kind measured: whole bursts, middles */
-    const double nw[2] = {(double)(FLOOR_ROUNDS * QPS * MRS_PER_QP), 0};
+    const double nw[2] = {(double)(FLOOR_ROUNDS * nqp * MRS_PER_QP), 0};
     const double nk[2][2] = {{nw[0], nw[0]}, {a.mid_wrs[0], a.mid_wrs[1]}};
-    printf("engine floor: memory-management WRs with a firmware answering DONE at once (%s),\n"
+    printf("engine floor: memory-management WRs with firmware %s\n"
+           "  (the engine's floor with hcafw_done_at_once.elf: every event answered SUCCESS as read),\n"
            "  steady state, 1 page, %u QPs x %u WRs posted at once, %u rounds after %u warm-up; per WR,\n"
            "  over whole bursts and over their middles (from a burst's %uth completion to its last):\n",
-           firmware, QPS, MRS_PER_QP, FLOOR_ROUNDS, FLOOR_WARM, QPS);
+           firmware, nqp, MRS_PER_QP, FLOOR_ROUNDS, FLOOR_WARM, nqp);
     printf("  %-54s %8s %8s %8s %8s\n", "", "FR", "FR mid", "LINV", "LINV mid");
 /* a row: EXPR of (A, W, K, N) per WR (negative: "-") for kind K (0 FAST_REG_MR, 1 LOCAL_INV) over whole bursts (A = &a) and middles (A = &m) */
 #define FLOOR_ROW(label, fmt, EXPR)                                                                                    \
@@ -665,11 +671,13 @@ static int floor_main(const char *firmware, const char *statelog)
 
 int main(int argc, char **argv)
 {
-    if (argc == 4 && !strcmp(argv[1], "--floor"))
-        return floor_main(argv[2], argv[3]);
+    const unsigned nqp = argc == 5 ? (unsigned)atoi(argv[4]) : QPS;
+    if ((argc == 4 || argc == 5) && !strcmp(argv[1], "--floor") && nqp >= 1 && nqp <= QPS_MAX)
+        return floor_main(argv[2], argv[3], nqp);
     if (argc != 1)
-        return fprintf(stderr, "usage: bench_mm [--floor FIRMWARE STATELOG]\n"), 2;
+        return fprintf(stderr, "usage: bench_mm [--floor FIRMWARE STATELOG [QPS 1..%u]]\n", QPS_MAX), 2;
     static bench_t B;
+    B.nqp = QPS;
     hca_dev_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.engine = DEV_ENGINE_RTL;
