@@ -11,7 +11,9 @@
  *
  * Where the cycles go is printed from the same run: firmware busy cycles per
  * operation (executing, stalls on device registers and DMA included) against
- * the whole, and what the port sequencer did for it.
+ * the whole, and what the port sequencer did for it. `bench_mm --floor
+ * FIRMWARE STATELOG [QPS]` (make bench-mm-floor) breaks the steady bursts
+ * down by engine state instead (see "--floor" below).
  *
  * "before" is the same bench at 8a1bc30 (the session of issue #13 item 4
  * started there: every register access by the core, the page list read by
@@ -314,12 +316,9 @@ typedef struct floor_occ {
 /* the serial chain of one WR through its QP, summed per kind */
 enum { CH_SCHED, CH_SEND, CH_PUSH, CH_QUEUE, CH_FW, CH_FIN, CH_N };
 static const char *const ch_name[CH_N] = {
-    "completion -> grant (requeue, scheduler, engine busy with other QPs)",
-    "grant -> S_EVT (S_CTX, S_PWAIT/S_FETCH, S_DECODE)",
-    "S_EVT -> event pushed",
-    "pushed -> popped (queue: the firmware's wake-up, STATUS, batch read)",
-    "popped -> DONE (the rest of the batch read, the DONE write)",
-    "DONE -> completion taken (R_CLAIM, R_FINISH, fin/cpl arbiters)",
+    "completion -> grant (requeue, scheduler)",        "grant -> S_EVT (S_CTX, S_PWAIT/S_FETCH, S_DECODE)",
+    "S_EVT -> event pushed",                           "pushed -> popped (wake-up, STATUS, batch read)",
+    "popped -> DONE (rest of the batch, DONE write)", "DONE -> completion taken (R_CLAIM, R_FINISH, cpl)",
 };
 
 typedef struct floor_acc {
