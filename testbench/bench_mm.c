@@ -203,12 +203,14 @@ static int latency(bench_t *B, unsigned pages, unsigned rounds, lat_t *fr, lat_t
  * averaged over rounds. */
 typedef struct tput {
     double fr_cycles, inv_cycles, fr_busy, inv_busy;
+    double fr_mid, inv_mid; /* per WR from a burst's QPS-th completion to its last: every QP's pipeline full */
 } tput_t;
 
-static int burst_at(bench_t *B, int inv, unsigned pages, double *cycles, double *busy, uint64_t *from, uint64_t *to)
+static int burst_at(bench_t *B, int inv, unsigned pages, double *cycles, double *busy, double *mid, uint64_t *from,
+                    uint64_t *to)
 {
     const unsigned n = B->nqp * MRS_PER_QP;
-    uint64_t t0 = hca_dev_cycle(B->dev), b0 = hca_dev_fw_busy_cycles(B->dev), last = t0;
+    uint64_t t0 = hca_dev_cycle(B->dev), b0 = hca_dev_fw_busy_cycles(B->dev), last = t0, full = t0;
     for (unsigned q = 0; q < B->nqp; q++)
         for (unsigned m = 0; m < MRS_PER_QP; m++) {
             int rc = inv ? post_local_inv(B, q, m, q * MRS_PER_QP + m) : post_fast_reg(B, q, m, pages, q * MRS_PER_QP + m);
@@ -220,7 +222,11 @@ static int burst_at(bench_t *B, int inv, unsigned pages, double *cycles, double 
         int rc = reap_one(B, &wc, &last);
         if (rc)
             return fail(inv ? "LOCAL_INV burst" : "FAST_REG_MR burst", rc);
+        if (k + 1 == B->nqp)
+            full = last;
     }
+    if (mid && n > B->nqp)
+        *mid += (double)(last - full) / (n - B->nqp);
     *cycles += (double)(last - t0) / n;
     *busy += (double)(hca_dev_fw_busy_cycles(B->dev) - b0) / n;
     if (from)
@@ -228,21 +234,23 @@ static int burst_at(bench_t *B, int inv, unsigned pages, double *cycles, double 
     return 0;
 }
 
-static int burst(bench_t *B, int inv, unsigned pages, double *cycles, double *busy)
+static int burst(bench_t *B, int inv, unsigned pages, double *cycles, double *busy, double *mid)
 {
-    return burst_at(B, inv, pages, cycles, busy, NULL, NULL);
+    return burst_at(B, inv, pages, cycles, busy, mid, NULL, NULL);
 }
 
 static int throughput(bench_t *B, unsigned pages, unsigned rounds, tput_t *t)
 {
     memset(t, 0, sizeof *t);
     for (unsigned r = 0; r < rounds; r++) {
-        int rc = burst(B, 0, pages, &t->fr_cycles, &t->fr_busy);
-        if (rc || (rc = burst(B, 1, pages, &t->inv_cycles, &t->inv_busy)))
+        int rc = burst(B, 0, pages, &t->fr_cycles, &t->fr_busy, &t->fr_mid);
+        if (rc || (rc = burst(B, 1, pages, &t->inv_cycles, &t->inv_busy, &t->inv_mid)))
             return rc;
     }
     t->fr_cycles /= rounds;
     t->inv_cycles /= rounds;
+    t->fr_mid /= rounds;
+    t->inv_mid /= rounds;
     t->fr_busy /= rounds;
     t->inv_busy /= rounds;
     return 0;
@@ -265,7 +273,7 @@ static int pc_profile(bench_t *B, const char *prefix)
     for (int inv = 0; inv < 2; inv++) {
         memcpy(before, h, words * sizeof *h);
         double cycles = 0, busy = 0;
-        if ((rc = burst(B, inv, 1, &cycles, &busy)))
+        if ((rc = burst(B, inv, 1, &cycles, &busy, NULL)))
             return rc;
         char path[512];
         snprintf(path, sizeof path, "%s.%s", prefix, inv ? "inv" : "fr");
@@ -537,7 +545,7 @@ static int floor_bursts(dev_engine_kind_t engine, const char *firmware, unsigned
             hca_dev_fw_stats_t f0, f1;
             hca_dev_get_fw_stats(B.dev, &f0);
             floor_win_t *w = measured && win ? &win[2 * (round - FLOOR_WARM) + (unsigned)inv] : NULL;
-            if ((rc = burst_at(&B, inv, 1, &cycles, &busy, w ? &w->t0 : NULL, w ? &w->t1 : NULL)) || !measured)
+            if ((rc = burst_at(&B, inv, 1, &cycles, &busy, NULL, w ? &w->t0 : NULL, w ? &w->t1 : NULL)) || !measured)
                 continue;
             if (w)
                 w->inv = inv;
@@ -739,6 +747,10 @@ int main(int argc, char **argv)
            "     path and the firmware sets the pace: firmware busy, its polls of the sequencer while a program\n"
            "     runs included, is nearly the whole of it)\n",
            tput[0].fr_cycles, tput[0].fr_busy, tput[0].inv_cycles, tput[0].inv_busy);
+    printf("    once every QP's pipeline is full (a burst's %uth completion to its last): FAST_REG_MR %.0f, LOCAL_INV %.0f\n"
+           "    (the rest is the burst's start: each QP's first WQE has no read-ahead and is fetched in turn;\n"
+           "     where the engine's own cycles go: make bench-mm-floor, docs/device.md \"The engine floor\")\n",
+           QPS, tput[0].fr_mid, tput[0].inv_mid);
     printf("  76c4918 -> now, 1 page:\n"
            "    FAST_REG_MR steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n"
            "    LOCAL_INV   steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n",
