@@ -14,6 +14,14 @@
  * acts on its own (quiet_until) and the harness skips the cycles between
  * (sim/harness/core.c core_quiet_until), which is where the model's speed
  * comes from.
+ *
+ * HCASIM_MODEL_STATELOG=PATH (read at create; off: one test per cycle) logs
+ * where a WR spends its cycles: each change of the send engine's, response
+ * engine's and CQ writer's state, of the scheduler's and event queue's
+ * levels and of fw_irq, and each doorbell, firmware port access, event push,
+ * DONE and completion taken, as "CYCLE TAG VALUE..." lines (a state holds
+ * until its next line, skipped cycles included). testbench/bench_mm.c
+ * --floor reads it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -81,6 +89,8 @@ typedef struct cm {
      * cycle (before stepping and before running the firmware ahead), and
      * only cm_cycle and cm_reset change what it reads (epoch counts them). */
     uint64_t epoch, q_epoch, q_next, q_val;
+    FILE *statelog; /* HCASIM_MODEL_STATELOG, or NULL */
+    int32_t logged[6]; /* the last logged S, R, C, Q, E, I (-1: none yet) */
 } cm_t;
 
 /* ---------------------------------------------------------------- one cycle's comb
@@ -358,6 +368,38 @@ typedef struct cm_feedback {
     uint32_t rq_evt_valid;                   /* requester -> event queue */
 } cm_feedback_t;
 
+/* The state log (head comment): a line per change, from the settled wires
+ * of cycle now, before its edge. */
+static void cm_statelog(cm_t *m, const core_pins_t *p, uint64_t now)
+{
+    FILE *f = m->statelog;
+    const cm_wires_t *w = &m->w;
+    const unsigned long long t = (unsigned long long)now;
+    const int32_t v[6] = {m->rq.send.state, m->rq.resp.state, m->cw.state,
+                          (int32_t)(m->rq.sq.wr - m->rq.sq.rd), (int32_t)m_fifo_level(&m->evt.fifo), w->evt.irq};
+    for (int i = 0; i < 6; i++) {
+        if (v[i] == m->logged[i])
+            continue;
+        m->logged[i] = v[i];
+        switch (i) {
+        case 0: fprintf(f, "%llu S %s %u\n", t, hca_req_send_state_name((unsigned)v[i]), m->rq.s_qpn); break;
+        case 1: fprintf(f, "%llu R %s\n", t, hca_req_resp_state_name((unsigned)v[i])); break;
+        case 2: fprintf(f, "%llu C %s\n", t, hca_cq_writer_state_name((unsigned)v[i])); break;
+        default: fprintf(f, "%llu %c %d\n", t, "QEI"[i - 3], (int)v[i]); break;
+        }
+    }
+    if (p->db_valid && p->db_ready)
+        fprintf(f, "%llu B %u\n", t, p->db_addr);
+    if (p->fw_valid && p->fw_ready)
+        fprintf(f, "%llu F %#x %u\n", t, p->fw_addr, p->fw_write);
+    if (w->evt.evt_valid & w->evt.evt_ready)
+        fprintf(f, "%llu P %u\n", t, w->evt.evt_valid & w->evt.evt_ready);
+    if (w->evt.done_valid)
+        fprintf(f, "%llu D %u\n", t, w->evt.done_tag);
+    if (w->cw.cpl_valid && w->cw.cpl_ready)
+        fprintf(f, "%llu K %u\n", t, w->cw.cpl.qpn);
+}
+
 static inline void cm_feedback(const cm_wires_t *w, cm_feedback_t *f)
 {
     *f = (cm_feedback_t){w->tx_arb.in_ready, w->dma_arb.in_ready, w->cpl_arb.in_ready,
@@ -384,6 +426,8 @@ static void cm_cycle(void *eng, core_pins_t *p, uint64_t now)
     }
     cm_outputs(m, p);
     cm_edge_inputs(m);
+    if (m->statelog)
+        cm_statelog(m, p, now);
 
     /* the edge */
     const cm_wires_t *w = &m->w;
@@ -483,6 +527,8 @@ static void cm_destroy(void *eng)
     cm_t *m = eng;
     if (!m)
         return;
+    if (m->statelog)
+        fclose(m->statelog);
     xlate_unit_destroy(m->xu);
     hca_ctx_free(&m->ctx);
     hca_evt_free(&m->evt);
@@ -519,6 +565,14 @@ static int cm_create(void **eng, const xu_params_t *params)
         return rc;
     }
     m_fifo_init(&m->rxq, m->rxq_mem, sizeof m->rxq_mem[0], CM_RXQ_DEPTH);
+    const char *log = getenv("HCASIM_MODEL_STATELOG");
+    if (log && *log && !(m->statelog = fopen(log, "w"))) {
+        fprintf(stderr, "hca_core model: HCASIM_MODEL_STATELOG %s: cannot write\n", log);
+        cm_destroy(m);
+        return -EIO;
+    }
+    for (int i = 0; i < 6; i++)
+        m->logged[i] = -1;
     cm_reset(m);
     *eng = m;
     return 0;

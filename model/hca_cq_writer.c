@@ -118,3 +118,10 @@ uint64_t hca_cq_writer_quiet_until(const hca_cq_writer_t *m, uint64_t now)
     /* LOOK decides and WRITE offers on their own; IDLE and WAIT wait for input */
     return m->state == HCA_CQW_ST_LOOK || m->state == HCA_CQW_ST_WRITE ? now + 1 : UINT64_MAX;
 }
+
+const char *hca_cq_writer_state_name(unsigned s)
+{
+    static const char *const name[] = {"CQW_IDLE", "CQW_LOOK", "CQW_WRITE", "CQW_WAIT"};
+    _Static_assert(sizeof name / sizeof name[0] == HCA_CQW_ST_WAIT + 1, "a name per state");
+    return s <= HCA_CQW_ST_WAIT ? name[s] : "?";
+}

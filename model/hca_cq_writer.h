@@ -50,5 +50,7 @@ void hca_cq_writer_reset(hca_cq_writer_t *m);
 void hca_cq_writer_comb(const hca_cq_writer_t *m, hca_cq_writer_io_t *io, uint64_t now);
 void hca_cq_writer_edge(hca_cq_writer_t *m, const hca_cq_writer_io_t *io, uint64_t now);
 uint64_t hca_cq_writer_quiet_until(const hca_cq_writer_t *m, uint64_t now);
+/** The RTL's name of state s (hca_cq_writer_t.state), for the model's state log. */
+const char *hca_cq_writer_state_name(unsigned s);
 
 #endif /* HCA_CQ_WRITER_H */

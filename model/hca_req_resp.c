@@ -435,3 +435,10 @@ uint64_t hca_req_resp_quiet_until(const hca_req_resp_t *m, uint64_t now)
         return now + 1;
     }
 }
+
+const char *hca_req_resp_state_name(unsigned s)
+{
+    static const char *const name[] = {"R_IDLE", "R_CLAIM", "R_MOVE", "R_FREE", "R_FINISH", "R_EVT"};
+    _Static_assert(sizeof name / sizeof name[0] == R_EVT + 1, "a name per state");
+    return s <= R_EVT ? name[s] : "?";
+}

@@ -133,5 +133,7 @@ void hca_req_resp_reset(hca_req_resp_t *m);
 void hca_req_resp_comb(const hca_req_resp_t *m, hca_req_resp_io_t *io, uint64_t now);
 void hca_req_resp_edge(hca_req_resp_t *m, const hca_req_resp_io_t *io, uint64_t now);
 uint64_t hca_req_resp_quiet_until(const hca_req_resp_t *m, uint64_t now);
+/** The RTL's name of state s (hca_req_resp_t.state), for the model's state log. */
+const char *hca_req_resp_state_name(unsigned s);
 
 #endif /* HCA_REQ_RESP_H */

@@ -31,6 +31,15 @@ enum {
     S_IDLE, S_CTX, S_FETCH, S_FWAIT, S_DECODE, S_CHECK, S_ALLOC, S_GATHER,
     S_TX, S_FREE, S_FINISH, S_EVT, S_HOLD, S_TXWAIT, S_ABORT, S_PWAIT
 };
+
+const char *hca_req_send_state_name(unsigned s)
+{
+    static const char *const name[] = {"S_IDLE", "S_CTX",  "S_FETCH", "S_FWAIT", "S_DECODE", "S_CHECK",
+                                       "S_ALLOC", "S_GATHER", "S_TX", "S_FREE", "S_FINISH", "S_EVT",
+                                       "S_HOLD", "S_TXWAIT", "S_ABORT", "S_PWAIT"};
+    _Static_assert(sizeof name / sizeof name[0] == S_PWAIT + 1, "a name per state");
+    return s <= S_PWAIT ? name[s] : "?";
+}
 #define RS_PFN HCA_REQ_SEND_PFN
 #define RS_POST_MAX 8u /* posted DMAs per chunk: tags {0001, slot, seq mod 8} */
 

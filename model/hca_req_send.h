@@ -180,5 +180,7 @@ void hca_req_send_reset(hca_req_send_t *m);
 void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t now);
 void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t now);
 uint64_t hca_req_send_quiet_until(const hca_req_send_t *m, uint64_t now);
+/** The RTL's name of state s (hca_req_send_t.state), for the model's state log. */
+const char *hca_req_send_state_name(unsigned s);
 
 #endif /* HCA_REQ_SEND_H */

@@ -1,7 +1,7 @@
 # testbench/bench — `make bench` figures, each measured in one run.
 BENCH_BINS := $(BIN)/bench_xu $(BIN)/bench_dev $(BIN)/bench_verbs $(BIN)/bench_mm $(BIN)/bench_peer $(BIN)/bench_klm
 ALL_TARGETS += $(BENCH_BINS)
-BENCHES += bench-xu bench-dev bench-verbs bench-tables bench-mm bench-peer bench-klm bench-engines
+BENCHES += bench-xu bench-dev bench-verbs bench-tables bench-mm bench-mm-floor bench-peer bench-klm bench-engines
 
 $(BIN)/bench_xu: $(OBJ)/testbench/bench_xu.o $(HCASIM_LIBS)
 	$(call link_bin,)
@@ -16,7 +16,7 @@ $(BIN)/bench_peer: $(OBJ)/testbench/bench_peer.o $(HCASIM_LIBS)
 $(BIN)/bench_klm: $(OBJ)/testbench/bench_klm.o $(HCASIM_LIBS)
 	$(call link_bin,)
 
-.PHONY: bench-xu bench-dev bench-verbs bench-tables bench-mm bench-peer bench-klm bench-engines
+.PHONY: bench-xu bench-dev bench-verbs bench-tables bench-mm bench-mm-floor bench-peer bench-klm bench-engines
 bench-xu: $(BIN)/bench_xu
 	@mkdir -p $(BUILD)/bench
 	$(BIN)/bench_xu 400000 $(BUILD)/bench/xu_trace.fst
@@ -27,6 +27,14 @@ bench-verbs: $(BIN)/bench_verbs
 	$(BIN)/bench_verbs $(BUILD)/bench/verbs_rtl.fst
 bench-mm: $(BIN)/bench_mm
 	$(BIN)/bench_mm
+# Where the engine's cycles per memory-management WR go (docs/device.md "The
+# engine floor"): firmware answering DONE at once with 4 and 8 QPs posting,
+# then the real firmware; the model's state logs land in $(BUILD)/bench.
+bench-mm-floor: $(BIN)/bench_mm $(FW_DONE_AT_ONCE) $(FW_IMAGE)
+	@mkdir -p $(BUILD)/bench
+	$(BIN)/bench_mm --floor $(FW_DONE_AT_ONCE) $(BUILD)/bench/mm_floor_q4.log 4
+	$(BIN)/bench_mm --floor $(FW_DONE_AT_ONCE) $(BUILD)/bench/mm_floor_q8.log 8
+	$(BIN)/bench_mm --floor $(FW_IMAGE) $(BUILD)/bench/mm_floor_fw.log 4
 bench-peer: $(BIN)/bench_peer
 	$(BIN)/bench_peer
 bench-klm: $(BIN)/bench_klm

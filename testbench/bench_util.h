@@ -33,21 +33,28 @@ static inline int bench_fail(const char *prog, const char *what, int rc)
 }
 
 #ifdef HCADRV_H
-/** Host memory, a device on the RTL engine with its firmware, and the
- *  driver: 0, or the error (the reason printed as "PROG: device: ..."). */
-static inline int bench_open_device_on(const char *prog, dev_engine_kind_t engine, hostmem_t **mem, hca_dev_t **dev,
-                                       hcadrv_t **drv)
+/** Host memory, a device of configuration cfg, and the driver: 0, or the
+ *  error (the reason printed as "PROG: device: ..."). */
+static inline int bench_open_device_cfg(const char *prog, const hca_dev_config_t *cfg, hostmem_t **mem, hca_dev_t **dev,
+                                        hcadrv_t **drv)
 {
     char err[256] = "";
-    hca_dev_config_t cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.engine = engine;
     int rc;
     hca_host_t host;
-    if ((rc = hostmem_create(mem)) || (rc = hca_dev_create(dev, &cfg, *mem, err, sizeof err)) ||
+    if ((rc = hostmem_create(mem)) || (rc = hca_dev_create(dev, cfg, *mem, err, sizeof err)) ||
         (host = hca_dev_host(*dev), rc = hcadrv_open(drv, &host)))
         fprintf(stderr, "%s: device: %s\n", prog, err[0] ? err : strerror(-rc));
     return rc;
+}
+
+/** As bench_open_device_cfg, on engine with the default firmware. */
+static inline int bench_open_device_on(const char *prog, dev_engine_kind_t engine, hostmem_t **mem, hca_dev_t **dev,
+                                       hcadrv_t **drv)
+{
+    hca_dev_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.engine = engine;
+    return bench_open_device_cfg(prog, &cfg, mem, dev, drv);
 }
 
 static inline int bench_open_device(const char *prog, hostmem_t **mem, hca_dev_t **dev, hcadrv_t **drv)
