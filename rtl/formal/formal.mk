@@ -289,7 +289,8 @@ XU_KLM_IND_PARAMS := KLM=1
 XU_KLM_TAPS       := t_klm_lvl=dut.u_klm.lvl_q t_max_ind=dut.max_ind t_s1_err=dut.s1_err_q \
     t_klm_rd_want=dut.u_klm.rd_want t_klm_rd_push=dut.u_klm.rd_push t_klm_rd_ci=dut.u_klm.rd_ci \
     t_klm_rd_base=dut.u_klm.rd_base
-XU_KLM_IND_TAPS   := $(XU_IND_TAPS) $(XU_KLM_TAPS) $(foreach k,0 1 2 3,t_kb$(k)=\dut.u_klm.base_q[$(k)])
+XU_KLM_IND_TAPS   := $(XU_IND_TAPS) $(XU_KLM_TAPS) $(foreach k,0 1 2 3,t_kb$(k)=\dut.u_klm.base_q[$(k)]) \
+    $(foreach k,0 1 2 3,t_kt$(k)=\dut.u_klm.tail_q[$(k)] t_kr$(k)=\dut.u_klm.rem_q[$(k)])
 $(eval $(call formal_ind_job,xu-fence-klm-ind,xlate_unit_props,$(XU_PROPS),,fence fence_klm inv_*,$(XU_KLM_IND_TAPS),$(XU_KLM_IND_PARAMS),3,10))
 # A KLM-specific step broken: a level's context written only by the walk's
 # first push (HCA_MUTANT_KLM_STALE_CTX), so a deeper level walks a stale list.

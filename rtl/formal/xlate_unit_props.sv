@@ -320,6 +320,60 @@ module xlate_unit_props #(
   (* keep *) logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0] t_klm_rd_base;
   logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0] sh_base [1 << CI_W];
   (* keep *) logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0] t_kb0, t_kb1, t_kb2, t_kb3;
+  // Each level's tail and bytes left (xu_klm tail_q, rem_q, by context index).
+  (* keep *) logic                                 t_kt0, t_kt1, t_kt2, t_kt3;
+  (* keep *) logic [`HCA_XU_LEN_BITS-1:0]          t_kr0, t_kr1, t_kr2, t_kr3;
+  // (read through functions: a wire assigned from a tap would take its place)
+  function automatic logic kt(input logic [1:0] i);
+    case (i)
+      2'd0: kt = t_kt0;
+      2'd1: kt = t_kt1;
+      2'd2: kt = t_kt2;
+      default: kt = t_kt3;
+    endcase
+  endfunction
+  function automatic logic kr0(input logic [1:0] i);  // rem_q[i] == 0
+    case (i)
+      2'd0: kr0 = t_kr0 == '0;
+      2'd1: kr0 = t_kr1 == '0;
+      2'd2: kr0 = t_kr2 == '0;
+      default: kr0 = t_kr3 == '0;
+    endcase
+  endfunction
+  // A level's range ends the request when its parent's did and the piece
+  // that pushed it was the parent's last (rem 0 from then on): for every
+  // live level below the top; S1's piece ends the request when it is its
+  // level's last and the level's range ends it.
+  logic tail_ok;
+  always_comb begin
+    tail_ok = t_kt0;
+    for (int l = 1; l < 4; l++)
+      if (32'(l) < 32'(live_lvl))
+        tail_ok = tail_ok && kt(2'(l)) == (kt(2'(l - 1)) && kr0(2'(l - 1)));
+    if (t_s1_valid && t_s1_sub && !t_s1_err && t_s1_lvl != '0)
+      tail_ok = tail_ok && t_s1_final == (kt(2'(t_s1_lvl - 1'b1)) && kr0(2'(t_s1_lvl - 1'b1)));
+  end
+  // Where the walk stands against S1's piece (the last one sent, level L):
+  // its ERR_MTT beat, or the level's final piece, leaves the walk waiting
+  // at L; a piece that is not its level's last leaves it at L reading the
+  // level's next entry (ENT, or ERR off the list); a level's last piece
+  // that is not final popped the walk below L. A level popped to in NEXT
+  // is not a tail level with no bytes left (that one ends in WAIT).
+  localparam logic [2:0] K_ENT = 3'd1, K_WAIT = 3'd2, K_NEXT = 3'd3, K_ERR = 3'd4;  // xu_klm state_e
+  logic klm_ok;
+  always_comb begin
+    klm_ok = !(t_klm_st == K_NEXT && kt(2'(t_klm_lvl - 1'b1)) && kr0(2'(t_klm_lvl - 1'b1)));
+    if (t_s1_valid && t_s1_sub) begin
+      if (t_s1_err)
+        klm_ok = klm_ok && t_klm_lvl == t_s1_lvl && t_klm_st == K_WAIT;
+      else if (!kr0(2'(t_s1_lvl - 1'b1)))
+        klm_ok = klm_ok && t_klm_lvl == t_s1_lvl && (t_klm_st == K_ENT || t_klm_st == K_ERR);
+      else if (kt(2'(t_s1_lvl - 1'b1)))
+        klm_ok = klm_ok && t_klm_lvl == t_s1_lvl && t_klm_st == K_WAIT;
+      else
+        klm_ok = klm_ok && t_klm_lvl < t_s1_lvl;
+    end
+  end
   wire [KLV_W-1:0] live_lvl = (t_s1_valid && t_s1_sub && t_s1_lvl > t_klm_lvl) ? t_s1_lvl : t_klm_lvl;
   always_ff @(posedge clk_i)
     if (rst_ni && t_s1_valid && t_s1_push)
@@ -383,8 +437,11 @@ module xlate_unit_props #(
       nxt    = nxt + 4'(!t_s1_sub);
       stage_ok = stage_ok && !(bad(g_s1) && t_kc_status == `HCA_XLATE_STATUS_OK);
     end
-    if (klm_busy && !t_walk_end)
-      nxt = nxt + 4'd1;
+    // The walk's request (S1's slot) is the next one.
+    if (klm_busy && !t_walk_end) begin
+      ord_ok = ord_ok && 4'(3'(g_s1 - q_head[2:0])) == nxt;
+      nxt    = nxt + 4'd1;
+    end
   end
 
   // fence_klm's shadow at each stage (thru): refused when the request was
@@ -483,6 +540,10 @@ module xlate_unit_props #(
                                          (32'(live_lvl) <= 1 || t_kb1 == sh_base[1]) &&
                                          (32'(live_lvl) <= 2 || t_kb2 == sh_base[2]) &&
                                          (32'(live_lvl) <= 3 || t_kb3 == sh_base[3])));
+      // Level 1 is pushed by a request of its own (final): its range ends
+      // the request, so the walk never pops past it; deeper, tail_ok above.
+      inv_tail:  assert (!klm_busy || tail_ok);
+      inv_klm:   assert (!klm_busy || klm_ok);
       // A request of its own (not a piece) is its own final piece: its
       // walker load is final, its S3 beat ends it exactly when it ends the
       // request; a beat that ends the request ends its piece.
