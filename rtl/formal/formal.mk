@@ -149,6 +149,13 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.smt2
 FORMAL_JOBS += formal-$(1)
 endef
 
+# ABC's witness starts with the initial state of the network it folded,
+# which can have fewer latches than model.aig: Yosys' sim wants one value
+# for every latch the map names (all 0 under -zinit), so the line is padded.
+formal_cex_pad = l=$$$$(head -1 $$$$d/model.aig | cut -d' ' -f4); \
+    awk -v L=$$$$l 'NR == 1 { while (length($$$$0) < L) $$$$0 = $$$$0 "0" } { print }' $$$$d/cex.aiw >$$$$d/cex.pad && \
+    mv $$$$d/cex.pad $$$$d/cex.aiw;
+
 # formal_bmc_job NAME TOP SOURCES DEFINES ASSERTS EXPECT(PASS | FAIL) [TAPS] [PARAMS] [FROM] [FRAMES]
 # Only the assertions labelled ASSERTS are kept; the assumptions all stay.
 # Uninitialised state (RAM, fifos) starts arbitrary (write_aiger -zinit).
@@ -176,6 +183,7 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.aig
 	 t=$$$$(( $$$$(date +%s) - s )); \
 	 frame=$$$$(sed -n 's/.*was asserted in frame *\([0-9]*\).*/\1/p' $$$$d/abc.log | head -1); \
 	 if [ -n "$$$$frame" ]; then \
+	    $(formal_cex_pad) \
 	    yosys -q -p "read_rtlil $$$$d/design.il; sim -clock clk_i -r $$$$d/cex.aiw -map $$$$d/model.aim -vcd $$$$d/trace.vcd -scope $(2)" \
 	        >$$$$d/replay.log 2>&1; \
 	    grep -qE "Assert $(2).($(subst $(formal_space),|,$(strip $(5)))) " $$$$d/replay.log || { cat $$$$d/replay.log; echo "formal $(1): ABC's counterexample does not replay to $(5) failing"; exit 1; }; \
@@ -224,6 +232,7 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.aig
 	 yosys-abc -c "read_aiger $$<; fold; bmc3 -F $(9) -v; write_cex -a $$$$d/cex.aiw" >$$$$d/abc.log 2>&1; \
 	 frame=$$$$(sed -n 's/.*was asserted in frame *\([0-9]*\).*/\1/p' $$$$d/abc.log | head -1); \
 	 if [ -n "$$$$frame" ]; then \
+	    $(formal_cex_pad) \
 	    yosys -q -p "read_rtlil $$$$d/design.il; sim -clock clk_i -r $$$$d/cex.aiw -map $$$$d/model.aim -vcd $$$$d/trace.vcd -scope $(2)" \
 	        >$$$$d/replay.log 2>&1; \
 	    if [ -n "$(10)" ] && grep -q "Assert $(2).$(10) " $$$$d/replay.log; then \
@@ -297,7 +306,6 @@ $(eval $(call formal_ind_job,xu-fence-klm-ind,xlate_unit_props,$(XU_PROPS),,fenc
 $(eval $(call formal_bmc_job,xu-fence-klm-ind-mutant-stale-ctx,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_STALE_CTX,inv_ctx,FAIL,\
     $(XU_TAPS) t_a_rdata=dut.u_mpt.a_rdata_q t_klm_st=dut.u_klm.state_q $(XU_KLM_TAPS),$(XU_KLM_IND_PARAMS)))
 $(eval $(call formal_bmc_job,xu-fence-klm-ind-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence_klm,FAIL,$(XU_TAPS),$(XU_KLM_IND_PARAMS)))
-FORMAL_JOBS := $(filter-out formal-xu-fence-klm-ind,$(FORMAL_JOBS))
 
 # The fence through a KLM entry: 4 MPT entries (an indirect MR and the MR
 # its entry names, neither at index 0).
@@ -309,6 +317,12 @@ XU_R7_TAPS := $(XU_TAPS) t_s1_err=dut.s1_err_q t_s1_remote=dut.s1_remote_q t_s1_
     t_s1_rights=dut.s1_rights_q t_s1_va=dut.s1_va_q t_s1_len=dut.s1_len_q t_max_ind=dut.max_ind \
     t_s1_sub7=dut.s1_sub_q t_kc_status7=dut.kc_status t_a_rdata7=dut.u_mpt.a_rdata_q t_a_rvalid7=dut.u_mpt.a_rvalid_q
 $(foreach p,rule7 rule7_depth,$(eval $(call formal_bmc_job,xu-$(p),xlate_unit_props,$(XU_PROPS),,$(p),PASS,$(XU_R7_TAPS),MPT_ENTRIES=4)))
+# Rule 7 unbounded: rule7 and rule7_depth with every inv_* and inv7_piece
+# (the walk's PD and rights), on the fence induction's unit (KLM = 1, 2 MPT
+# entries), by 3-induction.
+XU_R7_IND_TAPS := $(sort $(XU_KLM_IND_TAPS) $(XU_R7_TAPS)) t_klm_pd=dut.u_klm.pd_q t_klm_rights=dut.u_klm.rights_q
+$(eval $(call formal_ind_job,xu-rule7-ind,xlate_unit_props,$(XU_PROPS),,rule7 rule7_depth inv_* inv7_*,$(XU_R7_IND_TAPS),$(XU_KLM_IND_PARAMS),3,10))
+$(eval $(call formal_ind_job,xu-rule7-ind-mutant-no-entry-check,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_NO_ENTRY_CHECK,rule7 rule7_depth inv_* inv7_*,$(XU_R7_IND_TAPS),$(XU_KLM_IND_PARAMS),3,10,rule7))
 $(eval $(call formal_bmc_job,xu-rule7-mutant-no-entry-check,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_NO_ENTRY_CHECK,rule7,FAIL,$(XU_R7_TAPS),MPT_ENTRIES=4))
 $(eval $(call formal_bmc_job,xu-fence-klm-mutant-no-entry-check,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_NO_ENTRY_CHECK,fence_klm,FAIL,$(XU_TAPS),MPT_ENTRIES=4,16,22))
 

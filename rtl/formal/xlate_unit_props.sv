@@ -624,6 +624,17 @@ module xlate_unit_props #(
   end
   always_comb if (rst_ni && !init && t_s1_valid && t_s1_push)
     rule7_depth: assert (32'(t_s1_lvl) < 32'(t_max_ind));
+  // What makes rule7 inductive (formal-xu-rule7-ind, with every inv_*):
+  // while a walk runs, the KLM walker's piece register holds the PD of the
+  // access that started it and the rights the rule gives its entries
+  // (every push of a walk carries the same), and S1's piece was sent with
+  // them (taps: formal.mk XU_R7_IND_TAPS).
+  (* keep *) logic [`HCA_PD_BITS-1:0]  t_klm_pd;
+  (* keep *) logic [`HCA_ACCESS_W-1:0] t_klm_rights;
+  always_comb if (rst_ni && !init && KLM && klm_busy)
+    inv7_piece: assert (t_klm_pd == w7_pd && t_klm_rights == r7_rights &&
+                        (!(t_s1_valid && t_s1_sub) ||
+                         (!t_s1_remote && t_s1_pd == w7_pd && t_s1_rights == r7_rights)));
 
   // ---------------------------------------------------------------- properties
   // fence_klm: once the INVALIDATE of index I was answered, no OK beat that
