@@ -30,19 +30,21 @@
 #                        Bounded from reset: FORMAL_BMC_FRAMES cycles, by
 #                        ABC's bmc3 on the AIGER netlist (z3 does not get
 #                        that deep).
-#   formal-xu-fence-ind  fence unbounded, on the unit without KLM walks: with
-#                        the invariants inv_* (xlate_unit_props.sv), by
-#                        3-induction (ABC's ind). fence_klm (through KLM
-#                        entries) stays bounded, FORMAL_KLM_FRAMES = 16
-#                        cycles.
-#   formal-xu-fence-klm-ind  fence and fence_klm with KLM walks (KLM = 1),
-#                        with inv_* and the walk's invariants (inv_walk,
-#                        inv_lvl, inv_ctx[_all], inv_ext, inv_rd, inv_fw2,
-#                        inv_sh, inv_thru): base case from
-#                        reset passes, 3-induction does not close yet; not
-#                        in `make formal` (by hand). Its mutants
+#   formal-xu-fence-ind  fence unbounded, on the unit without KLM walks
+#                        (KLM = 0, 4 MPT entries): with the invariants inv_*
+#                        (xlate_unit_props.sv), by 3-induction (ABC's ind).
+#   formal-xu-fence-klm-ind  fence and fence_klm unbounded with KLM walks
+#                        (KLM = 1, 4 MPT entries), with inv_* and the walk's
+#                        invariants (inv_walk, inv_lvl, inv_ctx[_all],
+#                        inv_tail, inv_klm, inv_ext, inv_rd, inv_fw2, inv_sh,
+#                        inv_thru), by 3-induction. Its mutants
 #                        (HCA_MUTANT_NO_FENCE on fence_klm,
-#                        HCA_MUTANT_KLM_STALE_CTX on inv_ctx) are.
+#                        HCA_MUTANT_KLM_STALE_CTX on inv_ctx) must fail.
+#   formal-xu-rule7-ind  rule7 and rule7_depth unbounded: the same unit and
+#                        invariants plus inv7_piece, by 3-induction; its
+#                        mutant (HCA_MUTANT_KLM_NO_ENTRY_CHECK) fails rule7.
+#                        (rtl/formal/cti.py reads a counterexample to
+#                        induction when one of these stops closing.)
 #
 # Valid/ready on the block boundaries, one property module per block
 # (assumptions on its inputs per the protocol, assertions on its outputs;
@@ -273,8 +275,8 @@ $(foreach p,fence rsp_in_order no_overflow rsp_stable fw_answer,$(eval $(call fo
 $(eval $(call formal_bmc_job,xu-fence-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL,$(XU_TAPS)))
 $(eval $(call formal_bmc_job,xu-fence-mutant-resp-no-recheck,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_RESP_NO_RECHECK,fence,FAIL,$(XU_TAPS)))
 # The fence, unbounded: on the unit without KLM walks (KLM=0: no MPT entry
-# is written in KLM mode), every width whole, fence and the strengthening
-# invariants inv_* proven together by 3-induction.
+# is written in KLM mode), every width whole, 4 MPT entries, fence and the
+# strengthening invariants inv_* proven together by 3-induction.
 XU_IND_TAPS := $(XU_TAPS) \
     t_inflight=dut.u_fw_port.inflight_q t_fence=dut.u_fw_port.fence_q t_fwst=dut.u_fw_port.state_q \
     t_fwidx=dut.u_fw_port.idx_q t_stage=dut.u_fw_port.mpt_stage_q t_wk_busy=dut.u_walker.busy_q \
@@ -283,18 +285,17 @@ XU_IND_TAPS := $(XU_TAPS) \
     t_s3_status=dut.s3_status_q t_s3_last=dut.s3_last_q t_s3_end=dut.s3_end_q t_s3_klm=dut.s3_klm_q \
     t_f_rptr=dut.u_rsp_fifo.rptr_q t_f_wptr=dut.u_rsp_fifo.wptr_q t_f_level=dut.u_rsp_fifo.level_q \
     t_f0=\dut.u_rsp_fifo.mem_q[0] t_f1=\dut.u_rsp_fifo.mem_q[1] t_f2=\dut.u_rsp_fifo.mem_q[2] \
-    t_f3=\dut.u_rsp_fifo.mem_q[3] t_m0=\dut.u_mpt.mem_q[0] t_m1=\dut.u_mpt.mem_q[1] \
+    t_f3=\dut.u_rsp_fifo.mem_q[3] $(foreach k,0 1 2 3,t_m$(k)=\dut.u_mpt.mem_q[$(k)]) \
     t_mpt_valid=dut.u_mpt.valid_q t_a_rdata=dut.u_mpt.a_rdata_q t_b_rdata=dut.u_mpt.b_rdata_q \
     t_a_rvalid=dut.u_mpt.a_rvalid_q t_b_rvalid=dut.u_mpt.b_rvalid_q t_klm_st=dut.u_klm.state_q
-$(eval $(call formal_ind_job,xu-fence-ind,xlate_unit_props,$(XU_PROPS),,fence inv_*,$(XU_IND_TAPS),KLM=0,3,10))
-$(eval $(call formal_bmc_job,xu-fence-ind-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL,$(XU_TAPS),KLM=0))
-# The fence with KLM walks, toward unbounded: fence and fence_klm with the
-# same invariants and the walk's own (inv_walk, inv_lvl, inv_ctx[_all],
-# inv_ext, inv_rd, inv_fw2, inv_sh, inv_thru), KLM = 1, 2 MPT and 2 MTT
-# entries (a walk nests through an entry naming its own MR). The base case holds; the 3-induction does not close
-# yet (docs/verification.md), so the job is left out of `make formal`: run
-# it by hand. Its mutants are in.
-XU_KLM_IND_PARAMS := KLM=1
+$(eval $(call formal_ind_job,xu-fence-ind,xlate_unit_props,$(XU_PROPS),,fence inv_*,$(XU_IND_TAPS),KLM=0 MPT_ENTRIES=4,3,10))
+$(eval $(call formal_bmc_job,xu-fence-ind-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL,$(XU_TAPS),KLM=0 MPT_ENTRIES=4))
+# The fence with KLM walks, unbounded: fence and fence_klm with the same
+# invariants and the walk's own (inv_walk, inv_lvl, inv_ctx[_all],
+# inv_tail, inv_klm, inv_ext, inv_rd, inv_fw2, inv_sh, inv_thru), KLM = 1,
+# 4 MPT and 2 MTT entries (a walk nests through an entry naming its own MR
+# or another one), by 3-induction.
+XU_KLM_IND_PARAMS := KLM=1 MPT_ENTRIES=4
 XU_KLM_TAPS       := t_klm_lvl=dut.u_klm.lvl_q t_max_ind=dut.max_ind t_s1_err=dut.s1_err_q \
     t_klm_rd_want=dut.u_klm.rd_want t_klm_rd_push=dut.u_klm.rd_push t_klm_rd_ci=dut.u_klm.rd_ci \
     t_klm_rd_base=dut.u_klm.rd_base

@@ -277,8 +277,8 @@ module xlate_unit_props #(
   (* keep *) logic [1:0]                  t_f_rptr, t_f_wptr;
   (* keep *) logic [2:0]                  t_f_level;
   (* keep *) logic [BEAT_W-1:0]           t_f0, t_f1, t_f2, t_f3;
-  (* keep *) logic [`HCA_MPT_ENTRY_W-1:0] t_m0, t_m1, t_a_rdata, t_b_rdata, t_stage;
-  (* keep *) logic [1:0]                  t_mpt_valid;
+  (* keep *) logic [`HCA_MPT_ENTRY_W-1:0] t_m0, t_m1, t_m2, t_m3, t_a_rdata, t_b_rdata, t_stage;
+  (* keep *) logic [MPT_ENTRIES-1:0]      t_mpt_valid;  // (t_m2, t_m3: 4 entries only)
   (* keep *) logic                        t_a_rvalid, t_b_rvalid;
 
   logic [2:0] g_s1, g_wk, g_s3;
@@ -482,7 +482,13 @@ module xlate_unit_props #(
 
   // The watched entry: FREE (or never allocated) from the write-back on.
   logic [`HCA_MPT_ENTRY_W-1:0] w_ent;
-  assign w_ent = w_idx[0] ? t_m1 : t_m0;
+  always_comb
+    case (2'(w_idx))
+      2'd0: w_ent = t_m0;
+      2'd1: w_ent = t_m1;
+      2'd2: w_ent = t_m2;
+      default: w_ent = t_m3;
+    endcase
 
   always_comb if (rst_ni && !init) begin
     inv_count:  assert (t_inflight == 8'(q_level) && q_level <= 4'd7);
@@ -499,7 +505,7 @@ module xlate_unit_props #(
                         (!watching || !w_in || wb_q || (t_fwst == FW_INV_WB && t_fwidx == w_idx)) &&
                         (!wb_q || wdone_q || t_fwst == FW_FENCE || t_fwst == FW_IDLE) &&
                         (!answered || !w_in || (wb_q && !wfence)));
-    inv_free:   assert (!wb_q || !w_in || !t_mpt_valid[w_idx[0]] ||
+    inv_free:   assert (!wb_q || !w_in || !t_mpt_valid[$clog2(MPT_ENTRIES)'(w_idx)] ||
                         w_ent[`HCA_MPT_ENTRY_STATE_LSB] == `HCA_MKEY_STATE_FREE);
     // KLM walks (KLM = 1): what fence_klm needs beyond the above.
     if (KLM) begin
@@ -568,6 +574,8 @@ module xlate_unit_props #(
       inv_no_klm: assert (!(t_stage[`HCA_MPT_ENTRY_ALLOC_LSB] && t_stage[`HCA_MPT_ENTRY_MODE_LSB]) &&
                           !(t_mpt_valid[0] && t_m0[`HCA_MPT_ENTRY_MODE_LSB]) &&
                           !(t_mpt_valid[1] && t_m1[`HCA_MPT_ENTRY_MODE_LSB]) &&
+                          !(MPT_ENTRIES > 2 && t_mpt_valid[2 % MPT_ENTRIES] && t_m2[`HCA_MPT_ENTRY_MODE_LSB]) &&
+                          !(MPT_ENTRIES > 2 && t_mpt_valid[3 % MPT_ENTRIES] && t_m3[`HCA_MPT_ENTRY_MODE_LSB]) &&
                           !(t_s1_valid && t_a_rvalid && t_a_rdata[`HCA_MPT_ENTRY_MODE_LSB]) &&
                           !((t_fwst == FW_INV_WB || t_fwst == 3'd1) &&   // (1: READ_MPT)
                             t_b_rvalid && t_b_rdata[`HCA_MPT_ENTRY_MODE_LSB]) && t_klm_st == 3'd0 &&
