@@ -287,7 +287,8 @@ XU_IND_TAPS := $(XU_TAPS) \
     t_f0=\dut.u_rsp_fifo.mem_q[0] t_f1=\dut.u_rsp_fifo.mem_q[1] t_f2=\dut.u_rsp_fifo.mem_q[2] \
     t_f3=\dut.u_rsp_fifo.mem_q[3] $(foreach k,0 1 2 3,t_m$(k)=\dut.u_mpt.mem_q[$(k)]) \
     t_mpt_valid=dut.u_mpt.valid_q t_a_rdata=dut.u_mpt.a_rdata_q t_b_rdata=dut.u_mpt.b_rdata_q \
-    t_a_rvalid=dut.u_mpt.a_rvalid_q t_b_rvalid=dut.u_mpt.b_rvalid_q t_klm_st=dut.u_klm.state_q
+    t_a_rvalid=dut.u_mpt.a_rvalid_q t_b_rvalid=dut.u_mpt.b_rvalid_q t_klm_st=dut.u_klm.state_q \
+    t_s1_tag=dut.s1_tag_q t_wk_tag=dut.u_walker.tag_q t_s3_tag=dut.s3_tag_q t_klm_tag=dut.u_klm.tag_q
 $(eval $(call formal_ind_job,xu-fence-ind,xlate_unit_props,$(XU_PROPS),,fence inv_*,$(XU_IND_TAPS),KLM=0 MPT_ENTRIES=4,3,10))
 $(eval $(call formal_bmc_job,xu-fence-ind-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL,$(XU_TAPS),KLM=0 MPT_ENTRIES=4))
 # The fence with KLM walks, unbounded: fence and fence_klm with the same
@@ -301,7 +302,18 @@ XU_KLM_TAPS       := t_klm_lvl=dut.u_klm.lvl_q t_max_ind=dut.max_ind t_s1_err=du
     t_klm_rd_base=dut.u_klm.rd_base
 XU_KLM_IND_TAPS   := $(XU_IND_TAPS) $(XU_KLM_TAPS) $(foreach k,0 1 2 3,t_kb$(k)=\dut.u_klm.base_q[$(k)]) \
     $(foreach k,0 1 2 3,t_kt$(k)=\dut.u_klm.tail_q[$(k)] t_kr$(k)=\dut.u_klm.rem_q[$(k)])
-$(eval $(call formal_ind_job,xu-fence-klm-ind,xlate_unit_props,$(XU_PROPS),,fence fence_klm inv_*,$(XU_KLM_IND_TAPS),$(XU_KLM_IND_PARAMS),3,10))
+# The bookkeeping and the handshakes close with them (inv_tag: each
+# stage's tag is its slot's): rsp_in_order, no_overflow, rsp_stable,
+# fw_answer unbounded too.
+XU_KLM_IND_ASSERTS := fence fence_klm rsp_in_order no_overflow rsp_stable fw_answer inv_*
+$(eval $(call formal_ind_job,xu-fence-klm-ind,xlate_unit_props,$(XU_PROPS),,$(XU_KLM_IND_ASSERTS),$(XU_KLM_IND_TAPS),$(XU_KLM_IND_PARAMS),3,10))
+# The output FIFO's head read at the write side (HCA_MUTANT_FIFO_HEAD_NEWEST):
+# rsp_stable and rsp_in_order fail (alone: the mutant's FIFO has no read
+# pointer left to tap).
+$(foreach p,rsp_stable rsp_in_order,$(eval $(call formal_bmc_job,xu-$(p)-mutant-head-newest,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_FIFO_HEAD_NEWEST,$(p),FAIL,$(XU_TAPS),$(XU_KLM_IND_PARAMS))))
+# A firmware write left unanswered (HCA_MUTANT_FWP_WRITE_NO_ANSWER in
+# xu_fw_port.sv): fw_answer fails, under every invariant.
+$(eval $(call formal_ind_job,xu-fence-klm-ind-mutant-write-no-answer,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_FWP_WRITE_NO_ANSWER,$(XU_KLM_IND_ASSERTS),$(XU_KLM_IND_TAPS),$(XU_KLM_IND_PARAMS),3,4,fw_answer))
 # A KLM-specific step broken: a level's context written only by the walk's
 # first push (HCA_MUTANT_KLM_STALE_CTX), so a deeper level walks a stale list.
 $(eval $(call formal_bmc_job,xu-fence-klm-ind-mutant-stale-ctx,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_STALE_CTX,inv_ctx,FAIL,\

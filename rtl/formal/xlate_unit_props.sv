@@ -395,6 +395,18 @@ module xlate_unit_props #(
       f_slot[j] = g_f[2'(t_f_rptr + 2'(j))];
     end
   end
+  // Each stage's tag is its slot's (rsp_in_order unbounded): S1's, the
+  // walker's, S3's, each FIFO word's, the KLM walker's piece register.
+  localparam int TAG_W = `HCA_XU_TAG_BITS;
+  (* keep *) logic [TAG_W-1:0] t_s1_tag, t_wk_tag, t_s3_tag, t_klm_tag;
+  logic tag_ok;
+  always_comb begin
+    tag_ok = (!t_s1_valid || t_s1_tag == q_tag[g_s1]) && (!t_wk_busy || t_wk_tag == q_tag[g_wk]) &&
+             (!t_s3_valid || t_s3_tag == q_tag[g_s3]) && (!klm_busy || t_klm_tag == q_tag[g_s1]);
+    for (int j = 0; j < 4; j++)
+      if (3'(j) < t_f_level)
+        tag_ok = tag_ok && f_ent[j][BEAT_W-1 -: TAG_W] == q_tag[f_slot[j]];
+  end
   logic       ord_ok, stage_ok, open_q;
   logic [3:0] nxt;
   // A request that must be refused: through the watched index and accepted
@@ -496,6 +508,7 @@ module xlate_unit_props #(
                         4'(t_f_level) + 4'(t_s3_valid) <= 4'd4);
     inv_order:  assert (ord_ok && nxt == q_level);
     inv_s3:     assert (!t_s3_valid || t_s3_end || (t_wk_busy && g_wk == g_s3));
+    inv_tag:    assert (tag_ok);
     inv_post:   assert (post_ok && (!wfence || (t_fence != '0 && t_fence <= 8'(q_level))));
     inv_stage:  assert (stage_ok);
     // The command protocol: a known-idle port is idle; the watched command
