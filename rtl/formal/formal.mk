@@ -33,13 +33,17 @@
 #   formal-xu-fence-ind  fence unbounded, on the unit without KLM walks
 #                        (KLM = 0, 4 MPT entries): with the invariants inv_*
 #                        (xlate_unit_props.sv), by 3-induction (ABC's ind).
-#   formal-xu-fence-klm-ind  fence and fence_klm unbounded with KLM walks
+#   formal-xu-fence-klm-ind  fence, fence_klm, rsp_in_order, no_overflow,
+#                        rsp_stable and fw_answer unbounded with KLM walks
 #                        (KLM = 1, 4 MPT entries), with inv_* and the walk's
 #                        invariants (inv_walk, inv_lvl, inv_ctx[_all],
 #                        inv_tail, inv_klm, inv_ext, inv_rd, inv_fw2, inv_sh,
 #                        inv_thru), by 3-induction. Its mutants
 #                        (HCA_MUTANT_NO_FENCE on fence_klm,
-#                        HCA_MUTANT_KLM_STALE_CTX on inv_ctx) must fail.
+#                        HCA_MUTANT_KLM_STALE_CTX on inv_ctx,
+#                        HCA_MUTANT_FIFO_HEAD_NEWEST on rsp_stable and
+#                        rsp_in_order, HCA_MUTANT_FWP_WRITE_NO_ANSWER on
+#                        fw_answer) must fail.
 #   formal-xu-rule7-ind  rule7 and rule7_depth unbounded: the same unit and
 #                        invariants plus inv7_piece, by 3-induction; its
 #                        mutant (HCA_MUTANT_KLM_NO_ENTRY_CHECK) fails rule7.
