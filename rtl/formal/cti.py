@@ -11,15 +11,17 @@ SMT route through yosys-smtbmc -i takes minutes on the whole unit):
   * a frame counter: every assertion is assumed to hold in frames 0..K-2
     and is checked in frame K-1 (ABC's `ind -F K`: K frames, the last one
     failing);
-  * bmc3 finds such a trace, Yosys' sim replays it over the design with
-    the same start state into a VCD (every wire, combinational ones too).
+  * bmc3 finds such a trace; the script simulates the netlist with it
+    (Yosys' sim does not take the witness's start state) and names every
+    wire through the -vmap map.
 
 Usage: cti.py DIR K [SIGNAL ...]
-  DIR     build/formal/JOB (holds design.il)
+  DIR     build/formal/JOB (holds design.il; run the job first)
   K       frames of the induction (formal_ind_job's K)
   SIGNAL  print these wires (top-level names, e.g. t_klm_st dut.s1_valid_q)
           frame by frame
-Writes DIR/cti.vcd and prints the assertions that fail in the last frame.
+Prints the assertions that fail in the last frame; DIR/cti.txt holds every
+named wire, frame by frame ("no CTI": the induction closes at K).
 """
 import os
 import re
