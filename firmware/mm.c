@@ -55,6 +55,10 @@
 
 #define EVT(off) (HCA_FW_EVT_BASE + (off))
 #define EVT_WORDS (sizeof(hca_fw_event_t) / 4)
+/* The words the service reads of each event: all but rsvd (one port access
+ * less per event). */
+#define EVT_READ_WORDS (offsetof(hca_fw_event_t, rsvd) / 4)
+_Static_assert(offsetof(hca_fw_event_t, rsvd) + 4 == sizeof(hca_fw_event_t), "rsvd is the last word");
 
 /* Bytes per list transfer; the host tests use a smaller one to cover the loop
  * (with FDMA_MAX_LEN 4096 the longest list is a single transfer). */
@@ -353,16 +357,22 @@ static inline hca_fseq_entry_t *ops_mtt(hca_fseq_entry_t *e, const uint64_t *wor
     return e + MTT_OPS;
 }
 
+/* WRITE_MPT, its WAIT, DONE: after the MPT words are staged. */
+static inline hca_fseq_entry_t *ops_mpt_cmd_done(hca_fseq_entry_t *e, uint32_t index, uint32_t done)
+{
+    e[0] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
+                              HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MPT) | HCA_FWP_CMD_INDEX_PUT(index)};
+    e[1] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0};
+    e[2] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DONE), HCA_FSEQ_KIND_WRITE, 0), done};
+    return e + 3;
+}
+
 static inline hca_fseq_entry_t *ops_mpt_done(hca_fseq_entry_t *e, const hca_mpt_entry_t *mpt, uint32_t index,
                                              uint32_t done)
 {
     e[0] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA), HCA_FSEQ_KIND_WRITE_RAM, HCA_FWP_MPT_DATA_COUNT),
                               fw_local_addr((void *)mpt)};
-    e[1] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
-                              HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MPT) | HCA_FWP_CMD_INDEX_PUT(index)};
-    e[2] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0};
-    e[3] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DONE), HCA_FSEQ_KIND_WRITE, 0), done};
-    return e + MPT_OPS;
+    return ops_mpt_cmd_done(e + 1, index, done);
 }
 
 /* INVALIDATE and its WAIT (the fence), then with drain the ctx DRAIN and its
@@ -540,26 +550,56 @@ static unsigned invalidate(const hca_fw_event_t *ev)
  * the slow path's, the fast path only recognises the case they all pass.
  * Two buffers per template, used in turn: the one the sequencer may still
  * be reading (the last started) is never rewritten. */
-enum { FR_MTT, FR_MTT_CMD, FR_MTT_WAIT, FR_MPT, FR_MPT_CMD, FR_MPT_WAIT, FR_DONE, FR_OPS };
+/* The one-page program makes the slow path's accesses (the MTT word, CMD,
+ * WAIT, the ten MPT words in order, CMD, WAIT, DONE) with the MPT words in
+ * three entries: the four the fast path works out (flags, key, pd, mtt_base:
+ * fr_t.head), iova and length straight from the event as read (the same
+ * offsets in both structs; the event stays put until the next read program,
+ * which starts only once this one is settled), and the constant tail
+ * (mtt_count 1, reserved 0) — so per event it stores 4 MPT words, not 10. */
+enum { FR_MTT, FR_MTT_CMD, FR_MTT_WAIT, FR_MPT, FR_MPT_IOVA, FR_MPT_TAIL, FR_MPT_CMD, FR_MPT_WAIT, FR_DONE, FR_OPS };
+#define MPT_HEAD_WORDS (offsetof(hca_mpt_entry_t, iova) / 4)
+#define MPT_IOVA_WORDS ((offsetof(hca_mpt_entry_t, mtt_count) - offsetof(hca_mpt_entry_t, iova)) / 4)
+#define MPT_TAIL_WORDS (HCA_FWP_MPT_DATA_COUNT - MPT_HEAD_WORDS - MPT_IOVA_WORDS)
+_Static_assert(offsetof(hca_mpt_entry_t, iova) == offsetof(hca_fw_event_t, iova) &&
+                   offsetof(hca_mpt_entry_t, length) == offsetof(hca_fw_event_t, length) &&
+                   offsetof(hca_mpt_entry_t, length) == offsetof(hca_mpt_entry_t, iova) + 8 &&
+                   offsetof(hca_fw_event_t, length) == offsetof(hca_fw_event_t, iova) + 8,
+               "iova, length: one run of words in the event and in the MPT entry");
+_Static_assert(MPT_HEAD_WORDS == 4 && MPT_TAIL_WORDS == 2 && offsetof(hca_mpt_entry_t, reserved) == 36,
+               "the MPT entry's head and tail");
+static const uint32_t mpt_tail_one[MPT_TAIL_WORDS] __attribute__((aligned(8))) = {1, 0}; /* mtt_count, reserved */
+static uint32_t evt_iova_addr[EVT_BATCH]; /* fw_local_addr(&rd_evt[b].iova) */
 enum { INV_CMD, INV_WAIT, INV_DRAIN, INV_DRAIN_WAIT, INV_DONE, INV_OPS };
 static struct {
     hca_fseq_entry_t e[FR_OPS];
     uint64_t mtt;
-    hca_mpt_entry_t mpt;
+    uint32_t head[MPT_HEAD_WORDS];
 } fr_t[2] __attribute__((aligned(8)));
 static hca_fseq_entry_t inv_t[2][INV_OPS] __attribute__((aligned(8)));
 static unsigned fr_buf, inv_buf;
 
 /* The templates: the slow paths' programs for one page and for an
  * invalidation, their per-event values patched at FR_* / INV_*. */
-_Static_assert(FR_MPT == MTT_OPS && FR_OPS == MTT_OPS + MPT_OPS && INV_DRAIN == INV_SPLIT && INV_OPS == INV_SPLIT + 3,
+_Static_assert(FR_MPT == MTT_OPS && FR_OPS == MTT_OPS + MPT_OPS + 2 && INV_DRAIN == INV_SPLIT && INV_OPS == INV_SPLIT + 3,
                "the templates' layout");
 static void templates_init(void)
 {
     for (unsigned b = 0; b < 2; b++) {
-        ops_mpt_done(ops_mtt(fr_t[b].e, &fr_t[b].mtt, 0), &fr_t[b].mpt, 0, 0);
+        /* ops_mtt, ops_mpt_done with its MPT_DATA entry in three */
+        hca_fseq_entry_t *e = ops_mtt(fr_t[b].e, &fr_t[b].mtt, 0);
+        e[0] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA), HCA_FSEQ_KIND_WRITE_RAM, MPT_HEAD_WORDS),
+                                  fw_local_addr(fr_t[b].head)};
+        e[1] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA + 4 * MPT_HEAD_WORDS), HCA_FSEQ_KIND_WRITE_RAM, MPT_IOVA_WORDS),
+                                  0};
+        e[2] = (hca_fseq_entry_t){
+            CTL(FWP(HCA_FWP_MPT_DATA + 4 * (MPT_HEAD_WORDS + MPT_IOVA_WORDS)), HCA_FSEQ_KIND_WRITE_RAM, MPT_TAIL_WORDS),
+            fw_local_addr((void *)mpt_tail_one)};
+        ops_mpt_cmd_done(e + 3, 0, 0);
         ops_inv_done(inv_t[b], 0, 1, 0);
     }
+    for (unsigned b = 0; b < EVT_BATCH; b++)
+        evt_iova_addr[b] = fw_local_addr(&rd_evt[b].iova);
 }
 
 /* The MR a fast path may take: the key's index names a usable slot (the
@@ -581,7 +621,7 @@ static inline mkey_t *fast_mr(uint32_t key)
 _Static_assert(HCA_SQ_WQE_FR_LIST_LEN_WIDTH == 16, "list_len is the top 16 bits of fr_params");
 
 /* FAST_REG_MR of one inline page: fast_reg's rules, in its order of cost. */
-static inline int fast_reg_quick(const hca_fw_event_t *ev)
+static inline int fast_reg_quick(const hca_fw_event_t *ev, unsigned slot)
 {
     const uint32_t key = ev->key, params = ev->params;
     if ((params & P_INLINE_LEN_MASK) != P_INLINE_ONE) /* n = 1 <= mtt_count (>= 1 for every fast_reg MR) */
@@ -606,11 +646,19 @@ static inline int fast_reg_quick(const hca_fw_event_t *ev)
     if ((access & (HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_ATOMIC)) && !(access & HCA_ACCESS_LOCAL_WRITE))
         return 0;
     _Static_assert(HCA_ACCESS_ALL == (1u << HCA_SQ_WQE_FR_ACCESS_WIDTH) - 1, "every fr_access value is a flag set");
-    /* Decided: the slow path's program for n = 1, from the template. */
+    /* Decided: the slow path's program for n = 1, from the template; the
+     * head words are mpt_of's. */
     const unsigned b = fr_buf ^= 1;
     fr_t[b].mtt = ev->list | 1u << HCA_MTT_ENTRY_PRESENT_LSB;
-    fr_t[b].mpt = mpt_of(ev, m, HCA_MKEY_MODE_MTT, ps, 1);
+    uint32_t *const h = fr_t[b].head;
+    h[0] = 1u << HCA_MPT_ENTRY_ALLOC_LSB | HCA_MKEY_STATE_VALID << HCA_MPT_ENTRY_STATE_LSB |
+           HCA_MKEY_KIND_FAST_REG << HCA_MPT_ENTRY_KIND_LSB | HCA_MKEY_MODE_MTT << HCA_MPT_ENTRY_MODE_LSB |
+           access << HCA_MPT_ENTRY_ACCESS_LSB | ps << HCA_MPT_ENTRY_PAGE_SHIFT_LSB;
+    h[1] = key;
+    h[2] = m->pd;
+    h[3] = m->mtt_base;
     hca_fseq_entry_t *e = fr_t[b].e;
+    e[FR_MPT_IOVA].val = evt_iova_addr[slot];
     e[FR_MTT_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MTT) | HCA_FWP_CMD_INDEX_PUT(m->mtt_base);
     e[FR_MPT_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MPT) | HCA_FWP_CMD_INDEX_PUT(key >> HCA_KEY_INDEX_SHIFT);
     e[FR_DONE].val = done_word(ev, HCA_WC_STATUS_SUCCESS);
@@ -667,7 +715,7 @@ int mm_events_served(void)
         templates_init();
         for (unsigned b = 0; b < EVT_BATCH; b++) {
             hca_fseq_entry_t *r = &rd_prog[b * EVT_READ_OPS];
-            r[0] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DATA), HCA_FSEQ_KIND_READ_RAM, EVT_WORDS),
+            r[0] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DATA), HCA_FSEQ_KIND_READ_RAM, EVT_READ_WORDS),
                                       fw_local_addr(&rd_evt[b])};
             r[1] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_POP), HCA_FSEQ_KIND_WRITE, 0), 0};
         }
@@ -694,7 +742,7 @@ void mm_service(void)
         for (unsigned b = 0; b < n; b++) {
             const hca_fw_event_t *ev = &rd_evt[b];
             const unsigned kind = hca_fw_event_get_kind(ev);
-            if (kind == HCA_EVT_KIND_FAST_REG_MR ? fast_reg_quick(ev)
+            if (kind == HCA_EVT_KIND_FAST_REG_MR ? fast_reg_quick(ev, b)
                 : kind - HCA_EVT_KIND_LOCAL_INV <= HCA_EVT_KIND_READ_INV - HCA_EVT_KIND_LOCAL_INV
                     ? invalidate_quick(ev, kind)
                     : 0)

@@ -491,8 +491,10 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
         }
     }
     /* The firmware reset, reconnected or first wrote the QP: forget what was
-     * in flight (an engine that owns it finishes first and releases it). */
-    if (io->qpc_wr && io->qpc_wr_qpn < m->max_qp && qst_wr_q != Q_ACTIVE && qst_wr_q != Q_RESP) {
+     * in flight (an engine that owns it, or takes it in this cycle, finishes
+     * first and releases it). */
+    const int wr_taken = (sched_take && sched_qpn == wr_qpn) || (r->claim && !r->rel_valid && look == wr_qpn);
+    if (io->qpc_wr && io->qpc_wr_qpn < m->max_qp && qst_wr_q != Q_ACTIVE && qst_wr_q != Q_RESP && !wr_taken) {
         rq_set_qst(m, wr_qpn, Q_IDLE);
         m->rnr_cnt[wr_qpn] = 0;
         m->nak[wr_qpn] = 0;

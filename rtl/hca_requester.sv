@@ -442,7 +442,8 @@ module hca_requester #(
   assign pe_qpn_o   = sq_head;
   assign sq_qst     = qp_live_i[sq_head] ? qst_q[sq_head] : Q_IDLE;
   assign sq_expired = !(now_i - deadline_q[sq_head] >= 32'h8000_0000);
-  assign sq_cand    = sq_head_valid && !(r_claim && look_qpn == sq_head) &&
+  // (HCA_MUTANT_REQ_CLAIM_RACE: formal mutant, rtl/formal/hca_requester_props.sv)
+  assign sq_cand    = sq_head_valid && `ifndef HCA_MUTANT_REQ_CLAIM_RACE !(r_claim && look_qpn == sq_head) && `endif
                       ((sq_qst == Q_IDLE && pe_pend_i) ||
                        (sq_qst == Q_RNR_WAIT && (sq_expired || pe_err_i)) ||
                        (sq_qst == Q_INFLIGHT && pe_err_i && !evt_wait_m[sq_head]));
@@ -458,8 +459,17 @@ module hca_requester #(
   // the order of precedence (a later one for the same QP wins).
   logic ev_sched, wr_ok;
   assign ev_sched = sched_valid && sched_ready;
+  // A QP an engine owns, or takes in this very cycle (the scheduler's hand-
+  // over, a claim the response engine keeps), is left to that engine: it
+  // reads the new context and releases the QP itself. (Overwriting a claim
+  // taken in the same cycle would leave the response engine's QP IDLE, free
+  // to be handed to the send engine and parked again under it.)
+  // HCA_MUTANT_REQ_WR_TAKEN: formal mutant, rtl/formal/hca_requester_props.sv.
+  logic wr_taken;
+  assign wr_taken = (ev_sched && sched_qpn == wr_qpn) || (r_claim && !r_rel_valid && look_qpn == wr_qpn);
   assign wr_ok    = qpc_wr_i && qpc_wr_qpn_i < 16'(MAX_QP) &&
-                    (!qp_live_i[wr_qpn] || (qst_q[wr_qpn] != Q_ACTIVE && qst_q[wr_qpn] != Q_RESP));
+                    (!qp_live_i[wr_qpn] || (qst_q[wr_qpn] != Q_ACTIVE && qst_q[wr_qpn] != Q_RESP
+                                            `ifndef HCA_MUTANT_REQ_WR_TAKEN && !wr_taken `endif));
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

@@ -15,13 +15,16 @@
  *
  * "before" is the same bench at 8a1bc30 (the session of issue #13 item 4
  * started there: every register access by the core, the page list read by
- * fdma) and at 420cd3a (the port sequencer, before the event service's fast
- * paths); they cannot be measured in this run, the firmware and driver that
- * did them being gone, so they are quoted with their commits.
+ * fdma), at 420cd3a (the port sequencer, before the event service's fast
+ * paths) and at 76c4918 (before the event read dropped rsvd and the 1-page
+ * program its 6 MPT words copied from the event); they cannot be measured
+ * in this run, the firmware and driver that did them being gone, so they are
+ * quoted with their commits.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hca_dev.h"
@@ -37,6 +40,11 @@
 #define BEFORE_FR_LATENCY 1318.0
 #define BEFORE_INV_STEADY 387.0
 #define BEFORE_INV_LATENCY 707.0
+/* bench_mm at 76c4918 (firmware/mm.c reading 12 event words, building the whole MPT entry per event) */
+#define PREV_FR_STEADY 275.0
+#define PREV_FR_LATENCY 645.0
+#define PREV_INV_STEADY 180.0
+#define PREV_INV_LATENCY 528.0
 /* bench_mm at 420cd3a, before the event service's fast paths (firmware/mm.c) */
 #define SEQ_FR_STEADY 588.0
 #define SEQ_FR_LATENCY 930.0
@@ -229,6 +237,39 @@ static int throughput(bench_t *B, unsigned pages, unsigned rounds, tput_t *t)
     return 0;
 }
 
+/* BENCH_MM_PCPROF=PREFIX: after the measured run, one more 1-page burst of
+ * each kind with the firmware's per-PC profile on, written as PREFIX.fr and
+ * PREFIX.inv ("address cycles" lines, device cycles the core spent at each
+ * instruction, stalls included; annotate with addr2line). For where the
+ * steady state's cycles go (docs/engine.md); the measured figures above are
+ * taken without it. */
+static int pc_profile(bench_t *B, const char *prefix)
+{
+    int rc = hca_dev_fw_profile_start(B->dev);
+    if (rc)
+        return fail("fw profile", rc);
+    size_t words = 0;
+    const uint64_t *h = hca_dev_fw_profile(B->dev, &words);
+    static uint64_t before[HCA_FW_RAM_SIZE / 4];
+    for (int inv = 0; inv < 2; inv++) {
+        memcpy(before, h, words * sizeof *h);
+        double cycles = 0, busy = 0;
+        if ((rc = burst(B, inv, 1, &cycles, &busy)))
+            return rc;
+        char path[512];
+        snprintf(path, sizeof path, "%s.%s", prefix, inv ? "inv" : "fr");
+        FILE *f = fopen(path, "w");
+        if (!f)
+            return fail(path, -errno);
+        fprintf(f, "# %u WRs, %.1f cycles/WR, firmware busy %.1f/WR\n", QPS * MRS_PER_QP, cycles, busy);
+        for (size_t w = 0; w < words; w++)
+            if (h[w] != before[w])
+                fprintf(f, "%08" PRIx32 " %" PRIu64 "\n", (uint32_t)(HCA_FW_RAM_BASE + 4 * w), h[w] - before[w]);
+        fclose(f);
+    }
+    return 0;
+}
+
 int main(void)
 {
     static bench_t B;
@@ -248,6 +289,9 @@ int main(void)
             rc = throughput(&B, sizes[i], sizes[i] == 256 ? 2 : 4, &tput[i]);
     }
     double cps = (double)(hca_dev_cycle(B.dev) - c0) / (bench_now_s() - t0);
+    const char *prof = getenv("BENCH_MM_PCPROF");
+    if (!rc && prof && *prof)
+        rc = pc_profile(&B, prof);
     char why[256] = "";
     if (!rc && hca_dev_fw_health(B.dev, why, sizeof why)) {
         fprintf(stderr, "bench_mm: firmware: %s\n", why);
@@ -288,6 +332,12 @@ int main(void)
            "     path and the firmware sets the pace: firmware busy, its polls of the sequencer while a program\n"
            "     runs included, is nearly the whole of it)\n",
            tput[0].fr_cycles, tput[0].fr_busy, tput[0].inv_cycles, tput[0].inv_busy);
+    printf("  76c4918 -> now, 1 page:\n"
+           "    FAST_REG_MR steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n"
+           "    LOCAL_INV   steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n",
+           PREV_FR_STEADY, tput[0].fr_cycles, PREV_FR_STEADY / tput[0].fr_cycles, PREV_FR_LATENCY, fr[0].cycles,
+           PREV_FR_LATENCY / fr[0].cycles, PREV_INV_STEADY, tput[0].inv_cycles, PREV_INV_STEADY / tput[0].inv_cycles,
+           PREV_INV_LATENCY, inv[0].cycles, PREV_INV_LATENCY / inv[0].cycles);
     printf("  before the event service's fast paths (420cd3a) -> now, 1 page:\n"
            "    FAST_REG_MR steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n"
            "    LOCAL_INV   steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n",

@@ -70,6 +70,11 @@
 #   formal-rspeng-ports    hca_req_resp: the same for the response engine
 #                          (its mover's QP held; fin / evt / DMA / free
 #                          offers held) (2-induction, ABC)
+#   formal-requester-park  hca_requester's wrapper with both engines cut
+#                          out (their outputs free but for what the two
+#                          jobs above prove of them): the park entry the
+#                          response engine reads held while it owns the QP
+#                          (2-induction, ABC)
 #   formal-responder-ports hca_responder: the placement engine's owner
 #                          side (job held while it runs) and the tx / cpl /
 #                          evt / DMA offers held (2-induction, ABC, with
@@ -205,7 +210,7 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.aig
 FORMAL_JOBS += formal-$(1)
 endef
 
-# formal_ind_job NAME TOP SOURCES DEFINES ASSERTS TAPS PARAMS K BASE [EXPECT] [EARLY]
+# formal_ind_job NAME TOP SOURCES DEFINES ASSERTS TAPS PARAMS K BASE [EXPECT] [EARLY] [PRE]
 # An unbounded proof on the AIGER netlist: ASSERTS (the property and the
 # invariants that make it inductive) hold in every run of BASE >= K cycles
 # from reset (ABC's bmc3; a counterexample is replayed as above), and
@@ -214,13 +219,15 @@ endef
 # RTL): the base case must find a counterexample within BASE cycles that
 # replays to the assertion EXPECT failing. EARLY: taps as TAPS, connected
 # before memory_map and opt (a wire opt merges away, e.g. a port's
-# combinational job input, can be named there; a RAM word cannot).
+# combinational job input, can be named there; a RAM word cannot). PRE:
+# Yosys commands run before prep (after a `hierarchy -top`: a cutpoint that
+# frees a block's outputs, a keep that stops opt narrowing a wire).
 define formal_ind_job
 $(FORMAL_DIR)/$(1)/design.il: $(3) $(RTL_INC) rtl/formal/formal.mk
 	@mkdir -p $$(@D)
 	$$(call say,YOSYS,$$@)
 	$$(Q)yosys -q -l $$(@D)/yosys.log -p 'read_verilog -formal -sv $(addprefix -D,$(4)) -Iabi/gen $(3); \
-	    $(foreach p,$(7),chparam -set $(subst =, ,$(p)) $(2); )prep -top $(2); flatten; \
+	    $(foreach p,$(7),chparam -set $(subst =, ,$(p)) $(2); )$(12) prep -top $(2); flatten; \
 	    $(if $(11),cd $(2); $(foreach t,$(11),connect -set $(firstword $(subst =, ,$(t))) $(lastword $(subst =, ,$(t))); )cd ..; )\
 	    memory_map; opt -fast; \
 	    cd $(2); $(foreach t,$(6),connect -set $(firstword $(subst =, ,$(t))) $(lastword $(subst =, ,$(t))); )cd ..; \
@@ -387,8 +394,9 @@ SEND_PROPS := rtl/hca_sge_mover.sv rtl/hca_req_send.sv rtl/formal/hca_req_send_p
 SEND_TAPS  := t_mv_start=dut.mv_start t_sges=dut.sges_q t_nsge=dut.nsge3 t_ctx_reset=dut.ctx_reset \
               t_state=dut.state_q t_mvst=dut.u_mover.state_q t_pv=dut.pv_q t_pslot=dut.pslot_q \
               t_slot=dut.slot_q t_mvchk=dut.u_mover.chk_q t_cnt0=dut.cnt0_q t_cnt1=dut.cnt1_q \
-              t_pfpend=dut.pf_pend_q t_pfreq=dut.pf_req_q t_pfheld=dut.pf_held_q t_pfent=dut.pf_ent_q
-SEND_ASSERTS := mover_owner tx_held fin_held evt_held dma_held
+              t_pfpend=dut.pf_pend_q t_pfreq=dut.pf_req_q t_pfheld=dut.pf_held_q t_pfent=dut.pf_ent_q \
+              t_berr0=dut.berr0_q t_berr1=dut.berr1_q
+SEND_ASSERTS := mover_owner tx_held fin_held evt_held dma_held sched_idle rel_owned rel_kind
 $(eval $(call formal_ind_job,send-ports,hca_req_send_props,$(SEND_PROPS),,$(SEND_ASSERTS) inv_*,$(SEND_TAPS),,2,4))
 $(eval $(call formal_bmc_job,send-mutant-sge-unheld,hca_req_send_props,$(SEND_PROPS),HCA_MUTANT_SEND_SGE_UNHELD,mover_owner,FAIL,$(SEND_TAPS),,17,19))
 # The same mutant under the induction job's assertions and invariants: from
@@ -402,15 +410,34 @@ $(eval $(call formal_ind_job,send-mutant-pf-unheld,hca_req_send_props,$(SEND_PRO
 RESP_PROPS := rtl/hca_sge_mover.sv rtl/hca_req_resp.sv rtl/formal/hca_req_resp_props.sv
 RESP_TAPS  := t_mv_start=dut.mv_start t_ctx_reset=dut.ctx_reset t_fsm_free=dut.fsm_free \
               t_state=dut.state_q t_mvst=dut.u_mover.state_q t_mvchk=dut.u_mover.chk_q t_slot=dut.slot_q \
-              t_pf=dut.pf_q t_pfslot=dut.pfslot_q t_cnt0=dut.cnt0_q t_cnt1=dut.cnt1_q
-RESP_ASSERTS := mover_owner fin_held evt_held dma_held free_held
-$(eval $(call formal_ind_job,rspeng-ports,hca_req_resp_props,$(RESP_PROPS),,$(RESP_ASSERTS) inv_*,$(RESP_TAPS),,2,4))
+              t_pf=dut.pf_q t_pfslot=dut.pfslot_q t_cnt0=dut.cnt0_q t_cnt1=dut.cnt1_q t_claimed=dut.claimed_q
+RESP_ASSERTS := mover_owner fin_held evt_held dma_held free_held claim_free claim_inflight rel_owned own_qpn_held
+$(eval $(call formal_ind_job,rspeng-ports,hca_req_resp_props,$(RESP_PROPS),,$(RESP_ASSERTS) inv_*,$(RESP_TAPS),,3,4))
 $(eval $(call formal_ind_job,rspeng-mutant-qpn-moves,hca_req_resp_props,$(RESP_PROPS),HCA_MUTANT_RESP_QPN_MOVES,$(RESP_ASSERTS) inv_*,$(RESP_TAPS),,2,8,mover_owner))
+
+# The wrapper's side of the hand-over: hca_requester with both engines cut
+# out (their outputs free), constrained by what the two jobs above prove.
+REQ_PROPS := rtl/hca_sge_mover.sv rtl/hca_req_send.sv rtl/hca_req_resp.sv rtl/hca_qfifo.sv rtl/xu_fifo.sv rtl/hca_xarb.sv \
+             rtl/hca_arb.sv rtl/hca_requester.sv rtl/formal/hca_requester_props.sv
+REQ_CUT   := hierarchy -top hca_requester_props; cutpoint t:*hca_req_send* t:*hca_req_resp*; \
+             setattr -set keep 1 w:look_parking w:look_park w:look_qst;
+# (connected before the netlist is optimized: the park entry and the
+# bypass feed only the response engine's inputs, which the cut removed)
+REQ_TAPS  := t_sched_valid=dut.sched_valid t_sched_ready=dut.sched_ready t_s_rel_valid=dut.s_rel_valid \
+             t_s_rel_inflight=dut.s_rel_inflight t_r_claim=dut.r_claim t_r_rel_valid=dut.r_rel_valid \
+             t_look_parking=dut.look_parking t_s_qpn=dut.s_qpn t_look_qpn=dut.look_qpn \
+             t_look_qst=dut.look_qst t_look_park=dut.look_park
+REQ_MEM_TAPS := t_qst0=\dut.qst_q[0] t_qst1=\dut.qst_q[1]
+$(eval $(call formal_ind_job,requester-park,hca_requester_props,$(REQ_PROPS),,park_held inv_*,$(REQ_MEM_TAPS),,2,6,,$(REQ_TAPS),$(REQ_CUT)))
+$(eval $(call formal_ind_job,requester-mutant-wr-taken,hca_requester_props,$(REQ_PROPS),HCA_MUTANT_REQ_WR_TAKEN,park_held inv_*,$(REQ_MEM_TAPS),,2,10,park_held,$(REQ_TAPS),$(REQ_CUT)))
+$(eval $(call formal_ind_job,requester-mutant-claim-race,hca_requester_props,$(REQ_PROPS),HCA_MUTANT_REQ_CLAIM_RACE,park_held inv_*,$(REQ_MEM_TAPS),,2,10,park_held,$(REQ_TAPS),$(REQ_CUT)))
 
 RSPD_PROPS := rtl/hca_resp_place.sv rtl/hca_qfifo.sv rtl/hca_responder.sv rtl/formal/hca_responder_props.sv
 RSPD_TAPS  := t_start=dut.eng_start t_busy=dut.eng_busy t_check_only=dut.job_check_only t_post=dut.job_post \
               t_remote=dut.job_remote t_buf=dut.job_buf t_pd=dut.c_pd_q t_qpn=dut.qpn_q \
-              t_va=dut.job_va t_len=dut.job_len t_key=dut.job_key
+              t_va=dut.job_va t_len=dut.job_len t_key=dut.job_key t_op=dut.job_op t_rights=dut.job_rights
+# (the job's op and rights are constants per case: kept whole for their taps)
+RSPD_KEEP  := hierarchy -top hca_responder_props; setattr -set keep 1 w:job_op w:job_rights;
 RSPD_ASSERTS := place_owner tx_held cpl_held evt_held dma_held
 # By 2-induction with the invariants inv_* (hca_responder_props.sv) over
 # the responder's and its placement engine's state; every tap is EARLY
@@ -420,10 +447,10 @@ RSPD_IND_TAPS := $(RSPD_TAPS) t_state=dut.state_q t_pst=dut.u_place.state_q t_ho
                  t_rcnt1=dut.rcnt1_q t_txp=dut.txp_q t_txpend=dut.tx_pend_q t_txslot=dut.txslot_q \
                  t_rslot=dut.rslot_q t_cplpend=dut.cpl_pend_q t_rberr0=dut.rberr0_q t_rberr1=dut.rberr1_q \
                  t_piss=dut.u_place.iss_q t_plasts=dut.u_place.lasts_q
-$(eval $(call formal_ind_job,responder-ports,hca_responder_props,$(RSPD_PROPS),,$(RSPD_ASSERTS) inv_*,,,2,4,,$(RSPD_IND_TAPS)))
+$(eval $(call formal_ind_job,responder-ports,hca_responder_props,$(RSPD_PROPS),,$(RSPD_ASSERTS) inv_*,,,2,4,,$(RSPD_IND_TAPS),$(RSPD_KEEP)))
 # The mutant under the proof's assertions and invariants (the base case
 # from reset reaches the moved job at cycle 5).
-$(eval $(call formal_ind_job,responder-mutant-job-moves,hca_responder_props,$(RSPD_PROPS),HCA_MUTANT_RESPONDER_JOB_MOVES,$(RSPD_ASSERTS) inv_*,,,2,8,place_owner,$(RSPD_IND_TAPS)))
+$(eval $(call formal_ind_job,responder-mutant-job-moves,hca_responder_props,$(RSPD_PROPS),HCA_MUTANT_RESPONDER_JOB_MOVES,$(RSPD_ASSERTS) inv_*,,,2,8,place_owner,$(RSPD_IND_TAPS),$(RSPD_KEEP)))
 
 # The short jobs (seconds each): every block-boundary proof and mutant but
 # the responder's proof and mutant (1-2 min each) and the send engine's
@@ -435,7 +462,8 @@ FORMAL_QUICK := formal-arb-handshake formal-arb-mutant-no-hold formal-pbuf-offer
     formal-xarb-mutant-pop-every-beat formal-ctx-ports formal-ctx-mutant-write-no-answer \
     formal-send-ports formal-send-ind-mutant-sge-unheld formal-rspeng-ports formal-place-ports \
     formal-place-mutant-no-check-wait formal-rspeng-mutant-qpn-moves formal-klm-handshake formal-klm-mutant-no-ready \
-    formal-klm-mutant-no-end formal-ctx-drain formal-ctx-mutant-no-drain
+    formal-klm-mutant-no-end formal-ctx-drain formal-ctx-mutant-no-drain \
+    formal-requester-park formal-requester-mutant-wr-taken
 
 .PHONY: formal formal-quick
 formal: $(FORMAL_JOBS)

@@ -8,8 +8,9 @@
 // beat only for a request the engine issued and whose last beat it has not
 // taken, offered until taken, unchanged; a DMA answer only for a DMA it
 // issued and that is not answered; the wrapper's per-QP park entry
-// (park_i, read at look_qpn_o) unchanged while look_qpn_o names the same
-// QP; the context read port (qpc_i, sq_ci_i) unchanged while qpn_o names
+// (park_i, read at look_qpn_o) unchanged while the engine owns the QP it
+// names (claimed and not released: hca_requester_props proves this of the
+// wrapper); the context read port (qpc_i, sq_ci_i) unchanged while qpn_o names
 // the same QP, but for the context's state, which may change at any time
 // (the firmware or an engine moving the QP to ERROR or RESET). Its translation port is its SGE mover's (hca_sge_mover_props, POST
 // 1); here the owner's side of it, and the engine's own output streams:
@@ -30,6 +31,12 @@
 //                  from the valid/ready rule, found by this job, that the
 //                  hca_arb instances downstream tolerate (the packet-buffer
 //                  free ports are always ready).
+//   claim_free, claim_inflight, rel_owned, own_qpn_held
+//                  the QP claimed is owned (own_q) until released: a claim
+//                  only while nothing is owned and of a QP the wrapper says
+//                  in flight, a release only of the QP owned (or in the
+//                  claim's cycle), the QP named held while owned (the
+//                  guarantees hca_requester_props assumes of this engine)
 //
 // HCA_MUTANT_RESP_QPN_MOVES (the engine's QP number reloaded while its
 // mover runs) breaks mover_owner.
@@ -97,11 +104,11 @@ module hca_req_resp_props #(
   // state, the mover's check-only flag, the scatter slot, the posted free
   // and its slot, the per-slot answer counters
   logic [2:0] t_state, t_mvst;
-  logic       t_mvchk, t_slot, t_pf, t_pfslot;
+  logic       t_mvchk, t_slot, t_pf, t_pfslot, t_claimed;
   logic [3:0] t_cnt0, t_cnt1;
 
   // hca_req_resp's and hca_sge_mover's state encodings
-  localparam logic [2:0] R_MOVE = 3'd2;
+  localparam logic [2:0] R_IDLE = 3'd0, R_MOVE = 3'd2, R_FINISH = 3'd4, R_EVT = 3'd5;
   localparam logic [2:0] M_IDLE = 3'd0, M_DMA = 3'd4;
   // the mover's busy_o (merged away by Yosys' opt before the taps connect)
   logic t_mv_busy;
@@ -112,14 +119,17 @@ module hca_req_resp_props #(
     init_q <= 1'b0;
   end
 
-  // The wrapper's park entry of the QP named: held while the name is.
+  // The QP claimed, owned until released; the wrapper's park entry of the
+  // QP named: held while the engine owns it.
+  logic              own_q;
   logic [QW-1:0]     look_q;
   logic [PARK_W-1:0] park_q;
   always_ff @(posedge clk_i) begin
+    own_q  <= rst_ni && (own_q || claim_o) && !rel_valid_o;
     look_q <= look_qpn_o;
     park_q <= park_i;
   end
-  assign park_i = (!init_q && look_qpn_o == look_q) ? park_q : park_any_i;
+  assign park_i = (!init_q && own_q && look_qpn_o == look_q) ? park_q : park_any_i;
 
   // The context read port: held while qpn_o is, the state field aside.
   logic [15:0]              qpn_q;
@@ -214,6 +224,10 @@ module hca_req_resp_props #(
       evt_held:    assert (!evt_held_q || t_ctx_reset || (evt_valid_o && evt_o == evt_q));
       dma_held:    assert (!dma_held_q || (dma_req_valid_o && dma_req_o == dma_q));
       free_held:   assert (!free_held_q || (free_valid_o && (free_id_o == free_q || t_fsm_free)));
+      claim_free:     assert (!claim_o || !own_q);
+      claim_inflight: assert (!claim_o || look_inflight_i);
+      rel_owned:      assert (!rel_valid_o || own_q || claim_o);
+      own_qpn_held:   assert (!own_q || look_qpn_o == look_q);
       // invariants (induction): the mover runs only in R_MOVE, never
       // check-only here, with its beat held in M_DMA; the answer counters
       // are the shadows; a posted free waits on the other slot than the
@@ -222,11 +236,13 @@ module hca_req_resp_props #(
       inv_beat:    assert (t_mvst != M_DMA || xs_held_q);
       inv_count:   assert (5'(t_cnt0) == dout_q[0] && 5'(t_cnt1) == dout_q[1]);
       inv_pfslot:  assert (!t_pf || t_slot != t_pfslot);
+      inv_own:     assert (own_q == (t_claimed && t_state != R_IDLE));
+      inv_claimed: assert (!(t_state == R_MOVE || t_state == R_FINISH || t_state == R_EVT) || t_claimed);
     end
   end
 
   logic unused;
-  assign unused = ^{claim_o, rel_valid_o, rel_kind_o, rnr_timer_o, nak_save_o, nak_syn_o, nak_rnr_o,
+  assign unused = ^{rel_kind_o, rnr_timer_o, nak_save_o, nak_syn_o, nak_rnr_o,
                     done_take_o, qpn_o, xq_o, mv_busy_o, dma_rsp_ready_o};
 
 endmodule

@@ -40,6 +40,13 @@
 // The DMA answers carry their request's tag (the DMA block echoes it): the
 // fetch's, a prefetch entry's whose read is out, or a posted slot's.
 //
+//   sched_idle, rel_owned, rel_kind
+//                  the QP the scheduler hands over is owned (own_q) until
+//                  the engine releases it: a hand-over only while nothing is
+//                  owned, a release only of the QP owned, "in flight" only
+//                  with a release (the guarantees hca_requester_props
+//                  assumes of this engine)
+//
 // HCA_MUTANT_SEND_SGE_UNHELD (the SGE list reloaded while the mover runs)
 // breaks mover_owner; HCA_MUTANT_SEND_PF_UNHELD (the fetch takes the port
 // from a prefetch offered, not taken) breaks dma_held.
@@ -112,6 +119,7 @@ module hca_req_send_props #(
   logic [2:0]        t_mvst;
   logic              t_pv, t_pslot, t_slot, t_mvchk;
   logic [3:0]        t_cnt0, t_cnt1;
+  logic              t_berr0, t_berr1;
   // ...and the WQE prefetch's: its entries' pending bits, the prefetch
   // waiting to issue, its offer not taken, its entry
   logic [3:0]        t_pfpend;
@@ -119,7 +127,7 @@ module hca_req_send_props #(
   logic [1:0]        t_pfent;
 
   // hca_req_send's and hca_sge_mover's state encodings
-  localparam logic [3:0] S_FWAIT = 4'd3, S_CHECK = 4'd5, S_ALLOC = 4'd6, S_GATHER = 4'd7,
+  localparam logic [3:0] S_IDLE = 4'd0, S_FWAIT = 4'd3, S_CHECK = 4'd5, S_ALLOC = 4'd6, S_GATHER = 4'd7,
                          S_FREE = 4'd9, S_HOLD = 4'd12, S_TXWAIT = 4'd13, S_ABORT = 4'd14;
   localparam logic [2:0] M_IDLE = 3'd0, M_DMA = 3'd4;
   // the mover's busy_o (merged away by Yosys' opt before the taps connect)
@@ -215,6 +223,12 @@ module hca_req_send_props #(
     assume (!dma_rsp_valid_i || (rsp_post ? pout_q[rsp_slot] != '0 : rsp_pf ? pfo_q[rsp_ent] : fout_q));
   end
 
+  // The QP handed over by the scheduler, owned until released.
+  logic own_q;
+  always_ff @(posedge clk_i) begin
+    own_q <= rst_ni && (own_q || (sched_valid_i && sched_ready_o)) && !rel_valid_o;
+  end
+
   // S_ALLOC, S_GATHER, S_HOLD: a chunk is being allocated or gathered
   logic gathering;
   assign gathering = t_state == S_ALLOC || t_state == S_GATHER || t_state == S_HOLD;
@@ -228,7 +242,14 @@ module hca_req_send_props #(
       fin_held:    assert (!fin_held_q || t_ctx_reset || (fin_valid_o && fin_o == fin_q));
       evt_held:    assert (!evt_held_q || t_ctx_reset || (evt_valid_o && evt_o == evt_q));
       dma_held:    assert (!dma_held_q || t_ctx_reset || (dma_req_valid_o && dma_req_o == dma_q));
+      sched_idle:  assert (!sched_ready_o || !own_q);
+      rel_owned:   assert (!rel_valid_o || own_q);
+      rel_kind:    assert (!rel_inflight_o || rel_valid_o);
       // invariants (induction)
+      inv_own:     assert (own_q == (t_state != S_IDLE));
+      // the packet waiting in S_TXWAIT is the message's last: the chunk
+      // before it left with every DMA of its slot answered, none err
+      inv_berr:    assert (t_state != S_TXWAIT || !(t_pslot ? t_berr0 : t_berr1));
       inv_mover:   assert (t_mvst == M_IDLE || t_state == S_CHECK || t_state == S_GATHER);
       inv_beat:    assert (t_mvst != M_DMA || xs_held_q);
       inv_pend:    assert (!t_pv || gathering || t_state == S_TXWAIT || t_state == S_ABORT || t_state == S_FREE);
@@ -250,7 +271,7 @@ module hca_req_send_props #(
   end
 
   logic unused;
-  assign unused = ^{sched_ready_o, rel_valid_o, rel_inflight_o, rel_evt_o, rel_rnr_o, qpn_o, rnr_timer_o,
+  assign unused = ^{rel_evt_o, rel_rnr_o, qpn_o, rnr_timer_o,
                     park_o, alloc_ready_o, free_valid_o, free_id_o, xq_o, mv_busy_o};
 
 endmodule

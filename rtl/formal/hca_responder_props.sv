@@ -14,12 +14,12 @@
 // keeps its side); here the owner's side, and the responder's own streams:
 //
 //   place_owner    the placement engine started only while idle, its job
-//                  (check-only, posted, remote, buffer, PD, QP, pieces)
-//                  held from the start until the engine is idle again —
-//                  the assumptions hca_resp_place_props makes, discharged
-//                  (the op and rights are left out: Yosys narrows those
-//                  wires to their non-constant bits, so a tap of the full
-//                  width cannot name them)
+//                  (check-only, posted, remote, buffer, PD, QP, pieces,
+//                  DMA op, rights) held from the start until the engine is
+//                  idle again — the assumptions hca_resp_place_props makes,
+//                  discharged (the op and rights wires are kept whole for
+//                  their taps: formal.mk's RSPD_KEEP, since Yosys would
+//                  narrow them to their non-constant bits)
 //   tx_held, cpl_held, evt_held, dma_held
 //                  a packet, a completion, an event, a DMA request offered
 //                  and not taken is offered again, unchanged
@@ -69,7 +69,7 @@ module hca_responder_props #(
 
   localparam int QW = $clog2(MAX_QP);
   localparam int PIECES = `HCA_MAX_RECV_SGE;
-  localparam int JOB_W = 3 + 8 + `HCA_PD_BITS + 16 + PIECES * (64 + 32 + 32);
+  localparam int JOB_W = 3 + 8 + `HCA_PD_BITS + 16 + PIECES * (64 + 32 + 32) + `HCA_DMA_OP_W + `HCA_ACCESS_W;
 
   logic                      rx_ready_o, tx_valid_o, rq_ci_inc_o, qp_err_valid_o, quiet_o;  // quiet_o: hca_core's skip, not checked here
   logic [`HCA_PKT_W-1:0]     tx_o;
@@ -102,8 +102,10 @@ module hca_responder_props #(
   logic [QW-1:0]              t_qpn;
   logic [PIECES*64-1:0]       t_va;
   logic [PIECES*32-1:0]       t_len, t_key;
+  logic [`HCA_DMA_OP_W-1:0]   t_op;
+  logic [`HCA_ACCESS_W-1:0]   t_rights;
   logic [JOB_W-1:0]           job;
-  assign job = {t_check_only, t_post, t_remote, t_buf, t_pd, 16'(t_qpn), t_va, t_len, t_key};
+  assign job = {t_check_only, t_post, t_remote, t_buf, t_pd, 16'(t_qpn), t_va, t_len, t_key, t_op, t_rights};
 
   logic init_q = 1'b1;
   always_ff @(posedge clk_i) begin
