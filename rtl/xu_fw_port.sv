@@ -437,7 +437,11 @@ module xu_fw_port #(
       result_q    <= result_d;
       inflight_q  <= inflight_d;
       fence_q     <= fence_d;
+`ifndef HCA_MUTANT_FWP_WRITE_NO_ANSWER
       rvalid_q    <= fw_valid_i;
+`else  // formal mutant (xlate_unit_props.sv fw_answer): a write left unanswered
+      rvalid_q    <= fw_valid_i && !fw_write_i;
+`endif
       rdata_q     <= rdata_d;
     end
   end

@@ -30,19 +30,25 @@
 #                        Bounded from reset: FORMAL_BMC_FRAMES cycles, by
 #                        ABC's bmc3 on the AIGER netlist (z3 does not get
 #                        that deep).
-#   formal-xu-fence-ind  fence unbounded, on the unit without KLM walks: with
-#                        the invariants inv_* (xlate_unit_props.sv), by
-#                        3-induction (ABC's ind). fence_klm (through KLM
-#                        entries) stays bounded, FORMAL_KLM_FRAMES = 16
-#                        cycles.
-#   formal-xu-fence-klm-ind  fence and fence_klm with KLM walks (KLM = 1),
-#                        with inv_* and the walk's invariants (inv_walk,
-#                        inv_lvl, inv_ctx[_all], inv_ext, inv_rd, inv_fw2,
-#                        inv_sh, inv_thru): base case from
-#                        reset passes, 3-induction does not close yet; not
-#                        in `make formal` (by hand). Its mutants
+#   formal-xu-fence-ind  fence unbounded, on the unit without KLM walks
+#                        (KLM = 0, 4 MPT entries): with the invariants inv_*
+#                        (xlate_unit_props.sv), by 3-induction (ABC's ind).
+#   formal-xu-fence-klm-ind  fence, fence_klm, rsp_in_order, no_overflow,
+#                        rsp_stable and fw_answer unbounded with KLM walks
+#                        (KLM = 1, 4 MPT entries), with inv_* and the walk's
+#                        invariants (inv_walk, inv_lvl, inv_ctx[_all],
+#                        inv_tail, inv_klm, inv_ext, inv_rd, inv_fw2, inv_sh,
+#                        inv_thru), by 3-induction. Its mutants
 #                        (HCA_MUTANT_NO_FENCE on fence_klm,
-#                        HCA_MUTANT_KLM_STALE_CTX on inv_ctx) are.
+#                        HCA_MUTANT_KLM_STALE_CTX on inv_ctx,
+#                        HCA_MUTANT_FIFO_HEAD_NEWEST on rsp_stable and
+#                        rsp_in_order, HCA_MUTANT_FWP_WRITE_NO_ANSWER on
+#                        fw_answer) must fail.
+#   formal-xu-rule7-ind  rule7 and rule7_depth unbounded: the same unit and
+#                        invariants plus inv7_piece, by 3-induction; its
+#                        mutant (HCA_MUTANT_KLM_NO_ENTRY_CHECK) fails rule7.
+#                        (rtl/formal/cti.py reads a counterexample to
+#                        induction when one of these stops closing.)
 #
 # Valid/ready on the block boundaries, one property module per block
 # (assumptions on its inputs per the protocol, assertions on its outputs;
@@ -154,6 +160,13 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.smt2
 FORMAL_JOBS += formal-$(1)
 endef
 
+# ABC's witness starts with the initial state of the network it folded,
+# which can have fewer latches than model.aig: Yosys' sim wants one value
+# for every latch the map names (all 0 under -zinit), so the line is padded.
+formal_cex_pad = l=$$$$(head -1 $$$$d/model.aig | cut -d' ' -f4); \
+    awk -v L=$$$$l 'NR == 1 { while (length($$$$0) < L) $$$$0 = $$$$0 "0" } { print }' $$$$d/cex.aiw >$$$$d/cex.pad && \
+    mv $$$$d/cex.pad $$$$d/cex.aiw;
+
 # formal_bmc_job NAME TOP SOURCES DEFINES ASSERTS EXPECT(PASS | FAIL) [TAPS] [PARAMS] [FROM] [FRAMES]
 # Only the assertions labelled ASSERTS are kept; the assumptions all stay.
 # Uninitialised state (RAM, fifos) starts arbitrary (write_aiger -zinit).
@@ -181,6 +194,7 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.aig
 	 t=$$$$(( $$$$(date +%s) - s )); \
 	 frame=$$$$(sed -n 's/.*was asserted in frame *\([0-9]*\).*/\1/p' $$$$d/abc.log | head -1); \
 	 if [ -n "$$$$frame" ]; then \
+	    $(formal_cex_pad) \
 	    yosys -q -p "read_rtlil $$$$d/design.il; sim -clock clk_i -r $$$$d/cex.aiw -map $$$$d/model.aim -vcd $$$$d/trace.vcd -scope $(2)" \
 	        >$$$$d/replay.log 2>&1; \
 	    grep -qE "Assert $(2).($(subst $(formal_space),|,$(strip $(5)))) " $$$$d/replay.log || { cat $$$$d/replay.log; echo "formal $(1): ABC's counterexample does not replay to $(5) failing"; exit 1; }; \
@@ -231,6 +245,7 @@ formal-$(1): $(FORMAL_DIR)/$(1)/model.aig
 	 yosys-abc -c "read_aiger $$<; fold; bmc3 -F $(9) -v; write_cex -a $$$$d/cex.aiw" >$$$$d/abc.log 2>&1; \
 	 frame=$$$$(sed -n 's/.*was asserted in frame *\([0-9]*\).*/\1/p' $$$$d/abc.log | head -1); \
 	 if [ -n "$$$$frame" ]; then \
+	    $(formal_cex_pad) \
 	    yosys -q -p "read_rtlil $$$$d/design.il; sim -clock clk_i -r $$$$d/cex.aiw -map $$$$d/model.aim -vcd $$$$d/trace.vcd -scope $(2)" \
 	        >$$$$d/replay.log 2>&1; \
 	    if [ -n "$(10)" ] && grep -q "Assert $(2).$(10) " $$$$d/replay.log; then \
@@ -271,8 +286,8 @@ $(foreach p,fence rsp_in_order no_overflow rsp_stable fw_answer,$(eval $(call fo
 $(eval $(call formal_bmc_job,xu-fence-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL,$(XU_TAPS)))
 $(eval $(call formal_bmc_job,xu-fence-mutant-resp-no-recheck,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_RESP_NO_RECHECK,fence,FAIL,$(XU_TAPS)))
 # The fence, unbounded: on the unit without KLM walks (KLM=0: no MPT entry
-# is written in KLM mode), every width whole, fence and the strengthening
-# invariants inv_* proven together by 3-induction.
+# is written in KLM mode), every width whole, 4 MPT entries, fence and the
+# strengthening invariants inv_* proven together by 3-induction.
 XU_IND_TAPS := $(XU_TAPS) \
     t_inflight=dut.u_fw_port.inflight_q t_fence=dut.u_fw_port.fence_q t_fwst=dut.u_fw_port.state_q \
     t_fwidx=dut.u_fw_port.idx_q t_stage=dut.u_fw_port.mpt_stage_q t_wk_busy=dut.u_walker.busy_q \
@@ -281,29 +296,40 @@ XU_IND_TAPS := $(XU_TAPS) \
     t_s3_status=dut.s3_status_q t_s3_last=dut.s3_last_q t_s3_end=dut.s3_end_q t_s3_klm=dut.s3_klm_q \
     t_f_rptr=dut.u_rsp_fifo.rptr_q t_f_wptr=dut.u_rsp_fifo.wptr_q t_f_level=dut.u_rsp_fifo.level_q \
     t_f0=\dut.u_rsp_fifo.mem_q[0] t_f1=\dut.u_rsp_fifo.mem_q[1] t_f2=\dut.u_rsp_fifo.mem_q[2] \
-    t_f3=\dut.u_rsp_fifo.mem_q[3] t_m0=\dut.u_mpt.mem_q[0] t_m1=\dut.u_mpt.mem_q[1] \
+    t_f3=\dut.u_rsp_fifo.mem_q[3] $(foreach k,0 1 2 3,t_m$(k)=\dut.u_mpt.mem_q[$(k)]) \
     t_mpt_valid=dut.u_mpt.valid_q t_a_rdata=dut.u_mpt.a_rdata_q t_b_rdata=dut.u_mpt.b_rdata_q \
-    t_a_rvalid=dut.u_mpt.a_rvalid_q t_b_rvalid=dut.u_mpt.b_rvalid_q t_klm_st=dut.u_klm.state_q
-$(eval $(call formal_ind_job,xu-fence-ind,xlate_unit_props,$(XU_PROPS),,fence inv_*,$(XU_IND_TAPS),KLM=0,3,10))
-$(eval $(call formal_bmc_job,xu-fence-ind-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL,$(XU_TAPS),KLM=0))
-# The fence with KLM walks, toward unbounded: fence and fence_klm with the
-# same invariants and the walk's own (inv_walk, inv_lvl, inv_ctx[_all],
-# inv_ext, inv_rd, inv_fw2, inv_sh, inv_thru), KLM = 1, 2 MPT and 2 MTT
-# entries (a walk nests through an entry naming its own MR). The base case holds; the 3-induction does not close
-# yet (docs/verification.md), so the job is left out of `make formal`: run
-# it by hand. Its mutants are in.
-XU_KLM_IND_PARAMS := KLM=1
+    t_a_rvalid=dut.u_mpt.a_rvalid_q t_b_rvalid=dut.u_mpt.b_rvalid_q t_klm_st=dut.u_klm.state_q \
+    t_s1_tag=dut.s1_tag_q t_wk_tag=dut.u_walker.tag_q t_s3_tag=dut.s3_tag_q t_klm_tag=dut.u_klm.tag_q
+$(eval $(call formal_ind_job,xu-fence-ind,xlate_unit_props,$(XU_PROPS),,fence inv_*,$(XU_IND_TAPS),KLM=0 MPT_ENTRIES=4,3,10))
+$(eval $(call formal_bmc_job,xu-fence-ind-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL,$(XU_TAPS),KLM=0 MPT_ENTRIES=4))
+# The fence with KLM walks, unbounded: fence and fence_klm with the same
+# invariants and the walk's own (inv_walk, inv_lvl, inv_ctx[_all],
+# inv_tail, inv_klm, inv_ext, inv_rd, inv_fw2, inv_sh, inv_thru), KLM = 1,
+# 4 MPT and 2 MTT entries (a walk nests through an entry naming its own MR
+# or another one), by 3-induction.
+XU_KLM_IND_PARAMS := KLM=1 MPT_ENTRIES=4
 XU_KLM_TAPS       := t_klm_lvl=dut.u_klm.lvl_q t_max_ind=dut.max_ind t_s1_err=dut.s1_err_q \
     t_klm_rd_want=dut.u_klm.rd_want t_klm_rd_push=dut.u_klm.rd_push t_klm_rd_ci=dut.u_klm.rd_ci \
     t_klm_rd_base=dut.u_klm.rd_base
-XU_KLM_IND_TAPS   := $(XU_IND_TAPS) $(XU_KLM_TAPS) $(foreach k,0 1 2 3,t_kb$(k)=\dut.u_klm.base_q[$(k)])
-$(eval $(call formal_ind_job,xu-fence-klm-ind,xlate_unit_props,$(XU_PROPS),,fence fence_klm inv_*,$(XU_KLM_IND_TAPS),$(XU_KLM_IND_PARAMS),3,10))
+XU_KLM_IND_TAPS   := $(XU_IND_TAPS) $(XU_KLM_TAPS) $(foreach k,0 1 2 3,t_kb$(k)=\dut.u_klm.base_q[$(k)]) \
+    $(foreach k,0 1 2 3,t_kt$(k)=\dut.u_klm.tail_q[$(k)] t_kr$(k)=\dut.u_klm.rem_q[$(k)])
+# The bookkeeping and the handshakes close with them (inv_tag: each
+# stage's tag is its slot's): rsp_in_order, no_overflow, rsp_stable,
+# fw_answer unbounded too.
+XU_KLM_IND_ASSERTS := fence fence_klm rsp_in_order no_overflow rsp_stable fw_answer inv_*
+$(eval $(call formal_ind_job,xu-fence-klm-ind,xlate_unit_props,$(XU_PROPS),,$(XU_KLM_IND_ASSERTS),$(XU_KLM_IND_TAPS),$(XU_KLM_IND_PARAMS),3,10))
+# The output FIFO's head read at the write side (HCA_MUTANT_FIFO_HEAD_NEWEST):
+# rsp_stable and rsp_in_order fail (alone: the mutant's FIFO has no read
+# pointer left to tap).
+$(foreach p,rsp_stable rsp_in_order,$(eval $(call formal_bmc_job,xu-$(p)-mutant-head-newest,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_FIFO_HEAD_NEWEST,$(p),FAIL,$(XU_TAPS),$(XU_KLM_IND_PARAMS))))
+# A firmware write left unanswered (HCA_MUTANT_FWP_WRITE_NO_ANSWER in
+# xu_fw_port.sv): fw_answer fails, under every invariant.
+$(eval $(call formal_ind_job,xu-fence-klm-ind-mutant-write-no-answer,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_FWP_WRITE_NO_ANSWER,$(XU_KLM_IND_ASSERTS),$(XU_KLM_IND_TAPS),$(XU_KLM_IND_PARAMS),3,4,fw_answer))
 # A KLM-specific step broken: a level's context written only by the walk's
 # first push (HCA_MUTANT_KLM_STALE_CTX), so a deeper level walks a stale list.
 $(eval $(call formal_bmc_job,xu-fence-klm-ind-mutant-stale-ctx,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_STALE_CTX,inv_ctx,FAIL,\
     $(XU_TAPS) t_a_rdata=dut.u_mpt.a_rdata_q t_klm_st=dut.u_klm.state_q $(XU_KLM_TAPS),$(XU_KLM_IND_PARAMS)))
 $(eval $(call formal_bmc_job,xu-fence-klm-ind-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence_klm,FAIL,$(XU_TAPS),$(XU_KLM_IND_PARAMS)))
-FORMAL_JOBS := $(filter-out formal-xu-fence-klm-ind,$(FORMAL_JOBS))
 
 # The fence through a KLM entry: 4 MPT entries (an indirect MR and the MR
 # its entry names, neither at index 0).
@@ -315,6 +341,12 @@ XU_R7_TAPS := $(XU_TAPS) t_s1_err=dut.s1_err_q t_s1_remote=dut.s1_remote_q t_s1_
     t_s1_rights=dut.s1_rights_q t_s1_va=dut.s1_va_q t_s1_len=dut.s1_len_q t_max_ind=dut.max_ind \
     t_s1_sub7=dut.s1_sub_q t_kc_status7=dut.kc_status t_a_rdata7=dut.u_mpt.a_rdata_q t_a_rvalid7=dut.u_mpt.a_rvalid_q
 $(foreach p,rule7 rule7_depth,$(eval $(call formal_bmc_job,xu-$(p),xlate_unit_props,$(XU_PROPS),,$(p),PASS,$(XU_R7_TAPS),MPT_ENTRIES=4)))
+# Rule 7 unbounded: rule7 and rule7_depth with every inv_* and inv7_piece
+# (the walk's PD and rights), on the fence induction's unit (KLM = 1, 2 MPT
+# entries), by 3-induction.
+XU_R7_IND_TAPS := $(sort $(XU_KLM_IND_TAPS) $(XU_R7_TAPS)) t_klm_pd=dut.u_klm.pd_q t_klm_rights=dut.u_klm.rights_q
+$(eval $(call formal_ind_job,xu-rule7-ind,xlate_unit_props,$(XU_PROPS),,rule7 rule7_depth inv_* inv7_*,$(XU_R7_IND_TAPS),$(XU_KLM_IND_PARAMS),3,10))
+$(eval $(call formal_ind_job,xu-rule7-ind-mutant-no-entry-check,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_NO_ENTRY_CHECK,rule7 rule7_depth inv_* inv7_*,$(XU_R7_IND_TAPS),$(XU_KLM_IND_PARAMS),3,10,rule7))
 $(eval $(call formal_bmc_job,xu-rule7-mutant-no-entry-check,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_NO_ENTRY_CHECK,rule7,FAIL,$(XU_R7_TAPS),MPT_ENTRIES=4))
 $(eval $(call formal_bmc_job,xu-fence-klm-mutant-no-entry-check,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_NO_ENTRY_CHECK,fence_klm,FAIL,$(XU_TAPS),MPT_ENTRIES=4,16,22))
 

@@ -277,8 +277,8 @@ module xlate_unit_props #(
   (* keep *) logic [1:0]                  t_f_rptr, t_f_wptr;
   (* keep *) logic [2:0]                  t_f_level;
   (* keep *) logic [BEAT_W-1:0]           t_f0, t_f1, t_f2, t_f3;
-  (* keep *) logic [`HCA_MPT_ENTRY_W-1:0] t_m0, t_m1, t_a_rdata, t_b_rdata, t_stage;
-  (* keep *) logic [1:0]                  t_mpt_valid;
+  (* keep *) logic [`HCA_MPT_ENTRY_W-1:0] t_m0, t_m1, t_m2, t_m3, t_a_rdata, t_b_rdata, t_stage;
+  (* keep *) logic [MPT_ENTRIES-1:0]      t_mpt_valid;  // (t_m2, t_m3: 4 entries only)
   (* keep *) logic                        t_a_rvalid, t_b_rvalid;
 
   logic [2:0] g_s1, g_wk, g_s3;
@@ -320,6 +320,60 @@ module xlate_unit_props #(
   (* keep *) logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0] t_klm_rd_base;
   logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0] sh_base [1 << CI_W];
   (* keep *) logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0] t_kb0, t_kb1, t_kb2, t_kb3;
+  // Each level's tail and bytes left (xu_klm tail_q, rem_q, by context index).
+  (* keep *) logic                                 t_kt0, t_kt1, t_kt2, t_kt3;
+  (* keep *) logic [`HCA_XU_LEN_BITS-1:0]          t_kr0, t_kr1, t_kr2, t_kr3;
+  // (read through functions: a wire assigned from a tap would take its place)
+  function automatic logic kt(input logic [1:0] i);
+    case (i)
+      2'd0: kt = t_kt0;
+      2'd1: kt = t_kt1;
+      2'd2: kt = t_kt2;
+      default: kt = t_kt3;
+    endcase
+  endfunction
+  function automatic logic kr0(input logic [1:0] i);  // rem_q[i] == 0
+    case (i)
+      2'd0: kr0 = t_kr0 == '0;
+      2'd1: kr0 = t_kr1 == '0;
+      2'd2: kr0 = t_kr2 == '0;
+      default: kr0 = t_kr3 == '0;
+    endcase
+  endfunction
+  // A level's range ends the request when its parent's did and the piece
+  // that pushed it was the parent's last (rem 0 from then on): for every
+  // live level below the top; S1's piece ends the request when it is its
+  // level's last and the level's range ends it.
+  logic tail_ok;
+  always_comb begin
+    tail_ok = t_kt0;
+    for (int l = 1; l < 4; l++)
+      if (32'(l) < 32'(live_lvl))
+        tail_ok = tail_ok && kt(2'(l)) == (kt(2'(l - 1)) && kr0(2'(l - 1)));
+    if (t_s1_valid && t_s1_sub && !t_s1_err && t_s1_lvl != '0)
+      tail_ok = tail_ok && t_s1_final == (kt(2'(t_s1_lvl - 1'b1)) && kr0(2'(t_s1_lvl - 1'b1)));
+  end
+  // Where the walk stands against S1's piece (the last one sent, level L):
+  // its ERR_MTT beat, or the level's final piece, leaves the walk waiting
+  // at L; a piece that is not its level's last leaves it at L reading the
+  // level's next entry (ENT, or ERR off the list); a level's last piece
+  // that is not final popped the walk below L. A level popped to in NEXT
+  // is not a tail level with no bytes left (that one ends in WAIT).
+  localparam logic [2:0] K_ENT = 3'd1, K_WAIT = 3'd2, K_NEXT = 3'd3, K_ERR = 3'd4;  // xu_klm state_e
+  logic klm_ok;
+  always_comb begin
+    klm_ok = !(t_klm_st == K_NEXT && kt(2'(t_klm_lvl - 1'b1)) && kr0(2'(t_klm_lvl - 1'b1)));
+    if (t_s1_valid && t_s1_sub) begin
+      if (t_s1_err)
+        klm_ok = klm_ok && t_klm_lvl == t_s1_lvl && t_klm_st == K_WAIT;
+      else if (!kr0(2'(t_s1_lvl - 1'b1)))
+        klm_ok = klm_ok && t_klm_lvl == t_s1_lvl && (t_klm_st == K_ENT || t_klm_st == K_ERR);
+      else if (kt(2'(t_s1_lvl - 1'b1)))
+        klm_ok = klm_ok && t_klm_lvl == t_s1_lvl && t_klm_st == K_WAIT;
+      else
+        klm_ok = klm_ok && t_klm_lvl < t_s1_lvl;
+    end
+  end
   wire [KLV_W-1:0] live_lvl = (t_s1_valid && t_s1_sub && t_s1_lvl > t_klm_lvl) ? t_s1_lvl : t_klm_lvl;
   always_ff @(posedge clk_i)
     if (rst_ni && t_s1_valid && t_s1_push)
@@ -340,6 +394,18 @@ module xlate_unit_props #(
       endcase
       f_slot[j] = g_f[2'(t_f_rptr + 2'(j))];
     end
+  end
+  // Each stage's tag is its slot's (rsp_in_order unbounded): S1's, the
+  // walker's, S3's, each FIFO word's, the KLM walker's piece register.
+  localparam int TAG_W = `HCA_XU_TAG_BITS;
+  (* keep *) logic [TAG_W-1:0] t_s1_tag, t_wk_tag, t_s3_tag, t_klm_tag;
+  logic tag_ok;
+  always_comb begin
+    tag_ok = (!t_s1_valid || t_s1_tag == q_tag[g_s1]) && (!t_wk_busy || t_wk_tag == q_tag[g_wk]) &&
+             (!t_s3_valid || t_s3_tag == q_tag[g_s3]) && (!klm_busy || t_klm_tag == q_tag[g_s1]);
+    for (int j = 0; j < 4; j++)
+      if (3'(j) < t_f_level)
+        tag_ok = tag_ok && f_ent[j][BEAT_W-1 -: TAG_W] == q_tag[f_slot[j]];
   end
   logic       ord_ok, stage_ok, open_q;
   logic [3:0] nxt;
@@ -383,8 +449,11 @@ module xlate_unit_props #(
       nxt    = nxt + 4'(!t_s1_sub);
       stage_ok = stage_ok && !(bad(g_s1) && t_kc_status == `HCA_XLATE_STATUS_OK);
     end
-    if (klm_busy && !t_walk_end)
-      nxt = nxt + 4'd1;
+    // The walk's request (S1's slot) is the next one.
+    if (klm_busy && !t_walk_end) begin
+      ord_ok = ord_ok && 4'(3'(g_s1 - q_head[2:0])) == nxt;
+      nxt    = nxt + 4'd1;
+    end
   end
 
   // fence_klm's shadow at each stage (thru): refused when the request was
@@ -425,7 +494,13 @@ module xlate_unit_props #(
 
   // The watched entry: FREE (or never allocated) from the write-back on.
   logic [`HCA_MPT_ENTRY_W-1:0] w_ent;
-  assign w_ent = w_idx[0] ? t_m1 : t_m0;
+  always_comb
+    case (2'(w_idx))
+      2'd0: w_ent = t_m0;
+      2'd1: w_ent = t_m1;
+      2'd2: w_ent = t_m2;
+      default: w_ent = t_m3;
+    endcase
 
   always_comb if (rst_ni && !init) begin
     inv_count:  assert (t_inflight == 8'(q_level) && q_level <= 4'd7);
@@ -433,6 +508,7 @@ module xlate_unit_props #(
                         4'(t_f_level) + 4'(t_s3_valid) <= 4'd4);
     inv_order:  assert (ord_ok && nxt == q_level);
     inv_s3:     assert (!t_s3_valid || t_s3_end || (t_wk_busy && g_wk == g_s3));
+    inv_tag:    assert (tag_ok);
     inv_post:   assert (post_ok && (!wfence || (t_fence != '0 && t_fence <= 8'(q_level))));
     inv_stage:  assert (stage_ok);
     // The command protocol: a known-idle port is idle; the watched command
@@ -442,7 +518,7 @@ module xlate_unit_props #(
                         (!watching || !w_in || wb_q || (t_fwst == FW_INV_WB && t_fwidx == w_idx)) &&
                         (!wb_q || wdone_q || t_fwst == FW_FENCE || t_fwst == FW_IDLE) &&
                         (!answered || !w_in || (wb_q && !wfence)));
-    inv_free:   assert (!wb_q || !w_in || !t_mpt_valid[w_idx[0]] ||
+    inv_free:   assert (!wb_q || !w_in || !t_mpt_valid[$clog2(MPT_ENTRIES)'(w_idx)] ||
                         w_ent[`HCA_MPT_ENTRY_STATE_LSB] == `HCA_MKEY_STATE_FREE);
     // KLM walks (KLM = 1): what fence_klm needs beyond the above.
     if (KLM) begin
@@ -483,6 +559,10 @@ module xlate_unit_props #(
                                          (32'(live_lvl) <= 1 || t_kb1 == sh_base[1]) &&
                                          (32'(live_lvl) <= 2 || t_kb2 == sh_base[2]) &&
                                          (32'(live_lvl) <= 3 || t_kb3 == sh_base[3])));
+      // Level 1 is pushed by a request of its own (final): its range ends
+      // the request, so the walk never pops past it; deeper, tail_ok above.
+      inv_tail:  assert (!klm_busy || tail_ok);
+      inv_klm:   assert (!klm_busy || klm_ok);
       // A request of its own (not a piece) is its own final piece: its
       // walker load is final, its S3 beat ends it exactly when it ends the
       // request; a beat that ends the request ends its piece.
@@ -507,6 +587,8 @@ module xlate_unit_props #(
       inv_no_klm: assert (!(t_stage[`HCA_MPT_ENTRY_ALLOC_LSB] && t_stage[`HCA_MPT_ENTRY_MODE_LSB]) &&
                           !(t_mpt_valid[0] && t_m0[`HCA_MPT_ENTRY_MODE_LSB]) &&
                           !(t_mpt_valid[1] && t_m1[`HCA_MPT_ENTRY_MODE_LSB]) &&
+                          !(MPT_ENTRIES > 2 && t_mpt_valid[2 % MPT_ENTRIES] && t_m2[`HCA_MPT_ENTRY_MODE_LSB]) &&
+                          !(MPT_ENTRIES > 2 && t_mpt_valid[3 % MPT_ENTRIES] && t_m3[`HCA_MPT_ENTRY_MODE_LSB]) &&
                           !(t_s1_valid && t_a_rvalid && t_a_rdata[`HCA_MPT_ENTRY_MODE_LSB]) &&
                           !((t_fwst == FW_INV_WB || t_fwst == 3'd1) &&   // (1: READ_MPT)
                             t_b_rvalid && t_b_rdata[`HCA_MPT_ENTRY_MODE_LSB]) && t_klm_st == 3'd0 &&
@@ -563,6 +645,17 @@ module xlate_unit_props #(
   end
   always_comb if (rst_ni && !init && t_s1_valid && t_s1_push)
     rule7_depth: assert (32'(t_s1_lvl) < 32'(t_max_ind));
+  // What makes rule7 inductive (formal-xu-rule7-ind, with every inv_*):
+  // while a walk runs, the KLM walker's piece register holds the PD of the
+  // access that started it and the rights the rule gives its entries
+  // (every push of a walk carries the same), and S1's piece was sent with
+  // them (taps: formal.mk XU_R7_IND_TAPS).
+  (* keep *) logic [`HCA_PD_BITS-1:0]  t_klm_pd;
+  (* keep *) logic [`HCA_ACCESS_W-1:0] t_klm_rights;
+  always_comb if (rst_ni && !init && KLM && klm_busy)
+    inv7_piece: assert (t_klm_pd == w7_pd && t_klm_rights == r7_rights &&
+                        (!(t_s1_valid && t_s1_sub) ||
+                         (!t_s1_remote && t_s1_pd == w7_pd && t_s1_rights == r7_rights)));
 
   // ---------------------------------------------------------------- properties
   // fence_klm: once the INVALIDATE of index I was answered, no OK beat that
