@@ -103,6 +103,8 @@ module hca_cq_writer (
           `HCA_DMA_REQ_TAG(req_d)  = TAG;
           `HCA_DMA_REQ_LEN(req_d)  = 32'(`HCA_CQE_W / 8);
           `HCA_DMA_REQ_ADDR(req_d) = base + {43'd0, slot, 5'd0};
+          // the CQE's QP: protcheck's I6 fences CQE writes with the QP's destroy
+          `HCA_DMA_REQ_QPN(req_d)  = `HCA_CQE_QPN(cqe_q);
           req_d[`HCA_DMA_REQ_DATA_LSB +: `HCA_CQE_W] = cqe_q;
           req_d[`HCA_DMA_REQ_DATA_LSB + `HCA_CQE_OWNER_LSB] = owner;
           state_d = ST_WRITE;
