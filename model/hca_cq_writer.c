@@ -68,6 +68,11 @@ void hca_cq_writer_comb(const hca_cq_writer_t *m, hca_cq_writer_io_t *io, uint64
     io->dma_req_valid = m->state == HCA_CQW_ST_WRITE;
     io->dma_req = m->req;
     io->dma_rsp_ready = m->state == HCA_CQW_ST_WAIT;
+#ifndef HCA_MUTANT_DRAIN_NO_CQE_WRITE
+    io->busy = m->state != HCA_CQW_ST_IDLE;
+#else
+    io->busy = 0;
+#endif
 }
 
 void hca_cq_writer_edge(hca_cq_writer_t *m, const hca_cq_writer_io_t *io, uint64_t now)

@@ -38,6 +38,7 @@ module hca_cq_writer (
   input  logic                       dma_rsp_valid_i,
   output logic                       dma_rsp_ready_o,
   input  logic [`HCA_DMA_RSP_W-1:0]  dma_rsp_i,
+  output logic                       busy_o,          // a completion taken, its write not answered (ctx DRAIN)
   output logic                          quiet_o          // nothing changes while the inputs stay idle (hca_core quiet_o)
 );
 
@@ -153,6 +154,12 @@ module hca_cq_writer (
     end
     req_q <= req_d;
   end
+
+  // ctx DRAIN source: from the cycle after a completion is taken until its
+  // write is answered (or it is dropped), so no CQE write is out once a
+  // DESTROY_QP / DESTROY_CQ returned. IDLE a cycle between two completions.
+  // (HCA_MUTANT_DRAIN_NO_CQE_WRITE: DRAIN does not wait for it)
+  assign busy_o = `ifndef HCA_MUTANT_DRAIN_NO_CQE_WRITE state_q != ST_IDLE `else 1'b0 `endif;
 
   // The twin of hca_cq_writer_quiet_until: LOOK decides and WRITE offers on
   // their own; IDLE and WAIT wait for an input.
