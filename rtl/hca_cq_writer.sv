@@ -72,6 +72,11 @@ module hca_cq_writer (
   assign slot      = cq_pi_i & mask;
   assign owner     = (log_depth > 5'd15) ? 1'b1 : !cq_pi_i[log_depth[3:0]];
 
+  // the CQE's QP: protcheck's I6 fences CQE writes with the QP's destroy
+  // (a wire: Icarus takes no constant select of cqe_q inside always_comb)
+  logic [31:0] cqe_qpn;
+  assign cqe_qpn = `HCA_CQE_QPN(cqe_q);
+
   // The rest of the CQ context (rsvd word, other cfg bits) plays no part.
   logic unused_cqc;
   assign unused_cqc = ^{cq_cqc_i[`HCA_CQ_CTX_W-1:`HCA_CQ_CTX_CQ_VALID_LSB + 1],
@@ -104,8 +109,7 @@ module hca_cq_writer (
           `HCA_DMA_REQ_TAG(req_d)  = TAG;
           `HCA_DMA_REQ_LEN(req_d)  = 32'(`HCA_CQE_W / 8);
           `HCA_DMA_REQ_ADDR(req_d) = base + {43'd0, slot, 5'd0};
-          // the CQE's QP: protcheck's I6 fences CQE writes with the QP's destroy
-          `HCA_DMA_REQ_QPN(req_d)  = `HCA_CQE_QPN(cqe_q);
+          `HCA_DMA_REQ_QPN(req_d)  = cqe_qpn;
           req_d[`HCA_DMA_REQ_DATA_LSB +: `HCA_CQE_W] = cqe_q;
           req_d[`HCA_DMA_REQ_DATA_LSB + `HCA_CQE_OWNER_LSB] = owner;
           state_d = ST_WRITE;
