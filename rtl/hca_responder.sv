@@ -739,7 +739,8 @@ module hca_responder #(
     // a completion not taken yet is dropped once its QP is in RESET: after
     // the WRITE_QPC none of the QP's is left upstream of the CQ writer, whose
     // busy_o the DESTROY_QP / RESET DRAIN then waits for
-    cpl_pend_d  = cpl_pend_q && !cpl_ready_i && !st_reset;
+    // (HCA_MUTANT_RESP_CPL_AFTER_RESET: it is still handed over)
+    cpl_pend_d  = cpl_pend_q && !cpl_ready_i `ifndef HCA_MUTANT_RESP_CPL_AFTER_RESET && !st_reset `endif;
     free_pend_d = free_pend_q && !(pb_free_ready_i && !pf_sel);
     inc_pend_d  = 1'b0;
     err_pend_d  = 1'b0;
