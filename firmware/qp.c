@@ -137,9 +137,15 @@ unsigned cq_destroy(uint32_t cqn)
     hca_cq_ctx_t c = {0, 0, 0}; /* cq_valid 0 */
     ctx_stage(&c, CQC_WORDS);
     unsigned st = ctx_status(ctx_run(HCA_CTX_OP_WRITE_CQC, cqn));
-    if (st == HCA_CMD_STATUS_OK)
-        cq_used[cqn] = 0;
-    return st;
+    if (st != HCA_CMD_STATUS_OK)
+        return st;
+    /* The CQ writer drops what it takes from now on; a CQE write it issued
+     * before may still be on the bus: the ctx DRAIN waits for it (the CQ
+     * writer is a DRAIN source), so the driver may free the ring at once. */
+    if (ctx_run(HCA_CTX_OP_DRAIN, 0) != HCA_FWP_RESULT_OK)
+        return HCA_CMD_STATUS_INTERNAL;
+    cq_used[cqn] = 0;
+    return HCA_CMD_STATUS_OK;
 }
 
 /* ---------------------------------------------------------------- QPs */

@@ -283,7 +283,7 @@ static void cm_edge_inputs(cm_t *m)
     w->xu.req_va = w->xarb.xu_req.va;
     w->xu.rsp_ready = w->xarb.xu_rsp_ready;
 
-    w->ctx.drain_busy = (rq->drain_busy & 0x7ffu) | (uint32_t)rs->place_busy << 11;
+    w->ctx.drain_busy = (rq->drain_busy & 0x7ffu) | (uint32_t)rs->place_busy << 11 | (uint32_t)w->cw.busy << 14;
     w->ctx.ra_qpn = rq->ra_qpn;
     w->ctx.rb_qpn = rq->rb_qpn;
     w->ctx.req_sq_ci_inc = rq->sq_ci_inc;

@@ -68,6 +68,11 @@ void hca_cq_writer_comb(const hca_cq_writer_t *m, hca_cq_writer_io_t *io, uint64
     io->dma_req_valid = m->state == HCA_CQW_ST_WRITE;
     io->dma_req = m->req;
     io->dma_rsp_ready = m->state == HCA_CQW_ST_WAIT;
+#ifndef HCA_MUTANT_DRAIN_NO_CQE_WRITE
+    io->busy = m->state != HCA_CQW_ST_IDLE;
+#else
+    io->busy = 0;
+#endif
 }
 
 void hca_cq_writer_edge(hca_cq_writer_t *m, const hca_cq_writer_io_t *io, uint64_t now)
@@ -91,6 +96,7 @@ void hca_cq_writer_edge(hca_cq_writer_t *m, const hca_cq_writer_io_t *io, uint64
             hca_dma_req_set_tag(&r, CQW_TAG);
             r.len = (uint32_t)sizeof(hca_cqe_t);
             r.addr = io->cq_cqc.base + ((uint64_t)l.slot << 5);
+            r.qpn = m->cqe.qpn; /* the CQE's QP: protcheck's I6 */
             hca_cqe_t c = m->cqe;
             hca_cqe_set_owner(&c, l.owner);
             memcpy(r.data, &c, sizeof(c));

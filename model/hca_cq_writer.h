@@ -28,6 +28,7 @@ typedef struct hca_cq_writer_io {
     uint8_t dma_rsp_valid;      /**< in (hca_core: dma_rsp_valid && rtag client 2) */
     uint8_t dma_rsp_ready;      /**< out */
     hca_dma_rsp_t dma_rsp;      /**< in: not used by the block (need not be filled) */
+    uint8_t busy;               /**< out: a completion taken, its write not answered (ctx DRAIN) */
 } hca_cq_writer_io_t;
 
 /** state_e of the RTL */

@@ -383,7 +383,11 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
     uint8_t tx_pend_d = m->tx_pend && !(m->o.tx_valid && io->tx_ready);
     uint8_t rslot_d = m->rslot, txp_d = m->txp, txslot_d = m->txslot, rd_cur_d = m->rd_cur;
     const int tx_bad = rs_tx_bad(m);
+#ifndef HCA_MUTANT_RESP_CPL_AFTER_RESET
+    uint8_t cpl_pend_d = m->cpl_pend && !io->cpl_ready && !st_reset; /* dropped once the QP is in RESET */
+#else
     uint8_t cpl_pend_d = m->cpl_pend && !io->cpl_ready;
+#endif
     const int pf_sel = rs_pf_sel(m);
     uint8_t free_pend_d = m->free_pend && !(io->pb_free_ready && !pf_sel);
     uint8_t inc_pend_d = 0, err_pend_d = 0, err_wait_d = m->err_wait;

@@ -260,6 +260,7 @@ module hca_core #(
   logic                     cq_inrange, cq_pi_inc, cq_ovf_set;
   logic [10:0]              rq_drain_busy;
   logic [2:0]               rs_drain_busy;
+  logic                     cw_drain_busy;
 
   hca_ctx #(
     .MAX_QP  (MAX_QP),
@@ -279,7 +280,7 @@ module hca_core #(
     .fw_rvalid_o     (ctx_rvalid),
     .fw_rdata_o      (ctx_rdata),
     .drain_wait_o    (drain_wait_o),
-    .drain_busy_i    ({rs_drain_busy, rq_drain_busy}),
+    .drain_busy_i    ({cw_drain_busy, rs_drain_busy, rq_drain_busy}),
     .ra_qpn_i        (ra_qpn),
     .ra_qpc_o        (ra_qpc),
     .ra_sq_ci_o      (ra_sq_ci),
@@ -483,6 +484,7 @@ module hca_core #(
     .dma_rsp_valid_i (dma_rsp_valid_i && rsp_client == 2'd2),
     .dma_rsp_ready_o (cw_rsp_ready),
     .dma_rsp_i       (dma_rsp_i),
+    .busy_o          (cw_drain_busy),
     .quiet_o         (cqw_quiet)
   );
 

@@ -38,6 +38,7 @@ module hca_cq_writer (
   input  logic                       dma_rsp_valid_i,
   output logic                       dma_rsp_ready_o,
   input  logic [`HCA_DMA_RSP_W-1:0]  dma_rsp_i,
+  output logic                       busy_o,          // a completion taken, its write not answered (ctx DRAIN)
   output logic                          quiet_o          // nothing changes while the inputs stay idle (hca_core quiet_o)
 );
 
@@ -71,6 +72,11 @@ module hca_cq_writer (
   assign slot      = cq_pi_i & mask;
   assign owner     = (log_depth > 5'd15) ? 1'b1 : !cq_pi_i[log_depth[3:0]];
 
+  // the CQE's QP: protcheck's I6 fences CQE writes with the QP's destroy
+  // (a wire: Icarus takes no constant select of cqe_q inside always_comb)
+  logic [31:0] cqe_qpn;
+  assign cqe_qpn = `HCA_CQE_QPN(cqe_q);
+
   // The rest of the CQ context (rsvd word, other cfg bits) plays no part.
   logic unused_cqc;
   assign unused_cqc = ^{cq_cqc_i[`HCA_CQ_CTX_W-1:`HCA_CQ_CTX_CQ_VALID_LSB + 1],
@@ -103,6 +109,7 @@ module hca_cq_writer (
           `HCA_DMA_REQ_TAG(req_d)  = TAG;
           `HCA_DMA_REQ_LEN(req_d)  = 32'(`HCA_CQE_W / 8);
           `HCA_DMA_REQ_ADDR(req_d) = base + {43'd0, slot, 5'd0};
+          `HCA_DMA_REQ_QPN(req_d)  = cqe_qpn;
           req_d[`HCA_DMA_REQ_DATA_LSB +: `HCA_CQE_W] = cqe_q;
           req_d[`HCA_DMA_REQ_DATA_LSB + `HCA_CQE_OWNER_LSB] = owner;
           state_d = ST_WRITE;
@@ -151,6 +158,12 @@ module hca_cq_writer (
     end
     req_q <= req_d;
   end
+
+  // ctx DRAIN source: from the cycle after a completion is taken until its
+  // write is answered (or it is dropped), so no CQE write is out once a
+  // DESTROY_QP / DESTROY_CQ returned. IDLE a cycle between two completions.
+  // (HCA_MUTANT_DRAIN_NO_CQE_WRITE: DRAIN does not wait for it)
+  assign busy_o = `ifndef HCA_MUTANT_DRAIN_NO_CQE_WRITE state_q != ST_IDLE `else 1'b0 `endif;
 
   // The twin of hca_cq_writer_quiet_until: LOOK decides and WRITE offers on
   // their own; IDLE and WAIT wait for an input.

@@ -28,7 +28,9 @@
 //              posted DMAs; and the WQE reads, so that no read of a QP's
 //              rings is out after its DESTROY_QP / RESET: the send engine's
 //              fetch and read-ahead entries, the responder's RQ fetch, in
-//              its mover bit) busy in the command's cycle are snapshotted;
+//              its mover bit; and the CQ writer's CQE write, so that no
+//              CQE is written after DESTROY_QP / DESTROY_CQ) busy in the
+//              command's cycle are snapshotted;
 //              STATUS.busy stays 1 until each snapshotted source has been
 //              seen not busy once. A source is idle for at least a cycle
 //              between two uses (a slot is reused only after its count

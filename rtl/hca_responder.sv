@@ -736,7 +736,11 @@ module hca_responder #(
     res_key_d   = res_key_q;
     res_bus_d   = res_bus_q;
     tx_pend_d   = tx_pend_q && !(tx_valid_o && tx_ready_i);
-    cpl_pend_d  = cpl_pend_q && !cpl_ready_i;
+    // a completion not taken yet is dropped once its QP is in RESET: after
+    // the WRITE_QPC none of the QP's is left upstream of the CQ writer, whose
+    // busy_o the DESTROY_QP / RESET DRAIN then waits for
+    // (HCA_MUTANT_RESP_CPL_AFTER_RESET: it is still handed over)
+    cpl_pend_d  = cpl_pend_q && !cpl_ready_i `ifndef HCA_MUTANT_RESP_CPL_AFTER_RESET && !st_reset `endif;
     free_pend_d = free_pend_q && !(pb_free_ready_i && !pf_sel);
     inc_pend_d  = 1'b0;
     err_pend_d  = 1'b0;

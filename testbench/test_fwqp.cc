@@ -258,6 +258,9 @@ TEST_F(FwQueues, CreateQpWritesTheContextAndCountsItsUsers)
     EXPECT_EQ((unsigned)HCA_CTX_OP_DRAIN, mock.log.back().op) << "then the fence, before the answer";
     EXPECT_EQ((unsigned)HCA_CMD_STATUS_BAD_INDEX, qp_destroy(qpn));
     EXPECT_EQ((unsigned)HCA_CMD_STATUS_OK, cq_destroy(c1));
+    ASSERT_GE(mock.log.size(), 2u);
+    EXPECT_EQ((unsigned)HCA_CTX_OP_WRITE_CQC, mock.log[mock.log.size() - 2].op) << "cq_valid cleared first";
+    EXPECT_EQ((unsigned)HCA_CTX_OP_DRAIN, mock.log.back().op) << "then the fence on CQE writes, before the answer";
     EXPECT_EQ((unsigned)HCA_CMD_STATUS_OK, cq_destroy(c2));
     EXPECT_EQ((unsigned)HCA_CMD_STATUS_OK, pd_dealloc(pd));
 }

@@ -287,6 +287,37 @@ TEST_F(ProtCheck, AQpsWqeReadsAreFencedByItsDestroy)
         << Get(3).reason;
 }
 
+// I6 covers a QP's CQE writes (the CQ writer's WRITE_DATA, key 0, dma_req.qpn
+// = the CQE's qpn): one issued before the QP's DESTROY_QP returned and landing
+// (or answered with a bus error: the driver freed the CQ ring) after it is a
+// breach naming the CQE write; one landing before is legal, and so is another
+// QP's on the same ring.
+TEST_F(ProtCheck, AQpsCqeWritesAreFencedByItsDestroy)
+{
+    auto cqe = [](uint32_t qpn, uint64_t addr) {
+        hca_dma_req_t r = Dma(HCA_DMA_OP_WRITE_DATA, 0, addr, 32);
+        hca_dma_req_set_tag(&r, 0x80);
+        r.qpn = qpn;
+        return r;
+    };
+    Transfer(100, 900, cqe(2, A));             // landed before the destroy: legal
+    const hca_dma_req_t late = cqe(2, A + 32), freed = cqe(2, A + 64);
+    const int f0 = protcheck_dma_issue(pc, 200, &late), f1 = protcheck_dma_issue(pc, 300, &freed);
+    protcheck_qp_fenced(pc, 1000, 2, "DESTROY_QP");
+    protcheck_dma_done(pc, 200, 1000, &late, 1, f0); // lands in the destroy's very cycle
+    Transfer(400, 1500, cqe(3, A + 96));       // another QP's CQE on the same ring: legal
+    protcheck_dma_done(pc, 300, 6300, &freed, 0, f1); // a bus error: the ring was freed
+    ASSERT_EQ(2u, protcheck_count(pc)) << All();
+    EXPECT_EQ(1000u, Get(0).land_cycle);
+    EXPECT_EQ(2u, Get(0).qpn);
+    EXPECT_NE(nullptr, strstr(Get(0).reason, "I6: CQE write (WRITE_DATA) of 32 bytes")) << Get(0).reason;
+    EXPECT_NE(nullptr, strstr(Get(0).reason, "reached memory at cycle 1000, after its DESTROY_QP returned (cycle 1000)"))
+        << Get(0).reason;
+    EXPECT_EQ(300u, Get(1).issue_cycle);
+    EXPECT_EQ(6300u, Get(1).land_cycle);
+    EXPECT_NE(nullptr, strstr(Get(1).reason, "was on the bus (a bus error) at cycle 6300")) << Get(1).reason;
+}
+
 TEST_F(ProtCheck, RevokedHostRangeIsCaughtOnAnyKey)
 {
     ASSERT_EQ(0, protcheck_range_revoke(pc, 100, A, 4096, "peer invalidate"));

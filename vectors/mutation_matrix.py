@@ -52,6 +52,8 @@ MUTANTS = {
     "req_no_recheck":   ("rtl", "a local key that passed once is trusted after (requester: no per-chunk re-check)"),
     "klm_no_entry_check": ("rtl", "the KLM walker skips rules 2-5 (key, state, PD, rights) on its entries"),
     "drain_no_wqe_read": ("rtl", "ctx DRAIN does not wait for WQE reads (SQ fetch and read-ahead, RQ fetch)"),
+    "drain_no_cqe_write": ("rtl", "ctx DRAIN does not wait for the CQ writer's CQE write"),
+    "resp_cpl_after_reset": ("rtl", "the responder hands a completion made before its QP's RESET to the CQ writer after it"),
 }
 
 # Which mutants each file family targets: (glob over vectors/directed/*.jsonl
@@ -75,6 +77,8 @@ FAMILIES = [
     # DESTROY_QP / RESET while a WQE read of the QP is out (host reads of 6000 cycles)
     ("qp_lifecycle_destroy_wqe_reads", ["drain_no_wqe_read", "qp_no_drain"]),
     ("qp_lifecycle_reset_*_window",   ["drain_no_wqe_read", "qp_no_drain"]),
+    # DESTROY_QP / DESTROY_CQ while a CQE write of the QP is out (host writes of 6000 cycles)
+    ("qp_lifecycle_destroy_cqe_write", ["drain_no_cqe_write", "resp_cpl_after_reset", "qp_no_drain"]),
 ]
 
 # The RTL slice `make test` runs: for each RTL mutant, the file that must kill
@@ -86,6 +90,8 @@ SLICE = {
     "req_no_recheck":  "race_linv_readsink_mtu256_x16",
     "klm_no_entry_check": "klm_race_entry_read_x12",
     "drain_no_wqe_read": "qp_lifecycle_destroy_wqe_reads",
+    "drain_no_cqe_write": "qp_lifecycle_destroy_cqe_write",
+    "resp_cpl_after_reset": "qp_lifecycle_destroy_cqe_write",
 }
 
 

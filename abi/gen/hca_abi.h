@@ -84,8 +84,8 @@ extern "C" {
 #define HCA_MAX_QP 1024u
 /* CQ contexts; CQ numbers 1..MAX_CQ-1 */
 #define HCA_MAX_CQ 1024u
-/* ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks (the responder's: and its RQ WQE reads) plus each of its two posted-DMA slots; the send engine's SQ WQE reads: its fetch and each of its 4 read-ahead entries */
-#define HCA_DRAIN_SOURCES 14u
+/* ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks (the responder's: and its RQ WQE reads) plus each of its two posted-DMA slots; the send engine's SQ WQE reads: its fetch and each of its 4 read-ahead entries; the CQ writer's CQE write */
+#define HCA_DRAIN_SOURCES 15u
 #define HCA_MAX_SEND_SGE 4u
 #define HCA_MAX_RECV_SGE 3u
 /* largest queue: 2^12 entries */
@@ -1189,7 +1189,7 @@ typedef struct hca_dma_req {
     uint64_t addr; /* host bus address */
     uint32_t buf_off;
     uint32_t key; /* the key this access goes through (0: a queue ring); for the protection checker */
-    uint32_t qpn; /* the QP whose work a key-checked access or a WQE read is (0: none); for the protection checker */
+    uint32_t qpn; /* the QP whose work a key-checked access or a WQE read is, or the QP of the CQE a CQE write carries (0: none); for the protection checker */
     uint32_t rsvd;
     uint64_t data[4]; /* WRITE_DATA payload */
 } hca_dma_req_t;

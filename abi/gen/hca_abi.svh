@@ -75,8 +75,8 @@
 `define HCA_MAX_QP 1024
 // CQ contexts; CQ numbers 1..MAX_CQ-1
 `define HCA_MAX_CQ 1024
-// ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks (the responder's: and its RQ WQE reads) plus each of its two posted-DMA slots; the send engine's SQ WQE reads: its fetch and each of its 4 read-ahead entries
-`define HCA_DRAIN_SOURCES 14
+// ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks (the responder's: and its RQ WQE reads) plus each of its two posted-DMA slots; the send engine's SQ WQE reads: its fetch and each of its 4 read-ahead entries; the CQ writer's CQE write
+`define HCA_DRAIN_SOURCES 15
 `define HCA_MAX_SEND_SGE 4
 `define HCA_MAX_RECV_SGE 3
 // largest queue: 2^12 entries

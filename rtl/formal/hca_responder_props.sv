@@ -22,7 +22,8 @@
 //                  narrow them to their non-constant bits)
 //   tx_held, cpl_held, evt_held, dma_held
 //                  a packet, a completion, an event, a DMA request offered
-//                  and not taken is offered again, unchanged
+//                  and not taken is offered again, unchanged (a completion:
+//                  unless its QP read RESET, which drops it)
 //
 // Proven by 2-induction with the invariants inv_* over taps of the
 // responder's and its placement engine's state.
@@ -143,6 +144,7 @@ module hca_responder_props #(
   end
 
   logic                      rx_held_q, xs_held_q, tx_held_q, cpl_held_q, evt_held_q, dma_held_q;
+  logic                      cpl_rst_q;   // the held QP read RESET: its completion is dropped (as the requester's)
   logic                      busy_q;
   logic [`HCA_PKT_W-1:0]     rx_q, tx_q;
   logic [3:0]                xs_status_q;
@@ -163,6 +165,7 @@ module hca_responder_props #(
     xs_held_q   <= rst_ni && xs_valid_i && !xs_ready_o;
     tx_held_q   <= rst_ni && tx_valid_o && !tx_ready_i;
     cpl_held_q  <= rst_ni && cpl_valid_o && !cpl_ready_i;
+    cpl_rst_q   <= qp_state_i == `HCA_QP_STATE_RESET;
     evt_held_q  <= rst_ni && evt_valid_o && !evt_ready_i;
     dma_held_q  <= rst_ni && dma_req_valid_o && !dma_req_ready_i;
     busy_q      <= rst_ni && (t_busy || t_start);
@@ -213,7 +216,7 @@ module hca_responder_props #(
     if (!init_q) begin
       place_owner: assert ((!t_start || !t_busy) && (!(busy_q && t_busy) || job == job_q));
       tx_held:     assert (!tx_held_q || (tx_valid_o && tx_o == tx_q));
-      cpl_held:    assert (!cpl_held_q || (cpl_valid_o && cpl_o == cpl_q && cpl_cqn_o == cpl_cqn_q));
+      cpl_held:    assert (!cpl_held_q || cpl_rst_q || (cpl_valid_o && cpl_o == cpl_q && cpl_cqn_o == cpl_cqn_q));
       evt_held:    assert (!evt_held_q || (evt_valid_o && evt_o == evt_q));
       dma_held:    assert (!dma_held_q || (dma_req_valid_o && dma_req_o == dma_q));
     end

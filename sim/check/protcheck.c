@@ -482,13 +482,15 @@ static int touches_host(unsigned op)
     return op <= HCA_DMA_OP_BUF_TO_HOST;
 }
 
-/** What a DMA of a QP is, for an I6 breach: a WQE read is told by its tag
- *  (docs/engine.md: tag[7:6] = client, requester 0 / responder 1; the send
- *  engine's fetch is tag 0, its read-ahead 0000_01ee). A label only: the
+/** What a DMA of a QP is, for an I6 breach: a WQE read or a CQE write is told
+ *  by its tag (docs/engine.md: tag[7:6] = client, requester 0 / responder 1 /
+ *  CQ writer 2; the send engine's fetch is tag 0, its read-ahead 0000_01ee). A label only: the
  *  check itself goes by dma_req.qpn. */
 static const char *dma_what(const hca_dma_req_t *req)
 {
     const unsigned op = hca_dma_req_get_op(req), tag = hca_dma_req_get_tag(req);
+    if (op == HCA_DMA_OP_WRITE_DATA && tag >> 6 == 2u)
+        return "CQE write (WRITE_DATA)"; /* the CQ writer, client 2: qpn is the CQE's */
     if (op != HCA_DMA_OP_READ_DATA)
         return dma_op_name(op);
     if (tag >> 6 == 1u)

@@ -34,8 +34,9 @@
  *       may fail checks anywhere in between) it placed none at all;
  *   I5  whatever the harness reports as an engine bug (protcheck_report()),
  *       e.g. a malformed DMA request;
- *   I6  no DMA of a QP (dma_req.qpn: a key-checked access, or a read of its
- *       send or receive queue's WQEs — fetch or read-ahead) is issued after
+ *   I6  no DMA of a QP (dma_req.qpn: a key-checked access, a read of its
+ *       send or receive queue's WQEs — fetch or read-ahead —, or the write of
+ *       one of its completions, by the CQE's qpn) is issued after
  *       its DESTROY_QP or MODIFY_QP RESET returned, until it is connected
  *       again, and none issued before touches memory (a write lands, a read
  *       is served, or a bus error answers it: it was on the bus) after it
