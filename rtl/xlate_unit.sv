@@ -159,7 +159,8 @@ module xlate_unit #(
   // While a KLM walk runs, or S1 holds an access that starts one, external
   // requests wait: the walk's pieces use S1 and the unit answers in order.
   // Other traffic is untouched (klm_busy = s1_klm = 0).
-  assign req_ready_o  = !klm_busy && !s1_klm && (!s1_valid_q || wk_ld_ready);
+  // (HCA_MUTANT_S1_NO_STALL: formal mutant, rtl/formal/xlate_unit_props.sv ld_held)
+  assign req_ready_o  = !klm_busy && !s1_klm `ifndef HCA_MUTANT_S1_NO_STALL && (!s1_valid_q || wk_ld_ready) `endif;
   assign req_fire     = req_valid_i && req_ready_o;
   // A piece enters S1 when S1 is empty or its piece leaves for the page
   // walker this cycle (not a push: that starts a level), never in the cycle

@@ -32,9 +32,11 @@
 #                        that deep).
 #   formal-xu-fence-ind  fence unbounded, on the unit without KLM walks
 #                        (KLM = 0, 4 MPT entries): with the invariants inv_*
-#                        (xlate_unit_props.sv), by 3-induction (ABC's ind).
+#                        (xlate_unit_props.sv), by 3-induction (ABC's ind);
+#                        with it ld_held, S1's hand-off to the page walker
+#                        (in the KLM job too; mutant HCA_MUTANT_S1_NO_STALL).
 #   formal-xu-fence-klm-ind  fence, fence_klm, rsp_in_order, no_overflow,
-#                        rsp_stable and fw_answer unbounded with KLM walks
+#                        rsp_stable, fw_answer and ld_held unbounded with KLM walks
 #                        (KLM = 1, 4 MPT entries), with inv_* and the walk's
 #                        invariants (inv_walk, inv_lvl, inv_ctx[_all],
 #                        inv_tail, inv_klm, inv_ext, inv_rd, inv_fw2, inv_sh,
@@ -300,7 +302,12 @@ XU_IND_TAPS := $(XU_TAPS) \
     t_mpt_valid=dut.u_mpt.valid_q t_a_rdata=dut.u_mpt.a_rdata_q t_b_rdata=dut.u_mpt.b_rdata_q \
     t_a_rvalid=dut.u_mpt.a_rvalid_q t_b_rvalid=dut.u_mpt.b_rvalid_q t_klm_st=dut.u_klm.state_q \
     t_s1_tag=dut.s1_tag_q t_wk_tag=dut.u_walker.tag_q t_s3_tag=dut.s3_tag_q t_klm_tag=dut.u_klm.tag_q
-$(eval $(call formal_ind_job,xu-fence-ind,xlate_unit_props,$(XU_PROPS),,fence inv_*,$(XU_IND_TAPS),KLM=0 MPT_ENTRIES=4,3,10))
+# S1's hand-off to the page walker (ld_held), the walker's load port as
+# flattened, named before opt.
+XU_LD_TAPS := $(foreach p,valid walk final klm tag status pa va iova len page_shift mtt_base mtt_count,\
+                t_ld_$(p)=dut.u_walker.ld_$(p)_i)
+$(eval $(call formal_ind_job,xu-fence-ind,xlate_unit_props,$(XU_PROPS),,fence ld_held inv_*,$(XU_IND_TAPS) t_max_ind=dut.max_ind,KLM=0 MPT_ENTRIES=4,3,10,,$(XU_LD_TAPS)))
+$(eval $(call formal_bmc_job,xu-ld-mutant-s1-no-stall,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_S1_NO_STALL,ld_held,FAIL,$(XU_TAPS) $(XU_LD_TAPS) t_max_ind=dut.max_ind,KLM=0 MPT_ENTRIES=4))
 $(eval $(call formal_bmc_job,xu-fence-ind-mutant-no-fence,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_NO_FENCE,fence,FAIL,$(XU_TAPS),KLM=0 MPT_ENTRIES=4))
 # The fence with KLM walks, unbounded: fence and fence_klm with the same
 # invariants and the walk's own (inv_walk, inv_lvl, inv_ctx[_all],
@@ -316,15 +323,15 @@ XU_KLM_IND_TAPS   := $(XU_IND_TAPS) $(XU_KLM_TAPS) $(foreach k,0 1 2 3,t_kb$(k)=
 # The bookkeeping and the handshakes close with them (inv_tag: each
 # stage's tag is its slot's): rsp_in_order, no_overflow, rsp_stable,
 # fw_answer unbounded too.
-XU_KLM_IND_ASSERTS := fence fence_klm rsp_in_order no_overflow rsp_stable fw_answer inv_*
-$(eval $(call formal_ind_job,xu-fence-klm-ind,xlate_unit_props,$(XU_PROPS),,$(XU_KLM_IND_ASSERTS),$(XU_KLM_IND_TAPS),$(XU_KLM_IND_PARAMS),3,10))
+XU_KLM_IND_ASSERTS := fence fence_klm rsp_in_order no_overflow rsp_stable fw_answer ld_held inv_*
+$(eval $(call formal_ind_job,xu-fence-klm-ind,xlate_unit_props,$(XU_PROPS),,$(XU_KLM_IND_ASSERTS),$(XU_KLM_IND_TAPS),$(XU_KLM_IND_PARAMS),3,10,,$(XU_LD_TAPS)))
 # The output FIFO's head read at the write side (HCA_MUTANT_FIFO_HEAD_NEWEST):
 # rsp_stable and rsp_in_order fail (alone: the mutant's FIFO has no read
 # pointer left to tap).
 $(foreach p,rsp_stable rsp_in_order,$(eval $(call formal_bmc_job,xu-$(p)-mutant-head-newest,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_FIFO_HEAD_NEWEST,$(p),FAIL,$(XU_TAPS),$(XU_KLM_IND_PARAMS))))
 # A firmware write left unanswered (HCA_MUTANT_FWP_WRITE_NO_ANSWER in
 # xu_fw_port.sv): fw_answer fails, under every invariant.
-$(eval $(call formal_ind_job,xu-fence-klm-ind-mutant-write-no-answer,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_FWP_WRITE_NO_ANSWER,$(XU_KLM_IND_ASSERTS),$(XU_KLM_IND_TAPS),$(XU_KLM_IND_PARAMS),3,4,fw_answer))
+$(eval $(call formal_ind_job,xu-fence-klm-ind-mutant-write-no-answer,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_FWP_WRITE_NO_ANSWER,$(XU_KLM_IND_ASSERTS),$(XU_KLM_IND_TAPS),$(XU_KLM_IND_PARAMS),3,4,fw_answer,$(XU_LD_TAPS)))
 # A KLM-specific step broken: a level's context written only by the walk's
 # first push (HCA_MUTANT_KLM_STALE_CTX), so a deeper level walks a stale list.
 $(eval $(call formal_bmc_job,xu-fence-klm-ind-mutant-stale-ctx,xlate_unit_props,$(XU_PROPS),HCA_MUTANT_KLM_STALE_CTX,inv_ctx,FAIL,\

@@ -684,4 +684,34 @@ module xlate_unit_props #(
   always_comb if (rst_ni)
     fw_answer: assert (fw_rvalid_o == fw_pending);
 
+  // S1's hand-off to the page walker (xu_walker's load port, taps connected
+  // before opt: formal.mk XU_LD_TAPS): a load offered and not taken is
+  // offered again, unchanged — unless a KLM walk's last beat leaves S3 in
+  // that cycle (klm_walk_end): the walk's pieces behind it are dropped, S1's
+  // with them, by design (the request has ended); or unless the firmware
+  // changed CONFIG.max_indirection meanwhile: S1's KLM piece is decided
+  // again (an ERR_DEPTH beat becomes a push). Both found by this property.
+  (* keep *) logic                                  t_ld_valid, t_ld_walk, t_ld_final, t_ld_klm;
+  (* keep *) logic [`HCA_XU_TAG_BITS-1:0]            t_ld_tag;
+  (* keep *) logic [`HCA_XLATE_STATUS_W-1:0]         t_ld_status;
+  (* keep *) logic [63:0]                           t_ld_pa, t_ld_va, t_ld_iova;
+  (* keep *) logic [`HCA_XU_LEN_BITS-1:0]            t_ld_len;
+  (* keep *) logic [`HCA_MPT_ENTRY_PAGE_SHIFT_W-1:0] t_ld_page_shift;
+  (* keep *) logic [`HCA_MPT_ENTRY_MTT_BASE_W-1:0]   t_ld_mtt_base;
+  (* keep *) logic [`HCA_MPT_ENTRY_MTT_COUNT_W-1:0]  t_ld_mtt_count;
+  localparam int LD_W = 4 + `HCA_XU_TAG_BITS + `HCA_XLATE_STATUS_W + 3 * 64 + `HCA_XU_LEN_BITS +
+                        `HCA_MPT_ENTRY_PAGE_SHIFT_W + `HCA_MPT_ENTRY_MTT_BASE_W + `HCA_MPT_ENTRY_MTT_COUNT_W;
+  logic [LD_W-1:0] ld, ld_prev;
+  logic            ld_hold;
+  logic [2:0]      ld_max_ind;
+  assign ld = {t_ld_walk, t_ld_final, t_ld_klm, t_ld_tag, t_ld_status, t_ld_pa, t_ld_va, t_ld_iova, t_ld_len,
+               t_ld_page_shift, t_ld_mtt_base, t_ld_mtt_count, 1'b0};
+  always_ff @(posedge clk_i) begin
+    ld_hold <= rst_ni && t_ld_valid && !t_wk_ld_ready;
+    ld_prev <= ld;
+    ld_max_ind <= t_max_ind;
+  end
+  always_comb if (rst_ni && ld_hold)
+    ld_held: assert (t_walk_end || t_max_ind != ld_max_ind || (t_ld_valid && ld == ld_prev));
+
 endmodule
