@@ -676,6 +676,17 @@ static int floor_main(const char *firmware, const char *statelog, unsigned nqp)
     return 0;
 }
 
+/* A recorded earlier figure against this run's, 1 page. */
+static void versus(const char *then, double fr_steady, double fr_lat, double inv_steady, double inv_lat,
+                   const tput_t *t, const lat_t *fr, const lat_t *inv)
+{
+    printf("  %s -> now, 1 page:\n"
+           "    FAST_REG_MR steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n"
+           "    LOCAL_INV   steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n",
+           then, fr_steady, t->fr_cycles, fr_steady / t->fr_cycles, fr_lat, fr->cycles, fr_lat / fr->cycles,
+           inv_steady, t->inv_cycles, inv_steady / t->inv_cycles, inv_lat, inv->cycles, inv_lat / inv->cycles);
+}
+
 int main(int argc, char **argv)
 {
     const unsigned nqp = argc == 5 ? (unsigned)atoi(argv[4]) : QPS;
@@ -751,25 +762,11 @@ int main(int argc, char **argv)
            "    (the rest is the burst's start: each QP's first WQE has no read-ahead and is fetched in turn;\n"
            "     where the engine's own cycles go: make bench-mm-floor, docs/device.md \"The engine floor\")\n",
            QPS, tput[0].fr_mid, tput[0].inv_mid);
-    printf("  76c4918 -> now, 1 page:\n"
-           "    FAST_REG_MR steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n"
-           "    LOCAL_INV   steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n",
-           PREV_FR_STEADY, tput[0].fr_cycles, PREV_FR_STEADY / tput[0].fr_cycles, PREV_FR_LATENCY, fr[0].cycles,
-           PREV_FR_LATENCY / fr[0].cycles, PREV_INV_STEADY, tput[0].inv_cycles, PREV_INV_STEADY / tput[0].inv_cycles,
-           PREV_INV_LATENCY, inv[0].cycles, PREV_INV_LATENCY / inv[0].cycles);
-    printf("  before the event service's fast paths (420cd3a) -> now, 1 page:\n"
-           "    FAST_REG_MR steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n"
-           "    LOCAL_INV   steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n",
-           SEQ_FR_STEADY, tput[0].fr_cycles, SEQ_FR_STEADY / tput[0].fr_cycles, SEQ_FR_LATENCY, fr[0].cycles,
-           SEQ_FR_LATENCY / fr[0].cycles, SEQ_INV_STEADY, tput[0].inv_cycles, SEQ_INV_STEADY / tput[0].inv_cycles,
-           SEQ_INV_LATENCY, inv[0].cycles, SEQ_INV_LATENCY / inv[0].cycles);
-    printf("  before -> now (before: 8a1bc30), 1 page:\n"
-           "    FAST_REG_MR steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n"
-           "    LOCAL_INV   steady %.0f -> %.0f cycles/WR (x%.2f), latency %.0f -> %.0f (x%.2f)\n",
-           BEFORE_FR_STEADY, tput[0].fr_cycles, BEFORE_FR_STEADY / tput[0].fr_cycles, BEFORE_FR_LATENCY,
-           fr[0].cycles, BEFORE_FR_LATENCY / fr[0].cycles, BEFORE_INV_STEADY, tput[0].inv_cycles,
-           BEFORE_INV_STEADY / tput[0].inv_cycles, BEFORE_INV_LATENCY, inv[0].cycles,
-           BEFORE_INV_LATENCY / inv[0].cycles);
+    versus("76c4918", PREV_FR_STEADY, PREV_FR_LATENCY, PREV_INV_STEADY, PREV_INV_LATENCY, &tput[0], &fr[0], &inv[0]);
+    versus("before the event service's fast paths (420cd3a)", SEQ_FR_STEADY, SEQ_FR_LATENCY, SEQ_INV_STEADY,
+           SEQ_INV_LATENCY, &tput[0], &fr[0], &inv[0]);
+    versus("before (8a1bc30)", BEFORE_FR_STEADY, BEFORE_FR_LATENCY, BEFORE_INV_STEADY, BEFORE_INV_LATENCY, &tput[0],
+           &fr[0], &inv[0]);
     printf("  device with firmware: %.3g cycles/s\n", cps);
     return 0;
 }
