@@ -142,7 +142,7 @@ unsigned cq_destroy(uint32_t cqn)
     /* The CQ writer drops what it takes from now on; a CQE write it issued
      * before may still be on the bus: the ctx DRAIN waits for it (the CQ
      * writer is a DRAIN source), so the driver may free the ring at once. */
-    if (ctx_run(HCA_CTX_OP_DRAIN, 0) != HCA_FWP_RESULT_OK)
+    if (ctx_run(HCA_CTX_OP_DRAIN, HCA_DRAIN_ALL) != HCA_FWP_RESULT_OK)
         return HCA_CMD_STATUS_INTERNAL;
     cq_used[cqn] = 0;
     return HCA_CMD_STATUS_OK;
@@ -258,7 +258,7 @@ static unsigned reset_and_fence(uint32_t qpn)
     if (st != HCA_CMD_STATUS_OK)
         return st;
 #ifndef HCAFW_MUTANT_QP_NO_DRAIN
-    if (ctx_run(HCA_CTX_OP_DRAIN, 0) != HCA_FWP_RESULT_OK)
+    if (ctx_run(HCA_CTX_OP_DRAIN, HCA_DRAIN_ALL) != HCA_FWP_RESULT_OK)
         return HCA_CMD_STATUS_INTERNAL;
 #endif /* the mutant image that proves a destroy answering before the DRAIN is caught */
     return HCA_CMD_STATUS_OK;

@@ -225,7 +225,9 @@ void hca_ctx_edge(hca_ctx_t *m, const hca_ctx_io_t *io, uint64_t now)
         }
     }
     /* a waited-for client drops out the first cycle it is seen idle */
-    m->drain = (m->drain & busy) | (c.do_drain ? busy : 0u);
+    /* an invalidation's DRAIN waits for the key-checked sources, a destroy's (DRAIN_ALL) for all */
+    const uint32_t sel = c.idx == HCA_DRAIN_ALL ? ~0u : (uint32_t)HCA_DRAIN_KEYED_MASK;
+    m->drain = (m->drain & busy) | (c.do_drain ? busy & sel : 0u);
 
     /* The stage before this edge: WRITE_QPC/WRITE_CQC take it (never in the
      * same cycle as a stage write: those are other accesses). */

@@ -238,6 +238,10 @@ module hca_ctx #(
   assign do_wcqc    = wr && hit_cmd && op == `HCA_CTX_OP_WRITE_CQC && cq_ok;
   assign do_rcqc    = wr && hit_cmd && op == `HCA_CTX_OP_READ_CQC && cq_ok;
   assign do_drain   = wr && hit_cmd && op == `HCA_CTX_OP_DRAIN;
+  // An invalidation's DRAIN (index 0) waits for the key-checked sources; a
+  // destroy's (DRAIN_ALL) for every source: WQE reads and CQE writes too.
+  logic [N_DRAIN-1:0] drain_sel;
+  assign drain_sel  = (cmd_idx == 16'(`HCA_DRAIN_ALL)) ? '1 : N_DRAIN'(`HCA_DRAIN_KEYED_MASK);
   assign new_state  = `HCA_QP_CTX_STATE(stage_q);
   assign new_reset  = new_state == `HCA_QP_STATE_RESET || new_state == `HCA_QP_STATE_RTS;
 
@@ -299,7 +303,7 @@ module hca_ctx #(
       result_q <= result_d;
       // A waited-for client drops out the first cycle it is seen idle.
 `ifndef HCA_MUTANT_NO_DRAIN
-      drain_q  <= (drain_q & drain_busy_i) | (do_drain ? drain_busy_i : '0);
+      drain_q  <= (drain_q & drain_busy_i) | (do_drain ? drain_busy_i & drain_sel : '0);
 `else  // formal mutant (rtl/formal/hca_ctx_props.sv): DRAIN answers at once, waiting for nobody
       drain_q  <= '0;
 `endif

@@ -86,6 +86,10 @@ extern "C" {
 #define HCA_MAX_CQ 1024u
 /* ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks (the responder's: and its RQ WQE reads) plus each of its two posted-DMA slots; the send engine's SQ WQE reads: its fetch and each of its 4 read-ahead entries; the CQ writer's CQE write */
 #define HCA_DRAIN_SOURCES 15u
+/* the DRAIN sources holding key-checked work (the three engines' mover checks and posted slots; the responder's bit also covers its RQ WQE reads): what a DRAIN with index 0 waits for, an invalidation's; the others (the send engine's WQE fetch and read-ahead, the CQ writer) carry nothing key-checked */
+#define HCA_DRAIN_KEYED_MASK 14399u
+/* the ctx DRAIN command's index that waits for every DRAIN source (DESTROY_QP, MODIFY_QP RESET, DESTROY_CQ) */
+#define HCA_DRAIN_ALL 1u
 #define HCA_MAX_SEND_SGE 4u
 #define HCA_MAX_RECV_SGE 3u
 /* largest queue: 2^12 entries */
@@ -488,7 +492,7 @@ enum hca_ctx_op {
     HCA_CTX_OP_READ_QPC = 2, /* DATA <- QP context[index] */
     HCA_CTX_OP_WRITE_CQC = 3, /* CQ context[index] <- DATA */
     HCA_CTX_OP_READ_CQC = 4, /* DATA <- CQ context[index] */
-    HCA_CTX_OP_DRAIN = 5, /* complete once every key-checked DMA that was pending when the command was written has been answered */
+    HCA_CTX_OP_DRAIN = 5, /* complete once every key-checked DMA that was pending when the command was written has been answered (index DRAIN_ALL: and every WQE read and CQE write: a QP's or CQ's destroy) */
 };
 #define HCA_CTX_OP_WIDTH 4u
 #define HCA_CTX_OP_MAX 5u

@@ -77,6 +77,10 @@
 `define HCA_MAX_CQ 1024
 // ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks (the responder's: and its RQ WQE reads) plus each of its two posted-DMA slots; the send engine's SQ WQE reads: its fetch and each of its 4 read-ahead entries; the CQ writer's CQE write
 `define HCA_DRAIN_SOURCES 15
+// the DRAIN sources holding key-checked work (the three engines' mover checks and posted slots; the responder's bit also covers its RQ WQE reads): what a DRAIN with index 0 waits for, an invalidation's; the others (the send engine's WQE fetch and read-ahead, the CQ writer) carry nothing key-checked
+`define HCA_DRAIN_KEYED_MASK 14399
+// the ctx DRAIN command's index that waits for every DRAIN source (DESTROY_QP, MODIFY_QP RESET, DESTROY_CQ)
+`define HCA_DRAIN_ALL 1
 `define HCA_MAX_SEND_SGE 4
 `define HCA_MAX_RECV_SGE 3
 // largest queue: 2^12 entries
