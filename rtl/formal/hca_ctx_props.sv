@@ -19,6 +19,8 @@
 //                   started after it).
 //   drain_tracks    the bookkeeping the induction rests on: a snapshotted
 //                   client not yet seen low is still waited for.
+// The clients a DRAIN snapshots are those its index selects: every one for
+// DRAIN_ALL (a destroy's), DRAIN_KEYED_MASK for an invalidation's.
 //
 // Assumed: reset in the first cycle, not after. Each property fails on the
 // mutant HCA_MUTANT_NO_DRAIN (a ctx that answers DRAIN without waiting).
@@ -79,6 +81,11 @@ module hca_ctx_props #(
   wire drain     = cmd_write && fw_wdata_i[`HCA_CTX_CMD_OP_LSB +: `HCA_CTX_OP_W] == `HCA_CTX_OP_DRAIN;
   wire st_read   = fw_valid_i && !fw_write_i && fw_addr_i == 16'(`HCA_CTX_STATUS);
   wire not_busy  = !fw_rdata_o[`HCA_CTX_STATUS_BUSY_LSB];
+  // The sources the DRAIN written waits for, as SEMANTICS' contract reads:
+  // every one for a destroy's (index DRAIN_ALL), the key-checked ones for an
+  // invalidation's.
+  wire [N_DRAIN-1:0] sel = (fw_wdata_i[`HCA_CTX_CMD_INDEX_LSB +: 16] == 16'(`HCA_DRAIN_ALL)) ? '1 :
+                           N_DRAIN'(`HCA_DRAIN_KEYED_MASK);
 
   // The watched DRAIN: its snapshot, the clients seen low since (from the
   // next cycle on), whether another DRAIN came after it.
@@ -95,7 +102,7 @@ module hca_ctx_props #(
       if (drain && watch_i) begin
         watching <= 1'b1;
         idle     <= !drain_wait_o;
-        snap     <= drain_busy_i;
+        snap     <= drain_busy_i & sel;
         seen     <= '0;
       end
     end else begin
@@ -114,7 +121,7 @@ module hca_ctx_props #(
     rd_alone_q   <= idle && !other;
     rd_at_once_q <= at_once_q;
     // A DRAIN with no client busy and none waited for, last cycle.
-    at_once_q    <= rst_ni && drain && drain_busy_i == '0 && !drain_wait_o;
+    at_once_q    <= rst_ni && drain && (drain_busy_i & sel) == '0 && !drain_wait_o;
   end
   wire answer = rd_q && fw_rvalid_o;
 
