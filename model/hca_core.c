@@ -283,6 +283,7 @@ static void cm_edge_inputs(cm_t *m)
     w->xu.req_va = w->xarb.xu_req.va;
     w->xu.rsp_ready = w->xarb.xu_rsp_ready;
 
+    /* bit order = HCA_DRAIN_KEYED_MASK's (hca_core.sv's concatenation) */
     w->ctx.drain_busy = (rq->drain_busy & 0x7ffu) | (uint32_t)rs->place_busy << 11 | (uint32_t)w->cw.busy << 14;
     w->ctx.ra_qpn = rq->ra_qpn;
     w->ctx.rb_qpn = rq->rb_qpn;

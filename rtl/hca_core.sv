@@ -280,6 +280,8 @@ module hca_core #(
     .fw_rvalid_o     (ctx_rvalid),
     .fw_rdata_o      (ctx_rdata),
     .drain_wait_o    (drain_wait_o),
+    // (bit order = abi DRAIN_KEYED_MASK's: send [2:0], response [5:3], WQE reads
+    // [10:6], responder [13:11], CQ writer 14; keep them together)
     .drain_busy_i    ({cw_drain_busy, rs_drain_busy, rq_drain_busy}),
     .ra_qpn_i        (ra_qpn),
     .ra_qpc_o        (ra_qpc),
