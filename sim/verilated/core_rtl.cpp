@@ -64,6 +64,7 @@ enum SkipMode { kSkipOff, kSkipOn, kSkipCheck };
 struct SkipState {
     SkipMode mode = kSkipOn;
     bool pending = false;  /* the edge of the last evaluated cycle is not taken yet */
+    bool edged = false;    /* a clock edge was taken since reset */
     uint64_t quiet_to = 0; /* after the last evaluated cycle: quiet before this cycle */
     core_pins_t last = {}; /* the pins of the last evaluated cycle */
     bool quiet = false;    /* ... and the core's quiet_o, wake_valid_o, wake_o in it */
@@ -124,6 +125,7 @@ void rtl_reset(void *eng)
     CoreRtl *x = static_cast<CoreRtl *>(eng);
     reset(*x->top, idle_inputs);
     x->pending = false;
+    x->edged = false;
     x->quiet_to = 0;
     x->quiet = false;
     x->last = core_pins_t{};
@@ -224,6 +226,7 @@ void take_pending(CoreRtl *x)
         pulse(*x->top, true);
         x->top->clk_i = 0;
         x->pending = false;
+        x->edged = true;
     }
 }
 
@@ -283,10 +286,14 @@ void full_cycle(CoreRtl *x, core_pins_t *p, uint64_t now)
  * well, until the RNR head's deadline, due in the first cycle c with
  * (uint32)(c - wake_o) < 2^31 (hca_requester's rn_ripe). Their outputs are
  * now's (the same registers, the same inputs: the level pins the harness
- * keeps across a skip, fw_irq, fence_wait, drain_wait, included). */
+ * keeps across a skip, fw_irq, fence_wait, drain_wait, included). Not the
+ * state reset leaves, before any edge: quiet_o is the claim about the next
+ * edge of a state an edge made (the first edge after reset sets registers
+ * whose reset values their inputs do not match, e.g. hca_ctx's
+ * cq_inrange_q, none of them seen before). */
 uint64_t quiet_after(const CoreRtl *x, uint64_t now, const core_pins_t &p)
 {
-    if (!x->quiet || !inputs_idle(p))
+    if (!x->edged || !x->quiet || !inputs_idle(p))
         return now + 1;
     if (!x->wake_valid)
         return UINT64_MAX;
@@ -323,29 +330,40 @@ void quiet_cycle(CoreRtl *x, core_pins_t *p, uint64_t now)
 
 /* The model's whole state (the Verilated root: registers, memories, the
  * nets computed from them, the wrapper's input registers) against x->snap;
- * the time (now_i, the wrapper's now_q) and the scheduler's bookkeeping
- * (the clocks' last values, the trace's activity flags) as in the
- * snapshot. */
+ * the time (now_i, the wrapper's now_q) and the scheduler's bookkeeping as
+ * in the snapshot: the clocks' last values, the trace's activity flags,
+ * and the translation unit's MPT and MTT "write at this edge" flags
+ * (Verilator's __Vdlyvset: set by the edge that writes the memory, cleared
+ * by the next one; a snapshot taken before a quiet stretch's first edge
+ * may hold the write of the edge before). */
+#define SAME_STATE_EXCLUDED(X)                                                                                         \
+    X(now_i)                                                                                                           \
+    X(hca_core_sim__DOT__now_q)                                                                                        \
+    X(__Vtrigrprev__TOP__clk_i)                                                                                        \
+    X(__Vtrigrprev__TOP__ld_i)                                                                                         \
+    X(__Vdlyvset__hca_core_sim__DOT__hca_core__DOT__u_xu__DOT__u_mpt__DOT__mem_q__v0)                                  \
+    X(__Vdlyvset__hca_core_sim__DOT__hca_core__DOT__u_xu__DOT__u_mtt__DOT__mem_q__v0)                                  \
+    X(__Vm_traceActivity)
+
 bool same_state(CoreRtl *x)
 {
     using Root = Vhca_core___024root;
     Root &r = *x->top->rootp;
     const Root &s = *reinterpret_cast<const Root *>(x->snap.data());
-    const uint32_t now_i = r.now_i, now_q = r.hca_core_sim__DOT__now_q;
-    const CData clk = r.__Vtrigrprev__TOP__clk_i, ld = r.__Vtrigrprev__TOP__ld_i;
-    unsigned char act[sizeof r.__Vm_traceActivity];
-    std::memcpy(act, &r.__Vm_traceActivity, sizeof act);
-    r.now_i = s.now_i;
-    r.hca_core_sim__DOT__now_q = s.hca_core_sim__DOT__now_q;
-    r.__Vtrigrprev__TOP__clk_i = s.__Vtrigrprev__TOP__clk_i;
-    r.__Vtrigrprev__TOP__ld_i = s.__Vtrigrprev__TOP__ld_i;
-    std::memcpy(&r.__Vm_traceActivity, &s.__Vm_traceActivity, sizeof act);
+    struct Kept {
+#define KEPT_FIELD(f) unsigned char f[sizeof r.f];
+        SAME_STATE_EXCLUDED(KEPT_FIELD)
+#undef KEPT_FIELD
+    } kept;
+#define SWAP_IN(f)                                                                                                     \
+    std::memcpy(kept.f, (const void *)&r.f, sizeof r.f);                                                               \
+    std::memcpy((void *)&r.f, (const void *)&s.f, sizeof r.f);
+    SAME_STATE_EXCLUDED(SWAP_IN)
+#undef SWAP_IN
     const bool same = !std::memcmp((const void *)&s, (const void *)&r, sizeof r);
-    r.now_i = now_i;
-    r.hca_core_sim__DOT__now_q = now_q;
-    r.__Vtrigrprev__TOP__clk_i = clk;
-    r.__Vtrigrprev__TOP__ld_i = ld;
-    std::memcpy(&r.__Vm_traceActivity, act, sizeof act);
+#define PUT_BACK(f) std::memcpy((void *)&r.f, kept.f, sizeof r.f);
+    SAME_STATE_EXCLUDED(PUT_BACK)
+#undef PUT_BACK
     return same;
 }
 
