@@ -219,12 +219,13 @@ void pulse(Vhca_core &t, bool core_edge)
 }
 
 /* The edge left pending by the last evaluated cycle, if any, with the
- * inputs it registers (cycle now's when called for cycle now). */
-void take_pending(CoreRtl *x)
+ * inputs it registers (cycle now's when called for cycle now); the clock
+ * left high (for a wave's edge dump) or lowered. */
+void take_pending(CoreRtl *x, bool lower = true)
 {
     if (x->pending) {
         pulse(*x->top, true);
-        x->top->clk_i = 0;
+        x->top->clk_i = !lower;
         x->pending = false;
         x->edged = true;
     }
@@ -275,8 +276,9 @@ void full_cycle(CoreRtl *x, core_pins_t *p, uint64_t now)
 
     x->pending = true;
     if (dump) {
-        take_pending(x);
+        take_pending(x, false);
         x->fst->dump(now * kTicksPerCycle + kEdgeTick);
+        t.clk_i = 0;
     }
 }
 
