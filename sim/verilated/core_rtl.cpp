@@ -20,8 +20,8 @@
  * they are. Waves (FST) put cycle `now` at time now ns.
  *
  * Time is an input (now_i, the cycle's low 32 bits), so a quiet core's state
- * stands still: after each edge the core says whether it is quiet (quiet_o,
- * from its registers) and until when (wake_o, an RNR deadline). The harness
+ * stands still: with each cycle's outputs the core says whether it is quiet
+ * (quiet_o, from its registers) and until when (wake_o, an RNR deadline). The harness
  * skips the cycles between (quiet_until), except while a wave is written;
  * a quiet cycle it does step, with the inputs of the last one, is not
  * evaluated (quiet_cycle: the waves get the same dumps as from stepping).
