@@ -27,7 +27,9 @@ import subprocess
 import sys
 import tomllib
 
-TOP = "hca_core.hca_core."  # Verilator's top scope, then the core itself
+# Verilator's top scope, the simulation wrapper that registers the core's
+# inputs (sim/verilated/hca_core_sim.sv), then the core itself
+TOP = "hca_core.hca_core_sim.hca_core."
 TXN = "txn."  # the runner's transaction names beside it (sim/runner/scn_txn.c)
 TXN_ENUM = {"op", "opcode", "cqe_status", "rq_cqe_status", "invalidated_by", "func"}
 TXN_HEX = {"inval_key", "key_invalid", "key_valid", "breach_key", "pc", "qpn", "breach_qpn", "rq_inv_rkey"}

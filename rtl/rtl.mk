@@ -30,7 +30,14 @@ VL_RT_A    := $(VL_DIR)/libverilated.a
 # data-flow-graph pass gave the core 3% more instructions per cycle.
 VL_OPT     := OPT_FAST=-O3 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 vl_flags    = --cc -Wall -O3 --x-assign fast --x-initial fast --trace-fst -fno-dfg \
-              -Iabi/gen --top-module $(1) --prefix V$(1)
+              -Iabi/gen --top-module $(or $(VL_SIM_TOP_$(1)),$(1)) --prefix V$(1)
+# A top Verilated through a simulation-only wrapper (sim/verilated/, never
+# in RTL_SRCS: lint, synthesis and Icarus see the RTL alone); the model
+# keeps the top's name (prefix). hca_core_sim registers the core's inputs,
+# so one evaluation settles a cycle (docs/engine.md "What a simulated
+# cycle costs").
+VL_SIM_TOP_hca_core  := hca_core_sim
+VL_SIM_SRCS_hca_core := sim/verilated/hca_core_sim.sv
 
 # $(call vl_make,ARGS): a sub-make of Verilator's generated makefile. Quiet
 # unless V=1 (-s, and without the "Archive ..." notes verilated.mk prints);
@@ -57,10 +64,11 @@ ifneq ($$(file < $(2)/flags.txt),$(call vl_flags,$(1)) $(addprefix -D,$(3))$(if 
 $$(shell mkdir -p $(2))
 $$(file > $(2)/flags.txt,$(call vl_flags,$(1)) $(addprefix -D,$(3))$(if $(5), $(5)) $(VL_OPT))
 endif
-$(2)/V$(1).mk $(2)/V$(1).h &: $$(RTL_SRCS) $$(RTL_INC) $(2)/flags.txt
+$(2)/V$(1).mk $(2)/V$(1).h &: $$(RTL_SRCS) $(VL_SIM_SRCS_$(1)) $$(RTL_INC) $(2)/flags.txt
 	@mkdir -p $(2)
 	$$(call say,VERILATE,$(1)$(if $(3), ($(3))))
-	$$(Q)$$(VERILATOR) $(call vl_flags,$(1)) $(addprefix -D,$(3)) $(5) --no-skip-identical --Mdir $(2) $$(RTL_SRCS)
+	$$(Q)$$(VERILATOR) $(call vl_flags,$(1)) $(addprefix -D,$(3)) $(5) --no-skip-identical --Mdir $(2) \
+	    $$(RTL_SRCS) $(VL_SIM_SRCS_$(1))
 $(2)/V$(1)__ALL.a $(if $(4),$(2)/libverilated.a) &: $(2)/V$(1).mk
 	@printf 'include %s.mk\nlibverilated.a: $$$$(VK_GLOBAL_OBJS)\n\trm -f $$$$@ && $$$$(AR) rcs $$$$@ $$$$^\n' \
 	    V$(1) > $(2)/hcasim.mk

@@ -2,20 +2,32 @@
  * core_engine_ops_t (sim/iface/core_engine.h), as sim/verilated/xu_rtl.cpp does for the
  * translation unit.
  *
- * One engine = one VerilatedContext + one model. Per cycle: inputs are
- * driven while the clock is low, the model settles, the outputs of that
- * cycle are read back, then the rising edge is taken. Struct pins (dma_req,
+ * One engine = one VerilatedContext + one model: hca_core inside
+ * sim/verilated/hca_core_sim.sv, which registers its inputs, so that one
+ * evaluation per cycle settles it. Per cycle: the inputs are driven and the
+ * edge that ended the last evaluated cycle is taken (it registers them as
+ * it clocks the core: each edge is taken one call late, when the next
+ * cycle's inputs are known), the outputs of this cycle are read back. The
+ * core then sees this cycle's inputs and the registers after the last
+ * edge, as a top-level hca_core did at its clock-low evaluation, which was
+ * followed by an edge evaluating the input-dependent logic again from the
+ * old inputs. While a wave is written the edge is taken in the same call
+ * (the wave shows the core after it, as before) and the next cycle's
+ * inputs are loaded alone (ld_i). Struct pins (dma_req,
  * dma_rsp, tx, rx) are the ABI structs' bytes in address order, which is
  * also how Verilator lays out a wide port (VlWide: 32-bit words, word 0 =
  * bits 31:0 = bytes 0..3 on a little-endian host), so they are copied as
  * they are. Waves (FST) put cycle `now` at time now ns.
  *
  * Time is an input (now_i, the cycle's low 32 bits), so a quiet core's state
- * stands still: after each edge the core says whether it is quiet (quiet_o,
- * from its registers) and until when (wake_o, an RNR deadline). The harness
+ * stands still: with each cycle's outputs the core says whether it is quiet
+ * (quiet_o, from its registers) and until when (wake_o, an RNR deadline). The harness
  * skips the cycles between (quiet_until), except while a wave is written;
  * a quiet cycle it does step, with the inputs of the last one, is not
  * evaluated (quiet_cycle: the waves get the same dumps as from stepping).
+ * With the edge taken late, what is known after a cycle is whether the
+ * state before its edge was quiet: with its inputs idle, that edge changes
+ * nothing either, and the quiet stretch starts at the next cycle.
  * HCASIM_RTL_SKIP=0 evaluates every cycle (to check that skipping changes
  * nothing); =check evaluates every quiet cycle too, skipped ones with the
  * inputs held idle, and aborts at the first output that moves or when the
@@ -51,12 +63,15 @@ enum SkipMode { kSkipOff, kSkipOn, kSkipCheck };
 
 struct SkipState {
     SkipMode mode = kSkipOn;
+    bool pending = false;  /* the edge of the last evaluated cycle is not taken yet */
+    bool edged = false;    /* a clock edge was taken since reset */
     uint64_t quiet_to = 0; /* after the last evaluated cycle: quiet before this cycle */
-    bool settled = false;  /* the last evaluated cycle was quiet, its inputs idle: its outputs hold */
     core_pins_t last = {}; /* the pins of the last evaluated cycle */
+    bool quiet = false;    /* ... and the core's quiet_o, wake_valid_o, wake_o in it */
+    bool wake_valid = false;
+    uint32_t wake = 0;
     std::vector<unsigned char> snap; /* check mode: the model's state before quiet cycles */
-    bool snap_valid = false;         /* ... taken, at now_i snap_now, first quiet cycle snap_from */
-    uint32_t snap_now = 0;
+    bool snap_valid = false;         /* ... taken, first quiet cycle snap_from */
     uint64_t snap_from = 0;
 };
 
@@ -80,6 +95,7 @@ void idle_inputs(Vhca_core &t)
     static const hca_dma_rsp_t zrsp = {};
     static const hca_pkt_t zpkt = {};
     t.clk_i = 0;
+    t.ld_i = 0;
     t.db_valid_i = 0;
     t.db_addr_i = 0;
     t.db_data_i = 0;
@@ -108,8 +124,10 @@ void rtl_reset(void *eng)
 {
     CoreRtl *x = static_cast<CoreRtl *>(eng);
     reset(*x->top, idle_inputs);
+    x->pending = false;
+    x->edged = false;
     x->quiet_to = 0;
-    x->settled = false;
+    x->quiet = false;
     x->last = core_pins_t{};
 }
 
@@ -134,7 +152,8 @@ void rtl_destroy(void *eng)
     destroy<Vhca_core, CoreRtl>(eng);
 }
 
-/* Clock low: drive the inputs, masked to their port widths. */
+/* Drive the inputs (the wrapper's, registered at the next edge), masked to
+ * their port widths. */
 void drive(Vhca_core &t, const core_pins_t *p, uint64_t now)
 {
     t.now_i = (uint32_t)now;
@@ -180,12 +199,50 @@ bool inputs_idle(const core_pins_t &p)
     return !p.db_valid && !p.fw_valid && !p.dma_rsp_valid && !p.rx_valid && !p.xq_valid;
 }
 
-/* One cycle evaluated: inputs, this cycle's outputs, the edge. */
+/* A rising edge of the wrapper: clk_i (the core's edge, the inputs
+ * registered) or ld_i (the inputs registered alone), evaluated at once (the
+ * edge set up as rising whatever the pin held: the clock is lowered without
+ * an evaluation, nothing is sensitive to its falling edge). */
+void pulse(Vhca_core &t, bool core_edge)
+{
+    Vhca_core___024root &r = *t.rootp;
+    if (core_edge) {
+        t.clk_i = 1;
+        r.__Vtrigrprev__TOP__clk_i = 0;
+    } else {
+        t.ld_i = 1;
+        r.__Vtrigrprev__TOP__ld_i = 0;
+    }
+    settle(t);
+    t.ld_i = 0;
+    r.__Vtrigrprev__TOP__ld_i = 0;
+}
+
+/* The edge left pending by the last evaluated cycle, if any, with the
+ * inputs it registers (cycle now's when called for cycle now); the clock
+ * left high (for a wave's edge dump) or lowered. */
+void take_pending(CoreRtl *x, bool lower = true)
+{
+    if (x->pending) {
+        pulse(*x->top, true);
+        x->top->clk_i = !lower;
+        x->pending = false;
+        x->edged = true;
+    }
+}
+
+/* One cycle evaluated: its inputs registered by the pending edge (or
+ * loaded alone), its outputs; its own edge left pending, or taken at once
+ * while a wave is written (which shows the core after the edge, the
+ * registers moved and the inputs still this cycle's). */
 void full_cycle(CoreRtl *x, core_pins_t *p, uint64_t now)
 {
     Vhca_core &t = *x->top;
     drive(t, p, now);
-    t.eval();
+    if (x->pending)
+        take_pending(x);
+    else
+        pulse(t, false);
     const bool dump = x->fst && !x->paused;
     if (dump) {
         vars_sample(*x, now);
@@ -213,36 +270,44 @@ void full_cycle(CoreRtl *x, core_pins_t *p, uint64_t now)
     p->xs_last = t.xs_last_o;
     p->xs_len = t.xs_len_o;
     p->xs_pa = t.xs_pa_o;
+    x->quiet = t.quiet_o;
+    x->wake_valid = t.wake_valid_o;
+    x->wake = t.wake_o;
 
-    /* The rising edge that ends the cycle; lowered now, evaluated with the
-     * next cycle's inputs. */
-    edge(t);
-    if (dump)
+    x->pending = true;
+    if (dump) {
+        take_pending(x, false);
         x->fst->dump(now * kTicksPerCycle + kEdgeTick);
-    t.clk_i = 0;
+        t.clk_i = 0;
+    }
 }
 
-/* After an edge: the first cycle >= next not known quiet. Quiet: quiet_o
- * (from the registers), and the level pins the harness keeps across a skip
- * (fw_irq, fence_wait, drain_wait) as the pins last showed them; until the
- * RNR head's deadline, due in the first cycle c with (uint32)(c - wake_o) <
- * 2^31 (hca_requester's rn_ripe). */
-uint64_t quiet_after_edge(const CoreRtl *x, uint64_t next)
+/* After cycle now: the first cycle > now not known quiet. Quiet: the state
+ * before now's edge was (quiet_o, from the registers) and now's inputs were
+ * idle, so that edge changes nothing and the cycles after it are quiet as
+ * well, until the RNR head's deadline, due in the first cycle c with
+ * (uint32)(c - wake_o) < 2^31 (hca_requester's rn_ripe). Their outputs are
+ * now's (the same registers, the same inputs: the level pins the harness
+ * keeps across a skip, fw_irq, fence_wait, drain_wait, included). Not the
+ * state reset leaves, before any edge: quiet_o is the claim about the next
+ * edge of a state an edge made (the first edge after reset sets registers
+ * whose reset values their inputs do not match, e.g. hca_ctx's
+ * cq_inrange_q, none of them seen before). */
+uint64_t quiet_after(const CoreRtl *x, uint64_t now, const core_pins_t &p)
 {
-    const Vhca_core &t = *x->top;
-    if (!t.quiet_o || t.fw_irq_o != x->last.fw_irq || t.fence_wait_o != x->last.fence_wait ||
-        t.drain_wait_o != x->last.drain_wait)
-        return next;
-    if (!t.wake_valid_o)
+    if (!x->edged || !x->quiet || !inputs_idle(p))
+        return now + 1;
+    if (!x->wake_valid)
         return UINT64_MAX;
-    const uint32_t late = (uint32_t)next - t.wake_o;
-    return late < 0x80000000u ? next : next + (uint64_t)(0u - late);
+    const uint32_t late = (uint32_t)now - x->wake;
+    return late < 0x80000000u ? now + 1 : now + (uint64_t)(0u - late);
 }
 
-/* A quiet cycle with the inputs of the last one, itself evaluated in this
- * quiet state: nothing to evaluate, the outputs are the last ones; the waves get the clock's two dumps (the
- * model's signals unchanged: Verilator's trace compares only the top's
- * ports while no evaluation marked activity) and the harness's variables. */
+/* A quiet cycle with the inputs of the last one: nothing to evaluate (a
+ * pending edge stays pending: it changes nothing), the outputs are the last
+ * ones; the waves get the clock's two dumps (the model's signals unchanged:
+ * Verilator's trace compares only the top's ports while no evaluation
+ * marked activity) and the harness's variables. */
 void quiet_cycle(CoreRtl *x, core_pins_t *p, uint64_t now)
 {
     *p = x->last;
@@ -266,25 +331,41 @@ void quiet_cycle(CoreRtl *x, core_pins_t *p, uint64_t now)
 }
 
 /* The model's whole state (the Verilated root: registers, memories, the
- * nets computed from them) against x->snap, now_i taken as `as_now`; the
- * scheduler's bookkeeping (the clock's last value, the trace's activity
- * flags) as in the snapshot. */
-bool same_state(CoreRtl *x, uint32_t as_now)
+ * nets computed from them, the wrapper's input registers) against x->snap;
+ * the time (now_i, the wrapper's now_q) and the scheduler's bookkeeping as
+ * in the snapshot: the clocks' last values, the trace's activity flags,
+ * and the translation unit's MPT and MTT "write at this edge" flags
+ * (Verilator's __Vdlyvset: set by the edge that writes the memory, cleared
+ * by the next one; a snapshot taken before a quiet stretch's first edge
+ * may hold the write of the edge before). */
+#define SAME_STATE_EXCLUDED(X)                                                                                         \
+    X(now_i)                                                                                                           \
+    X(hca_core_sim__DOT__now_q)                                                                                        \
+    X(__Vtrigrprev__TOP__clk_i)                                                                                        \
+    X(__Vtrigrprev__TOP__ld_i)                                                                                         \
+    X(__Vdlyvset__hca_core_sim__DOT__hca_core__DOT__u_xu__DOT__u_mpt__DOT__mem_q__v0)                                  \
+    X(__Vdlyvset__hca_core_sim__DOT__hca_core__DOT__u_xu__DOT__u_mtt__DOT__mem_q__v0)                                  \
+    X(__Vm_traceActivity)
+
+bool same_state(CoreRtl *x)
 {
     using Root = Vhca_core___024root;
     Root &r = *x->top->rootp;
     const Root &s = *reinterpret_cast<const Root *>(x->snap.data());
-    const uint32_t now = r.now_i;
-    const CData clk = r.__Vtrigrprev__TOP__clk_i;
-    unsigned char act[sizeof r.__Vm_traceActivity];
-    std::memcpy(act, &r.__Vm_traceActivity, sizeof act);
-    r.now_i = as_now;
-    r.__Vtrigrprev__TOP__clk_i = s.__Vtrigrprev__TOP__clk_i;
-    std::memcpy(&r.__Vm_traceActivity, &s.__Vm_traceActivity, sizeof act);
-    const bool same = !std::memcmp(x->snap.data(), (const void *)&r, sizeof r);
-    r.now_i = now;
-    r.__Vtrigrprev__TOP__clk_i = clk;
-    std::memcpy(&r.__Vm_traceActivity, act, sizeof act);
+    struct Kept {
+#define KEPT_FIELD(f) unsigned char f[sizeof r.f];
+        SAME_STATE_EXCLUDED(KEPT_FIELD)
+#undef KEPT_FIELD
+    } kept;
+#define SWAP_IN(f)                                                                                                     \
+    std::memcpy(kept.f, (const void *)&r.f, sizeof r.f);                                                               \
+    std::memcpy((void *)&r.f, (const void *)&s.f, sizeof r.f);
+    SAME_STATE_EXCLUDED(SWAP_IN)
+#undef SWAP_IN
+    const bool same = !std::memcmp((const void *)&s, (const void *)&r, sizeof r);
+#define PUT_BACK(f) std::memcpy((void *)&r.f, kept.f, sizeof r.f);
+    SAME_STATE_EXCLUDED(PUT_BACK)
+#undef PUT_BACK
     return same;
 }
 
@@ -302,7 +383,6 @@ void check_cycle(CoreRtl *x, core_pins_t *p, uint64_t now)
     if (!x->snap_valid) {
         snap_state(x);
         x->snap_valid = true;
-        x->snap_now = x->top->rootp->now_i;
         x->snap_from = now;
     }
     full_cycle(x, p, now);
@@ -310,12 +390,20 @@ void check_cycle(CoreRtl *x, core_pins_t *p, uint64_t now)
         check_failed(now, "an output");
 }
 
+/* The end of a checked quiet stretch (cycle now its last): its last edge
+ * taken with its inputs, then the whole state must be the snapshot's (taken
+ * before the first quiet cycle: before the edge of the cycle that declared
+ * the stretch too, when that edge was pending). */
 void check_state(CoreRtl *x, uint64_t now)
 {
     if (!x->snap_valid)
         return;
     x->snap_valid = false;
-    if (!same_state(x, x->snap_now)) {
+    if (x->pending) {
+        drive(*x->top, &x->last, now);
+        take_pending(x);
+    }
+    if (!same_state(x)) {
         char what[96];
         std::snprintf(what, sizeof what, "the state (in cycles %llu to %llu)", (unsigned long long)x->snap_from,
                       (unsigned long long)now);
@@ -326,8 +414,7 @@ void check_state(CoreRtl *x, uint64_t now)
 void rtl_cycle(void *eng, core_pins_t *p, uint64_t now)
 {
     CoreRtl *x = static_cast<CoreRtl *>(eng);
-    const bool quiet = now < x->quiet_to;
-    if (quiet && x->settled && inputs_idle(*p) && same_inputs(*p, x->last)) {
+    if (now < x->quiet_to && inputs_idle(*p) && same_inputs(*p, x->last)) {
         if (x->mode == kSkipCheck)
             check_cycle(x, p, now);
         else
@@ -338,8 +425,7 @@ void rtl_cycle(void *eng, core_pins_t *p, uint64_t now)
         check_state(x, now - 1);
     full_cycle(x, p, now);
     x->last = *p;
-    x->settled = quiet && inputs_idle(*p);
-    x->quiet_to = x->mode == kSkipOff ? 0 : quiet_after_edge(x, now + 1);
+    x->quiet_to = x->mode == kSkipOff ? 0 : quiet_after(x, now, *p);
 }
 
 /* The harness may skip to here; while a wave is written every cycle is
@@ -353,39 +439,17 @@ uint64_t rtl_quiet_until(const void *eng, uint64_t next)
     return x->quiet_to;
 }
 
-/* Check mode: the skipped cycles stepped with the inputs held (valids low,
- * the rest as in the last cycle), each required to change nothing: the
- * first by the state before and after it, both settled with its inputs at
- * the clock low, the others by check_cycle. Otherwise nothing to do: the
- * state is already what stepping would leave. */
+/* Check mode: the skipped cycles stepped with the inputs of the last one
+ * (idle: a quiet stretch starts only after a cycle with idle inputs), each
+ * required to change nothing (check_cycle, check_state). Otherwise nothing
+ * to do: the state is already what stepping would leave (a pending edge
+ * changes nothing). */
 void rtl_skip(void *eng, uint64_t from, uint64_t to)
 {
     CoreRtl *x = static_cast<CoreRtl *>(eng);
     if (x->mode != kSkipCheck)
         return;
-    Vhca_core &t = *x->top;
     core_pins_t p = x->last;
-    p.db_valid = p.fw_valid = p.dma_rsp_valid = p.rx_valid = p.xq_valid = 0;
-    const core_pins_t out = x->last;
-    check_state(x, from - 1);
-    if (!x->settled) {
-        drive(t, &p, from);
-        t.eval();
-        snap_state(x);
-        full_cycle(x, &p, from);
-        drive(t, &p, from);
-        t.eval();
-        if (!same_state(x, (uint32_t)from))
-            check_failed(from, "the state");
-        /* no valid, and the levels the harness keeps from the last cycle
-           (fw_irq, fence_wait, drain_wait) as they were */
-        if (p.dma_req_valid || p.tx_valid || p.xs_valid || p.fw_rvalid || p.fw_irq != out.fw_irq ||
-            p.fence_wait != out.fence_wait || p.drain_wait != out.drain_wait)
-            check_failed(from, "an output");
-        x->last = p;
-        x->settled = true;
-        from++;
-    }
     for (uint64_t c = from; c < to; c++)
         rtl_cycle(eng, &p, c);
     check_state(x, to - 1);

@@ -133,14 +133,16 @@ template <typename E> void vars_sample(E &e, uint64_t now)
 
 /* The rising edge that ends a cycle, every other input unchanged since the
  * clock-low eval(). Top::eval() would first run Verilator's input-
- * combinational region ("ico", run at every eval(): in the core most of the
- * next-state logic, since the bus and link handshakes reach every FSM),
- * recomputing from the same inputs what the clock-low eval() computed; this
- * is its scheduler (Verilator 5.006's generated _eval) without that region:
- * the edge triggers, then the NBA region until neither fires. The three
- * parts are the model's generated functions (VL_DEFINE_EDGE). Only with the
- * Verilator whose scheduler it repeats, else eval() (-DVL_FAST_EDGE=0 too,
- * to measure it). */
+ * combinational region ("ico", run at every eval(): in a top whose inputs
+ * reach its next-state logic, most of it), recomputing from the same inputs
+ * what the clock-low eval() computed; this is its scheduler (Verilator
+ * 5.006's generated _eval) without that region: the triggers, then the NBA
+ * region until neither fires. The three parts are the model's generated
+ * functions (VL_DEFINE_EDGE). settle(t) is the same loop on whatever edges
+ * the caller set up: for a top whose inputs reach registers only (the core,
+ * sim/verilated/hca_core_sim.sv), which has no ico region to skip. Only with
+ * the Verilator whose scheduler it repeats, else eval() (-DVL_FAST_EDGE=0
+ * too, to measure it). */
 #ifndef VL_FAST_EDGE
 #if VERILATOR_VERSION_INTEGER == 5006000 && !defined(VL_DEBUG)
 #define VL_FAST_EDGE 1
@@ -150,11 +152,9 @@ template <typename E> void vars_sample(E &e, uint64_t now)
 #endif
 
 #if VL_FAST_EDGE
-template <typename Top, typename Root>
-void fast_edge(Top &t, void (*triggers)(Root *), void (*act)(Root *), void (*nba)(Root *))
+template <typename Root>
+void fast_settle(Root *r, void (*triggers)(Root *), void (*act)(Root *), void (*nba)(Root *))
 {
-    t.clk_i = 1;
-    Root *r = t.rootp;
     r->vlSymsp->__Vm_activity = true;
     for (unsigned iter = 0;; iter++) {
         r->__VnbaTriggered.clear();
@@ -178,22 +178,32 @@ void fast_edge(Top &t, void (*triggers)(Root *), void (*act)(Root *), void (*nba
     Verilated::endOfEval(r->vlSymsp->__Vm_evalMsgQp);
 }
 
-/* edge(T &) for the top T: its generated parts declared (they have external
- * linkage but no header), the shim having included T__Syms.h and
- * T___024root.h. At file scope. */
+/* edge(T &) and settle(T &) for the top T: its generated parts declared
+ * (they have external linkage but no header), the shim having included
+ * T__Syms.h and T___024root.h. At file scope. */
 #define VL_DEFINE_EDGE(T)                                                                                              \
     void T##___024root___eval_triggers__act(T##___024root *);                                                          \
     void T##___024root___eval_act(T##___024root *);                                                                    \
     void T##___024root___eval_nba(T##___024root *);                                                                    \
     namespace vl_engine {                                                                                              \
+    inline void settle(T &t)                                                                                           \
+    {                                                                                                                  \
+        fast_settle(t.rootp, T##___024root___eval_triggers__act, T##___024root___eval_act,                             \
+                    T##___024root___eval_nba);                                                                         \
+    }                                                                                                                  \
     inline void edge(T &t)                                                                                             \
     {                                                                                                                  \
-        fast_edge(t, T##___024root___eval_triggers__act, T##___024root___eval_act, T##___024root___eval_nba);          \
+        t.clk_i = 1;                                                                                                   \
+        settle(t);                                                                                                     \
     }                                                                                                                  \
     }
 #else
 #define VL_DEFINE_EDGE(T)                                                                                              \
     namespace vl_engine {                                                                                              \
+    inline void settle(T &t)                                                                                           \
+    {                                                                                                                  \
+        t.eval();                                                                                                      \
+    }                                                                                                                  \
     inline void edge(T &t)                                                                                             \
     {                                                                                                                  \
         t.clk_i = 1;                                                                                                   \
