@@ -56,9 +56,13 @@
 #define EVT(off) (HCA_FW_EVT_BASE + (off))
 #define EVT_WORDS (sizeof(hca_fw_event_t) / 4)
 /* The words the service reads of each event: all but rsvd (one port access
- * less per event). */
+ * less per event); of an invalidation's, READ_EVT reads EVT_INV_WORDS only
+ * (hdr, pd, key: all that find_mr, invalidate, invalidate_quick and refuse
+ * look at; the rest of its rd_evt slot is an earlier event's). */
 #define EVT_READ_WORDS (offsetof(hca_fw_event_t, rsvd) / 4)
 _Static_assert(offsetof(hca_fw_event_t, rsvd) + 4 == sizeof(hca_fw_event_t), "rsvd is the last word");
+_Static_assert(offsetof(hca_fw_event_t, key) + 4 == 4 * HCA_EVT_INV_WORDS && offsetof(hca_fw_event_t, pd) < 4 * HCA_EVT_INV_WORDS,
+               "an invalidation's words come first");
 
 /* Bytes per list transfer; the host tests use a smaller one to cover the loop
  * (with FDMA_MAX_LEN 4096 the longest list is a single transfer). */
@@ -80,7 +84,7 @@ static uint8_t evt_block;
 /* ---- sequencer programs ---- */
 
 #define EVT_BATCH HCA_EVT_QUEUE_DEPTH /* events read per program */
-#define EVT_READ_OPS 2u               /* READ_RAM of the DATA words, POP */
+#define EVT_READ_OPS 2u               /* READ_EVT of the DATA words, POP */
 _Static_assert(EVT_BATCH * EVT_READ_OPS <= HCA_FSEQ_MAX_OPS, "a batch is one program");
 _Static_assert(EVT_WORDS <= HCA_FSEQ_MAX_WORDS && HCA_FWP_MPT_DATA_COUNT <= HCA_FSEQ_MAX_WORDS, "one entry each");
 
@@ -715,7 +719,7 @@ int mm_events_served(void)
         templates_init();
         for (unsigned b = 0; b < EVT_BATCH; b++) {
             hca_fseq_entry_t *r = &rd_prog[b * EVT_READ_OPS];
-            r[0] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DATA), HCA_FSEQ_KIND_READ_RAM, EVT_READ_WORDS),
+            r[0] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DATA), HCA_FSEQ_KIND_READ_EVT, EVT_READ_WORDS),
                                       fw_local_addr(&rd_evt[b])};
             r[1] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_POP), HCA_FSEQ_KIND_WRITE, 0), 0};
         }

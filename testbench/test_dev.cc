@@ -740,6 +740,34 @@ TEST_P(Sequencer, WritesReadsAndRamBlocksGoThroughThePortInOrder)
     EXPECT_EQ(0x5u, run_seq(GetParam(), SeqImage(r, 2, d3, data)));
 }
 
+TEST_P(Sequencer, ReadEvtReadsAnInvalidationsWordsUpToKeyAndAnyOtherEventWhole)
+{
+    // The MPT staging (10 words) stands for an event: word 0 its hdr, then
+    // READ_EVT of 10 words into data words 0..9, pre-filled with a marker.
+    const uint32_t MPT = HCA_FWP_BASE + HCA_FWP_MPT_DATA, MARK = 0x5a5a5a5au;
+    const size_t n = 4;
+    const std::vector<uint32_t> data(HCA_FWP_MPT_DATA_COUNT, MARK);
+    for (unsigned kind : {(unsigned)HCA_EVT_KIND_LOCAL_INV, (unsigned)HCA_EVT_KIND_REMOTE_INV,
+                          (unsigned)HCA_EVT_KIND_READ_INV, (unsigned)HCA_EVT_KIND_FAST_REG_MR}) {
+        const uint32_t hdr = kind << HCA_FW_EVENT_KIND_LSB | 0x123u << HCA_FW_EVENT_TAG_LSB;
+        std::vector<hca_fseq_entry_t> e = {seq(MPT, HCA_FSEQ_KIND_WRITE, 0, hdr),
+                                           seq(MPT + 8, HCA_FSEQ_KIND_WRITE, 0, 0xbeef0000u | kind),
+                                           seq(MPT + 12, HCA_FSEQ_KIND_WRITE, 0, 0xcafe0000u | kind),
+                                           seq(MPT, HCA_FSEQ_KIND_READ_EVT, HCA_FWP_MPT_DATA_COUNT,
+                                               SeqImage::data_addr(n, 0))};
+        const bool inv = kind != HCA_EVT_KIND_FAST_REG_MR;
+        const auto word = [&](size_t i) { return (int32_t)(8 * n + 4 * i); };
+        EXPECT_EQ(fseq_status(0, 0, 4), run_seq(GetParam(), SeqImage(e, 4, -8, data))) << "kind " << kind;
+        EXPECT_EQ(hdr, run_seq(GetParam(), SeqImage(e, 4, word(0), data))) << "kind " << kind;
+        EXPECT_EQ(0xbeef0000u | kind, run_seq(GetParam(), SeqImage(e, 4, word(2), data))) << "kind " << kind;
+        EXPECT_EQ(inv ? MARK : 0xcafe0000u | kind, run_seq(GetParam(), SeqImage(e, 4, word(3), data)))
+            << "kind " << kind << (inv ? ": an invalidation's words end with key (EVT_INV_WORDS)" : ": read whole");
+        EXPECT_EQ(inv ? MARK : 0u, run_seq(GetParam(), SeqImage(e, 4, word(HCA_FWP_MPT_DATA_COUNT - 1), data)))
+            << "kind " << kind;
+    }
+    static_assert(HCA_EVT_INV_WORDS == 3, "word 3 is the first past an invalidation's");
+}
+
 TEST_P(Sequencer, AWaitGoesOnForAnAcceptedResultAndStopsOtherwise)
 {
     const uint32_t CMD = HCA_FWP_BASE + HCA_FWP_CMD, ST = HCA_FWP_BASE + HCA_FWP_STATUS;

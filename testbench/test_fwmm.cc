@@ -20,6 +20,7 @@ extern "C" {
 #include "cmd.h"
 #include "console.h"
 #include "dev.h"
+#include "hca_fseq.h"
 #include "mm.h"
 #include "start.h"
 }
@@ -66,6 +67,7 @@ struct Mock {
     // fseq: a program runs whole at its RUN, through the same registers
     uint32_t fseq_prog = 0, fseq_status = 0;
     int fseq_runs = 0;
+    unsigned evt_words_read = 0; // port words read by READ_EVT / READ_RAM entries (the events)
     std::vector<Rec> log;
     std::string console;
 };
@@ -291,18 +293,26 @@ void fseq_run(uint32_t count)
             break;
         }
         case HCA_FSEQ_KIND_WRITE_RAM:
-        case HCA_FSEQ_KIND_READ_RAM: {
+        case HCA_FSEQ_KIND_READ_RAM:
+        case HCA_FSEQ_KIND_READ_EVT: {
             auto *w = static_cast<uint32_t *>(local(x.val));
             if (!w || arg == 0 || arg > HCA_FSEQ_MAX_WORDS) {
                 error = 1;
                 break;
             }
-            for (uint32_t i = 0; i < arg; i++) {
+            uint32_t words = arg;
+            for (uint32_t i = 0; i < words; i++) {
                 if (hca_fseq_entry_get_kind(&x) == HCA_FSEQ_KIND_WRITE_RAM)
                     reg_write(addr + 4 * i, w[i]);
                 else
                     w[i] = reg_read(addr + 4 * i);
+                // READ_EVT: an invalidation's hdr read, its words end with key
+                if (hca_fseq_entry_get_kind(&x) == HCA_FSEQ_KIND_READ_EVT && i == 0 &&
+                    hca_evt_kind_invalidates(w[0] >> HCA_FW_EVENT_KIND_LSB & ((1u << HCA_FW_EVENT_KIND_WIDTH) - 1)))
+                    words = std::min(words, (uint32_t)HCA_EVT_INV_WORDS);
             }
+            if (hca_fseq_entry_get_kind(&x) != HCA_FSEQ_KIND_WRITE_RAM)
+                M->evt_words_read += words;
             break;
         }
         default: error = 1; break;
@@ -1193,6 +1203,8 @@ TEST_F(FwMm, ABatchIsReadByOneProgramAndEachCommitIsOneProgram)
     mm_service();
     EXPECT_TRUE(mock.events.empty());
     EXPECT_EQ(4, mock.fseq_runs) << "one read of the batch, one program per operation";
+    EXPECT_EQ(2 * (offsetof(hca_fw_event_t, rsvd) / 4) + HCA_EVT_INV_WORDS, mock.evt_words_read)
+        << "READ_EVT: a registration's words but rsvd, an invalidation's up to key";
     std::vector<Kind> kinds;
     for (const Rec &r : mock.log)
         kinds.push_back(r.kind);
