@@ -86,6 +86,8 @@ static uint8_t evt_block;
 #define EVT_BATCH HCA_EVT_QUEUE_DEPTH /* events read per program */
 #define EVT_READ_OPS 2u               /* READ_EVT of the DATA words, POP */
 _Static_assert(EVT_BATCH * EVT_READ_OPS <= HCA_FSEQ_MAX_OPS, "a batch is one program");
+_Static_assert(HCA_FW_RAM_SIZE / 8 <= 1u << HCA_FSEQ_GO_ENTRY_WIDTH && HCA_FSEQ_MAX_OPS < 1u << HCA_FSEQ_GO_COUNT_WIDTH,
+               "fseq_start's GO names every entry in RAM and every count");
 _Static_assert(EVT_WORDS <= HCA_FSEQ_MAX_WORDS && HCA_FWP_MPT_DATA_COUNT <= HCA_FSEQ_MAX_WORDS, "one entry each");
 
 #define CTL(addr, kind, arg)                                                                                        \

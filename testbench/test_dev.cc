@@ -634,7 +634,7 @@ struct SeqImage {
     static constexpr uint32_t kEntries = 72; // byte offset of entry 0 in the image (8-aligned)
     std::vector<uint32_t> words;
     SeqImage(const std::vector<hca_fseq_entry_t> &e, uint32_t count, int32_t exit_at,
-             const std::vector<uint32_t> &data = {})
+             const std::vector<uint32_t> &data = {}, bool go = false)
     {
         const uint32_t T0 = 5, T1 = 6, T2 = 7, T3 = 28, T4 = 29, T5 = 30, A0 = 10;
         words = {
@@ -654,6 +654,13 @@ struct SeqImage {
             rv_wfi(),                                            // 13
             rv_jal(0, -4),                                       // 14
         };
+        if (go) { // 3..5: GO = {entry 0's index in RAM, count} in one store instead of PROG, RUN
+            const uint32_t w = HCA_FSEQ_GO_ENTRY_PUT(kEntries / 8) | HCA_FSEQ_GO_COUNT_PUT(count);
+            words[3] = rv_lui(T2, w >> 12);
+            words[4] = rv_addi(T2, T2, (int32_t)(w & 0xfffu));
+            words[5] = rv_sw(T2, T0, HCA_FSEQ_GO);
+            static_assert(HCA_FSEQ_MAX_OPS < 0x800, "count is addi's positive immediate");
+        }
         words.resize(kEntries / 4, 0);
         for (const hca_fseq_entry_t &x : e) {
             words.push_back(x.ctl);
@@ -766,6 +773,19 @@ TEST_P(Sequencer, ReadEvtReadsAnInvalidationsWordsUpToKeyAndAnyOtherEventWhole)
             << "kind " << kind;
     }
     static_assert(HCA_EVT_INV_WORDS == 3, "word 3 is the first past an invalidation's");
+}
+
+TEST_P(Sequencer, GoIsProgAndRunInOneStore)
+{
+    std::vector<hca_fseq_entry_t> e = {seq(MTT_LO, HCA_FSEQ_KIND_WRITE, 0, 0x12345001u),
+                                       seq(MTT_HI, HCA_FSEQ_KIND_WRITE, 0, 0x77u),
+                                       seq(MTT_LO, HCA_FSEQ_KIND_READ, 0, 0)};
+    EXPECT_EQ(0x12345001u, run_seq(GetParam(), SeqImage(e, 3, 8 * 2 + 4, {}, true)));
+    EXPECT_EQ(fseq_status(0, 0, 3), run_seq(GetParam(), SeqImage(e, 3, -8, {}, true))) << "done = every entry";
+    EXPECT_EQ(fseq_status(0, 0, 2), run_seq(GetParam(), SeqImage(e, 2, -8, {}, true))) << "GO's count";
+    EXPECT_EQ(fseq_status(1, 0, 0), run_seq(GetParam(), SeqImage(e, 0, -8, {}, true))) << "count 0";
+    EXPECT_EQ(fseq_status(1, 0, 0), run_seq(GetParam(), SeqImage(e, HCA_FSEQ_MAX_OPS + 1, -8, {}, true)))
+        << "count above FSEQ_MAX_OPS";
 }
 
 TEST_P(Sequencer, AWaitGoesOnForAnAcceptedResultAndStopsOtherwise)

@@ -143,8 +143,9 @@ void fdma_start()
     r.host = (uint64_t)M->fdma_host_hi << 32 | M->fdma_host_lo;
     r.len = M->fdma_len;
     M->fdma_error = 1;
-    uint32_t h = M->fdma_local & 0x7fffffffu;
-    if (r.len == 0 || r.len > HCA_FDMA_MAX_LEN || !(M->fdma_local & 0x80000000u) || h >= M->locals.size() ||
+    uint32_t h = (M->fdma_local & 0x7fffffffu) / 8;
+    if (r.len == 0 || r.len > HCA_FDMA_MAX_LEN || !(M->fdma_local & 0x80000000u) || (M->fdma_local & 7) ||
+        h >= M->locals.size() ||
         r.host < HOST_BASE || r.host - HOST_BASE + r.len > HOST_SIZE)
         return;
     M->fdma_error = 0;
@@ -162,8 +163,9 @@ void reg_write(uint32_t addr, uint32_t val);
 
 uint32_t fw_local_addr(void *p)
 {
+    // 8 apart, as fseq GO counts entries of RAM (HCA_FW_RAM_BASE is 0x80000000)
     M->locals.push_back(p);
-    return 0x80000000u | (uint32_t)(M->locals.size() - 1);
+    return 0x80000000u | (uint32_t)(M->locals.size() - 1) * 8;
 }
 
 uint32_t reg_read(uint32_t addr)
@@ -192,6 +194,12 @@ void reg_write(uint32_t addr, uint32_t val)
     }
     if (addr == HCA_FW_FSEQ_BASE + HCA_FSEQ_RUN) {
         fseq_run(HCA_FSEQ_RUN_COUNT_GET(val));
+        return;
+    }
+    if (addr == HCA_FW_FSEQ_BASE + HCA_FSEQ_GO) {
+        EXPECT_LT(M->locals.size(), 1u << HCA_FSEQ_GO_ENTRY_WIDTH) << "a handle GO cannot name";
+        M->fseq_prog = HCA_FW_RAM_BASE + 8 * HCA_FSEQ_GO_ENTRY_GET(val);
+        fseq_run(HCA_FSEQ_GO_COUNT_GET(val));
         return;
     }
     if (addr >= HCA_FW_EVT_BASE && addr < HCA_FW_EVT_BASE + 0x40) {
@@ -259,8 +267,8 @@ namespace {
 // The firmware RAM address a (a handle from fw_local_addr) as a host pointer.
 void *local(uint32_t a)
 {
-    uint32_t h = a & 0x7fffffffu;
-    if (!(a & 0x80000000u) || h >= M->locals.size()) {
+    uint32_t h = (a & 0x7fffffffu) / 8;
+    if (!(a & 0x80000000u) || (a & 7) || h >= M->locals.size()) {
         ADD_FAILURE() << "not a firmware RAM address: " << std::hex << a;
         return nullptr;
     }

@@ -1603,6 +1603,15 @@ HCA_STATIC_ASSERT(offsetof(hca_klm_entry_t, lkey) == 12, "klm_entry.lkey offset"
 #define HCA_FSEQ_STATUS_DONE_WIDTH 16u
 #define HCA_FSEQ_STATUS_DONE_GET(r) (((uint32_t)(r) >> 16) & 65535u)
 #define HCA_FSEQ_STATUS_DONE_PUT(v) (((uint32_t)(v) & 65535u) << 16)
+#define HCA_FSEQ_GO 0xcu /* write: PROG and RUN in one store (one device access less per program): PROG = FW_RAM_BASE + 8 x entry, then RUN count (both ignored while busy) */
+#define HCA_FSEQ_GO_COUNT_LSB 0u
+#define HCA_FSEQ_GO_COUNT_WIDTH 9u
+#define HCA_FSEQ_GO_COUNT_GET(r) (((uint32_t)(r) >> 0) & 511u)
+#define HCA_FSEQ_GO_COUNT_PUT(v) (((uint32_t)(v) & 511u) << 0)
+#define HCA_FSEQ_GO_ENTRY_LSB 16u
+#define HCA_FSEQ_GO_ENTRY_WIDTH 15u
+#define HCA_FSEQ_GO_ENTRY_GET(r) (((uint32_t)(r) >> 16) & 32767u)
+#define HCA_FSEQ_GO_ENTRY_PUT(v) (((uint32_t)(v) & 32767u) << 16)
 
 /* register block host_irq: the host interrupt line's cause and mask (host BAR0 at HOST_IRQ_OFFSET) */
 #define HCA_HOST_IRQ_CAUSE 0x0u /* read; write 1s to clear (FATAL excepted) */

@@ -990,6 +990,11 @@
 `define HCA_FSEQ_STATUS_STOPPED_W 1
 `define HCA_FSEQ_STATUS_DONE_LSB 16
 `define HCA_FSEQ_STATUS_DONE_W 16
+`define HCA_FSEQ_GO 12
+`define HCA_FSEQ_GO_COUNT_LSB 0
+`define HCA_FSEQ_GO_COUNT_W 9
+`define HCA_FSEQ_GO_ENTRY_LSB 16
+`define HCA_FSEQ_GO_ENTRY_W 15
 
 // register block host_irq: the host interrupt line's cause and mask (host BAR0 at HOST_IRQ_OFFSET)
 `define HCA_HOST_IRQ_CAUSE 0
