@@ -140,21 +140,19 @@ static inline void shadow_set(mkey_t *m, uint32_t w)
     __builtin_memcpy(m, &w, 4);
 }
 
-/* What a commit program's stop means (split, the entry where the second
- * half starts, is the program's: pend.split). */
+/* What a commit program's stop means, and where in it. */
 typedef struct commit {
     unsigned fail;  /* DONE status */
     int undo_b;     /* why_b leaves the MR as it was too */
     const char *why_a, *why_b; /* stopped before split: why_a, the MR as it was; from split on: why_b */
+    unsigned split, last;      /* the entry where the second half starts; the DONE entry */
 } commit_t;
 
-/* The commit program under way (at most one). */
+/* The commit program under way (at most one): m is NULL when none is. */
 static struct {
-    int active;
-    uint32_t hdr, key;       /* the event's: the refusal line, DONE's tag */
     mkey_t *m;
-    uint32_t shadow;         /* m's shadow word before it */
-    unsigned split, last;    /* commit_t's split; its DONE entry */
+    const hca_fw_event_t *ev; /* its event, in rd_evt: the next batch read starts only once it is settled */
+    uint32_t shadow;          /* m's shadow word before it */
     const commit_t *c;
 } pend;
 
@@ -167,54 +165,62 @@ static inline uint32_t done_word(const hca_fw_event_t *ev, unsigned st)
 
 static inline void settle(void);
 
-/* Start the n entries at e as the commit of ev on m, whose shadow word was
- * shadow, once the program before it is settled. */
-static inline void pend_start(const hca_fseq_entry_t *e, unsigned n, const hca_fw_event_t *ev, mkey_t *m,
-                              uint32_t shadow, const commit_t *c, unsigned split)
+/* Start the program GO names as the commit c of ev on m, whose shadow word
+ * was shadow; the program before it is settled first. */
+static inline void pend_start(uint32_t go, const hca_fw_event_t *ev, mkey_t *m, uint32_t shadow, const commit_t *c)
 {
     settle();
-    pend.active = 1;
-    pend.c = c;
-    pend.split = split;
-    pend.hdr = ev->hdr;
-    pend.key = ev->key;
     pend.m = m;
+    pend.ev = ev;
     pend.shadow = shadow;
-    pend.last = n - 1;
-    fseq_start(e, n);
+    pend.c = c;
+    reg_write(HCA_FW_FSEQ_BASE + HCA_FSEQ_GO, go);
+}
+
+/* The slow paths' programs: c's split and DONE entry are the program's. */
+static void pend_start_slow(const hca_fseq_entry_t *e, unsigned n, const hca_fw_event_t *ev, mkey_t *m,
+                            uint32_t shadow, const commit_t *c, unsigned split)
+{
+    static commit_t slow;
+    settle(); /* slow is the running program's until then */
+    slow = *c;
+    slow.split = split;
+    slow.last = n - 1;
+    pend_start(fseq_go(e, n), ev, m, shadow, &slow);
 }
 
 /* Wait for the commit program; a stop is the refusal it stands for. */
 static void settle_stopped(uint32_t st);
 static inline void settle(void)
 {
-    if (!pend.active)
+    if (!pend.m)
         return;
-    pend.active = 0;
     uint32_t st = fseq_wait();
     if (HCA_FSEQ_STATUS_ERROR_GET(st) || HCA_FSEQ_STATUS_STOPPED_GET(st))
         settle_stopped(st);
+    pend.m = 0;
 }
 
 /* Out of line: the commit program stopped at entry STATUS.done. */
 static void __attribute__((noinline)) settle_stopped(uint32_t st)
 {
-    const hca_fw_event_t ev = {.hdr = pend.hdr, .key = pend.key};
+    const hca_fw_event_t *ev = pend.ev;
+    const commit_t *c = pend.c;
     unsigned at = HCA_FSEQ_STATUS_DONE_GET(st);
-    if (at >= pend.last) { /* the operation is done, only its DONE was not taken */
-        reg_write(EVT(HCA_EVT_DONE), done_word(&ev, HCA_WC_STATUS_SUCCESS));
+    if (at >= c->last) { /* the operation is done, only its DONE was not taken */
+        reg_write(EVT(HCA_EVT_DONE), done_word(ev, HCA_WC_STATUS_SUCCESS));
         return;
     }
-    if (at < pend.split || pend.c->undo_b)
+    if (at < c->split || c->undo_b)
         shadow_set(pend.m, pend.shadow);
-    refuse(&ev, pend.c->fail, at < pend.split ? pend.c->why_a : pend.c->why_b);
-    reg_write(EVT(HCA_EVT_DONE), done_word(&ev, pend.c->fail));
+    refuse(ev, c->fail, at < c->split ? c->why_a : c->why_b);
+    reg_write(EVT(HCA_EVT_DONE), done_word(ev, c->fail));
 }
 
 void mm_reset(void)
 {
     evt_block = EVT_UNKNOWN;
-    pend.active = 0;
+    pend.m = 0;
 }
 
 /* One console line per refusal; returns st. */
@@ -340,13 +346,14 @@ static const char *fast_reg_check(const hca_fw_event_t *ev, uint32_t n, uint32_t
     return 0;
 }
 
-/* How a stopped commit is explained: the registrations' and the invalidations'. */
-static const commit_t FR_COMMIT = {HCA_WC_STATUS_MW_BIND_ERR, 1, "the translation unit refused WRITE_MTT",
-                                   "the translation unit refused WRITE_MPT"};
-static const commit_t INV_COMMIT = {HCA_WC_STATUS_MW_BIND_ERR, 0, "the translation unit refused INVALIDATE",
-                                    "ctx DRAIN did not complete"};
-static const commit_t RINV_COMMIT = {HCA_WC_STATUS_REM_INV_REQ_ERR, 0, "the translation unit refused INVALIDATE",
-                                     "ctx DRAIN did not complete"};
+/* How a stopped commit is explained: the registrations' and the invalidations'
+ * (the slow paths' split and DONE entry are their programs': pend_start_slow;
+ * the fast paths' are their templates'). */
+#define FR_WHY HCA_WC_STATUS_MW_BIND_ERR, 1, "the translation unit refused WRITE_MTT", "the translation unit refused WRITE_MPT"
+#define INV_WHY(fail) (fail), 0, "the translation unit refused INVALIDATE", "ctx DRAIN did not complete"
+static const commit_t FR_COMMIT = {FR_WHY, 0, 0};
+static const commit_t INV_COMMIT = {INV_WHY(HCA_WC_STATUS_MW_BIND_ERR), 0, 0};
+static const commit_t RINV_COMMIT = {INV_WHY(HCA_WC_STATUS_REM_INV_REQ_ERR), 0, 0};
 
 #define MTT_OPS 3u /* MTT_DATA, CMD, WAIT per page */
 #define MPT_OPS 4u /* MPT_DATA, CMD, WAIT, DONE */
@@ -466,7 +473,7 @@ static unsigned fast_reg(const hca_fw_event_t *ev)
     const uint32_t shadow = shadow_word(m);
     m->state = HCA_MKEY_STATE_VALID;
     m->key_byte = (uint8_t)(ev->key & HCA_KEY_BYTE_MASK);
-    pend_start(p.e, p.n, ev, m, shadow, &FR_COMMIT, split);
+    pend_start_slow(p.e, p.n, ev, m, shadow, &FR_COMMIT, split);
     return PENDING;
 }
 
@@ -539,7 +546,7 @@ static unsigned invalidate(const hca_fw_event_t *ev)
     const unsigned split = INV_SPLIT;
     const uint32_t shadow = shadow_word(m);
     m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
-    pend_start(p.e, p.n, ev, m, shadow, FAIL == HCA_WC_STATUS_MW_BIND_ERR ? &INV_COMMIT : &RINV_COMMIT, split);
+    pend_start_slow(p.e, p.n, ev, m, shadow, FAIL == HCA_WC_STATUS_MW_BIND_ERR ? &INV_COMMIT : &RINV_COMMIT, split);
     return PENDING;
 }
 
@@ -554,8 +561,10 @@ static unsigned invalidate(const hca_fw_event_t *ev)
  * failing, a list to read — returns 0 having changed nothing, and the slow
  * path decides again from scratch and prints the refusal: the rules are
  * the slow path's, the fast path only recognises the case they all pass.
- * Two buffers per template, used in turn: the one the sequencer may still
- * be reading (the last started) is never rewritten. */
+ * One template per rd_evt slot, each its slot's events' only: the one the
+ * sequencer may still be reading (the last started) is the slot before,
+ * and a slot is read again only by the next batch read, which starts once
+ * the last commit is settled. Each template's GO word is worked out once. */
 /* The one-page program makes the slow path's accesses (the MTT word, CMD,
  * WAIT, the ten MPT words in order, CMD, WAIT, DONE) with the MPT words in
  * three entries: the four the fast path works out (flags, key, pd, mtt_base:
@@ -575,15 +584,25 @@ _Static_assert(offsetof(hca_mpt_entry_t, iova) == offsetof(hca_fw_event_t, iova)
 _Static_assert(MPT_HEAD_WORDS == 4 && MPT_TAIL_WORDS == 2 && offsetof(hca_mpt_entry_t, reserved) == 36,
                "the MPT entry's head and tail");
 static const uint32_t mpt_tail_one[MPT_TAIL_WORDS] __attribute__((aligned(8))) = {1, 0}; /* mtt_count, reserved */
-static uint32_t evt_iova_addr[EVT_BATCH]; /* fw_local_addr(&rd_evt[b].iova) */
 enum { INV_CMD, INV_WAIT, INV_DRAIN, INV_DRAIN_WAIT, INV_DONE, INV_OPS };
-static struct {
+typedef struct __attribute__((aligned(8))) fr_tmpl {
     hca_fseq_entry_t e[FR_OPS];
     uint64_t mtt;
     uint32_t head[MPT_HEAD_WORDS];
-} fr_t[2] __attribute__((aligned(8)));
-static hca_fseq_entry_t inv_t[2][INV_OPS] __attribute__((aligned(8)));
-static unsigned fr_buf, inv_buf;
+    uint32_t go;
+} fr_tmpl_t;
+typedef struct __attribute__((aligned(8))) inv_tmpl {
+    hca_fseq_entry_t e[INV_OPS];
+    uint32_t go;
+} inv_tmpl_t;
+static fr_tmpl_t fr_t[EVT_BATCH];
+static inv_tmpl_t inv_t[EVT_BATCH];
+_Static_assert(offsetof(fr_tmpl_t, e) == 0 && offsetof(inv_tmpl_t, e) == 0 && sizeof(fr_tmpl_t) % 8 == 0 &&
+                   sizeof(inv_tmpl_t) % 8 == 0,
+               "every template's entries 8-aligned");
+static const commit_t FR1_COMMIT = {FR_WHY, FR_MPT, FR_OPS - 1};
+static const commit_t INV1_COMMIT = {INV_WHY(HCA_WC_STATUS_MW_BIND_ERR), INV_DRAIN, INV_OPS - 1};
+static const commit_t RINV1_COMMIT = {INV_WHY(HCA_WC_STATUS_REM_INV_REQ_ERR), INV_DRAIN, INV_OPS - 1};
 
 /* The templates: the slow paths' programs for one page and for an
  * invalidation, their per-event values patched at FR_* / INV_*. */
@@ -591,21 +610,22 @@ _Static_assert(FR_MPT == MTT_OPS && FR_OPS == MTT_OPS + MPT_OPS + 2 && INV_DRAIN
                "the templates' layout");
 static void templates_init(void)
 {
-    for (unsigned b = 0; b < 2; b++) {
-        /* ops_mtt, ops_mpt_done with its MPT_DATA entry in three */
+    for (unsigned b = 0; b < EVT_BATCH; b++) {
+        /* ops_mtt, ops_mpt_done with its MPT_DATA entry in three, iova and
+         * length from the slot's event */
         hca_fseq_entry_t *e = ops_mtt(fr_t[b].e, &fr_t[b].mtt, 0);
         e[0] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA), HCA_FSEQ_KIND_WRITE_RAM, MPT_HEAD_WORDS),
                                   fw_local_addr(fr_t[b].head)};
         e[1] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA + 4 * MPT_HEAD_WORDS), HCA_FSEQ_KIND_WRITE_RAM, MPT_IOVA_WORDS),
-                                  0};
+                                  fw_local_addr(&rd_evt[b].iova)};
         e[2] = (hca_fseq_entry_t){
             CTL(FWP(HCA_FWP_MPT_DATA + 4 * (MPT_HEAD_WORDS + MPT_IOVA_WORDS)), HCA_FSEQ_KIND_WRITE_RAM, MPT_TAIL_WORDS),
             fw_local_addr((void *)mpt_tail_one)};
         ops_mpt_cmd_done(e + 3, 0, 0);
-        ops_inv_done(inv_t[b], 0, 1, 0);
+        fr_t[b].go = fseq_go(fr_t[b].e, FR_OPS);
+        ops_inv_done(inv_t[b].e, 0, 1, 0);
+        inv_t[b].go = fseq_go(inv_t[b].e, INV_OPS);
     }
-    for (unsigned b = 0; b < EVT_BATCH; b++)
-        evt_iova_addr[b] = fw_local_addr(&rd_evt[b].iova);
 }
 
 /* The MR a fast path may take: the key's index names a usable slot (the
@@ -617,7 +637,7 @@ static inline mkey_t *fast_mr(uint32_t key)
     if (idx == 0 || idx >= mkey_slots) /* never an MR */
         return 0;
     mkey_t *m = &mkeys[idx];
-    if (pend.active && pend.m == m)
+    if (pend.m == m)
         settle(); /* decide on the tables that program leaves */
     return m;
 }
@@ -626,11 +646,14 @@ static inline mkey_t *fast_mr(uint32_t key)
 #define P_INLINE_LEN_MASK ((1u << HCA_SQ_WQE_FR_INLINE_LSB) | (0xffffu << HCA_SQ_WQE_FR_LIST_LEN_LSB))
 _Static_assert(HCA_SQ_WQE_FR_LIST_LEN_WIDTH == 16, "list_len is the top 16 bits of fr_params");
 
-/* FAST_REG_MR of one inline page: fast_reg's rules, in its order of cost. */
-static inline int fast_reg_quick(const hca_fw_event_t *ev, unsigned slot)
+/* FAST_REG_MR of one inline page, the event in rd_evt slot t's: fast_reg's
+ * rules, in its order of cost. */
+static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
 {
     const uint32_t key = ev->key, params = ev->params;
-    if ((params & P_INLINE_LEN_MASK) != P_INLINE_ONE) /* n = 1 <= mtt_count (>= 1 for every fast_reg MR) */
+    /* n = 1: never above mtt_count, which is at least 1 for every fast_reg
+     * MR (mkey_create refuses max_page_list_len 0) */
+    if ((params & P_INLINE_LEN_MASK) != P_INLINE_ONE)
         return 0;
     if (ev->mr_key && (ev->mr_key ^ key) >> HCA_KEY_INDEX_SHIFT) /* the WR's key index differs from the MR's */
         return 0;
@@ -638,8 +661,7 @@ static inline int fast_reg_quick(const hca_fw_event_t *ev, unsigned slot)
     if (!m)
         return 0;
     const uint32_t shadow = shadow_word(m);
-    if ((shadow & ~SHADOW_KEY_BYTE) != SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, HCA_MKEY_STATE_FREE) || m->pd != ev->pd ||
-        m->mtt_count == 0)
+    if ((shadow & ~SHADOW_KEY_BYTE) != SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, HCA_MKEY_STATE_FREE) || m->pd != ev->pd)
         return 0;
     const uint32_t ps = PARAM(ev, FR_PAGE_SHIFT), access = PARAM(ev, FR_ACCESS);
     if (ps - HCA_PAGE_SHIFT_MIN > HCA_PAGE_SHIFT_MAX - HCA_PAGE_SHIFT_MIN)
@@ -654,27 +676,25 @@ static inline int fast_reg_quick(const hca_fw_event_t *ev, unsigned slot)
     _Static_assert(HCA_ACCESS_ALL == (1u << HCA_SQ_WQE_FR_ACCESS_WIDTH) - 1, "every fr_access value is a flag set");
     /* Decided: the slow path's program for n = 1, from the template; the
      * head words are mpt_of's. */
-    const unsigned b = fr_buf ^= 1;
-    fr_t[b].mtt = ev->list | 1u << HCA_MTT_ENTRY_PRESENT_LSB;
-    uint32_t *const h = fr_t[b].head;
+    t->mtt = ev->list | 1u << HCA_MTT_ENTRY_PRESENT_LSB;
+    uint32_t *const h = t->head;
     h[0] = 1u << HCA_MPT_ENTRY_ALLOC_LSB | HCA_MKEY_STATE_VALID << HCA_MPT_ENTRY_STATE_LSB |
            HCA_MKEY_KIND_FAST_REG << HCA_MPT_ENTRY_KIND_LSB | HCA_MKEY_MODE_MTT << HCA_MPT_ENTRY_MODE_LSB |
            access << HCA_MPT_ENTRY_ACCESS_LSB | ps << HCA_MPT_ENTRY_PAGE_SHIFT_LSB;
     h[1] = key;
     h[2] = m->pd;
     h[3] = m->mtt_base;
-    hca_fseq_entry_t *e = fr_t[b].e;
-    e[FR_MPT_IOVA].val = evt_iova_addr[slot];
+    hca_fseq_entry_t *e = t->e;
     e[FR_MTT_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MTT) | HCA_FWP_CMD_INDEX_PUT(m->mtt_base);
     e[FR_MPT_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MPT) | HCA_FWP_CMD_INDEX_PUT(key >> HCA_KEY_INDEX_SHIFT);
     e[FR_DONE].val = done_word(ev, HCA_WC_STATUS_SUCCESS);
     shadow_set(m, SHADOW(1, HCA_MKEY_KIND_FAST_REG, key & HCA_KEY_BYTE_MASK, HCA_MKEY_STATE_VALID));
-    pend_start(e, FR_OPS, ev, m, shadow, &FR_COMMIT, FR_MPT);
+    pend_start(t->go, ev, m, shadow, &FR1_COMMIT);
     return 1;
 }
 
 /* LOCAL_INV, REMOTE_INV, READ_INV: invalidate's rules and program. */
-static inline int invalidate_quick(const hca_fw_event_t *ev, unsigned kind)
+static inline int invalidate_quick(const hca_fw_event_t *ev, unsigned kind, inv_tmpl_t *t)
 {
     if (MUTANT_SKIPS_DRAIN(kind)) /* the mutants' programs are the slow path's */
         return 0;
@@ -688,18 +708,17 @@ static inline int invalidate_quick(const hca_fw_event_t *ev, unsigned kind)
     if ((shadow & SHADOW(0xff, 0, 0xff, 0)) != want || (k != HCA_MKEY_KIND_FAST_REG && k != HCA_MKEY_KIND_INDIRECT) ||
         m->pd != ev->pd)
         return 0;
-    const unsigned b = inv_buf ^= 1;
-    hca_fseq_entry_t *e = inv_t[b];
+    hca_fseq_entry_t *e = t->e;
     e[INV_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(key >> HCA_KEY_INDEX_SHIFT);
     e[INV_DONE].val = done_word(ev, HCA_WC_STATUS_SUCCESS);
     m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
-    pend_start(e, INV_OPS, ev, m, shadow, kind == HCA_EVT_KIND_REMOTE_INV ? &RINV_COMMIT : &INV_COMMIT, INV_DRAIN);
+    pend_start(t->go, ev, m, shadow, kind == HCA_EVT_KIND_REMOTE_INV ? &RINV1_COMMIT : &INV1_COMMIT);
     return 1;
 }
 
 static unsigned perform(const hca_fw_event_t *ev)
 {
-    if (pend.active && pend.m == mkey_get(ev->key >> HCA_KEY_INDEX_SHIFT))
+    if (pend.m == mkey_get(ev->key >> HCA_KEY_INDEX_SHIFT)) /* (none under way: settle does nothing) */
         settle(); /* decide on the tables that program leaves */
     switch (hca_fw_event_get_kind(ev)) {
     case HCA_EVT_KIND_FAST_REG_MR: return fast_reg(ev);
@@ -753,9 +772,9 @@ void mm_service(void)
             continue;
 #endif
             const unsigned kind = hca_fw_event_get_kind(ev);
-            if (kind == HCA_EVT_KIND_FAST_REG_MR ? fast_reg_quick(ev, b)
+            if (kind == HCA_EVT_KIND_FAST_REG_MR ? fast_reg_quick(ev, &fr_t[b])
                 : kind - HCA_EVT_KIND_LOCAL_INV <= HCA_EVT_KIND_READ_INV - HCA_EVT_KIND_LOCAL_INV
-                    ? invalidate_quick(ev, kind)
+                    ? invalidate_quick(ev, kind, &inv_t[b])
                     : 0)
                 continue;
             unsigned st = perform(ev);
