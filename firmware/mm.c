@@ -752,18 +752,21 @@ void mm_service(void)
 {
     if (evt_block != EVT_PRESENT && !mm_events_served())
         return;
-    unsigned n;
-    while ((n = HCA_EVT_STATUS_COUNT_GET(reg_read(EVT(HCA_EVT_STATUS)))) != 0) {
-        /* A batch read whole and popped by one program, then served in order. */
-        if (n > EVT_BATCH)
-            n = EVT_BATCH;
+    for (;;) {
+        /* A batch read and popped by one program, then served in order: the
+         * program stops at the first READ_EVT that finds the queue empty, so
+         * no STATUS read is needed to tell how many there are; the service
+         * ends when a read finds none. */
         settle();
-        fseq_start(rd_prog, n * EVT_READ_OPS);
-        n = HCA_FSEQ_STATUS_DONE_GET(fseq_wait()) >> 1; /* the events popped (EVT_READ_OPS 2) */
-        if (n == 0) {
+        fseq_start(rd_prog, EVT_BATCH * EVT_READ_OPS);
+        const uint32_t st = fseq_wait();
+        const unsigned n = HCA_FSEQ_STATUS_DONE_GET(st) >> 1; /* the events popped (EVT_READ_OPS 2) */
+        if (HCA_FSEQ_STATUS_ERROR_GET(st)) {
             con_puts("hcafw: the port sequencer could not read the event queue\n");
             break;
         }
+        if (n == 0)
+            break;
         for (unsigned b = 0; b < n; b++) {
             const hca_fw_event_t *ev = &rd_evt[b];
 #if defined(HCAFW_MUTANT_DONE_AT_ONCE)

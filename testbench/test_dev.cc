@@ -773,6 +773,13 @@ TEST_P(Sequencer, ReadEvtReadsAnInvalidationsWordsUpToKeyAndAnyOtherEventWhole)
             << "kind " << kind;
     }
     static_assert(HCA_EVT_INV_WORDS == 3, "word 3 is the first past an invalidation's");
+    // A first word of 0 (an empty queue's DATA) stops the program there, that word written.
+    std::vector<hca_fseq_entry_t> z = {seq(MPT, HCA_FSEQ_KIND_WRITE, 0, 0),
+                                       seq(MPT, HCA_FSEQ_KIND_READ_EVT, HCA_FWP_MPT_DATA_COUNT, SeqImage::data_addr(3, 0)),
+                                       seq(MPT, HCA_FSEQ_KIND_WRITE, 0, 1)};
+    EXPECT_EQ(fseq_status(0, 1, 1), run_seq(GetParam(), SeqImage(z, 3, -8, data))) << "stopped at the READ_EVT";
+    EXPECT_EQ(0u, run_seq(GetParam(), SeqImage(z, 3, 8 * 3, data)));
+    EXPECT_EQ(MARK, run_seq(GetParam(), SeqImage(z, 3, 8 * 3 + 4, data))) << "nothing read after the first word";
 }
 
 TEST_P(Sequencer, GoIsProgAndRunInOneStore)

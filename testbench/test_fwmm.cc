@@ -313,14 +313,16 @@ void fseq_run(uint32_t count)
                 if (hca_fseq_entry_get_kind(&x) == HCA_FSEQ_KIND_WRITE_RAM)
                     reg_write(addr + 4 * i, w[i]);
                 else
-                    w[i] = reg_read(addr + 4 * i);
-                // READ_EVT: an invalidation's hdr read, its words end with key
+                    w[i] = reg_read(addr + 4 * i), M->evt_words_read++;
+                // READ_EVT: an empty queue stops the program; an invalidation's words end with key
+                if (hca_fseq_entry_get_kind(&x) == HCA_FSEQ_KIND_READ_EVT && i == 0 && w[0] == 0) {
+                    stopped = 1;
+                    break;
+                }
                 if (hca_fseq_entry_get_kind(&x) == HCA_FSEQ_KIND_READ_EVT && i == 0 &&
                     hca_evt_kind_invalidates(w[0] >> HCA_FW_EVENT_KIND_LSB & ((1u << HCA_FW_EVENT_KIND_WIDTH) - 1)))
                     words = std::min(words, (uint32_t)HCA_EVT_INV_WORDS);
             }
-            if (hca_fseq_entry_get_kind(&x) != HCA_FSEQ_KIND_WRITE_RAM)
-                M->evt_words_read += words;
             break;
         }
         default: error = 1; break;
@@ -1210,9 +1212,10 @@ TEST_F(FwMm, ABatchIsReadByOneProgramAndEachCommitIsOneProgram)
     queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, a, 3));
     mm_service();
     EXPECT_TRUE(mock.events.empty());
-    EXPECT_EQ(4, mock.fseq_runs) << "one read of the batch, one program per operation";
-    EXPECT_EQ(2 * (offsetof(hca_fw_event_t, rsvd) / 4) + HCA_EVT_INV_WORDS, mock.evt_words_read)
-        << "READ_EVT: a registration's words but rsvd, an invalidation's up to key";
+    EXPECT_EQ(5, mock.fseq_runs) << "one read of the batch, one program per operation, a read finding none";
+    EXPECT_EQ(2 * (offsetof(hca_fw_event_t, rsvd) / 4) + HCA_EVT_INV_WORDS + 2, mock.evt_words_read)
+        << "READ_EVT: a registration's words but rsvd, an invalidation's up to key; each read stopped at the empty "
+           "queue's first word";
     std::vector<Kind> kinds;
     for (const Rec &r : mock.log)
         kinds.push_back(r.kind);

@@ -91,8 +91,13 @@ unsigned hca_fseq_tick(hca_fseq_t *s, const hca_fseq_port_t *p, int core_posted)
             e->val = v;
         } else if (kind == HCA_FSEQ_KIND_READ_RAM || kind == HCA_FSEQ_KIND_READ_EVT) {
             ram[s->word] = v;
-            if (kind == HCA_FSEQ_KIND_READ_EVT && s->word == 0)
+            if (kind == HCA_FSEQ_KIND_READ_EVT && s->word == 0) {
+                if (v == 0) { /* the queue is empty */
+                    fseq_end(s, 0, 1);
+                    return answered;
+                }
                 s->words = fseq_evt_words(v, arg);
+            }
         }
         if (ram && ++s->word < s->words)
             goto post; /* the entry's next word */
