@@ -628,16 +628,19 @@ static void templates_init(void)
     }
 }
 
+/* The fast paths' rule failures: the slow path's business, laid out off the straight line. */
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
 /* The MR a fast path may take: the key's index names a usable slot (the
  * shadow's in_use and kind are tested by the caller), and the program under
  * way, if it is on this MR, is settled first. NULL: leave it to the slow path. */
 static inline mkey_t *fast_mr(uint32_t key)
 {
     const uint32_t idx = key >> HCA_KEY_INDEX_SHIFT;
-    if (idx == 0 || idx >= mkey_slots) /* never an MR */
+    if (UNLIKELY(idx == 0 || idx >= mkey_slots)) /* never an MR */
         return 0;
     mkey_t *m = &mkeys[idx];
-    if (pend.m == m)
+    if (UNLIKELY(pend.m == m))
         settle(); /* decide on the tables that program leaves */
     return m;
 }
@@ -653,25 +656,28 @@ static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
     const uint32_t key = ev->key, params = ev->params;
     /* n = 1: never above mtt_count, which is at least 1 for every fast_reg
      * MR (mkey_create refuses max_page_list_len 0) */
-    if ((params & P_INLINE_LEN_MASK) != P_INLINE_ONE)
+    if (((params & P_INLINE_LEN_MASK) != P_INLINE_ONE))
         return 0;
-    if (ev->mr_key && (ev->mr_key ^ key) >> HCA_KEY_INDEX_SHIFT) /* the WR's key index differs from the MR's */
+    const uint32_t mr_key = ev->mr_key; /* 0: names no MR, the key's is taken */
+    if (((mr_key ^ key) >> HCA_KEY_INDEX_SHIFT && mr_key)) /* the WR's key index differs from the MR's */
         return 0;
     mkey_t *m = fast_mr(key);
-    if (!m)
+    if ((!m))
         return 0;
     const uint32_t shadow = shadow_word(m);
-    if ((shadow & ~SHADOW_KEY_BYTE) != SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, HCA_MKEY_STATE_FREE) || m->pd != ev->pd)
+    if (((shadow & ~SHADOW_KEY_BYTE) != SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, HCA_MKEY_STATE_FREE) ||
+                 m->pd != ev->pd))
         return 0;
     const uint32_t ps = PARAM(ev, FR_PAGE_SHIFT), access = PARAM(ev, FR_ACCESS);
-    if (ps - HCA_PAGE_SHIFT_MIN > HCA_PAGE_SHIFT_MAX - HCA_PAGE_SHIFT_MIN)
+    if ((ps - HCA_PAGE_SHIFT_MIN > HCA_PAGE_SHIFT_MAX - HCA_PAGE_SHIFT_MIN))
         return 0;
     /* length in 1..page - fbo (so below 2^31: ps <= 30), iova + length not past 2^64, the page aligned */
     const uint32_t page = 1u << ps, fbo = (uint32_t)ev->iova & (page - 1);
-    if ((ev->length >> 32) || (uint32_t)ev->length - 1 >= page - fbo || ev->iova + ev->length < ev->iova ||
-        ((uint32_t)ev->list & (page - 1)))
+    if (((ev->length >> 32) || (uint32_t)ev->length - 1 >= page - fbo))
         return 0;
-    if ((access & (HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_ATOMIC)) && !(access & HCA_ACCESS_LOCAL_WRITE))
+    if ((ev->iova + ev->length < ev->iova || ((uint32_t)ev->list & (page - 1))))
+        return 0;
+    if (((access & (HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_ATOMIC)) && !(access & HCA_ACCESS_LOCAL_WRITE)))
         return 0;
     _Static_assert(HCA_ACCESS_ALL == (1u << HCA_SQ_WQE_FR_ACCESS_WIDTH) - 1, "every fr_access value is a flag set");
     /* Decided: the slow path's program for n = 1, from the template; the
@@ -700,13 +706,13 @@ static inline int invalidate_quick(const hca_fw_event_t *ev, unsigned kind, inv_
         return 0;
     const uint32_t key = ev->key;
     mkey_t *m = fast_mr(key);
-    if (!m)
+    if (UNLIKELY(!m))
         return 0;
     const uint32_t shadow = shadow_word(m);
     const uint32_t want = SHADOW(1, 0, key & HCA_KEY_BYTE_MASK, 0);
     const uint32_t k = (shadow >> 8) & 0xffu;
-    if ((shadow & SHADOW(0xff, 0, 0xff, 0)) != want || (k != HCA_MKEY_KIND_FAST_REG && k != HCA_MKEY_KIND_INDIRECT) ||
-        m->pd != ev->pd)
+    if (UNLIKELY((shadow & SHADOW(0xff, 0, 0xff, 0)) != want ||
+                 (k != HCA_MKEY_KIND_FAST_REG && k != HCA_MKEY_KIND_INDIRECT) || m->pd != ev->pd))
         return 0;
     hca_fseq_entry_t *e = t->e;
     e[INV_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(key >> HCA_KEY_INDEX_SHIFT);
