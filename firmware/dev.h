@@ -101,14 +101,11 @@ static inline void fseq_start(const hca_fseq_entry_t *prog, unsigned count)
 {
     reg_write(HCA_FW_FSEQ_BASE + HCA_FSEQ_GO, fseq_go(prog, count));
 }
-/** Wait for the sequencer to be idle; returns its STATUS. */
+/** Wait for the sequencer to be idle; returns its STATUS (IDLE: one read,
+ *  held by the device until the program ends). */
 static inline uint32_t fseq_wait(void)
 {
-    uint32_t st;
-    do
-        st = reg_read(HCA_FW_FSEQ_BASE + HCA_FSEQ_STATUS);
-    while (HCA_FSEQ_STATUS_BUSY_GET(st));
-    return st;
+    return reg_read(HCA_FW_FSEQ_BASE + HCA_FSEQ_IDLE);
 }
 
 #endif /* FW_DEV_H */

@@ -634,7 +634,7 @@ struct SeqImage {
     static constexpr uint32_t kEntries = 72; // byte offset of entry 0 in the image (8-aligned)
     std::vector<uint32_t> words;
     SeqImage(const std::vector<hca_fseq_entry_t> &e, uint32_t count, int32_t exit_at,
-             const std::vector<uint32_t> &data = {}, bool go = false)
+             const std::vector<uint32_t> &data = {}, bool go = false, bool idle = false)
     {
         const uint32_t T0 = 5, T1 = 6, T2 = 7, T3 = 28, T4 = 29, T5 = 30, A0 = 10;
         words = {
@@ -660,6 +660,11 @@ struct SeqImage {
             words[4] = rv_addi(T2, T2, (int32_t)(w & 0xfffu));
             words[5] = rv_sw(T2, T0, HCA_FSEQ_GO);
             static_assert(HCA_FSEQ_MAX_OPS < 0x800, "count is addi's positive immediate");
+        }
+        if (idle) { // 6..8: one read of IDLE, held until the program ends, instead of the poll loop
+            words[6] = rv_lw(T3, T0, HCA_FSEQ_IDLE);
+            words[7] = rv_addi(0, 0, 0);
+            words[8] = rv_addi(0, 0, 0);
         }
         words.resize(kEntries / 4, 0);
         for (const hca_fseq_entry_t &x : e) {
@@ -793,6 +798,21 @@ TEST_P(Sequencer, GoIsProgAndRunInOneStore)
     EXPECT_EQ(fseq_status(1, 0, 0), run_seq(GetParam(), SeqImage(e, 0, -8, {}, true))) << "count 0";
     EXPECT_EQ(fseq_status(1, 0, 0), run_seq(GetParam(), SeqImage(e, HCA_FSEQ_MAX_OPS + 1, -8, {}, true)))
         << "count above FSEQ_MAX_OPS";
+}
+
+TEST_P(Sequencer, AnIdleReadIsHeldUntilTheProgramEndsAndReadsItsStatus)
+{
+    // A WAIT on the unit's STATUS after a NOP, and a READ: the read of IDLE
+    // that follows GO at once must see them done (no polling in the image).
+    const uint32_t CMD = HCA_FWP_BASE + HCA_FWP_CMD, ST = HCA_FWP_BASE + HCA_FWP_STATUS;
+    std::vector<hca_fseq_entry_t> e = {seq(MTT_LO, HCA_FSEQ_KIND_WRITE, 0, 0x12345001u),
+                                       seq(CMD, HCA_FSEQ_KIND_WRITE, 0, HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_NOP)),
+                                       seq(ST, HCA_FSEQ_KIND_WAIT, 1u << HCA_FWP_RESULT_OK, 0),
+                                       seq(MTT_LO, HCA_FSEQ_KIND_READ, 0, 0)};
+    EXPECT_EQ(fseq_status(0, 0, 4), run_seq(GetParam(), SeqImage(e, 4, -8, {}, true, true)))
+        << "IDLE reads STATUS with busy clear, every entry done";
+    EXPECT_EQ(0x12345001u, run_seq(GetParam(), SeqImage(e, 4, 8 * 3 + 4, {}, true, true))) << "the READ's value in place";
+    EXPECT_EQ(fseq_status(1, 0, 0), run_seq(GetParam(), SeqImage(e, 0, -8, {}, true, true))) << "a refused RUN: idle at once";
 }
 
 TEST_P(Sequencer, AWaitGoesOnForAnAcceptedResultAndStopsOtherwise)

@@ -170,8 +170,8 @@ uint32_t fw_local_addr(void *p)
 
 uint32_t reg_read(uint32_t addr)
 {
-    if (addr == HCA_FW_FSEQ_BASE + HCA_FSEQ_STATUS)
-        return M->fseq_status;
+    if (addr == HCA_FW_FSEQ_BASE + HCA_FSEQ_STATUS || addr == HCA_FW_FSEQ_BASE + HCA_FSEQ_IDLE)
+        return M->fseq_status; // a program runs whole at its RUN / GO: idle at once
     if (addr >= HCA_FW_EVT_BASE && addr < HCA_FW_EVT_BASE + 0x40)
         return evt_access(addr - HCA_FW_EVT_BASE, false, 0);
     if (addr == HCA_FWP_BASE + HCA_FWP_STATUS)

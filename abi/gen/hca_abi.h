@@ -1612,6 +1612,7 @@ HCA_STATIC_ASSERT(offsetof(hca_klm_entry_t, lkey) == 12, "klm_entry.lkey offset"
 #define HCA_FSEQ_GO_ENTRY_WIDTH 15u
 #define HCA_FSEQ_GO_ENTRY_GET(r) (((uint32_t)(r) >> 16) & 32767u)
 #define HCA_FSEQ_GO_ENTRY_PUT(v) (((uint32_t)(v) & 32767u) << 16)
+#define HCA_FSEQ_IDLE 0x10u /* read-only: STATUS, once no program runs (the core's read is held until then: no polling loop) */
 
 /* register block host_irq: the host interrupt line's cause and mask (host BAR0 at HOST_IRQ_OFFSET) */
 #define HCA_HOST_IRQ_CAUSE 0x0u /* read; write 1s to clear (FATAL excepted) */

@@ -780,6 +780,7 @@ FSEQ_STATUS_DONE = (16, 16)  # (lsb, width)
 FSEQ_GO = 0xc
 FSEQ_GO_COUNT = (0, 9)  # (lsb, width)
 FSEQ_GO_ENTRY = (16, 15)  # (lsb, width)
+FSEQ_IDLE = 0x10
 
 # register block host_irq: the host interrupt line's cause and mask (host BAR0 at HOST_IRQ_OFFSET)
 HOST_IRQ_CAUSE = 0x0

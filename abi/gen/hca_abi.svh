@@ -995,6 +995,7 @@
 `define HCA_FSEQ_GO_COUNT_W 9
 `define HCA_FSEQ_GO_ENTRY_LSB 16
 `define HCA_FSEQ_GO_ENTRY_W 15
+`define HCA_FSEQ_IDLE 16
 
 // register block host_irq: the host interrupt line's cause and mask (host BAR0 at HOST_IRQ_OFFSET)
 `define HCA_HOST_IRQ_CAUSE 0

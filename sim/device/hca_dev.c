@@ -367,6 +367,10 @@ static int fw_fseq_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
         *val = d->fseq.prog;
     else if (off == HCA_FSEQ_STATUS)
         *val = hca_fseq_status(&d->fseq);
+    else if (off == HCA_FSEQ_IDLE && d->fseq.busy)
+        return RV32_BUS_STALL; /* held until the program ends */
+    else if (off == HCA_FSEQ_IDLE)
+        *val = hca_fseq_status(&d->fseq);
     else if (off == HCA_FSEQ_RUN || off == HCA_FSEQ_GO)
         *val = 0;
     else
@@ -390,7 +394,7 @@ static int fw_fseq_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
         if (!d->fseq.busy)
             d->fseq.prog = HCA_FW_RAM_BASE + 8u * HCA_FSEQ_GO_ENTRY_GET(val);
         d->fw_prof.seq_programs += (uint64_t)hca_fseq_run(&d->fseq, HCA_FSEQ_GO_COUNT_GET(val));
-    } else if (off != HCA_FSEQ_STATUS) {
+    } else if (off != HCA_FSEQ_STATUS && off != HCA_FSEQ_IDLE) {
         return RV32_BUS_FAULT;
     }
     return RV32_BUS_OK;
@@ -723,7 +727,7 @@ static int dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *m
         {"fdma", HCA_FDMA_BASE, HCA_FDMA_STATUS + 4, d, fw_fdma_load, fw_fdma_store},
         {"evt", HCA_FW_EVT_BASE, HCA_EVT_DONE + 4, d, fw_evt_load, fw_evt_store},
         {"strap", HCA_FW_STRAP_BASE, HCA_STRAP_FEATURES + 4, d, fw_strap_load, fw_strap_store},
-        {"fseq", HCA_FW_FSEQ_BASE, HCA_FSEQ_GO + 4, d, fw_fseq_load, fw_fseq_store},
+        {"fseq", HCA_FW_FSEQ_BASE, HCA_FSEQ_IDLE + 4, d, fw_fseq_load, fw_fseq_store},
     };
     rc = fwcore_create(&d->fc, &fcfg);
     for (size_t i = 0; !rc && i < sizeof blocks / sizeof blocks[0]; i++)
