@@ -221,6 +221,7 @@ void mm_reset(void)
 {
     evt_block = EVT_UNKNOWN;
     pend.m = 0;
+    mm_init();
 }
 
 /* One console line per refusal; returns st. */
@@ -743,15 +744,21 @@ int mm_events_served(void)
         evt_block = reg_probe(EVT(HCA_EVT_STATUS), &v) ? EVT_ABSENT : EVT_PRESENT;
         if (evt_block == EVT_ABSENT)
             con_puts("hcafw: no event queue (regs evt): memory-management events are not served\n");
-        templates_init();
-        for (unsigned b = 0; b < EVT_BATCH; b++) {
-            hca_fseq_entry_t *r = &rd_prog[b * EVT_READ_OPS];
-            r[0] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DATA), HCA_FSEQ_KIND_READ_EVT, EVT_READ_WORDS),
-                                      fw_local_addr(&rd_evt[b])};
-            r[1] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_POP), HCA_FSEQ_KIND_WRITE, 0), 0};
-        }
     }
     return evt_block == EVT_PRESENT;
+}
+
+/* RAM only (the programs): at boot, so the first call's probe costs one
+ * access and no command waits behind the templates (16 of them). */
+void mm_init(void)
+{
+    templates_init();
+    for (unsigned b = 0; b < EVT_BATCH; b++) {
+        hca_fseq_entry_t *r = &rd_prog[b * EVT_READ_OPS];
+        r[0] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DATA), HCA_FSEQ_KIND_READ_EVT, EVT_READ_WORDS),
+                                  fw_local_addr(&rd_evt[b])};
+        r[1] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_POP), HCA_FSEQ_KIND_WRITE, 0), 0};
+    }
 }
 
 void mm_service(void)
