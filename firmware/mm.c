@@ -557,8 +557,8 @@ static unsigned invalidate(const hca_fw_event_t *ev)
  * FAST_REG_MR of one inline page and the invalidations. Each takes the
  * event only when every rule of its slow path (fast_reg, invalidate above)
  * passes, from the same shadow, and commits the very program the slow path
- * would build, from a template whose fixed entries are written once (at the
- * probe): per event only the values change. Anything else — any rule
+ * would build, from a template whose fixed entries are written once (at boot,
+ * mm_init): per event only the values change. Anything else — any rule
  * failing, a list to read — returns 0 having changed nothing, and the slow
  * path decides again from scratch and prints the refusal: the rules are
  * the slow path's, the fast path only recognises the case they all pass.
