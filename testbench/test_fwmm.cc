@@ -1138,7 +1138,8 @@ TEST_F(FwMm, FastRegInlineEachRuleFailingAloneLeavesTheMrUntouched)
 
     // Accepted at the limits: the page exactly filled; the largest page; a
     // page in the last 4 GiB of the address space that ends one byte short
-    // of 2^64. Each is then registered again through the slow path (the
+    // of 2^64; one whose end carries out of iova's low word below the top 4
+    // GiB. Each is then registered again through the slow path (the
     // same page as a one-entry list), and both wrote the same MTT word and
     // MPT entry.
     hca_fw_event_t big = good;
@@ -1150,8 +1151,14 @@ TEST_F(FwMm, FastRegInlineEachRuleFailingAloneLeavesTheMrUntouched)
     hca_fw_event_t top = good;
     top.iova = ~0ull - 0xfff;
     top.length = 0xfff;
-    for (const hca_fw_event_t *a : {&good, &big, &top}) {
-        SCOPED_TRACE(a == &good ? "page filled" : a == &big ? "1 GiB page" : "top of the address space");
+    hca_fw_event_t carry = good; // the page's end carries out of iova's low word: no wrap below the top 4 GiB
+    carry.iova = 0x1fffff800ull;
+    carry.length = 0x800;
+    for (const hca_fw_event_t *a : {&good, &big, &top, &carry}) {
+        SCOPED_TRACE(a == &good  ? "page filled"
+                     : a == &big ? "1 GiB page"
+                     : a == &top ? "top of the address space"
+                                 : "a carry out of the low word");
         const uint32_t key = a->key;
         const uint32_t base = shadow(key).mtt_base;
         mock.console.clear();
