@@ -10,6 +10,7 @@ static unsigned max_indirection; /* the KLM walk's depth in force */
 void cmd_init(void)
 {
     mkey_init();
+    mm_init();
     /* The depth the device was strapped with (0 or no strap block: the most
      * the unit follows). */
     uint32_t strap = 0;

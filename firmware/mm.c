@@ -56,9 +56,13 @@
 #define EVT(off) (HCA_FW_EVT_BASE + (off))
 #define EVT_WORDS (sizeof(hca_fw_event_t) / 4)
 /* The words the service reads of each event: all but rsvd (one port access
- * less per event). */
+ * less per event); of an invalidation's, READ_EVT reads EVT_INV_WORDS only
+ * (hdr, pd, key: all that find_mr, invalidate, invalidate_quick and refuse
+ * look at; the rest of its rd_evt slot is an earlier event's). */
 #define EVT_READ_WORDS (offsetof(hca_fw_event_t, rsvd) / 4)
 _Static_assert(offsetof(hca_fw_event_t, rsvd) + 4 == sizeof(hca_fw_event_t), "rsvd is the last word");
+_Static_assert(offsetof(hca_fw_event_t, key) + 4 == 4 * HCA_EVT_INV_WORDS && offsetof(hca_fw_event_t, pd) < 4 * HCA_EVT_INV_WORDS,
+               "an invalidation's words come first");
 
 /* Bytes per list transfer; the host tests use a smaller one to cover the loop
  * (with FDMA_MAX_LEN 4096 the longest list is a single transfer). */
@@ -80,8 +84,10 @@ static uint8_t evt_block;
 /* ---- sequencer programs ---- */
 
 #define EVT_BATCH HCA_EVT_QUEUE_DEPTH /* events read per program */
-#define EVT_READ_OPS 2u               /* READ_RAM of the DATA words, POP */
+#define EVT_READ_OPS 2u               /* READ_EVT of the DATA words, POP */
 _Static_assert(EVT_BATCH * EVT_READ_OPS <= HCA_FSEQ_MAX_OPS, "a batch is one program");
+_Static_assert(HCA_FW_RAM_SIZE / 8 <= 1u << HCA_FSEQ_GO_ENTRY_WIDTH && HCA_FSEQ_MAX_OPS < 1u << HCA_FSEQ_GO_COUNT_WIDTH,
+               "fseq_start's GO names every entry in RAM and every count");
 _Static_assert(EVT_WORDS <= HCA_FSEQ_MAX_WORDS && HCA_FWP_MPT_DATA_COUNT <= HCA_FSEQ_MAX_WORDS, "one entry each");
 
 #define CTL(addr, kind, arg)                                                                                        \
@@ -134,21 +140,19 @@ static inline void shadow_set(mkey_t *m, uint32_t w)
     __builtin_memcpy(m, &w, 4);
 }
 
-/* What a commit program's stop means (split, the entry where the second
- * half starts, is the program's: pend.split). */
+/* What a commit program's stop means, and where in it. */
 typedef struct commit {
     unsigned fail;  /* DONE status */
     int undo_b;     /* why_b leaves the MR as it was too */
     const char *why_a, *why_b; /* stopped before split: why_a, the MR as it was; from split on: why_b */
+    unsigned split, last;      /* the entry where the second half starts; the DONE entry */
 } commit_t;
 
-/* The commit program under way (at most one). */
+/* The commit program under way (at most one): m is NULL when none is. */
 static struct {
-    int active;
-    uint32_t hdr, key;       /* the event's: the refusal line, DONE's tag */
     mkey_t *m;
-    uint32_t shadow;         /* m's shadow word before it */
-    unsigned split, last;    /* commit_t's split; its DONE entry */
+    const hca_fw_event_t *ev; /* its event, in rd_evt: the next batch read starts only once it is settled */
+    uint32_t shadow;          /* m's shadow word before it */
     const commit_t *c;
 } pend;
 
@@ -161,54 +165,63 @@ static inline uint32_t done_word(const hca_fw_event_t *ev, unsigned st)
 
 static inline void settle(void);
 
-/* Start the n entries at e as the commit of ev on m, whose shadow word was
- * shadow, once the program before it is settled. */
-static inline void pend_start(const hca_fseq_entry_t *e, unsigned n, const hca_fw_event_t *ev, mkey_t *m,
-                              uint32_t shadow, const commit_t *c, unsigned split)
+/* Start the program GO names as the commit c of ev on m, whose shadow word
+ * was shadow; the program before it is settled first. */
+static inline void pend_start(uint32_t go, const hca_fw_event_t *ev, mkey_t *m, uint32_t shadow, const commit_t *c)
 {
     settle();
-    pend.active = 1;
-    pend.c = c;
-    pend.split = split;
-    pend.hdr = ev->hdr;
-    pend.key = ev->key;
     pend.m = m;
+    pend.ev = ev;
     pend.shadow = shadow;
-    pend.last = n - 1;
-    fseq_start(e, n);
+    pend.c = c;
+    reg_write(HCA_FW_FSEQ_BASE + HCA_FSEQ_GO, go);
+}
+
+/* The slow paths' programs: c's split and DONE entry are the program's. */
+static void pend_start_slow(const hca_fseq_entry_t *e, unsigned n, const hca_fw_event_t *ev, mkey_t *m,
+                            uint32_t shadow, const commit_t *c, unsigned split)
+{
+    static commit_t slow;
+    settle(); /* slow is the running program's until then */
+    slow = *c;
+    slow.split = split;
+    slow.last = n - 1;
+    pend_start(fseq_go(e, n), ev, m, shadow, &slow);
 }
 
 /* Wait for the commit program; a stop is the refusal it stands for. */
 static void settle_stopped(uint32_t st);
 static inline void settle(void)
 {
-    if (!pend.active)
+    if (!pend.m)
         return;
-    pend.active = 0;
     uint32_t st = fseq_wait();
     if (HCA_FSEQ_STATUS_ERROR_GET(st) || HCA_FSEQ_STATUS_STOPPED_GET(st))
         settle_stopped(st);
+    pend.m = 0;
 }
 
 /* Out of line: the commit program stopped at entry STATUS.done. */
 static void __attribute__((noinline)) settle_stopped(uint32_t st)
 {
-    const hca_fw_event_t ev = {.hdr = pend.hdr, .key = pend.key};
+    const hca_fw_event_t *ev = pend.ev;
+    const commit_t *c = pend.c;
     unsigned at = HCA_FSEQ_STATUS_DONE_GET(st);
-    if (at >= pend.last) { /* the operation is done, only its DONE was not taken */
-        reg_write(EVT(HCA_EVT_DONE), done_word(&ev, HCA_WC_STATUS_SUCCESS));
+    if (at >= c->last) { /* the operation is done, only its DONE was not taken */
+        reg_write(EVT(HCA_EVT_DONE), done_word(ev, HCA_WC_STATUS_SUCCESS));
         return;
     }
-    if (at < pend.split || pend.c->undo_b)
+    if (at < c->split || c->undo_b)
         shadow_set(pend.m, pend.shadow);
-    refuse(&ev, pend.c->fail, at < pend.split ? pend.c->why_a : pend.c->why_b);
-    reg_write(EVT(HCA_EVT_DONE), done_word(&ev, pend.c->fail));
+    refuse(ev, c->fail, at < c->split ? c->why_a : c->why_b);
+    reg_write(EVT(HCA_EVT_DONE), done_word(ev, c->fail));
 }
 
 void mm_reset(void)
 {
     evt_block = EVT_UNKNOWN;
-    pend.active = 0;
+    pend.m = 0;
+    mm_init();
 }
 
 /* One console line per refusal; returns st. */
@@ -334,13 +347,14 @@ static const char *fast_reg_check(const hca_fw_event_t *ev, uint32_t n, uint32_t
     return 0;
 }
 
-/* How a stopped commit is explained: the registrations' and the invalidations'. */
-static const commit_t FR_COMMIT = {HCA_WC_STATUS_MW_BIND_ERR, 1, "the translation unit refused WRITE_MTT",
-                                   "the translation unit refused WRITE_MPT"};
-static const commit_t INV_COMMIT = {HCA_WC_STATUS_MW_BIND_ERR, 0, "the translation unit refused INVALIDATE",
-                                    "ctx DRAIN did not complete"};
-static const commit_t RINV_COMMIT = {HCA_WC_STATUS_REM_INV_REQ_ERR, 0, "the translation unit refused INVALIDATE",
-                                     "ctx DRAIN did not complete"};
+/* How a stopped commit is explained: the registrations' and the invalidations'
+ * (the slow paths' split and DONE entry are their programs': pend_start_slow;
+ * the fast paths' are their templates'). */
+#define FR_WHY HCA_WC_STATUS_MW_BIND_ERR, 1, "the translation unit refused WRITE_MTT", "the translation unit refused WRITE_MPT"
+#define INV_WHY(fail) (fail), 0, "the translation unit refused INVALIDATE", "ctx DRAIN did not complete"
+static const commit_t FR_COMMIT = {FR_WHY, 0, 0};
+static const commit_t INV_COMMIT = {INV_WHY(HCA_WC_STATUS_MW_BIND_ERR), 0, 0};
+static const commit_t RINV_COMMIT = {INV_WHY(HCA_WC_STATUS_REM_INV_REQ_ERR), 0, 0};
 
 #define MTT_OPS 3u /* MTT_DATA, CMD, WAIT per page */
 #define MPT_OPS 4u /* MPT_DATA, CMD, WAIT, DONE */
@@ -460,7 +474,7 @@ static unsigned fast_reg(const hca_fw_event_t *ev)
     const uint32_t shadow = shadow_word(m);
     m->state = HCA_MKEY_STATE_VALID;
     m->key_byte = (uint8_t)(ev->key & HCA_KEY_BYTE_MASK);
-    pend_start(p.e, p.n, ev, m, shadow, &FR_COMMIT, split);
+    pend_start_slow(p.e, p.n, ev, m, shadow, &FR_COMMIT, split);
     return PENDING;
 }
 
@@ -533,7 +547,7 @@ static unsigned invalidate(const hca_fw_event_t *ev)
     const unsigned split = INV_SPLIT;
     const uint32_t shadow = shadow_word(m);
     m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
-    pend_start(p.e, p.n, ev, m, shadow, FAIL == HCA_WC_STATUS_MW_BIND_ERR ? &INV_COMMIT : &RINV_COMMIT, split);
+    pend_start_slow(p.e, p.n, ev, m, shadow, FAIL == HCA_WC_STATUS_MW_BIND_ERR ? &INV_COMMIT : &RINV_COMMIT, split);
     return PENDING;
 }
 
@@ -543,13 +557,15 @@ static unsigned invalidate(const hca_fw_event_t *ev)
  * FAST_REG_MR of one inline page and the invalidations. Each takes the
  * event only when every rule of its slow path (fast_reg, invalidate above)
  * passes, from the same shadow, and commits the very program the slow path
- * would build, from a template whose fixed entries are written once (at the
- * probe): per event only the values change. Anything else — any rule
+ * would build, from a template whose fixed entries are written once (at boot,
+ * mm_init): per event only the values change. Anything else — any rule
  * failing, a list to read — returns 0 having changed nothing, and the slow
  * path decides again from scratch and prints the refusal: the rules are
  * the slow path's, the fast path only recognises the case they all pass.
- * Two buffers per template, used in turn: the one the sequencer may still
- * be reading (the last started) is never rewritten. */
+ * One template per rd_evt slot, each its slot's events' only: the one the
+ * sequencer may still be reading (the last started) is the slot before,
+ * and a slot is read again only by the next batch read, which starts once
+ * the last commit is settled. Each template's GO word is worked out once. */
 /* The one-page program makes the slow path's accesses (the MTT word, CMD,
  * WAIT, the ten MPT words in order, CMD, WAIT, DONE) with the MPT words in
  * three entries: the four the fast path works out (flags, key, pd, mtt_base:
@@ -569,15 +585,25 @@ _Static_assert(offsetof(hca_mpt_entry_t, iova) == offsetof(hca_fw_event_t, iova)
 _Static_assert(MPT_HEAD_WORDS == 4 && MPT_TAIL_WORDS == 2 && offsetof(hca_mpt_entry_t, reserved) == 36,
                "the MPT entry's head and tail");
 static const uint32_t mpt_tail_one[MPT_TAIL_WORDS] __attribute__((aligned(8))) = {1, 0}; /* mtt_count, reserved */
-static uint32_t evt_iova_addr[EVT_BATCH]; /* fw_local_addr(&rd_evt[b].iova) */
 enum { INV_CMD, INV_WAIT, INV_DRAIN, INV_DRAIN_WAIT, INV_DONE, INV_OPS };
-static struct {
+typedef struct __attribute__((aligned(8))) fr_tmpl {
     hca_fseq_entry_t e[FR_OPS];
     uint64_t mtt;
     uint32_t head[MPT_HEAD_WORDS];
-} fr_t[2] __attribute__((aligned(8)));
-static hca_fseq_entry_t inv_t[2][INV_OPS] __attribute__((aligned(8)));
-static unsigned fr_buf, inv_buf;
+    uint32_t go;
+} fr_tmpl_t;
+typedef struct __attribute__((aligned(8))) inv_tmpl {
+    hca_fseq_entry_t e[INV_OPS];
+    uint32_t go;
+} inv_tmpl_t;
+static fr_tmpl_t fr_t[EVT_BATCH];
+static inv_tmpl_t inv_t[EVT_BATCH];
+_Static_assert(offsetof(fr_tmpl_t, e) == 0 && offsetof(inv_tmpl_t, e) == 0 && sizeof(fr_tmpl_t) % 8 == 0 &&
+                   sizeof(inv_tmpl_t) % 8 == 0,
+               "every template's entries 8-aligned");
+static const commit_t FR1_COMMIT = {FR_WHY, FR_MPT, FR_OPS - 1};
+static const commit_t INV1_COMMIT = {INV_WHY(HCA_WC_STATUS_MW_BIND_ERR), INV_DRAIN, INV_OPS - 1};
+static const commit_t RINV1_COMMIT = {INV_WHY(HCA_WC_STATUS_REM_INV_REQ_ERR), INV_DRAIN, INV_OPS - 1};
 
 /* The templates: the slow paths' programs for one page and for an
  * invalidation, their per-event values patched at FR_* / INV_*. */
@@ -585,22 +611,26 @@ _Static_assert(FR_MPT == MTT_OPS && FR_OPS == MTT_OPS + MPT_OPS + 2 && INV_DRAIN
                "the templates' layout");
 static void templates_init(void)
 {
-    for (unsigned b = 0; b < 2; b++) {
-        /* ops_mtt, ops_mpt_done with its MPT_DATA entry in three */
+    for (unsigned b = 0; b < EVT_BATCH; b++) {
+        /* ops_mtt, ops_mpt_done with its MPT_DATA entry in three, iova and
+         * length from the slot's event */
         hca_fseq_entry_t *e = ops_mtt(fr_t[b].e, &fr_t[b].mtt, 0);
         e[0] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA), HCA_FSEQ_KIND_WRITE_RAM, MPT_HEAD_WORDS),
                                   fw_local_addr(fr_t[b].head)};
         e[1] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA + 4 * MPT_HEAD_WORDS), HCA_FSEQ_KIND_WRITE_RAM, MPT_IOVA_WORDS),
-                                  0};
+                                  fw_local_addr(&rd_evt[b].iova)};
         e[2] = (hca_fseq_entry_t){
             CTL(FWP(HCA_FWP_MPT_DATA + 4 * (MPT_HEAD_WORDS + MPT_IOVA_WORDS)), HCA_FSEQ_KIND_WRITE_RAM, MPT_TAIL_WORDS),
             fw_local_addr((void *)mpt_tail_one)};
         ops_mpt_cmd_done(e + 3, 0, 0);
-        ops_inv_done(inv_t[b], 0, 1, 0);
+        fr_t[b].go = fseq_go(fr_t[b].e, FR_OPS);
+        ops_inv_done(inv_t[b].e, 0, 1, 0);
+        inv_t[b].go = fseq_go(inv_t[b].e, INV_OPS);
     }
-    for (unsigned b = 0; b < EVT_BATCH; b++)
-        evt_iova_addr[b] = fw_local_addr(&rd_evt[b].iova);
 }
+
+/* The fast paths' rule failures: the slow path's business, laid out off the straight line. */
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* The MR a fast path may take: the key's index names a usable slot (the
  * shadow's in_use and kind are tested by the caller), and the program under
@@ -608,10 +638,10 @@ static void templates_init(void)
 static inline mkey_t *fast_mr(uint32_t key)
 {
     const uint32_t idx = key >> HCA_KEY_INDEX_SHIFT;
-    if (idx == 0 || idx >= mkey_slots) /* never an MR */
+    if (UNLIKELY(idx == 0 || idx >= mkey_slots)) /* never an MR */
         return 0;
     mkey_t *m = &mkeys[idx];
-    if (pend.active && pend.m == m)
+    if (UNLIKELY(pend.m == m))
         settle(); /* decide on the tables that program leaves */
     return m;
 }
@@ -620,80 +650,83 @@ static inline mkey_t *fast_mr(uint32_t key)
 #define P_INLINE_LEN_MASK ((1u << HCA_SQ_WQE_FR_INLINE_LSB) | (0xffffu << HCA_SQ_WQE_FR_LIST_LEN_LSB))
 _Static_assert(HCA_SQ_WQE_FR_LIST_LEN_WIDTH == 16, "list_len is the top 16 bits of fr_params");
 
-/* FAST_REG_MR of one inline page: fast_reg's rules, in its order of cost. */
-static inline int fast_reg_quick(const hca_fw_event_t *ev, unsigned slot)
+/* FAST_REG_MR of one inline page, the event in rd_evt slot t's: fast_reg's
+ * rules, in its order of cost. */
+static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
 {
     const uint32_t key = ev->key, params = ev->params;
-    if ((params & P_INLINE_LEN_MASK) != P_INLINE_ONE) /* n = 1 <= mtt_count (>= 1 for every fast_reg MR) */
+    /* n = 1: never above mtt_count, which is at least 1 for every fast_reg
+     * MR (mkey_create refuses max_page_list_len 0) */
+    if ((params & P_INLINE_LEN_MASK) != P_INLINE_ONE)
         return 0;
-    if (ev->mr_key && (ev->mr_key ^ key) >> HCA_KEY_INDEX_SHIFT) /* the WR's key index differs from the MR's */
+    const uint32_t mr_key = ev->mr_key; /* 0: names no MR, the key's is taken */
+    if ((mr_key ^ key) >> HCA_KEY_INDEX_SHIFT && mr_key) /* the WR's key index differs from the MR's */
         return 0;
     mkey_t *m = fast_mr(key);
     if (!m)
         return 0;
     const uint32_t shadow = shadow_word(m);
-    if ((shadow & ~SHADOW_KEY_BYTE) != SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, HCA_MKEY_STATE_FREE) || m->pd != ev->pd ||
-        m->mtt_count == 0)
+    if ((shadow & ~SHADOW_KEY_BYTE) != SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, HCA_MKEY_STATE_FREE) || m->pd != ev->pd)
         return 0;
     const uint32_t ps = PARAM(ev, FR_PAGE_SHIFT), access = PARAM(ev, FR_ACCESS);
     if (ps - HCA_PAGE_SHIFT_MIN > HCA_PAGE_SHIFT_MAX - HCA_PAGE_SHIFT_MIN)
         return 0;
-    /* length in 1..page - fbo (so below 2^31: ps <= 30), iova + length not past 2^64, the page aligned */
-    const uint32_t page = 1u << ps, fbo = (uint32_t)ev->iova & (page - 1);
-    if ((ev->length >> 32) || (uint32_t)ev->length - 1 >= page - fbo || ev->iova + ev->length < ev->iova ||
-        ((uint32_t)ev->list & (page - 1)))
+    /* length in 1..page - fbo (so below 2^31: ps <= 30), iova + length not
+     * past 2^64 (with such a length: a carry out of iova's low word into a
+     * high word of all ones), the page aligned */
+    const uint32_t page = 1u << ps, iova_lo = (uint32_t)ev->iova, len = (uint32_t)ev->length;
+    if ((ev->length >> 32) || len - 1 >= page - (iova_lo & (page - 1)))
+        return 0;
+    if ((iova_lo + len < iova_lo && (uint32_t)(ev->iova >> 32) == ~0u) || ((uint32_t)ev->list & (page - 1)))
         return 0;
     if ((access & (HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_ATOMIC)) && !(access & HCA_ACCESS_LOCAL_WRITE))
         return 0;
     _Static_assert(HCA_ACCESS_ALL == (1u << HCA_SQ_WQE_FR_ACCESS_WIDTH) - 1, "every fr_access value is a flag set");
     /* Decided: the slow path's program for n = 1, from the template; the
      * head words are mpt_of's. */
-    const unsigned b = fr_buf ^= 1;
-    fr_t[b].mtt = ev->list | 1u << HCA_MTT_ENTRY_PRESENT_LSB;
-    uint32_t *const h = fr_t[b].head;
+    t->mtt = ev->list | 1u << HCA_MTT_ENTRY_PRESENT_LSB;
+    uint32_t *const h = t->head;
     h[0] = 1u << HCA_MPT_ENTRY_ALLOC_LSB | HCA_MKEY_STATE_VALID << HCA_MPT_ENTRY_STATE_LSB |
            HCA_MKEY_KIND_FAST_REG << HCA_MPT_ENTRY_KIND_LSB | HCA_MKEY_MODE_MTT << HCA_MPT_ENTRY_MODE_LSB |
            access << HCA_MPT_ENTRY_ACCESS_LSB | ps << HCA_MPT_ENTRY_PAGE_SHIFT_LSB;
     h[1] = key;
     h[2] = m->pd;
     h[3] = m->mtt_base;
-    hca_fseq_entry_t *e = fr_t[b].e;
-    e[FR_MPT_IOVA].val = evt_iova_addr[slot];
+    hca_fseq_entry_t *e = t->e;
     e[FR_MTT_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MTT) | HCA_FWP_CMD_INDEX_PUT(m->mtt_base);
     e[FR_MPT_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MPT) | HCA_FWP_CMD_INDEX_PUT(key >> HCA_KEY_INDEX_SHIFT);
     e[FR_DONE].val = done_word(ev, HCA_WC_STATUS_SUCCESS);
     shadow_set(m, SHADOW(1, HCA_MKEY_KIND_FAST_REG, key & HCA_KEY_BYTE_MASK, HCA_MKEY_STATE_VALID));
-    pend_start(e, FR_OPS, ev, m, shadow, &FR_COMMIT, FR_MPT);
+    pend_start(t->go, ev, m, shadow, &FR1_COMMIT);
     return 1;
 }
 
 /* LOCAL_INV, REMOTE_INV, READ_INV: invalidate's rules and program. */
-static inline int invalidate_quick(const hca_fw_event_t *ev, unsigned kind)
+static inline int invalidate_quick(const hca_fw_event_t *ev, unsigned kind, inv_tmpl_t *t)
 {
     if (MUTANT_SKIPS_DRAIN(kind)) /* the mutants' programs are the slow path's */
         return 0;
     const uint32_t key = ev->key;
     mkey_t *m = fast_mr(key);
-    if (!m)
+    if (UNLIKELY(!m))
         return 0;
     const uint32_t shadow = shadow_word(m);
     const uint32_t want = SHADOW(1, 0, key & HCA_KEY_BYTE_MASK, 0);
     const uint32_t k = (shadow >> 8) & 0xffu;
-    if ((shadow & SHADOW(0xff, 0, 0xff, 0)) != want || (k != HCA_MKEY_KIND_FAST_REG && k != HCA_MKEY_KIND_INDIRECT) ||
-        m->pd != ev->pd)
+    if (UNLIKELY((shadow & SHADOW(0xff, 0, 0xff, 0)) != want ||
+                 (k != HCA_MKEY_KIND_FAST_REG && k != HCA_MKEY_KIND_INDIRECT) || m->pd != ev->pd))
         return 0;
-    const unsigned b = inv_buf ^= 1;
-    hca_fseq_entry_t *e = inv_t[b];
+    hca_fseq_entry_t *e = t->e;
     e[INV_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(key >> HCA_KEY_INDEX_SHIFT);
     e[INV_DONE].val = done_word(ev, HCA_WC_STATUS_SUCCESS);
     m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
-    pend_start(e, INV_OPS, ev, m, shadow, kind == HCA_EVT_KIND_REMOTE_INV ? &RINV_COMMIT : &INV_COMMIT, INV_DRAIN);
+    pend_start(t->go, ev, m, shadow, kind == HCA_EVT_KIND_REMOTE_INV ? &RINV1_COMMIT : &INV1_COMMIT);
     return 1;
 }
 
 static unsigned perform(const hca_fw_event_t *ev)
 {
-    if (pend.active && pend.m == mkey_get(ev->key >> HCA_KEY_INDEX_SHIFT))
+    if (pend.m == mkey_get(ev->key >> HCA_KEY_INDEX_SHIFT)) /* (none under way: settle does nothing) */
         settle(); /* decide on the tables that program leaves */
     switch (hca_fw_event_get_kind(ev)) {
     case HCA_EVT_KIND_FAST_REG_MR: return fast_reg(ev);
@@ -712,33 +745,42 @@ int mm_events_served(void)
         evt_block = reg_probe(EVT(HCA_EVT_STATUS), &v) ? EVT_ABSENT : EVT_PRESENT;
         if (evt_block == EVT_ABSENT)
             con_puts("hcafw: no event queue (regs evt): memory-management events are not served\n");
-        templates_init();
-        for (unsigned b = 0; b < EVT_BATCH; b++) {
-            hca_fseq_entry_t *r = &rd_prog[b * EVT_READ_OPS];
-            r[0] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DATA), HCA_FSEQ_KIND_READ_RAM, EVT_READ_WORDS),
-                                      fw_local_addr(&rd_evt[b])};
-            r[1] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_POP), HCA_FSEQ_KIND_WRITE, 0), 0};
-        }
     }
     return evt_block == EVT_PRESENT;
+}
+
+/* RAM only (the programs): at boot, so the first call's probe costs one
+ * access and no command waits behind the templates (16 of them). */
+void mm_init(void)
+{
+    templates_init();
+    for (unsigned b = 0; b < EVT_BATCH; b++) {
+        hca_fseq_entry_t *r = &rd_prog[b * EVT_READ_OPS];
+        r[0] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DATA), HCA_FSEQ_KIND_READ_EVT, EVT_READ_WORDS),
+                                  fw_local_addr(&rd_evt[b])};
+        r[1] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_POP), HCA_FSEQ_KIND_WRITE, 0), 0};
+    }
 }
 
 void mm_service(void)
 {
     if (evt_block != EVT_PRESENT && !mm_events_served())
         return;
-    unsigned n;
-    while ((n = HCA_EVT_STATUS_COUNT_GET(reg_read(EVT(HCA_EVT_STATUS)))) != 0) {
-        /* A batch read whole and popped by one program, then served in order. */
-        if (n > EVT_BATCH)
-            n = EVT_BATCH;
+    for (;;) {
+        /* A batch read and popped by one program, then served in order: the
+         * program stops at the first READ_EVT that finds the queue empty, so
+         * no STATUS read is needed to tell how many there are; the service
+         * ends when a read finds none. */
         settle();
-        fseq_start(rd_prog, n * EVT_READ_OPS);
-        n = HCA_FSEQ_STATUS_DONE_GET(fseq_wait()) >> 1; /* the events popped (EVT_READ_OPS 2) */
-        if (n == 0) {
+        fseq_start(rd_prog, EVT_BATCH * EVT_READ_OPS);
+        const uint32_t st = fseq_wait();
+        const unsigned n = HCA_FSEQ_STATUS_DONE_GET(st) >> 1; /* the events popped (EVT_READ_OPS 2) */
+        if (HCA_FSEQ_STATUS_ERROR_GET(st)) {
             con_puts("hcafw: the port sequencer could not read the event queue\n");
             break;
         }
+        if (n == 0)
+            break;
         for (unsigned b = 0; b < n; b++) {
             const hca_fw_event_t *ev = &rd_evt[b];
 #if defined(HCAFW_MUTANT_DONE_AT_ONCE)
@@ -747,9 +789,9 @@ void mm_service(void)
             continue;
 #endif
             const unsigned kind = hca_fw_event_get_kind(ev);
-            if (kind == HCA_EVT_KIND_FAST_REG_MR ? fast_reg_quick(ev, b)
+            if (kind == HCA_EVT_KIND_FAST_REG_MR ? fast_reg_quick(ev, &fr_t[b])
                 : kind - HCA_EVT_KIND_LOCAL_INV <= HCA_EVT_KIND_READ_INV - HCA_EVT_KIND_LOCAL_INV
-                    ? invalidate_quick(ev, kind)
+                    ? invalidate_quick(ev, kind, &inv_t[b])
                     : 0)
                 continue;
             unsigned st = perform(ev);

@@ -48,7 +48,10 @@ void mm_service(void);
 /** 1 when the engine has the event queue (probed at the first call, never at
  *  boot): the memory-management work requests are served. */
 int mm_events_served(void);
-/** Forget the probe (host unit tests). */
+/** Write the service's port-sequencer programs into RAM (at boot: cmd_init;
+ *  no device access). */
+void mm_init(void);
+/** Forget the probe and write the programs again (host unit tests). */
 void mm_reset(void);
 
 #endif /* FW_MM_H */

@@ -18,8 +18,9 @@
  * "before" is the same bench at 8a1bc30 (the session of issue #13 item 4
  * started there: every register access by the core, the page list read by
  * fdma), at 420cd3a (the port sequencer, before the event service's fast
- * paths) and at 76c4918 (before the event read dropped rsvd and the 1-page
- * program its 6 MPT words copied from the event); they cannot be measured
+ * paths) and at c713a85 (before the sequencer's READ_EVT, GO and IDLE and
+ * the fast paths' per-slot templates; 76c4918 before that is in
+ * docs/device.md); they cannot be measured
  * in this run, the firmware and driver that did them being gone, so they are
  * quoted with their commits.
  */
@@ -43,11 +44,12 @@
 #define BEFORE_FR_LATENCY 1318.0
 #define BEFORE_INV_STEADY 387.0
 #define BEFORE_INV_LATENCY 707.0
-/* bench_mm at 76c4918 (firmware/mm.c reading 12 event words, building the whole MPT entry per event) */
-#define PREV_FR_STEADY 275.0
-#define PREV_FR_LATENCY 645.0
-#define PREV_INV_STEADY 180.0
-#define PREV_INV_LATENCY 528.0
+/* bench_mm at c713a85 (every event read in 11 words, a STATUS read per batch, PROG + RUN per program,
+ * the sequencer polled) */
+#define PREV_FR_STEADY 263.0
+#define PREV_FR_LATENCY 627.0
+#define PREV_INV_STEADY 182.0
+#define PREV_INV_LATENCY 521.0
 /* bench_mm at 420cd3a, before the event service's fast paths (firmware/mm.c) */
 #define SEQ_FR_STEADY 588.0
 #define SEQ_FR_LATENCY 930.0
@@ -762,7 +764,7 @@ int main(int argc, char **argv)
            "    (the rest is the burst's start: each QP's first WQE has no read-ahead and is fetched in turn;\n"
            "     where the engine's own cycles go: make bench-mm-floor, docs/device.md \"The engine floor\")\n",
            QPS, tput[0].fr_mid, tput[0].inv_mid);
-    versus("76c4918", PREV_FR_STEADY, PREV_FR_LATENCY, PREV_INV_STEADY, PREV_INV_LATENCY, &tput[0], &fr[0], &inv[0]);
+    versus("c713a85", PREV_FR_STEADY, PREV_FR_LATENCY, PREV_INV_STEADY, PREV_INV_LATENCY, &tput[0], &fr[0], &inv[0]);
     versus("before the event service's fast paths (420cd3a)", SEQ_FR_STEADY, SEQ_FR_LATENCY, SEQ_INV_STEADY,
            SEQ_INV_LATENCY, &tput[0], &fr[0], &inv[0]);
     versus("before (8a1bc30)", BEFORE_FR_STEADY, BEFORE_FR_LATENCY, BEFORE_INV_STEADY, BEFORE_INV_LATENCY, &tput[0],

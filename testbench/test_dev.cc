@@ -634,7 +634,7 @@ struct SeqImage {
     static constexpr uint32_t kEntries = 72; // byte offset of entry 0 in the image (8-aligned)
     std::vector<uint32_t> words;
     SeqImage(const std::vector<hca_fseq_entry_t> &e, uint32_t count, int32_t exit_at,
-             const std::vector<uint32_t> &data = {})
+             const std::vector<uint32_t> &data = {}, bool go = false, bool idle = false)
     {
         const uint32_t T0 = 5, T1 = 6, T2 = 7, T3 = 28, T4 = 29, T5 = 30, A0 = 10;
         words = {
@@ -654,6 +654,18 @@ struct SeqImage {
             rv_wfi(),                                            // 13
             rv_jal(0, -4),                                       // 14
         };
+        if (go) { // 3..5: GO = {entry 0's index in RAM, count} in one store instead of PROG, RUN
+            const uint32_t w = HCA_FSEQ_GO_ENTRY_PUT(kEntries / 8) | HCA_FSEQ_GO_COUNT_PUT(count);
+            words[3] = rv_lui(T2, w >> 12);
+            words[4] = rv_addi(T2, T2, (int32_t)(w & 0xfffu));
+            words[5] = rv_sw(T2, T0, HCA_FSEQ_GO);
+            static_assert(HCA_FSEQ_MAX_OPS < 0x800, "count is addi's positive immediate");
+        }
+        if (idle) { // 6..8: one read of IDLE, held until the program ends, instead of the poll loop
+            words[6] = rv_lw(T3, T0, HCA_FSEQ_IDLE);
+            words[7] = rv_addi(0, 0, 0);
+            words[8] = rv_addi(0, 0, 0);
+        }
         words.resize(kEntries / 4, 0);
         for (const hca_fseq_entry_t &x : e) {
             words.push_back(x.ctl);
@@ -738,6 +750,69 @@ TEST_P(Sequencer, WritesReadsAndRamBlocksGoThroughThePortInOrder)
     const int32_t d2 = (int32_t)(8 * n + 8), d3 = d2 + 4;
     EXPECT_EQ(0xabcde001u, run_seq(GetParam(), SeqImage(r, 2, d2, data)));
     EXPECT_EQ(0x5u, run_seq(GetParam(), SeqImage(r, 2, d3, data)));
+}
+
+TEST_P(Sequencer, ReadEvtReadsAnInvalidationsWordsUpToKeyAndAnyOtherEventWhole)
+{
+    // The MPT staging (10 words) stands for an event: word 0 its hdr, then
+    // READ_EVT of 10 words into data words 0..9, pre-filled with a marker.
+    const uint32_t MPT = HCA_FWP_BASE + HCA_FWP_MPT_DATA, MARK = 0x5a5a5a5au;
+    const size_t n = 4;
+    const std::vector<uint32_t> data(HCA_FWP_MPT_DATA_COUNT, MARK);
+    for (unsigned kind : {(unsigned)HCA_EVT_KIND_LOCAL_INV, (unsigned)HCA_EVT_KIND_REMOTE_INV,
+                          (unsigned)HCA_EVT_KIND_READ_INV, (unsigned)HCA_EVT_KIND_FAST_REG_MR}) {
+        const uint32_t hdr = kind << HCA_FW_EVENT_KIND_LSB | 0x123u << HCA_FW_EVENT_TAG_LSB;
+        std::vector<hca_fseq_entry_t> e = {seq(MPT, HCA_FSEQ_KIND_WRITE, 0, hdr),
+                                           seq(MPT + 8, HCA_FSEQ_KIND_WRITE, 0, 0xbeef0000u | kind),
+                                           seq(MPT + 12, HCA_FSEQ_KIND_WRITE, 0, 0xcafe0000u | kind),
+                                           seq(MPT, HCA_FSEQ_KIND_READ_EVT, HCA_FWP_MPT_DATA_COUNT,
+                                               SeqImage::data_addr(n, 0))};
+        const bool inv = kind != HCA_EVT_KIND_FAST_REG_MR;
+        const auto word = [&](size_t i) { return (int32_t)(8 * n + 4 * i); };
+        EXPECT_EQ(fseq_status(0, 0, 4), run_seq(GetParam(), SeqImage(e, 4, -8, data))) << "kind " << kind;
+        EXPECT_EQ(hdr, run_seq(GetParam(), SeqImage(e, 4, word(0), data))) << "kind " << kind;
+        EXPECT_EQ(0xbeef0000u | kind, run_seq(GetParam(), SeqImage(e, 4, word(2), data))) << "kind " << kind;
+        EXPECT_EQ(inv ? MARK : 0xcafe0000u | kind, run_seq(GetParam(), SeqImage(e, 4, word(3), data)))
+            << "kind " << kind << (inv ? ": an invalidation's words end with key (EVT_INV_WORDS)" : ": read whole");
+        EXPECT_EQ(inv ? MARK : 0u, run_seq(GetParam(), SeqImage(e, 4, word(HCA_FWP_MPT_DATA_COUNT - 1), data)))
+            << "kind " << kind;
+    }
+    static_assert(HCA_EVT_INV_WORDS == 3, "word 3 is the first past an invalidation's");
+    // A first word of 0 (an empty queue's DATA) stops the program there, that word written.
+    std::vector<hca_fseq_entry_t> z = {seq(MPT, HCA_FSEQ_KIND_WRITE, 0, 0),
+                                       seq(MPT, HCA_FSEQ_KIND_READ_EVT, HCA_FWP_MPT_DATA_COUNT, SeqImage::data_addr(3, 0)),
+                                       seq(MPT, HCA_FSEQ_KIND_WRITE, 0, 1)};
+    EXPECT_EQ(fseq_status(0, 1, 1), run_seq(GetParam(), SeqImage(z, 3, -8, data))) << "stopped at the READ_EVT";
+    EXPECT_EQ(0u, run_seq(GetParam(), SeqImage(z, 3, 8 * 3, data)));
+    EXPECT_EQ(MARK, run_seq(GetParam(), SeqImage(z, 3, 8 * 3 + 4, data))) << "nothing read after the first word";
+}
+
+TEST_P(Sequencer, GoIsProgAndRunInOneStore)
+{
+    std::vector<hca_fseq_entry_t> e = {seq(MTT_LO, HCA_FSEQ_KIND_WRITE, 0, 0x12345001u),
+                                       seq(MTT_HI, HCA_FSEQ_KIND_WRITE, 0, 0x77u),
+                                       seq(MTT_LO, HCA_FSEQ_KIND_READ, 0, 0)};
+    EXPECT_EQ(0x12345001u, run_seq(GetParam(), SeqImage(e, 3, 8 * 2 + 4, {}, true)));
+    EXPECT_EQ(fseq_status(0, 0, 3), run_seq(GetParam(), SeqImage(e, 3, -8, {}, true))) << "done = every entry";
+    EXPECT_EQ(fseq_status(0, 0, 2), run_seq(GetParam(), SeqImage(e, 2, -8, {}, true))) << "GO's count";
+    EXPECT_EQ(fseq_status(1, 0, 0), run_seq(GetParam(), SeqImage(e, 0, -8, {}, true))) << "count 0";
+    EXPECT_EQ(fseq_status(1, 0, 0), run_seq(GetParam(), SeqImage(e, HCA_FSEQ_MAX_OPS + 1, -8, {}, true)))
+        << "count above FSEQ_MAX_OPS";
+}
+
+TEST_P(Sequencer, AnIdleReadIsHeldUntilTheProgramEndsAndReadsItsStatus)
+{
+    // A WAIT on the unit's STATUS after a NOP, and a READ: the read of IDLE
+    // that follows GO at once must see them done (no polling in the image).
+    const uint32_t CMD = HCA_FWP_BASE + HCA_FWP_CMD, ST = HCA_FWP_BASE + HCA_FWP_STATUS;
+    std::vector<hca_fseq_entry_t> e = {seq(MTT_LO, HCA_FSEQ_KIND_WRITE, 0, 0x12345001u),
+                                       seq(CMD, HCA_FSEQ_KIND_WRITE, 0, HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_NOP)),
+                                       seq(ST, HCA_FSEQ_KIND_WAIT, 1u << HCA_FWP_RESULT_OK, 0),
+                                       seq(MTT_LO, HCA_FSEQ_KIND_READ, 0, 0)};
+    EXPECT_EQ(fseq_status(0, 0, 4), run_seq(GetParam(), SeqImage(e, 4, -8, {}, true, true)))
+        << "IDLE reads STATUS with busy clear, every entry done";
+    EXPECT_EQ(0x12345001u, run_seq(GetParam(), SeqImage(e, 4, 8 * 3 + 4, {}, true, true))) << "the READ's value in place";
+    EXPECT_EQ(fseq_status(1, 0, 0), run_seq(GetParam(), SeqImage(e, 0, -8, {}, true, true))) << "a refused RUN: idle at once";
 }
 
 TEST_P(Sequencer, AWaitGoesOnForAnAcceptedResultAndStopsOtherwise)

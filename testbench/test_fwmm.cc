@@ -20,6 +20,7 @@ extern "C" {
 #include "cmd.h"
 #include "console.h"
 #include "dev.h"
+#include "hca_fseq.h"
 #include "mm.h"
 #include "start.h"
 }
@@ -66,6 +67,7 @@ struct Mock {
     // fseq: a program runs whole at its RUN, through the same registers
     uint32_t fseq_prog = 0, fseq_status = 0;
     int fseq_runs = 0;
+    unsigned evt_words_read = 0; // port words read by READ_EVT / READ_RAM entries (the events)
     std::vector<Rec> log;
     std::string console;
 };
@@ -141,8 +143,9 @@ void fdma_start()
     r.host = (uint64_t)M->fdma_host_hi << 32 | M->fdma_host_lo;
     r.len = M->fdma_len;
     M->fdma_error = 1;
-    uint32_t h = M->fdma_local & 0x7fffffffu;
-    if (r.len == 0 || r.len > HCA_FDMA_MAX_LEN || !(M->fdma_local & 0x80000000u) || h >= M->locals.size() ||
+    uint32_t h = (M->fdma_local & 0x7fffffffu) / 8;
+    if (r.len == 0 || r.len > HCA_FDMA_MAX_LEN || !(M->fdma_local & 0x80000000u) || (M->fdma_local & 7) ||
+        h >= M->locals.size() ||
         r.host < HOST_BASE || r.host - HOST_BASE + r.len > HOST_SIZE)
         return;
     M->fdma_error = 0;
@@ -160,14 +163,15 @@ void reg_write(uint32_t addr, uint32_t val);
 
 uint32_t fw_local_addr(void *p)
 {
+    // 8 apart, as fseq GO counts entries of RAM (HCA_FW_RAM_BASE is 0x80000000)
     M->locals.push_back(p);
-    return 0x80000000u | (uint32_t)(M->locals.size() - 1);
+    return 0x80000000u | (uint32_t)(M->locals.size() - 1) * 8;
 }
 
 uint32_t reg_read(uint32_t addr)
 {
-    if (addr == HCA_FW_FSEQ_BASE + HCA_FSEQ_STATUS)
-        return M->fseq_status;
+    if (addr == HCA_FW_FSEQ_BASE + HCA_FSEQ_STATUS || addr == HCA_FW_FSEQ_BASE + HCA_FSEQ_IDLE)
+        return M->fseq_status; // a program runs whole at its RUN / GO: idle at once
     if (addr >= HCA_FW_EVT_BASE && addr < HCA_FW_EVT_BASE + 0x40)
         return evt_access(addr - HCA_FW_EVT_BASE, false, 0);
     if (addr == HCA_FWP_BASE + HCA_FWP_STATUS)
@@ -190,6 +194,12 @@ void reg_write(uint32_t addr, uint32_t val)
     }
     if (addr == HCA_FW_FSEQ_BASE + HCA_FSEQ_RUN) {
         fseq_run(HCA_FSEQ_RUN_COUNT_GET(val));
+        return;
+    }
+    if (addr == HCA_FW_FSEQ_BASE + HCA_FSEQ_GO) {
+        EXPECT_LT(M->locals.size(), 1u << HCA_FSEQ_GO_ENTRY_WIDTH) << "a handle GO cannot name";
+        M->fseq_prog = HCA_FW_RAM_BASE + 8 * HCA_FSEQ_GO_ENTRY_GET(val);
+        fseq_run(HCA_FSEQ_GO_COUNT_GET(val));
         return;
     }
     if (addr >= HCA_FW_EVT_BASE && addr < HCA_FW_EVT_BASE + 0x40) {
@@ -257,8 +267,8 @@ namespace {
 // The firmware RAM address a (a handle from fw_local_addr) as a host pointer.
 void *local(uint32_t a)
 {
-    uint32_t h = a & 0x7fffffffu;
-    if (!(a & 0x80000000u) || h >= M->locals.size()) {
+    uint32_t h = (a & 0x7fffffffu) / 8;
+    if (!(a & 0x80000000u) || (a & 7) || h >= M->locals.size()) {
         ADD_FAILURE() << "not a firmware RAM address: " << std::hex << a;
         return nullptr;
     }
@@ -291,17 +301,27 @@ void fseq_run(uint32_t count)
             break;
         }
         case HCA_FSEQ_KIND_WRITE_RAM:
-        case HCA_FSEQ_KIND_READ_RAM: {
+        case HCA_FSEQ_KIND_READ_RAM:
+        case HCA_FSEQ_KIND_READ_EVT: {
             auto *w = static_cast<uint32_t *>(local(x.val));
             if (!w || arg == 0 || arg > HCA_FSEQ_MAX_WORDS) {
                 error = 1;
                 break;
             }
-            for (uint32_t i = 0; i < arg; i++) {
+            uint32_t words = arg;
+            for (uint32_t i = 0; i < words; i++) {
                 if (hca_fseq_entry_get_kind(&x) == HCA_FSEQ_KIND_WRITE_RAM)
                     reg_write(addr + 4 * i, w[i]);
                 else
-                    w[i] = reg_read(addr + 4 * i);
+                    w[i] = reg_read(addr + 4 * i), M->evt_words_read++;
+                // READ_EVT: an empty queue stops the program; an invalidation's words end with key
+                if (hca_fseq_entry_get_kind(&x) == HCA_FSEQ_KIND_READ_EVT && i == 0 && w[0] == 0) {
+                    stopped = 1;
+                    break;
+                }
+                if (hca_fseq_entry_get_kind(&x) == HCA_FSEQ_KIND_READ_EVT && i == 0 &&
+                    hca_evt_kind_invalidates(w[0] >> HCA_FW_EVENT_KIND_LSB & ((1u << HCA_FW_EVENT_KIND_WIDTH) - 1)))
+                    words = std::min(words, (uint32_t)HCA_EVT_INV_WORDS);
             }
             break;
         }
@@ -1118,7 +1138,8 @@ TEST_F(FwMm, FastRegInlineEachRuleFailingAloneLeavesTheMrUntouched)
 
     // Accepted at the limits: the page exactly filled; the largest page; a
     // page in the last 4 GiB of the address space that ends one byte short
-    // of 2^64. Each is then registered again through the slow path (the
+    // of 2^64; one whose end carries out of iova's low word below the top 4
+    // GiB. Each is then registered again through the slow path (the
     // same page as a one-entry list), and both wrote the same MTT word and
     // MPT entry.
     hca_fw_event_t big = good;
@@ -1130,8 +1151,14 @@ TEST_F(FwMm, FastRegInlineEachRuleFailingAloneLeavesTheMrUntouched)
     hca_fw_event_t top = good;
     top.iova = ~0ull - 0xfff;
     top.length = 0xfff;
-    for (const hca_fw_event_t *a : {&good, &big, &top}) {
-        SCOPED_TRACE(a == &good ? "page filled" : a == &big ? "1 GiB page" : "top of the address space");
+    hca_fw_event_t carry = good; // the page's end carries out of iova's low word: no wrap below the top 4 GiB
+    carry.iova = 0x1fffff800ull;
+    carry.length = 0x800;
+    for (const hca_fw_event_t *a : {&good, &big, &top, &carry}) {
+        SCOPED_TRACE(a == &good  ? "page filled"
+                     : a == &big ? "1 GiB page"
+                     : a == &top ? "top of the address space"
+                                 : "a carry out of the low word");
         const uint32_t key = a->key;
         const uint32_t base = shadow(key).mtt_base;
         mock.console.clear();
@@ -1192,7 +1219,10 @@ TEST_F(FwMm, ABatchIsReadByOneProgramAndEachCommitIsOneProgram)
     queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, a, 3));
     mm_service();
     EXPECT_TRUE(mock.events.empty());
-    EXPECT_EQ(4, mock.fseq_runs) << "one read of the batch, one program per operation";
+    EXPECT_EQ(5, mock.fseq_runs) << "one read of the batch, one program per operation, a read finding none";
+    EXPECT_EQ(2 * (offsetof(hca_fw_event_t, rsvd) / 4) + HCA_EVT_INV_WORDS + 2, mock.evt_words_read)
+        << "READ_EVT: a registration's words but rsvd, an invalidation's up to key; each read stopped at the empty "
+           "queue's first word";
     std::vector<Kind> kinds;
     for (const Rec &r : mock.log)
         kinds.push_back(r.kind);

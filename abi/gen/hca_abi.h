@@ -111,6 +111,8 @@ extern "C" {
 #define HCA_EVT_QUEUE_DEPTH 8u
 /* fw_event.hdr.tag of an event: requester events carry the QP number, responder events (REMOTE_INV) EVT_TAG_RESPONDER | QP number, so DONE finds its waiter */
 #define HCA_EVT_TAG_RESPONDER 2048u
+/* words of an invalidation's fw_event that carry something (hdr, pd, key): what fseq READ_EVT reads of one */
+#define HCA_EVT_INV_WORDS 3u
 
 /* mkey_state: MR state (SEMANTICS.md: Keys and states) */
 enum hca_mkey_state {
@@ -386,9 +388,10 @@ enum hca_fseq_kind {
     HCA_FSEQ_KIND_WAIT = 2, /* read the status register at off (busy bit 0, fwp_result at bits 4-7, as fwp and ctx STATUS) until busy clears; val = the last value; stop the program unless arg has bit result */
     HCA_FSEQ_KIND_WRITE_RAM = 3, /* write arg words from firmware RAM at address val to the port registers off, off + 4, ... (a staged entry in one entry) */
     HCA_FSEQ_KIND_READ_RAM = 4, /* read arg words of the port registers off, off + 4, ... into firmware RAM at address val (an event in one entry) */
+    HCA_FSEQ_KIND_READ_EVT = 5, /* READ_RAM of one event (regs evt DATA): arg words, or EVT_INV_WORDS when the first word read is an invalidation's hdr (kind LOCAL_INV, REMOTE_INV or READ_INV), which carries nothing after key; a first word of 0 (DATA of an empty queue: no event has kind 0) stops the program there */
 };
 #define HCA_FSEQ_KIND_WIDTH 4u
-#define HCA_FSEQ_KIND_MAX 4u
+#define HCA_FSEQ_KIND_MAX 5u
 /** Name of a fseq_kind value, or NULL when it has none. */
 static inline const char *hca_fseq_kind_name(unsigned v)
 {
@@ -398,6 +401,7 @@ static inline const char *hca_fseq_kind_name(unsigned v)
     case 2: return "WAIT";
     case 3: return "WRITE_RAM";
     case 4: return "READ_RAM";
+    case 5: return "READ_EVT";
     default: return NULL;
     }
 }
@@ -852,7 +856,7 @@ static inline void hca_create_mkey_in_set_page_shift(hca_create_mkey_in_t *s, ui
 /* fseq_entry: one entry of a port-sequencer program in firmware RAM (8 bytes) */
 typedef struct hca_fseq_entry {
     uint32_t ctl;
-    uint32_t val; /* WRITE: the data; READ, WAIT: the value read (written back); WRITE_RAM, READ_RAM: the firmware RAM address (4-byte aligned) */
+    uint32_t val; /* WRITE: the data; READ, WAIT: the value read (written back); WRITE_RAM, READ_RAM, READ_EVT: the firmware RAM address (4-byte aligned) */
 } hca_fseq_entry_t;
 HCA_STATIC_ASSERT(sizeof(hca_fseq_entry_t) == 8, "hca_fseq_entry_t size");
 HCA_STATIC_ASSERT(offsetof(hca_fseq_entry_t, ctl) == 0, "fseq_entry.ctl offset");
@@ -873,7 +877,7 @@ static inline void hca_fseq_entry_set_kind(hca_fseq_entry_t *s, uint32_t v)
 {
     s->ctl = (s->ctl & ~((uint32_t)15u << 12)) | ((v & 15u) << 12);
 }
-/* fseq_entry.arg: bits 16..31 of ctl. WAIT: the fwp_result values that let the program go on (bit per value); WRITE_RAM, READ_RAM: words, 1..64 */
+/* fseq_entry.arg: bits 16..31 of ctl. WAIT: the fwp_result values that let the program go on (bit per value); WRITE_RAM, READ_RAM, READ_EVT: words, 1..64 */
 #define HCA_FSEQ_ENTRY_ARG_LSB 16u
 #define HCA_FSEQ_ENTRY_ARG_WIDTH 16u
 static inline uint32_t hca_fseq_entry_get_arg(const hca_fseq_entry_t *s) { return (s->ctl >> 16) & 65535u; }
@@ -1599,6 +1603,16 @@ HCA_STATIC_ASSERT(offsetof(hca_klm_entry_t, lkey) == 12, "klm_entry.lkey offset"
 #define HCA_FSEQ_STATUS_DONE_WIDTH 16u
 #define HCA_FSEQ_STATUS_DONE_GET(r) (((uint32_t)(r) >> 16) & 65535u)
 #define HCA_FSEQ_STATUS_DONE_PUT(v) (((uint32_t)(v) & 65535u) << 16)
+#define HCA_FSEQ_GO 0xcu /* write: PROG and RUN in one store (one device access less per program): PROG = FW_RAM_BASE + 8 x entry, then RUN count (both ignored while busy) */
+#define HCA_FSEQ_GO_COUNT_LSB 0u
+#define HCA_FSEQ_GO_COUNT_WIDTH 9u
+#define HCA_FSEQ_GO_COUNT_GET(r) (((uint32_t)(r) >> 0) & 511u)
+#define HCA_FSEQ_GO_COUNT_PUT(v) (((uint32_t)(v) & 511u) << 0)
+#define HCA_FSEQ_GO_ENTRY_LSB 16u
+#define HCA_FSEQ_GO_ENTRY_WIDTH 15u
+#define HCA_FSEQ_GO_ENTRY_GET(r) (((uint32_t)(r) >> 16) & 32767u)
+#define HCA_FSEQ_GO_ENTRY_PUT(v) (((uint32_t)(v) & 32767u) << 16)
+#define HCA_FSEQ_IDLE 0x10u /* read-only: STATUS, once no program runs (the core's read is held until then: no polling loop) */
 
 /* register block host_irq: the host interrupt line's cause and mask (host BAR0 at HOST_IRQ_OFFSET) */
 #define HCA_HOST_IRQ_CAUSE 0x0u /* read; write 1s to clear (FATAL excepted) */

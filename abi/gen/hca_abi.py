@@ -54,6 +54,7 @@ HOST_IRQ_OFFSET = 0x2000  # host BAR0 offset of the interrupt block (regs host_i
 FW_EVT_BASE = 0x40000800  # the engine's event queue as the firmware core sees it (regs evt)
 EVT_QUEUE_DEPTH = 0x8  # events the queue holds; the engine waits when it is full
 EVT_TAG_RESPONDER = 0x800  # fw_event.hdr.tag of an event: requester events carry the QP number, responder events (REMOTE_INV) EVT_TAG_RESPONDER | QP number, so DONE finds its waiter
+EVT_INV_WORDS = 0x3  # words of an invalidation's fw_event that carry something (hdr, pd, key): what fseq READ_EVT reads of one
 
 # mkey_state: MR state (SEMANTICS.md: Keys and states)
 MKEY_STATE = {
@@ -248,12 +249,14 @@ FSEQ_KIND = {
     "WAIT": 2,
     "WRITE_RAM": 3,
     "READ_RAM": 4,
+    "READ_EVT": 5,
 }
 FSEQ_KIND_WRITE = 0
 FSEQ_KIND_READ = 1
 FSEQ_KIND_WAIT = 2
 FSEQ_KIND_WRITE_RAM = 3
 FSEQ_KIND_READ_RAM = 4
+FSEQ_KIND_READ_EVT = 5
 
 # wr_opcode: send work request opcodes (sq_wqe.ctrl.opcode); anything else is a malformed WQE
 WR_OPCODE = {
@@ -774,6 +777,10 @@ FSEQ_STATUS_BUSY = (0, 1)  # (lsb, width)
 FSEQ_STATUS_ERROR = (1, 1)  # (lsb, width)
 FSEQ_STATUS_STOPPED = (2, 1)  # (lsb, width)
 FSEQ_STATUS_DONE = (16, 16)  # (lsb, width)
+FSEQ_GO = 0xc
+FSEQ_GO_COUNT = (0, 9)  # (lsb, width)
+FSEQ_GO_ENTRY = (16, 15)  # (lsb, width)
+FSEQ_IDLE = 0x10
 
 # register block host_irq: the host interrupt line's cause and mask (host BAR0 at HOST_IRQ_OFFSET)
 HOST_IRQ_CAUSE = 0x0

@@ -102,6 +102,8 @@
 `define HCA_EVT_QUEUE_DEPTH 8
 // fw_event.hdr.tag of an event: requester events carry the QP number, responder events (REMOTE_INV) EVT_TAG_RESPONDER | QP number, so DONE finds its waiter
 `define HCA_EVT_TAG_RESPONDER 2048
+// words of an invalidation's fw_event that carry something (hdr, pd, key): what fseq READ_EVT reads of one
+`define HCA_EVT_INV_WORDS 3
 
 // mkey_state: MR state (SEMANTICS.md: Keys and states)
 `define HCA_MKEY_STATE_W 1
@@ -212,6 +214,7 @@
 `define HCA_FSEQ_KIND_WAIT 4'd2
 `define HCA_FSEQ_KIND_WRITE_RAM 4'd3
 `define HCA_FSEQ_KIND_READ_RAM 4'd4
+`define HCA_FSEQ_KIND_READ_EVT 4'd5
 
 // wr_opcode: send work request opcodes (sq_wqe.ctrl.opcode); anything else is a malformed WQE
 `define HCA_WR_OPCODE_W 8
@@ -987,6 +990,12 @@
 `define HCA_FSEQ_STATUS_STOPPED_W 1
 `define HCA_FSEQ_STATUS_DONE_LSB 16
 `define HCA_FSEQ_STATUS_DONE_W 16
+`define HCA_FSEQ_GO 12
+`define HCA_FSEQ_GO_COUNT_LSB 0
+`define HCA_FSEQ_GO_COUNT_W 9
+`define HCA_FSEQ_GO_ENTRY_LSB 16
+`define HCA_FSEQ_GO_ENTRY_W 15
+`define HCA_FSEQ_IDLE 16
 
 // register block host_irq: the host interrupt line's cause and mask (host BAR0 at HOST_IRQ_OFFSET)
 `define HCA_HOST_IRQ_CAUSE 0

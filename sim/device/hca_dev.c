@@ -263,11 +263,6 @@ static int fw_ctx_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
 
 #define EVT_PORT_OFF (HCA_FW_EVT_BASE - HCA_DEVREG_BASE)
 
-static int evt_is_invalidation(unsigned kind)
-{
-    return kind == HCA_EVT_KIND_LOCAL_INV || kind == HCA_EVT_KIND_REMOTE_INV || kind == HCA_EVT_KIND_READ_INV;
-}
-
 /* A REG_INDIR_MR succeeded: the log learns its entries' keys (the list is
  * still the consumer's, untouched until this WR's completion), so the checker
  * fences the indirect key with each entry's invalidation (rule 7). */
@@ -300,15 +295,16 @@ static void evt_snoop(hca_dev_t *d, int write, uint32_t off, uint32_t val)
         hca_fw_event_t ev;
         memcpy(&ev, d->evt.head, sizeof ev);
         d->evt.by_tag[hca_fw_event_get_tag(&ev)] = ev;
-        if (evt_is_invalidation(hca_fw_event_get_kind(&ev)))
+        memset(d->evt.head, 0, sizeof d->evt.head); /* the next head's words not read stay 0 (READ_EVT) */
+        if (hca_evt_kind_invalidates(hca_fw_event_get_kind(&ev)))
             log_key(d, EVLOG_KEY_INVALIDATING, ev.key, 1, NULL);
     } else if (off == HCA_EVT_DONE) {
         const hca_fw_event_t *ev = &d->evt.by_tag[HCA_EVT_DONE_TAG_GET(val)];
         const unsigned kind = hca_fw_event_get_kind(ev);
         const int ok = HCA_EVT_DONE_STATUS_GET(val) == HCA_WC_STATUS_SUCCESS;
-        if (evt_is_invalidation(kind) && ok)
+        if (hca_evt_kind_invalidates(kind) && ok)
             log_key(d, EVLOG_KEY_INVALID, ev->key, 0, hca_evt_kind_name(kind));
-        else if (evt_is_invalidation(kind))
+        else if (hca_evt_kind_invalidates(kind))
             log_key(d, EVLOG_KEY_INVALIDATING, ev->key, 0, NULL);
         else if (ok && (kind == HCA_EVT_KIND_FAST_REG_MR || kind == HCA_EVT_KIND_REG_INDIR_MR))
             log_key(d, EVLOG_KEY_VALID, ev->key, 0, NULL);
@@ -371,7 +367,11 @@ static int fw_fseq_load(void *ctx, uint32_t off, unsigned size, uint32_t *val)
         *val = d->fseq.prog;
     else if (off == HCA_FSEQ_STATUS)
         *val = hca_fseq_status(&d->fseq);
-    else if (off == HCA_FSEQ_RUN)
+    else if (off == HCA_FSEQ_IDLE && d->fseq.busy)
+        return RV32_BUS_STALL; /* held until the program ends */
+    else if (off == HCA_FSEQ_IDLE)
+        *val = hca_fseq_status(&d->fseq);
+    else if (off == HCA_FSEQ_RUN || off == HCA_FSEQ_GO)
         *val = 0;
     else
         return RV32_BUS_FAULT;
@@ -390,7 +390,11 @@ static int fw_fseq_store(void *ctx, uint32_t off, unsigned size, uint32_t val)
             d->fseq.prog = val;
     } else if (off == HCA_FSEQ_RUN) {
         d->fw_prof.seq_programs += (uint64_t)hca_fseq_run(&d->fseq, HCA_FSEQ_RUN_COUNT_GET(val));
-    } else if (off != HCA_FSEQ_STATUS) {
+    } else if (off == HCA_FSEQ_GO) {
+        if (!d->fseq.busy)
+            d->fseq.prog = HCA_FW_RAM_BASE + 8u * HCA_FSEQ_GO_ENTRY_GET(val);
+        d->fw_prof.seq_programs += (uint64_t)hca_fseq_run(&d->fseq, HCA_FSEQ_GO_COUNT_GET(val));
+    } else if (off != HCA_FSEQ_STATUS && off != HCA_FSEQ_IDLE) {
         return RV32_BUS_FAULT;
     }
     return RV32_BUS_OK;
@@ -723,7 +727,7 @@ static int dev_create(hca_dev_t **out, const hca_dev_config_t *cfg, hostmem_t *m
         {"fdma", HCA_FDMA_BASE, HCA_FDMA_STATUS + 4, d, fw_fdma_load, fw_fdma_store},
         {"evt", HCA_FW_EVT_BASE, HCA_EVT_DONE + 4, d, fw_evt_load, fw_evt_store},
         {"strap", HCA_FW_STRAP_BASE, HCA_STRAP_FEATURES + 4, d, fw_strap_load, fw_strap_store},
-        {"fseq", HCA_FW_FSEQ_BASE, HCA_FSEQ_STATUS + 4, d, fw_fseq_load, fw_fseq_store},
+        {"fseq", HCA_FW_FSEQ_BASE, HCA_FSEQ_IDLE + 4, d, fw_fseq_load, fw_fseq_store},
     };
     rc = fwcore_create(&d->fc, &fcfg);
     for (size_t i = 0; !rc && i < sizeof blocks / sizeof blocks[0]; i++)

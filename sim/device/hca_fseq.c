@@ -45,7 +45,15 @@ static uint32_t *fseq_ram(const hca_fseq_port_t *p, uint32_t addr, uint32_t word
 
 static int fseq_ram_kind(uint32_t kind)
 {
-    return kind == HCA_FSEQ_KIND_WRITE_RAM || kind == HCA_FSEQ_KIND_READ_RAM;
+    return kind == HCA_FSEQ_KIND_WRITE_RAM || kind == HCA_FSEQ_KIND_READ_RAM || kind == HCA_FSEQ_KIND_READ_EVT;
+}
+
+/* READ_EVT: the words of the event whose hdr is w (at most arg): an
+ * invalidation carries nothing after key. */
+static uint32_t fseq_evt_words(uint32_t w, uint32_t arg)
+{
+    const uint32_t kind = (w >> HCA_FW_EVENT_KIND_LSB) & ((1u << HCA_FW_EVENT_KIND_WIDTH) - 1u);
+    return hca_evt_kind_invalidates(kind) && arg > HCA_EVT_INV_WORDS ? HCA_EVT_INV_WORDS : arg;
 }
 
 /* One device cycle of the sequencer, after the engine's: take the answer of
@@ -81,10 +89,17 @@ unsigned hca_fseq_tick(hca_fseq_t *s, const hca_fseq_port_t *p, int core_posted)
             }
         } else if (kind == HCA_FSEQ_KIND_READ) {
             e->val = v;
-        } else if (kind == HCA_FSEQ_KIND_READ_RAM) {
+        } else if (kind == HCA_FSEQ_KIND_READ_RAM || kind == HCA_FSEQ_KIND_READ_EVT) {
             ram[s->word] = v;
+            if (kind == HCA_FSEQ_KIND_READ_EVT && s->word == 0) {
+                if (v == 0) { /* the queue is empty */
+                    fseq_end(s, 0, 1);
+                    return answered;
+                }
+                s->words = fseq_evt_words(v, arg);
+            }
         }
-        if (ram && ++s->word < arg)
+        if (ram && ++s->word < s->words)
             goto post; /* the entry's next word */
         s->polls = s->word = 0;
         if (++s->pc == s->count) {
@@ -110,6 +125,8 @@ post:
             return answered;
         }
         s->posted = 1;
+        if (s->word == 0)
+            s->words = arg; /* a READ_EVT's may shrink once its first word is read */
     }
     return answered;
 }

@@ -7,13 +7,23 @@
 
 #include <stdint.h>
 
+#include "hca_abi.h"
+
 typedef struct hca_fseq {
     uint32_t prog, count, pc; /* entry pc of count at firmware address prog */
     uint32_t polls;           /* status reads of the WAIT at pc */
     uint32_t word;            /* the word of the *_RAM entry at pc */
+    uint32_t words;           /* its words: arg, or EVT_INV_WORDS once a READ_EVT read an invalidation's hdr */
     int busy, error, stopped;
     int posted; /* the access of entry pc is in flight */
 } hca_fseq_t;
+
+/** 1 for the event kinds that invalidate a key (LOCAL_INV, REMOTE_INV,
+ *  READ_INV): READ_EVT reads EVT_INV_WORDS of them. */
+static inline int hca_evt_kind_invalidates(unsigned kind)
+{
+    return kind == HCA_EVT_KIND_LOCAL_INV || kind == HCA_EVT_KIND_REMOTE_INV || kind == HCA_EVT_KIND_READ_INV;
+}
 
 /** What the sequencer drives: the engine's firmware port and the firmware RAM. */
 typedef struct hca_fseq_port {
