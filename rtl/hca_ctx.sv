@@ -76,6 +76,7 @@ module hca_ctx #(
   output logic                       fw_rvalid_o,
   output logic [31:0]                fw_rdata_o,
   output logic                       drain_wait_o,    // a DRAIN waits (STATUS.busy): the harness counts these
+  output logic [N_DRAIN-1:0]         drain_pend_o,    // the clients a DRAIN still waits for (the CQ writer holds its intake)
   input  logic [N_DRAIN-1:0]         drain_busy_i,    // per client: key-checked work not yet answered
 
   // requester: two read ports (send engine a, response engine b; the live
@@ -222,6 +223,7 @@ module hca_ctx #(
 
   assign wr         = fw_valid_i && fw_write_i;
   assign drain_wait_o = drain_q != '0;
+  assign drain_pend_o = drain_q;
   assign rd         = fw_valid_i && !fw_write_i;
   assign hit_data   = fw_addr_i[1:0] == 2'b00 && fw_addr_i < 16'(`HCA_CTX_DATA + 4 * WORDS);
   assign hit_cmd    = fw_addr_i == 16'(`HCA_CTX_CMD);
