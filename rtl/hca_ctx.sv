@@ -34,8 +34,10 @@
 //              STATUS.busy stays 1 until each snapshotted source has been
 //              seen not busy once. A source is idle for at least a cycle
 //              between two uses (a slot is reused only after its count
-//              reached 0), so DRAIN ends when the DMAs pending at the
-//              command are answered, however long traffic goes on after.
+//              reached 0; the CQ writer, whose writes overlap, takes no
+//              completion while its bit is pending: drain_pend_o), so DRAIN
+//              ends when the DMAs pending at the command are answered,
+//              however long traffic goes on after.
 //              A job started after the command is not waited for: its
 //              checks came after the INVALIDATE the firmware ran before,
 //              so they saw the invalidated entry. Result OK. A DRAIN
