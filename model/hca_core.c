@@ -206,12 +206,14 @@ static void cm_comb_once(cm_t *m, const core_pins_t *p, uint64_t now)
     rq->evt_done_tag = (uint16_t)w->evt.done_tag;
     rq->evt_done_status = w->evt.done_status;
 
-    /* CQ writer (its dma_rsp data is not read: only the valid) */
+    /* CQ writer (of its dma_rsp only the tag is read: the write's slot) */
     w->cw.cq_cqc = w->ctx.cq_cqc;
     w->cw.cq_inrange = w->ctx.cq_inrange;
     w->cw.cq_pi = w->ctx.cq_pi;
     w->cw.cq_ci = w->ctx.cq_ci;
     w->cw.dma_rsp_valid = (uint8_t)(p->dma_rsp_valid && w->rsp_client == DC_CQW);
+    w->cw.dma_rsp_rtag = hca_dma_rsp_get_rtag(&p->dma_rsp);
+    w->cw.hold = (uint8_t)(m->ctx.drain >> (HCA_DRAIN_SOURCES - 1u) & 1u); /* drain_q's top bit: the writer's */
 
     /* translation arbiter: the responder's and the external client's side, the unit's answers */
     hca_xarb_io_t *xa = &w->xarb;

@@ -261,6 +261,7 @@ module hca_core #(
   logic [10:0]              rq_drain_busy;
   logic [2:0]               rs_drain_busy;
   logic                     cw_drain_busy;
+  logic [`HCA_DRAIN_SOURCES-1:0] drain_pend;
 
   hca_ctx #(
     .MAX_QP  (MAX_QP),
@@ -283,6 +284,7 @@ module hca_core #(
     // (bit order = abi DRAIN_KEYED_MASK's: send [2:0], response [5:3], WQE reads
     // [10:6], responder [13:11], CQ writer 14; keep them together)
     .drain_busy_i    ({cw_drain_busy, rs_drain_busy, rq_drain_busy}),
+    .drain_pend_o    (drain_pend),   // its top bit: the CQ writer's (hold_i)
     .ra_qpn_i        (ra_qpn),
     .ra_qpc_o        (ra_qpc),
     .ra_sq_ci_o      (ra_sq_ci),
@@ -473,6 +475,7 @@ module hca_core #(
     .cpl_ready_o     (cpl_ready),
     .cpl_i           (cpl),
     .cpl_cqn_i       (cpl_cqn),
+    .hold_i          (drain_pend[`HCA_DRAIN_SOURCES-1]),
     .cq_cqn_o        (cq_cqn),
     .cq_cqc_i        (cq_cqc),
     .cq_inrange_i    (cq_inrange),
@@ -672,6 +675,6 @@ module hca_core #(
   // The translation unit's firmware port is always ready (xu_fw_port).
   logic unused;
   assign unused = ^{fwp_ready, unused_tx_id, unused_dma_id, unused_cpl_id, pb_free_count,
-                    evt_addr[15:6]};
+                    evt_addr[15:6], drain_pend[`HCA_DRAIN_SOURCES-2:0]};
 
 endmodule

@@ -34,8 +34,10 @@
 //              STATUS.busy stays 1 until each snapshotted source has been
 //              seen not busy once. A source is idle for at least a cycle
 //              between two uses (a slot is reused only after its count
-//              reached 0), so DRAIN ends when the DMAs pending at the
-//              command are answered, however long traffic goes on after.
+//              reached 0; the CQ writer, whose writes overlap, takes no
+//              completion while its bit is pending: drain_pend_o), so DRAIN
+//              ends when the DMAs pending at the command are answered,
+//              however long traffic goes on after.
 //              A job started after the command is not waited for: its
 //              checks came after the INVALIDATE the firmware ran before,
 //              so they saw the invalidated entry. Result OK. A DRAIN
@@ -76,6 +78,7 @@ module hca_ctx #(
   output logic                       fw_rvalid_o,
   output logic [31:0]                fw_rdata_o,
   output logic                       drain_wait_o,    // a DRAIN waits (STATUS.busy): the harness counts these
+  output logic [N_DRAIN-1:0]         drain_pend_o,    // the clients a DRAIN still waits for (the CQ writer holds its intake)
   input  logic [N_DRAIN-1:0]         drain_busy_i,    // per client: key-checked work not yet answered
 
   // requester: two read ports (send engine a, response engine b; the live
@@ -222,6 +225,7 @@ module hca_ctx #(
 
   assign wr         = fw_valid_i && fw_write_i;
   assign drain_wait_o = drain_q != '0;
+  assign drain_pend_o = drain_q;
   assign rd         = fw_valid_i && !fw_write_i;
   assign hit_data   = fw_addr_i[1:0] == 2'b00 && fw_addr_i < 16'(`HCA_CTX_DATA + 4 * WORDS);
   assign hit_cmd    = fw_addr_i == 16'(`HCA_CTX_CMD);

@@ -88,8 +88,8 @@
 #   formal-pbuf-offers     hca_pbuf: ids offered free and apart, the
 #                          responder's reserve (2-induction)
 #   formal-cqw-ports       hca_cq_writer: completion, CQ look, DMA write
-#                          held and one at a time, carrying the CQE
-#                          (2-induction)
+#                          held, carrying the CQE, up to 4 out by tag, the
+#                          DRAIN source while any is out (2-induction)
 #   formal-evt-queue       hca_evt: no event lost, irq, register answers,
 #                          DONE, events read in order (2-induction)
 #   formal-ctx-ports       hca_ctx: command port answers, staging read-back,
@@ -372,9 +372,10 @@ $(eval $(call formal_job,evt-queue,hca_evt_props,$(EVT_PROPS),,2,PASS,induct,,$(
 $(eval $(call formal_job,evt-mutant-full-takes,hca_evt_props,$(EVT_PROPS),HCA_MUTANT_EVT_FULL_TAKES,6,no_loss,bmc,no_loss,$(EVT_TAPS)))
 $(eval $(call formal_job,evt-mutant-head-newest,hca_evt_props,$(EVT_PROPS),HCA_MUTANT_FIFO_HEAD_NEWEST,6,data_in_order,bmc,data_in_order))
 CQW_PROPS := rtl/hca_cq_writer.sv rtl/formal/hca_cq_writer_props.sv
-CQW_TAPS  := t_state=dut.state_q t_cqe=dut.cqe_q
+CQW_TAPS  := t_state=dut.state_q t_cqe=dut.cqe_q t_out=dut.out_q t_nxt=dut.nxt_q
 $(eval $(call formal_job,cqw-ports,hca_cq_writer_props,$(CQW_PROPS),,2,PASS,induct,,$(CQW_TAPS)))
 $(eval $(call formal_job,cqw-mutant-no-ready,hca_cq_writer_props,$(CQW_PROPS),HCA_MUTANT_CQW_NO_READY,6,dma_req_held,bmc,dma_req_held))
+$(eval $(call formal_job,cqw-mutant-drain-no-cqe-write,hca_cq_writer_props,$(CQW_PROPS),HCA_MUTANT_DRAIN_NO_CQE_WRITE,6,drain_busy,bmc,drain_busy))
 SGE_PROPS := rtl/hca_sge_mover.sv rtl/formal/hca_sge_mover_props.sv
 SGE_TAPS  := t_state=dut.state_q t_chk=dut.chk_q t_st=dut.st_q
 $(eval $(call formal_job,sge-ports,hca_sge_mover_props,$(SGE_PROPS),,2,PASS,induct,,$(SGE_TAPS)))
@@ -464,7 +465,7 @@ $(eval $(call formal_ind_job,responder-mutant-job-moves,hca_responder_props,$(RS
 # other mutants (a minute or more), plus the KLM walker's and the ctx DRAIN's.
 FORMAL_QUICK := formal-arb-handshake formal-arb-mutant-no-hold formal-pbuf-offers \
     formal-pbuf-mutant-no-reserve formal-evt-queue formal-evt-mutant-full-takes \
-    formal-evt-mutant-head-newest formal-cqw-ports formal-cqw-mutant-no-ready formal-sge-ports \
+    formal-evt-mutant-head-newest formal-cqw-ports formal-cqw-mutant-no-ready formal-cqw-mutant-drain-no-cqe-write formal-sge-ports \
     formal-sge-ports-post formal-sge-mutant-take-early formal-xarb-ports \
     formal-xarb-mutant-pop-every-beat formal-ctx-ports formal-ctx-mutant-write-no-answer \
     formal-send-ports formal-send-ind-mutant-sge-unheld formal-rspeng-ports formal-place-ports \

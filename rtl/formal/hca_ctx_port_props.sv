@@ -53,6 +53,7 @@ module hca_ctx_port_props #(
 );
 
   logic                     db_ready_o, fw_rvalid_o, drain_wait_o, qpc_wr_o, cq_inrange_o, quiet_o;  // quiet_o: hca_core's skip, not checked here
+  logic [N_DRAIN-1:0]       drain_pend_o;  // the CQ writer's intake hold in hca_core, not checked here
   logic [31:0]              fw_rdata_o;
   logic [`HCA_QP_CTX_W-1:0] ra_qpc_o, rb_qpc_o, rs_qpc_o;
   logic [`HCA_CQ_CTX_W-1:0] cq_cqc_o;
