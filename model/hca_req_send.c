@@ -93,7 +93,7 @@ static void rs_decode(const hca_req_send_t *m, rs_dec_t *d)
 
 /* The WQE prefetch's wires (rtl/hca_req_send.sv "prefetch"). */
 typedef struct rs_pf {
-    unsigned pe, pa, pk;
+    unsigned pe, pa, pk, ps, fs;
     int rtag_pf, ans, live, mine, hit, drop, take, fetch_ans, wqe_take, wqe_err, alloc, offer, go;
 } rs_pf_t;
 
@@ -112,8 +112,10 @@ static void rs_prefetch(const hca_req_send_t *m, const hca_req_send_io_t *io, rs
     const int reset = rs_ctx_reset(m, io);
     p->pe = m->qpn & (RS_PFN - 1u);
     p->pk = io->pf_kill_qpn & (RS_PFN - 1u);
-    p->pa = rtag & (RS_PFN - 1u);
-    p->rtag_pf = !(rtag >> 4 & 1u) && (rtag >> 2 & 1u);
+    p->ps = rtag & 7u;
+    p->pa = m->rd_ent[p->ps];
+    p->fs = m->rd_out == 0xffu ? 7u : (unsigned)__builtin_ctz(~(unsigned)m->rd_out); /* the lowest free slot */
+    p->rtag_pf = !(rtag >> 4 & 1u) && (rtag >> 3 & 1u);
     p->ans = io->dma_rsp_valid && p->rtag_pf;
     p->live = (m->pf_val >> p->pe & 1u) || ((m->pf_pend >> p->pe & 1u) && !(m->pf_dead >> p->pe & 1u));
     p->mine = m->pf_qpn[p->pe] == m->qpn;
@@ -124,7 +126,7 @@ static void rs_prefetch(const hca_req_send_t *m, const hca_req_send_io_t *io, rs
     p->wqe_take = p->fetch_ans || p->take;
     p->wqe_err = p->take ? (int)(m->pf_err >> p->pe & 1u) : (int)hca_dma_rsp_get_err(&io->dma_rsp);
     p->alloc = p->wqe_take && !p->wqe_err && !reset && !m->pf_req && !(m->pf_pend >> p->pe & 1u) &&
-               (uint16_t)(m->sq_pi - m->sq_ci) >= 2;
+               m->rd_out != 0xffu && (uint16_t)(m->sq_pi - m->sq_ci) >= 2;
     p->offer = rs_pf_offer(m);
     p->go = p->offer && io->dma_req_ready;
 }
@@ -504,6 +506,7 @@ void hca_req_send_reset(hca_req_send_t *m)
     m->pv = 0;
     m->pslot = 0;
     m->pf_val = m->pf_pend = m->pf_dead = 0;
+    m->rd_out = 0;
     m->pf_req = m->pf_held = 0;
     hca_sge_mover_reset(&m->mv);
     rs_derive(m);
@@ -555,12 +558,12 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
     const int rtag_post = (hca_dma_rsp_get_rtag(&io->dma_rsp) >> 4) & 1u;
     const int pf_offer = rs_pf_offer(m);
     const unsigned rtag = hca_dma_rsp_get_rtag(&io->dma_rsp);
-    const int rtag_pf = !(rtag >> 4 & 1u) && (rtag >> 2 & 1u);
+    const int rtag_pf = !(rtag >> 4 & 1u) && (rtag >> 3 & 1u);
     io->dma_req_valid = pf_offer || (state == S_FETCH && !reset) || (mw->dma_req_valid && rs_room(m));
     if (pf_offer) {
         hca_dma_req_t *q = &io->dma_req;
         memset(q, 0, sizeof(*q));
-        q->hdr = (uint32_t)HCA_DMA_OP_READ_DATA << HCA_DMA_REQ_OP_LSB | (0x04u | m->pf_ent) << HCA_DMA_REQ_TAG_LSB;
+        q->hdr = (uint32_t)HCA_DMA_OP_READ_DATA << HCA_DMA_REQ_OP_LSB | (0x08u | m->pf_slot) << HCA_DMA_REQ_TAG_LSB;
         q->len = RS_WQE_BYTES;
         q->addr = m->pf_addr;
         q->qpn = m->pf_qpn[m->pf_ent];
@@ -578,7 +581,7 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
     /* WQE reads: the fetch from its offer to its answer, each prefetch entry
      * from its allocation to its answer (HCA_MUTANT_DRAIN_NO_WQE_READ: none) */
 #ifndef HCA_MUTANT_DRAIN_NO_WQE_READ
-    io->rd_busy = (uint8_t)(m->pf_pend << 1 | (state == S_FETCH || state == S_FWAIT));
+    io->rd_busy = (uint16_t)((unsigned)m->rd_out << 1 | (state == S_FETCH || state == S_FWAIT));
 #else
     io->rd_busy = 0;
 #endif
@@ -648,8 +651,10 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
     /* prefetch entries: answer, drop at a claim, take, allocation, kill */
     {
         const unsigned pe = p.pe, pa = p.pa, pk = p.pk;
-        unsigned val = m->pf_val, pend = m->pf_pend, dead = m->pf_dead;
+        uint32_t val = m->pf_val, pend = m->pf_pend, dead = m->pf_dead;
+        unsigned rd = m->rd_out;
         if (p.ans) {
+            rd &= ~(1u << p.ps);
             pend &= ~(1u << pa);
             dead &= ~(1u << pa);
             val = (val & ~(1u << pa)) | (unsigned)!(m->pf_dead >> pa & 1u) << pa;
@@ -661,6 +666,7 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
         if (p.take)
             val &= ~(1u << pe);
         if (p.alloc) {
+            rd |= 1u << p.fs;
             pend |= 1u << pe;
             dead &= ~(1u << pe);
             val &= ~(1u << pe);
@@ -674,13 +680,16 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
         if (p.alloc) {
             const uint16_t nx = (uint16_t)(m->sq_ci + 1u);
             m->pf_ent = (uint8_t)pe;
+            m->pf_slot = (uint8_t)p.fs;
+            m->rd_ent[p.fs] = (uint8_t)pe;
             m->pf_addr = m->sq_base + (uint64_t)(nx & (uint32_t)(((1u << m->sq_log) - 1u) & 0xffffu)) * RS_WQE_BYTES;
             m->pf_qpn[pe] = m->qpn;
             m->pf_idx[pe] = nx;
         }
-        m->pf_val = (uint8_t)val;
-        m->pf_pend = (uint8_t)pend;
-        m->pf_dead = (uint8_t)dead;
+        m->pf_val = val;
+        m->pf_pend = pend;
+        m->pf_dead = dead;
+        m->rd_out = (uint8_t)rd;
     }
     if (p.wqe_take) {
         hca_sq_wqe_t w;
@@ -712,7 +721,7 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
     }
     if (p.ans) {
         memcpy(&m->pf_wqe[p.pa], io->dma_rsp.rdata, sizeof(m->pf_wqe[p.pa]));
-        m->pf_err = (uint8_t)((m->pf_err & ~(1u << p.pa)) | (unsigned)hca_dma_rsp_get_err(&io->dma_rsp) << p.pa);
+        m->pf_err = (m->pf_err & ~(1u << p.pa)) | (uint32_t)hca_dma_rsp_get_err(&io->dma_rsp) << p.pa;
     }
     m->gone = state != S_IDLE && n.state != S_IDLE && rs_ctx_reset(m, io);
     m->state = n.state;

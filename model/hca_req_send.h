@@ -108,7 +108,7 @@ typedef struct hca_req_send_io {
     uint8_t fin_valid;
     hca_req_send_fin_t fin;
     uint8_t mv_busy;        /**< {slot 1 posted, slot 0 posted, mover} (ctx DRAIN) */
-    uint8_t rd_busy;        /**< {prefetch entry 3..0 pending, the fetch} (ctx DRAIN) */
+    uint16_t rd_busy;       /**< {prefetch read slot RDN-1..0 out, the fetch} (ctx DRAIN) */
 } hca_req_send_io_t;
 
 /* The decode wires of the RTL (functions of the registers only). */
@@ -118,7 +118,11 @@ typedef struct hca_req_send_dec {
     uint32_t msg_len, chunk, read_inv_key;
 } hca_req_send_dec_t;
 
-#define HCA_REQ_SEND_PFN 4u /**< WQE prefetch entries (the RTL's PFN) */
+#define HCA_REQ_SEND_PFN HCA_SQ_PREFETCH_ENTRIES /**< WQE prefetch entries (the RTL's PFN) */
+#define HCA_REQ_SEND_RDN HCA_SQ_PREFETCH_READS   /**< prefetch read slots (the RTL's RDN) */
+_Static_assert(HCA_REQ_SEND_PFN >= 2 && HCA_REQ_SEND_PFN <= 32 && (HCA_REQ_SEND_PFN & (HCA_REQ_SEND_PFN - 1)) == 0,
+               "the entry flags are uint32_t bit vectors");
+_Static_assert(HCA_REQ_SEND_RDN == 8, "tag {0000_1, slot}; the DRAIN sources hca_core wires");
 
 typedef struct hca_req_send {
     /* parameter */
@@ -156,8 +160,10 @@ typedef struct hca_req_send {
     uint32_t fr_key, fr_params;
     hca_sge_t sges[4];
     /* WQE prefetch (control: flags, request; data: tags and WQEs) */
-    uint8_t pf_val, pf_pend, pf_dead, pf_err; /**< per entry, bit e */
-    uint8_t pf_req, pf_held, pf_ent;
+    uint32_t pf_val, pf_pend, pf_dead, pf_err; /**< per entry, bit e */
+    uint8_t pf_req, pf_held, pf_ent, pf_slot;
+    uint8_t rd_out;                    /**< per read slot, bit s: its read is out (allocated, not answered) */
+    uint8_t rd_ent[HCA_REQ_SEND_RDN];  /**< the entry slot s fills */
     uint64_t pf_addr;
     uint16_t pf_qpn[HCA_REQ_SEND_PFN], pf_idx[HCA_REQ_SEND_PFN];
     hca_sq_wqe_t pf_wqe[HCA_REQ_SEND_PFN];

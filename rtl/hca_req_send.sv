@@ -65,8 +65,10 @@
 // WQE prefetch: taking the WQE at sq_ci while sq_pi says the one at
 // sq_ci + 1 is posted too, the engine reads that one ahead into a small
 // direct-mapped buffer (PFN entries, entry = qpn mod PFN; tag qpn, index),
-// one READ_DATA with tag {0000_01, entry}, offered when the port is free
-// (it then has the port until taken). The QP's next claim at that index
+// one READ_DATA through one of RDN read slots (tag {0000_1, slot}: the
+// DMA tags and the DRAIN's sources are few, the entries many), offered
+// when the port is free (it then has the port until taken); none while
+// every slot's read is out. The QP's next claim at that index
 // takes the WQE from the entry instead of a host read round trip. A posted
 // WQE is not rewritten before its completion, so the copy is exact; an
 // entry is dropped when its QP is claimed at another index (an RNR retry),
@@ -78,7 +80,8 @@
 //
 // psn = the WQE's SQ index (one per WR, what ACK/NAK/READ_RESP echo).
 module hca_req_send #(
-  parameter int QW = 6    // QP number bits
+  parameter int QW  = 6,                          // QP number bits
+  parameter int PFN = `HCA_SQ_PREFETCH_ENTRIES    // prefetch entries (a power of two)
 ) (
   input  logic                          clk_i,
   input  logic                          rst_ni,
@@ -154,7 +157,7 @@ module hca_req_send #(
 
   // the mover holds key-checked work not yet answered (ctx DRAIN)
   output logic [2:0]                    mv_busy_o,   // {slot 1 posted, slot 0 posted, mover} (ctx DRAIN)
-  output logic [4:0]                    rd_busy_o,   // {prefetch entry 3..0 pending, the fetch} (ctx DRAIN)
+  output logic [RDN:0]                  rd_busy_o,   // {prefetch read slot RDN-1..0 out, the fetch} (ctx DRAIN)
   output logic                          quiet_o          // waits only for an input (hca_core quiet_o)
 );
 
@@ -170,10 +173,20 @@ module hca_req_send #(
     S_IDLE, S_CTX, S_FETCH, S_FWAIT, S_DECODE, S_CHECK, S_ALLOC, S_GATHER,
     S_TX, S_FREE, S_FINISH, S_EVT, S_HOLD, S_TXWAIT, S_ABORT, S_PWAIT
   } state_e;
-  localparam int PFW = 2;                   // prefetch entries: PFN = 2^PFW
-  localparam int PFN = 1 << PFW;
+  localparam int PFW = (PFN > 1) ? $clog2(PFN) : 1;
+  localparam int RDN = `HCA_SQ_PREFETCH_READS;   // prefetch reads out at once (tags, DRAIN sources)
+  localparam int RDW = 3;                        // tag {0000_1, slot}: RDN = 8
   localparam int WQE_W = `HCA_SQ_WQE_W;
   localparam logic [3:0] POST_MAX = 4'd8;   // posted DMAs per chunk: tags {0001, slot, seq mod 8}
+
+  // (the read slots are the DRAIN sources hca_requester wires above the fetch's)
+  generate if (PFN < 2 || PFN > 256 || (PFN & (PFN - 1)) != 0 || RDN != 8) begin : g_bad_params
+`ifdef __ICARUS__
+    initial $fatal(1, "hca_req_send: PFN=%0d must be a power of two in [2, 256], SQ_PREFETCH_READS 8", PFN);
+`else
+    $error("hca_req_send: PFN must be a power of two in [2, 256], SQ_PREFETCH_READS 8");
+`endif
+  end endgenerate
 
   state_e        state_q, state_d;
   logic [QW-1:0] qpn_q;
@@ -224,7 +237,11 @@ module hca_req_send #(
   logic [WQE_W-1:0] pf_wqe_m [PFN];
   logic             pf_req_q, pf_held_q;  // a prefetch to issue; offered, not taken
   logic [PFW-1:0]   pf_ent_q;
+  logic [RDW-1:0]   pf_slot_q;
   logic [63:0]      pf_addr_q;
+  // read slots: out (from the allocation to the answer), the entry each fills
+  logic [RDN-1:0]   rd_out_q, rd_out_d;
+  logic [PFW-1:0]   rd_ent_m [RDN];
 
   // ---------------------------------------------------------------- decode
   logic          is_send, is_write, is_read, is_mm, is_send_inv, is_read_inv, malformed;
@@ -382,13 +399,29 @@ module hca_req_send #(
   // QP's, for sq_ci, valid or pending and live. An answer with tag
   // {0000_01, entry} fills its entry (tag bit 4 clear: not a posted gather).
   logic [PFW-1:0] pe, pa, pk;
-  logic           pf_mine, pf_hit, pf_live, pf_drop, pf_take, pf_ans, rtag_pf;
+  logic [RDW-1:0] ps, fs;
+  logic           pf_mine, pf_hit, pf_live, pf_drop, pf_take, pf_ans, rtag_pf, rd_free;
   logic           pf_offer, pf_go, pf_alloc, wqe_take, wqe_err, fetch_ans;
   logic [WQE_W-1:0] wqe_in;
   assign pe       = PFW'(qpn_q);
   assign pk       = PFW'(pf_kill_qpn_i);
-  assign rtag_pf  = !dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 4] && dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 2];
-  assign pa       = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB +: PFW];
+  assign rtag_pf  = !dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 4] && dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 3];
+  assign ps       = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB +: RDW];
+  assign pa       = rd_ent_m[ps];
+  // the lowest slot whose read is not out
+  assign rd_free  = rd_out_q != '1;
+  always_comb begin
+    casez (rd_out_q)
+      8'b???????0: fs = 3'd0;
+      8'b??????01: fs = 3'd1;
+      8'b?????011: fs = 3'd2;
+      8'b????0111: fs = 3'd3;
+      8'b???01111: fs = 3'd4;
+      8'b??011111: fs = 3'd5;
+      8'b?0111111: fs = 3'd6;
+      default:     fs = 3'd7;
+    endcase
+  end
   assign pf_ans   = dma_rsp_valid_i && rtag_pf;
   assign pf_live  = pf_val_q[pe] || (pf_pend_q[pe] && !pf_dead_q[pe]);
   assign pf_mine  = pf_qpn_m[pe] == qpn_q;
@@ -401,7 +434,7 @@ module hca_req_send #(
   assign wqe_in   = pf_take ? pf_wqe_m[pe] : dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB +: WQE_W];
   // the WQE after this one is posted (sq_pi latched at the claim), the entry
   // free and no prefetch waiting to issue; not for a QP reset since its claim
-  assign pf_alloc = wqe_take && !wqe_err && !ctx_reset && !pf_req_q && !pf_pend_q[pe] &&
+  assign pf_alloc = wqe_take && !wqe_err && !ctx_reset && !pf_req_q && !pf_pend_q[pe] && rd_free &&
                     16'(sq_pi_q - sq_ci_q) >= 16'd2;
   // Offered only when neither the fetch nor the mover offers; once offered
   // it keeps the port until taken (they wait). (HCA_MUTANT_SEND_PF_UNHELD,
@@ -413,7 +446,7 @@ module hca_req_send #(
   always_comb begin
     pf_req = '0;
     `HCA_DMA_REQ_OP(pf_req)   = `HCA_DMA_OP_READ_DATA;
-    `HCA_DMA_REQ_TAG(pf_req)  = {6'b000001, pf_ent_q};
+    `HCA_DMA_REQ_TAG(pf_req)  = {5'b00001, pf_slot_q};
     `HCA_DMA_REQ_LEN(pf_req)  = 32'(WQE_W / 8);
     `HCA_DMA_REQ_ADDR(pf_req) = pf_addr_q;
     `HCA_DMA_REQ_QPN(pf_req)  = 32'(pf_qpn_m[pf_ent_q]);
@@ -424,7 +457,9 @@ module hca_req_send #(
     pf_val_d  = pf_val_q;
     pf_pend_d = pf_pend_q;
     pf_dead_d = pf_dead_q;
+    rd_out_d  = rd_out_q;
     if (pf_ans) begin
+      rd_out_d[ps]  = 1'b0;
       pf_pend_d[pa] = 1'b0;
       pf_dead_d[pa] = 1'b0;
       pf_val_d[pa]  = !pf_dead_q[pa];
@@ -437,6 +472,7 @@ module hca_req_send #(
       pf_val_d[pe] = 1'b0;
     end
     if (pf_alloc) begin
+      rd_out_d[fs]  = 1'b1;
       pf_pend_d[pe] = 1'b1;
       pf_dead_d[pe] = 1'b0;
       pf_val_d[pe]  = 1'b0;
@@ -773,12 +809,14 @@ module hca_req_send #(
       pf_val_q  <= '0;
       pf_pend_q <= '0;
       pf_dead_q <= '0;
+      rd_out_q  <= '0;
       pf_req_q  <= 1'b0;
       pf_held_q <= 1'b0;
     end else begin
       pf_val_q  <= pf_val_d;
       pf_pend_q <= pf_pend_d;
       pf_dead_q <= pf_dead_d;
+      rd_out_q  <= rd_out_d;
       pf_req_q  <= pf_alloc || (pf_req_q && !pf_go);
       pf_held_q <= pf_offer && !dma_req_ready_i;
       state_q  <= state_d;
@@ -832,6 +870,8 @@ module hca_req_send #(
     end
     if (pf_alloc) begin
       pf_ent_q       <= pe;
+      pf_slot_q      <= fs;
+      rd_ent_m[fs]   <= pe;
       pf_addr_q      <= sq_base_q + {41'd0, 16'(sq_ci_q + 16'd1) & 16'((17'd1 << sq_log_q) - 17'd1), 7'd0};
       pf_qpn_m[pe]   <= qpn_q;
       pf_idx_m[pe]   <= 16'(sq_ci_q + 16'd1);
@@ -868,12 +908,12 @@ module hca_req_send #(
   assign unused = ^{qpc_i, dma_rsp_i, pf_kill_qpn_i};
   // busy from the first key check until every posted DMA was answered
   assign mv_busy_o = {cnt1_q != 4'd0, cnt0_q != 4'd0, mv_busy};
-  // WQE reads: the fetch from its offer to its answer, each prefetch entry
-  // from its allocation (the read is still to offer) to its answer, dead or
-  // not. Each idles a cycle between uses (an entry is allocated only while
-  // not pending; the fetch is followed by S_DECODE), as DRAIN needs.
-  // (HCA_MUTANT_DRAIN_NO_WQE_READ: DRAIN does not wait for them)
-  assign rd_busy_o = `ifndef HCA_MUTANT_DRAIN_NO_WQE_READ {pf_pend_q, state_q == S_FETCH || state_q == S_FWAIT} `else '0 `endif;
+  // WQE reads: the fetch from its offer to its answer, each prefetch read
+  // slot from its allocation (the read is still to offer) to its answer,
+  // dead or not. Each idles a cycle between uses (a slot is allocated only
+  // while its read is not out; the fetch is followed by S_DECODE), as DRAIN
+  // needs. (HCA_MUTANT_DRAIN_NO_WQE_READ: DRAIN does not wait for them)
+  assign rd_busy_o = `ifndef HCA_MUTANT_DRAIN_NO_WQE_READ {rd_out_q, state_q == S_FETCH || state_q == S_FWAIT} `else '0 `endif;
 
   // The twin of hca_req_send_quiet_until: never with a prefetch to offer; IDLE
   // waits for the scheduler, FWAIT for the WQE, PWAIT for its entry's live read;

@@ -131,8 +131,8 @@ module hca_requester #(
   output logic [`HCA_CQE_W-1:0]         cpl_o,
   output logic [15:0]                   cpl_cqn_o,
 
-  // ctx DRAIN sources: {send WQE reads [10:6], response movers [5:3], send movers [2:0]}
-  output logic [10:0]                   drain_busy_o,
+  // ctx DRAIN sources: {send WQE reads [6+SQ_PREFETCH_READS:6], response movers [5:3], send movers [2:0]}
+  output logic [6+`HCA_SQ_PREFETCH_READS:0] drain_busy_o,
 
   // memory-management events (hca_evt producer 0) and their DONE broadcast
   output logic                          evt_valid_o,
@@ -309,7 +309,7 @@ module hca_requester #(
     .fin_ready_i     (s_fin_ready),
     .fin_o           (s_fin),
     .mv_busy_o       (drain_busy_o[2:0]),
-    .rd_busy_o       (drain_busy_o[10:6]),
+    .rd_busy_o       (drain_busy_o[6+`HCA_SQ_PREFETCH_READS:6]),
     .quiet_o         (s_quiet)
   );
 
