@@ -95,6 +95,7 @@ static void rs_decode(const hca_req_send_t *m, rs_dec_t *d)
 typedef struct rs_pf {
     unsigned pe, pa, pk, ps, fs;
     int rtag_pf, ans, live, mine, hit, drop, take, fetch_ans, wqe_take, wqe_err, alloc, offer, go;
+    int byp, miss, yield, new_rd; /* the entry's answer taken in S_PWAIT; the miss read; the yield */
 } rs_pf_t;
 
 static inline int rs_ctx_reset(const hca_req_send_t *m, const hca_req_send_io_t *io);
@@ -122,11 +123,17 @@ static void rs_prefetch(const hca_req_send_t *m, const hca_req_send_io_t *io, rs
     p->hit = p->mine && m->pf_idx[p->pe] == io->sq_ci && p->live;
     p->drop = m->state == S_CTX && !reset && p->mine && !p->hit;
     p->take = m->state == S_PWAIT && (m->pf_val >> p->pe & 1u);
+    p->byp = m->state == S_PWAIT && p->ans && p->pa == p->pe && !(m->pf_dead >> p->pe & 1u);
     p->fetch_ans = m->state == S_FWAIT && io->dma_rsp_valid && !p->rtag_pf;
-    p->wqe_take = p->fetch_ans || p->take;
+    p->wqe_take = p->fetch_ans || p->take || p->byp;
     p->wqe_err = p->take ? (int)(m->pf_err >> p->pe & 1u) : (int)hca_dma_rsp_get_err(&io->dma_rsp);
-    p->alloc = p->wqe_take && !p->wqe_err && !reset && !m->pf_req && !(m->pf_pend >> p->pe & 1u) &&
+    const int pend = (int)(m->pf_pend >> p->pe & 1u);
+    p->alloc = p->wqe_take && !p->wqe_err && !reset && !m->pf_req && (!pend || p->byp) &&
                m->rd_out != 0xffu && (uint16_t)(m->sq_pi - m->sq_ci) >= 2;
+    p->miss = m->state == S_CTX && !reset && !p->hit && !m->pf_req && !pend && m->rd_out != 0xffu;
+    p->new_rd = p->alloc || p->miss;
+    p->yield = m->state == S_PWAIT && !(m->pf_val >> p->pe & 1u) && !p->byp && pend &&
+               !(m->pf_dead >> p->pe & 1u) && io->sched_valid && m->fresh && !m->err_state && !reset;
     p->offer = rs_pf_offer(m);
     p->go = p->offer && io->dma_req_ready;
 }
@@ -242,7 +249,7 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
         break;
     case S_CTX:
         /* RESET: nothing to serve (a WRITE_QPC raced the scheduler). */
-        n->state = reset ? S_IDLE : p->hit ? S_PWAIT : S_FETCH;
+        n->state = reset ? S_IDLE : (p->hit || p->miss) ? S_PWAIT : S_FETCH;
         break;
     case S_FETCH:
         if (reset)
@@ -262,6 +269,8 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
             }
         } else if (m->state == S_PWAIT && !p->live) {
             n->state = S_FETCH; /* the entry was killed */
+        } else if (p->yield) {
+            n->state = S_IDLE; /* released idle, queued again */
         }
         break;
     case S_DECODE:
@@ -532,6 +541,11 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
     io->rel_rnr = (uint8_t)rs_rel_rnr(m, reset);
     io->rnr_timer = io->qpc.rnr_timer;
     io->rel_valid = io->rel_inflight || io->rel_rnr || (state == S_FINISH && (io->fin_ready || reset)) || (state == S_CTX && reset);
+    if (state == S_PWAIT && io->sched_valid) { /* the yield */
+        rs_pf_t p;
+        rs_prefetch(m, io, &p);
+        io->rel_valid = io->rel_valid || p.yield;
+    }
     io->qpn = state == S_IDLE ? (uint16_t)(io->sched_qpn & ((1u << m->qw) - 1u)) : m->qpn;
     io->free_valid = state == S_FREE && (m->pv || m->cur);
     io->free_id = m->pv ? m->pbuf : m->buf;
@@ -634,8 +648,10 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
     }
 
     const uint8_t state = m->state;
-    if (state == S_IDLE && io->sched_valid)
+    if (state == S_IDLE && io->sched_valid) {
         m->qpn = (uint16_t)(io->sched_qpn & ((1u << m->qw) - 1u));
+        m->fresh = io->sched_fresh;
+    }
     if (state == S_CTX) {
         const hca_qp_ctx_t *q = &io->qpc;
         m->sq_base = q->sq_base;
@@ -663,9 +679,9 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
             val &= ~(1u << pe);
             dead = (dead & ~(1u << pe)) | (pend & 1u << pe);
         }
-        if (p.take)
+        if (p.take || p.byp)
             val &= ~(1u << pe);
-        if (p.alloc) {
+        if (p.new_rd) {
             rd |= 1u << p.fs;
             pend |= 1u << pe;
             dead &= ~(1u << pe);
@@ -676,13 +692,16 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
             dead = (dead & ~(1u << pk)) | (pend & 1u << pk);
         }
         m->pf_held = (uint8_t)(p.offer && !io->dma_req_ready);
-        m->pf_req = (uint8_t)(p.alloc || (m->pf_req && !p.go));
-        if (p.alloc) {
-            const uint16_t nx = (uint16_t)(m->sq_ci + 1u);
+        m->pf_req = (uint8_t)(p.new_rd || (m->pf_req && !p.go));
+        if (p.new_rd) {
+            /* the miss read: sq_ci and the context straight from the read port */
+            const uint16_t nx = p.miss ? io->sq_ci : (uint16_t)(m->sq_ci + 1u);
+            const uint64_t base = p.miss ? io->qpc.sq_base : m->sq_base;
+            const unsigned lg = p.miss ? hca_qp_ctx_get_sq_log(&io->qpc) : m->sq_log;
             m->pf_ent = (uint8_t)pe;
             m->pf_slot = (uint8_t)p.fs;
             m->rd_ent[p.fs] = (uint8_t)pe;
-            m->pf_addr = m->sq_base + (uint64_t)(nx & (uint32_t)(((1u << m->sq_log) - 1u) & 0xffffu)) * RS_WQE_BYTES;
+            m->pf_addr = base + (uint64_t)(nx & (uint32_t)(((1u << lg) - 1u) & 0xffffu)) * RS_WQE_BYTES;
             m->pf_qpn[pe] = m->qpn;
             m->pf_idx[pe] = nx;
         }

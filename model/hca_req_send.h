@@ -60,6 +60,7 @@ typedef struct hca_req_send_io {
     /* inputs */
     uint8_t sched_valid;
     uint16_t sched_qpn;     /**< QW bits */
+    uint8_t sched_fresh;    /**< ...claimed from idle (nothing of it in flight) */
     hca_qp_ctx_t qpc;       /**< answers one cycle after qpn */
     uint16_t sq_ci;
     uint16_t sq_pi;         /**< with sq_ci: the WQEs posted */
@@ -151,6 +152,7 @@ typedef struct hca_req_send {
     uint32_t pd;
     uint16_t rqpn, cqn, sq_ci, sq_pi;
     uint8_t err_state;
+    uint8_t fresh;       /**< fresh_q: claimed with sched_fresh */
     uint8_t gone;        /**< gone_q: the QP was in RESET at some cycle since its claim */
     /* the decoded WQE (data, not reset) */
     uint8_t op, flags, nsge, rsvd_bad;
@@ -186,6 +188,12 @@ void hca_req_send_reset(hca_req_send_t *m);
 void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t now);
 void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t now);
 uint64_t hca_req_send_quiet_until(const hca_req_send_t *m, uint64_t now);
+/** S_PWAIT on a read still out, and the QP may yield to another the
+ *  scheduler offers (the RTL's quiet_o is low then: hca_requester's). */
+static inline int hca_req_send_may_yield(const hca_req_send_t *m)
+{
+    return m->state == 15 /* S_PWAIT */ && m->fresh && !m->err_state;
+}
 /** The RTL's name of state s (hca_req_send_t.state), for the model's state log. */
 const char *hca_req_send_state_name(unsigned s);
 

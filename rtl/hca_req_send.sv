@@ -13,7 +13,9 @@
 //   S_FETCH   READ_DATA 128 bytes at sq_base + (sq_ci mod 2^sq_log) * 128
 //   S_FWAIT   the WQE (or a bus error: LOC_ACCESS_ERR, wr_id 0)
 //   S_PWAIT   the WQE at sq_ci was prefetched (below): take it from the
-//             prefetch entry, waiting while its read is on its way
+//             prefetch entry, waiting while its read is on its way — or,
+//             another QP schedulable meanwhile, release this one (idle)
+//             and serve that one (the yield, below)
 //   S_DECODE  ERROR -> WR_FLUSH_ERR; malformed -> LOC_QP_OP_ERR;
 //             FAST_REG_MR / REG_INDIR_MR / LOCAL_INV -> S_EVT;
 //             SGE lengths summing past 2^32-1 -> LOC_LEN_ERR; else pre-check
@@ -74,6 +76,15 @@
 // entry is dropped when its QP is claimed at another index (an RNR retry),
 // by any WRITE_QPC of a QP of its entry (RESET, reconnect: a pending read's
 // answer is then discarded), and never allocated for a QP already reset.
+// A claim that finds no WQE in the buffer reads its WQE at sq_ci the same
+// way (the miss read, allocated at S_CTX, when the entry and a read slot
+// are free; else the blocking fetch, S_FETCH). Waiting in S_PWAIT for a
+// read still out, the engine yields to another QP the scheduler offers: it
+// releases this one idle (it is queued again behind the others, its read
+// going on) — only a QP claimed from idle (sched_fresh_i: no message of it
+// in flight or in RNR wait, whose release would lose that) and not in
+// ERROR. An answer arriving in S_PWAIT for the entry is taken at once, as
+// the fetch's is.
 // Like the fetch, a prefetch is a read of the QP's send queue: ctx DRAIN
 // waits for both (rd_busy_o), so no read of a QP's SQ is on the bus once
 // its DESTROY_QP / MODIFY_QP RESET returned (the driver may free the ring).
@@ -90,6 +101,7 @@ module hca_req_send #(
   input  logic                          sched_valid_i,
   output logic                          sched_ready_o,
   input  logic [QW-1:0]                 sched_qpn_i,
+  input  logic                          sched_fresh_i,    // ...claimed from idle (nothing of it in flight)
 
   // context read port (answers one cycle after qpn_o)
   output logic [15:0]                   qpn_o,
@@ -197,6 +209,7 @@ module hca_req_send #(
   logic [23:0]   pd_q;
   logic [15:0]   rqpn_q, cqn_q, sq_ci_q, sq_pi_q;
   logic          err_state_q;
+  logic          fresh_q;             // claimed with sched_fresh_i
 
   // the decoded WQE (data): the only copy of the 1024-bit entry kept
   logic [7:0]    op_q;
@@ -402,6 +415,9 @@ module hca_req_send #(
   logic [RDW-1:0] ps, fs;
   logic           pf_mine, pf_hit, pf_live, pf_drop, pf_take, pf_ans, rtag_pf, rd_free;
   logic           pf_offer, pf_go, pf_alloc, wqe_take, wqe_err, fetch_ans;
+  logic           pf_byp, pf_miss, pf_yield, pf_new;
+  logic [15:0]    pf_nidx;
+  logic [63:0]    pf_naddr;
   logic [WQE_W-1:0] wqe_in;
   assign pe       = PFW'(qpn_q);
   assign pk       = PFW'(pf_kill_qpn_i);
@@ -428,14 +444,28 @@ module hca_req_send #(
   assign pf_hit   = pf_mine && pf_idx_m[pe] == sq_ci_i && pf_live;
   assign pf_drop  = state_q == S_CTX && !ctx_reset && pf_mine && !pf_hit;
   assign pf_take  = state_q == S_PWAIT && pf_val_q[pe];
+  // the entry's answer in S_PWAIT: taken as it comes (the entry is this
+  // QP's while the engine waits on it: only a take allocates, a kill kills)
+  assign pf_byp   = state_q == S_PWAIT && pf_ans && pa == pe && !pf_dead_q[pe];
   assign fetch_ans = state_q == S_FWAIT && dma_rsp_valid_i && !rtag_pf;
-  assign wqe_take = fetch_ans || pf_take;
+  assign wqe_take = fetch_ans || pf_take || pf_byp;
   assign wqe_err  = pf_take ? pf_err_q[pe] : rsp_err;
   assign wqe_in   = pf_take ? pf_wqe_m[pe] : dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB +: WQE_W];
   // the WQE after this one is posted (sq_pi latched at the claim), the entry
   // free and no prefetch waiting to issue; not for a QP reset since its claim
-  assign pf_alloc = wqe_take && !wqe_err && !ctx_reset && !pf_req_q && !pf_pend_q[pe] && rd_free &&
+  assign pf_alloc = wqe_take && !wqe_err && !ctx_reset && !pf_req_q && (!pf_pend_q[pe] || pf_byp) && rd_free &&
                     16'(sq_pi_q - sq_ci_q) >= 16'd2;
+  // the miss read: at the claim, no live entry of this QP at sq_ci (the
+  // context's fields straight from the read port: latched only now)
+  assign pf_miss  = state_q == S_CTX && !ctx_reset && !pf_hit && !pf_req_q && !pf_pend_q[pe] && rd_free;
+  assign pf_new   = pf_alloc || pf_miss;
+  assign pf_nidx  = pf_miss ? sq_ci_i : 16'(sq_ci_q + 16'd1);
+  assign pf_naddr = pf_miss ? `HCA_QP_CTX_SQ_BASE(qpc_i) +
+                              {41'd0, sq_ci_i & 16'((17'd1 << `HCA_QP_CTX_SQ_LOG(qpc_i)) - 17'd1), 7'd0}
+                            : sq_base_q + {41'd0, pf_nidx & 16'((17'd1 << sq_log_q) - 17'd1), 7'd0};
+  // the yield: waiting on the entry's read, another QP offered
+  assign pf_yield = state_q == S_PWAIT && !pf_val_q[pe] && !pf_byp && pf_pend_q[pe] && !pf_dead_q[pe] &&
+                    sched_valid_i && fresh_q && !err_state_q && !ctx_reset;
   // Offered only when neither the fetch nor the mover offers; once offered
   // it keeps the port until taken (they wait). (HCA_MUTANT_SEND_PF_UNHELD,
   // a formal mutant: the fetch takes the port from it, hca_req_send_props.sv)
@@ -468,10 +498,10 @@ module hca_req_send #(
       pf_val_d[pe]  = 1'b0;
       pf_dead_d[pe] = pf_pend_d[pe];
     end
-    if (pf_take) begin
+    if (pf_take || pf_byp) begin
       pf_val_d[pe] = 1'b0;
     end
-    if (pf_alloc) begin
+    if (pf_new) begin
       rd_out_d[fs]  = 1'b1;
       pf_pend_d[pe] = 1'b1;
       pf_dead_d[pe] = 1'b0;
@@ -529,7 +559,7 @@ module hca_req_send #(
         if (ctx_reset) begin
           // Nothing to serve (a WRITE_QPC raced the scheduler).
           state_d = S_IDLE;
-        end else if (pf_hit) begin
+        end else if (pf_hit || pf_miss) begin
           state_d = S_PWAIT;
         end else begin
           state_d = S_FETCH;
@@ -553,6 +583,8 @@ module hca_req_send #(
           end
         end else if (state_q == S_PWAIT && !pf_live) begin
           state_d = S_FETCH;                      // the entry was killed
+        end else if (pf_yield) begin
+          state_d = S_IDLE;                       // released idle, queued again
         end
       end
       S_DECODE: begin
@@ -703,7 +735,7 @@ module hca_req_send #(
   assign rel_rnr_o      = state_q == S_FREE && !pv_q && !cur_q && rnr_q && !ctx_reset;
   assign rnr_timer_o    = `HCA_QP_CTX_RNR_TIMER(qpc_i);
   assign rel_valid_o    = rel_inflight_o || rel_rnr_o || (state_q == S_FINISH && (fin_ready_i || ctx_reset)) ||
-                          (state_q == S_CTX && ctx_reset);
+                          (state_q == S_CTX && ctx_reset) || pf_yield;
 
   assign qpn_o        = (state_q == S_IDLE) ? 16'(sched_qpn_i) : 16'(qpn_q);
   assign free_valid_o = state_q == S_FREE && (pv_q || cur_q);
@@ -791,6 +823,7 @@ module hca_req_send #(
       state_q  <= S_IDLE;
       gone_q   <= 1'b0;
       qpn_q    <= '0;
+      fresh_q  <= 1'b0;
       off_q    <= '0;
       buf_q    <= '0;
       status_q <= '0;
@@ -817,7 +850,7 @@ module hca_req_send #(
       pf_pend_q <= pf_pend_d;
       pf_dead_q <= pf_dead_d;
       rd_out_q  <= rd_out_d;
-      pf_req_q  <= pf_alloc || (pf_req_q && !pf_go);
+      pf_req_q  <= pf_new || (pf_req_q && !pf_go);
       pf_held_q <= pf_offer && !dma_req_ready_i;
       state_q  <= state_d;
       // (qpc_i describes the claimed QP from S_CTX on, not in S_IDLE)
@@ -845,7 +878,8 @@ module hca_req_send #(
         pslot_q <= slot_q;
       end
       if (state_q == S_IDLE && sched_valid_i) begin
-        qpn_q <= sched_qpn_i;
+        qpn_q   <= sched_qpn_i;
+        fresh_q <= sched_fresh_i;
       end
     end
   end
@@ -868,13 +902,13 @@ module hca_req_send #(
       sq_pi_q     <= sq_pi_i;
       err_state_q <= `HCA_QP_CTX_STATE(qpc_i) == `HCA_QP_STATE_ERROR;
     end
-    if (pf_alloc) begin
+    if (pf_new) begin
       pf_ent_q       <= pe;
       pf_slot_q      <= fs;
       rd_ent_m[fs]   <= pe;
-      pf_addr_q      <= sq_base_q + {41'd0, 16'(sq_ci_q + 16'd1) & 16'((17'd1 << sq_log_q) - 17'd1), 7'd0};
+      pf_addr_q      <= pf_naddr;
       pf_qpn_m[pe]   <= qpn_q;
-      pf_idx_m[pe]   <= 16'(sq_ci_q + 16'd1);
+      pf_idx_m[pe]   <= pf_nidx;
     end
     if (pf_ans) begin
       pf_wqe_m[pa]   <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB +: WQE_W];
@@ -920,7 +954,8 @@ module hca_req_send #(
   // CHECK and GATHER wait on their mover once no packet is pending.
   assign quiet_o = !pf_req_q &&
                    (state_q == S_IDLE || state_q == S_FWAIT ||
-                    (state_q == S_PWAIT && pf_pend_q[pe] && !pf_dead_q[pe]) ||
+                    (state_q == S_PWAIT && pf_pend_q[pe] && !pf_dead_q[pe] &&
+                     !(sched_valid_i && fresh_q && !err_state_q)) ||
                     ((state_q == S_CHECK || state_q == S_GATHER) && !pv_q && cnt_idle && mv_quiet));
 
 endmodule

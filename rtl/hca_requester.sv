@@ -185,7 +185,7 @@ module hca_requester #(
   logic [4:0]   done_st_q [MAX_QP];
 
   // ---------------------------------------------------------------- engines
-  logic              sched_valid, sched_ready;
+  logic              sched_valid, sched_ready, sched_fresh;
   logic [QW-1:0]     sched_qpn;
   logic              s_rel_valid, s_rel_inflight, s_rel_evt, s_rel_rnr;
   logic [31:0]       s_rnr_timer;
@@ -263,6 +263,7 @@ module hca_requester #(
     .sched_valid_i   (sched_valid),
     .sched_ready_o   (sched_ready),
     .sched_qpn_i     (sched_qpn),
+    .sched_fresh_i   (sched_fresh),
     .qpn_o           (ra_qpn_o),
     .qpc_i           (ra_qpc_i),
     .sq_ci_i         (ra_sq_ci_i),
@@ -450,6 +451,7 @@ module hca_requester #(
                        (sq_qst == Q_INFLIGHT && pe_err_i && !evt_wait_m[sq_head]));
   assign sched_valid = sq_cand;
   assign sched_qpn   = sq_head;
+  assign sched_fresh = sq_qst == Q_IDLE;   // the send engine may release it idle again (its yield)
   assign sq_pop      = sq_head_valid && (!sq_cand || sched_ready);
 
   // ---------------------------------------------------------------- per-QP state

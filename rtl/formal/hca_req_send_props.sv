@@ -59,6 +59,7 @@ module hca_req_send_props #(
   input  logic                           rst_ni,
   input  logic                           sched_valid_i,
   input  logic [QW-1:0]                  sched_qpn_i,
+  input  logic                           sched_fresh_i,
   input  logic [`HCA_QP_CTX_W-1:0]       qpc_i,
   input  logic [15:0]                    sq_ci_i,
   input  logic [15:0]                    sq_pi_i,
