@@ -51,6 +51,12 @@ const char *hca_req_send_state_name(unsigned s)
 
 typedef hca_req_send_dec_t rs_dec_t;
 
+/* The host address of the WQE at index idx of a ring at base of 2^lg entries (the RTL's wqe_addr). */
+static inline uint64_t rs_wqe_addr(uint64_t base, unsigned lg, uint16_t idx)
+{
+    return base + (uint64_t)(idx & (uint32_t)(((1u << lg) - 1u) & 0xffffu)) * RS_WQE_BYTES;
+}
+
 /* The decode and chunk wires: functions of the registers only. */
 static void rs_decode(const hca_req_send_t *m, rs_dec_t *d)
 {
@@ -474,8 +480,7 @@ static void rs_derive(hca_req_send_t *m)
     memset(q, 0, sizeof(*q));
     q->hdr = (uint32_t)HCA_DMA_OP_READ_DATA << HCA_DMA_REQ_OP_LSB | (uint32_t)RS_DTAG << HCA_DMA_REQ_TAG_LSB;
     q->len = RS_WQE_BYTES;
-    const uint32_t idx = m->sq_ci & (uint32_t)(((1u << m->sq_log) - 1u) & 0xffffu);
-    q->addr = m->sq_base + (uint64_t)idx * RS_WQE_BYTES;
+    q->addr = rs_wqe_addr(m->sq_base, m->sq_log, m->sq_ci);
     q->qpn = m->qpn;
 
     /* the mover's outputs with every xs/dma input low */
@@ -701,7 +706,7 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
             m->pf_ent = (uint8_t)pe;
             m->pf_slot = (uint8_t)p.fs;
             m->rd_ent[p.fs] = (uint8_t)pe;
-            m->pf_addr = base + (uint64_t)(nx & (uint32_t)(((1u << lg) - 1u) & 0xffffu)) * RS_WQE_BYTES;
+            m->pf_addr = rs_wqe_addr(base, lg, nx);
             m->pf_qpn[pe] = m->qpn;
             m->pf_idx[pe] = nx;
         }

@@ -375,15 +375,22 @@ module hca_req_send #(
     .quiet_o         (mv_quiet)
   );
 
+  // The host address of the WQE at index idx of a ring at base of 2^lg entries.
+  // (an assignment to the name, not return: Yosys 0.23)
+  function automatic logic [63:0] wqe_addr(input logic [63:0] base, input logic [3:0] lg, input logic [15:0] idx);
+    wqe_addr = base + {41'd0, idx & 16'((17'd1 << lg) - 17'd1), 7'd0};
+  endfunction
+
   // The WQE fetch shares the DMA port with the mover (never at once).
   logic [`HCA_DMA_REQ_W-1:0] fetch_req;
+  logic [63:0]               fetch_addr;
+  assign fetch_addr = wqe_addr(sq_base_q, sq_log_q, sq_ci_q);   // (outside the always_comb: Icarus)
   always_comb begin
     fetch_req = '0;
     `HCA_DMA_REQ_OP(fetch_req)   = `HCA_DMA_OP_READ_DATA;
     `HCA_DMA_REQ_TAG(fetch_req)  = DTAG;
     `HCA_DMA_REQ_LEN(fetch_req)  = 32'(`HCA_SQ_WQE_W / 8);
-    `HCA_DMA_REQ_ADDR(fetch_req) = sq_base_q +
-        {41'd0, sq_ci_q & 16'((17'd1 << sq_log_q) - 17'd1), 7'd0};
+    `HCA_DMA_REQ_ADDR(fetch_req) = fetch_addr;
     `HCA_DMA_REQ_QPN(fetch_req)  = 32'(qpn_q);
   end
 
@@ -460,9 +467,8 @@ module hca_req_send #(
   assign pf_miss  = state_q == S_CTX && !ctx_reset && !pf_hit && !pf_req_q && !pf_pend_q[pe] && rd_free;
   assign pf_new   = pf_alloc || pf_miss;
   assign pf_nidx  = pf_miss ? sq_ci_i : 16'(sq_ci_q + 16'd1);
-  assign pf_naddr = pf_miss ? `HCA_QP_CTX_SQ_BASE(qpc_i) +
-                              {41'd0, sq_ci_i & 16'((17'd1 << `HCA_QP_CTX_SQ_LOG(qpc_i)) - 17'd1), 7'd0}
-                            : sq_base_q + {41'd0, pf_nidx & 16'((17'd1 << sq_log_q) - 17'd1), 7'd0};
+  assign pf_naddr = pf_miss ? wqe_addr(`HCA_QP_CTX_SQ_BASE(qpc_i), `HCA_QP_CTX_SQ_LOG(qpc_i), sq_ci_i)
+                            : wqe_addr(sq_base_q, sq_log_q, pf_nidx);
   // the yield: waiting on the entry's read, another QP offered
   assign pf_yield = state_q == S_PWAIT && !pf_val_q[pe] && !pf_byp && pf_pend_q[pe] && !pf_dead_q[pe] &&
                     sched_valid_i && fresh_q && !err_state_q && !ctx_reset;
