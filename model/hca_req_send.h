@@ -10,7 +10,8 @@
  *   rel_evt          <- evt_ready (S_EVT)
  *   rel_inflight     <- tx_ready, nak (S_TX); evt_ready (S_EVT)
  *   rel_valid        <- tx_ready, nak (S_TX); evt_ready (S_EVT);
- *                       fin_ready (S_FINISH); qpc.state (S_CTX, S_FREE)
+ *                       fin_ready (S_FINISH); qpc.state (S_CTX, S_FREE);
+ *                       sched_valid, dma_rsp, qpc.state (S_PWAIT: the yield)
  *   rel_rnr          <- qpc.state (S_FREE)
  *   rnr_timer        <- qpc.rnr_timer
  *   alloc_ready      <- nak (S_ALLOC)

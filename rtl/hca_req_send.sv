@@ -9,7 +9,8 @@
 // key check).
 //
 //   S_IDLE    claim the scheduled QP; its context is read
-//   S_CTX     latch the context fields used below
+//   S_CTX     latch the context fields used below; no WQE of the QP in
+//             the prefetch buffer: start its read there (the miss read)
 //   S_FETCH   READ_DATA 128 bytes at sq_base + (sq_ci mod 2^sq_log) * 128
 //   S_FWAIT   the WQE (or a bus error: LOC_ACCESS_ERR, wr_id 0)
 //   S_PWAIT   the WQE at sq_ci was prefetched (below): take it from the
