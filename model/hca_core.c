@@ -286,7 +286,10 @@ static void cm_edge_inputs(cm_t *m)
     w->xu.rsp_ready = w->xarb.xu_rsp_ready;
 
     /* bit order = HCA_DRAIN_KEYED_MASK's (hca_core.sv's concatenation) */
-    w->ctx.drain_busy = (rq->drain_busy & 0x7ffu) | (uint32_t)rs->place_busy << 11 | (uint32_t)w->cw.busy << 14;
+    enum { RQ_DRAIN_W = 7 + HCA_SQ_PREFETCH_READS }; /* send, response, WQE reads {read-ahead, fetch} */
+    _Static_assert(RQ_DRAIN_W + 3 + 1 == HCA_DRAIN_SOURCES, "the DRAIN sources hca_core.sv wires");
+    w->ctx.drain_busy = (rq->drain_busy & ((1u << RQ_DRAIN_W) - 1u)) | (uint32_t)rs->place_busy << RQ_DRAIN_W |
+                        (uint32_t)w->cw.busy << (RQ_DRAIN_W + 3);
     w->ctx.ra_qpn = rq->ra_qpn;
     w->ctx.rb_qpn = rq->rb_qpn;
     w->ctx.req_sq_ci_inc = rq->sq_ci_inc;

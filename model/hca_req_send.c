@@ -51,6 +51,12 @@ const char *hca_req_send_state_name(unsigned s)
 
 typedef hca_req_send_dec_t rs_dec_t;
 
+/* The host address of the WQE at index idx of a ring at base of 2^lg entries (the RTL's wqe_addr). */
+static inline uint64_t rs_wqe_addr(uint64_t base, unsigned lg, uint16_t idx)
+{
+    return base + (uint64_t)(idx & (uint32_t)(((1u << lg) - 1u) & 0xffffu)) * RS_WQE_BYTES;
+}
+
 /* The decode and chunk wires: functions of the registers only. */
 static void rs_decode(const hca_req_send_t *m, rs_dec_t *d)
 {
@@ -93,8 +99,9 @@ static void rs_decode(const hca_req_send_t *m, rs_dec_t *d)
 
 /* The WQE prefetch's wires (rtl/hca_req_send.sv "prefetch"). */
 typedef struct rs_pf {
-    unsigned pe, pa, pk;
+    unsigned pe, pa, pk, ps, fs;
     int rtag_pf, ans, live, mine, hit, drop, take, fetch_ans, wqe_take, wqe_err, alloc, offer, go;
+    int byp, miss, yield, new_rd; /* the entry's answer taken in S_PWAIT; the miss read; the yield */
 } rs_pf_t;
 
 static inline int rs_ctx_reset(const hca_req_send_t *m, const hca_req_send_io_t *io);
@@ -112,19 +119,27 @@ static void rs_prefetch(const hca_req_send_t *m, const hca_req_send_io_t *io, rs
     const int reset = rs_ctx_reset(m, io);
     p->pe = m->qpn & (RS_PFN - 1u);
     p->pk = io->pf_kill_qpn & (RS_PFN - 1u);
-    p->pa = rtag & (RS_PFN - 1u);
-    p->rtag_pf = !(rtag >> 4 & 1u) && (rtag >> 2 & 1u);
+    p->ps = rtag & 7u;
+    p->pa = m->rd_ent[p->ps];
+    p->fs = m->rd_out == 0xffu ? 7u : (unsigned)__builtin_ctz(~(unsigned)m->rd_out); /* the lowest free slot */
+    p->rtag_pf = !(rtag >> 4 & 1u) && (rtag >> 3 & 1u);
     p->ans = io->dma_rsp_valid && p->rtag_pf;
     p->live = (m->pf_val >> p->pe & 1u) || ((m->pf_pend >> p->pe & 1u) && !(m->pf_dead >> p->pe & 1u));
     p->mine = m->pf_qpn[p->pe] == m->qpn;
     p->hit = p->mine && m->pf_idx[p->pe] == io->sq_ci && p->live;
     p->drop = m->state == S_CTX && !reset && p->mine && !p->hit;
     p->take = m->state == S_PWAIT && (m->pf_val >> p->pe & 1u);
+    p->byp = m->state == S_PWAIT && p->ans && p->pa == p->pe && !(m->pf_dead >> p->pe & 1u);
     p->fetch_ans = m->state == S_FWAIT && io->dma_rsp_valid && !p->rtag_pf;
-    p->wqe_take = p->fetch_ans || p->take;
+    p->wqe_take = p->fetch_ans || p->take || p->byp;
     p->wqe_err = p->take ? (int)(m->pf_err >> p->pe & 1u) : (int)hca_dma_rsp_get_err(&io->dma_rsp);
-    p->alloc = p->wqe_take && !p->wqe_err && !reset && !m->pf_req && !(m->pf_pend >> p->pe & 1u) &&
-               (uint16_t)(m->sq_pi - m->sq_ci) >= 2;
+    const int pend = (int)(m->pf_pend >> p->pe & 1u);
+    p->alloc = p->wqe_take && !p->wqe_err && !reset && !m->pf_req && (!pend || p->byp) &&
+               m->rd_out != 0xffu && (uint16_t)(m->sq_pi - m->sq_ci) >= 2;
+    p->miss = m->state == S_CTX && !reset && !p->hit && !m->pf_req && !pend && m->rd_out != 0xffu;
+    p->new_rd = p->alloc || p->miss;
+    p->yield = m->state == S_PWAIT && !(m->pf_val >> p->pe & 1u) && !p->byp && pend &&
+               !(m->pf_dead >> p->pe & 1u) && io->sched_valid && m->fresh && !m->err_state && !reset;
     p->offer = rs_pf_offer(m);
     p->go = p->offer && io->dma_req_ready;
 }
@@ -240,7 +255,7 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
         break;
     case S_CTX:
         /* RESET: nothing to serve (a WRITE_QPC raced the scheduler). */
-        n->state = reset ? S_IDLE : p->hit ? S_PWAIT : S_FETCH;
+        n->state = reset ? S_IDLE : (p->hit || p->miss) ? S_PWAIT : S_FETCH;
         break;
     case S_FETCH:
         if (reset)
@@ -260,6 +275,8 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
             }
         } else if (m->state == S_PWAIT && !p->live) {
             n->state = S_FETCH; /* the entry was killed */
+        } else if (p->yield) {
+            n->state = S_IDLE; /* released idle, queued again */
         }
         break;
     case S_DECODE:
@@ -463,8 +480,7 @@ static void rs_derive(hca_req_send_t *m)
     memset(q, 0, sizeof(*q));
     q->hdr = (uint32_t)HCA_DMA_OP_READ_DATA << HCA_DMA_REQ_OP_LSB | (uint32_t)RS_DTAG << HCA_DMA_REQ_TAG_LSB;
     q->len = RS_WQE_BYTES;
-    const uint32_t idx = m->sq_ci & (uint32_t)(((1u << m->sq_log) - 1u) & 0xffffu);
-    q->addr = m->sq_base + (uint64_t)idx * RS_WQE_BYTES;
+    q->addr = rs_wqe_addr(m->sq_base, m->sq_log, m->sq_ci);
     q->qpn = m->qpn;
 
     /* the mover's outputs with every xs/dma input low */
@@ -504,6 +520,7 @@ void hca_req_send_reset(hca_req_send_t *m)
     m->pv = 0;
     m->pslot = 0;
     m->pf_val = m->pf_pend = m->pf_dead = 0;
+    m->rd_out = 0;
     m->pf_req = m->pf_held = 0;
     hca_sge_mover_reset(&m->mv);
     rs_derive(m);
@@ -529,6 +546,11 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
     io->rel_rnr = (uint8_t)rs_rel_rnr(m, reset);
     io->rnr_timer = io->qpc.rnr_timer;
     io->rel_valid = io->rel_inflight || io->rel_rnr || (state == S_FINISH && (io->fin_ready || reset)) || (state == S_CTX && reset);
+    if (state == S_PWAIT && io->sched_valid) { /* the yield */
+        rs_pf_t p;
+        rs_prefetch(m, io, &p);
+        io->rel_valid = io->rel_valid || p.yield;
+    }
     io->qpn = state == S_IDLE ? (uint16_t)(io->sched_qpn & ((1u << m->qw) - 1u)) : m->qpn;
     io->free_valid = state == S_FREE && (m->pv || m->cur);
     io->free_id = m->pv ? m->pbuf : m->buf;
@@ -555,12 +577,12 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
     const int rtag_post = (hca_dma_rsp_get_rtag(&io->dma_rsp) >> 4) & 1u;
     const int pf_offer = rs_pf_offer(m);
     const unsigned rtag = hca_dma_rsp_get_rtag(&io->dma_rsp);
-    const int rtag_pf = !(rtag >> 4 & 1u) && (rtag >> 2 & 1u);
+    const int rtag_pf = !(rtag >> 4 & 1u) && (rtag >> 3 & 1u);
     io->dma_req_valid = pf_offer || (state == S_FETCH && !reset) || (mw->dma_req_valid && rs_room(m));
     if (pf_offer) {
         hca_dma_req_t *q = &io->dma_req;
         memset(q, 0, sizeof(*q));
-        q->hdr = (uint32_t)HCA_DMA_OP_READ_DATA << HCA_DMA_REQ_OP_LSB | (0x04u | m->pf_ent) << HCA_DMA_REQ_TAG_LSB;
+        q->hdr = (uint32_t)HCA_DMA_OP_READ_DATA << HCA_DMA_REQ_OP_LSB | (0x08u | m->pf_slot) << HCA_DMA_REQ_TAG_LSB;
         q->len = RS_WQE_BYTES;
         q->addr = m->pf_addr;
         q->qpn = m->pf_qpn[m->pf_ent];
@@ -578,7 +600,7 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
     /* WQE reads: the fetch from its offer to its answer, each prefetch entry
      * from its allocation to its answer (HCA_MUTANT_DRAIN_NO_WQE_READ: none) */
 #ifndef HCA_MUTANT_DRAIN_NO_WQE_READ
-    io->rd_busy = (uint8_t)(m->pf_pend << 1 | (state == S_FETCH || state == S_FWAIT));
+    io->rd_busy = (uint16_t)((unsigned)m->rd_out << 1 | (state == S_FETCH || state == S_FWAIT));
 #else
     io->rd_busy = 0;
 #endif
@@ -631,8 +653,10 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
     }
 
     const uint8_t state = m->state;
-    if (state == S_IDLE && io->sched_valid)
+    if (state == S_IDLE && io->sched_valid) {
         m->qpn = (uint16_t)(io->sched_qpn & ((1u << m->qw) - 1u));
+        m->fresh = io->sched_fresh;
+    }
     if (state == S_CTX) {
         const hca_qp_ctx_t *q = &io->qpc;
         m->sq_base = q->sq_base;
@@ -648,8 +672,10 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
     /* prefetch entries: answer, drop at a claim, take, allocation, kill */
     {
         const unsigned pe = p.pe, pa = p.pa, pk = p.pk;
-        unsigned val = m->pf_val, pend = m->pf_pend, dead = m->pf_dead;
+        uint32_t val = m->pf_val, pend = m->pf_pend, dead = m->pf_dead;
+        unsigned rd = m->rd_out;
         if (p.ans) {
+            rd &= ~(1u << p.ps);
             pend &= ~(1u << pa);
             dead &= ~(1u << pa);
             val = (val & ~(1u << pa)) | (unsigned)!(m->pf_dead >> pa & 1u) << pa;
@@ -658,9 +684,10 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
             val &= ~(1u << pe);
             dead = (dead & ~(1u << pe)) | (pend & 1u << pe);
         }
-        if (p.take)
+        if (p.take || p.byp)
             val &= ~(1u << pe);
-        if (p.alloc) {
+        if (p.new_rd) {
+            rd |= 1u << p.fs;
             pend |= 1u << pe;
             dead &= ~(1u << pe);
             val &= ~(1u << pe);
@@ -670,17 +697,23 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
             dead = (dead & ~(1u << pk)) | (pend & 1u << pk);
         }
         m->pf_held = (uint8_t)(p.offer && !io->dma_req_ready);
-        m->pf_req = (uint8_t)(p.alloc || (m->pf_req && !p.go));
-        if (p.alloc) {
-            const uint16_t nx = (uint16_t)(m->sq_ci + 1u);
+        m->pf_req = (uint8_t)(p.new_rd || (m->pf_req && !p.go));
+        if (p.new_rd) {
+            /* the miss read: sq_ci and the context straight from the read port */
+            const uint16_t nx = p.miss ? io->sq_ci : (uint16_t)(m->sq_ci + 1u);
+            const uint64_t base = p.miss ? io->qpc.sq_base : m->sq_base;
+            const unsigned lg = p.miss ? hca_qp_ctx_get_sq_log(&io->qpc) : m->sq_log;
             m->pf_ent = (uint8_t)pe;
-            m->pf_addr = m->sq_base + (uint64_t)(nx & (uint32_t)(((1u << m->sq_log) - 1u) & 0xffffu)) * RS_WQE_BYTES;
+            m->pf_slot = (uint8_t)p.fs;
+            m->rd_ent[p.fs] = (uint8_t)pe;
+            m->pf_addr = rs_wqe_addr(base, lg, nx);
             m->pf_qpn[pe] = m->qpn;
             m->pf_idx[pe] = nx;
         }
-        m->pf_val = (uint8_t)val;
-        m->pf_pend = (uint8_t)pend;
-        m->pf_dead = (uint8_t)dead;
+        m->pf_val = val;
+        m->pf_pend = pend;
+        m->pf_dead = dead;
+        m->rd_out = (uint8_t)rd;
     }
     if (p.wqe_take) {
         hca_sq_wqe_t w;
@@ -712,7 +745,7 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
     }
     if (p.ans) {
         memcpy(&m->pf_wqe[p.pa], io->dma_rsp.rdata, sizeof(m->pf_wqe[p.pa]));
-        m->pf_err = (uint8_t)((m->pf_err & ~(1u << p.pa)) | (unsigned)hca_dma_rsp_get_err(&io->dma_rsp) << p.pa);
+        m->pf_err = (m->pf_err & ~(1u << p.pa)) | (uint32_t)hca_dma_rsp_get_err(&io->dma_rsp) << p.pa;
     }
     m->gone = state != S_IDLE && n.state != S_IDLE && rs_ctx_reset(m, io);
     m->state = n.state;

@@ -10,7 +10,8 @@
  *   rel_evt          <- evt_ready (S_EVT)
  *   rel_inflight     <- tx_ready, nak (S_TX); evt_ready (S_EVT)
  *   rel_valid        <- tx_ready, nak (S_TX); evt_ready (S_EVT);
- *                       fin_ready (S_FINISH); qpc.state (S_CTX, S_FREE)
+ *                       fin_ready (S_FINISH); qpc.state (S_CTX, S_FREE);
+ *                       sched_valid, dma_rsp, qpc.state (S_PWAIT: the yield)
  *   rel_rnr          <- qpc.state (S_FREE)
  *   rnr_timer        <- qpc.rnr_timer
  *   alloc_ready      <- nak (S_ALLOC)
@@ -60,6 +61,7 @@ typedef struct hca_req_send_io {
     /* inputs */
     uint8_t sched_valid;
     uint16_t sched_qpn;     /**< QW bits */
+    uint8_t sched_fresh;    /**< ...claimed from idle (nothing of it in flight) */
     hca_qp_ctx_t qpc;       /**< answers one cycle after qpn */
     uint16_t sq_ci;
     uint16_t sq_pi;         /**< with sq_ci: the WQEs posted */
@@ -108,7 +110,7 @@ typedef struct hca_req_send_io {
     uint8_t fin_valid;
     hca_req_send_fin_t fin;
     uint8_t mv_busy;        /**< {slot 1 posted, slot 0 posted, mover} (ctx DRAIN) */
-    uint8_t rd_busy;        /**< {prefetch entry 3..0 pending, the fetch} (ctx DRAIN) */
+    uint16_t rd_busy;       /**< {prefetch read slot RDN-1..0 out, the fetch} (ctx DRAIN) */
 } hca_req_send_io_t;
 
 /* The decode wires of the RTL (functions of the registers only). */
@@ -118,7 +120,11 @@ typedef struct hca_req_send_dec {
     uint32_t msg_len, chunk, read_inv_key;
 } hca_req_send_dec_t;
 
-#define HCA_REQ_SEND_PFN 4u /**< WQE prefetch entries (the RTL's PFN) */
+#define HCA_REQ_SEND_PFN HCA_SQ_PREFETCH_ENTRIES /**< WQE prefetch entries (the RTL's PFN) */
+#define HCA_REQ_SEND_RDN HCA_SQ_PREFETCH_READS   /**< prefetch read slots (the RTL's RDN) */
+_Static_assert(HCA_REQ_SEND_PFN >= 2 && HCA_REQ_SEND_PFN <= 32 && (HCA_REQ_SEND_PFN & (HCA_REQ_SEND_PFN - 1)) == 0,
+               "the entry flags are uint32_t bit vectors");
+_Static_assert(HCA_REQ_SEND_RDN == 8, "tag {0000_1, slot}; the DRAIN sources hca_core wires");
 
 typedef struct hca_req_send {
     /* parameter */
@@ -147,6 +153,7 @@ typedef struct hca_req_send {
     uint32_t pd;
     uint16_t rqpn, cqn, sq_ci, sq_pi;
     uint8_t err_state;
+    uint8_t fresh;       /**< fresh_q: claimed with sched_fresh */
     uint8_t gone;        /**< gone_q: the QP was in RESET at some cycle since its claim */
     /* the decoded WQE (data, not reset) */
     uint8_t op, flags, nsge, rsvd_bad;
@@ -156,8 +163,10 @@ typedef struct hca_req_send {
     uint32_t fr_key, fr_params;
     hca_sge_t sges[4];
     /* WQE prefetch (control: flags, request; data: tags and WQEs) */
-    uint8_t pf_val, pf_pend, pf_dead, pf_err; /**< per entry, bit e */
-    uint8_t pf_req, pf_held, pf_ent;
+    uint32_t pf_val, pf_pend, pf_dead, pf_err; /**< per entry, bit e */
+    uint8_t pf_req, pf_held, pf_ent, pf_slot;
+    uint8_t rd_out;                    /**< per read slot, bit s: its read is out (allocated, not answered) */
+    uint8_t rd_ent[HCA_REQ_SEND_RDN];  /**< the entry slot s fills */
     uint64_t pf_addr;
     uint16_t pf_qpn[HCA_REQ_SEND_PFN], pf_idx[HCA_REQ_SEND_PFN];
     hca_sq_wqe_t pf_wqe[HCA_REQ_SEND_PFN];
@@ -180,6 +189,12 @@ void hca_req_send_reset(hca_req_send_t *m);
 void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t now);
 void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t now);
 uint64_t hca_req_send_quiet_until(const hca_req_send_t *m, uint64_t now);
+/** S_PWAIT on a read still out, and the QP may yield to another the
+ *  scheduler offers (the RTL's quiet_o is low then: hca_requester's). */
+static inline int hca_req_send_may_yield(const hca_req_send_t *m)
+{
+    return m->state == 15 /* S_PWAIT */ && m->fresh && !m->err_state;
+}
 /** The RTL's name of state s (hca_req_send_t.state), for the model's state log. */
 const char *hca_req_send_state_name(unsigned s);
 

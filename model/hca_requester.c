@@ -180,6 +180,7 @@ static void rq_wire(const hca_requester_t *m, const hca_requester_io_t *io, uint
     w->sched.valid = (uint8_t)(rq_head_cand(m, io->pe_pend, io->pe_err, rq_now_q(m, now)) && !(r->claim && look == head));
     rq_set8(&s->sched_valid, w->sched.valid, &cs);
     rq_set16(&s->sched_qpn, w->sched.id, &cs);
+    rq_set8(&s->sched_fresh, m->qst[head] == Q_IDLE, &cs);
 
     *chs = cs;
     *chr = cr;
@@ -343,7 +344,7 @@ void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64
     io->qp_err_valid = take && fin->err;
     io->qp_err_qpn = fin->qpn;
 
-    io->drain_busy = (uint16_t)(s->rd_busy << 6 | r->mv_busy << 3 | s->mv_busy);
+    io->drain_busy = (uint16_t)((unsigned)s->rd_busy << 6 | r->mv_busy << 3 | s->mv_busy);
 }
 
 /* qst_q[q] <= st */
@@ -562,7 +563,7 @@ uint64_t hca_requester_quiet_until_in(const hca_requester_t *m, const m_qv_t *sq
     if (hca_qfifo_valid(&m->sq)) {
         const unsigned h = hca_qfifo_head(&m->sq);
         if (!rq_head_cand(m, m_qv_get(sq_pending, h), m_qv_get(qp_error, h), rq_now_q(m, next)) ||
-            m->send.state == 0 /* S_IDLE */)
+            m->send.state == 0 /* S_IDLE */ || hca_req_send_may_yield(&m->send))
             return next;
     }
     /* The RNR queue's head: dropped next cycle, or moved when it expires. */

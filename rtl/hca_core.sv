@@ -258,7 +258,7 @@ module hca_core #(
   logic [15:0]              cq_cqn, cq_pi, cq_ci;
   logic [`HCA_CQ_CTX_W-1:0] cq_cqc;
   logic                     cq_inrange, cq_pi_inc, cq_ovf_set;
-  logic [10:0]              rq_drain_busy;
+  logic [6+`HCA_SQ_PREFETCH_READS:0] rq_drain_busy;
   logic [2:0]               rs_drain_busy;
   logic                     cw_drain_busy;
   logic [`HCA_DRAIN_SOURCES-1:0] drain_pend;
@@ -282,7 +282,8 @@ module hca_core #(
     .fw_rdata_o      (ctx_rdata),
     .drain_wait_o    (drain_wait_o),
     // (bit order = abi DRAIN_KEYED_MASK's: send [2:0], response [5:3], WQE reads
-    // [10:6], responder [13:11], CQ writer 14; keep them together)
+    // [14:6] (fetch, 8 read-ahead reads), responder [17:15], CQ writer 18; keep
+    // them together)
     .drain_busy_i    ({cw_drain_busy, rs_drain_busy, rq_drain_busy}),
     .drain_pend_o    (drain_pend),   // its top bit: the CQ writer's (hold_i)
     .ra_qpn_i        (ra_qpn),

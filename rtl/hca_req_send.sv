@@ -9,11 +9,14 @@
 // key check).
 //
 //   S_IDLE    claim the scheduled QP; its context is read
-//   S_CTX     latch the context fields used below
+//   S_CTX     latch the context fields used below; no WQE of the QP in
+//             the prefetch buffer: start its read there (the miss read)
 //   S_FETCH   READ_DATA 128 bytes at sq_base + (sq_ci mod 2^sq_log) * 128
 //   S_FWAIT   the WQE (or a bus error: LOC_ACCESS_ERR, wr_id 0)
 //   S_PWAIT   the WQE at sq_ci was prefetched (below): take it from the
-//             prefetch entry, waiting while its read is on its way
+//             prefetch entry, waiting while its read is on its way — or,
+//             another QP schedulable meanwhile, release this one (idle)
+//             and serve that one (the yield, below)
 //   S_DECODE  ERROR -> WR_FLUSH_ERR; malformed -> LOC_QP_OP_ERR;
 //             FAST_REG_MR / REG_INDIR_MR / LOCAL_INV -> S_EVT;
 //             SGE lengths summing past 2^32-1 -> LOC_LEN_ERR; else pre-check
@@ -65,20 +68,32 @@
 // WQE prefetch: taking the WQE at sq_ci while sq_pi says the one at
 // sq_ci + 1 is posted too, the engine reads that one ahead into a small
 // direct-mapped buffer (PFN entries, entry = qpn mod PFN; tag qpn, index),
-// one READ_DATA with tag {0000_01, entry}, offered when the port is free
-// (it then has the port until taken). The QP's next claim at that index
+// one READ_DATA through one of RDN read slots (tag {0000_1, slot}: the
+// DMA tags and the DRAIN's sources are few, the entries many), offered
+// when the port is free (it then has the port until taken); none while
+// every slot's read is out. The QP's next claim at that index
 // takes the WQE from the entry instead of a host read round trip. A posted
 // WQE is not rewritten before its completion, so the copy is exact; an
 // entry is dropped when its QP is claimed at another index (an RNR retry),
 // by any WRITE_QPC of a QP of its entry (RESET, reconnect: a pending read's
 // answer is then discarded), and never allocated for a QP already reset.
+// A claim that finds no WQE in the buffer reads its WQE at sq_ci the same
+// way (the miss read, allocated at S_CTX, when the entry and a read slot
+// are free; else the blocking fetch, S_FETCH). Waiting in S_PWAIT for a
+// read still out, the engine yields to another QP the scheduler offers: it
+// releases this one idle (it is queued again behind the others, its read
+// going on) — only a QP claimed from idle (sched_fresh_i: no message of it
+// in flight or in RNR wait, whose release would lose that) and not in
+// ERROR. An answer arriving in S_PWAIT for the entry is taken at once, as
+// the fetch's is.
 // Like the fetch, a prefetch is a read of the QP's send queue: ctx DRAIN
 // waits for both (rd_busy_o), so no read of a QP's SQ is on the bus once
 // its DESTROY_QP / MODIFY_QP RESET returned (the driver may free the ring).
 //
 // psn = the WQE's SQ index (one per WR, what ACK/NAK/READ_RESP echo).
 module hca_req_send #(
-  parameter int QW = 6    // QP number bits
+  parameter int QW  = 6,                          // QP number bits
+  parameter int PFN = `HCA_SQ_PREFETCH_ENTRIES    // prefetch entries (a power of two)
 ) (
   input  logic                          clk_i,
   input  logic                          rst_ni,
@@ -87,6 +102,7 @@ module hca_req_send #(
   input  logic                          sched_valid_i,
   output logic                          sched_ready_o,
   input  logic [QW-1:0]                 sched_qpn_i,
+  input  logic                          sched_fresh_i,    // ...claimed from idle (nothing of it in flight)
 
   // context read port (answers one cycle after qpn_o)
   output logic [15:0]                   qpn_o,
@@ -154,7 +170,7 @@ module hca_req_send #(
 
   // the mover holds key-checked work not yet answered (ctx DRAIN)
   output logic [2:0]                    mv_busy_o,   // {slot 1 posted, slot 0 posted, mover} (ctx DRAIN)
-  output logic [4:0]                    rd_busy_o,   // {prefetch entry 3..0 pending, the fetch} (ctx DRAIN)
+  output logic [RDN:0]                  rd_busy_o,   // {prefetch read slot RDN-1..0 out, the fetch} (ctx DRAIN)
   output logic                          quiet_o          // waits only for an input (hca_core quiet_o)
 );
 
@@ -170,10 +186,20 @@ module hca_req_send #(
     S_IDLE, S_CTX, S_FETCH, S_FWAIT, S_DECODE, S_CHECK, S_ALLOC, S_GATHER,
     S_TX, S_FREE, S_FINISH, S_EVT, S_HOLD, S_TXWAIT, S_ABORT, S_PWAIT
   } state_e;
-  localparam int PFW = 2;                   // prefetch entries: PFN = 2^PFW
-  localparam int PFN = 1 << PFW;
+  localparam int PFW = (PFN > 1) ? $clog2(PFN) : 1;
+  localparam int RDN = `HCA_SQ_PREFETCH_READS;   // prefetch reads out at once (tags, DRAIN sources)
+  localparam int RDW = 3;                        // tag {0000_1, slot}: RDN = 8
   localparam int WQE_W = `HCA_SQ_WQE_W;
   localparam logic [3:0] POST_MAX = 4'd8;   // posted DMAs per chunk: tags {0001, slot, seq mod 8}
+
+  // (the read slots are the DRAIN sources hca_requester wires above the fetch's)
+  generate if (PFN < 2 || PFN > 256 || (PFN & (PFN - 1)) != 0 || RDN != 8) begin : g_bad_params
+`ifdef __ICARUS__
+    initial $fatal(1, "hca_req_send: PFN=%0d must be a power of two in [2, 256], SQ_PREFETCH_READS 8", PFN);
+`else
+    $error("hca_req_send: PFN must be a power of two in [2, 256], SQ_PREFETCH_READS 8");
+`endif
+  end endgenerate
 
   state_e        state_q, state_d;
   logic [QW-1:0] qpn_q;
@@ -184,6 +210,7 @@ module hca_req_send #(
   logic [23:0]   pd_q;
   logic [15:0]   rqpn_q, cqn_q, sq_ci_q, sq_pi_q;
   logic          err_state_q;
+  logic          fresh_q;             // claimed with sched_fresh_i
 
   // the decoded WQE (data): the only copy of the 1024-bit entry kept
   logic [7:0]    op_q;
@@ -224,7 +251,11 @@ module hca_req_send #(
   logic [WQE_W-1:0] pf_wqe_m [PFN];
   logic             pf_req_q, pf_held_q;  // a prefetch to issue; offered, not taken
   logic [PFW-1:0]   pf_ent_q;
+  logic [RDW-1:0]   pf_slot_q;
   logic [63:0]      pf_addr_q;
+  // read slots: out (from the allocation to the answer), the entry each fills
+  logic [RDN-1:0]   rd_out_q, rd_out_d;
+  logic [PFW-1:0]   rd_ent_m [RDN];
 
   // ---------------------------------------------------------------- decode
   logic          is_send, is_write, is_read, is_mm, is_send_inv, is_read_inv, malformed;
@@ -345,15 +376,22 @@ module hca_req_send #(
     .quiet_o         (mv_quiet)
   );
 
+  // The host address of the WQE at index idx of a ring at base of 2^lg entries.
+  // (an assignment to the name, not return: Yosys 0.23)
+  function automatic logic [63:0] wqe_addr(input logic [63:0] base, input logic [3:0] lg, input logic [15:0] idx);
+    wqe_addr = base + {41'd0, idx & 16'((17'd1 << lg) - 17'd1), 7'd0};
+  endfunction
+
   // The WQE fetch shares the DMA port with the mover (never at once).
   logic [`HCA_DMA_REQ_W-1:0] fetch_req;
+  logic [63:0]               fetch_addr;
+  assign fetch_addr = wqe_addr(sq_base_q, sq_log_q, sq_ci_q);   // (outside the always_comb: Icarus)
   always_comb begin
     fetch_req = '0;
     `HCA_DMA_REQ_OP(fetch_req)   = `HCA_DMA_OP_READ_DATA;
     `HCA_DMA_REQ_TAG(fetch_req)  = DTAG;
     `HCA_DMA_REQ_LEN(fetch_req)  = 32'(`HCA_SQ_WQE_W / 8);
-    `HCA_DMA_REQ_ADDR(fetch_req) = sq_base_q +
-        {41'd0, sq_ci_q & 16'((17'd1 << sq_log_q) - 17'd1), 7'd0};
+    `HCA_DMA_REQ_ADDR(fetch_req) = fetch_addr;
     `HCA_DMA_REQ_QPN(fetch_req)  = 32'(qpn_q);
   end
 
@@ -382,27 +420,59 @@ module hca_req_send #(
   // QP's, for sq_ci, valid or pending and live. An answer with tag
   // {0000_01, entry} fills its entry (tag bit 4 clear: not a posted gather).
   logic [PFW-1:0] pe, pa, pk;
-  logic           pf_mine, pf_hit, pf_live, pf_drop, pf_take, pf_ans, rtag_pf;
+  logic [RDW-1:0] ps, fs;
+  logic           pf_mine, pf_hit, pf_live, pf_drop, pf_take, pf_ans, rtag_pf, rd_free;
   logic           pf_offer, pf_go, pf_alloc, wqe_take, wqe_err, fetch_ans;
+  logic           pf_byp, pf_miss, pf_yield, pf_new;
+  logic [15:0]    pf_nidx;
+  logic [63:0]    pf_naddr;
   logic [WQE_W-1:0] wqe_in;
   assign pe       = PFW'(qpn_q);
   assign pk       = PFW'(pf_kill_qpn_i);
-  assign rtag_pf  = !dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 4] && dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 2];
-  assign pa       = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB +: PFW];
+  assign rtag_pf  = !dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 4] && dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 3];
+  assign ps       = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB +: RDW];
+  assign pa       = rd_ent_m[ps];
+  // the lowest slot whose read is not out
+  assign rd_free  = rd_out_q != '1;
+  always_comb begin
+    casez (rd_out_q)
+      8'b???????0: fs = 3'd0;
+      8'b??????01: fs = 3'd1;
+      8'b?????011: fs = 3'd2;
+      8'b????0111: fs = 3'd3;
+      8'b???01111: fs = 3'd4;
+      8'b??011111: fs = 3'd5;
+      8'b?0111111: fs = 3'd6;
+      default:     fs = 3'd7;
+    endcase
+  end
   assign pf_ans   = dma_rsp_valid_i && rtag_pf;
   assign pf_live  = pf_val_q[pe] || (pf_pend_q[pe] && !pf_dead_q[pe]);
   assign pf_mine  = pf_qpn_m[pe] == qpn_q;
   assign pf_hit   = pf_mine && pf_idx_m[pe] == sq_ci_i && pf_live;
   assign pf_drop  = state_q == S_CTX && !ctx_reset && pf_mine && !pf_hit;
   assign pf_take  = state_q == S_PWAIT && pf_val_q[pe];
+  // the entry's answer in S_PWAIT: taken as it comes (the entry is this
+  // QP's while the engine waits on it: only a take allocates, a kill kills)
+  assign pf_byp   = state_q == S_PWAIT && pf_ans && pa == pe && !pf_dead_q[pe];
   assign fetch_ans = state_q == S_FWAIT && dma_rsp_valid_i && !rtag_pf;
-  assign wqe_take = fetch_ans || pf_take;
+  assign wqe_take = fetch_ans || pf_take || pf_byp;
   assign wqe_err  = pf_take ? pf_err_q[pe] : rsp_err;
   assign wqe_in   = pf_take ? pf_wqe_m[pe] : dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB +: WQE_W];
   // the WQE after this one is posted (sq_pi latched at the claim), the entry
   // free and no prefetch waiting to issue; not for a QP reset since its claim
-  assign pf_alloc = wqe_take && !wqe_err && !ctx_reset && !pf_req_q && !pf_pend_q[pe] &&
+  assign pf_alloc = wqe_take && !wqe_err && !ctx_reset && !pf_req_q && (!pf_pend_q[pe] || pf_byp) && rd_free &&
                     16'(sq_pi_q - sq_ci_q) >= 16'd2;
+  // the miss read: at the claim, no live entry of this QP at sq_ci (the
+  // context's fields straight from the read port: latched only now)
+  assign pf_miss  = state_q == S_CTX && !ctx_reset && !pf_hit && !pf_req_q && !pf_pend_q[pe] && rd_free;
+  assign pf_new   = pf_alloc || pf_miss;
+  assign pf_nidx  = pf_miss ? sq_ci_i : 16'(sq_ci_q + 16'd1);
+  assign pf_naddr = pf_miss ? wqe_addr(`HCA_QP_CTX_SQ_BASE(qpc_i), `HCA_QP_CTX_SQ_LOG(qpc_i), sq_ci_i)
+                            : wqe_addr(sq_base_q, sq_log_q, pf_nidx);
+  // the yield: waiting on the entry's read, another QP offered
+  assign pf_yield = state_q == S_PWAIT && !pf_val_q[pe] && !pf_byp && pf_pend_q[pe] && !pf_dead_q[pe] &&
+                    sched_valid_i && fresh_q && !err_state_q && !ctx_reset;
   // Offered only when neither the fetch nor the mover offers; once offered
   // it keeps the port until taken (they wait). (HCA_MUTANT_SEND_PF_UNHELD,
   // a formal mutant: the fetch takes the port from it, hca_req_send_props.sv)
@@ -413,7 +483,7 @@ module hca_req_send #(
   always_comb begin
     pf_req = '0;
     `HCA_DMA_REQ_OP(pf_req)   = `HCA_DMA_OP_READ_DATA;
-    `HCA_DMA_REQ_TAG(pf_req)  = {6'b000001, pf_ent_q};
+    `HCA_DMA_REQ_TAG(pf_req)  = {5'b00001, pf_slot_q};
     `HCA_DMA_REQ_LEN(pf_req)  = 32'(WQE_W / 8);
     `HCA_DMA_REQ_ADDR(pf_req) = pf_addr_q;
     `HCA_DMA_REQ_QPN(pf_req)  = 32'(pf_qpn_m[pf_ent_q]);
@@ -424,7 +494,9 @@ module hca_req_send #(
     pf_val_d  = pf_val_q;
     pf_pend_d = pf_pend_q;
     pf_dead_d = pf_dead_q;
+    rd_out_d  = rd_out_q;
     if (pf_ans) begin
+      rd_out_d[ps]  = 1'b0;
       pf_pend_d[pa] = 1'b0;
       pf_dead_d[pa] = 1'b0;
       pf_val_d[pa]  = !pf_dead_q[pa];
@@ -433,10 +505,11 @@ module hca_req_send #(
       pf_val_d[pe]  = 1'b0;
       pf_dead_d[pe] = pf_pend_d[pe];
     end
-    if (pf_take) begin
+    if (pf_take || pf_byp) begin
       pf_val_d[pe] = 1'b0;
     end
-    if (pf_alloc) begin
+    if (pf_new) begin
+      rd_out_d[fs]  = 1'b1;
       pf_pend_d[pe] = 1'b1;
       pf_dead_d[pe] = 1'b0;
       pf_val_d[pe]  = 1'b0;
@@ -493,7 +566,7 @@ module hca_req_send #(
         if (ctx_reset) begin
           // Nothing to serve (a WRITE_QPC raced the scheduler).
           state_d = S_IDLE;
-        end else if (pf_hit) begin
+        end else if (pf_hit || pf_miss) begin
           state_d = S_PWAIT;
         end else begin
           state_d = S_FETCH;
@@ -517,6 +590,8 @@ module hca_req_send #(
           end
         end else if (state_q == S_PWAIT && !pf_live) begin
           state_d = S_FETCH;                      // the entry was killed
+        end else if (pf_yield) begin
+          state_d = S_IDLE;                       // released idle, queued again
         end
       end
       S_DECODE: begin
@@ -667,7 +742,7 @@ module hca_req_send #(
   assign rel_rnr_o      = state_q == S_FREE && !pv_q && !cur_q && rnr_q && !ctx_reset;
   assign rnr_timer_o    = `HCA_QP_CTX_RNR_TIMER(qpc_i);
   assign rel_valid_o    = rel_inflight_o || rel_rnr_o || (state_q == S_FINISH && (fin_ready_i || ctx_reset)) ||
-                          (state_q == S_CTX && ctx_reset);
+                          (state_q == S_CTX && ctx_reset) || pf_yield;
 
   assign qpn_o        = (state_q == S_IDLE) ? 16'(sched_qpn_i) : 16'(qpn_q);
   assign free_valid_o = state_q == S_FREE && (pv_q || cur_q);
@@ -755,6 +830,7 @@ module hca_req_send #(
       state_q  <= S_IDLE;
       gone_q   <= 1'b0;
       qpn_q    <= '0;
+      fresh_q  <= 1'b0;
       off_q    <= '0;
       buf_q    <= '0;
       status_q <= '0;
@@ -773,13 +849,15 @@ module hca_req_send #(
       pf_val_q  <= '0;
       pf_pend_q <= '0;
       pf_dead_q <= '0;
+      rd_out_q  <= '0;
       pf_req_q  <= 1'b0;
       pf_held_q <= 1'b0;
     end else begin
       pf_val_q  <= pf_val_d;
       pf_pend_q <= pf_pend_d;
       pf_dead_q <= pf_dead_d;
-      pf_req_q  <= pf_alloc || (pf_req_q && !pf_go);
+      rd_out_q  <= rd_out_d;
+      pf_req_q  <= pf_new || (pf_req_q && !pf_go);
       pf_held_q <= pf_offer && !dma_req_ready_i;
       state_q  <= state_d;
       // (qpc_i describes the claimed QP from S_CTX on, not in S_IDLE)
@@ -807,7 +885,8 @@ module hca_req_send #(
         pslot_q <= slot_q;
       end
       if (state_q == S_IDLE && sched_valid_i) begin
-        qpn_q <= sched_qpn_i;
+        qpn_q   <= sched_qpn_i;
+        fresh_q <= sched_fresh_i;
       end
     end
   end
@@ -830,11 +909,13 @@ module hca_req_send #(
       sq_pi_q     <= sq_pi_i;
       err_state_q <= `HCA_QP_CTX_STATE(qpc_i) == `HCA_QP_STATE_ERROR;
     end
-    if (pf_alloc) begin
+    if (pf_new) begin
       pf_ent_q       <= pe;
-      pf_addr_q      <= sq_base_q + {41'd0, 16'(sq_ci_q + 16'd1) & 16'((17'd1 << sq_log_q) - 17'd1), 7'd0};
+      pf_slot_q      <= fs;
+      rd_ent_m[fs]   <= pe;
+      pf_addr_q      <= pf_naddr;
       pf_qpn_m[pe]   <= qpn_q;
-      pf_idx_m[pe]   <= 16'(sq_ci_q + 16'd1);
+      pf_idx_m[pe]   <= pf_nidx;
     end
     if (pf_ans) begin
       pf_wqe_m[pa]   <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB +: WQE_W];
@@ -868,19 +949,20 @@ module hca_req_send #(
   assign unused = ^{qpc_i, dma_rsp_i, pf_kill_qpn_i};
   // busy from the first key check until every posted DMA was answered
   assign mv_busy_o = {cnt1_q != 4'd0, cnt0_q != 4'd0, mv_busy};
-  // WQE reads: the fetch from its offer to its answer, each prefetch entry
-  // from its allocation (the read is still to offer) to its answer, dead or
-  // not. Each idles a cycle between uses (an entry is allocated only while
-  // not pending; the fetch is followed by S_DECODE), as DRAIN needs.
-  // (HCA_MUTANT_DRAIN_NO_WQE_READ: DRAIN does not wait for them)
-  assign rd_busy_o = `ifndef HCA_MUTANT_DRAIN_NO_WQE_READ {pf_pend_q, state_q == S_FETCH || state_q == S_FWAIT} `else '0 `endif;
+  // WQE reads: the fetch from its offer to its answer, each prefetch read
+  // slot from its allocation (the read is still to offer) to its answer,
+  // dead or not. Each idles a cycle between uses (a slot is allocated only
+  // while its read is not out; the fetch is followed by S_DECODE), as DRAIN
+  // needs. (HCA_MUTANT_DRAIN_NO_WQE_READ: DRAIN does not wait for them)
+  assign rd_busy_o = `ifndef HCA_MUTANT_DRAIN_NO_WQE_READ {rd_out_q, state_q == S_FETCH || state_q == S_FWAIT} `else '0 `endif;
 
   // The twin of hca_req_send_quiet_until: never with a prefetch to offer; IDLE
   // waits for the scheduler, FWAIT for the WQE, PWAIT for its entry's live read;
   // CHECK and GATHER wait on their mover once no packet is pending.
   assign quiet_o = !pf_req_q &&
                    (state_q == S_IDLE || state_q == S_FWAIT ||
-                    (state_q == S_PWAIT && pf_pend_q[pe] && !pf_dead_q[pe]) ||
+                    (state_q == S_PWAIT && pf_pend_q[pe] && !pf_dead_q[pe] &&
+                     !(sched_valid_i && fresh_q && !err_state_q)) ||
                     ((state_q == S_CHECK || state_q == S_GATHER) && !pv_q && cnt_idle && mv_quiet));
 
 endmodule

@@ -131,8 +131,8 @@ module hca_requester #(
   output logic [`HCA_CQE_W-1:0]         cpl_o,
   output logic [15:0]                   cpl_cqn_o,
 
-  // ctx DRAIN sources: {send WQE reads [10:6], response movers [5:3], send movers [2:0]}
-  output logic [10:0]                   drain_busy_o,
+  // ctx DRAIN sources: {send WQE reads [6+SQ_PREFETCH_READS:6], response movers [5:3], send movers [2:0]}
+  output logic [6+`HCA_SQ_PREFETCH_READS:0] drain_busy_o,
 
   // memory-management events (hca_evt producer 0) and their DONE broadcast
   output logic                          evt_valid_o,
@@ -185,7 +185,7 @@ module hca_requester #(
   logic [4:0]   done_st_q [MAX_QP];
 
   // ---------------------------------------------------------------- engines
-  logic              sched_valid, sched_ready;
+  logic              sched_valid, sched_ready, sched_fresh;
   logic [QW-1:0]     sched_qpn;
   logic              s_rel_valid, s_rel_inflight, s_rel_evt, s_rel_rnr;
   logic [31:0]       s_rnr_timer;
@@ -263,6 +263,7 @@ module hca_requester #(
     .sched_valid_i   (sched_valid),
     .sched_ready_o   (sched_ready),
     .sched_qpn_i     (sched_qpn),
+    .sched_fresh_i   (sched_fresh),
     .qpn_o           (ra_qpn_o),
     .qpc_i           (ra_qpc_i),
     .sq_ci_i         (ra_sq_ci_i),
@@ -309,7 +310,7 @@ module hca_requester #(
     .fin_ready_i     (s_fin_ready),
     .fin_o           (s_fin),
     .mv_busy_o       (drain_busy_o[2:0]),
-    .rd_busy_o       (drain_busy_o[10:6]),
+    .rd_busy_o       (drain_busy_o[6+`HCA_SQ_PREFETCH_READS:6]),
     .quiet_o         (s_quiet)
   );
 
@@ -450,6 +451,7 @@ module hca_requester #(
                        (sq_qst == Q_INFLIGHT && pe_err_i && !evt_wait_m[sq_head]));
   assign sched_valid = sq_cand;
   assign sched_qpn   = sq_head;
+  assign sched_fresh = sq_qst == Q_IDLE;   // the send engine may release it idle again (its yield)
   assign sq_pop      = sq_head_valid && (!sq_cand || sched_ready);
 
   // ---------------------------------------------------------------- per-QP state

@@ -761,7 +761,8 @@ int main(int argc, char **argv)
            "     runs included, is nearly the whole of it)\n",
            tput[0].fr_cycles, tput[0].fr_busy, tput[0].inv_cycles, tput[0].inv_busy);
     printf("    once every QP's pipeline is full (a burst's %uth completion to its last): FAST_REG_MR %.0f, LOCAL_INV %.0f\n"
-           "    (the rest is the burst's start: each QP's first WQE has no read-ahead and is fetched in turn;\n"
+           "    (the rest is the burst's start: each QP's first WQE is a host read round trip, read for all the\n"
+           "     QPs at once while the send engine serves them in turn, before the firmware's first event;\n"
            "     where the engine's own cycles go: make bench-mm-floor, docs/device.md \"The engine floor\")\n",
            QPS, tput[0].fr_mid, tput[0].inv_mid);
     versus("c713a85", PREV_FR_STEADY, PREV_FR_LATENCY, PREV_INV_STEADY, PREV_INV_LATENCY, &tput[0], &fr[0], &inv[0]);

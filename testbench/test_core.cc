@@ -1644,7 +1644,7 @@ TEST(CoreRtlEvt, ARefusedLocalInvCompletesMwBindErrMovesTheQpToErrorAndFlushesTh
 // LOCAL_INV starts only after every earlier WR completed: its event comes
 // after the WRITE's ACK (after its last placement). Its WQE is read ahead
 // while the WRITE is in flight (the send engine's prefetch: one READ_DATA
-// with tag {0000_01, qpn mod 4}), once, and served from there.
+// with tag {0000_1, read slot}), once, and served from there.
 TEST(CoreRtlEvt, ALocalInvPostedAfterALongWriteWaitsForIt)
 {
     CoreRtlBench b;
@@ -1671,8 +1671,8 @@ TEST(CoreRtlEvt, ALocalInvPostedAfterALongWriteWaitsForIt)
     for (const auto &d : b.DmaOf(HCA_DMA_OP_READ_DATA, 1)) {
         if (d.req.addr == qa.sq + 128) {
             reads++;
-            EXPECT_EQ(0x04u | (qa.qpn & 3u), hca_dma_req_get_tag(&d.req)) << "the LOCAL_INV's WQE read at cycle "
-                                                                         << d.cycle << " is not the prefetch";
+            EXPECT_EQ(0x08u, hca_dma_req_get_tag(&d.req) & 0xf8u) << "the LOCAL_INV's WQE read at cycle " << d.cycle
+                                                                  << " is not the prefetch (tag {0000_1, slot})";
             EXPECT_LT(d.cycle, ack_at) << "the LOCAL_INV's WQE was not read ahead of the WRITE's ACK (" << ack_at
                                        << ")";
         }

@@ -246,7 +246,7 @@ TEST_F(ProtCheck, AQpsWqeReadsAreFencedByItsDestroy)
         return r;
     };
     Transfer(100, 900, wqe(0x00, 5, A));            // SQ fetch served before the destroy: legal
-    const hca_dma_req_t ahead = wqe(0x05, 5, A + 128), other = wqe(0x7f, 6, A + 512);
+    const hca_dma_req_t ahead = wqe(0x0d, 5, A + 128), other = wqe(0x7f, 6, A + 512);
     const int fa = protcheck_dma_issue(pc, 200, &ahead), fo = protcheck_dma_issue(pc, 300, &other);
     protcheck_qp_fenced(pc, 1000, 5, "DESTROY_QP");
     protcheck_dma_done(pc, 300, 1001, &other, 1, fo); // another QP's RQ fetch: legal

@@ -39,8 +39,10 @@ FSEQ_MAX_WORDS = 0x40  # words one WRITE_RAM / READ_RAM entry moves at most
 FSEQ_WAIT_LIMIT = 0x10000  # status reads one WAIT entry makes at most before it stops the program
 MAX_QP = 0x400  # QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP); a power of two, at most EVT_TAG_RESPONDER (an event tag holds a QP number)
 MAX_CQ = 0x400  # CQ contexts; CQ numbers 1..MAX_CQ-1
-DRAIN_SOURCES = 0xf  # ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks (the responder's: and its RQ WQE reads) plus each of its two posted-DMA slots; the send engine's SQ WQE reads: its fetch and each of its 4 read-ahead entries; the CQ writer's CQE write
-DRAIN_KEYED_MASK = 0x383f  # the DRAIN sources holding key-checked work (the three engines' mover checks and posted slots; the responder's bit also covers its RQ WQE reads): what a DRAIN with index 0 waits for, an invalidation's; the others (the send engine's WQE fetch and read-ahead, the CQ writer) carry nothing key-checked
+SQ_PREFETCH_ENTRIES = 0x10  # the send engine's WQE read-ahead buffer: entries (entry = QP number mod SQ_PREFETCH_ENTRIES, one WQE each); a power of two, at most 256
+SQ_PREFETCH_READS = 0x8  # read-ahead reads the send engine keeps on the bus at once (each one DMA tag and one DRAIN source: DRAIN_SOURCES counts them)
+DRAIN_SOURCES = 0x13  # ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks (the responder's: and its RQ WQE reads) plus each of its two posted-DMA slots; the send engine's SQ WQE reads: its fetch and each of its SQ_PREFETCH_READS (8) read-ahead reads; the CQ writer's CQE write
+DRAIN_KEYED_MASK = 0x3803f  # the DRAIN sources holding key-checked work (the three engines' mover checks and posted slots; the responder's bit also covers its RQ WQE reads): what a DRAIN with index 0 waits for, an invalidation's; the others (the send engine's WQE fetch and read-ahead, the CQ writer) carry nothing key-checked
 DRAIN_ALL = 0x1  # the ctx DRAIN command's index that waits for every DRAIN source (DESTROY_QP, MODIFY_QP RESET, DESTROY_CQ)
 MAX_SEND_SGE = 0x4
 MAX_RECV_SGE = 0x3

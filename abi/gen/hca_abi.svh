@@ -75,10 +75,14 @@
 `define HCA_MAX_QP 1024
 // CQ contexts; CQ numbers 1..MAX_CQ-1
 `define HCA_MAX_CQ 1024
-// ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks (the responder's: and its RQ WQE reads) plus each of its two posted-DMA slots; the send engine's SQ WQE reads: its fetch and each of its 4 read-ahead entries; the CQ writer's CQE write
-`define HCA_DRAIN_SOURCES 15
+// the send engine's WQE read-ahead buffer: entries (entry = QP number mod SQ_PREFETCH_ENTRIES, one WQE each); a power of two, at most 256
+`define HCA_SQ_PREFETCH_ENTRIES 16
+// read-ahead reads the send engine keeps on the bus at once (each one DMA tag and one DRAIN source: DRAIN_SOURCES counts them)
+`define HCA_SQ_PREFETCH_READS 8
+// ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks (the responder's: and its RQ WQE reads) plus each of its two posted-DMA slots; the send engine's SQ WQE reads: its fetch and each of its SQ_PREFETCH_READS (8) read-ahead reads; the CQ writer's CQE write
+`define HCA_DRAIN_SOURCES 19
 // the DRAIN sources holding key-checked work (the three engines' mover checks and posted slots; the responder's bit also covers its RQ WQE reads): what a DRAIN with index 0 waits for, an invalidation's; the others (the send engine's WQE fetch and read-ahead, the CQ writer) carry nothing key-checked
-`define HCA_DRAIN_KEYED_MASK 14399
+`define HCA_DRAIN_KEYED_MASK 229439
 // the ctx DRAIN command's index that waits for every DRAIN source (DESTROY_QP, MODIFY_QP RESET, DESTROY_CQ)
 `define HCA_DRAIN_ALL 1
 `define HCA_MAX_SEND_SGE 4

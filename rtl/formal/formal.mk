@@ -402,7 +402,7 @@ SEND_PROPS := rtl/hca_sge_mover.sv rtl/hca_req_send.sv rtl/formal/hca_req_send_p
 SEND_TAPS  := t_mv_start=dut.mv_start t_sges=dut.sges_q t_nsge=dut.nsge3 t_ctx_reset=dut.ctx_reset \
               t_state=dut.state_q t_mvst=dut.u_mover.state_q t_pv=dut.pv_q t_pslot=dut.pslot_q \
               t_slot=dut.slot_q t_mvchk=dut.u_mover.chk_q t_cnt0=dut.cnt0_q t_cnt1=dut.cnt1_q \
-              t_pfpend=dut.pf_pend_q t_pfreq=dut.pf_req_q t_pfheld=dut.pf_held_q t_pfent=dut.pf_ent_q \
+              t_rdout=dut.rd_out_q t_pfreq=dut.pf_req_q t_pfheld=dut.pf_held_q t_pfslot=dut.pf_slot_q \
               t_berr0=dut.berr0_q t_berr1=dut.berr1_q
 SEND_ASSERTS := mover_owner tx_held fin_held evt_held dma_held sched_idle rel_owned rel_kind
 $(eval $(call formal_ind_job,send-ports,hca_req_send_props,$(SEND_PROPS),,$(SEND_ASSERTS) inv_*,$(SEND_TAPS),,2,4))

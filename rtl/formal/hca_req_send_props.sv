@@ -35,10 +35,12 @@
 // the mover's M_DMA; a pending packet only in the states that keep it, on
 // the other slot than the chunk being gathered; the per-slot answer
 // counters equal the posted-and-unanswered shadows; the WQE fetch
-// outstanding exactly in S_FWAIT; a prefetch entry pending exactly when
+// outstanding exactly in S_FWAIT; a prefetch read slot busy exactly when
 // its read is out or it waits to issue, an offer not taken the prefetch's.
 // The DMA answers carry their request's tag (the DMA block echoes it): the
-// fetch's, a prefetch entry's whose read is out, or a posted slot's.
+// fetch's, a prefetch read slot's whose read is out, or a posted slot's.
+// (PFN = 2 entries here, so that QPs 2 apart share one; the read slots as
+// in hca_core.)
 //
 //   sched_idle, rel_owned, rel_kind
 //                  the QP the scheduler hands over is owned (own_q) until
@@ -57,6 +59,7 @@ module hca_req_send_props #(
   input  logic                           rst_ni,
   input  logic                           sched_valid_i,
   input  logic [QW-1:0]                  sched_qpn_i,
+  input  logic                           sched_fresh_i,
   input  logic [`HCA_QP_CTX_W-1:0]       qpc_i,
   input  logic [15:0]                    sq_ci_i,
   input  logic [15:0]                    sq_pi_i,
@@ -104,9 +107,9 @@ module hca_req_send_props #(
   logic                          fin_valid_o;
   logic [FIN_W-1:0]              fin_o;
   logic [2:0]                    mv_busy_o;
-  logic [4:0]                    rd_busy_o;
+  logic [`HCA_SQ_PREFETCH_READS:0] rd_busy_o;
 
-  hca_req_send #(.QW(QW)) dut (.*);
+  hca_req_send #(.QW(QW), .PFN(2)) dut (.*);
 
   // taps (formal.mk connects them): the mover's start and busy, and the
   // SGE list and count it reads
@@ -121,11 +124,11 @@ module hca_req_send_props #(
   logic              t_pv, t_pslot, t_slot, t_mvchk;
   logic [3:0]        t_cnt0, t_cnt1;
   logic              t_berr0, t_berr1;
-  // ...and the WQE prefetch's: its entries' pending bits, the prefetch
-  // waiting to issue, its offer not taken, its entry
-  logic [3:0]        t_pfpend;
+  // ...and the WQE prefetch's: its read slots' busy bits, the prefetch
+  // waiting to issue, its offer not taken, its slot
+  logic [7:0]        t_rdout;
   logic              t_pfreq, t_pfheld;
-  logic [1:0]        t_pfent;
+  logic [2:0]        t_pfslot;
 
   // hca_req_send's and hca_sge_mover's state encodings
   localparam logic [3:0] S_IDLE = 4'd0, S_FWAIT = 4'd3, S_CHECK = 4'd5, S_ALLOC = 4'd6, S_GATHER = 4'd7,
@@ -141,21 +144,22 @@ module hca_req_send_props #(
   end
 
   // Translation requests unfinished; DMAs unanswered: the WQE fetch (tag
-  // 0), the prefetch per entry (tag {0000_01, entry}) and the posted
+  // 0), the prefetch per read slot (tag {0000_1, slot}) and the posted
   // gathers per slot (tag {0001, slot, seq}).
-  logic [3:0] xo_q, pout_q [2], pfo_q;
+  logic [3:0] xo_q, pout_q [2];
+  logic [7:0] pfo_q;
   logic       fout_q;
   logic       xs_fire, req_post, req_slot, rsp_post, rsp_slot, req_fire, req_pf, rsp_pf;
-  logic [1:0] req_ent, rsp_ent;
+  logic [2:0] req_ent, rsp_ent;
   assign xs_fire  = xs_valid_i && xs_ready_o;
   assign req_post = dma_req_o[`HCA_DMA_REQ_TAG_LSB + 4];
   assign req_slot = dma_req_o[`HCA_DMA_REQ_TAG_LSB + 3];
-  assign req_pf   = !req_post && dma_req_o[`HCA_DMA_REQ_TAG_LSB + 2];
-  assign req_ent  = dma_req_o[`HCA_DMA_REQ_TAG_LSB +: 2];
+  assign req_pf   = !req_post && dma_req_o[`HCA_DMA_REQ_TAG_LSB + 3];
+  assign req_ent  = dma_req_o[`HCA_DMA_REQ_TAG_LSB +: 3];
   assign rsp_post = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 4];
   assign rsp_slot = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 3];
-  assign rsp_pf   = !rsp_post && dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 2];
-  assign rsp_ent  = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB +: 2];
+  assign rsp_pf   = !rsp_post && dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 3];
+  assign rsp_ent  = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB +: 3];
   assign req_fire = dma_req_valid_o && dma_req_ready_i;
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -168,10 +172,10 @@ module hca_req_send_props #(
       xo_q   <= xo_q + 4'(xq_valid_o && xq_ready_i) - 4'(xs_fire && xs_last_i);
       fout_q <= (fout_q || (req_fire && !req_post && !req_pf)) &&
                 !(dma_rsp_valid_i && !rsp_post && !rsp_pf);
-      // (a second read of an entry while one is out would be lost here:
+      // (a second read of a slot while one is out would be lost here:
       // inv_pfout shows there is none)
-      pfo_q  <= (pfo_q | ((req_fire && req_pf) ? 4'(1) << req_ent : 4'(0))) &
-                ~((dma_rsp_valid_i && rsp_pf) ? 4'(1) << rsp_ent : 4'(0));
+      pfo_q  <= (pfo_q | ((req_fire && req_pf) ? 8'(1) << req_ent : 8'(0))) &
+                ~((dma_rsp_valid_i && rsp_pf) ? 8'(1) << rsp_ent : 8'(0));
       for (int i = 0; i < 2; i++) begin
         pout_q[i] <= pout_q[i] + 4'(req_fire && req_post && req_slot == 1'(i)) -
                      4'(dma_rsp_valid_i && rsp_post && rsp_slot == 1'(i));
@@ -263,11 +267,11 @@ module hca_req_send_props #(
                            (t_slot ? t_cnt0 : t_cnt1) == '0);
       inv_txwait:  assert (t_state != S_TXWAIT || (t_pv && t_slot == t_pslot));
       inv_fetch:   assert (fout_q == (t_state == S_FWAIT));
-      // an entry pending: its read is out, or it is the prefetch to issue
+      // a read slot busy: its read is out, or it is the prefetch to issue
       // (never both); an offer not taken is the prefetch's
-      inv_pfpend:  assert (t_pfpend == (pfo_q | (t_pfreq ? 4'(1) << t_pfent : 4'(0))));
-      inv_pfout:   assert (!t_pfreq || !pfo_q[t_pfent]);
-      inv_pfheld:  assert (!t_pfheld || (t_pfreq && dma_held_q && dma_q[`HCA_DMA_REQ_TAG_LSB +: 8] == {6'b000001, t_pfent}));
+      inv_pfpend:  assert (t_rdout == (pfo_q | (t_pfreq ? 8'(1) << t_pfslot : 8'(0))));
+      inv_pfout:   assert (!t_pfreq || !pfo_q[t_pfslot]);
+      inv_pfheld:  assert (!t_pfheld || (t_pfreq && dma_held_q && dma_q[`HCA_DMA_REQ_TAG_LSB +: 8] == {5'b00001, t_pfslot}));
     end
   end
 

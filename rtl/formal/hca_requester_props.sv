@@ -85,7 +85,7 @@ module hca_requester_props #(
   logic [7:0]                 pb_free_id_o;
   logic                       cpl_valid_o;
   logic [`HCA_CQE_W-1:0]      cpl_o;
-  logic [10:0]                drain_busy_o;
+  logic [6+`HCA_SQ_PREFETCH_READS:0] drain_busy_o;
   logic                       evt_valid_o;
   logic [`HCA_FW_EVENT_W-1:0] evt_o;
   logic                       quiet_o, wake_valid_o;

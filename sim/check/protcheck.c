@@ -484,7 +484,7 @@ static int touches_host(unsigned op)
 
 /** What a DMA of a QP is, for an I6 breach: a WQE read or a CQE write is told
  *  by its tag (docs/engine.md: tag[7:6] = client, requester 0 / responder 1 /
- *  CQ writer 2; the send engine's fetch is tag 0, its read-ahead 0000_01ee). A label only: the
+ *  CQ writer 2; the send engine's fetch is tag 0, its read-ahead 0000_1sss). A label only: the
  *  check itself goes by dma_req.qpn. */
 static const char *dma_what(const hca_dma_req_t *req)
 {
@@ -495,7 +495,7 @@ static const char *dma_what(const hca_dma_req_t *req)
         return dma_op_name(op);
     if (tag >> 6 == 1u)
         return "RQ WQE fetch (READ_DATA)";
-    if (tag >> 6 == 0u && (tag & 0x3cu) == 0x04u)
+    if ((tag & 0xf8u) == 0x08u)
         return "SQ WQE read-ahead (READ_DATA)";
     return tag == 0u ? "SQ WQE fetch (READ_DATA)" : "READ_DATA";
 }
