@@ -18,9 +18,10 @@
  * "before" is the same bench at 8a1bc30 (the session of issue #13 item 4
  * started there: every register access by the core, the page list read by
  * fdma), at 420cd3a (the port sequencer, before the event service's fast
- * paths) and at c713a85 (before the sequencer's READ_EVT, GO and IDLE and
- * the fast paths' per-slot templates; 76c4918 before that is in
- * docs/device.md); they cannot be measured
+ * paths) and at c713a85 (before the sequencer's READ_EVT, GO and IDLE, the
+ * fast paths' per-slot templates, the pipelined CQ writer and the send
+ * engine's 16-entry WQE read-ahead with its miss read and yield; 76c4918
+ * before that and each change alone are in docs/device.md); they cannot be measured
  * in this run, the firmware and driver that did them being gone, so they are
  * quoted with their commits.
  */
@@ -625,8 +626,8 @@ static int floor_main(const char *firmware, const char *statelog, unsigned nqp)
         return fprintf(stderr, "bench_mm: the engines differ (the model is the RTL's cycle-exact twin)\n"), 1;
     FLOOR_ROW("firmware busy (whole bursts only)", ".1f", W ? -1.0 : model.busy[K]);
     FLOOR_ROW("  instructions", ".1f", W ? -1.0 : model.fw[K].instret / N);
-    FLOOR_ROW("  core port accesses (STATUS, DONE)", ".1f", W ? -1.0 : model.fw[K].port_accesses / N);
-    FLOOR_ROW("  cycles stalled on them", ".1f", W ? -1.0 : model.fw[K].port_stall_cycles / N);
+    FLOOR_ROW("  core port accesses (DONE writes at once)", ".1f", W ? -1.0 : model.fw[K].port_accesses / N);
+    FLOOR_ROW("  cycles stalled (on them, IDLE reads held)", ".1f", W ? -1.0 : model.fw[K].port_stall_cycles / N);
     FLOOR_ROW("  sequencer programs (event read batches)", ".2f", W ? -1.0 : model.fw[K].seq_programs / N);
     FLOOR_ROW("  sequencer port accesses (event DATA words, POP)", ".1f", W ? -1.0 : model.fw[K].seq_accesses / N);
     static const char *const blk[3] = {"send engine", "response engine", "CQ writer"};
@@ -745,24 +746,24 @@ int main(int argc, char **argv)
     printf("  LOCAL_INV firmware instructions: %.0f\n", inv[0].instrs);
     printf("  where a 1-page FAST_REG_MR's %.0f cycles go (one at a time; the firmware's share measured,\n"
            "  the rest is the engine: doorbell, WQE fetch, event queue, CQE write):\n", fr[0].cycles);
-    printf("    firmware busy %.0f: %.0f instructions, %.0f cycles stalled on %.0f engine register accesses,\n"
+    printf("    firmware busy %.0f: %.0f instructions, %.0f cycles stalled (IDLE reads held; %.0f direct engine accesses),\n"
            "      %.0f fdma transfer(s) of %.0f cycles (the page list; the core polls meanwhile),\n"
            "      %.0f sequencer programs making %.0f port accesses (%.0f cycles of port time, 2 each)\n",
            fr[0].fw_busy, fr[0].instrs, fr[0].port_stalls, fr[0].port_accesses, fr[0].fdma_transfers,
            fr[0].fdma_cycles, fr[0].seq_programs, fr[0].seq_accesses, 2 * fr[0].seq_accesses);
     printf("    engine and wake-up %.0f\n", fr[0].cycles - fr[0].fw_busy);
-    printf("  LOCAL_INV %.0f cycles: firmware busy %.0f (%.0f instructions, %.0f stalled on %.0f accesses,\n"
+    printf("  LOCAL_INV %.0f cycles: firmware busy %.0f (%.0f instructions, %.0f stalled, %.0f direct accesses,\n"
            "    %.0f sequencer programs making %.0f port accesses, the ctx DRAIN included), engine and wake-up %.0f\n",
            inv[0].cycles, inv[0].fw_busy, inv[0].instrs, inv[0].port_stalls, inv[0].port_accesses,
            inv[0].seq_programs, inv[0].seq_accesses, inv[0].cycles - inv[0].fw_busy);
     printf("  steady state, 1 page, per WR: FAST_REG_MR %.0f cycles, firmware busy %.0f; LOCAL_INV %.0f, firmware busy %.0f\n"
            "    (the send engine reads each QP's next WQE ahead, so the host read round trip is off the per-WR\n"
-           "     path and the firmware sets the pace: firmware busy, its polls of the sequencer while a program\n"
-           "     runs included, is nearly the whole of it)\n",
+           "     path and the firmware sets the pace: firmware busy, its IDLE reads held while a program runs\n"
+           "     included, is nearly the whole of it)\n",
            tput[0].fr_cycles, tput[0].fr_busy, tput[0].inv_cycles, tput[0].inv_busy);
     printf("    once every QP's pipeline is full (a burst's %uth completion to its last): FAST_REG_MR %.0f, LOCAL_INV %.0f\n"
-           "    (the rest is the burst's start: each QP's first WQE is a host read round trip, read for all the\n"
-           "     QPs at once while the send engine serves them in turn, before the firmware's first event;\n"
+           "    (the rest is the burst's start: each QP's first WQE is a host read round trip, the QPs' reads\n"
+           "     overlapping (a QP waiting for its read yields the send engine), before the firmware's first event;\n"
            "     where the engine's own cycles go: make bench-mm-floor, docs/device.md \"The engine floor\")\n",
            QPS, tput[0].fr_mid, tput[0].inv_mid);
     versus("c713a85", PREV_FR_STEADY, PREV_FR_LATENCY, PREV_INV_STEADY, PREV_INV_LATENCY, &tput[0], &fr[0], &inv[0]);
