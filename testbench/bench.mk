@@ -29,12 +29,13 @@ bench-mm: $(BIN)/bench_mm
 	$(BIN)/bench_mm
 # Where the engine's cycles per memory-management WR go (docs/device.md "The
 # engine floor"): firmware answering DONE at once with 4 and 8 QPs posting,
-# then the real firmware; the model's state logs land in $(BUILD)/bench.
+# then the real firmware with 4 and 8; the model's state logs land in $(BUILD)/bench.
 bench-mm-floor: $(BIN)/bench_mm $(FW_DONE_AT_ONCE) $(FW_IMAGE)
 	@mkdir -p $(BUILD)/bench
 	$(BIN)/bench_mm --floor $(FW_DONE_AT_ONCE) $(BUILD)/bench/mm_floor_q4.log 4
 	$(BIN)/bench_mm --floor $(FW_DONE_AT_ONCE) $(BUILD)/bench/mm_floor_q8.log 8
 	$(BIN)/bench_mm --floor $(FW_IMAGE) $(BUILD)/bench/mm_floor_fw.log 4
+	$(BIN)/bench_mm --floor $(FW_IMAGE) $(BUILD)/bench/mm_floor_fw_q8.log 8
 bench-peer: $(BIN)/bench_peer
 	$(BIN)/bench_peer
 bench-klm: $(BIN)/bench_klm
