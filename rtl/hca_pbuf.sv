@@ -59,24 +59,35 @@ module hca_pbuf #(
   logic [7:0]          lo_id, hi_id;
   logic                any_free;
 
-  always_comb begin
-    count    = '0;
-    lo_id    = '0;
-    hi_id    = '0;
-    any_free = 1'b0;
-    for (int i = PKT_BUFS - 1; i >= 0; i--) begin
-      if (free_q[i]) begin
-        lo_id = 8'(i);
-      end
+  // The lowest and the highest free id without a loop over the buffers
+  // (Verilator evaluates this every cycle): the lowest set bit of the bitmap
+  // and of its reverse, isolated as x & -x and encoded by OR-reducing it
+  // under one constant mask per id bit (as hca_arb). Its helpers stay out
+  // of the waves (which show the ids, as before).
+  // verilator tracing_off
+  function automatic logic [PKT_BUFS-1:0] id_bit_mask(input int b, input logic rev);
+    logic [PKT_BUFS-1:0] m;
+    for (int p = 0; p < PKT_BUFS; p++) begin
+      m[p] = (((rev ? PKT_BUFS - 1 - p : p) >> b) & 1) != 0;
     end
-    for (int i = 0; i < PKT_BUFS; i++) begin
-      if (free_q[i]) begin
-        hi_id    = 8'(i);
-        any_free = 1'b1;
-        count    = count + 9'd1;
-      end
-    end
+    id_bit_mask = m;
+  endfunction
+
+  logic [PKT_BUFS-1:0] free_rev, lo_bit, hi_bit_rev;
+  for (genvar p = 0; p < PKT_BUFS; p++) begin : g_rev
+    assign free_rev[p] = free_q[PKT_BUFS-1-p];
   end
+  assign lo_bit     = free_q & (~free_q + PKT_BUFS'(1));
+  assign hi_bit_rev = free_rev & (~free_rev + PKT_BUFS'(1));
+  for (genvar b = 0; b < 8; b++) begin : g_enc
+    localparam logic [PKT_BUFS-1:0] LO_MASK = id_bit_mask(b, 1'b0);
+    localparam logic [PKT_BUFS-1:0] HI_MASK = id_bit_mask(b, 1'b1);
+    assign lo_id[b] = (lo_bit & LO_MASK) != '0;
+    assign hi_id[b] = (hi_bit_rev & HI_MASK) != '0;
+  end
+  // verilator tracing_on
+  assign any_free = free_q != '0;
+  assign count    = 9'($countones(free_q));
 
   assign rsp_alloc_valid_o = any_free;
   assign rsp_alloc_id_o    = hi_id;
@@ -94,18 +105,12 @@ module hca_pbuf #(
   assign req_take = req_alloc_valid_o && req_alloc_ready_i;
   assign rsp_take = rsp_alloc_valid_o && rsp_alloc_ready_i;
 
-  always_comb begin
-    free_d = free_q;
-    for (int i = 0; i < PKT_BUFS; i++) begin
-      if ((req_take && lo_id == 8'(i)) || (rsp_take && hi_id == 8'(i))) begin
-        free_d[i] = 1'b0;
-      end
-      if ((req_free_valid_i && req_free_id_i == 8'(i)) ||
-          (rsp_free_valid_i && rsp_free_id_i == 8'(i))) begin
-        free_d[i] = 1'b1;
-      end
-    end
-  end
+  // Taken ids cleared, freed ones set (a free wins); an id out of range
+  // shifts out and is ignored.
+  assign free_d = (free_q & ~((req_take ? PKT_BUFS'(1) << lo_id : '0) |
+                              (rsp_take ? PKT_BUFS'(1) << hi_id : '0))) |
+                  (req_free_valid_i ? PKT_BUFS'(1) << req_free_id_i : '0) |
+                  (rsp_free_valid_i ? PKT_BUFS'(1) << rsp_free_id_i : '0);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

@@ -28,7 +28,18 @@ VL_RT_A    := $(VL_DIR)/libverilated.a
 # C++ optimization of the Verilated code (the RTL speed benchmark runs it;
 # docs/engine.md has what each setting measured). -fno-dfg: Verilator's
 # data-flow-graph pass gave the core 3% more instructions per cycle.
-VL_OPT     := OPT_FAST=-O3 OPT_SLOW=-O1 OPT_GLOBAL=-O2
+VL_OPT_FAST := -O3
+VL_OPT     := OPT_FAST=$(VL_OPT_FAST) OPT_SLOW=-O1 OPT_GLOBAL=-O2
+# Profile-guided optimization (PGO) of the RTL engine's core (1.2x its
+# simulated cycles per CPU second, docs/engine.md "What a simulated cycle
+# costs"): its Verilated C++ compiled instrumented, bench_verbs's traffic run
+# on it untraced and traced (the trainer, linked in $(VL_BUILD)/pgo so that
+# it finds the firmware from its own folder), then compiled again with the
+# counts. Only the compiler's choices change, never what the model computes.
+# VL_PGO=0: one plain compile.
+VL_PGO     ?= 1
+VL_PGO_GEN := OPT_FAST='$(VL_OPT_FAST) -fprofile-generate -fprofile-update=single'
+VL_PGO_USE := OPT_FAST='$(VL_OPT_FAST) -fprofile-use -fprofile-partial-training -Wno-missing-profile'
 vl_flags    = --cc -Wall -O3 --x-assign fast --x-initial fast --trace-fst -fno-dfg \
               -Iabi/gen --top-module $(or $(VL_SIM_TOP_$(1)),$(1)) --prefix V$(1)
 # A top Verilated through a simulation-only wrapper (sim/verilated/, never
@@ -48,21 +59,24 @@ else
 vl_make = set -o pipefail; $(MAKE) --no-print-directory -s $(1) | { grep -v '^Archive ' || true; }
 endif
 
-# $(call vl_rules,TOP,DIR,DEFINES,RUNTIME[,FLAGS]): Verilate TOP into DIR and archive
+# $(call vl_rules,TOP,DIR,DEFINES,RUNTIME[,FLAGS[,SHIM]]): Verilate TOP into DIR and archive
 # it as DIR/VTOP__ALL.a, with -D of each of DEFINES (none for the real tops;
 # the mutants of vectors/mutation.mk set one) and the Verilator FLAGS (the
 # coverage build of sim/runner/coverage.mk: --coverage-…); RUNTIME non-empty: also the
 # Verilator runtime (VM_GLOBAL_* objects of the generated makefile, which
 # Verilator itself links only into executables) as DIR/libverilated.a, named
-# by a small wrapper makefile. One rule for every Verilated build.
+# by a small wrapper makefile. SHIM (hca_core only: its core_rtl.o) and
+# VL_PGO=1: the archive is built profile-guided (VL_PGO_GEN, the trainer
+# linked with SHIM and run, VL_PGO_USE; what the trainer needs besides is
+# order-only, testbench/bench.mk). One rule for every Verilated build.
 # The flags live in DIR/flags.txt, rewritten only when they change, so
 # editing this makefile rebuilds a model only if it changed how.
 # --no-skip-identical: when make asks, Verilator rewrites its output (so the
 # timestamps move and the archives follow) even if it thinks nothing changed.
 define vl_rules
-ifneq ($$(file < $(2)/flags.txt),$(call vl_flags,$(1)) $(addprefix -D,$(3))$(if $(5), $(5)) $(VL_OPT))
+ifneq ($$(file < $(2)/flags.txt),$(call vl_flags,$(1)) $(addprefix -D,$(3))$(if $(5), $(5)) $(VL_OPT)$(call vl_pgo,$(6), pgo))
 $$(shell mkdir -p $(2))
-$$(file > $(2)/flags.txt,$(call vl_flags,$(1)) $(addprefix -D,$(3))$(if $(5), $(5)) $(VL_OPT))
+$$(file > $(2)/flags.txt,$(call vl_flags,$(1)) $(addprefix -D,$(3))$(if $(5), $(5)) $(VL_OPT)$(call vl_pgo,$(6), pgo))
 endif
 $(2)/V$(1).mk $(2)/V$(1).h &: $$(RTL_SRCS) $(VL_SIM_SRCS_$(1)) $$(RTL_INC) $(2)/flags.txt
 	@mkdir -p $(2)
@@ -72,9 +86,23 @@ $(2)/V$(1).mk $(2)/V$(1).h &: $$(RTL_SRCS) $(VL_SIM_SRCS_$(1)) $$(RTL_INC) $(2)/
 $(2)/V$(1)__ALL.a $(if $(4),$(2)/libverilated.a) &: $(2)/V$(1).mk
 	@printf 'include %s.mk\nlibverilated.a: $$$$(VK_GLOBAL_OBJS)\n\trm -f $$$$@ && $$$$(AR) rcs $$$$@ $$$$^\n' \
 	    V$(1) > $(2)/hcasim.mk
-	$$(call say,VLMAKE,$(2)/V$(1)__ALL.a$(if $(4), $(2)/libverilated.a))
-	+$$(Q)$$(call vl_make,-C $(2) -f hcasim.mk $$(VL_OPT) V$(1)__ALL.a $(if $(4),libverilated.a))
+	$$(call say,VLMAKE,$(2)/V$(1)__ALL.a$(if $(4), $(2)/libverilated.a)$(call vl_pgo,$(6), (profile: generate)))
+	+$$(Q)$$(call vl_make,-C $(2) -f hcasim.mk $$(VL_OPT) $(call vl_pgo,$(6),$$(VL_PGO_GEN)) V$(1)__ALL.a $(if $(4),libverilated.a))
+ifneq ($(call vl_pgo,$(6),y),)
+	$$(call say,TRAIN,$(2)/V$(1)__ALL.a (bench_verbs --rtl-cps))
+	$$(Q)mkdir -p $$(VL_BUILD)/pgo && rm -f $(2)/*.gcda
+	$$(Q)$$(CXX) -fprofile-generate -o $(call vl_trainer,$(2)) $$(OBJ)/testbench/bench_verbs.o $(6) \
+	    $$(LIBHCASIM) $(2)/V$(1)__ALL.a $$(VL_MODEL_A) $$(VL_RT_A) $$(LDLIBS)
+	$$(Q)$(call vl_trainer,$(2)) --rtl-cps >/dev/null && $(call vl_trainer,$(2)) --rtl-cps $(call vl_trainer,$(2)).fst >/dev/null
+	$$(Q)rm -f $(call vl_trainer,$(2)).fst $(2)/*.o $(2)/V$(1)__ALL.a
+	$$(call say,VLMAKE,$(2)/V$(1)__ALL.a (profile: use))
+	+$$(Q)$$(call vl_make,-C $(2) -f hcasim.mk $$(VL_OPT) $$(VL_PGO_USE) V$(1)__ALL.a)
+endif
 endef
+# $(call vl_pgo,SHIM,TEXT): TEXT if the build with this SHIM is profile-guided.
+vl_pgo = $(if $(and $(1),$(filter 1,$(VL_PGO))),$(2))
+# $(call vl_trainer,DIR): the trainer of DIR's archive.
+vl_trainer = $$(VL_BUILD)/pgo/train-$(subst /,-,$(1))
 $(eval $(call vl_rules,$(RTL_TOP),$(VL_DIR),,runtime))
 
 HCASIM_SRCS += sim/verilated/xu_rtl.cpp
@@ -91,7 +119,7 @@ CORE_PREFIX   := V$(CORE_TOP)
 CORE_MK       := $(CORE_DIR)/$(CORE_PREFIX).mk
 CORE_HDR      := $(CORE_DIR)/$(CORE_PREFIX).h
 CORE_MODEL_A  := $(CORE_DIR)/$(CORE_PREFIX)__ALL.a
-$(eval $(call vl_rules,$(CORE_TOP),$(CORE_DIR),))
+$(eval $(call vl_rules,$(CORE_TOP),$(CORE_DIR),,,,$(OBJ)/sim/verilated/core_rtl.o))
 
 HCASIM_SRCS += sim/verilated/core_rtl.cpp
 # Before the runtime archive: the model's objects refer to it.

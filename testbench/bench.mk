@@ -9,6 +9,11 @@ $(BIN)/bench_dev: $(OBJ)/testbench/bench_dev.o $(HCASIM_LIBS)
 	$(call link_bin,)
 $(BIN)/bench_verbs: $(OBJ)/testbench/bench_verbs.o $(HCASIM_LIBS)
 	$(call link_bin,)
+# What the trainer of a profile-guided core (rtl/rtl.mk VL_PGO) links and
+# loads; order-only: a change of the harness does not rebuild the core (an
+# older profile only makes it a little slower, never different).
+VL_PGO_NEEDS := $(OBJ)/testbench/bench_verbs.o $(LIBHCASIM) $(VL_MODEL_A) $(VL_RT_A) $(FW_IMAGE)
+$(CORE_MODEL_A): | $(VL_PGO_NEEDS) $(OBJ)/sim/verilated/core_rtl.o
 $(BIN)/bench_mm: $(OBJ)/testbench/bench_mm.o $(HCASIM_LIBS)
 	$(call link_bin,)
 $(BIN)/bench_peer: $(OBJ)/testbench/bench_peer.o $(HCASIM_LIBS)
@@ -52,7 +57,8 @@ bench-engines: $(HCASIM_BIN)
 # firmware and traffic.
 QP64_DIR   := $(BUILD)/qp64
 QP64_CORE_A := $(QP64_DIR)/verilated/$(CORE_PREFIX)__ALL.a
-$(eval $(call vl_rules,$(CORE_TOP),$(QP64_DIR)/verilated,,,-GMAX_QP=64 -GMAX_CQ=64))
+$(eval $(call vl_rules,$(CORE_TOP),$(QP64_DIR)/verilated,,,-GMAX_QP=64 -GMAX_CQ=64,$(QP64_DIR)/core_rtl.o))
+$(QP64_CORE_A): | $(VL_PGO_NEEDS) $(QP64_DIR)/core_rtl.o
 $(QP64_DIR)/core_rtl.o: sim/verilated/core_rtl.cpp $(QP64_DIR)/verilated/$(CORE_PREFIX).h
 	@mkdir -p $(@D)
 	$(call say,CXX,$< (MAX_QP 64))
