@@ -646,21 +646,18 @@ static inline mkey_t *fast_mr(uint32_t key)
     return m;
 }
 
-#define P_INLINE_ONE ((1u << HCA_SQ_WQE_FR_INLINE_LSB) | (1u << HCA_SQ_WQE_FR_LIST_LEN_LSB))
-#define P_INLINE_LEN_MASK ((1u << HCA_SQ_WQE_FR_INLINE_LSB) | (0xffffu << HCA_SQ_WQE_FR_LIST_LEN_LSB))
-_Static_assert(HCA_SQ_WQE_FR_LIST_LEN_WIDTH == 16, "list_len is the top 16 bits of fr_params");
-
 /* FAST_REG_MR of one inline page, the event in rd_evt slot t's: fast_reg's
- * rules, in its order of cost. */
+ * rules, in its order of cost. The engine checked the WQE's own (hdr.wqe_ok:
+ * one page inline, the key indices, page_shift, length, wrap, the page's
+ * alignment, the access combination; abi/hca.toml); this path trusts it
+ * for those and checks what needs the shadow: the slot, in_use, kind,
+ * FREE, the PD (mtt_count >= 1 = n: every fast_reg MR has one at least,
+ * mkey_create refuses max_page_list_len 0). wqe_ok clear: the slow path,
+ * which checks every rule itself. */
 static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
 {
-    const uint32_t key = ev->key, params = ev->params;
-    /* n = 1: never above mtt_count, which is at least 1 for every fast_reg
-     * MR (mkey_create refuses max_page_list_len 0) */
-    if ((params & P_INLINE_LEN_MASK) != P_INLINE_ONE)
-        return 0;
-    const uint32_t mr_key = ev->mr_key; /* 0: names no MR, the key's is taken */
-    if ((mr_key ^ key) >> HCA_KEY_INDEX_SHIFT && mr_key) /* the WR's key index differs from the MR's */
+    const uint32_t key = ev->key;
+    if (!(ev->hdr & 1u << HCA_FW_EVENT_WQE_OK_LSB))
         return 0;
     mkey_t *m = fast_mr(key);
     if (!m)
@@ -669,18 +666,6 @@ static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
     if ((shadow & ~SHADOW_KEY_BYTE) != SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, HCA_MKEY_STATE_FREE) || m->pd != ev->pd)
         return 0;
     const uint32_t ps = PARAM(ev, FR_PAGE_SHIFT), access = PARAM(ev, FR_ACCESS);
-    if (ps - HCA_PAGE_SHIFT_MIN > HCA_PAGE_SHIFT_MAX - HCA_PAGE_SHIFT_MIN)
-        return 0;
-    /* length in 1..page - fbo (so below 2^31: ps <= 30), iova + length not
-     * past 2^64 (with such a length: a carry out of iova's low word into a
-     * high word of all ones), the page aligned */
-    const uint32_t page = 1u << ps, iova_lo = (uint32_t)ev->iova, len = (uint32_t)ev->length;
-    if ((ev->length >> 32) || len - 1 >= page - (iova_lo & (page - 1)))
-        return 0;
-    if ((iova_lo + len < iova_lo && (uint32_t)(ev->iova >> 32) == ~0u) || ((uint32_t)ev->list & (page - 1)))
-        return 0;
-    if ((access & (HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_ATOMIC)) && !(access & HCA_ACCESS_LOCAL_WRITE))
-        return 0;
     _Static_assert(HCA_ACCESS_ALL == (1u << HCA_SQ_WQE_FR_ACCESS_WIDTH) - 1, "every fr_access value is a flag set");
     /* Decided: the slow path's program for n = 1, from the template; the
      * head words are mpt_of's. */

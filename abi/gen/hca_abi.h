@@ -1459,6 +1459,14 @@ static inline void hca_fw_event_set_kind(hca_fw_event_t *s, uint32_t v)
 {
     s->hdr = (s->hdr & ~((uint32_t)15u << 0)) | ((v & 15u) << 0);
 }
+/* fw_event.wqe_ok: bits 4..4 of hdr. FAST_REG_MR only (0 for other kinds), set by the send engine at decode: the WQE alone passes every rule that reads only the WQE — fr_inline with fr_list_len 1; mr_key 0 or index(mr_key) = index(key); page_shift in PAGE_SHIFT_MIN..PAGE_SHIFT_MAX; length in 1..2^ps - (iova mod 2^ps); iova + length not past 2^64; list (the page) aligned to 2^ps; access: REMOTE_WRITE or REMOTE_ATOMIC only with LOCAL_WRITE. The firmware's fast path trusts it for those and checks the MR's state itself; with it clear the slow path decides, and the slow path never reads it */
+#define HCA_FW_EVENT_WQE_OK_LSB 4u
+#define HCA_FW_EVENT_WQE_OK_WIDTH 1u
+static inline uint32_t hca_fw_event_get_wqe_ok(const hca_fw_event_t *s) { return (s->hdr >> 4) & 1u; }
+static inline void hca_fw_event_set_wqe_ok(hca_fw_event_t *s, uint32_t v)
+{
+    s->hdr = (s->hdr & ~((uint32_t)1u << 4)) | ((v & 1u) << 4);
+}
 /* fw_event.tag: bits 8..19 of hdr. echo it in DONE (at the same bits: DONE's tag is hdr & its mask) */
 #define HCA_FW_EVENT_TAG_LSB 8u
 #define HCA_FW_EVENT_TAG_WIDTH 12u

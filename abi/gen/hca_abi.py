@@ -700,6 +700,7 @@ FW_EVENT_SIZE = 48
 FW_EVENT_FIELDS = {
     "hdr": (0, 32),
     "kind": (0, 4),
+    "wqe_ok": (4, 1),
     "tag": (8, 12),
     "qpn": (20, 12),
     "pd": (32, 32),

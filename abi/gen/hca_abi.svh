@@ -871,6 +871,9 @@
 `define HCA_FW_EVENT_KIND_LSB 0
 `define HCA_FW_EVENT_KIND_W 4
 `define HCA_FW_EVENT_KIND(v) v[0 +: 4]
+`define HCA_FW_EVENT_WQE_OK_LSB 4
+`define HCA_FW_EVENT_WQE_OK_W 1
+`define HCA_FW_EVENT_WQE_OK(v) v[4 +: 1]
 `define HCA_FW_EVENT_TAG_LSB 8
 `define HCA_FW_EVENT_TAG_W 12
 `define HCA_FW_EVENT_TAG(v) v[8 +: 12]
