@@ -55,12 +55,11 @@
 
 #define EVT(off) (HCA_FW_EVT_BASE + (off))
 #define EVT_WORDS (sizeof(hca_fw_event_t) / 4)
-/* The words the service reads of each event: all but rsvd (one port access
- * less per event); of an invalidation's, READ_EVT reads EVT_INV_WORDS only
+/* The words the service reads of each event: all of a registration's (the
+ * fast path commits mpt_flags as read); of an invalidation's, READ_EVT reads EVT_INV_WORDS only
  * (hdr, pd, key: all that find_mr, invalidate, invalidate_quick and refuse
  * look at; the rest of its rd_evt slot is an earlier event's). */
-#define EVT_READ_WORDS (offsetof(hca_fw_event_t, rsvd) / 4)
-_Static_assert(offsetof(hca_fw_event_t, rsvd) + 4 == sizeof(hca_fw_event_t), "rsvd is the last word");
+#define EVT_READ_WORDS EVT_WORDS
 _Static_assert(offsetof(hca_fw_event_t, key) + 4 == 4 * HCA_EVT_INV_WORDS && offsetof(hca_fw_event_t, pd) < 4 * HCA_EVT_INV_WORDS,
                "an invalidation's words come first");
 
@@ -568,12 +567,16 @@ static unsigned invalidate(const hca_fw_event_t *ev)
  * the last commit is settled. Each template's GO word is worked out once. */
 /* The one-page program makes the slow path's accesses (the MTT word, CMD,
  * WAIT, the ten MPT words in order, CMD, WAIT, DONE) with the MPT words in
- * three entries: the four the fast path works out (flags, key, pd, mtt_base:
- * fr_t.head), iova and length straight from the event as read (the same
- * offsets in both structs; the event stays put until the next read program,
- * which starts only once this one is settled), and the constant tail
- * (mtt_count 1, reserved 0) — so per event it stores 4 MPT words, not 10. */
-enum { FR_MTT, FR_MTT_CMD, FR_MTT_WAIT, FR_MPT, FR_MPT_IOVA, FR_MPT_TAIL, FR_MPT_CMD, FR_MPT_WAIT, FR_DONE, FR_OPS };
+ * six entries, all but one straight from the event as read (the event stays
+ * put until the next read program, which starts only once this one is
+ * settled): flags (the engine's mpt_flags, with wqe_ok), key, pd (the MR's,
+ * equal to the event's once checked), mtt_base (the only MPT word the fast
+ * path stores), iova and length (the same offsets in both structs), and the
+ * constant tail (mtt_count 1, reserved 0). */
+enum {
+    FR_MTT, FR_MTT_CMD, FR_MTT_WAIT, FR_MPT, FR_MPT_KEY, FR_MPT_PD, FR_MPT_BASE, FR_MPT_IOVA, FR_MPT_TAIL, FR_MPT_CMD,
+    FR_MPT_WAIT, FR_DONE, FR_OPS
+};
 #define MPT_HEAD_WORDS (offsetof(hca_mpt_entry_t, iova) / 4)
 #define MPT_IOVA_WORDS ((offsetof(hca_mpt_entry_t, mtt_count) - offsetof(hca_mpt_entry_t, iova)) / 4)
 #define MPT_TAIL_WORDS (HCA_FWP_MPT_DATA_COUNT - MPT_HEAD_WORDS - MPT_IOVA_WORDS)
@@ -584,12 +587,15 @@ _Static_assert(offsetof(hca_mpt_entry_t, iova) == offsetof(hca_fw_event_t, iova)
                "iova, length: one run of words in the event and in the MPT entry");
 _Static_assert(MPT_HEAD_WORDS == 4 && MPT_TAIL_WORDS == 2 && offsetof(hca_mpt_entry_t, reserved) == 36,
                "the MPT entry's head and tail");
+_Static_assert(offsetof(hca_mpt_entry_t, flags) == 0 && offsetof(hca_mpt_entry_t, key) == 4 &&
+                   offsetof(hca_mpt_entry_t, pd) == 8 && offsetof(hca_mpt_entry_t, mtt_base) == 12,
+               "the MPT entry's head words, one entry each");
 static const uint32_t mpt_tail_one[MPT_TAIL_WORDS] __attribute__((aligned(8))) = {1, 0}; /* mtt_count, reserved */
 enum { INV_CMD, INV_WAIT, INV_DRAIN, INV_DRAIN_WAIT, INV_DONE, INV_OPS };
 typedef struct __attribute__((aligned(8))) fr_tmpl {
     hca_fseq_entry_t e[FR_OPS];
     uint64_t mtt;
-    uint32_t head[MPT_HEAD_WORDS];
+    uint32_t mtt_base;
     uint32_t go;
 } fr_tmpl_t;
 typedef struct __attribute__((aligned(8))) inv_tmpl {
@@ -607,22 +613,25 @@ static const commit_t RINV1_COMMIT = {INV_WHY(HCA_WC_STATUS_REM_INV_REQ_ERR), IN
 
 /* The templates: the slow paths' programs for one page and for an
  * invalidation, their per-event values patched at FR_* / INV_*. */
-_Static_assert(FR_MPT == MTT_OPS && FR_OPS == MTT_OPS + MPT_OPS + 2 && INV_DRAIN == INV_SPLIT && INV_OPS == INV_SPLIT + 3,
+_Static_assert(FR_MPT == MTT_OPS && FR_OPS == MTT_OPS + MPT_OPS + 5 && INV_DRAIN == INV_SPLIT && INV_OPS == INV_SPLIT + 3,
                "the templates' layout");
 static void templates_init(void)
 {
     for (unsigned b = 0; b < EVT_BATCH; b++) {
-        /* ops_mtt, ops_mpt_done with its MPT_DATA entry in three, iova and
-         * length from the slot's event */
+        /* ops_mtt, ops_mpt_done with its MPT_DATA entry in six, all but
+         * mtt_base and the tail from the slot's event */
         hca_fseq_entry_t *e = ops_mtt(fr_t[b].e, &fr_t[b].mtt, 0);
-        e[0] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA), HCA_FSEQ_KIND_WRITE_RAM, MPT_HEAD_WORDS),
-                                  fw_local_addr(fr_t[b].head)};
-        e[1] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA + 4 * MPT_HEAD_WORDS), HCA_FSEQ_KIND_WRITE_RAM, MPT_IOVA_WORDS),
+        const hca_fw_event_t *ev = &rd_evt[b];
+        const uint32_t *head[MPT_HEAD_WORDS] = {&ev->mpt_flags, &ev->key, &ev->pd, &fr_t[b].mtt_base};
+        for (unsigned w = 0; w < MPT_HEAD_WORDS; w++)
+            e[w] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA + 4 * w), HCA_FSEQ_KIND_WRITE_RAM, 1),
+                                      fw_local_addr((void *)head[w])};
+        e[4] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA + 4 * MPT_HEAD_WORDS), HCA_FSEQ_KIND_WRITE_RAM, MPT_IOVA_WORDS),
                                   fw_local_addr(&rd_evt[b].iova)};
-        e[2] = (hca_fseq_entry_t){
+        e[5] = (hca_fseq_entry_t){
             CTL(FWP(HCA_FWP_MPT_DATA + 4 * (MPT_HEAD_WORDS + MPT_IOVA_WORDS)), HCA_FSEQ_KIND_WRITE_RAM, MPT_TAIL_WORDS),
             fw_local_addr((void *)mpt_tail_one)};
-        ops_mpt_cmd_done(e + 3, 0, 0);
+        ops_mpt_cmd_done(e + 6, 0, 0);
         fr_t[b].go = fseq_go(fr_t[b].e, FR_OPS);
         ops_inv_done(inv_t[b].e, 0, 1, 0);
         inv_t[b].go = fseq_go(inv_t[b].e, INV_OPS);
@@ -665,18 +674,11 @@ static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
     const uint32_t shadow = shadow_word(m);
     if ((shadow & ~SHADOW_KEY_BYTE) != SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, HCA_MKEY_STATE_FREE) || m->pd != ev->pd)
         return 0;
-    const uint32_t ps = PARAM(ev, FR_PAGE_SHIFT), access = PARAM(ev, FR_ACCESS);
     _Static_assert(HCA_ACCESS_ALL == (1u << HCA_SQ_WQE_FR_ACCESS_WIDTH) - 1, "every fr_access value is a flag set");
     /* Decided: the slow path's program for n = 1, from the template; the
-     * head words are mpt_of's. */
+     * MPT words are mpt_of's (the flags the engine's mpt_flags). */
     t->mtt = ev->list | 1u << HCA_MTT_ENTRY_PRESENT_LSB;
-    uint32_t *const h = t->head;
-    h[0] = 1u << HCA_MPT_ENTRY_ALLOC_LSB | HCA_MKEY_STATE_VALID << HCA_MPT_ENTRY_STATE_LSB |
-           HCA_MKEY_KIND_FAST_REG << HCA_MPT_ENTRY_KIND_LSB | HCA_MKEY_MODE_MTT << HCA_MPT_ENTRY_MODE_LSB |
-           access << HCA_MPT_ENTRY_ACCESS_LSB | ps << HCA_MPT_ENTRY_PAGE_SHIFT_LSB;
-    h[1] = key;
-    h[2] = m->pd;
-    h[3] = m->mtt_base;
+    t->mtt_base = m->mtt_base;
     hca_fseq_entry_t *e = t->e;
     e[FR_MTT_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MTT) | HCA_FWP_CMD_INDEX_PUT(m->mtt_base);
     e[FR_MPT_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MPT) | HCA_FWP_CMD_INDEX_PUT(key >> HCA_KEY_INDEX_SHIFT);

@@ -475,6 +475,16 @@ static void rs_derive(hca_req_send_t *m)
     e->length = m->fr_length;
     e->list = m->fr_list;
     e->mr_key = linv ? 0 : m->rkey; /* registrations: the MR the WR names */
+    if (m->wqe_ok) { /* the MPT flags word the fast path commits as read */
+        hca_mpt_entry_t f = {0};
+        hca_mpt_entry_set_alloc(&f, 1);
+        hca_mpt_entry_set_state(&f, HCA_MKEY_STATE_VALID);
+        hca_mpt_entry_set_kind(&f, HCA_MKEY_KIND_FAST_REG);
+        hca_mpt_entry_set_mode(&f, HCA_MKEY_MODE_MTT);
+        hca_mpt_entry_set_access(&f, m->fr_params >> HCA_SQ_WQE_FR_ACCESS_LSB);
+        hca_mpt_entry_set_page_shift(&f, m->fr_params >> HCA_SQ_WQE_FR_PAGE_SHIFT_LSB);
+        e->mpt_flags = f.flags;
+    }
 
     /* park */
     hca_req_send_park_t *p = &m->park_w;

@@ -813,9 +813,21 @@ module hca_req_send #(
                   || 1'b1
 `endif
                   );
+  // mpt_flags: with wqe_ok, the MPT flags word the fast path commits as read
+  logic [31:0] fr_flags;
+  always_comb begin
+    fr_flags = '0;
+    `HCA_MPT_ENTRY_ALLOC(fr_flags)      = 1'b1;
+    `HCA_MPT_ENTRY_STATE(fr_flags)      = `HCA_MKEY_STATE_VALID;
+    `HCA_MPT_ENTRY_KIND(fr_flags)       = `HCA_MKEY_KIND_FAST_REG;
+    `HCA_MPT_ENTRY_MODE(fr_flags)       = `HCA_MKEY_MODE_MTT;
+    `HCA_MPT_ENTRY_ACCESS(fr_flags)     = fr_params[`HCA_SQ_WQE_FR_ACCESS_LSB - FRP +: `HCA_ACCESS_W];
+    `HCA_MPT_ENTRY_PAGE_SHIFT(fr_flags) = fr_ps;
+  end
   always_comb begin
     evt_o = '0;
-    `HCA_FW_EVENT_WQE_OK(evt_o) = wqe_ok_q;
+    `HCA_FW_EVENT_WQE_OK(evt_o)    = wqe_ok_q;
+    `HCA_FW_EVENT_MPT_FLAGS(evt_o) = wqe_ok_q ? fr_flags : 32'd0;
     `HCA_FW_EVENT_KIND(evt_o)   = (op_q == `HCA_WR_OPCODE_LOCAL_INV) ? `HCA_EVT_KIND_LOCAL_INV :
                                   (op_q == `HCA_WR_OPCODE_FAST_REG_MR) ? `HCA_EVT_KIND_FAST_REG_MR
                                                                        : `HCA_EVT_KIND_REG_INDIR_MR;

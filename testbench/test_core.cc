@@ -1544,7 +1544,8 @@ TEST(CoreRtlEvt, AFastRegMrIsOneEventWithTheWqesFieldsAndCompletesOnDone)
     EXPECT_EQ(w.fr_length, e.length);
     EXPECT_EQ(w.fr_list, e.list);
     EXPECT_EQ(0x000b17u, e.mr_key) << "mr_key is the WQE's rkey (0x" << std::hex << w.rkey << "), read 0x" << e.mr_key;
-    EXPECT_EQ(0u, e.rsvd);
+    EXPECT_EQ(0u, hca_fw_event_get_wqe_ok(&e)) << "a 4-page list is not the engine-checked case (one inline page)";
+    EXPECT_EQ(0u, e.mpt_flags) << "mpt_flags is 0 without wqe_ok";
 
     b.Pop();
     EXPECT_EQ(0u, b.EvtStatus()) << "POP emptied the queue";

@@ -1220,8 +1220,8 @@ TEST_F(FwMm, ABatchIsReadByOneProgramAndEachCommitIsOneProgram)
     mm_service();
     EXPECT_TRUE(mock.events.empty());
     EXPECT_EQ(5, mock.fseq_runs) << "one read of the batch, one program per operation, a read finding none";
-    EXPECT_EQ(2 * (offsetof(hca_fw_event_t, rsvd) / 4) + HCA_EVT_INV_WORDS + 2, mock.evt_words_read)
-        << "READ_EVT: a registration's words but rsvd, an invalidation's up to key; each read stopped at the empty "
+    EXPECT_EQ(2 * HCA_EVT_DATA_COUNT + HCA_EVT_INV_WORDS + 2, mock.evt_words_read)
+        << "READ_EVT: a registration's words, an invalidation's up to key; each read stopped at the empty "
            "queue's first word";
     std::vector<Kind> kinds;
     for (const Rec &r : mock.log)

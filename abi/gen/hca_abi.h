@@ -1439,7 +1439,7 @@ typedef struct hca_fw_event {
     uint64_t length;
     uint64_t list; /* bus address of the page list / KLM list; the page itself when params has fr_inline */
     uint32_t mr_key; /* registrations: sq_wqe.rkey, the MR the WR names (0: none named, the MR of key's index); 0 for other kinds */
-    uint32_t rsvd;
+    uint32_t mpt_flags; /* FAST_REG_MR with wqe_ok: the MPT entry's flags word the registration writes (alloc, VALID, kind FAST_REG, mode MTT, the WR's access and page_shift), worked out by the send engine with wqe_ok so the firmware's fast path commits it as read; 0 otherwise */
 } hca_fw_event_t;
 HCA_STATIC_ASSERT(sizeof(hca_fw_event_t) == 48, "hca_fw_event_t size");
 HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, hdr) == 0, "fw_event.hdr offset");
@@ -1450,7 +1450,7 @@ HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, iova) == 16, "fw_event.iova offset");
 HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, length) == 24, "fw_event.length offset");
 HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, list) == 32, "fw_event.list offset");
 HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, mr_key) == 40, "fw_event.mr_key offset");
-HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, rsvd) == 44, "fw_event.rsvd offset");
+HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, mpt_flags) == 44, "fw_event.mpt_flags offset");
 /* fw_event.kind: bits 0..3 of hdr. */
 #define HCA_FW_EVENT_KIND_LSB 0u
 #define HCA_FW_EVENT_KIND_WIDTH 4u
