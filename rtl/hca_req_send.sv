@@ -815,13 +815,15 @@ module hca_req_send #(
                   );
   // mpt_flags: with wqe_ok, the MPT flags word the fast path commits as read
   logic [31:0] fr_flags;
+  logic [`HCA_ACCESS_W-1:0] fr_acc;
+  assign fr_acc = fr_params[`HCA_SQ_WQE_FR_ACCESS_LSB - FRP +: `HCA_ACCESS_W];   // (outside: Icarus)
   always_comb begin
     fr_flags = '0;
     `HCA_MPT_ENTRY_ALLOC(fr_flags)      = 1'b1;
     `HCA_MPT_ENTRY_STATE(fr_flags)      = `HCA_MKEY_STATE_VALID;
     `HCA_MPT_ENTRY_KIND(fr_flags)       = `HCA_MKEY_KIND_FAST_REG;
     `HCA_MPT_ENTRY_MODE(fr_flags)       = `HCA_MKEY_MODE_MTT;
-    `HCA_MPT_ENTRY_ACCESS(fr_flags)     = fr_params[`HCA_SQ_WQE_FR_ACCESS_LSB - FRP +: `HCA_ACCESS_W];
+    `HCA_MPT_ENTRY_ACCESS(fr_flags)     = fr_acc;
     `HCA_MPT_ENTRY_PAGE_SHIFT(fr_flags) = fr_ps;
   end
   always_comb begin
