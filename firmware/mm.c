@@ -55,12 +55,11 @@
 
 #define EVT(off) (HCA_FW_EVT_BASE + (off))
 #define EVT_WORDS (sizeof(hca_fw_event_t) / 4)
-/* The words the service reads of each event: all but rsvd (one port access
- * less per event); of an invalidation's, READ_EVT reads EVT_INV_WORDS only
+/* The words the service reads of each event: all of a registration's (the
+ * fast path commits mpt_flags as read); of an invalidation's, READ_EVT reads EVT_INV_WORDS only
  * (hdr, pd, key: all that find_mr, invalidate, invalidate_quick and refuse
  * look at; the rest of its rd_evt slot is an earlier event's). */
-#define EVT_READ_WORDS (offsetof(hca_fw_event_t, rsvd) / 4)
-_Static_assert(offsetof(hca_fw_event_t, rsvd) + 4 == sizeof(hca_fw_event_t), "rsvd is the last word");
+#define EVT_READ_WORDS EVT_WORDS
 _Static_assert(offsetof(hca_fw_event_t, key) + 4 == 4 * HCA_EVT_INV_WORDS && offsetof(hca_fw_event_t, pd) < 4 * HCA_EVT_INV_WORDS,
                "an invalidation's words come first");
 
@@ -160,7 +159,10 @@ static unsigned refuse(const hca_fw_event_t *ev, unsigned st, const char *why);
 
 static inline uint32_t done_word(const hca_fw_event_t *ev, unsigned st)
 {
-    return HCA_EVT_DONE_STATUS_PUT(st) | HCA_EVT_DONE_TAG_PUT(hca_fw_event_get_tag(ev));
+    _Static_assert(HCA_EVT_DONE_TAG_LSB == HCA_FW_EVENT_TAG_LSB && HCA_EVT_DONE_TAG_WIDTH == HCA_FW_EVENT_TAG_WIDTH,
+                   "DONE's tag sits where hdr's does");
+    const unsigned top = 32 - HCA_FW_EVENT_TAG_LSB - HCA_FW_EVENT_TAG_WIDTH;
+    return HCA_EVT_DONE_STATUS_PUT(st) | (ev->hdr << top >> (top + HCA_FW_EVENT_TAG_LSB) << HCA_FW_EVENT_TAG_LSB);
 }
 
 static inline void settle(void);
@@ -568,12 +570,16 @@ static unsigned invalidate(const hca_fw_event_t *ev)
  * the last commit is settled. Each template's GO word is worked out once. */
 /* The one-page program makes the slow path's accesses (the MTT word, CMD,
  * WAIT, the ten MPT words in order, CMD, WAIT, DONE) with the MPT words in
- * three entries: the four the fast path works out (flags, key, pd, mtt_base:
- * fr_t.head), iova and length straight from the event as read (the same
- * offsets in both structs; the event stays put until the next read program,
- * which starts only once this one is settled), and the constant tail
- * (mtt_count 1, reserved 0) — so per event it stores 4 MPT words, not 10. */
-enum { FR_MTT, FR_MTT_CMD, FR_MTT_WAIT, FR_MPT, FR_MPT_IOVA, FR_MPT_TAIL, FR_MPT_CMD, FR_MPT_WAIT, FR_DONE, FR_OPS };
+ * six entries, all but one straight from the event as read (the event stays
+ * put until the next read program, which starts only once this one is
+ * settled): flags (the engine's mpt_flags, with wqe_ok), key, pd (the MR's,
+ * equal to the event's once checked), mtt_base (the only MPT word the fast
+ * path stores), iova and length (the same offsets in both structs), and the
+ * constant tail (mtt_count 1, reserved 0). */
+enum {
+    FR_MTT, FR_MTT_CMD, FR_MTT_WAIT, FR_MPT, FR_MPT_KEY, FR_MPT_PD, FR_MPT_BASE, FR_MPT_IOVA, FR_MPT_TAIL, FR_MPT_CMD,
+    FR_MPT_WAIT, FR_DONE, FR_OPS
+};
 #define MPT_HEAD_WORDS (offsetof(hca_mpt_entry_t, iova) / 4)
 #define MPT_IOVA_WORDS ((offsetof(hca_mpt_entry_t, mtt_count) - offsetof(hca_mpt_entry_t, iova)) / 4)
 #define MPT_TAIL_WORDS (HCA_FWP_MPT_DATA_COUNT - MPT_HEAD_WORDS - MPT_IOVA_WORDS)
@@ -584,12 +590,15 @@ _Static_assert(offsetof(hca_mpt_entry_t, iova) == offsetof(hca_fw_event_t, iova)
                "iova, length: one run of words in the event and in the MPT entry");
 _Static_assert(MPT_HEAD_WORDS == 4 && MPT_TAIL_WORDS == 2 && offsetof(hca_mpt_entry_t, reserved) == 36,
                "the MPT entry's head and tail");
+_Static_assert(offsetof(hca_mpt_entry_t, flags) == 0 && offsetof(hca_mpt_entry_t, key) == 4 &&
+                   offsetof(hca_mpt_entry_t, pd) == 8 && offsetof(hca_mpt_entry_t, mtt_base) == 12,
+               "the MPT entry's head words, one entry each");
 static const uint32_t mpt_tail_one[MPT_TAIL_WORDS] __attribute__((aligned(8))) = {1, 0}; /* mtt_count, reserved */
 enum { INV_CMD, INV_WAIT, INV_DRAIN, INV_DRAIN_WAIT, INV_DONE, INV_OPS };
 typedef struct __attribute__((aligned(8))) fr_tmpl {
     hca_fseq_entry_t e[FR_OPS];
     uint64_t mtt;
-    uint32_t head[MPT_HEAD_WORDS];
+    uint32_t mtt_base;
     uint32_t go;
 } fr_tmpl_t;
 typedef struct __attribute__((aligned(8))) inv_tmpl {
@@ -607,22 +616,25 @@ static const commit_t RINV1_COMMIT = {INV_WHY(HCA_WC_STATUS_REM_INV_REQ_ERR), IN
 
 /* The templates: the slow paths' programs for one page and for an
  * invalidation, their per-event values patched at FR_* / INV_*. */
-_Static_assert(FR_MPT == MTT_OPS && FR_OPS == MTT_OPS + MPT_OPS + 2 && INV_DRAIN == INV_SPLIT && INV_OPS == INV_SPLIT + 3,
+_Static_assert(FR_MPT == MTT_OPS && FR_OPS == MTT_OPS + MPT_OPS + 5 && INV_DRAIN == INV_SPLIT && INV_OPS == INV_SPLIT + 3,
                "the templates' layout");
 static void templates_init(void)
 {
     for (unsigned b = 0; b < EVT_BATCH; b++) {
-        /* ops_mtt, ops_mpt_done with its MPT_DATA entry in three, iova and
-         * length from the slot's event */
+        /* ops_mtt, ops_mpt_done with its MPT_DATA entry in six, all but
+         * mtt_base and the tail from the slot's event */
         hca_fseq_entry_t *e = ops_mtt(fr_t[b].e, &fr_t[b].mtt, 0);
-        e[0] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA), HCA_FSEQ_KIND_WRITE_RAM, MPT_HEAD_WORDS),
-                                  fw_local_addr(fr_t[b].head)};
-        e[1] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA + 4 * MPT_HEAD_WORDS), HCA_FSEQ_KIND_WRITE_RAM, MPT_IOVA_WORDS),
+        const hca_fw_event_t *ev = &rd_evt[b];
+        const uint32_t *head[MPT_HEAD_WORDS] = {&ev->mpt_flags, &ev->key, &ev->pd, &fr_t[b].mtt_base};
+        for (unsigned w = 0; w < MPT_HEAD_WORDS; w++)
+            e[w] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA + 4 * w), HCA_FSEQ_KIND_WRITE_RAM, 1),
+                                      fw_local_addr((void *)head[w])};
+        e[4] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA + 4 * MPT_HEAD_WORDS), HCA_FSEQ_KIND_WRITE_RAM, MPT_IOVA_WORDS),
                                   fw_local_addr(&rd_evt[b].iova)};
-        e[2] = (hca_fseq_entry_t){
+        e[5] = (hca_fseq_entry_t){
             CTL(FWP(HCA_FWP_MPT_DATA + 4 * (MPT_HEAD_WORDS + MPT_IOVA_WORDS)), HCA_FSEQ_KIND_WRITE_RAM, MPT_TAIL_WORDS),
             fw_local_addr((void *)mpt_tail_one)};
-        ops_mpt_cmd_done(e + 3, 0, 0);
+        ops_mpt_cmd_done(e + 6, 0, 0);
         fr_t[b].go = fseq_go(fr_t[b].e, FR_OPS);
         ops_inv_done(inv_t[b].e, 0, 1, 0);
         inv_t[b].go = fseq_go(inv_t[b].e, INV_OPS);
@@ -646,21 +658,18 @@ static inline mkey_t *fast_mr(uint32_t key)
     return m;
 }
 
-#define P_INLINE_ONE ((1u << HCA_SQ_WQE_FR_INLINE_LSB) | (1u << HCA_SQ_WQE_FR_LIST_LEN_LSB))
-#define P_INLINE_LEN_MASK ((1u << HCA_SQ_WQE_FR_INLINE_LSB) | (0xffffu << HCA_SQ_WQE_FR_LIST_LEN_LSB))
-_Static_assert(HCA_SQ_WQE_FR_LIST_LEN_WIDTH == 16, "list_len is the top 16 bits of fr_params");
-
 /* FAST_REG_MR of one inline page, the event in rd_evt slot t's: fast_reg's
- * rules, in its order of cost. */
+ * rules, in its order of cost. The engine checked the WQE's own (hdr.wqe_ok:
+ * one page inline, the key indices, page_shift, length, wrap, the page's
+ * alignment, the access combination; abi/hca.toml); this path trusts it
+ * for those and checks what needs the shadow: the slot, in_use, kind,
+ * FREE, the PD (mtt_count >= 1 = n: every fast_reg MR has one at least,
+ * mkey_create refuses max_page_list_len 0). wqe_ok clear: the slow path,
+ * which checks every rule itself. */
 static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
 {
-    const uint32_t key = ev->key, params = ev->params;
-    /* n = 1: never above mtt_count, which is at least 1 for every fast_reg
-     * MR (mkey_create refuses max_page_list_len 0) */
-    if ((params & P_INLINE_LEN_MASK) != P_INLINE_ONE)
-        return 0;
-    const uint32_t mr_key = ev->mr_key; /* 0: names no MR, the key's is taken */
-    if ((mr_key ^ key) >> HCA_KEY_INDEX_SHIFT && mr_key) /* the WR's key index differs from the MR's */
+    const uint32_t key = ev->key;
+    if (!(ev->hdr & 1u << HCA_FW_EVENT_WQE_OK_LSB))
         return 0;
     mkey_t *m = fast_mr(key);
     if (!m)
@@ -668,30 +677,11 @@ static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
     const uint32_t shadow = shadow_word(m);
     if ((shadow & ~SHADOW_KEY_BYTE) != SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, HCA_MKEY_STATE_FREE) || m->pd != ev->pd)
         return 0;
-    const uint32_t ps = PARAM(ev, FR_PAGE_SHIFT), access = PARAM(ev, FR_ACCESS);
-    if (ps - HCA_PAGE_SHIFT_MIN > HCA_PAGE_SHIFT_MAX - HCA_PAGE_SHIFT_MIN)
-        return 0;
-    /* length in 1..page - fbo (so below 2^31: ps <= 30), iova + length not
-     * past 2^64 (with such a length: a carry out of iova's low word into a
-     * high word of all ones), the page aligned */
-    const uint32_t page = 1u << ps, iova_lo = (uint32_t)ev->iova, len = (uint32_t)ev->length;
-    if ((ev->length >> 32) || len - 1 >= page - (iova_lo & (page - 1)))
-        return 0;
-    if ((iova_lo + len < iova_lo && (uint32_t)(ev->iova >> 32) == ~0u) || ((uint32_t)ev->list & (page - 1)))
-        return 0;
-    if ((access & (HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_ATOMIC)) && !(access & HCA_ACCESS_LOCAL_WRITE))
-        return 0;
     _Static_assert(HCA_ACCESS_ALL == (1u << HCA_SQ_WQE_FR_ACCESS_WIDTH) - 1, "every fr_access value is a flag set");
     /* Decided: the slow path's program for n = 1, from the template; the
-     * head words are mpt_of's. */
+     * MPT words are mpt_of's (the flags the engine's mpt_flags). */
     t->mtt = ev->list | 1u << HCA_MTT_ENTRY_PRESENT_LSB;
-    uint32_t *const h = t->head;
-    h[0] = 1u << HCA_MPT_ENTRY_ALLOC_LSB | HCA_MKEY_STATE_VALID << HCA_MPT_ENTRY_STATE_LSB |
-           HCA_MKEY_KIND_FAST_REG << HCA_MPT_ENTRY_KIND_LSB | HCA_MKEY_MODE_MTT << HCA_MPT_ENTRY_MODE_LSB |
-           access << HCA_MPT_ENTRY_ACCESS_LSB | ps << HCA_MPT_ENTRY_PAGE_SHIFT_LSB;
-    h[1] = key;
-    h[2] = m->pd;
-    h[3] = m->mtt_base;
+    t->mtt_base = m->mtt_base;
     hca_fseq_entry_t *e = t->e;
     e[FR_MTT_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MTT) | HCA_FWP_CMD_INDEX_PUT(m->mtt_base);
     e[FR_MPT_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MPT) | HCA_FWP_CMD_INDEX_PUT(key >> HCA_KEY_INDEX_SHIFT);
@@ -724,6 +714,10 @@ static inline int invalidate_quick(const hca_fw_event_t *ev, unsigned kind, inv_
     return 1;
 }
 
+/* Inline (GCC's choice): out of line, the fast paths' loop kept more
+ * constants in registers (LOCAL_INV 106 cycles/WR steady against 114) but
+ * every slow-path event paid its prologue (a 16-page FAST_REG_MR 1248
+ * against 1202), and the slow paths' timing is what the race files aim at. */
 static unsigned perform(const hca_fw_event_t *ev)
 {
     if (pend.m == mkey_get(ev->key >> HCA_KEY_INDEX_SHIFT)) /* (none under way: settle does nothing) */

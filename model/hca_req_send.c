@@ -404,6 +404,32 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
     }
 }
 
+/* wqe_ok (fw_event.hdr; abi/hca.toml names the rules): a FAST_REG_MR's
+ * rules that read only the WQE, as the RTL's wqe_ok at S_DECODE. */
+static int rs_wqe_ok(const hca_req_send_t *m)
+{
+#define FRP(f) ((m->fr_params >> HCA_SQ_WQE_FR_##f##_LSB) & ((1u << HCA_SQ_WQE_FR_##f##_WIDTH) - 1u))
+    if (m->op != HCA_WR_OPCODE_FAST_REG_MR)
+        return 0;
+#ifdef HCA_MUTANT_FR_WQE_OK_ALWAYS
+    return 1; /* mutant (vectors/mutation.mk): every FAST_REG_MR's WQE passes */
+#endif
+    const uint32_t ps = FRP(PAGE_SHIFT), acc = FRP(ACCESS);
+    const uint32_t mask = (uint32_t)((1ull << ps) - 1u), len = (uint32_t)m->fr_length;
+    if (!FRP(INLINE) || FRP(LIST_LEN) != 1)
+        return 0;
+    if (m->rkey && m->rkey >> HCA_KEY_INDEX_SHIFT != m->fr_key >> HCA_KEY_INDEX_SHIFT)
+        return 0;
+    if (ps < HCA_PAGE_SHIFT_MIN || ps > HCA_PAGE_SHIFT_MAX)
+        return 0;
+    if (m->fr_length >> 32 || len - 1u >= mask + 1u - ((uint32_t)m->fr_iova & mask)) /* 1..page - fbo */
+        return 0;
+    if (m->fr_iova + m->fr_length < m->fr_iova || ((uint32_t)m->fr_list & mask))
+        return 0;
+    return (acc & HCA_ACCESS_LOCAL_WRITE) || !(acc & (HCA_ACCESS_REMOTE_WRITE | HCA_ACCESS_REMOTE_ATOMIC));
+#undef FRP
+}
+
 /* Refresh the derived wires and register-only outputs (m->dec, *_w) after
  * the registers changed. */
 static void rs_derive(hca_req_send_t *m)
@@ -440,7 +466,7 @@ static void rs_derive(hca_req_send_t *m)
                           : m->op == HCA_WR_OPCODE_FAST_REG_MR ? HCA_EVT_KIND_FAST_REG_MR
                                                                : HCA_EVT_KIND_REG_INDIR_MR;
     memset(e, 0, sizeof(*e));
-    e->hdr = kind << HCA_FW_EVENT_KIND_LSB | (uint32_t)(m->qpn & ((1u << HCA_FW_EVENT_TAG_WIDTH) - 1u)) << HCA_FW_EVENT_TAG_LSB |
+    e->hdr = kind << HCA_FW_EVENT_KIND_LSB | (uint32_t)m->wqe_ok << HCA_FW_EVENT_WQE_OK_LSB | (uint32_t)(m->qpn & ((1u << HCA_FW_EVENT_TAG_WIDTH) - 1u)) << HCA_FW_EVENT_TAG_LSB |
              (uint32_t)m->qpn << HCA_FW_EVENT_QPN_LSB;
     e->pd = m->pd;
     e->key = linv ? m->inv_key : m->fr_key;
@@ -449,6 +475,16 @@ static void rs_derive(hca_req_send_t *m)
     e->length = m->fr_length;
     e->list = m->fr_list;
     e->mr_key = linv ? 0 : m->rkey; /* registrations: the MR the WR names */
+    if (m->wqe_ok) { /* the MPT flags word the fast path commits as read */
+        hca_mpt_entry_t f = {0};
+        hca_mpt_entry_set_alloc(&f, 1);
+        hca_mpt_entry_set_state(&f, HCA_MKEY_STATE_VALID);
+        hca_mpt_entry_set_kind(&f, HCA_MKEY_KIND_FAST_REG);
+        hca_mpt_entry_set_mode(&f, HCA_MKEY_MODE_MTT);
+        hca_mpt_entry_set_access(&f, m->fr_params >> HCA_SQ_WQE_FR_ACCESS_LSB);
+        hca_mpt_entry_set_page_shift(&f, m->fr_params >> HCA_SQ_WQE_FR_PAGE_SHIFT_LSB);
+        e->mpt_flags = f.flags;
+    }
 
     /* park */
     hca_req_send_park_t *p = &m->park_w;
@@ -657,6 +693,8 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
         m->qpn = (uint16_t)(io->sched_qpn & ((1u << m->qw) - 1u));
         m->fresh = io->sched_fresh;
     }
+    if (state == S_DECODE)
+        m->wqe_ok = (uint8_t)rs_wqe_ok(m);
     if (state == S_CTX) {
         const hca_qp_ctx_t *q = &io->qpc;
         m->sq_base = q->sq_base;

@@ -161,6 +161,7 @@ typedef struct hca_req_send {
     uint32_t rkey, inv_key;
     uint64_t fr_iova, fr_length, fr_list;  /**< fr_q, field by field */
     uint32_t fr_key, fr_params;
+    uint8_t wqe_ok;      /**< wqe_ok_q: fw_event.hdr.wqe_ok, latched at S_DECODE */
     hca_sge_t sges[4];
     /* WQE prefetch (control: flags, request; data: tags and WQEs) */
     uint32_t pf_val, pf_pend, pf_dead, pf_err; /**< per entry, bit e */

@@ -786,8 +786,50 @@ module hca_req_send #(
   assign fr_list   = fr_q[`HCA_SQ_WQE_FR_LIST_LSB - `HCA_SQ_WQE_FR_IOVA_LSB +: 64];
   assign fr_key    = fr_q[`HCA_SQ_WQE_FR_KEY_LSB - `HCA_SQ_WQE_FR_IOVA_LSB +: 32];
   assign fr_params = fr_q[`HCA_SQ_WQE_FR_PARAMS_LSB - `HCA_SQ_WQE_FR_IOVA_LSB +: 32];
+  // wqe_ok (fw_event.hdr; abi/hca.toml names the rules): a FAST_REG_MR's
+  // rules that read only the WQE, worked out at S_DECODE and held for
+  // S_EVT, so the firmware's fast path checks only the MR's own state.
+  localparam int FRP = `HCA_SQ_WQE_FR_PARAMS_LSB;   // fr_params' sub-fields are WQE bit offsets
+  logic [4:0]  fr_ps;
+  logic [31:0] fr_mask;
+  logic        fr_lw, fr_rwa;
+  logic        wqe_ok_q;
+  assign fr_ps   = fr_params[`HCA_SQ_WQE_FR_PAGE_SHIFT_LSB - FRP +: 5];
+  assign fr_lw   = fr_params[`HCA_SQ_WQE_FR_ACCESS_LSB - FRP + `HCA_ACCESS_LOCAL_WRITE_BIT];
+  assign fr_rwa  = fr_params[`HCA_SQ_WQE_FR_ACCESS_LSB - FRP + `HCA_ACCESS_REMOTE_WRITE_BIT] ||
+                   fr_params[`HCA_SQ_WQE_FR_ACCESS_LSB - FRP + `HCA_ACCESS_REMOTE_ATOMIC_BIT];
+  assign fr_mask = (32'd1 << fr_ps) - 32'd1;     // ps <= 30 where it counts: the offset is in the low word
+  logic fr_rules, wqe_ok;
+  assign fr_rules = fr_params[`HCA_SQ_WQE_FR_INLINE_LSB - FRP] &&
+                    fr_params[`HCA_SQ_WQE_FR_LIST_LEN_LSB - FRP +: 16] == 16'd1 &&
+                    (rkey_q == 32'd0 || rkey_q[31:`HCA_KEY_INDEX_SHIFT] == fr_key[31:`HCA_KEY_INDEX_SHIFT]) &&
+                    fr_ps >= 5'(`HCA_PAGE_SHIFT_MIN) && fr_ps <= 5'(`HCA_PAGE_SHIFT_MAX) &&
+                    fr_length[63:32] == 32'd0 &&
+                    fr_length[31:0] - 32'd1 < fr_mask + 32'd1 - (fr_iova[31:0] & fr_mask) &&   // 1..page - fbo
+                    fr_iova + fr_length >= fr_iova &&                                          // no wrap
+                    (fr_list[31:0] & fr_mask) == 32'd0 && (fr_lw || !fr_rwa);
+  assign wqe_ok = op_q == `HCA_WR_OPCODE_FAST_REG_MR && (fr_rules
+`ifdef HCA_MUTANT_FR_WQE_OK_ALWAYS  // mutant (vectors/mutation.mk): the fast path trusts rules nobody checked
+                  || 1'b1
+`endif
+                  );
+  // mpt_flags: with wqe_ok, the MPT flags word the fast path commits as read
+  logic [31:0] fr_flags;
+  logic [`HCA_ACCESS_W-1:0] fr_acc;
+  assign fr_acc = fr_params[`HCA_SQ_WQE_FR_ACCESS_LSB - FRP +: `HCA_ACCESS_W];   // (outside: Icarus)
+  always_comb begin
+    fr_flags = '0;
+    `HCA_MPT_ENTRY_ALLOC(fr_flags)      = 1'b1;
+    `HCA_MPT_ENTRY_STATE(fr_flags)      = `HCA_MKEY_STATE_VALID;
+    `HCA_MPT_ENTRY_KIND(fr_flags)       = `HCA_MKEY_KIND_FAST_REG;
+    `HCA_MPT_ENTRY_MODE(fr_flags)       = `HCA_MKEY_MODE_MTT;
+    `HCA_MPT_ENTRY_ACCESS(fr_flags)     = fr_acc;
+    `HCA_MPT_ENTRY_PAGE_SHIFT(fr_flags) = fr_ps;
+  end
   always_comb begin
     evt_o = '0;
+    `HCA_FW_EVENT_WQE_OK(evt_o)    = wqe_ok_q;
+    `HCA_FW_EVENT_MPT_FLAGS(evt_o) = wqe_ok_q ? fr_flags : 32'd0;
     `HCA_FW_EVENT_KIND(evt_o)   = (op_q == `HCA_WR_OPCODE_LOCAL_INV) ? `HCA_EVT_KIND_LOCAL_INV :
                                   (op_q == `HCA_WR_OPCODE_FAST_REG_MR) ? `HCA_EVT_KIND_FAST_REG_MR
                                                                        : `HCA_EVT_KIND_REG_INDIR_MR;
@@ -897,6 +939,9 @@ module hca_req_send #(
       poff_q  <= off_q;
       plen_q  <= chunk;
       plast_q <= last_chunk;
+    end
+    if (state_q == S_DECODE) begin
+      wqe_ok_q    <= wqe_ok;
     end
     if (state_q == S_CTX) begin
       sq_base_q   <= `HCA_QP_CTX_SQ_BASE(qpc_i);

@@ -1544,7 +1544,8 @@ TEST(CoreRtlEvt, AFastRegMrIsOneEventWithTheWqesFieldsAndCompletesOnDone)
     EXPECT_EQ(w.fr_length, e.length);
     EXPECT_EQ(w.fr_list, e.list);
     EXPECT_EQ(0x000b17u, e.mr_key) << "mr_key is the WQE's rkey (0x" << std::hex << w.rkey << "), read 0x" << e.mr_key;
-    EXPECT_EQ(0u, e.rsvd);
+    EXPECT_EQ(0u, hca_fw_event_get_wqe_ok(&e)) << "a 4-page list is not the engine-checked case (one inline page)";
+    EXPECT_EQ(0u, e.mpt_flags) << "mpt_flags is 0 without wqe_ok";
 
     b.Pop();
     EXPECT_EQ(0u, b.EvtStatus()) << "POP emptied the queue";
@@ -1580,6 +1581,76 @@ TEST(CoreRtlEvt, AFastRegMrIsOneEventWithTheWqesFieldsAndCompletesOnDone)
     printf("FAST_REG_MR: post to event seen %llu cycles, DONE write to CQE %llu, post to CQE (answered at once) "
            "%llu\n",
            (unsigned long long)(seen - t0), (unsigned long long)(cqe_at - done), (unsigned long long)post_to_cqe);
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
+}
+
+// fw_event.wqe_ok and mpt_flags (abi/hca.toml): the send engine's verdict on
+// a FAST_REG_MR's WQE-local rules, which the firmware's fast path trusts. A
+// good one-page inline WR, then the same with each rule broken once: the bit
+// must be set for the first only, and mpt_flags carry the MPT flags word then.
+TEST(CoreRtlEvt, TheEngineChecksAOnePageFastRegMrsOwnRules)
+{
+    CoreRtlBench b;
+    ASSERT_CORE_OK(b);
+    Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb);
+    const unsigned LW = HCA_ACCESS_LOCAL_WRITE, RW = HCA_ACCESS_REMOTE_WRITE;
+    auto good = [&] {
+        hca_sq_wqe_t w = RegWqe(HCA_WR_OPCODE_FAST_REG_MR, 0x70, true, 0x000a42, 0x000a01);
+        w.fr_iova = 0x123456789100ull; // offset 0x100 in its 4 KiB page
+        w.fr_length = 0x1000 - 0x100;  // up to the page's end
+        w.fr_list = 0xabcd000ull;      // the page itself (inline)
+        hca_sq_wqe_set_fr_inline(&w, 1);
+        hca_sq_wqe_set_fr_list_len(&w, 1);
+        hca_sq_wqe_set_fr_access(&w, LW | RW);
+        return w;
+    };
+    struct Case {
+        const char *what;
+        std::function<void(hca_sq_wqe_t &)> f;
+        unsigned ok;
+    };
+    const std::vector<Case> cases = {
+        {"good", [](hca_sq_wqe_t &) {}, 1},
+        {"mr_key 0 (the key's MR)", [](hca_sq_wqe_t &w) { w.rkey = 0; }, 1},
+        {"page_shift 30, length 2^30 - 0x100", [](hca_sq_wqe_t &w) { hca_sq_wqe_set_fr_page_shift(&w, 30); w.fr_iova = 0x40000100; w.fr_length = (1u << 30) - 0x100; w.fr_list = 0x40000000; }, 1},
+        {"page_shift 30, length one past", [](hca_sq_wqe_t &w) { hca_sq_wqe_set_fr_page_shift(&w, 30); w.fr_iova = 0x40000100; w.fr_length = (1u << 30) - 0xff; w.fr_list = 0x40000000; }, 0},
+        {"not inline", [](hca_sq_wqe_t &w) { hca_sq_wqe_set_fr_inline(&w, 0); }, 0},
+        {"list_len 2", [](hca_sq_wqe_t &w) { hca_sq_wqe_set_fr_list_len(&w, 2); }, 0},
+        {"mr_key of another index", [](hca_sq_wqe_t &w) { w.rkey = 0x000b01; }, 0},
+        {"page_shift 11", [](hca_sq_wqe_t &w) { hca_sq_wqe_set_fr_page_shift(&w, 11); w.fr_length = 0x100; }, 0},
+        {"page_shift 31", [](hca_sq_wqe_t &w) { hca_sq_wqe_set_fr_page_shift(&w, 31); w.fr_list = 0x80000000; }, 0},
+        {"length 0", [](hca_sq_wqe_t &w) { w.fr_length = 0; }, 0},
+        {"length one past the page", [](hca_sq_wqe_t &w) { w.fr_length++; }, 0},
+        {"length 2^32 + 1", [](hca_sq_wqe_t &w) { w.fr_length = (1ull << 32) + 1; }, 0},
+        {"iova + length = 2^64", [](hca_sq_wqe_t &w) { w.fr_iova = ~0ull - 0xfff; w.fr_length = 0x1000; }, 0},
+        {"page at +0x800", [](hca_sq_wqe_t &w) { w.fr_list += 0x800; }, 0},
+        {"REMOTE_WRITE without LOCAL_WRITE", [=](hca_sq_wqe_t &w) { hca_sq_wqe_set_fr_access(&w, RW); }, 0},
+        {"REMOTE_ATOMIC without LOCAL_WRITE", [](hca_sq_wqe_t &w) { hca_sq_wqe_set_fr_access(&w, HCA_ACCESS_REMOTE_ATOMIC); }, 0},
+    };
+    for (const Case &c : cases) {
+        hca_sq_wqe_t w = good();
+        c.f(w);
+        b.PostSend(qa, w);
+        ASSERT_NE(UINT64_MAX, b.WaitEvent()) << c.what << ": no event";
+        const hca_fw_event_t e = b.Take();
+        EXPECT_EQ((unsigned)HCA_EVT_KIND_FAST_REG_MR, hca_fw_event_get_kind(&e)) << c.what;
+        EXPECT_EQ(c.ok, hca_fw_event_get_wqe_ok(&e)) << c.what << ": wqe_ok";
+        hca_mpt_entry_t f = {};
+        if (c.ok) {
+            hca_mpt_entry_set_alloc(&f, 1);
+            hca_mpt_entry_set_state(&f, HCA_MKEY_STATE_VALID);
+            hca_mpt_entry_set_kind(&f, HCA_MKEY_KIND_FAST_REG);
+            hca_mpt_entry_set_mode(&f, HCA_MKEY_MODE_MTT);
+            hca_mpt_entry_set_access(&f, hca_sq_wqe_get_fr_access(&w));
+            hca_mpt_entry_set_page_shift(&f, hca_sq_wqe_get_fr_page_shift(&w));
+        }
+        EXPECT_EQ(f.flags, e.mpt_flags) << c.what << ": mpt_flags 0x" << std::hex << e.mpt_flags;
+        b.Done(1, HCA_WC_STATUS_SUCCESS);
+        std::vector<hca_cqe_t> cq = b.Cqes(1);
+        ASSERT_EQ(1u, cq.size()) << c.what;
+        EXPECT_CQE(cq[0], HCA_WC_OPCODE_FAST_REG_MR, HCA_WC_STATUS_SUCCESS, 0x70);
+    }
     EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
 }
 

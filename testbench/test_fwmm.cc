@@ -393,6 +393,23 @@ protected:
         e.key = key;
         return e;
     }
+    // What the send engine adds to a FAST_REG_MR whose WQE passes the rules
+    // that read only the WQE (fw_event.wqe_ok, mpt_flags; abi/hca.toml): the
+    // firmware's fast path trusts them for those rules.
+    static hca_fw_event_t engine_ok(hca_fw_event_t e)
+    {
+        hca_mpt_entry_t f;
+        memset(&f, 0, sizeof f);
+        hca_mpt_entry_set_alloc(&f, 1);
+        hca_mpt_entry_set_state(&f, HCA_MKEY_STATE_VALID);
+        hca_mpt_entry_set_kind(&f, HCA_MKEY_KIND_FAST_REG);
+        hca_mpt_entry_set_mode(&f, HCA_MKEY_MODE_MTT);
+        hca_mpt_entry_set_access(&f, e.params >> HCA_SQ_WQE_FR_ACCESS_LSB);
+        hca_mpt_entry_set_page_shift(&f, e.params >> HCA_SQ_WQE_FR_PAGE_SHIFT_LSB);
+        hca_fw_event_set_wqe_ok(&e, 1);
+        e.mpt_flags = f.flags;
+        return e;
+    }
     void queue(const hca_fw_event_t &e)
     {
         std::vector<uint32_t> w(HCA_EVT_DATA_COUNT);
@@ -1052,7 +1069,7 @@ TEST_F(FwMm, AnInlinePageIsRegisteredWithoutReadingAList)
     e.iova = 0x5000;
     e.length = 4096;
     e.list = 0x7654000; // the page itself
-    ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(e)) << mock.console;
+    ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(engine_ok(e))) << mock.console;
     EXPECT_EQ(0u, count(0, FDMA_READ)) << "no list is read";
     ASSERT_EQ(1u, count(HCA_FWP_OP_WRITE_MTT));
     for (const Rec &r : mock.log)
@@ -1067,7 +1084,10 @@ TEST_F(FwMm, AnInlinePageIsRegisteredWithoutReadingAList)
 // The inline one-page FAST_REG_MR and the invalidations take mm.c's fast
 // path; every rule failing alone must still be refused, by its own line,
 // with nothing written (the slow path explains), and what the fast path
-// commits is what the slow path commits for the same registration.
+// commits is what the slow path commits for the same registration. The
+// test is the send engine too: a rule on the MR's state fails with wqe_ok
+// set (the fast path's own checks must refuse it), a rule that reads only
+// the WQE with wqe_ok clear, as the engine would send it.
 TEST_F(FwMm, FastRegInlineEachRuleFailingAloneLeavesTheMrUntouched)
 {
     const FrMrs r = fr_mrs();
@@ -1085,6 +1105,7 @@ TEST_F(FwMm, FastRegInlineEachRuleFailingAloneLeavesTheMrUntouched)
     struct Case {
         const char *what, *rule;
         std::function<void(hca_fw_event_t &)> mutate;
+        bool mr_state = false; // a rule on the MR's state: the engine's wqe_ok is set
     };
     auto key_of = [](uint32_t key) { return [key](hca_fw_event_t &e) { e.key = e.mr_key = key; }; };
     auto mr_key_of = [](uint32_t key) { return [key](hca_fw_event_t &e) { e.mr_key = key; }; };
@@ -1093,15 +1114,15 @@ TEST_F(FwMm, FastRegInlineEachRuleFailingAloneLeavesTheMrUntouched)
          [free2](hca_fw_event_t &e) { e.key = (free2 & ~0xffu) | 0x77; }},
         {"MR named: another FREE MR", "the WR's key index differs from the MR's", mr_key_of(free2)},
         {"MR named: index 0, key byte 1", "the WR's key index differs from the MR's", mr_key_of(HCA_RESERVED_LKEY)},
-        {"index 0", "names no allocated MR", key_of(0x77)},
-        {"unallocated index", "names no allocated MR", key_of(0xabc00 | 0x77)},
-        {"index beyond the table", "names no allocated MR", key_of(0xffff00 | 0x77)},
-        {"regular MR", "not fast_reg", key_of(r.regular)},
-        {"indirect MR", "not fast_reg", key_of(r.indirect)},
-        {"dma MR", "not fast_reg", key_of(r.dma)},
-        {"VALID MR", "is VALID", key_of(valid)},
-        {"PD", "PD is not the QP's", [](hca_fw_event_t &e) { e.pd++; }},
-        {"MR of another PD", "PD is not the QP's", key_of(r.other_pd)},
+        {"index 0", "names no allocated MR", key_of(0x77), true},
+        {"unallocated index", "names no allocated MR", key_of(0xabc00 | 0x77), true},
+        {"index beyond the table", "names no allocated MR", key_of(0xffff00 | 0x77), true},
+        {"regular MR", "not fast_reg", key_of(r.regular), true},
+        {"indirect MR", "not fast_reg", key_of(r.indirect), true},
+        {"dma MR", "not fast_reg", key_of(r.dma), true},
+        {"VALID MR", "is VALID", key_of(valid), true},
+        {"PD", "PD is not the QP's", [](hca_fw_event_t &e) { e.pd++; }, true},
+        {"MR of another PD", "PD is not the QP's", key_of(r.other_pd), true},
         {"page_list_len 0", "page_list_len is 0", [INL](hca_fw_event_t &e) { e.params = params(12, LW, 0) | INL; }},
         {"page_list_len 2", "inline page list holds one page",
          [INL](hca_fw_event_t &e) { e.params = params(12, LW, 2) | INL; }},
@@ -1131,7 +1152,7 @@ TEST_F(FwMm, FastRegInlineEachRuleFailingAloneLeavesTheMrUntouched)
         SCOPED_TRACE(c.what);
         hca_fw_event_t e = good;
         c.mutate(e);
-        expect_fr_refused(e, c.rule);
+        expect_fr_refused(c.mr_state ? engine_ok(e) : e, c.rule);
         EXPECT_EQ(0u, count(0, FDMA_READ)) << "no list read";
     }
     expect_fr_untouched(r, mpt_before, mtt_before);
@@ -1162,7 +1183,7 @@ TEST_F(FwMm, FastRegInlineEachRuleFailingAloneLeavesTheMrUntouched)
         const uint32_t key = a->key;
         const uint32_t base = shadow(key).mtt_base;
         mock.console.clear();
-        ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(*a)) << mock.console;
+        ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(engine_ok(*a))) << mock.console;
         EXPECT_EQ(1u, count(HCA_FWP_OP_WRITE_MTT));
         EXPECT_EQ(1u, count(HCA_FWP_OP_WRITE_MPT));
         const hca_mpt_entry_t fast = mpt_of(key);
@@ -1214,14 +1235,14 @@ TEST_F(FwMm, ABatchIsReadByOneProgramAndEachCommitIsOneProgram)
         e->length = 100;
         e->list = 0x3000;
     }
-    queue(ra);
-    queue(rb);
+    queue(engine_ok(ra));
+    queue(engine_ok(rb));
     queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, a, 3));
     mm_service();
     EXPECT_TRUE(mock.events.empty());
     EXPECT_EQ(5, mock.fseq_runs) << "one read of the batch, one program per operation, a read finding none";
-    EXPECT_EQ(2 * (offsetof(hca_fw_event_t, rsvd) / 4) + HCA_EVT_INV_WORDS + 2, mock.evt_words_read)
-        << "READ_EVT: a registration's words but rsvd, an invalidation's up to key; each read stopped at the empty "
+    EXPECT_EQ(2 * HCA_EVT_DATA_COUNT + HCA_EVT_INV_WORDS + 2, mock.evt_words_read)
+        << "READ_EVT: a registration's words, an invalidation's up to key; each read stopped at the empty "
            "queue's first word";
     std::vector<Kind> kinds;
     for (const Rec &r : mock.log)
@@ -1247,7 +1268,7 @@ TEST_F(FwMm, AStoppedCommitIsSettledBeforeTheNextEventOnItsMrIsDecided)
     reg.length = 10;
     reg.list = 0x9000;
     mock.fail_fwp_op = HCA_FWP_OP_WRITE_MPT;
-    queue(reg);
+    queue(engine_ok(reg));
     queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, k1, 5));
     mm_service();
     std::vector<uint32_t> done;

@@ -1439,7 +1439,7 @@ typedef struct hca_fw_event {
     uint64_t length;
     uint64_t list; /* bus address of the page list / KLM list; the page itself when params has fr_inline */
     uint32_t mr_key; /* registrations: sq_wqe.rkey, the MR the WR names (0: none named, the MR of key's index); 0 for other kinds */
-    uint32_t rsvd;
+    uint32_t mpt_flags; /* FAST_REG_MR with wqe_ok: the MPT entry's flags word the registration writes (alloc, VALID, kind FAST_REG, mode MTT, the WR's access and page_shift), worked out by the send engine with wqe_ok so the firmware's fast path commits it as read; 0 otherwise */
 } hca_fw_event_t;
 HCA_STATIC_ASSERT(sizeof(hca_fw_event_t) == 48, "hca_fw_event_t size");
 HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, hdr) == 0, "fw_event.hdr offset");
@@ -1450,7 +1450,7 @@ HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, iova) == 16, "fw_event.iova offset");
 HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, length) == 24, "fw_event.length offset");
 HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, list) == 32, "fw_event.list offset");
 HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, mr_key) == 40, "fw_event.mr_key offset");
-HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, rsvd) == 44, "fw_event.rsvd offset");
+HCA_STATIC_ASSERT(offsetof(hca_fw_event_t, mpt_flags) == 44, "fw_event.mpt_flags offset");
 /* fw_event.kind: bits 0..3 of hdr. */
 #define HCA_FW_EVENT_KIND_LSB 0u
 #define HCA_FW_EVENT_KIND_WIDTH 4u
@@ -1458,6 +1458,14 @@ static inline uint32_t hca_fw_event_get_kind(const hca_fw_event_t *s) { return (
 static inline void hca_fw_event_set_kind(hca_fw_event_t *s, uint32_t v)
 {
     s->hdr = (s->hdr & ~((uint32_t)15u << 0)) | ((v & 15u) << 0);
+}
+/* fw_event.wqe_ok: bits 4..4 of hdr. FAST_REG_MR only (0 for other kinds), set by the send engine at decode: the WQE alone passes every rule that reads only the WQE — fr_inline with fr_list_len 1; mr_key 0 or index(mr_key) = index(key); page_shift in PAGE_SHIFT_MIN..PAGE_SHIFT_MAX; length in 1..2^ps - (iova mod 2^ps); iova + length not past 2^64; list (the page) aligned to 2^ps; access: REMOTE_WRITE or REMOTE_ATOMIC only with LOCAL_WRITE. The firmware's fast path trusts it for those and checks the MR's state itself; with it clear the slow path decides, and the slow path never reads it */
+#define HCA_FW_EVENT_WQE_OK_LSB 4u
+#define HCA_FW_EVENT_WQE_OK_WIDTH 1u
+static inline uint32_t hca_fw_event_get_wqe_ok(const hca_fw_event_t *s) { return (s->hdr >> 4) & 1u; }
+static inline void hca_fw_event_set_wqe_ok(hca_fw_event_t *s, uint32_t v)
+{
+    s->hdr = (s->hdr & ~((uint32_t)1u << 4)) | ((v & 1u) << 4);
 }
 /* fw_event.tag: bits 8..19 of hdr. echo it in DONE (at the same bits: DONE's tag is hdr & its mask) */
 #define HCA_FW_EVENT_TAG_LSB 8u

@@ -700,6 +700,7 @@ FW_EVENT_SIZE = 48
 FW_EVENT_FIELDS = {
     "hdr": (0, 32),
     "kind": (0, 4),
+    "wqe_ok": (4, 1),
     "tag": (8, 12),
     "qpn": (20, 12),
     "pd": (32, 32),
@@ -709,7 +710,7 @@ FW_EVENT_FIELDS = {
     "length": (192, 64),
     "list": (256, 64),
     "mr_key": (320, 32),
-    "rsvd": (352, 32),
+    "mpt_flags": (352, 32),
 }
 
 # klm_entry: one entry of an indirect MR (mode KLM) as the firmware writes it into the MR's MTT space: entry i takes two MTT words, MTT[mtt_base + 2i] = addr and MTT[mtt_base + 2i + 1] = length | lkey << 32 (no present bit: addr is byte-aligned); the MPT's mtt_count = 2 x entries. The host's KLM list (fw_event.list) is an array of sge {addr, length, lkey} in the same byte layout.

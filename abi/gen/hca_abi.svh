@@ -871,6 +871,9 @@
 `define HCA_FW_EVENT_KIND_LSB 0
 `define HCA_FW_EVENT_KIND_W 4
 `define HCA_FW_EVENT_KIND(v) v[0 +: 4]
+`define HCA_FW_EVENT_WQE_OK_LSB 4
+`define HCA_FW_EVENT_WQE_OK_W 1
+`define HCA_FW_EVENT_WQE_OK(v) v[4 +: 1]
 `define HCA_FW_EVENT_TAG_LSB 8
 `define HCA_FW_EVENT_TAG_W 12
 `define HCA_FW_EVENT_TAG(v) v[8 +: 12]
@@ -898,9 +901,9 @@
 `define HCA_FW_EVENT_MR_KEY_LSB 320
 `define HCA_FW_EVENT_MR_KEY_W 32
 `define HCA_FW_EVENT_MR_KEY(v) v[320 +: 32]
-`define HCA_FW_EVENT_RSVD_LSB 352
-`define HCA_FW_EVENT_RSVD_W 32
-`define HCA_FW_EVENT_RSVD(v) v[352 +: 32]
+`define HCA_FW_EVENT_MPT_FLAGS_LSB 352
+`define HCA_FW_EVENT_MPT_FLAGS_W 32
+`define HCA_FW_EVENT_MPT_FLAGS(v) v[352 +: 32]
 
 // klm_entry: one entry of an indirect MR (mode KLM) as the firmware writes it into the MR's MTT space: entry i takes two MTT words, MTT[mtt_base + 2i] = addr and MTT[mtt_base + 2i + 1] = length | lkey << 32 (no present bit: addr is byte-aligned); the MPT's mtt_count = 2 x entries. The host's KLM list (fw_event.list) is an array of sge {addr, length, lkey} in the same byte layout.. `HCA_KLM_ENTRY_<FIELD>(v) selects a field of a 128-bit vector v.
 `define HCA_KLM_ENTRY_W 128
