@@ -157,7 +157,9 @@ module hca_req_resp #(
   logic          pf_q, pf_d, pfslot_q, pfslot_d;
   logic [QW-1:0] pf_qpn_q, pf_qpn_d;
   logic [7:0]    pf_buf_q, pf_buf_d;
-  logic [(1<<QW)-1:0] rerr_q, rerr_d;  // per QP: a posted scatter of its READ was answered err
+  localparam int NQ = 1 << QW;
+  logic [NQ-1:0] rerr_q;            // per QP: a posted scatter of its READ was answered err
+  logic          rerr_set, rerr_clr; // this cycle: pf_qpn_q's bit set, then qpn_w's cleared
   logic [4:0]    status_q, status_d;
   logic          err_q, err_d;
 
@@ -270,8 +272,7 @@ module hca_req_resp #(
     pfslot_d    = pfslot_q;
     pf_qpn_d    = pf_qpn_q;
     pf_buf_d    = pf_buf_q;
-    rerr_d      = rerr_q;
-    if (pf_go && (pfslot_q ? berr1_q : berr0_q)) rerr_d[pf_qpn_q] = 1'b1;
+    rerr_clr    = 1'b0;
     status_d    = status_q;
     err_d       = err_q;
     rx_ready_o  = 1'b0;
@@ -342,7 +343,7 @@ module hca_req_resp #(
                 mv_start = 1'b1;
                 moved_d  = 1'b1;
                 state_d  = R_MOVE;
-                if (off_q == 32'd0) rerr_d[qpn_w] = 1'b0;   // a new message
+                if (off_q == 32'd0) rerr_clr = 1'b1;   // a new message
               end else begin
                 // Not a READ: drop it, the message stays in flight.
                 err_d   = 1'b0;
@@ -381,7 +382,7 @@ module hca_req_resp #(
             if (ctx_reset) begin
               rel_valid_o = 1'b1;
               rel_kind_o  = REL_IDLE;
-              rerr_d[qpn_w] = 1'b0;
+              rerr_clr    = 1'b1;
             end else if (err_q) begin
               state_d = R_FINISH;
             end else if (last_q && pk_read && op_q == `HCA_PKT_OP_READ_RESP) begin
@@ -401,7 +402,7 @@ module hca_req_resp #(
           rel_valid_o = 1'b1;
           rel_kind_o  = REL_IDLE;
           state_d     = R_IDLE;
-          rerr_d[qpn_w] = 1'b0;   // the message ended
+          rerr_clr    = 1'b1;   // the message ended
         end
       end
       R_EVT: begin
@@ -409,7 +410,7 @@ module hca_req_resp #(
           rel_valid_o = 1'b1;
           rel_kind_o  = REL_IDLE;
           state_d     = R_IDLE;
-          rerr_d[qpn_w] = 1'b0;
+          rerr_clr    = 1'b1;
         end else if (evt_ready_i && quiet) begin
           rel_valid_o = 1'b1;
           rel_kind_o  = REL_EVT;
@@ -433,6 +434,7 @@ module hca_req_resp #(
   assign free_valid_o = fsm_free || pf_rdy;
   assign free_id_o    = fsm_free ? pbuf_q : pf_buf_q;
   assign pf_go        = pf_rdy && !fsm_free && free_ready_i;
+  assign rerr_set     = pf_go && (pfslot_q ? berr1_q : berr0_q);
 
   // ---------------------------------------------------------------- READ_INV event
   always_comb begin
@@ -503,7 +505,13 @@ module hca_req_resp #(
       pf_q      <= pf_d;
       pfslot_q  <= pfslot_d;
       pf_qpn_q  <= pf_qpn_d;
-      rerr_q    <= rerr_d;
+      // The vector changes only in the cycles that set or clear a bit: a
+      // whole-vector update under that condition, not a next value of
+      // MAX_QP bits computed every cycle (no variable bit index on the
+      // left: Yosys refuses one under an async reset).
+      if (rerr_set || rerr_clr) begin
+        rerr_q  <= (rerr_q | (NQ'(rerr_set) << pf_qpn_q)) & ~(NQ'(rerr_clr) << qpn_w);
+      end
       status_q  <= status_d;
       err_q     <= err_d;
       // (HCA_MUTANT_RESP_QPN_MOVES: formal mutant, rtl/formal/hca_req_resp_props.sv)
