@@ -9,6 +9,7 @@ struct fields inside the struct, naturally aligned and not overlapping,
 register fields inside 32 bits. Any error names the item at fault.
 """
 import argparse
+import ast
 import difflib
 import os
 import sys
@@ -46,8 +47,59 @@ def load(path):
     abi.setdefault("flags", [])
     abi.setdefault("struct", [])
     abi.setdefault("regs", [])
+    abi.setdefault("bitmap", [])
+    expand_bitmaps(abi)
     validate(abi)
     return abi
+
+
+def const_expr(text, consts, owner):
+    """An integer, or a sum/difference/product of integers and earlier consts ("1 + SQ_PREFETCH_READS")."""
+    if isinstance(text, int):
+        return text
+
+    def ev(n):
+        if isinstance(n, ast.Constant) and isinstance(n.value, int):
+            return n.value
+        if isinstance(n, ast.Name) and n.id in consts:
+            return consts[n.id]
+        if isinstance(n, ast.BinOp) and type(n.op) in (ast.Add, ast.Sub, ast.Mult):
+            a, b = ev(n.left), ev(n.right)
+            return a + b if isinstance(n.op, ast.Add) else a - b if isinstance(n.op, ast.Sub) else a * b
+        raise AbiError(f"{owner}: '{text}' is not an integer expression of consts")
+
+    try:
+        return ev(ast.parse(str(text), mode="eval").body)
+    except SyntaxError:
+        raise AbiError(f"{owner}: '{text}' is not an integer expression of consts")
+
+
+def expand_bitmaps(abi):
+    """A bitmap names runs of bits in order (LSB first); it becomes consts:
+    NAME_<FIELD>_LSB and _WIDTH per run, the total width (count) and each
+    mask, the OR of the runs it lists. So a vector's layout and the masks
+    over it have one source, and adding a run moves everything after it."""
+    consts = {up(c["name"]): c["value"] for c in abi["const"]}
+    for bm in abi["bitmap"]:
+        n = up(bm["name"])
+        lsb, runs = 0, {}
+        for fname, width, doc in bm["fields"]:
+            w = const_expr(width, consts, f"bitmap {bm['name']}.{fname}")
+            if w <= 0 or fname in runs:
+                raise AbiError(f"bitmap {bm['name']}.{fname}: width must be positive and the name unique")
+            runs[fname] = (lsb, w)
+            for suffix, v, d in (("LSB", lsb, doc), ("WIDTH", w, "")):
+                abi["const"].append({"name": f"{n}_{fname}_{suffix}", "value": v, "doc": d})
+            lsb += w
+        abi["const"].append({"name": bm["count"], "value": lsb, "doc": bm.get("doc", "")})
+        for m in bm.get("masks", []):
+            v = 0
+            for fname in m["fields"]:
+                if fname not in runs:
+                    raise AbiError(f"bitmap {bm['name']}: mask {m['name']} names unknown run {fname}")
+                v |= mask(runs[fname][1]) << runs[fname][0]
+            abi["const"].append({"name": m["name"], "value": v, "doc": m.get("doc", "")})
+        consts.update({up(c["name"]): c["value"] for c in abi["const"]})
 
 
 def validate(abi):

@@ -69,6 +69,30 @@ class Refusals(unittest.TestCase):
         self.assertIn("`define HCA_SQ_WQE_SGE(v, i) v[512 + (i) * 128 +: 128]", outs["hca_abi.svh"])
         self.assertIn('"sge[3]": (896, 128)', outs["hca_abi.py"])
 
+    def test_bitmap_runs_and_masks(self):
+        rc, err, outs = run(GOOD)
+        self.assertEqual(rc, 0, err)
+        h = outs["hca_abi.h"]
+        self.assertIn("#define HCA_DRAIN_SRC_WQE_READS_LSB 6u", h)
+        self.assertIn("#define HCA_DRAIN_SRC_WQE_READS_WIDTH 9u", h)  # 1 + SQ_PREFETCH_READS
+        self.assertIn("#define HCA_DRAIN_SOURCES 19u", h)
+        self.assertIn("#define HCA_DRAIN_KEYED_MASK 0x3803fu", h)
+        # a run added before the CQ writer moves it and widens the count; the mask follows its runs
+        more = GOOD.replace('  ["CQ_WRITER", 1,', '  ["EXTRA", 2, ""],\n  ["CQ_WRITER", 1,')
+        rc, err, outs = run(more)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("#define HCA_DRAIN_SRC_CQ_WRITER_LSB 20u", outs["hca_abi.h"])
+        self.assertIn("`define HCA_DRAIN_SOURCES 21", outs["hca_abi.svh"])
+        self.assertIn("DRAIN_KEYED_MASK = 0x3803f", outs["hca_abi.py"])
+
+    def test_bitmap_bad_width_expression(self):
+        bad = GOOD.replace('"1 + SQ_PREFETCH_READS"', '"1 + NO_SUCH_CONST"')
+        self.refused(bad, "bitmap DRAIN_SRC.WQE_READS: '1 + NO_SUCH_CONST' is not an integer expression")
+
+    def test_bitmap_mask_unknown_run(self):
+        bad = GOOD.replace('fields = ["SEND", "RESPONSE", "RESPONDER"]', 'fields = ["SEND", "NOPE"]')
+        self.refused(bad, "mask DRAIN_KEYED_MASK names unknown run NOPE")
+
     def test_array_of_unknown_struct(self):
         bad = GOOD.replace('{ name = "sge", offset = 64, type = "sge", count = 4 }',
                            '{ name = "sge", offset = 64, type = "nosuch", count = 4 }')

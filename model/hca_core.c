@@ -213,7 +213,7 @@ static void cm_comb_once(cm_t *m, const core_pins_t *p, uint64_t now)
     w->cw.cq_ci = w->ctx.cq_ci;
     w->cw.dma_rsp_valid = (uint8_t)(p->dma_rsp_valid && w->rsp_client == DC_CQW);
     w->cw.dma_rsp_rtag = hca_dma_rsp_get_rtag(&p->dma_rsp);
-    w->cw.hold = (uint8_t)(m->ctx.drain >> (HCA_DRAIN_SOURCES - 1u) & 1u); /* drain_q's top bit: the writer's */
+    w->cw.hold = (uint8_t)(m->ctx.drain >> HCA_DRAIN_SRC_CQ_WRITER_LSB & 1u); /* drain_q's CQ_WRITER bit */
 
     /* translation arbiter: the responder's and the external client's side, the unit's answers */
     hca_xarb_io_t *xa = &w->xarb;
@@ -285,11 +285,10 @@ static void cm_edge_inputs(cm_t *m)
     w->xu.req_va = w->xarb.xu_req.va;
     w->xu.rsp_ready = w->xarb.xu_rsp_ready;
 
-    /* bit order = HCA_DRAIN_KEYED_MASK's (hca_core.sv's concatenation) */
-    enum { RQ_DRAIN_W = 7 + HCA_SQ_PREFETCH_READS }; /* send, response, WQE reads {read-ahead, fetch} */
-    _Static_assert(RQ_DRAIN_W + 3 + 1 == HCA_DRAIN_SOURCES, "the DRAIN sources hca_core.sv wires");
-    w->ctx.drain_busy = (rq->drain_busy & ((1u << RQ_DRAIN_W) - 1u)) | (uint32_t)rs->place_busy << RQ_DRAIN_W |
-                        (uint32_t)w->cw.busy << (RQ_DRAIN_W + 3);
+    /* each run at its abi DRAIN_SRC_*_LSB, as hca_core.sv wires them (the requester's: SEND..WQE_READS) */
+    w->ctx.drain_busy = (rq->drain_busy & ((1u << HCA_DRAIN_SRC_RESPONDER_LSB) - 1u)) |
+                        (uint32_t)rs->place_busy << HCA_DRAIN_SRC_RESPONDER_LSB |
+                        (uint32_t)w->cw.busy << HCA_DRAIN_SRC_CQ_WRITER_LSB;
     w->ctx.ra_qpn = rq->ra_qpn;
     w->ctx.rb_qpn = rq->rb_qpn;
     w->ctx.req_sq_ci_inc = rq->sq_ci_inc;

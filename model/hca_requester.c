@@ -344,7 +344,9 @@ void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64
     io->qp_err_valid = take && fin->err;
     io->qp_err_qpn = fin->qpn;
 
-    io->drain_busy = (uint16_t)((unsigned)s->rd_busy << 6 | r->mv_busy << 3 | s->mv_busy);
+    io->drain_busy = (uint16_t)((unsigned)s->rd_busy << HCA_DRAIN_SRC_WQE_READS_LSB |
+                                (unsigned)r->mv_busy << HCA_DRAIN_SRC_RESPONSE_LSB |
+                                (unsigned)s->mv_busy << HCA_DRAIN_SRC_SEND_LSB);
 }
 
 /* qst_q[q] <= st */

@@ -132,8 +132,8 @@ typedef struct hca_requester_io {
     uint8_t pb_free_valid;
     uint8_t pb_free_id;
     uint8_t cpl_valid;
-    uint16_t drain_busy;       /**< ctx DRAIN sources: bits 14:6 send WQE reads {prefetch read slot 7..0, fetch}, 5:3 response,
-                                    2:0 send (each {slot 1, slot 0, mover}) */
+    uint16_t drain_busy;       /**< ctx DRAIN sources at their abi DRAIN_SRC_*_LSB: WQE_READS {prefetch read slot 7..0, fetch},
+                                    RESPONSE, SEND (each {slot 1, slot 0, mover}) */
     uint8_t evt_valid;
     /* ---- not ports: comb's settled nets, for edge and for the next comb of
      * the cycle (reused when the state, the cycle and the inputs are the

@@ -258,10 +258,14 @@ module hca_core #(
   logic [15:0]              cq_cqn, cq_pi, cq_ci;
   logic [`HCA_CQ_CTX_W-1:0] cq_cqc;
   logic                     cq_inrange, cq_pi_inc, cq_ovf_set;
-  logic [6+`HCA_SQ_PREFETCH_READS:0] rq_drain_busy;
+  logic [`HCA_DRAIN_SRC_RESPONDER_LSB-1:0] rq_drain_busy; // SEND, RESPONSE, WQE_READS
   logic [2:0]               rs_drain_busy;
   logic                     cw_drain_busy;
-  logic [`HCA_DRAIN_SOURCES-1:0] drain_pend;
+  logic [`HCA_DRAIN_SOURCES-1:0] drain_busy, drain_pend;
+  // Each run at its abi DRAIN_SRC_*_LSB (DRAIN_KEYED_MASK is built from them).
+  assign drain_busy[`HCA_DRAIN_SRC_RESPONDER_LSB-1:0] = rq_drain_busy;
+  assign drain_busy[`HCA_DRAIN_SRC_RESPONDER_LSB +: `HCA_DRAIN_SRC_RESPONDER_WIDTH] = rs_drain_busy;
+  assign drain_busy[`HCA_DRAIN_SRC_CQ_WRITER_LSB] = cw_drain_busy;
 
   hca_ctx #(
     .MAX_QP  (MAX_QP),
@@ -281,11 +285,8 @@ module hca_core #(
     .fw_rvalid_o     (ctx_rvalid),
     .fw_rdata_o      (ctx_rdata),
     .drain_wait_o    (drain_wait_o),
-    // (bit order = abi DRAIN_KEYED_MASK's: send [2:0], response [5:3], WQE reads
-    // [14:6] (fetch, 8 read-ahead reads), responder [17:15], CQ writer 18; keep
-    // them together)
-    .drain_busy_i    ({cw_drain_busy, rs_drain_busy, rq_drain_busy}),
-    .drain_pend_o    (drain_pend),   // its top bit: the CQ writer's (hold_i)
+    .drain_busy_i    (drain_busy),
+    .drain_pend_o    (drain_pend),   // its CQ_WRITER bit: the writer's hold_i
     .ra_qpn_i        (ra_qpn),
     .ra_qpc_o        (ra_qpc),
     .ra_sq_ci_o      (ra_sq_ci),
@@ -476,7 +477,7 @@ module hca_core #(
     .cpl_ready_o     (cpl_ready),
     .cpl_i           (cpl),
     .cpl_cqn_i       (cpl_cqn),
-    .hold_i          (drain_pend[`HCA_DRAIN_SOURCES-1]),
+    .hold_i          (drain_pend[`HCA_DRAIN_SRC_CQ_WRITER_LSB]),
     .cq_cqn_o        (cq_cqn),
     .cq_cqc_i        (cq_cqc),
     .cq_inrange_i    (cq_inrange),
@@ -676,6 +677,6 @@ module hca_core #(
   // The translation unit's firmware port is always ready (xu_fw_port).
   logic unused;
   assign unused = ^{fwp_ready, unused_tx_id, unused_dma_id, unused_cpl_id, pb_free_count,
-                    evt_addr[15:6], drain_pend[`HCA_DRAIN_SOURCES-2:0]};
+                    evt_addr[15:6], drain_pend[`HCA_DRAIN_SRC_CQ_WRITER_LSB-1:0]};
 
 endmodule

@@ -132,7 +132,7 @@ module hca_requester #(
   output logic [15:0]                   cpl_cqn_o,
 
   // ctx DRAIN sources: {send WQE reads [6+SQ_PREFETCH_READS:6], response movers [5:3], send movers [2:0]}
-  output logic [6+`HCA_SQ_PREFETCH_READS:0] drain_busy_o,
+  output logic [`HCA_DRAIN_SRC_RESPONDER_LSB-1:0] drain_busy_o, // abi DRAIN_SRC SEND, RESPONSE, WQE_READS
 
   // memory-management events (hca_evt producer 0) and their DONE broadcast
   output logic                          evt_valid_o,
@@ -309,8 +309,8 @@ module hca_requester #(
     .fin_valid_o     (s_fin_valid),
     .fin_ready_i     (s_fin_ready),
     .fin_o           (s_fin),
-    .mv_busy_o       (drain_busy_o[2:0]),
-    .rd_busy_o       (drain_busy_o[6+`HCA_SQ_PREFETCH_READS:6]),
+    .mv_busy_o       (drain_busy_o[`HCA_DRAIN_SRC_SEND_LSB +: `HCA_DRAIN_SRC_SEND_WIDTH]),
+    .rd_busy_o       (drain_busy_o[`HCA_DRAIN_SRC_WQE_READS_LSB +: `HCA_DRAIN_SRC_WQE_READS_WIDTH]),
     .quiet_o         (s_quiet)
   );
 
@@ -366,7 +366,7 @@ module hca_requester #(
     .fin_valid_o     (r_fin_valid),
     .fin_ready_i     (r_fin_ready),
     .fin_o           (r_fin),
-    .mv_busy_o       (drain_busy_o[5:3]),
+    .mv_busy_o       (drain_busy_o[`HCA_DRAIN_SRC_RESPONSE_LSB +: `HCA_DRAIN_SRC_RESPONSE_WIDTH]),
     .quiet_o         (r_quiet)
   );
 

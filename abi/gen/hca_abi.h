@@ -88,10 +88,6 @@ extern "C" {
 #define HCA_SQ_PREFETCH_ENTRIES 16u
 /* read-ahead reads the send engine keeps on the bus at once (each one DMA tag and one DRAIN source: DRAIN_SOURCES counts them) */
 #define HCA_SQ_PREFETCH_READS 8u
-/* ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks (the responder's: and its RQ WQE reads) plus each of its two posted-DMA slots; the send engine's SQ WQE reads: its fetch and each of its SQ_PREFETCH_READS (8) read-ahead reads; the CQ writer's CQE write */
-#define HCA_DRAIN_SOURCES 19u
-/* the DRAIN sources holding key-checked work (the three engines' mover checks and posted slots; the responder's bit also covers its RQ WQE reads): what a DRAIN with index 0 waits for, an invalidation's; the others (the send engine's WQE fetch and read-ahead, the CQ writer) carry nothing key-checked */
-#define HCA_DRAIN_KEYED_MASK 0x3803fu
 /* the ctx DRAIN command's index that waits for every DRAIN source (DESTROY_QP, MODIFY_QP RESET, DESTROY_CQ) */
 #define HCA_DRAIN_ALL 1u
 #define HCA_MAX_SEND_SGE 4u
@@ -117,6 +113,25 @@ extern "C" {
 #define HCA_EVT_TAG_RESPONDER 2048u
 /* words of an invalidation's fw_event that carry something (hdr, pd, key): what fseq READ_EVT reads of one */
 #define HCA_EVT_INV_WORDS 3u
+/* the requester's send engine: its mover's checks, then its two posted-DMA slots */
+#define HCA_DRAIN_SRC_SEND_LSB 0u
+#define HCA_DRAIN_SRC_SEND_WIDTH 3u
+/* the requester's response engine: its mover's checks, then its two posted-DMA slots */
+#define HCA_DRAIN_SRC_RESPONSE_LSB 3u
+#define HCA_DRAIN_SRC_RESPONSE_WIDTH 3u
+/* the send engine's SQ WQE reads: its fetch, then each read-ahead read */
+#define HCA_DRAIN_SRC_WQE_READS_LSB 6u
+#define HCA_DRAIN_SRC_WQE_READS_WIDTH 9u
+/* the responder's placement: its mover's checks (and its RQ WQE reads), then its two posted-DMA slots */
+#define HCA_DRAIN_SRC_RESPONDER_LSB 15u
+#define HCA_DRAIN_SRC_RESPONDER_WIDTH 3u
+/* the CQ writer's CQE writes (its pending bit is hca_cq_writer's hold_i: no new completion while a DRAIN waits for it) */
+#define HCA_DRAIN_SRC_CQ_WRITER_LSB 18u
+#define HCA_DRAIN_SRC_CQ_WRITER_WIDTH 1u
+/* ctx DRAIN busy bits: the DRAIN_SRC runs (per engine its mover's checks and its two posted-DMA slots; the send engine's SQ WQE reads; the CQ writer's CQE write) */
+#define HCA_DRAIN_SOURCES 19u
+/* the DRAIN sources holding key-checked work: what a DRAIN with index 0 waits for, an invalidation's; the others (the send engine's WQE reads, the CQ writer) carry nothing key-checked */
+#define HCA_DRAIN_KEYED_MASK 0x3803fu
 
 /* mkey_state: MR state (SEMANTICS.md: Keys and states) */
 enum hca_mkey_state {

@@ -41,8 +41,6 @@ MAX_QP = 0x400  # QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP); a power
 MAX_CQ = 0x400  # CQ contexts; CQ numbers 1..MAX_CQ-1
 SQ_PREFETCH_ENTRIES = 0x10  # the send engine's WQE read-ahead buffer: entries (entry = QP number mod SQ_PREFETCH_ENTRIES, one WQE each); a power of two, at most 256
 SQ_PREFETCH_READS = 0x8  # read-ahead reads the send engine keeps on the bus at once (each one DMA tag and one DRAIN source: DRAIN_SOURCES counts them)
-DRAIN_SOURCES = 0x13  # ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks (the responder's: and its RQ WQE reads) plus each of its two posted-DMA slots; the send engine's SQ WQE reads: its fetch and each of its SQ_PREFETCH_READS (8) read-ahead reads; the CQ writer's CQE write
-DRAIN_KEYED_MASK = 0x3803f  # the DRAIN sources holding key-checked work (the three engines' mover checks and posted slots; the responder's bit also covers its RQ WQE reads): what a DRAIN with index 0 waits for, an invalidation's; the others (the send engine's WQE fetch and read-ahead, the CQ writer) carry nothing key-checked
 DRAIN_ALL = 0x1  # the ctx DRAIN command's index that waits for every DRAIN source (DESTROY_QP, MODIFY_QP RESET, DESTROY_CQ)
 MAX_SEND_SGE = 0x4
 MAX_RECV_SGE = 0x3
@@ -57,6 +55,18 @@ FW_EVT_BASE = 0x40000800  # the engine's event queue as the firmware core sees i
 EVT_QUEUE_DEPTH = 0x8  # events the queue holds; the engine waits when it is full
 EVT_TAG_RESPONDER = 0x800  # fw_event.hdr.tag of an event: requester events carry the QP number, responder events (REMOTE_INV) EVT_TAG_RESPONDER | QP number, so DONE finds its waiter
 EVT_INV_WORDS = 0x3  # words of an invalidation's fw_event that carry something (hdr, pd, key): what fseq READ_EVT reads of one
+DRAIN_SRC_SEND_LSB = 0x0  # the requester's send engine: its mover's checks, then its two posted-DMA slots
+DRAIN_SRC_SEND_WIDTH = 0x3
+DRAIN_SRC_RESPONSE_LSB = 0x3  # the requester's response engine: its mover's checks, then its two posted-DMA slots
+DRAIN_SRC_RESPONSE_WIDTH = 0x3
+DRAIN_SRC_WQE_READS_LSB = 0x6  # the send engine's SQ WQE reads: its fetch, then each read-ahead read
+DRAIN_SRC_WQE_READS_WIDTH = 0x9
+DRAIN_SRC_RESPONDER_LSB = 0xf  # the responder's placement: its mover's checks (and its RQ WQE reads), then its two posted-DMA slots
+DRAIN_SRC_RESPONDER_WIDTH = 0x3
+DRAIN_SRC_CQ_WRITER_LSB = 0x12  # the CQ writer's CQE writes (its pending bit is hca_cq_writer's hold_i: no new completion while a DRAIN waits for it)
+DRAIN_SRC_CQ_WRITER_WIDTH = 0x1
+DRAIN_SOURCES = 0x13  # ctx DRAIN busy bits: the DRAIN_SRC runs (per engine its mover's checks and its two posted-DMA slots; the send engine's SQ WQE reads; the CQ writer's CQE write)
+DRAIN_KEYED_MASK = 0x3803f  # the DRAIN sources holding key-checked work: what a DRAIN with index 0 waits for, an invalidation's; the others (the send engine's WQE reads, the CQ writer) carry nothing key-checked
 
 # mkey_state: MR state (SEMANTICS.md: Keys and states)
 MKEY_STATE = {

@@ -79,10 +79,6 @@
 `define HCA_SQ_PREFETCH_ENTRIES 16
 // read-ahead reads the send engine keeps on the bus at once (each one DMA tag and one DRAIN source: DRAIN_SOURCES counts them)
 `define HCA_SQ_PREFETCH_READS 8
-// ctx DRAIN busy bits: per engine (requester send, requester response, responder) its mover's checks (the responder's: and its RQ WQE reads) plus each of its two posted-DMA slots; the send engine's SQ WQE reads: its fetch and each of its SQ_PREFETCH_READS (8) read-ahead reads; the CQ writer's CQE write
-`define HCA_DRAIN_SOURCES 19
-// the DRAIN sources holding key-checked work (the three engines' mover checks and posted slots; the responder's bit also covers its RQ WQE reads): what a DRAIN with index 0 waits for, an invalidation's; the others (the send engine's WQE fetch and read-ahead, the CQ writer) carry nothing key-checked
-`define HCA_DRAIN_KEYED_MASK 229439
 // the ctx DRAIN command's index that waits for every DRAIN source (DESTROY_QP, MODIFY_QP RESET, DESTROY_CQ)
 `define HCA_DRAIN_ALL 1
 `define HCA_MAX_SEND_SGE 4
@@ -108,6 +104,25 @@
 `define HCA_EVT_TAG_RESPONDER 2048
 // words of an invalidation's fw_event that carry something (hdr, pd, key): what fseq READ_EVT reads of one
 `define HCA_EVT_INV_WORDS 3
+// the requester's send engine: its mover's checks, then its two posted-DMA slots
+`define HCA_DRAIN_SRC_SEND_LSB 0
+`define HCA_DRAIN_SRC_SEND_WIDTH 3
+// the requester's response engine: its mover's checks, then its two posted-DMA slots
+`define HCA_DRAIN_SRC_RESPONSE_LSB 3
+`define HCA_DRAIN_SRC_RESPONSE_WIDTH 3
+// the send engine's SQ WQE reads: its fetch, then each read-ahead read
+`define HCA_DRAIN_SRC_WQE_READS_LSB 6
+`define HCA_DRAIN_SRC_WQE_READS_WIDTH 9
+// the responder's placement: its mover's checks (and its RQ WQE reads), then its two posted-DMA slots
+`define HCA_DRAIN_SRC_RESPONDER_LSB 15
+`define HCA_DRAIN_SRC_RESPONDER_WIDTH 3
+// the CQ writer's CQE writes (its pending bit is hca_cq_writer's hold_i: no new completion while a DRAIN waits for it)
+`define HCA_DRAIN_SRC_CQ_WRITER_LSB 18
+`define HCA_DRAIN_SRC_CQ_WRITER_WIDTH 1
+// ctx DRAIN busy bits: the DRAIN_SRC runs (per engine its mover's checks and its two posted-DMA slots; the send engine's SQ WQE reads; the CQ writer's CQE write)
+`define HCA_DRAIN_SOURCES 19
+// the DRAIN sources holding key-checked work: what a DRAIN with index 0 waits for, an invalidation's; the others (the send engine's WQE reads, the CQ writer) carry nothing key-checked
+`define HCA_DRAIN_KEYED_MASK 229439
 
 // mkey_state: MR state (SEMANTICS.md: Keys and states)
 `define HCA_MKEY_STATE_W 1
