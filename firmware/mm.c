@@ -147,12 +147,17 @@ typedef struct commit {
     unsigned split, last;      /* the entry where the second half starts; the DONE entry */
 } commit_t;
 
-/* The commit program under way (at most one): m is NULL when none is. */
+struct run_prog;
+
+/* The commit program under way (at most one): m is NULL when none is. A
+ * run of invalidations (run below) is one program too: then run is it and
+ * m its first event's MR. */
 static struct {
     mkey_t *m;
     const hca_fw_event_t *ev; /* its event, in rd_evt: the next batch read starts only once it is settled */
     uint32_t shadow;          /* m's shadow word before it */
     const commit_t *c;
+    struct run_prog *run;
 } pend;
 
 static unsigned refuse(const hca_fw_event_t *ev, unsigned st, const char *why);
@@ -176,6 +181,7 @@ static inline void pend_start(uint32_t go, const hca_fw_event_t *ev, mkey_t *m, 
     pend.ev = ev;
     pend.shadow = shadow;
     pend.c = c;
+    pend.run = 0;
     reg_write(HCA_FW_FSEQ_BASE + HCA_FSEQ_GO, go);
 }
 
@@ -204,8 +210,13 @@ static inline void settle(void)
 }
 
 /* Out of line: the commit program stopped at entry STATUS.done. */
+static void run_stopped(uint32_t st);
 static void __attribute__((noinline)) settle_stopped(uint32_t st)
 {
+    if (pend.run) {
+        run_stopped(st);
+        return;
+    }
     const hca_fw_event_t *ev = pend.ev;
     const commit_t *c = pend.c;
     unsigned at = HCA_FSEQ_STATUS_DONE_GET(st);
@@ -223,6 +234,7 @@ void mm_reset(void)
 {
     evt_block = EVT_UNKNOWN;
     pend.m = 0;
+    pend.run = 0;
     mm_init();
 }
 
@@ -594,30 +606,51 @@ _Static_assert(offsetof(hca_mpt_entry_t, flags) == 0 && offsetof(hca_mpt_entry_t
                    offsetof(hca_mpt_entry_t, pd) == 8 && offsetof(hca_mpt_entry_t, mtt_base) == 12,
                "the MPT entry's head words, one entry each");
 static const uint32_t mpt_tail_one[MPT_TAIL_WORDS] __attribute__((aligned(8))) = {1, 0}; /* mtt_count, reserved */
-enum { INV_CMD, INV_WAIT, INV_DRAIN, INV_DRAIN_WAIT, INV_DONE, INV_OPS };
 typedef struct __attribute__((aligned(8))) fr_tmpl {
     hca_fseq_entry_t e[FR_OPS];
     uint64_t mtt;
     uint32_t mtt_base;
     uint32_t go;
 } fr_tmpl_t;
-typedef struct __attribute__((aligned(8))) inv_tmpl {
-    hca_fseq_entry_t e[INV_OPS];
-    uint32_t go;
-} inv_tmpl_t;
+/* A run: the invalidations a batch holds one after another that all pass
+ * their rules (each decided against the shadow as the earlier ones leave
+ * it), committed as one program: every INVALIDATE and its WAIT, one DRAIN
+ * and its WAIT, every DONE in event order. Each completion still follows
+ * its key's INVALIDATE and a DRAIN begun after it (the fence), and the
+ * run pays one program start, one settle and one DRAIN instead of one
+ * each per event. The template holds the longest run (a batch): event j's
+ * INVALIDATE at RUN_TAIL - 2 - 2j, so a run of k starts at
+ * RUN_TAIL - 2k and every entry an event patches sits where it is
+ * whatever k turns out to be (the INVALIDATEs run last event first: all
+ * of them come before the DRAIN, their order is no part of the fence).
+ * Two buffers: one is built while the other may run. */
+#define RUN_MAX EVT_BATCH
+enum { RUN_TAIL = 2 * RUN_MAX, RUN_OPS = RUN_TAIL + 2 + RUN_MAX };
+typedef struct __attribute__((aligned(8))) run_prog {
+    hca_fseq_entry_t e[RUN_OPS];
+    unsigned k;  /* its events, the k before end in rd_evt, once committed */
+    const hca_fw_event_t *end;
+    uint32_t shadow[RUN_MAX]; /* each event's MR's shadow word before it */
+} run_prog_t;
+/* The run being built: mm_service's, kept in registers on the fast path;
+ * the next event's INVALIDATE entry, DONE entry and shadow word. */
+typedef struct run_bld {
+    run_prog_t *r;
+    hca_fseq_entry_t *inv, *done;
+    uint32_t *shadow;
+} run_bld_t;
 static fr_tmpl_t fr_t[EVT_BATCH];
-static inv_tmpl_t inv_t[EVT_BATCH];
-_Static_assert(offsetof(fr_tmpl_t, e) == 0 && offsetof(inv_tmpl_t, e) == 0 && sizeof(fr_tmpl_t) % 8 == 0 &&
-                   sizeof(inv_tmpl_t) % 8 == 0,
+static run_prog_t runp[2];
+static run_prog_t *run_building; /* for run_stopped: the run run_commit is about to start */
+_Static_assert(offsetof(fr_tmpl_t, e) == 0 && offsetof(run_prog_t, e) == 0 && sizeof(fr_tmpl_t) % 8 == 0 &&
+                   sizeof(run_prog_t) % 8 == 0,
                "every template's entries 8-aligned");
+_Static_assert(RUN_OPS <= HCA_FSEQ_MAX_OPS, "a run is one program");
 static const commit_t FR1_COMMIT = {FR_WHY, FR_MPT, FR_OPS - 1};
-static const commit_t INV1_COMMIT = {INV_WHY(HCA_WC_STATUS_MW_BIND_ERR), INV_DRAIN, INV_OPS - 1};
-static const commit_t RINV1_COMMIT = {INV_WHY(HCA_WC_STATUS_REM_INV_REQ_ERR), INV_DRAIN, INV_OPS - 1};
 
 /* The templates: the slow paths' programs for one page and for an
  * invalidation, their per-event values patched at FR_* / INV_*. */
-_Static_assert(FR_MPT == MTT_OPS && FR_OPS == MTT_OPS + MPT_OPS + 5 && INV_DRAIN == INV_SPLIT && INV_OPS == INV_SPLIT + 3,
-               "the templates' layout");
+_Static_assert(FR_MPT == MTT_OPS && FR_OPS == MTT_OPS + MPT_OPS + 5, "the template's layout");
 static void templates_init(void)
 {
     for (unsigned b = 0; b < EVT_BATCH; b++) {
@@ -636,13 +669,61 @@ static void templates_init(void)
             fw_local_addr((void *)mpt_tail_one)};
         ops_mpt_cmd_done(e + 6, 0, 0);
         fr_t[b].go = fseq_go(fr_t[b].e, FR_OPS);
-        ops_inv_done(inv_t[b].e, 0, 1, 0);
-        inv_t[b].go = fseq_go(inv_t[b].e, INV_OPS);
+    }
+    /* the runs: ops_inv_done's entries, each event's INVALIDATE and WAIT
+     * (the DONE it writes after them is the next one's place, or the
+     * DRAIN's), then the DRAIN and the DONEs */
+    for (unsigned r = 0; r < 2; r++) {
+        hca_fseq_entry_t *e = runp[r].e;
+        for (unsigned j = RUN_MAX; j-- > 1;)
+            ops_inv_done(&e[RUN_TAIL - 2 - 2 * j], 0, 0, 0);
+        ops_inv_done(&e[RUN_TAIL - 2], 0, 1, 0);
+        for (unsigned j = 1; j < RUN_MAX; j++)
+            e[RUN_TAIL + 2 + j] = e[RUN_TAIL + 2];
     }
 }
 
 /* The fast paths' rule failures: the slow path's business, laid out off the straight line. */
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Event j of a committed run. */
+static inline const hca_fw_event_t *run_ev(const run_prog_t *r, unsigned j)
+{
+    return r->end - r->k + j;
+}
+
+/* The program under way is on m (a run: one of its events'). */
+static inline int pend_on(const mkey_t *m)
+{
+    if (pend.m == m)
+        return 1;
+    const run_prog_t *r = pend.run;
+    for (unsigned j = 0; r && j < r->k; j++)
+        if (run_ev(r, j)->key >> HCA_KEY_INDEX_SHIFT == (uint32_t)(m - mkeys))
+            return 1;
+    return 0;
+}
+
+/* The mutant image (firmware/firmware.mk, docs/mutation.md) that proves a
+ * run's fence must follow its last INVALIDATE: a run of two or more DRAINs
+ * before the INVALIDATE it runs last (the first event's). */
+#if defined(HCAFW_MUTANT_RUN_DRAIN_EARLY)
+static void mutant_drain_early(run_prog_t *r, unsigned k)
+{
+    hca_fseq_entry_t inv[2], drain[2], *e = &r->e[RUN_TAIL - 2];
+    ops_inv_done(inv, e[0].val >> HCA_FWP_CMD_INDEX_LSB, 0, 0); /* (its DONE lands in drain, replaced) */
+    inv[0].val = e[0].val;
+    hca_fseq_entry_t t[5];
+    ops_inv_done(t, 0, 1, 0);
+    drain[0] = t[2];
+    drain[1] = t[3];
+    const int early = k >= 2;
+    e[0] = early ? drain[0] : inv[0];
+    e[1] = early ? drain[1] : inv[1];
+    e[2] = early ? inv[0] : drain[0];
+    e[3] = early ? inv[1] : drain[1];
+}
+#endif
 
 /* The MR a fast path may take: the key's index names a usable slot (the
  * shadow's in_use and kind are tested by the caller), and the program under
@@ -653,7 +734,7 @@ static inline mkey_t *fast_mr(uint32_t key)
     if (UNLIKELY(idx == 0 || idx >= mkey_slots)) /* never an MR */
         return 0;
     mkey_t *m = &mkeys[idx];
-    if (UNLIKELY(pend.m == m))
+    if (UNLIKELY(pend_on(m)))
         settle(); /* decide on the tables that program leaves */
     return m;
 }
@@ -691,27 +772,110 @@ static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
     return 1;
 }
 
-/* LOCAL_INV, REMOTE_INV, READ_INV: invalidate's rules and program. */
-static inline int invalidate_quick(const hca_fw_event_t *ev, unsigned kind, inv_tmpl_t *t)
+/* LOCAL_INV, REMOTE_INV, READ_INV: invalidate's rules; the event joins
+ * the run being built (run_commit starts it). Its own MR is settled only
+ * for a single program under way: a run under way changes nothing these
+ * rules read (the state byte only), and run_stopped redoes the run built
+ * meanwhile on the shadow it leaves. */
+static inline int invalidate_quick(const hca_fw_event_t *ev, unsigned kind, run_bld_t *bl)
 {
+    (void)kind; /* the mutants' only: the status a stop gives is worked out from the event */
     if (MUTANT_SKIPS_DRAIN(kind)) /* the mutants' programs are the slow path's */
         return 0;
-    const uint32_t key = ev->key;
-    mkey_t *m = fast_mr(key);
-    if (UNLIKELY(!m))
+    const uint32_t key = ev->key, idx = key >> HCA_KEY_INDEX_SHIFT;
+    if (UNLIKELY(idx == 0 || idx >= mkey_slots)) /* never an MR */
         return 0;
+    mkey_t *m = &mkeys[idx];
+    if (UNLIKELY(pend.m == m) && !pend.run)
+        settle(); /* decide on the tables that program leaves */
     const uint32_t shadow = shadow_word(m);
     const uint32_t want = SHADOW(1, 0, key & HCA_KEY_BYTE_MASK, 0);
     const uint32_t k = (shadow >> 8) & 0xffu;
     if (UNLIKELY((shadow & SHADOW(0xff, 0, 0xff, 0)) != want ||
                  (k != HCA_MKEY_KIND_FAST_REG && k != HCA_MKEY_KIND_INDIRECT) || m->pd != ev->pd))
         return 0;
-    hca_fseq_entry_t *e = t->e;
-    e[INV_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(key >> HCA_KEY_INDEX_SHIFT);
-    e[INV_DONE].val = done_word(ev, HCA_WC_STATUS_SUCCESS);
+    bl->inv->val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(idx);
+    bl->done->val = done_word(ev, HCA_WC_STATUS_SUCCESS);
+    *bl->shadow = shadow;
+    bl->inv -= 2;
+    bl->done++;
+    bl->shadow++;
     m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
-    pend_start(t->go, ev, m, shadow, kind == HCA_EVT_KIND_REMOTE_INV ? &RINV1_COMMIT : &INV1_COMMIT);
     return 1;
+}
+
+/* Start the run built so far, its last event the one before end (none:
+ * nothing), once the program before it is settled. */
+static inline void run_bld_new(run_bld_t *bl, run_prog_t *r)
+{
+    *bl = (run_bld_t){r, &r->e[RUN_TAIL - 2], &r->e[RUN_TAIL + 2], r->shadow};
+}
+
+static inline void run_commit(run_bld_t *bl, const hca_fw_event_t *end)
+{
+    run_prog_t *r = bl->r;
+    const unsigned k = (unsigned)(bl->shadow - r->shadow);
+    if (!k)
+        return;
+    r->k = k;
+    r->end = end;
+    run_building = r;
+    settle(); /* (run_stopped may redo this run's shadow words) */
+    run_building = 0;
+#if defined(HCAFW_MUTANT_RUN_DRAIN_EARLY)
+    mutant_drain_early(r, k);
+#endif
+    pend.m = (mkey_t *)r; /* under way (no MR: pend_on asks the run) */
+    pend.run = r;
+    run_bld_new(bl, r == &runp[0] ? &runp[1] : &runp[0]);
+    fseq_start(&r->e[RUN_TAIL - 2 * k], 3 * k + 2);
+}
+
+static inline mkey_t *run_mr(const run_prog_t *r, unsigned j)
+{
+    return &mkeys[run_ev(r, j)->key >> HCA_KEY_INDEX_SHIFT];
+}
+
+/* Out of line: the run under way stopped at its entry STATUS.done. The
+ * events whose INVALIDATE ran are committed: after a DRAIN they succeed;
+ * each of the others fails as its own program stopped there would have
+ * (its kind's status, the MR as it was). The run about to start on top
+ * (run_building) is undone first and redone last, on the shadow this
+ * leaves. */
+static void run_stopped(uint32_t st)
+{
+    run_prog_t *r = pend.run, *b = run_building;
+    const unsigned k = r->k, at = HCA_FSEQ_STATUS_DONE_GET(st), bk = b ? b->k : 0;
+    for (unsigned j = bk; j-- > 0;)
+        shadow_set(run_mr(b, j), b->shadow[j]);
+    /* s: the first event (in event order) committed; the ones before it were not */
+    const unsigned s = at >= 2 * k ? 0 : k - at / 2;
+    for (unsigned j = s; j-- > 0;)
+        shadow_set(run_mr(r, j), r->shadow[j]);
+    for (unsigned j = s; j < k; j++)
+        run_mr(r, j)->state = HCA_MKEY_STATE_FREE;
+    unsigned drained = 1; /* the run's DRAIN ran, or none is needed */
+    if (at < 2 * k + 2) { /* the DRAIN did not run, or did not complete */
+        unsigned dr = at < 2 * k && s < k ? ctx_run(HCA_CTX_OP_DRAIN, 0) : HCA_FWP_RESULT_BUSY;
+        drained = dr == HCA_FWP_RESULT_OK || dr == HCA_FWP_RESULT_BAD_OP;
+    }
+    for (unsigned j = at >= 2 * k + 2 ? at - 2 * k - 2 : 0; j < k; j++) {
+        const hca_fw_event_t *ev = run_ev(r, j);
+        const commit_t *c = hca_fw_event_get_kind(ev) == HCA_EVT_KIND_REMOTE_INV ? &RINV_COMMIT : &INV_COMMIT;
+        unsigned status = HCA_WC_STATUS_SUCCESS;
+        if (j + 1 < s)
+            status = refuse(ev, c->fail, "its run stopped before its INVALIDATE (an earlier one's was refused)");
+        else if (j + 1 == s)
+            status = refuse(ev, c->fail, c->why_a);
+        else if (!drained)
+            status = refuse(ev, c->fail, c->why_b);
+        reg_write(EVT(HCA_EVT_DONE), done_word(ev, status));
+    }
+    for (unsigned j = 0; j < bk; j++) {
+        mkey_t *m = run_mr(b, j);
+        b->shadow[j] = shadow_word(m);
+        m->state = HCA_MKEY_STATE_FREE;
+    }
 }
 
 /* Inline (GCC's choice): out of line, the fast paths' loop kept more
@@ -720,7 +884,8 @@ static inline int invalidate_quick(const hca_fw_event_t *ev, unsigned kind, inv_
  * against 1202), and the slow paths' timing is what the race files aim at. */
 static unsigned perform(const hca_fw_event_t *ev)
 {
-    if (pend.m == mkey_get(ev->key >> HCA_KEY_INDEX_SHIFT)) /* (none under way: settle does nothing) */
+    const mkey_t *m = mkey_get(ev->key >> HCA_KEY_INDEX_SHIFT);
+    if (m && pend_on(m))
         settle(); /* decide on the tables that program leaves */
     switch (hca_fw_event_get_kind(ev)) {
     case HCA_EVT_KIND_FAST_REG_MR: return fast_reg(ev);
@@ -775,6 +940,8 @@ void mm_service(void)
         }
         if (n == 0)
             break;
+        run_bld_t bl;
+        run_bld_new(&bl, &runp[0]); /* (nothing runs: either buffer is free) */
         for (unsigned b = 0; b < n; b++) {
             const hca_fw_event_t *ev = &rd_evt[b];
 #if defined(HCAFW_MUTANT_DONE_AT_ONCE)
@@ -783,15 +950,19 @@ void mm_service(void)
             continue;
 #endif
             const unsigned kind = hca_fw_event_get_kind(ev);
-            if (kind == HCA_EVT_KIND_FAST_REG_MR ? fast_reg_quick(ev, &fr_t[b])
-                : kind - HCA_EVT_KIND_LOCAL_INV <= HCA_EVT_KIND_READ_INV - HCA_EVT_KIND_LOCAL_INV
-                    ? invalidate_quick(ev, kind, &inv_t[b])
-                    : 0)
+            if (kind == HCA_EVT_KIND_FAST_REG_MR) {
+                run_commit(&bl, ev); /* anything else ends the run: its DONEs come first */
+                if (fast_reg_quick(ev, &fr_t[b]))
+                    continue;
+            } else if (kind - HCA_EVT_KIND_LOCAL_INV <= HCA_EVT_KIND_READ_INV - HCA_EVT_KIND_LOCAL_INV &&
+                       invalidate_quick(ev, kind, &bl))
                 continue;
+            run_commit(&bl, ev);
             unsigned st = perform(ev);
             if (st != PENDING)
                 reg_write(EVT(HCA_EVT_DONE), done_word(ev, st));
         }
+        run_commit(&bl, &rd_evt[n]);
     }
     settle(); /* nothing under way when the mailbox runs */
 }
