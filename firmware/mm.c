@@ -151,7 +151,7 @@ struct run_prog;
 
 /* The commit program under way (at most one): m is NULL when none is. A
  * run of invalidations (run below) is one program too: then run is it and
- * m its first event's MR. */
+ * m &pend_run_mark (pend_on asks the run). */
 static struct {
     mkey_t *m;
     const hca_fw_event_t *ev; /* its event, in rd_evt: the next batch read starts only once it is settled */
@@ -159,6 +159,7 @@ static struct {
     const commit_t *c;
     struct run_prog *run;
 } pend;
+static mkey_t pend_run_mark; /* pend.m while a run is under way: none of its MRs, nor any other */
 
 static unsigned refuse(const hca_fw_event_t *ev, unsigned st, const char *why);
 
@@ -631,14 +632,8 @@ typedef struct __attribute__((aligned(8))) run_prog {
     unsigned k;  /* its events, the k before end in rd_evt, once committed */
     const hca_fw_event_t *end;
     uint32_t shadow[RUN_MAX]; /* each event's MR's shadow word before it */
+    uint32_t go[RUN_MAX];     /* the GO word of a run of k + 1 */
 } run_prog_t;
-/* The run being built: mm_service's, kept in registers on the fast path;
- * the next event's INVALIDATE entry, DONE entry and shadow word. */
-typedef struct run_bld {
-    run_prog_t *r;
-    hca_fseq_entry_t *inv, *done;
-    uint32_t *shadow;
-} run_bld_t;
 static fr_tmpl_t fr_t[EVT_BATCH];
 static run_prog_t runp[2];
 static run_prog_t *run_building; /* for run_stopped: the run run_commit is about to start */
@@ -680,6 +675,8 @@ static void templates_init(void)
         ops_inv_done(&e[RUN_TAIL - 2], 0, 1, 0);
         for (unsigned j = 1; j < RUN_MAX; j++)
             e[RUN_TAIL + 2 + j] = e[RUN_TAIL + 2];
+        for (unsigned k = 1; k <= RUN_MAX; k++)
+            runp[r].go[k - 1] = fseq_go(&e[RUN_TAIL - 2 * k], 3 * k + 2);
     }
 }
 
@@ -692,16 +689,20 @@ static inline const hca_fw_event_t *run_ev(const run_prog_t *r, unsigned j)
     return r->end - r->k + j;
 }
 
-/* The program under way is on m (a run: one of its events'). */
-static inline int pend_on(const mkey_t *m)
+/* Out of line: the run under way has an event on the MR of index idx. */
+static int __attribute__((noinline)) run_on(uint32_t idx)
 {
-    if (pend.m == m)
-        return 1;
     const run_prog_t *r = pend.run;
-    for (unsigned j = 0; r && j < r->k; j++)
-        if (run_ev(r, j)->key >> HCA_KEY_INDEX_SHIFT == (uint32_t)(m - mkeys))
+    for (unsigned j = 0; j < r->k; j++)
+        if (run_ev(r, j)->key >> HCA_KEY_INDEX_SHIFT == idx)
             return 1;
     return 0;
+}
+
+/* The program under way is on m, the MR of index idx. */
+static inline int pend_on(const mkey_t *m, uint32_t idx)
+{
+    return pend.m == m || (UNLIKELY(pend.m == &pend_run_mark) && run_on(idx));
 }
 
 /* The mutant image (firmware/firmware.mk, docs/mutation.md) that proves a
@@ -734,7 +735,7 @@ static inline mkey_t *fast_mr(uint32_t key)
     if (UNLIKELY(idx == 0 || idx >= mkey_slots)) /* never an MR */
         return 0;
     mkey_t *m = &mkeys[idx];
-    if (UNLIKELY(pend_on(m)))
+    if (UNLIKELY(pend_on(m, idx)))
         settle(); /* decide on the tables that program leaves */
     return m;
 }
@@ -777,46 +778,38 @@ static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
  * for a single program under way: a run under way changes nothing these
  * rules read (the state byte only), and run_stopped redoes the run built
  * meanwhile on the shadow it leaves. */
-static inline int invalidate_quick(const hca_fw_event_t *ev, unsigned kind, run_bld_t *bl)
+static inline int invalidate_quick(const hca_fw_event_t *ev, hca_fseq_entry_t *inv, hca_fseq_entry_t *done,
+                                   uint32_t *saved)
 {
-    (void)kind; /* the mutants' only: the status a stop gives is worked out from the event */
-    if (MUTANT_SKIPS_DRAIN(kind)) /* the mutants' programs are the slow path's */
+    if (MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev))) /* the mutants' programs are the slow path's */
         return 0;
     const uint32_t key = ev->key, idx = key >> HCA_KEY_INDEX_SHIFT;
     if (UNLIKELY(idx == 0 || idx >= mkey_slots)) /* never an MR */
         return 0;
     mkey_t *m = &mkeys[idx];
-    if (UNLIKELY(pend.m == m) && !pend.run)
-        settle(); /* decide on the tables that program leaves */
+    if (UNLIKELY(pend.m == m))
+        settle(); /* decide on the tables that program leaves (never a run's: pend.m is none of its MRs) */
     const uint32_t shadow = shadow_word(m);
     const uint32_t want = SHADOW(1, 0, key & HCA_KEY_BYTE_MASK, 0);
     const uint32_t k = (shadow >> 8) & 0xffu;
     if (UNLIKELY((shadow & SHADOW(0xff, 0, 0xff, 0)) != want ||
                  (k != HCA_MKEY_KIND_FAST_REG && k != HCA_MKEY_KIND_INDIRECT) || m->pd != ev->pd))
         return 0;
-    bl->inv->val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(idx);
-    bl->done->val = done_word(ev, HCA_WC_STATUS_SUCCESS);
-    *bl->shadow = shadow;
-    bl->inv -= 2;
-    bl->done++;
-    bl->shadow++;
+    inv->val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(idx);
+    done->val = done_word(ev, HCA_WC_STATUS_SUCCESS);
+    *saved = shadow;
     m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
     return 1;
 }
 
-/* Start the run built so far, its last event the one before end (none:
- * nothing), once the program before it is settled. */
-static inline void run_bld_new(run_bld_t *bl, run_prog_t *r)
+static inline int is_inv(unsigned kind)
 {
-    *bl = (run_bld_t){r, &r->e[RUN_TAIL - 2], &r->e[RUN_TAIL + 2], r->shadow};
+    return kind - HCA_EVT_KIND_LOCAL_INV <= HCA_EVT_KIND_READ_INV - HCA_EVT_KIND_LOCAL_INV;
 }
 
-static inline void run_commit(run_bld_t *bl, const hca_fw_event_t *end)
+/* Start the run of k events before end in r, once the program before it is settled. */
+static inline void run_start(run_prog_t *r, unsigned k, const hca_fw_event_t *end)
 {
-    run_prog_t *r = bl->r;
-    const unsigned k = (unsigned)(bl->shadow - r->shadow);
-    if (!k)
-        return;
     r->k = k;
     r->end = end;
     run_building = r;
@@ -825,10 +818,30 @@ static inline void run_commit(run_bld_t *bl, const hca_fw_event_t *end)
 #if defined(HCAFW_MUTANT_RUN_DRAIN_EARLY)
     mutant_drain_early(r, k);
 #endif
-    pend.m = (mkey_t *)r; /* under way (no MR: pend_on asks the run) */
+    pend.m = &pend_run_mark;
     pend.run = r;
-    run_bld_new(bl, r == &runp[0] ? &runp[1] : &runp[0]);
-    fseq_start(&r->e[RUN_TAIL - 2 * k], 3 * k + 2);
+    reg_write(HCA_FW_FSEQ_BASE + HCA_FSEQ_GO, r->go[k - 1]);
+}
+
+/* The run that starts at ev (an invalidation) and takes every invalidation
+ * after it, up to end, that passes its rules: built in r and started;
+ * returns how many it took (0: ev is the slow path's). */
+static inline unsigned run_take(run_prog_t *r, const hca_fw_event_t *ev, const hca_fw_event_t *end)
+{
+    hca_fseq_entry_t *inv = &r->e[RUN_TAIL - 2], *done = &r->e[RUN_TAIL + 2];
+    uint32_t *saved = r->shadow;
+    const hca_fw_event_t *e = ev;
+    do {
+        if (!invalidate_quick(e, inv, done, saved))
+            break;
+        inv -= 2;
+        done++;
+        saved++;
+    } while (++e < end && is_inv(hca_fw_event_get_kind(e)));
+    const unsigned k = (unsigned)(e - ev);
+    if (k)
+        run_start(r, k, e);
+    return k;
 }
 
 static inline mkey_t *run_mr(const run_prog_t *r, unsigned j)
@@ -884,8 +897,8 @@ static void run_stopped(uint32_t st)
  * against 1202), and the slow paths' timing is what the race files aim at. */
 static unsigned perform(const hca_fw_event_t *ev)
 {
-    const mkey_t *m = mkey_get(ev->key >> HCA_KEY_INDEX_SHIFT);
-    if (m && pend_on(m))
+    const uint32_t idx = ev->key >> HCA_KEY_INDEX_SHIFT;
+    if (pend_on(mkey_get(idx), idx)) /* (none under way: settle does nothing) */
         settle(); /* decide on the tables that program leaves */
     switch (hca_fw_event_get_kind(ev)) {
     case HCA_EVT_KIND_FAST_REG_MR: return fast_reg(ev);
@@ -940,10 +953,9 @@ void mm_service(void)
         }
         if (n == 0)
             break;
-        run_bld_t bl;
-        run_bld_new(&bl, &runp[0]); /* (nothing runs: either buffer is free) */
-        for (unsigned b = 0; b < n; b++) {
-            const hca_fw_event_t *ev = &rd_evt[b];
+        run_prog_t *r = &runp[0]; /* the next run's buffer (nothing runs: either is free) */
+        fr_tmpl_t *t = fr_t; /* ev's slot's */
+        for (const hca_fw_event_t *ev = rd_evt, *end = &rd_evt[n]; ev < end; ev++, t++) {
 #if defined(HCAFW_MUTANT_DONE_AT_ONCE)
             /* bench_mm's engine floor: every event answered SUCCESS as read, no rule, no table write */
             reg_write(EVT(HCA_EVT_DONE), done_word(ev, HCA_WC_STATUS_SUCCESS));
@@ -951,18 +963,21 @@ void mm_service(void)
 #endif
             const unsigned kind = hca_fw_event_get_kind(ev);
             if (kind == HCA_EVT_KIND_FAST_REG_MR) {
-                run_commit(&bl, ev); /* anything else ends the run: its DONEs come first */
-                if (fast_reg_quick(ev, &fr_t[b]))
+                if (fast_reg_quick(ev, t))
                     continue;
-            } else if (kind - HCA_EVT_KIND_LOCAL_INV <= HCA_EVT_KIND_READ_INV - HCA_EVT_KIND_LOCAL_INV &&
-                       invalidate_quick(ev, kind, &bl))
-                continue;
-            run_commit(&bl, ev);
+            } else if (is_inv(kind)) {
+                const unsigned k = run_take(r, ev, end);
+                if (k) {
+                    r = r == &runp[0] ? &runp[1] : &runp[0];
+                    ev += k - 1;
+                    t += k - 1;
+                    continue;
+                }
+            }
             unsigned st = perform(ev);
             if (st != PENDING)
                 reg_write(EVT(HCA_EVT_DONE), done_word(ev, st));
         }
-        run_commit(&bl, &rd_evt[n]);
     }
     settle(); /* nothing under way when the mailbox runs */
 }
