@@ -151,7 +151,7 @@ struct run_prog;
 
 /* The commit program under way (at most one): m is NULL when none is. A
  * run of invalidations (run below) is one program too: then run is it and
- * m &pend_run_mark (pend_on asks the run). */
+ * m PEND_RUN (pend_on asks the run). */
 static struct {
     mkey_t *m;
     const hca_fw_event_t *ev; /* its event, in rd_evt: the next batch read starts only once it is settled */
@@ -159,7 +159,7 @@ static struct {
     const commit_t *c;
     struct run_prog *run;
 } pend;
-static mkey_t pend_run_mark; /* pend.m while a run is under way: none of its MRs, nor any other */
+#define PEND_RUN (&mkeys[0]) /* pend.m while a run is under way: slot 0, never an MR */
 
 static unsigned refuse(const hca_fw_event_t *ev, unsigned st, const char *why);
 
@@ -182,7 +182,6 @@ static inline void pend_start(uint32_t go, const hca_fw_event_t *ev, mkey_t *m, 
     pend.ev = ev;
     pend.shadow = shadow;
     pend.c = c;
-    pend.run = 0;
     reg_write(HCA_FW_FSEQ_BASE + HCA_FSEQ_GO, go);
 }
 
@@ -199,23 +198,24 @@ static void pend_start_slow(const hca_fseq_entry_t *e, unsigned n, const hca_fw_
 }
 
 /* Wait for the commit program; a stop is the refusal it stands for. */
-static void settle_stopped(uint32_t st);
+static void settle_stopped(uint32_t st, struct run_prog *building);
 static inline void settle(void)
 {
     if (!pend.m)
         return;
     uint32_t st = fseq_wait();
     if (HCA_FSEQ_STATUS_ERROR_GET(st) || HCA_FSEQ_STATUS_STOPPED_GET(st))
-        settle_stopped(st);
+        settle_stopped(st, 0);
     pend.m = 0;
 }
 
-/* Out of line: the commit program stopped at entry STATUS.done. */
-static void run_stopped(uint32_t st);
-static void __attribute__((noinline)) settle_stopped(uint32_t st)
+/* Out of line: the commit program stopped at entry STATUS.done (building:
+ * the run about to start, run_stopped's business). */
+static void run_stopped(uint32_t st, struct run_prog *building);
+static void __attribute__((noinline)) settle_stopped(uint32_t st, struct run_prog *building)
 {
-    if (pend.run) {
-        run_stopped(st);
+    if (pend.m == PEND_RUN) {
+        run_stopped(st, building);
         return;
     }
     const hca_fw_event_t *ev = pend.ev;
@@ -636,7 +636,6 @@ typedef struct __attribute__((aligned(8))) run_prog {
 } run_prog_t;
 static fr_tmpl_t fr_t[EVT_BATCH];
 static run_prog_t runp[2];
-static run_prog_t *run_building; /* for run_stopped: the run run_commit is about to start */
 _Static_assert(offsetof(fr_tmpl_t, e) == 0 && offsetof(run_prog_t, e) == 0 && sizeof(fr_tmpl_t) % 8 == 0 &&
                    sizeof(run_prog_t) % 8 == 0,
                "every template's entries 8-aligned");
@@ -702,7 +701,7 @@ static int __attribute__((noinline)) run_on(uint32_t idx)
 /* The program under way is on m, the MR of index idx. */
 static inline int pend_on(const mkey_t *m, uint32_t idx)
 {
-    return pend.m == m || (UNLIKELY(pend.m == &pend_run_mark) && run_on(idx));
+    return pend.m == m || (UNLIKELY(pend.m == PEND_RUN) && run_on(idx));
 }
 
 /* The mutant image (firmware/firmware.mk, docs/mutation.md) that proves a
@@ -812,13 +811,15 @@ static inline void run_start(run_prog_t *r, unsigned k, const hca_fw_event_t *en
 {
     r->k = k;
     r->end = end;
-    run_building = r;
-    settle(); /* (run_stopped may redo this run's shadow words) */
-    run_building = 0;
+    if (pend.m) { /* settle(), r the run built meanwhile: run_stopped may redo its shadow words */
+        uint32_t st = fseq_wait();
+        if (HCA_FSEQ_STATUS_ERROR_GET(st) || HCA_FSEQ_STATUS_STOPPED_GET(st))
+            settle_stopped(st, r);
+    }
 #if defined(HCAFW_MUTANT_RUN_DRAIN_EARLY)
     mutant_drain_early(r, k);
 #endif
-    pend.m = &pend_run_mark;
+    pend.m = PEND_RUN;
     pend.run = r;
     reg_write(HCA_FW_FSEQ_BASE + HCA_FSEQ_GO, r->go[k - 1]);
 }
@@ -853,11 +854,11 @@ static inline mkey_t *run_mr(const run_prog_t *r, unsigned j)
  * events whose INVALIDATE ran are committed: after a DRAIN they succeed;
  * each of the others fails as its own program stopped there would have
  * (its kind's status, the MR as it was). The run about to start on top
- * (run_building) is undone first and redone last, on the shadow this
+ * (building) is undone first and redone last, on the shadow this
  * leaves. */
-static void run_stopped(uint32_t st)
+static void run_stopped(uint32_t st, run_prog_t *b)
 {
-    run_prog_t *r = pend.run, *b = run_building;
+    run_prog_t *r = pend.run;
     const unsigned k = r->k, at = HCA_FSEQ_STATUS_DONE_GET(st), bk = b ? b->k : 0;
     for (unsigned j = bk; j-- > 0;)
         shadow_set(run_mr(b, j), b->shadow[j]);
