@@ -710,18 +710,14 @@ static inline int pend_on(const mkey_t *m, uint32_t idx)
 #if defined(HCAFW_MUTANT_RUN_DRAIN_EARLY)
 static void mutant_drain_early(run_prog_t *r, unsigned k)
 {
-    hca_fseq_entry_t inv[2], drain[2], *e = &r->e[RUN_TAIL - 2];
-    ops_inv_done(inv, e[0].val >> HCA_FWP_CMD_INDEX_LSB, 0, 0); /* (its DONE lands in drain, replaced) */
-    inv[0].val = e[0].val;
-    hca_fseq_entry_t t[5];
-    ops_inv_done(t, 0, 1, 0);
-    drain[0] = t[2];
-    drain[1] = t[3];
-    const int early = k >= 2;
-    e[0] = early ? drain[0] : inv[0];
-    e[1] = early ? drain[1] : inv[1];
-    e[2] = early ? inv[0] : drain[0];
-    e[3] = early ? inv[1] : drain[1];
+    hca_fseq_entry_t t[5], *e = &r->e[RUN_TAIL - 2];
+    ops_inv_done(t, 0, 1, 0); /* INVALIDATE, WAIT, DRAIN, WAIT, DONE */
+    t[0].val = e[0].val;      /* the first event's INVALIDATE, as invalidate_quick put it */
+    const unsigned d = k >= 2 ? 2 : 0; /* the DRAIN's two entries first, or (a run of one) as the template has them */
+    e[0] = t[d];
+    e[1] = t[d + 1];
+    e[2] = t[2 - d];
+    e[3] = t[3 - d];
 }
 #endif
 
