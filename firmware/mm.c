@@ -167,8 +167,7 @@ static inline uint32_t done_word(const hca_fw_event_t *ev, unsigned st)
 {
     _Static_assert(HCA_EVT_DONE_TAG_LSB == HCA_FW_EVENT_TAG_LSB && HCA_EVT_DONE_TAG_WIDTH == HCA_FW_EVENT_TAG_WIDTH,
                    "DONE's tag sits where hdr's does");
-    const unsigned top = 32 - HCA_FW_EVENT_TAG_LSB - HCA_FW_EVENT_TAG_WIDTH;
-    return HCA_EVT_DONE_STATUS_PUT(st) | (ev->hdr << top >> (top + HCA_FW_EVENT_TAG_LSB) << HCA_FW_EVENT_TAG_LSB);
+    return HCA_EVT_DONE_STATUS_PUT(st) | (ev->hdr & ((1u << HCA_FW_EVENT_TAG_WIDTH) - 1) << HCA_FW_EVENT_TAG_LSB);
 }
 
 static inline void settle(void);
@@ -773,22 +772,24 @@ static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
  * for a single program under way: a run under way changes nothing these
  * rules read (the state byte only), and run_stopped redoes the run built
  * meanwhile on the shadow it leaves. */
-static inline int invalidate_quick(const hca_fw_event_t *ev, hca_fseq_entry_t *inv, hca_fseq_entry_t *done,
-                                   uint32_t *saved)
+static inline int invalidate_quick(const hca_fw_event_t *ev, uint32_t last, hca_fseq_entry_t *inv,
+                                   hca_fseq_entry_t *done, uint32_t *saved)
 {
     if (MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev))) /* the mutants' programs are the slow path's */
         return 0;
     const uint32_t key = ev->key, idx = key >> HCA_KEY_INDEX_SHIFT;
-    if (UNLIKELY(idx == 0 || idx >= mkey_slots)) /* never an MR */
+    if (UNLIKELY(idx - 1 >= last)) /* never an MR (last: mkey_slots - 1; index 0 wraps) */
         return 0;
     mkey_t *m = &mkeys[idx];
     if (UNLIKELY(pend.m == m))
         settle(); /* decide on the tables that program leaves (never a run's: pend.m is none of its MRs) */
     const uint32_t shadow = shadow_word(m);
-    const uint32_t want = SHADOW(1, 0, key & HCA_KEY_BYTE_MASK, 0);
-    const uint32_t k = (shadow >> 8) & 0xffu;
-    if (UNLIKELY((shadow & SHADOW(0xff, 0, 0xff, 0)) != want ||
-                 (k != HCA_MKEY_KIND_FAST_REG && k != HCA_MKEY_KIND_INDIRECT) || m->pd != ev->pd))
+    /* in use, kind FAST_REG or INDIRECT (one apart), the key's key byte: with
+     * the state byte shifted out, the shadow word is want or want + the kind's
+     * one step, nothing else */
+    _Static_assert(HCA_MKEY_KIND_INDIRECT == HCA_MKEY_KIND_FAST_REG + 1, "the two kinds an invalidation takes");
+    const uint32_t want = key << 24 | SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, 0) << 8;
+    if (UNLIKELY((((shadow << 8) - want) & ~SHADOW(0, 1, 0, 0) << 8) != 0 || m->pd != ev->pd))
         return 0;
     inv->val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(idx);
     done->val = done_word(ev, HCA_WC_STATUS_SUCCESS);
@@ -827,9 +828,10 @@ static inline unsigned run_take(run_prog_t *r, const hca_fw_event_t *ev, const h
 {
     hca_fseq_entry_t *inv = &r->e[RUN_TAIL - 2], *done = &r->e[RUN_TAIL + 2];
     uint32_t *saved = r->shadow;
+    const uint32_t last = mkey_slots - 1; /* (no command runs during the service) */
     const hca_fw_event_t *e = ev;
     do {
-        if (!invalidate_quick(e, inv, done, saved))
+        if (!invalidate_quick(e, last, inv, done, saved))
             break;
         inv -= 2;
         done++;
