@@ -837,7 +837,7 @@ static inline unsigned run_take(run_prog_t *r, const hca_fw_event_t *ev, const h
         done++;
         saved++;
     } while (++e < end && is_inv(hca_fw_event_get_kind(e)));
-    const unsigned k = (unsigned)(e - ev);
+    const unsigned k = (unsigned)(saved - r->shadow); /* = e - ev, without a division */
     if (k)
         run_start(r, k, e);
     return k;
