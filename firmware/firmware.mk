@@ -109,6 +109,9 @@ $(eval $(call fw_mutant,no_drain,firmware/mm.c,HCAFW_MUTANT_NO_DRAIN))
 $(eval $(call fw_mutant,no_drain_linv,firmware/mm.c,HCAFW_MUTANT_NO_DRAIN_LINV))
 $(eval $(call fw_mutant,no_drain_rinv,firmware/mm.c,HCAFW_MUTANT_NO_DRAIN_RINV))
 $(eval $(call fw_mutant,no_drain_readinv,firmware/mm.c,HCAFW_MUTANT_NO_DRAIN_READINV))
+# A run of invalidations (two or more in one batch) DRAINs before the
+# INVALIDATE it runs last (the run's first event's).
+$(eval $(call fw_mutant,run_drain_early,firmware/mm.c,HCAFW_MUTANT_RUN_DRAIN_EARLY))
 # DESTROY_MKEY frees the slot without the ctx DRAIN.
 $(eval $(call fw_mutant,no_drain_destroy,firmware/mkey.c,HCAFW_MUTANT_NO_DRAIN_DESTROY))
 # A peer client's invalidate callback (INVALIDATE_MKEY) answers before the DRAIN.

@@ -147,13 +147,19 @@ typedef struct commit {
     unsigned split, last;      /* the entry where the second half starts; the DONE entry */
 } commit_t;
 
-/* The commit program under way (at most one): m is NULL when none is. */
+struct run_prog;
+
+/* The commit program under way (at most one): m is NULL when none is. A
+ * run of invalidations (run below) is one program too: then run is it and
+ * m PEND_RUN (pend_on asks the run). */
 static struct {
     mkey_t *m;
     const hca_fw_event_t *ev; /* its event, in rd_evt: the next batch read starts only once it is settled */
     uint32_t shadow;          /* m's shadow word before it */
     const commit_t *c;
+    struct run_prog *run;
 } pend;
+#define PEND_RUN (&mkeys[0]) /* pend.m while a run is under way: slot 0, never an MR */
 
 static unsigned refuse(const hca_fw_event_t *ev, unsigned st, const char *why);
 
@@ -161,8 +167,7 @@ static inline uint32_t done_word(const hca_fw_event_t *ev, unsigned st)
 {
     _Static_assert(HCA_EVT_DONE_TAG_LSB == HCA_FW_EVENT_TAG_LSB && HCA_EVT_DONE_TAG_WIDTH == HCA_FW_EVENT_TAG_WIDTH,
                    "DONE's tag sits where hdr's does");
-    const unsigned top = 32 - HCA_FW_EVENT_TAG_LSB - HCA_FW_EVENT_TAG_WIDTH;
-    return HCA_EVT_DONE_STATUS_PUT(st) | (ev->hdr << top >> (top + HCA_FW_EVENT_TAG_LSB) << HCA_FW_EVENT_TAG_LSB);
+    return HCA_EVT_DONE_STATUS_PUT(st) | (ev->hdr & ((1u << HCA_FW_EVENT_TAG_WIDTH) - 1) << HCA_FW_EVENT_TAG_LSB);
 }
 
 static inline void settle(void);
@@ -192,20 +197,26 @@ static void pend_start_slow(const hca_fseq_entry_t *e, unsigned n, const hca_fw_
 }
 
 /* Wait for the commit program; a stop is the refusal it stands for. */
-static void settle_stopped(uint32_t st);
+static void settle_stopped(uint32_t st, struct run_prog *building);
 static inline void settle(void)
 {
     if (!pend.m)
         return;
     uint32_t st = fseq_wait();
     if (HCA_FSEQ_STATUS_ERROR_GET(st) || HCA_FSEQ_STATUS_STOPPED_GET(st))
-        settle_stopped(st);
+        settle_stopped(st, 0);
     pend.m = 0;
 }
 
-/* Out of line: the commit program stopped at entry STATUS.done. */
-static void __attribute__((noinline)) settle_stopped(uint32_t st)
+/* Out of line: the commit program stopped at entry STATUS.done (building:
+ * the run about to start, run_stopped's business). */
+static void run_stopped(uint32_t st, struct run_prog *building);
+static void __attribute__((noinline)) settle_stopped(uint32_t st, struct run_prog *building)
 {
+    if (pend.m == PEND_RUN) {
+        run_stopped(st, building);
+        return;
+    }
     const hca_fw_event_t *ev = pend.ev;
     const commit_t *c = pend.c;
     unsigned at = HCA_FSEQ_STATUS_DONE_GET(st);
@@ -223,6 +234,7 @@ void mm_reset(void)
 {
     evt_block = EVT_UNKNOWN;
     pend.m = 0;
+    pend.run = 0;
     mm_init();
 }
 
@@ -594,30 +606,44 @@ _Static_assert(offsetof(hca_mpt_entry_t, flags) == 0 && offsetof(hca_mpt_entry_t
                    offsetof(hca_mpt_entry_t, pd) == 8 && offsetof(hca_mpt_entry_t, mtt_base) == 12,
                "the MPT entry's head words, one entry each");
 static const uint32_t mpt_tail_one[MPT_TAIL_WORDS] __attribute__((aligned(8))) = {1, 0}; /* mtt_count, reserved */
-enum { INV_CMD, INV_WAIT, INV_DRAIN, INV_DRAIN_WAIT, INV_DONE, INV_OPS };
 typedef struct __attribute__((aligned(8))) fr_tmpl {
     hca_fseq_entry_t e[FR_OPS];
     uint64_t mtt;
     uint32_t mtt_base;
     uint32_t go;
 } fr_tmpl_t;
-typedef struct __attribute__((aligned(8))) inv_tmpl {
-    hca_fseq_entry_t e[INV_OPS];
-    uint32_t go;
-} inv_tmpl_t;
+/* A run: the invalidations a batch holds one after another that all pass
+ * their rules (each decided against the shadow as the earlier ones leave
+ * it), committed as one program: every INVALIDATE and its WAIT, one DRAIN
+ * and its WAIT, every DONE in event order. Each completion still follows
+ * its key's INVALIDATE and a DRAIN begun after it (the fence), and the
+ * run pays one program start, one settle and one DRAIN instead of one
+ * each per event. The template holds the longest run (a batch): event j's
+ * INVALIDATE at RUN_TAIL - 2 - 2j, so a run of k starts at
+ * RUN_TAIL - 2k and every entry an event patches sits where it is
+ * whatever k turns out to be (the INVALIDATEs run last event first: all
+ * of them come before the DRAIN, their order is no part of the fence).
+ * Two buffers: one is built while the other may run. */
+#define RUN_MAX EVT_BATCH
+enum { RUN_TAIL = 2 * RUN_MAX, RUN_OPS = RUN_TAIL + 2 + RUN_MAX };
+typedef struct __attribute__((aligned(8))) run_prog {
+    hca_fseq_entry_t e[RUN_OPS];
+    unsigned k;  /* its events, the k before end in rd_evt, once committed */
+    const hca_fw_event_t *end;
+    uint32_t shadow[RUN_MAX]; /* each event's MR's shadow word before it */
+    uint32_t go[RUN_MAX];     /* the GO word of a run of k + 1 */
+} run_prog_t;
 static fr_tmpl_t fr_t[EVT_BATCH];
-static inv_tmpl_t inv_t[EVT_BATCH];
-_Static_assert(offsetof(fr_tmpl_t, e) == 0 && offsetof(inv_tmpl_t, e) == 0 && sizeof(fr_tmpl_t) % 8 == 0 &&
-                   sizeof(inv_tmpl_t) % 8 == 0,
+static run_prog_t runp[2];
+_Static_assert(offsetof(fr_tmpl_t, e) == 0 && offsetof(run_prog_t, e) == 0 && sizeof(fr_tmpl_t) % 8 == 0 &&
+                   sizeof(run_prog_t) % 8 == 0,
                "every template's entries 8-aligned");
+_Static_assert(RUN_OPS <= HCA_FSEQ_MAX_OPS, "a run is one program");
 static const commit_t FR1_COMMIT = {FR_WHY, FR_MPT, FR_OPS - 1};
-static const commit_t INV1_COMMIT = {INV_WHY(HCA_WC_STATUS_MW_BIND_ERR), INV_DRAIN, INV_OPS - 1};
-static const commit_t RINV1_COMMIT = {INV_WHY(HCA_WC_STATUS_REM_INV_REQ_ERR), INV_DRAIN, INV_OPS - 1};
 
 /* The templates: the slow paths' programs for one page and for an
  * invalidation, their per-event values patched at FR_* / INV_*. */
-_Static_assert(FR_MPT == MTT_OPS && FR_OPS == MTT_OPS + MPT_OPS + 5 && INV_DRAIN == INV_SPLIT && INV_OPS == INV_SPLIT + 3,
-               "the templates' layout");
+_Static_assert(FR_MPT == MTT_OPS && FR_OPS == MTT_OPS + MPT_OPS + 5, "the template's layout");
 static void templates_init(void)
 {
     for (unsigned b = 0; b < EVT_BATCH; b++) {
@@ -636,13 +662,63 @@ static void templates_init(void)
             fw_local_addr((void *)mpt_tail_one)};
         ops_mpt_cmd_done(e + 6, 0, 0);
         fr_t[b].go = fseq_go(fr_t[b].e, FR_OPS);
-        ops_inv_done(inv_t[b].e, 0, 1, 0);
-        inv_t[b].go = fseq_go(inv_t[b].e, INV_OPS);
+    }
+    /* the runs: ops_inv_done's entries, each event's INVALIDATE and WAIT
+     * (the DONE it writes after them is the next one's place, or the
+     * DRAIN's), then the DRAIN and the DONEs */
+    for (unsigned r = 0; r < 2; r++) {
+        hca_fseq_entry_t *e = runp[r].e;
+        for (unsigned j = RUN_MAX; j-- > 1;)
+            ops_inv_done(&e[RUN_TAIL - 2 - 2 * j], 0, 0, 0);
+        ops_inv_done(&e[RUN_TAIL - 2], 0, 1, 0);
+        for (unsigned j = 1; j < RUN_MAX; j++)
+            e[RUN_TAIL + 2 + j] = e[RUN_TAIL + 2];
+        for (unsigned k = 1; k <= RUN_MAX; k++)
+            runp[r].go[k - 1] = fseq_go(&e[RUN_TAIL - 2 * k], 3 * k + 2);
     }
 }
 
 /* The fast paths' rule failures: the slow path's business, laid out off the straight line. */
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Event j of a committed run. */
+static inline const hca_fw_event_t *run_ev(const run_prog_t *r, unsigned j)
+{
+    return r->end - r->k + j;
+}
+
+/* Out of line: the run under way has an event on the MR of index idx. */
+static int __attribute__((noinline)) run_on(uint32_t idx)
+{
+    const run_prog_t *r = pend.run;
+    for (unsigned j = 0; j < r->k; j++)
+        if (run_ev(r, j)->key >> HCA_KEY_INDEX_SHIFT == idx)
+            return 1;
+    return 0;
+}
+
+/* The program under way is on m, the MR of index idx. */
+static inline int pend_on(const mkey_t *m, uint32_t idx)
+{
+    return pend.m == m || (UNLIKELY(pend.m == PEND_RUN) && run_on(idx));
+}
+
+/* The mutant image (firmware/firmware.mk, docs/mutation.md) that proves a
+ * run's fence must follow its last INVALIDATE: a run of two or more DRAINs
+ * before the INVALIDATE it runs last (the first event's). */
+#if defined(HCAFW_MUTANT_RUN_DRAIN_EARLY)
+static void mutant_drain_early(run_prog_t *r, unsigned k)
+{
+    hca_fseq_entry_t t[5], *e = &r->e[RUN_TAIL - 2];
+    ops_inv_done(t, 0, 1, 0); /* INVALIDATE, WAIT, DRAIN, WAIT, DONE */
+    t[0].val = e[0].val;      /* the first event's INVALIDATE, as invalidate_quick put it */
+    const unsigned d = k >= 2 ? 2 : 0; /* the DRAIN's two entries first, or (a run of one) as the template has them */
+    e[0] = t[d];
+    e[1] = t[d + 1];
+    e[2] = t[2 - d];
+    e[3] = t[3 - d];
+}
+#endif
 
 /* The MR a fast path may take: the key's index names a usable slot (the
  * shadow's in_use and kind are tested by the caller), and the program under
@@ -653,7 +729,7 @@ static inline mkey_t *fast_mr(uint32_t key)
     if (UNLIKELY(idx == 0 || idx >= mkey_slots)) /* never an MR */
         return 0;
     mkey_t *m = &mkeys[idx];
-    if (UNLIKELY(pend.m == m))
+    if (UNLIKELY(pend_on(m, idx)))
         settle(); /* decide on the tables that program leaves */
     return m;
 }
@@ -691,27 +767,127 @@ static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
     return 1;
 }
 
-/* LOCAL_INV, REMOTE_INV, READ_INV: invalidate's rules and program. */
-static inline int invalidate_quick(const hca_fw_event_t *ev, unsigned kind, inv_tmpl_t *t)
+/* LOCAL_INV, REMOTE_INV, READ_INV: invalidate's rules; the event joins
+ * the run being built (run_commit starts it). Its own MR is settled only
+ * for a single program under way: a run under way changes nothing these
+ * rules read (the state byte only), and run_stopped redoes the run built
+ * meanwhile on the shadow it leaves. */
+static inline int invalidate_quick(const hca_fw_event_t *ev, uint32_t last, hca_fseq_entry_t *inv,
+                                   hca_fseq_entry_t *done, uint32_t *saved)
 {
-    if (MUTANT_SKIPS_DRAIN(kind)) /* the mutants' programs are the slow path's */
+    if (MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev))) /* the mutants' programs are the slow path's */
         return 0;
-    const uint32_t key = ev->key;
-    mkey_t *m = fast_mr(key);
-    if (UNLIKELY(!m))
+    const uint32_t key = ev->key, idx = key >> HCA_KEY_INDEX_SHIFT;
+    if (UNLIKELY(idx - 1 >= last)) /* never an MR (last: mkey_slots - 1; index 0 wraps) */
         return 0;
+    mkey_t *m = &mkeys[idx];
+    if (UNLIKELY(pend.m == m))
+        settle(); /* decide on the tables that program leaves (never a run's: pend.m is none of its MRs) */
     const uint32_t shadow = shadow_word(m);
-    const uint32_t want = SHADOW(1, 0, key & HCA_KEY_BYTE_MASK, 0);
-    const uint32_t k = (shadow >> 8) & 0xffu;
-    if (UNLIKELY((shadow & SHADOW(0xff, 0, 0xff, 0)) != want ||
-                 (k != HCA_MKEY_KIND_FAST_REG && k != HCA_MKEY_KIND_INDIRECT) || m->pd != ev->pd))
+    /* in use, kind FAST_REG or INDIRECT (one apart), the key's key byte: with
+     * the state byte shifted out, the shadow word is want or want + the kind's
+     * one step, nothing else */
+    _Static_assert(HCA_MKEY_KIND_INDIRECT == HCA_MKEY_KIND_FAST_REG + 1, "the two kinds an invalidation takes");
+    const uint32_t want = key << 24 | SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, 0) << 8;
+    if (UNLIKELY((((shadow << 8) - want) & ~SHADOW(0, 1, 0, 0) << 8) != 0 || m->pd != ev->pd))
         return 0;
-    hca_fseq_entry_t *e = t->e;
-    e[INV_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(key >> HCA_KEY_INDEX_SHIFT);
-    e[INV_DONE].val = done_word(ev, HCA_WC_STATUS_SUCCESS);
+    inv->val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(idx);
+    done->val = done_word(ev, HCA_WC_STATUS_SUCCESS);
+    *saved = shadow;
     m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
-    pend_start(t->go, ev, m, shadow, kind == HCA_EVT_KIND_REMOTE_INV ? &RINV1_COMMIT : &INV1_COMMIT);
     return 1;
+}
+
+static inline int is_inv(unsigned kind)
+{
+    return kind - HCA_EVT_KIND_LOCAL_INV <= HCA_EVT_KIND_READ_INV - HCA_EVT_KIND_LOCAL_INV;
+}
+
+/* Start the run of k events before end in r, once the program before it is settled. */
+static inline void run_start(run_prog_t *r, unsigned k, const hca_fw_event_t *end)
+{
+    r->k = k;
+    r->end = end;
+    if (pend.m) { /* settle(), r the run built meanwhile: run_stopped may redo its shadow words */
+        uint32_t st = fseq_wait();
+        if (HCA_FSEQ_STATUS_ERROR_GET(st) || HCA_FSEQ_STATUS_STOPPED_GET(st))
+            settle_stopped(st, r);
+    }
+#if defined(HCAFW_MUTANT_RUN_DRAIN_EARLY)
+    mutant_drain_early(r, k);
+#endif
+    pend.m = PEND_RUN;
+    pend.run = r;
+    reg_write(HCA_FW_FSEQ_BASE + HCA_FSEQ_GO, r->go[k - 1]);
+}
+
+/* The run that starts at ev (an invalidation) and takes every invalidation
+ * after it, up to end, that passes its rules: built in r and started;
+ * returns how many it took (0: ev is the slow path's). */
+static inline unsigned run_take(run_prog_t *r, const hca_fw_event_t *ev, const hca_fw_event_t *end)
+{
+    hca_fseq_entry_t *inv = &r->e[RUN_TAIL - 2], *done = &r->e[RUN_TAIL + 2];
+    uint32_t *saved = r->shadow;
+    const uint32_t last = mkey_slots - 1; /* (no command runs during the service) */
+    const hca_fw_event_t *e = ev;
+    do {
+        if (!invalidate_quick(e, last, inv, done, saved))
+            break;
+        inv -= 2;
+        done++;
+        saved++;
+    } while (++e < end && is_inv(hca_fw_event_get_kind(e)));
+    const unsigned k = (unsigned)(saved - r->shadow); /* = e - ev, without a division */
+    if (k)
+        run_start(r, k, e);
+    return k;
+}
+
+static inline mkey_t *run_mr(const run_prog_t *r, unsigned j)
+{
+    return &mkeys[run_ev(r, j)->key >> HCA_KEY_INDEX_SHIFT];
+}
+
+/* Out of line: the run under way stopped at its entry STATUS.done. The
+ * events whose INVALIDATE ran are committed: after a DRAIN they succeed;
+ * each of the others fails as its own program stopped there would have
+ * (its kind's status, the MR as it was). The run about to start on top
+ * (building) is undone first and redone last, on the shadow this
+ * leaves. */
+static void run_stopped(uint32_t st, run_prog_t *b)
+{
+    run_prog_t *r = pend.run;
+    const unsigned k = r->k, at = HCA_FSEQ_STATUS_DONE_GET(st), bk = b ? b->k : 0;
+    for (unsigned j = bk; j-- > 0;)
+        shadow_set(run_mr(b, j), b->shadow[j]);
+    /* s: the first event (in event order) committed; the ones before it were not */
+    const unsigned s = at >= 2 * k ? 0 : k - at / 2;
+    for (unsigned j = s; j-- > 0;)
+        shadow_set(run_mr(r, j), r->shadow[j]);
+    for (unsigned j = s; j < k; j++)
+        run_mr(r, j)->state = HCA_MKEY_STATE_FREE;
+    unsigned drained = 1; /* the run's DRAIN ran, or none is needed */
+    if (at < 2 * k + 2) { /* the DRAIN did not run, or did not complete */
+        unsigned dr = at < 2 * k && s < k ? ctx_run(HCA_CTX_OP_DRAIN, 0) : HCA_FWP_RESULT_BUSY;
+        drained = dr == HCA_FWP_RESULT_OK || dr == HCA_FWP_RESULT_BAD_OP;
+    }
+    for (unsigned j = at >= 2 * k + 2 ? at - 2 * k - 2 : 0; j < k; j++) {
+        const hca_fw_event_t *ev = run_ev(r, j);
+        const commit_t *c = hca_fw_event_get_kind(ev) == HCA_EVT_KIND_REMOTE_INV ? &RINV_COMMIT : &INV_COMMIT;
+        unsigned status = HCA_WC_STATUS_SUCCESS;
+        if (j + 1 < s)
+            status = refuse(ev, c->fail, "its run stopped before its INVALIDATE (an earlier one's was refused)");
+        else if (j + 1 == s)
+            status = refuse(ev, c->fail, c->why_a);
+        else if (!drained)
+            status = refuse(ev, c->fail, c->why_b);
+        reg_write(EVT(HCA_EVT_DONE), done_word(ev, status));
+    }
+    for (unsigned j = 0; j < bk; j++) {
+        mkey_t *m = run_mr(b, j);
+        b->shadow[j] = shadow_word(m);
+        m->state = HCA_MKEY_STATE_FREE;
+    }
 }
 
 /* Inline (GCC's choice): out of line, the fast paths' loop kept more
@@ -720,7 +896,8 @@ static inline int invalidate_quick(const hca_fw_event_t *ev, unsigned kind, inv_
  * against 1202), and the slow paths' timing is what the race files aim at. */
 static unsigned perform(const hca_fw_event_t *ev)
 {
-    if (pend.m == mkey_get(ev->key >> HCA_KEY_INDEX_SHIFT)) /* (none under way: settle does nothing) */
+    const uint32_t idx = ev->key >> HCA_KEY_INDEX_SHIFT;
+    if (pend_on(mkey_get(idx), idx)) /* (none under way: settle does nothing) */
         settle(); /* decide on the tables that program leaves */
     switch (hca_fw_event_get_kind(ev)) {
     case HCA_EVT_KIND_FAST_REG_MR: return fast_reg(ev);
@@ -775,19 +952,27 @@ void mm_service(void)
         }
         if (n == 0)
             break;
-        for (unsigned b = 0; b < n; b++) {
-            const hca_fw_event_t *ev = &rd_evt[b];
+        run_prog_t *r = &runp[0]; /* the next run's buffer (nothing runs: either is free) */
+        fr_tmpl_t *t = fr_t; /* ev's slot's */
+        for (const hca_fw_event_t *ev = rd_evt, *end = &rd_evt[n]; ev < end; ev++, t++) {
 #if defined(HCAFW_MUTANT_DONE_AT_ONCE)
             /* bench_mm's engine floor: every event answered SUCCESS as read, no rule, no table write */
             reg_write(EVT(HCA_EVT_DONE), done_word(ev, HCA_WC_STATUS_SUCCESS));
             continue;
 #endif
             const unsigned kind = hca_fw_event_get_kind(ev);
-            if (kind == HCA_EVT_KIND_FAST_REG_MR ? fast_reg_quick(ev, &fr_t[b])
-                : kind - HCA_EVT_KIND_LOCAL_INV <= HCA_EVT_KIND_READ_INV - HCA_EVT_KIND_LOCAL_INV
-                    ? invalidate_quick(ev, kind, &inv_t[b])
-                    : 0)
-                continue;
+            if (kind == HCA_EVT_KIND_FAST_REG_MR) {
+                if (fast_reg_quick(ev, t))
+                    continue;
+            } else if (is_inv(kind)) {
+                const unsigned k = run_take(r, ev, end);
+                if (k) {
+                    r = r == &runp[0] ? &runp[1] : &runp[0];
+                    ev += k - 1;
+                    t += k - 1;
+                    continue;
+                }
+            }
             unsigned st = perform(ev);
             if (st != PENDING)
                 reg_write(EVT(HCA_EVT_DONE), done_word(ev, st));

@@ -52,6 +52,7 @@ struct Mock {
     std::map<uint32_t, hca_mpt_entry_t> mpt;
     std::map<uint32_t, uint64_t> mtt;
     int fail_fwp_op = -1; // the next command of this op answers BAD_INDEX
+    int fail_fwp_skip = 0; // ... after this many of them passed
     // ctx
     Drain drain = Drain::OK;
     unsigned ctx_result = 0;
@@ -124,7 +125,7 @@ void fwp_cmd(uint32_t v)
     r.mtt = M->mtt_stage[0] | (uint64_t)M->mtt_stage[1] << 32;
     M->log.push_back(r);
     M->fwp_result = HCA_FWP_RESULT_OK;
-    if ((int)r.op == M->fail_fwp_op) {
+    if ((int)r.op == M->fail_fwp_op && M->fail_fwp_skip-- <= 0) {
         M->fail_fwp_op = -1;
         M->fwp_result = HCA_FWP_RESULT_BAD_INDEX;
         return;
@@ -1254,6 +1255,123 @@ TEST_F(FwMm, ABatchIsReadByOneProgramAndEachCommitIsOneProgram)
         << "the batch popped first; each operation's commands before its DONE";
     EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(a).state) << "registered, then invalidated";
     EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(b).state);
+}
+
+// The DONEs mm_service wrote, in order (tag << 8 | status).
+static std::vector<uint32_t> dones(const Mock &m)
+{
+    std::vector<uint32_t> d;
+    for (const Rec &r : m.log)
+        if (r.kind == EVT_DONE)
+            d.push_back(r.index);
+    return d;
+}
+
+TEST_F(FwMm, ARunOfInvalidationsIsOneProgramWithOneDrainAndItsDonesInEventOrder)
+{
+    uint32_t a = mr(HCA_MKEY_KIND_FAST_REG, 2), b = mr(HCA_MKEY_KIND_INDIRECT, 2), c = mr(HCA_MKEY_KIND_FAST_REG, 2);
+    queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, a, 1));
+    queue(ev(HCA_EVT_KIND_REMOTE_INV, pd, b, 2));
+    queue(ev(HCA_EVT_KIND_READ_INV, pd, c, 3));
+    mm_service();
+    EXPECT_TRUE(mock.events.empty());
+    EXPECT_EQ(3, mock.fseq_runs) << "the batch read, the run, a read finding none";
+    std::vector<Kind> kinds;
+    std::vector<uint32_t> inv;
+    for (const Rec &r : mock.log) {
+        kinds.push_back(r.kind);
+        if (r.kind == FWP_CMD && r.op == HCA_FWP_OP_INVALIDATE)
+            inv.push_back(r.index);
+    }
+    EXPECT_EQ((std::vector<Kind>{EVT_POP, EVT_POP, EVT_POP, FWP_CMD, FWP_CMD, FWP_CMD, CTX_CMD, EVT_DONE, EVT_DONE,
+                                 EVT_DONE}),
+              kinds)
+        << "every INVALIDATE, then one DRAIN, then the DONEs";
+    EXPECT_EQ((std::vector<uint32_t>{c >> 8, b >> 8, a >> 8}), inv) << "the template's order: last event first";
+    EXPECT_EQ((std::vector<uint32_t>{1u << 8 | HCA_WC_STATUS_SUCCESS, 2u << 8 | HCA_WC_STATUS_SUCCESS,
+                                     3u << 8 | HCA_WC_STATUS_SUCCESS}),
+              dones(mock));
+    for (uint32_t k : {a, b, c})
+        EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(k).state);
+}
+
+TEST_F(FwMm, ARuleFailingInARunEndsItAndTheRestIsANewRun)
+{
+    uint32_t a = mr(HCA_MKEY_KIND_FAST_REG, 2), b = mr(HCA_MKEY_KIND_FAST_REG, 2), c = mr(HCA_MKEY_KIND_FAST_REG, 2);
+    queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, a, 1));
+    queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, b ^ 0x80, 2)); // another key byte
+    queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, c, 3));
+    mm_service();
+    EXPECT_EQ(4, mock.fseq_runs) << "the batch read, a's run, c's run, a read finding none";
+    EXPECT_EQ(2u, count(HCA_FWP_OP_INVALIDATE));
+    EXPECT_EQ(2u, count(HCA_CTX_OP_DRAIN, CTX_CMD));
+    EXPECT_EQ((std::vector<uint32_t>{1u << 8 | HCA_WC_STATUS_SUCCESS, 2u << 8 | HCA_WC_STATUS_MW_BIND_ERR,
+                                     3u << 8 | HCA_WC_STATUS_SUCCESS}),
+              dones(mock));
+    EXPECT_NE(std::string::npos, mock.console.find("not the MR's current key")) << mock.console;
+}
+
+TEST_F(FwMm, ARunStoppedAtAnInvalidateFailsExactlyTheEventsNotCommitted)
+{
+    // Three MRs registered (VALID), then invalidated in one run: the
+    // INVALIDATEs run c, b, a; b's is refused, so c's is committed (DRAINed,
+    // then SUCCESS), b fails as its own program would (REMOTE_INV:
+    // REM_INV_REQ_ERR), a never ran (MW_BIND_ERR); a and b keep VALID.
+    uint32_t k[3];
+    for (unsigned i = 0; i < 3; i++) {
+        uint32_t m = mr(HCA_MKEY_KIND_FAST_REG, 2);
+        k[i] = (m & ~0xffu) | (0x50 + i);
+        hca_fw_event_t reg = ev(HCA_EVT_KIND_FAST_REG_MR, pd, k[i], 9);
+        reg.params = params(12, LW, 1) | 1u << HCA_SQ_WQE_FR_INLINE_LSB;
+        reg.length = 10;
+        reg.list = 0x9000;
+        ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(engine_ok(reg))) << mock.console;
+    }
+    mock.log.clear();
+    mock.console.clear();
+    mock.fail_fwp_op = HCA_FWP_OP_INVALIDATE;
+    mock.fail_fwp_skip = 1;
+    queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, k[0], 1));
+    queue(ev(HCA_EVT_KIND_REMOTE_INV, pd, k[1], 2));
+    queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, k[2], 3));
+    mm_service();
+    EXPECT_EQ((std::vector<uint32_t>{1u << 8 | HCA_WC_STATUS_MW_BIND_ERR, 2u << 8 | HCA_WC_STATUS_REM_INV_REQ_ERR,
+                                     3u << 8 | HCA_WC_STATUS_SUCCESS}),
+              dones(mock));
+    EXPECT_EQ(2u, count(HCA_FWP_OP_INVALIDATE)) << "c's, then b's refused; a's never";
+    ASSERT_EQ(1u, count(HCA_CTX_OP_DRAIN, CTX_CMD)) << "the committed one's DRAIN, before its DONE";
+    size_t drain_at = 0, c_done_at = 0;
+    for (size_t i = 0; i < mock.log.size(); i++) {
+        if (mock.log[i].kind == CTX_CMD)
+            drain_at = i;
+        if (mock.log[i].kind == EVT_DONE && mock.log[i].index >> 8 == 3)
+            c_done_at = i;
+    }
+    EXPECT_LT(drain_at, c_done_at);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(k[0]).state);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(k[1]).state);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(k[2]).state);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, hca_mpt_entry_get_state(&mock.mpt[k[1] >> 8]));
+    EXPECT_NE(std::string::npos, mock.console.find("refused INVALIDATE")) << mock.console;
+    EXPECT_NE(std::string::npos, mock.console.find("stopped before its INVALIDATE")) << mock.console;
+    EXPECT_EQ(2, std::count(mock.console.begin(), mock.console.end(), '\n')) << "one line per refusal: " << mock.console;
+    // Every MR answers as its state says: a and b invalidate again, c too (FREE).
+    for (unsigned i = 0; i < 3; i++)
+        EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(ev(HCA_EVT_KIND_LOCAL_INV, pd, k[i])));
+}
+
+TEST_F(FwMm, ARunWhoseDrainIsStuckFailsEveryEventWithItsKindsStatus)
+{
+    uint32_t a = mr(HCA_MKEY_KIND_FAST_REG, 2), b = mr(HCA_MKEY_KIND_FAST_REG, 2);
+    mock.drain = Drain::STUCK;
+    queue(ev(HCA_EVT_KIND_REMOTE_INV, pd, a, 1));
+    queue(ev(HCA_EVT_KIND_READ_INV, pd, b, 2));
+    mm_service();
+    EXPECT_EQ((std::vector<uint32_t>{1u << 8 | HCA_WC_STATUS_REM_INV_REQ_ERR, 2u << 8 | HCA_WC_STATUS_MW_BIND_ERR}),
+              dones(mock));
+    EXPECT_EQ(2, std::count(mock.console.begin(), mock.console.end(), '\n')) << mock.console;
+    EXPECT_NE(std::string::npos, mock.console.find("DRAIN did not complete")) << mock.console;
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(a).state) << "INVALIDATE ran: the entry is FREE";
 }
 
 TEST_F(FwMm, AStoppedCommitIsSettledBeforeTheNextEventOnItsMrIsDecided)

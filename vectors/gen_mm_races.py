@@ -197,11 +197,11 @@ def key_byte(sweep, rnd):
 
 
 def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=None, counters=None, host_write_cost=None,
-               host_read_latency=None):
+               host_read_latency=None, run=False):
     size = mtu * chunks
     rounds = len(offsets)
     pages = (size + 4095) // 4096
-    name = "race_%s_%s_mtu%d_x%d.jsonl" % (inv, op, mtu, chunks)
+    name = "race_%s%s_%s_mtu%d_x%d.jsonl" % (inv, "run" if run else "", op, mtu, chunks)
     inv_name = {"linv": "LOCAL_INV (on the MR owner's send queue)",
                 "sinv": "SEND_WITH_INV (arriving at a responder QP of the MR's PD)",
                 "rinv": "RDMA_READ_WITH_INV (a 64-byte READ on the MR owner's send queue naming fb)"}[inv]
@@ -235,6 +235,13 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
         "# lands\", row %d). Each round re-registers fb with a new key byte (FAST_REG_MR SUCCESS: it was FREE)." % (
             1 if local else 3),
     ]
+    if run:
+        head += [
+            "# Each round also posts, right after fb's LOCAL_INV, a LOCAL_INV of the FREE fast-reg MR fc (SUCCESS: an",
+            "# MR already FREE is invalidated again) on another QP (qe): both events reach the firmware in one batch,",
+            "# fb's first, and are committed as one run (firmware/mm.c: every INVALIDATE, one DRAIN, the DONEs), whose",
+            "# DRAIN must follow fb's INVALIDATE too (mutant run_drain_early: breaches).",
+        ]
     if pending:
         head[1:1] = ["# PENDING (not in vectors/directed): " + pending]
     L = []
@@ -245,12 +252,18 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
     if len(dev) > 1:
         add(dev)
     add({"op": "alloc_pd", "pd": "pd0"})
-    for cq in ("cqc", "cqs", "cqr", "cqx", "cqy", "cqp"):
+    cqs = ("cqc", "cqs", "cqr", "cqx", "cqy", "cqp") + (("cqe",) if run else ())
+    for cq in cqs:
         add({"op": "create_cq", "cq": cq, "depth": 64})
     # control pair: qc registers and (LOCAL_INV) invalidates fb
     add({"op": "create_qp", "qp": "qc", "pd": "pd0", "send_cq": "cqc", "recv_cq": "cqc"})
     add({"op": "create_qp", "qp": "qd", "pd": "pd0", "send_cq": "cqc", "recv_cq": "cqc"})
     add({"op": "connect", "qp": "qc", "remote": "qd"})
+    if run:  # qe invalidates fc right after qc invalidates fb
+        add({"op": "create_qp", "qp": "qe", "pd": "pd0", "send_cq": "cqe", "recv_cq": "cqe"})
+        add({"op": "create_qp", "qp": "qf", "pd": "pd0", "send_cq": "cqe", "recv_cq": "cqe"})
+        add({"op": "connect", "qp": "qe", "remote": "qf"})
+        add({"op": "alloc_mr", "mr": "fc", "pd": "pd0", "type": "fast_reg", "max_page_list_len": 1})
     if inv == "sinv":
         add({"op": "create_qp", "qp": "qs", "pd": "pd0", "send_cq": "cqs", "recv_cq": "cqs"})
         add({"op": "create_qp", "qp": "qr", "pd": "pd0", "send_cq": "cqr", "recv_cq": "cqr"})
@@ -286,7 +299,7 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
                   "page_shift": 12, "iova": IOVA, "length": size, "access": ACCESS})
         R.append({"op": "poll_cq", "cq": "cqc", "expect": [{"wr_id": wr, "status": "SUCCESS", "opcode": "FAST_REG_MR"}]})
         R.append({"op": "check_mr", "mr": "fb", "expect": {"state": "VALID", "key": k, "length": size}})
-        w_fr, w_op, w_inv, w_recv, w_probe = wr, wr + 1, wr + 2, wr + 3, wr + 4
+        w_fr, w_op, w_inv, w_recv, w_probe, w_inv2 = wr, wr + 1, wr + 2, wr + 3, wr + 4, wr + 5
         wr += 10
         if op == "write":
             race = {"op": "post_send", "qp": a, "wr_id": w_op, "opcode": "RDMA_WRITE",
@@ -311,7 +324,11 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
                       "sge": [{"mr": "mrb", "offset": 0, "length": 64}]})
             invw = {"op": "post_send", "qp": "qs", "wr_id": w_inv, "opcode": "SEND_WITH_INV",
                     "sge": [{"mr": "ms", "offset": 0, "length": 64}], "invalidate": {"mr": "fb"}}
-        first, second = (race, invw) if off >= 0 else (invw, race)
+        invs = [invw]
+        if run:
+            invs.append({"op": "post_send", "qp": "qe", "wr_id": w_inv2, "opcode": "LOCAL_INV",
+                         "invalidate": {"mr": "fc"}})
+        first, second = (race, invs) if off >= 0 else (invs, race)
         # what the operation writes: fb (WRITE, READ into fb) or the READ's sink
         into_dst = op in ("read", "writesrc")  # bytes read through fb land in dst, through another key
         tgt = "dst" if into_dst else "fbuf"
@@ -327,13 +344,15 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
             ": a race, nothing may land after the invalidation" if refill else ": a race"))
         R.append({"op": "host_fill", "buf": tgt, "length": tlen, "fill": "byte:0x%02x" % k})
         R.append({"op": "host_fill", "buf": "ref", "length": tlen, "fill": "byte:0x%02x" % k})
-        R.append(first)
-        if off:
-            R.append({"op": "run", "cycles": abs(off)})
-        R.append(second)
+        for x in (first, {"op": "run", "cycles": abs(off)} if off else None, second):
+            if x:
+                R += x if isinstance(x, list) else [x]
         if inv != "sinv":
             R.append({"op": "poll_cq", "cq": "cqc", "expect": [
                 {"wr_id": w_inv, "status": "SUCCESS", "opcode": "LOCAL_INV" if inv == "linv" else "RDMA_READ"}]})
+            if run:
+                R.append({"op": "poll_cq", "cq": "cqe", "expect": [
+                    {"wr_id": w_inv2, "status": "SUCCESS", "opcode": "LOCAL_INV"}]})
             if refill:
                 R.append({"op": "host_fill", "buf": tgt, "length": tlen, "fill": "byte:0x%02x" % (k ^ 0xFF)})
                 R.append({"op": "host_fill", "buf": "ref", "length": tlen, "fill": "byte:0x%02x" % (k ^ 0xFF)})
@@ -390,11 +409,11 @@ def sweep_file(si, inv, op, mtu, chunks, offsets, link_latency=None, pending=Non
             R.append({"op": "check_mem", "buf": "pbuf", "offset": 0, "hex": "00" * 16})
         R.append({"op": "expect_qp_state", "qp": p, "state": "ERROR"})
         body += [x if isinstance(x, str) else J(x) for x in R]
-    tail = [{"op": "expect_qp_state", "qp": "qc", "state": "RTS"}]
+    tail = [{"op": "expect_qp_state", "qp": q, "state": "RTS"} for q in ("qc",) + (("qe",) if run else ())]
     if inv == "sinv":
         tail.append({"op": "expect_qp_state", "qp": "qs", "state": "RTS"})
         tail.append({"op": "expect_qp_state", "qp": "qr", "state": "RTS"})
-    for cq in ("cqc", "cqs", "cqr", "cqx", "cqy", "cqp"):
+    for cq in cqs:
         tail.append({"op": "expect_cq_empty", "cq": cq, "after_cycles": 0 if cq != "cqc" else 2000})
     body += [J(o) for o in tail]
     body += genfiles.counters_lines(counters)
@@ -524,6 +543,19 @@ def destroy_file(si, op, mtu, chunks, offsets, counters, host_write_cost=None, h
     return name, "\n".join(head + body) + "\n"
 
 
+# A sweep of SWEEPS' kind with a second LOCAL_INV (of a FREE MR, on another
+# QP) posted right after fb's, so the firmware commits both as one run, fb's
+# first (firmware/mm.c "run"): mutant run_drain_early's DRAIN comes before
+# fb's INVALIDATE, and a READ_RESP gathered through a check made before it
+# lands after the completion (breaches). The READ MTU 512 sweep's offsets;
+# measured (both engines): DRAIN waits in 13 of 14 rounds, refusals in 11.
+# (After DESTROY_SWEEPS: the earlier files' key bytes stay as they were.)
+RUN_SWEEPS = [
+    dict(inv="linv", op="read", mtu=512, chunks=16, offsets=[-1500] + spread(0, 2000, 13), run=True,
+         counters=dict(drain_waits=13, refused_after_inv=11)),
+]
+
+
 def generate():
     """[(name, text, pending)] of every sweep."""
     out = []
@@ -532,6 +564,8 @@ def generate():
         out.append((name, text, bool(sw.get("pending"))))
     for i, sw in enumerate(DESTROY_SWEEPS):
         out.append(destroy_file(len(SWEEPS) + i, **sw) + (False,))
+    for i, sw in enumerate(RUN_SWEEPS):
+        out.append(sweep_file(len(SWEEPS) + len(DESTROY_SWEEPS) + i, **sw) + (False,))
     return out
 
 

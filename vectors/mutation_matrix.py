@@ -44,6 +44,7 @@ MUTANTS = {
     "no_drain_linv":    ("fw", "LOCAL_INV answers without the ctx DRAIN"),
     "no_drain_rinv":    ("fw", "SEND_WITH_INV's REMOTE_INV answers without the ctx DRAIN"),
     "no_drain_readinv": ("fw", "RDMA_READ_WITH_INV's READ_INV answers without the ctx DRAIN"),
+    "run_drain_early":  ("fw", "a run of invalidations DRAINs before the INVALIDATE it runs last (its first event's)"),
     "no_drain_destroy": ("fw", "DESTROY_MKEY frees the slot without the ctx DRAIN"),
     "peer_no_drain":    ("fw", "a peer client's invalidate callback answers before the DRAIN"),
     "qp_no_drain":      ("fw", "DESTROY_QP and MODIFY_QP RESET answer without the ctx DRAIN"),
@@ -62,6 +63,8 @@ MUTANTS = {
 FAMILIES = [
     # dereg_mr (DESTROY_MKEY) against long WRITEs and READs (gen_mm_races.py DESTROY_SWEEPS)
     ("race_destroy_*",       ["no_drain_destroy", "no_fence", "resp_no_recheck"]),
+    # two LOCAL_INVs a round, committed as one run (gen_mm_races.py RUN_SWEEPS)
+    ("race_linvrun_*",       ["run_drain_early", "no_drain_linv", "no_fence", "resp_no_recheck"]),
     ("race_linv_readsink_*", ["no_drain_linv", "no_fence", "req_no_recheck"]),
     ("race_linv_*",          ["no_drain_linv", "no_fence", "resp_no_recheck"]),
     ("race_sinv_*",          ["no_drain_rinv", "no_fence", "resp_no_recheck"]),
