@@ -458,12 +458,9 @@ void check_state(CoreRtl *x, uint64_t now)
     if (!x->snap_valid)
         return;
     x->snap_valid = false;
-    if (x->pending) {
+    if (x->pending) { /* a wave's owed dump stays owed: the next cycle writes it, after loading its inputs */
         drive(*x->top, &x->last, now);
-        if (x->owed)
-            flush_edge(x); /* the edge taken, and its dump written */
-        else
-            take_pending(x);
+        take_pending(x);
     }
     if (!same_state(x)) {
         char what[96];
