@@ -11,6 +11,10 @@
                   key, QP; the key invalidated; the WRs in flight; the op line; the
                   firmware function) at the cycles --json gives
   txn_receive     the receive WRs and completions in txn.qp.NAME (SEND_WITH_INV's R_Key)
+  one_eval_instants  an RTL run traced in three --trace-when windows: each signal of
+                  the core changes at edge instants only, the clocks and the runner's
+                  txn.* variables aside (one evaluation per traced cycle, docs/engine.md);
+                  the same file stepped (HCASIM_RTL_SKIP=0) and checked (=check)
   coverage        hcasim regress --coverage over two scenarios through the coverage
                   build: the functional report has the points those files are known
                   to hit, holes listed first, and the RTL line coverage merged to HTML
@@ -243,6 +247,30 @@ class Waves(unittest.TestCase):
         self.assertTrue(all(a0 <= c < a1 or b0 <= c < b1 for c in cyc), "a cycle outside both windows was dumped")
         self.assertFalse(any(a1 + 1 < c < b0 for c in cyc), "the gap between the windows is not in the file")
         self.assertTrue(os.path.exists(w["gtkw"]))
+
+    def test_one_eval_instants(self):
+        sys.path.insert(0, os.path.join(ROOT, "sim/runner"))
+        import wave_instants
+        when = ["--trace-when", "line=20@20:10", "--trace-when", "line=41@100:300", "--trace-when", "line=30@20:10"]
+        body = {}
+        for skip in ("", "0", "check"):
+            fst = os.path.join(self.d, f"e{skip}.fst")
+            p = run([HCASIM, "run", RACE, "--engine", "rtl", "--trace", fst] + when,
+                    env=dict(os.environ, HCASIM_RTL_SKIP=skip))
+            self.assertEqual(p.returncode, 0, f"HCASIM_RTL_SKIP={skip}: {p.stderr[-500:]}")
+            body[skip] = wave_instants.Dump(fst)
+        d, tk = body[""], ticks_of()
+        for skip in ("0", "check"):
+            self.assertEqual((body[skip].names, body[skip].ev, body[skip].times), (d.names, d.ev, d.times),
+                             f"HCASIM_RTL_SKIP={skip}: the waves differ from the skipping run's")
+        starts = d.starts(tk // 2)
+        self.assertEqual(len(starts), 3, "three windows")
+        self.assertTrue(all(a < b for a, b in zip(d.times, d.times[1:])), "time stamps not increasing")
+        low = sorted(n for n in d.names if any(t % tk == 0 for t, _ in d.changes(n) if t not in starts)
+                     and not n.endswith(".clk_i") and n != "clk_i" and not n.startswith("txn."))
+        self.assertEqual(low, [], "signals that change at a clock-low instant (expected: at the edge only)")
+        edge = [n for n in d.names if any(t % tk == tk // 2 for t, _ in d.changes(n))]
+        self.assertGreater(len(edge), 100, "the core's signals change at the edges")
 
     def test_trace_when_names(self):
         # mr=NAME is mpt= of that MR's index (f0: alloc_mr on line 17 says "key 0x00000301": index 3)

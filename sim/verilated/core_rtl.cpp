@@ -11,9 +11,17 @@
  * core then sees this cycle's inputs and the registers after the last
  * edge, as a top-level hca_core did at its clock-low evaluation, which was
  * followed by an edge evaluating the input-dependent logic again from the
- * old inputs. While a wave is written the edge is taken in the same call
- * (the wave shows the core after it, as before) and the next cycle's
- * inputs are loaded alone (ld_i). Struct pins (dma_req,
+ * old inputs. A wave is written the same way, one evaluation a cycle
+ * ("One traced evaluation per cycle" in docs/engine.md): call N takes edge
+ * N-1 with cycle N's inputs, dumps that state at edge N-1's instant (clock
+ * high), then lowers the clock and dumps again at N's clock-low instant
+ * without evaluating (Verilator then compares only the top's ports). So at
+ * every clock-low instant each signal has the value a clock-low
+ * evaluation gives, registers change at their posedge, and the inputs (and
+ * what they reach) change at the posedge that precedes them, as a
+ * synchronous testbench drives them. The last traced cycle's edge is taken
+ * at once when the dump pauses or ends (flush_edge), and the next cycle's
+ * inputs are then loaded alone (ld_i). Struct pins (dma_req,
  * dma_rsp, tx, rx) are the ABI structs' bytes in address order, which is
  * also how Verilator lays out a wide port (VlWide: 32-bit words, word 0 =
  * bits 31:0 = bytes 0..3 on a little-endian host), so they are copied as
@@ -70,6 +78,8 @@ struct SkipState {
     bool quiet = false;    /* ... and the core's quiet_o, wake_valid_o, wake_o in it */
     bool wake_valid = false;
     uint32_t wake = 0;
+    bool owed = false;     /* a wave's dump at owed_cycle's edge is still to write */
+    uint64_t owed_cycle = 0;
     std::vector<unsigned char> snap; /* check mode: the model's state before quiet cycles */
     bool snap_valid = false;         /* ... taken, first quiet cycle snap_from */
     uint64_t snap_from = 0;
@@ -120,9 +130,12 @@ void idle_inputs(Vhca_core &t)
     t.xs_ready_i = 0;
 }
 
+void flush_edge(CoreRtl *x);
+
 void rtl_reset(void *eng)
 {
     CoreRtl *x = static_cast<CoreRtl *>(eng);
+    flush_edge(x); /* the last traced cycle's edge dump, before reset moves the model */
     reset(*x->top, idle_inputs);
     x->pending = false;
     x->edged = false;
@@ -144,11 +157,15 @@ int rtl_create(void **eng, const xu_params_t *params)
 
 void rtl_trace_close(void *eng)
 {
-    trace_close(*static_cast<CoreRtl *>(eng));
+    CoreRtl *x = static_cast<CoreRtl *>(eng);
+    flush_edge(x);
+    trace_close(*x);
 }
 
 void rtl_destroy(void *eng)
 {
+    if (eng)
+        flush_edge(static_cast<CoreRtl *>(eng));
     destroy<Vhca_core, CoreRtl>(eng);
 }
 
@@ -220,33 +237,84 @@ void pulse(Vhca_core &t, bool core_edge)
 
 /* The edge left pending by the last evaluated cycle, if any, with the
  * inputs it registers (cycle now's when called for cycle now); the clock
- * left high (for a wave's edge dump) or lowered. */
-void take_pending(CoreRtl *x, bool lower = true)
+ * lowered after it (nothing is sensitive to its falling edge). */
+void take_pending(CoreRtl *x)
 {
     if (x->pending) {
         pulse(*x->top, true);
-        x->top->clk_i = !lower;
+        x->top->clk_i = 0;
         x->pending = false;
         x->edged = true;
     }
 }
 
+/* A wave's dump of what the model holds now, with the clock at clk: no
+ * evaluation (after one, Verilator compares what it marked; otherwise only
+ * the top's ports, the clock among them). */
+void dump_at(CoreRtl *x, uint64_t time, bool clk)
+{
+    x->top->clk_i = clk;
+    x->top->rootp->vlSymsp->__Vm_activity = true;
+    x->fst->dump(time);
+    x->top->clk_i = 0;
+}
+
+/* The clock-low dump of cycle now; its edge's dump is then owed (written by
+ * the next cycle's call, after the evaluation that takes the edge). */
+void dump_low(CoreRtl *x, uint64_t now)
+{
+    vars_sample(*x, now);
+    dump_at(x, now * kTicksPerCycle, false);
+    x->owed = true;
+    x->owed_cycle = now;
+}
+
+/* The owed edge dump when the next cycle will not write it (the dump
+ * pauses or ends, the engine resets, a cycle not the next one comes): the
+ * pending edge taken at once with the owed cycle's inputs, still on the
+ * ports (a quiet cycle's are the last evaluated one's, now_i included, as
+ * the quiet cycle left them), and dumped; the next cycle loads its inputs
+ * alone (ld_i). */
+void flush_edge(CoreRtl *x)
+{
+    if (!x->owed)
+        return;
+    x->owed = false;
+    take_pending(x);
+    if (x->fst)
+        dump_at(x, x->owed_cycle * kTicksPerCycle + kEdgeTick, true);
+}
+
+/* Before cycle now's clock-low dump: the owed dump of edge now-1 (the
+ * callers flush one owed by another cycle first), of the model after that
+ * edge (taken by this call's evaluation, or a quiet edge that changes
+ * nothing) and cycle now's inputs. */
+void owed_edge(CoreRtl *x, uint64_t now)
+{
+    if (x->owed) {
+        x->owed = false;
+        dump_at(x, (now - 1) * kTicksPerCycle + kEdgeTick, true);
+    }
+}
+
 /* One cycle evaluated: its inputs registered by the pending edge (or
- * loaded alone), its outputs; its own edge left pending, or taken at once
- * while a wave is written (which shows the core after the edge, the
- * registers moved and the inputs still this cycle's). */
+ * loaded alone), its outputs; its own edge left pending. While a wave is
+ * written: edge now-1's dump (owed by the last cycle), then now's
+ * clock-low dump, both of this one evaluation. */
 void full_cycle(CoreRtl *x, core_pins_t *p, uint64_t now)
 {
     Vhca_core &t = *x->top;
+    const bool dump = x->fst && !x->paused;
+    if (x->owed && (!dump || x->owed_cycle + 1 != now))
+        flush_edge(x);
     drive(t, p, now);
     if (x->pending)
         take_pending(x);
     else
         pulse(t, false);
-    const bool dump = x->fst && !x->paused;
     if (dump) {
-        vars_sample(*x, now);
-        x->fst->dump(now * kTicksPerCycle);
+        owed_edge(x, now);
+        dump_low(x, now);
     }
 
     /* This cycle's outputs. */
@@ -275,11 +343,6 @@ void full_cycle(CoreRtl *x, core_pins_t *p, uint64_t now)
     x->wake = t.wake_o;
 
     x->pending = true;
-    if (dump) {
-        take_pending(x, false);
-        x->fst->dump(now * kTicksPerCycle + kEdgeTick);
-        t.clk_i = 0;
-    }
 }
 
 /* After cycle now: the first cycle > now not known quiet. Quiet: the state
@@ -305,22 +368,18 @@ uint64_t quiet_after(const CoreRtl *x, uint64_t now, const core_pins_t &p)
 
 /* A quiet cycle with the inputs of the last one: nothing to evaluate (a
  * pending edge stays pending: it changes nothing), the outputs are the last
- * ones; the waves get the clock's two dumps (the model's signals unchanged:
- * Verilator's trace compares only the top's ports while no evaluation
- * marked activity) and the harness's variables. */
+ * ones; the waves get the same two dumps as from a full cycle (the model's
+ * signals unchanged: the dumps compare only the top's ports) and the
+ * harness's variables. */
 void quiet_cycle(CoreRtl *x, core_pins_t *p, uint64_t now)
 {
     *p = x->last;
     if (!x->fst || x->paused)
         return;
-    Vhca_core &t = *x->top;
-    vars_sample(*x, now);
-    t.rootp->vlSymsp->__Vm_activity = true;
-    x->fst->dump(now * kTicksPerCycle);
-    t.clk_i = 1;
-    t.rootp->vlSymsp->__Vm_activity = true;
-    x->fst->dump(now * kTicksPerCycle + kEdgeTick);
-    t.clk_i = 0;
+    if (x->owed && x->owed_cycle + 1 != now)
+        flush_edge(x);
+    owed_edge(x, now);
+    dump_low(x, now);
 }
 
 [[noreturn]] void check_failed(uint64_t now, const char *what)
@@ -399,7 +458,7 @@ void check_state(CoreRtl *x, uint64_t now)
     if (!x->snap_valid)
         return;
     x->snap_valid = false;
-    if (x->pending) {
+    if (x->pending) { /* a wave's owed dump stays owed: the next cycle writes it, after loading its inputs */
         drive(*x->top, &x->last, now);
         take_pending(x);
     }
@@ -457,12 +516,18 @@ void rtl_skip(void *eng, uint64_t from, uint64_t to)
 
 int rtl_trace_open(void *eng, const char *path)
 {
-    return trace_open(*static_cast<CoreRtl *>(eng), path);
+    CoreRtl *x = static_cast<CoreRtl *>(eng);
+    flush_edge(x); /* into the file open before, if any */
+    return trace_open(*x, path);
 }
 
+/* Paused after cycle now: its edge's dump written first (flush_edge). */
 void rtl_trace_pause(void *eng, int paused)
 {
-    static_cast<CoreRtl *>(eng)->paused = paused != 0;
+    CoreRtl *x = static_cast<CoreRtl *>(eng);
+    if (paused)
+        flush_edge(x);
+    x->paused = paused != 0;
 }
 
 int rtl_trace_vars(void *eng, const trace_vars_t *vars)
@@ -470,6 +535,7 @@ int rtl_trace_vars(void *eng, const trace_vars_t *vars)
     if (!eng)
         return -EINVAL;
     static_cast<CoreRtl *>(eng)->vars.v = vars;
+    static_cast<CoreRtl *>(eng)->vars.val.clear();
     return 0;
 }
 

@@ -11,8 +11,8 @@
 // cycle N-1's edge in one evaluation; the core then sees cycle N's inputs
 // and the registers after edge N-1, which is what the clock-low evaluation
 // of a top-level hca_core showed. ld_i loads the input registers alone (the
-// core's registers hold): the first cycle after reset, and a traced cycle,
-// whose wave shows the core after its own edge too. Ports and parameters
+// core's registers hold): the first cycle after reset, and the cycle after
+// a wave's last edge was taken early (the dump paused or ended). Ports and parameters
 // are hca_core's (the same names, so -G and the waves' port scope are the
 // same), plus ld_i.
 module hca_core_sim #(

@@ -37,6 +37,7 @@ constexpr int kResetCycles = 4;
 struct VarsDump {
     const trace_vars_t *v = nullptr;
     std::vector<uint32_t> code;
+    std::vector<uint64_t> val; /* v->val as sampled for the last dumped cycle */
 };
 
 struct NoExtra {};
@@ -111,10 +112,11 @@ template <bool Full> void vars_dump(void *self, VerilatedFst::Buffer *b)
 {
     const VarsDump &d = *static_cast<const VarsDump *>(self);
     const trace_vars_t &v = *d.v;
+    const uint64_t *val = d.val.size() == v.nvars ? d.val.data() : v.val;
     for (size_t i = 0; i < v.nvars; i++) {
         const unsigned bits = v.vars[i].bits < 1 ? 1 : v.vars[i].bits > 64 ? 64 : v.vars[i].bits;
         uint32_t *old = b->oldp(d.code[i]);
-        const uint64_t x = v.val[i];
+        const uint64_t x = val[i];
         if (bits == 1)
             Full ? b->fullBit(old, x & 1) : b->chgBit(old, x & 1);
         else if (bits <= 32)
@@ -124,11 +126,17 @@ template <bool Full> void vars_dump(void *self, VerilatedFst::Buffer *b)
     }
 }
 
-/** Bring the harness's variables up to cycle now, before its first dump. */
+/** Bring the harness's variables up to cycle now, before its first dump,
+ *  and keep them: a later dump of this cycle (core_rtl.cpp writes a cycle's
+ *  edge dump in the next cycle's call) shows them as sampled, not as the
+ *  harness changed them since. */
 template <typename E> void vars_sample(E &e, uint64_t now)
 {
-    if (e.vars.v && e.vars.v->sample)
+    if (!e.vars.v)
+        return;
+    if (e.vars.v->sample)
         e.vars.v->sample(e.vars.v->ctx, now);
+    e.vars.val.assign(e.vars.v->val, e.vars.v->val + e.vars.v->nvars);
 }
 
 /* The rising edge that ends a cycle, every other input unchanged since the
