@@ -568,37 +568,17 @@ static unsigned invalidate(const hca_fw_event_t *ev)
  * sequencer may still be reading (the last started) is the slot before,
  * and a slot is read again only by the next batch read, which starts once
  * the last commit is settled. Each template's GO word is worked out once. */
-/* The one-page program makes the slow path's accesses (the MTT word, CMD,
- * WAIT, the ten MPT words in order, CMD, WAIT, DONE) with the MPT words in
- * six entries, all but one straight from the event as read (the event stays
- * put until the next read program, which starts only once this one is
- * settled): flags (the engine's mpt_flags, with wqe_ok), key, pd (the MR's,
- * equal to the event's once checked), mtt_base (the only MPT word the fast
- * path stores), iova and length (the same offsets in both structs), and the
- * constant tail (mtt_count 1, reserved 0). */
-enum {
-    FR_MTT, FR_MTT_CMD, FR_MTT_WAIT, FR_MPT, FR_MPT_KEY, FR_MPT_PD, FR_MPT_BASE, FR_MPT_IOVA, FR_MPT_TAIL, FR_MPT_CMD,
-    FR_MPT_WAIT, FR_DONE, FR_OPS
-};
-#define MPT_HEAD_WORDS (offsetof(hca_mpt_entry_t, iova) / 4)
-#define MPT_IOVA_WORDS ((offsetof(hca_mpt_entry_t, mtt_count) - offsetof(hca_mpt_entry_t, iova)) / 4)
-#define MPT_TAIL_WORDS (HCA_FWP_MPT_DATA_COUNT - MPT_HEAD_WORDS - MPT_IOVA_WORDS)
-_Static_assert(offsetof(hca_mpt_entry_t, iova) == offsetof(hca_fw_event_t, iova) &&
-                   offsetof(hca_mpt_entry_t, length) == offsetof(hca_fw_event_t, length) &&
-                   offsetof(hca_mpt_entry_t, length) == offsetof(hca_mpt_entry_t, iova) + 8 &&
-                   offsetof(hca_fw_event_t, length) == offsetof(hca_fw_event_t, iova) + 8,
-               "iova, length: one run of words in the event and in the MPT entry");
-_Static_assert(MPT_HEAD_WORDS == 4 && MPT_TAIL_WORDS == 2 && offsetof(hca_mpt_entry_t, reserved) == 36,
-               "the MPT entry's head and tail");
-_Static_assert(offsetof(hca_mpt_entry_t, flags) == 0 && offsetof(hca_mpt_entry_t, key) == 4 &&
-                   offsetof(hca_mpt_entry_t, pd) == 8 && offsetof(hca_mpt_entry_t, mtt_base) == 12,
-               "the MPT entry's head words, one entry each");
-static const uint32_t mpt_tail_one[MPT_TAIL_WORDS] __attribute__((aligned(8))) = {1, 0}; /* mtt_count, reserved */
+/* The one-page commit is fwp FAST_REG: the translation unit writes the MPT
+ * entry (the event's mpt_flags, key, iova, length; the MR's own pd and
+ * mtt_base; mtt_count 1) and the MTT word (the page | present) from what its
+ * registration bank kept of the event at its POP — rd_prog's POP of slot b
+ * names bank slot b — at one edge: the slow path's entry and word for n = 1
+ * in one command instead of 15 accesses. Then its WAIT and DONE. The
+ * firmware decides first; FAST_REG only carries out what it decided. */
+enum { FR_CMD, FR_WAIT, FR_DONE, FR_OPS };
 enum { INV_CMD, INV_WAIT, INV_DRAIN, INV_DRAIN_WAIT, INV_DONE, INV_OPS };
 typedef struct __attribute__((aligned(8))) fr_tmpl {
     hca_fseq_entry_t e[FR_OPS];
-    uint64_t mtt;
-    uint32_t mtt_base;
     uint32_t go;
 } fr_tmpl_t;
 typedef struct __attribute__((aligned(8))) inv_tmpl {
@@ -610,31 +590,24 @@ static inv_tmpl_t inv_t[EVT_BATCH];
 _Static_assert(offsetof(fr_tmpl_t, e) == 0 && offsetof(inv_tmpl_t, e) == 0 && sizeof(fr_tmpl_t) % 8 == 0 &&
                    sizeof(inv_tmpl_t) % 8 == 0,
                "every template's entries 8-aligned");
-static const commit_t FR1_COMMIT = {FR_WHY, FR_MPT, FR_OPS - 1};
+static const commit_t FR1_COMMIT = {HCA_WC_STATUS_MW_BIND_ERR, 1, "the translation unit refused FAST_REG",
+                                     "the translation unit refused FAST_REG", FR_DONE, FR_DONE};
 static const commit_t INV1_COMMIT = {INV_WHY(HCA_WC_STATUS_MW_BIND_ERR), INV_DRAIN, INV_OPS - 1};
 static const commit_t RINV1_COMMIT = {INV_WHY(HCA_WC_STATUS_REM_INV_REQ_ERR), INV_DRAIN, INV_OPS - 1};
 
 /* The templates: the slow paths' programs for one page and for an
  * invalidation, their per-event values patched at FR_* / INV_*. */
-_Static_assert(FR_MPT == MTT_OPS && FR_OPS == MTT_OPS + MPT_OPS + 5 && INV_DRAIN == INV_SPLIT && INV_OPS == INV_SPLIT + 3,
-               "the templates' layout");
+_Static_assert(INV_DRAIN == INV_SPLIT && INV_OPS == INV_SPLIT + 3, "the templates' layout");
+_Static_assert(EVT_BATCH == 1u << HCA_EVT_POP_SLOT_WIDTH, "rd_evt slot b is fwp's registration bank slot b");
 static void templates_init(void)
 {
     for (unsigned b = 0; b < EVT_BATCH; b++) {
-        /* ops_mtt, ops_mpt_done with its MPT_DATA entry in six, all but
-         * mtt_base and the tail from the slot's event */
-        hca_fseq_entry_t *e = ops_mtt(fr_t[b].e, &fr_t[b].mtt, 0);
-        const hca_fw_event_t *ev = &rd_evt[b];
-        const uint32_t *head[MPT_HEAD_WORDS] = {&ev->mpt_flags, &ev->key, &ev->pd, &fr_t[b].mtt_base};
-        for (unsigned w = 0; w < MPT_HEAD_WORDS; w++)
-            e[w] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA + 4 * w), HCA_FSEQ_KIND_WRITE_RAM, 1),
-                                      fw_local_addr((void *)head[w])};
-        e[4] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA + 4 * MPT_HEAD_WORDS), HCA_FSEQ_KIND_WRITE_RAM, MPT_IOVA_WORDS),
-                                  fw_local_addr(&rd_evt[b].iova)};
-        e[5] = (hca_fseq_entry_t){
-            CTL(FWP(HCA_FWP_MPT_DATA + 4 * (MPT_HEAD_WORDS + MPT_IOVA_WORDS)), HCA_FSEQ_KIND_WRITE_RAM, MPT_TAIL_WORDS),
-            fw_local_addr((void *)mpt_tail_one)};
-        ops_mpt_cmd_done(e + 6, 0, 0);
+        /* FAST_REG of bank slot b (the slot's event), its WAIT, DONE */
+        hca_fseq_entry_t *e = fr_t[b].e;
+        e[FR_CMD] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
+                                       HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_FAST_REG) | HCA_FWP_CMD_INDEX_PUT(b)};
+        e[FR_WAIT] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0};
+        e[FR_DONE] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DONE), HCA_FSEQ_KIND_WRITE, 0), 0};
         fr_t[b].go = fseq_go(fr_t[b].e, FR_OPS);
         ops_inv_done(inv_t[b].e, 0, 1, 0);
         inv_t[b].go = fseq_go(inv_t[b].e, INV_OPS);
@@ -678,14 +651,9 @@ static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
     if ((shadow & ~SHADOW_KEY_BYTE) != SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, HCA_MKEY_STATE_FREE) || m->pd != ev->pd)
         return 0;
     _Static_assert(HCA_ACCESS_ALL == (1u << HCA_SQ_WQE_FR_ACCESS_WIDTH) - 1, "every fr_access value is a flag set");
-    /* Decided: the slow path's program for n = 1, from the template; the
-     * MPT words are mpt_of's (the flags the engine's mpt_flags). */
-    t->mtt = ev->list | 1u << HCA_MTT_ENTRY_PRESENT_LSB;
-    t->mtt_base = m->mtt_base;
-    hca_fseq_entry_t *e = t->e;
-    e[FR_MTT_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MTT) | HCA_FWP_CMD_INDEX_PUT(m->mtt_base);
-    e[FR_MPT_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MPT) | HCA_FWP_CMD_INDEX_PUT(key >> HCA_KEY_INDEX_SHIFT);
-    e[FR_DONE].val = done_word(ev, HCA_WC_STATUS_SUCCESS);
+    /* Decided: FAST_REG of this slot writes the slow path's MPT entry and
+     * MTT word for n = 1 (the flags the engine's mpt_flags) */
+    t->e[FR_DONE].val = done_word(ev, HCA_WC_STATUS_SUCCESS);
     shadow_set(m, SHADOW(1, HCA_MKEY_KIND_FAST_REG, key & HCA_KEY_BYTE_MASK, HCA_MKEY_STATE_VALID));
     pend_start(t->go, ev, m, shadow, &FR1_COMMIT);
     return 1;
@@ -752,7 +720,7 @@ void mm_init(void)
         hca_fseq_entry_t *r = &rd_prog[b * EVT_READ_OPS];
         r[0] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DATA), HCA_FSEQ_KIND_READ_EVT, EVT_READ_WORDS),
                                   fw_local_addr(&rd_evt[b])};
-        r[1] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_POP), HCA_FSEQ_KIND_WRITE, 0), 0};
+        r[1] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_POP), HCA_FSEQ_KIND_WRITE, 0), HCA_EVT_POP_SLOT_PUT(b)}; /* bank slot b */
     }
 }
 

@@ -272,9 +272,10 @@ enum hca_fwp_op {
     HCA_FWP_OP_READ_MPT = 4, /* MPT_DATA <- MPT[index] (debug read) */
     HCA_FWP_OP_READ_MTT = 5, /* MTT_DATA <- MTT[index] */
     HCA_FWP_OP_FENCE = 6, /* complete once every request accepted so far has produced its last segment */
+    HCA_FWP_OP_FAST_REG = 7, /* one-shot commit of a one-page FAST_REG_MR the firmware decided: index = the registration bank slot its event was popped into (evt POP.slot); the event must be a FAST_REG_MR with wqe_ok (else BAD_OP, nothing written). MPT[index(key)] <- {mpt_flags, key, the entry's own pd and mtt_base, iova, length, mtt_count 1, reserved 0} and MTT[mtt_base] <- list | present, at one edge, the cycle after the command (busy one cycle, as READ_MPT); BAD_INDEX (nothing written) for a slot, key index or mtt_base out of range */
 };
 #define HCA_FWP_OP_WIDTH 4u
-#define HCA_FWP_OP_MAX 6u
+#define HCA_FWP_OP_MAX 7u
 /** Name of a fwp_op value, or NULL when it has none. */
 static inline const char *hca_fwp_op_name(unsigned v)
 {
@@ -286,6 +287,7 @@ static inline const char *hca_fwp_op_name(unsigned v)
     case 4: return "READ_MPT";
     case 5: return "READ_MTT";
     case 6: return "FENCE";
+    case 7: return "FAST_REG";
     default: return NULL;
     }
 }
@@ -1705,7 +1707,11 @@ HCA_STATIC_ASSERT(offsetof(hca_klm_entry_t, lkey) == 12, "klm_entry.lkey offset"
 #define HCA_EVT_STATUS_COUNT_WIDTH 8u
 #define HCA_EVT_STATUS_COUNT_GET(r) (((uint32_t)(r) >> 8) & 255u)
 #define HCA_EVT_STATUS_COUNT_PUT(v) (((uint32_t)(v) & 255u) << 8)
-#define HCA_EVT_POP 0x34u /* write: drop the head event (read it first) */
+#define HCA_EVT_POP 0x34u /* write: drop the head event (read it first); its registration fields (key, iova, length, list, mpt_flags, and whether it is a FAST_REG_MR with wqe_ok) are kept in fwp's registration bank at slot, for fwp FAST_REG */
+#define HCA_EVT_POP_SLOT_LSB 0u
+#define HCA_EVT_POP_SLOT_WIDTH 3u
+#define HCA_EVT_POP_SLOT_GET(r) (((uint32_t)(r) >> 0) & 7u)
+#define HCA_EVT_POP_SLOT_PUT(v) (((uint32_t)(v) & 7u) << 0)
 #define HCA_EVT_DONE 0x38u /* write: the operation of event tag finished with status */
 #define HCA_EVT_DONE_STATUS_LSB 0u
 #define HCA_EVT_DONE_STATUS_WIDTH 8u

@@ -167,6 +167,7 @@ FWP_OP = {
     "READ_MPT": 4,
     "READ_MTT": 5,
     "FENCE": 6,
+    "FAST_REG": 7,
 }
 FWP_OP_NOP = 0
 FWP_OP_WRITE_MPT = 1
@@ -175,6 +176,7 @@ FWP_OP_INVALIDATE = 3
 FWP_OP_READ_MPT = 4
 FWP_OP_READ_MTT = 5
 FWP_OP_FENCE = 6
+FWP_OP_FAST_REG = 7
 
 # fwp_result: firmware port command result (regs fwp, STATUS.result)
 FWP_RESULT = {
@@ -818,6 +820,7 @@ EVT_STATUS = 0x30
 EVT_STATUS_PENDING = (0, 1)  # (lsb, width)
 EVT_STATUS_COUNT = (8, 8)  # (lsb, width)
 EVT_POP = 0x34
+EVT_POP_SLOT = (0, 3)  # (lsb, width)
 EVT_DONE = 0x38
 EVT_DONE_STATUS = (0, 8)  # (lsb, width)
 EVT_DONE_TAG = (8, 12)  # (lsb, width)

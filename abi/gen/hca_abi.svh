@@ -173,6 +173,7 @@
 `define HCA_FWP_OP_READ_MPT 4'd4
 `define HCA_FWP_OP_READ_MTT 4'd5
 `define HCA_FWP_OP_FENCE 4'd6
+`define HCA_FWP_OP_FAST_REG 4'd7
 
 // fwp_result: firmware port command result (regs fwp, STATUS.result)
 `define HCA_FWP_RESULT_W 4
@@ -1054,6 +1055,8 @@
 `define HCA_EVT_STATUS_COUNT_LSB 8
 `define HCA_EVT_STATUS_COUNT_W 8
 `define HCA_EVT_POP 52
+`define HCA_EVT_POP_SLOT_LSB 0
+`define HCA_EVT_POP_SLOT_W 3
 `define HCA_EVT_DONE 56
 `define HCA_EVT_DONE_STATUS_LSB 0
 `define HCA_EVT_DONE_STATUS_W 8
