@@ -882,7 +882,7 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
 
 int xlate_unit_fence_wait(const xu_model_t *m)
 {
-    return m->busy && !m->inv_wb;
+    return m->busy && !m->inv_wb && !m->fr_wb;
 }
 
 uint64_t xlate_unit_quiet_until(const xu_model_t *m, uint64_t now)
