@@ -639,23 +639,46 @@ static inline mkey_t *fast_mr(uint32_t key)
  * FREE, the PD (mtt_count >= 1 = n: every fast_reg MR has one at least,
  * mkey_create refuses max_page_list_len 0). wqe_ok clear: the slow path,
  * which checks every rule itself. */
+static int fast_reg_refuse(const hca_fw_event_t *ev);
 static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
 {
     const uint32_t key = ev->key;
     if (!(ev->hdr & 1u << HCA_FW_EVENT_WQE_OK_LSB))
         return 0;
     mkey_t *m = fast_mr(key);
-    if (!m)
-        return 0;
+    if (UNLIKELY(!m))
+        return fast_reg_refuse(ev);
     const uint32_t shadow = shadow_word(m);
-    if ((shadow & ~SHADOW_KEY_BYTE) != SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, HCA_MKEY_STATE_FREE) || m->pd != ev->pd)
-        return 0;
+    if (UNLIKELY((shadow & ~SHADOW_KEY_BYTE) != SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, HCA_MKEY_STATE_FREE) ||
+                 m->pd != ev->pd))
+        return fast_reg_refuse(ev);
     _Static_assert(HCA_ACCESS_ALL == (1u << HCA_SQ_WQE_FR_ACCESS_WIDTH) - 1, "every fr_access value is a flag set");
     /* Decided: FAST_REG of this slot writes the slow path's MPT entry and
      * MTT word for n = 1 (the flags the engine's mpt_flags) */
     t->e[FR_DONE].val = done_word(ev, HCA_WC_STATUS_SUCCESS);
     shadow_set(m, SHADOW(1, HCA_MKEY_KIND_FAST_REG, key & HCA_KEY_BYTE_MASK, HCA_MKEY_STATE_VALID));
     pend_start(t->go, ev, m, shadow, &FR1_COMMIT);
+    return 1;
+}
+
+/* A FAST_REG_MR with wqe_ok that fast_reg_quick does not take. READ_EVT
+ * read its hdr, pd and key only (hca_evt_reads_short: the rest of its rd_evt
+ * slot is an earlier event's; fwp's bank has the registration), so the slow
+ * path cannot decide it; none is needed: wqe_ok covers every rule on the
+ * WQE's own fields, index(mr_key) = index(key) among them, so what fails is
+ * one of find_mr's rules on the MR's state, the same ones fast_reg_quick
+ * tests. find_mr decides them on hdr, pd and key with mr_key 0 (the key's
+ * MR, of the same index) and prints the refusal; then DONE. */
+static int __attribute__((noinline)) fast_reg_refuse(const hca_fw_event_t *ev)
+{
+    hca_fw_event_t e = {0};
+    e.hdr = ev->hdr;
+    e.pd = ev->pd;
+    e.key = ev->key;
+    unsigned st;
+    if (find_mr(&e, HCA_WC_STATUS_MW_BIND_ERR, 0, &st)) /* the fast path's rules and find_mr's disagree */
+        st = refuse(&e, HCA_WC_STATUS_GENERAL_ERR, "internal: the MR's state passes find_mr, not the fast path");
+    reg_write(EVT(HCA_EVT_DONE), done_word(ev, st));
     return 1;
 }
 

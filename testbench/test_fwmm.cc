@@ -331,13 +331,13 @@ void fseq_run(uint32_t count)
                     reg_write(addr + 4 * i, w[i]);
                 else
                     w[i] = reg_read(addr + 4 * i), M->evt_words_read++;
-                // READ_EVT: an empty queue stops the program; an invalidation's words end with key
+                // READ_EVT: an empty queue stops the program; an invalidation's words and a wqe_ok FAST_REG_MR's end with key
                 if (hca_fseq_entry_get_kind(&x) == HCA_FSEQ_KIND_READ_EVT && i == 0 && w[0] == 0) {
                     stopped = 1;
                     break;
                 }
                 if (hca_fseq_entry_get_kind(&x) == HCA_FSEQ_KIND_READ_EVT && i == 0 &&
-                    hca_evt_kind_invalidates(w[0] >> HCA_FW_EVENT_KIND_LSB & ((1u << HCA_FW_EVENT_KIND_WIDTH) - 1)))
+                    hca_evt_reads_short(w[0]))
                     words = std::min(words, (uint32_t)HCA_EVT_INV_WORDS);
             }
             break;
@@ -1255,9 +1255,9 @@ TEST_F(FwMm, ABatchIsReadByOneProgramAndEachCommitIsOneProgram)
     mm_service();
     EXPECT_TRUE(mock.events.empty());
     EXPECT_EQ(5, mock.fseq_runs) << "one read of the batch, one program per operation, a read finding none";
-    EXPECT_EQ(2 * HCA_EVT_DATA_COUNT + HCA_EVT_INV_WORDS + 2, mock.evt_words_read)
-        << "READ_EVT: a registration's words, an invalidation's up to key; each read stopped at the empty "
-           "queue's first word";
+    EXPECT_EQ(3 * HCA_EVT_INV_WORDS + 2, mock.evt_words_read)
+        << "READ_EVT: a wqe_ok registration's and an invalidation's words up to key (fwp's bank keeps the "
+           "registration); each read stopped at the empty queue's first word";
     std::vector<Kind> kinds;
     for (const Rec &r : mock.log)
         kinds.push_back(r.kind);

@@ -56,7 +56,7 @@ HOST_IRQ_OFFSET = 0x2000  # host BAR0 offset of the interrupt block (regs host_i
 FW_EVT_BASE = 0x40000800  # the engine's event queue as the firmware core sees it (regs evt)
 EVT_QUEUE_DEPTH = 0x8  # events the queue holds; the engine waits when it is full
 EVT_TAG_RESPONDER = 0x800  # fw_event.hdr.tag of an event: requester events carry the QP number, responder events (REMOTE_INV) EVT_TAG_RESPONDER | QP number, so DONE finds its waiter
-EVT_INV_WORDS = 0x3  # words of an invalidation's fw_event that carry something (hdr, pd, key): what fseq READ_EVT reads of one
+EVT_INV_WORDS = 0x3  # words of an invalidation's fw_event that carry something (hdr, pd, key): what fseq READ_EVT reads of one, and of a FAST_REG_MR with wqe_ok (fwp's registration bank keeps the rest for fwp FAST_REG)
 
 # mkey_state: MR state (SEMANTICS.md: Keys and states)
 MKEY_STATE = {

@@ -106,7 +106,7 @@
 `define HCA_EVT_QUEUE_DEPTH 8
 // fw_event.hdr.tag of an event: requester events carry the QP number, responder events (REMOTE_INV) EVT_TAG_RESPONDER | QP number, so DONE finds its waiter
 `define HCA_EVT_TAG_RESPONDER 2048
-// words of an invalidation's fw_event that carry something (hdr, pd, key): what fseq READ_EVT reads of one
+// words of an invalidation's fw_event that carry something (hdr, pd, key): what fseq READ_EVT reads of one, and of a FAST_REG_MR with wqe_ok (fwp's registration bank keeps the rest for fwp FAST_REG)
 `define HCA_EVT_INV_WORDS 3
 
 // mkey_state: MR state (SEMANTICS.md: Keys and states)
