@@ -642,8 +642,8 @@ static inline mkey_t *fast_mr(uint32_t key)
 static int fast_reg_refuse(const hca_fw_event_t *ev);
 static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
 {
-    const uint32_t key = ev->key;
-    if (!(ev->hdr & 1u << HCA_FW_EVENT_WQE_OK_LSB))
+    const uint32_t hdr = ev->hdr, key = ev->key;
+    if (!(hdr & 1u << HCA_FW_EVENT_WQE_OK_LSB))
         return 0;
     mkey_t *m = fast_mr(key);
     if (UNLIKELY(!m))
@@ -654,9 +654,12 @@ static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
         return fast_reg_refuse(ev);
     _Static_assert(HCA_ACCESS_ALL == (1u << HCA_SQ_WQE_FR_ACCESS_WIDTH) - 1, "every fr_access value is a flag set");
     /* Decided: FAST_REG of this slot writes the slow path's MPT entry and
-     * MTT word for n = 1 (the flags the engine's mpt_flags) */
-    t->e[FR_DONE].val = done_word(ev, HCA_WC_STATUS_SUCCESS);
-    shadow_set(m, SHADOW(1, HCA_MKEY_KIND_FAST_REG, key & HCA_KEY_BYTE_MASK, HCA_MKEY_STATE_VALID));
+     * MTT word for n = 1 (the flags the engine's mpt_flags); DONE SUCCESS
+     * is hdr's tag (done_word), the shadow's key byte and state change */
+    _Static_assert(HCA_WC_STATUS_SUCCESS == 0, "DONE SUCCESS is the tag alone");
+    t->e[FR_DONE].val = hdr & ((1u << HCA_FW_EVENT_TAG_WIDTH) - 1u) << HCA_FW_EVENT_TAG_LSB;
+    m->key_byte = (uint8_t)(key & HCA_KEY_BYTE_MASK);
+    m->state = HCA_MKEY_STATE_VALID;
     pend_start(t->go, ev, m, shadow, &FR1_COMMIT);
     return 1;
 }
