@@ -158,23 +158,17 @@ module xu_fw_port #(
   // Per slot: what FAST_REG writes that the MR's own entry does not hold.
   // A memory written by index at POP and read by index; ok (reset) says the
   // slot's event is a FAST_REG_MR with wqe_ok.
-  typedef struct packed {
-    logic [63:0] page;
-    logic [63:0] length;
-    logic [63:0] iova;
-    logic [31:0] key;
-    logic [31:0] flags;
-  } fr_slot_t;
-  fr_slot_t                       bank_q [SLOTS];
+  // Slot word: {page, length, iova, key, flags} (BK_* below).
+  localparam int BK_FLAGS = 0, BK_KEY = 32, BK_IOVA = 64, BK_LEN = 128, BK_PAGE = 192, BK_W = 256;
+  logic [BK_W-1:0]                bank_q [SLOTS];
   logic [SLOTS-1:0]               bank_ok_q;
-  fr_slot_t                       pop_slot, wb_slot;
+  logic [BK_W-1:0]                pop_slot, wb_slot;
+  logic [BK_W-1:0]                cmd_slot;
   logic [31:0]                    cmd_key;
   logic                           pop_ok;
-  assign pop_slot = '{page:   `HCA_FW_EVENT_LIST(evt_pop_evt_i),
-                      length: `HCA_FW_EVENT_LENGTH(evt_pop_evt_i),
-                      iova:   `HCA_FW_EVENT_IOVA(evt_pop_evt_i),
-                      key:    `HCA_FW_EVENT_KEY(evt_pop_evt_i),
-                      flags:  `HCA_FW_EVENT_MPT_FLAGS(evt_pop_evt_i)};
+  assign pop_slot = {`HCA_FW_EVENT_LIST(evt_pop_evt_i), `HCA_FW_EVENT_LENGTH(evt_pop_evt_i),
+                     `HCA_FW_EVENT_IOVA(evt_pop_evt_i), `HCA_FW_EVENT_KEY(evt_pop_evt_i),
+                     `HCA_FW_EVENT_MPT_FLAGS(evt_pop_evt_i)};
   assign pop_ok   = `HCA_FW_EVENT_KIND(evt_pop_evt_i) == `HCA_EVT_KIND_FAST_REG_MR &&
                     `HCA_FW_EVENT_WQE_OK(evt_pop_evt_i) == 1'b1;
 
@@ -228,12 +222,13 @@ module xu_fw_port #(
   // idx_q kept (wb_slot: no POP can write it in w, the port's access then
   // being the CMD).
   assign cmd_slot_ok  = {1'b0, cmd_idx} < (IDX_W + 1)'(SLOTS);
-  assign cmd_key      = bank_q[cmd_idx[SLOT_W-1:0]].key;
+  assign cmd_slot     = bank_q[cmd_idx[SLOT_W-1:0]];
+  assign cmd_key      = cmd_slot[BK_KEY +: 32];
   assign cmd_fr_ok    = bank_ok_q[cmd_idx[SLOT_W-1:0]];
   assign cmd_fr_idx   = IDX_W'(cmd_key >> `HCA_KEY_INDEX_SHIFT);
   assign cmd_fr_addr  = cmd_fr_idx[MPT_AW-1:0];
   assign wb_slot      = bank_q[idx_q[SLOT_W-1:0]];
-  assign wb_fr_idx    = IDX_W'(wb_slot.key >> `HCA_KEY_INDEX_SHIFT);
+  assign wb_fr_idx    = IDX_W'(wb_slot[BK_KEY +: 32] >> `HCA_KEY_INDEX_SHIFT);
   assign wb_fr_addr   = wb_fr_idx[MPT_AW-1:0];
   assign wb_mtt_base  = IDX_W'(`HCA_MPT_ENTRY_MTT_BASE(mpt_rdata_i));
   assign wb_mtt_ok    = `HCA_MPT_ENTRY_MTT_BASE(mpt_rdata_i) < 32'(MTT_ENTRIES);
@@ -244,7 +239,7 @@ module xu_fw_port #(
   // CMD bits above op are reserved; idx_q keeps the full index for waves.
   logic unused_fw;
   assign unused_fw = ^{fw_wdata_i[31:`HCA_FWP_CMD_OP_LSB + `HCA_FWP_CMD_OP_W], idx_q, wb_fr_idx, wb_mtt_base,
-                       cmd_key[`HCA_KEY_INDEX_SHIFT-1:0], evt_pop_evt_i};
+                       cmd_key[`HCA_KEY_INDEX_SHIFT-1:0], cmd_slot, evt_pop_evt_i};
 
   generate if (`HCA_FWP_CONFIG_MAX_INDIRECTION_W != 3 || `HCA_MAX_INDIRECTION > 7) begin : g_bad_config
 `ifdef __ICARUS__
@@ -282,12 +277,12 @@ module xu_fw_port #(
   // path's mpt_of for one page).
   always_comb begin
     fr_mpt = '0;
-    `HCA_MPT_ENTRY_FLAGS(fr_mpt)     = wb_slot.flags;
-    `HCA_MPT_ENTRY_KEY(fr_mpt)       = wb_slot.key;
+    `HCA_MPT_ENTRY_FLAGS(fr_mpt)     = wb_slot[BK_FLAGS +: 32];
+    `HCA_MPT_ENTRY_KEY(fr_mpt)       = wb_slot[BK_KEY +: 32];
     `HCA_MPT_ENTRY_PD(fr_mpt)        = `HCA_MPT_ENTRY_PD(mpt_rdata_i);
     `HCA_MPT_ENTRY_MTT_BASE(fr_mpt)  = `HCA_MPT_ENTRY_MTT_BASE(mpt_rdata_i);
-    `HCA_MPT_ENTRY_IOVA(fr_mpt)      = wb_slot.iova;
-    `HCA_MPT_ENTRY_LENGTH(fr_mpt)    = wb_slot.length;
+    `HCA_MPT_ENTRY_IOVA(fr_mpt)      = wb_slot[BK_IOVA +: 64];
+    `HCA_MPT_ENTRY_LENGTH(fr_mpt)    = wb_slot[BK_LEN +: 64];
     `HCA_MPT_ENTRY_MTT_COUNT(fr_mpt) = 32'd1;
   end
 
@@ -438,11 +433,11 @@ module xu_fw_port #(
           mpt_vwe_o    = 1'b1;
           mpt_addr_o   = wb_fr_addr;
           mpt_wdata_o  = fr_mpt;
-          mpt_wvalid_o = wb_slot.flags[`HCA_MPT_ENTRY_ALLOC_LSB];
+          mpt_wvalid_o = wb_slot[BK_FLAGS + `HCA_MPT_ENTRY_ALLOC_LSB];
           mtt_we_o     = 1'b1;
           mtt_vwe_o    = 1'b1;
           mtt_addr_o   = wb_mtt_addr;
-          mtt_wdata_o  = wb_slot.page | `HCA_MTT_ENTRY_W'(1);
+          mtt_wdata_o  = wb_slot[BK_PAGE +: 64] | `HCA_MTT_ENTRY_W'(1);
           mtt_wvalid_o = 1'b1;
           result_d     = `HCA_FWP_RESULT_OK;
         end else begin
