@@ -531,16 +531,22 @@ module xu_fw_port #(
   end
 
   // The registration bank: data by index (not reset), ok by index (reset).
+  logic [SLOT_W-1:0] pop_at;
+`ifndef HCA_MUTANT_FR_BANK_SLOT
+  assign pop_at = evt_pop_slot_i;
+`else  // mutant (vectors/mutation.mk): the popped event kept one slot on, so FAST_REG commits another's
+  assign pop_at = evt_pop_slot_i + SLOT_W'(1);
+`endif
   always_ff @(posedge clk_i) begin
     if (evt_pop_i) begin
-      bank_q[evt_pop_slot_i] <= pop_slot;
+      bank_q[pop_at] <= pop_slot;
     end
   end
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       bank_ok_q <= '0;
     end else if (evt_pop_i) begin
-      bank_ok_q[evt_pop_slot_i] <= pop_ok;
+      bank_ok_q[pop_at] <= pop_ok;
     end
   end
 
