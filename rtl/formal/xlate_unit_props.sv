@@ -71,7 +71,7 @@ module xlate_unit_props #(
     .fence_wait_o,
     // no evt POP: fwp FAST_REG's bank stays empty, so FAST_REG is refused
     // whole (BAD_OP, BAD_INDEX) and every table write below is WRITE_*'s
-    .evt_pop_i(1'b0), .evt_pop_slot_i('0), .evt_pop_evt_i('0)
+    .evt_pop_i(1'b0), .evt_pop_slot_i(`HCA_EVT_POP_SLOT_W'(0)), .evt_pop_evt_i(`HCA_FW_EVENT_W'(0))
   );
 
   // Narrowing (DW > 0): the unit is unchanged, but what reaches it is cut

@@ -69,8 +69,8 @@ module xlate_unit_tb;
     .fw_rdata_o   (fw_rdata),
     .fence_wait_o (),
     .evt_pop_i    (1'b0),  // no event queue here: fwp FAST_REG's bank stays empty
-    .evt_pop_slot_i ('0),
-    .evt_pop_evt_i  ('0)
+    .evt_pop_slot_i (`HCA_EVT_POP_SLOT_W'(0)),
+    .evt_pop_evt_i  (`HCA_FW_EVENT_W'(0))
   );
 
   // ---------------------------------------------------------------- options
