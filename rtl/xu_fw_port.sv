@@ -274,17 +274,28 @@ module xu_fw_port #(
   assign mpt_freed  = (mpt_rdata_i & ~MPT_STATE_MASK) |
                       (`HCA_MPT_ENTRY_W'(`HCA_MKEY_STATE_FREE) << `HCA_MPT_ENTRY_STATE_LSB);
   // FAST_REG: the registration over the MR's own pd and mtt_base (the slow
-  // path's mpt_of for one page).
-  always_comb begin
-    fr_mpt = '0;
-    `HCA_MPT_ENTRY_FLAGS(fr_mpt)     = wb_slot[BK_FLAGS +: 32];
-    `HCA_MPT_ENTRY_KEY(fr_mpt)       = wb_slot[BK_KEY +: 32];
-    `HCA_MPT_ENTRY_PD(fr_mpt)        = `HCA_MPT_ENTRY_PD(mpt_rdata_i);
-    `HCA_MPT_ENTRY_MTT_BASE(fr_mpt)  = `HCA_MPT_ENTRY_MTT_BASE(mpt_rdata_i);
-    `HCA_MPT_ENTRY_IOVA(fr_mpt)      = wb_slot[BK_IOVA +: 64];
-    `HCA_MPT_ENTRY_LENGTH(fr_mpt)    = wb_slot[BK_LEN +: 64];
-    `HCA_MPT_ENTRY_MTT_COUNT(fr_mpt) = 32'd1;
-  end
+  // path's mpt_of for one page), fields in the entry's order (checked below).
+  assign fr_mpt = {32'd0, 32'd1, wb_slot[BK_LEN +: 64], wb_slot[BK_IOVA +: 64],
+                   `HCA_MPT_ENTRY_MTT_BASE(mpt_rdata_i), `HCA_MPT_ENTRY_PD(mpt_rdata_i),
+                   wb_slot[BK_KEY +: 32], wb_slot[BK_FLAGS +: 32]};
+  generate if (`HCA_MPT_ENTRY_W != 320 || `HCA_MPT_ENTRY_KEY_LSB != 32 || `HCA_MPT_ENTRY_PD_LSB != 64 ||
+               `HCA_MPT_ENTRY_MTT_BASE_LSB != 96 || `HCA_MPT_ENTRY_IOVA_LSB != 128 ||
+               `HCA_MPT_ENTRY_LENGTH_LSB != 192 || `HCA_MPT_ENTRY_MTT_COUNT_LSB != 256 ||
+               `HCA_MPT_ENTRY_RESERVED_LSB != 288) begin : g_bad_fr_mpt
+`ifdef __ICARUS__
+    initial $fatal(1, "xu_fw_port: FAST_REG's MPT entry is not in mpt_entry's layout");
+`else
+    $error("xu_fw_port: FAST_REG's MPT entry is not in mpt_entry's layout");
+`endif
+  end endgenerate
+  // Bits of the staging and the bank the commands drive (outside the
+  // always_comb: Icarus takes no constant select inside one).
+  logic stage_mpt_alloc, stage_mtt_present, wb_alloc;
+  logic [`HCA_MTT_ENTRY_W-1:0] wb_mtt_word;
+  assign stage_mpt_alloc   = mpt_stage_q[`HCA_MPT_ENTRY_ALLOC_LSB];
+  assign stage_mtt_present = mtt_stage_q[`HCA_MTT_ENTRY_PRESENT_LSB];
+  assign wb_alloc          = wb_slot[BK_FLAGS + `HCA_MPT_ENTRY_ALLOC_LSB];
+  assign wb_mtt_word       = wb_slot[BK_PAGE +: 64] | `HCA_MTT_ENTRY_W'(1);
 
   // Staging loads: a READ_* brings the entry back in the cycle after its
   // command.
@@ -309,13 +320,13 @@ module xu_fw_port #(
     mpt_vwe_o    = 1'b0;
     mpt_addr_o   = cmd_mpt_addr;
     mpt_wdata_o  = mpt_stage_q;
-    mpt_wvalid_o = mpt_stage_q[`HCA_MPT_ENTRY_ALLOC_LSB];
+    mpt_wvalid_o = stage_mpt_alloc;
     mtt_re_o     = 1'b0;
     mtt_we_o     = 1'b0;
     mtt_vwe_o    = 1'b0;
     mtt_addr_o   = cmd_mtt_addr;
     mtt_wdata_o  = mtt_stage_q;
-    mtt_wvalid_o = mtt_stage_q[`HCA_MTT_ENTRY_PRESENT_LSB];
+    mtt_wvalid_o = stage_mtt_present;
 
     case (state_q)
       ST_IDLE: begin
@@ -433,11 +444,11 @@ module xu_fw_port #(
           mpt_vwe_o    = 1'b1;
           mpt_addr_o   = wb_fr_addr;
           mpt_wdata_o  = fr_mpt;
-          mpt_wvalid_o = wb_slot[BK_FLAGS + `HCA_MPT_ENTRY_ALLOC_LSB];
+          mpt_wvalid_o = wb_alloc;
           mtt_we_o     = 1'b1;
           mtt_vwe_o    = 1'b1;
           mtt_addr_o   = wb_mtt_addr;
-          mtt_wdata_o  = wb_slot[BK_PAGE +: 64] | `HCA_MTT_ENTRY_W'(1);
+          mtt_wdata_o  = wb_mtt_word;
           mtt_wvalid_o = 1'b1;
           result_d     = `HCA_FWP_RESULT_OK;
         end else begin
