@@ -558,12 +558,15 @@ static unsigned invalidate(const hca_fw_event_t *ev)
  * The common cases, decided and committed in a few dozen instructions: a
  * FAST_REG_MR of one inline page and the invalidations. Each takes the
  * event only when every rule of its slow path (fast_reg, invalidate above)
- * passes, from the same shadow, and commits the very program the slow path
- * would build, from a template whose fixed entries are written once (at boot,
- * mm_init): per event only the values change. Anything else — any rule
- * failing, a list to read — returns 0 having changed nothing, and the slow
- * path decides again from scratch and prints the refusal: the rules are
- * the slow path's, the fast path only recognises the case they all pass.
+ * passes, from the same shadow, and commits what the slow path would (an
+ * invalidation: the very program; one page: fwp FAST_REG, which writes the
+ * slow path's MPT entry and MTT word), from a template whose fixed entries
+ * are written once (at boot, mm_init): per event only the values change.
+ * Anything else — any rule failing, a list to read — returns 0 having
+ * changed nothing, and the slow path decides again from scratch and prints
+ * the refusal: the rules are the slow path's, the fast path only recognises
+ * the case they all pass. (A FAST_REG_MR with wqe_ok, read short, is
+ * refused by fast_reg_refuse through the slow path's find_mr instead.)
  * One template per rd_evt slot, each its slot's events' only: the one the
  * sequencer may still be reading (the last started) is the slot before,
  * and a slot is read again only by the next batch read, which starts once
@@ -572,9 +575,10 @@ static unsigned invalidate(const hca_fw_event_t *ev)
  * entry (the event's mpt_flags, key, iova, length; the MR's own pd and
  * mtt_base; mtt_count 1) and the MTT word (the page | present) from what its
  * registration bank kept of the event at its POP — rd_prog's POP of slot b
- * names bank slot b — at one edge: the slow path's entry and word for n = 1
- * in one command instead of 15 accesses. Then its WAIT and DONE. The
- * firmware decides first; FAST_REG only carries out what it decided. */
+ * names bank slot b — at one edge: the slow path's entry and word for n = 1.
+ * With its WAIT and DONE the commit is 3 port accesses, the slow path's
+ * one-page program 17. The firmware decides first; FAST_REG only carries
+ * out what it decided. */
 enum { FR_CMD, FR_WAIT, FR_DONE, FR_OPS };
 enum { INV_CMD, INV_WAIT, INV_DRAIN, INV_DRAIN_WAIT, INV_DONE, INV_OPS };
 typedef struct __attribute__((aligned(8))) fr_tmpl {
@@ -595,8 +599,8 @@ static const commit_t FR1_COMMIT = {HCA_WC_STATUS_MW_BIND_ERR, 1, "the translati
 static const commit_t INV1_COMMIT = {INV_WHY(HCA_WC_STATUS_MW_BIND_ERR), INV_DRAIN, INV_OPS - 1};
 static const commit_t RINV1_COMMIT = {INV_WHY(HCA_WC_STATUS_REM_INV_REQ_ERR), INV_DRAIN, INV_OPS - 1};
 
-/* The templates: the slow paths' programs for one page and for an
- * invalidation, their per-event values patched at FR_* / INV_*. */
+/* The templates: FAST_REG of the slot for one page, the slow path's program
+ * for an invalidation; their per-event values patched at FR_DONE / INV_*. */
 _Static_assert(INV_DRAIN == INV_SPLIT && INV_OPS == INV_SPLIT + 3, "the templates' layout");
 _Static_assert(EVT_BATCH == 1u << HCA_EVT_POP_SLOT_WIDTH, "rd_evt slot b is fwp's registration bank slot b");
 static void templates_init(void)
