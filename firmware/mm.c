@@ -570,46 +570,30 @@ static unsigned invalidate(const hca_fw_event_t *ev)
  * The common cases, decided and committed in a few dozen instructions: a
  * FAST_REG_MR of one inline page and the invalidations. Each takes the
  * event only when every rule of its slow path (fast_reg, invalidate above)
- * passes, from the same shadow, and commits the very program the slow path
- * would build, from a template whose fixed entries are written once (at boot,
- * mm_init): per event only the values change. Anything else — any rule
- * failing, a list to read — returns 0 having changed nothing, and the slow
- * path decides again from scratch and prints the refusal: the rules are
- * the slow path's, the fast path only recognises the case they all pass.
+ * passes, from the same shadow, and commits what the slow path would (an
+ * invalidation: the very program; one page: fwp FAST_REG, which writes the
+ * slow path's MPT entry and MTT word), from a template whose fixed entries
+ * are written once (at boot, mm_init): per event only the values change.
+ * Anything else — any rule failing, a list to read — returns 0 having
+ * changed nothing, and the slow path decides again from scratch and prints
+ * the refusal: the rules are the slow path's, the fast path only recognises
+ * the case they all pass. (A FAST_REG_MR with wqe_ok, read short, is
+ * refused by fast_reg_refuse through the slow path's find_mr instead.)
  * One template per rd_evt slot, each its slot's events' only: the one the
  * sequencer may still be reading (the last started) is the slot before,
  * and a slot is read again only by the next batch read, which starts once
  * the last commit is settled. Each template's GO word is worked out once. */
-/* The one-page program makes the slow path's accesses (the MTT word, CMD,
- * WAIT, the ten MPT words in order, CMD, WAIT, DONE) with the MPT words in
- * six entries, all but one straight from the event as read (the event stays
- * put until the next read program, which starts only once this one is
- * settled): flags (the engine's mpt_flags, with wqe_ok), key, pd (the MR's,
- * equal to the event's once checked), mtt_base (the only MPT word the fast
- * path stores), iova and length (the same offsets in both structs), and the
- * constant tail (mtt_count 1, reserved 0). */
-enum {
-    FR_MTT, FR_MTT_CMD, FR_MTT_WAIT, FR_MPT, FR_MPT_KEY, FR_MPT_PD, FR_MPT_BASE, FR_MPT_IOVA, FR_MPT_TAIL, FR_MPT_CMD,
-    FR_MPT_WAIT, FR_DONE, FR_OPS
-};
-#define MPT_HEAD_WORDS (offsetof(hca_mpt_entry_t, iova) / 4)
-#define MPT_IOVA_WORDS ((offsetof(hca_mpt_entry_t, mtt_count) - offsetof(hca_mpt_entry_t, iova)) / 4)
-#define MPT_TAIL_WORDS (HCA_FWP_MPT_DATA_COUNT - MPT_HEAD_WORDS - MPT_IOVA_WORDS)
-_Static_assert(offsetof(hca_mpt_entry_t, iova) == offsetof(hca_fw_event_t, iova) &&
-                   offsetof(hca_mpt_entry_t, length) == offsetof(hca_fw_event_t, length) &&
-                   offsetof(hca_mpt_entry_t, length) == offsetof(hca_mpt_entry_t, iova) + 8 &&
-                   offsetof(hca_fw_event_t, length) == offsetof(hca_fw_event_t, iova) + 8,
-               "iova, length: one run of words in the event and in the MPT entry");
-_Static_assert(MPT_HEAD_WORDS == 4 && MPT_TAIL_WORDS == 2 && offsetof(hca_mpt_entry_t, reserved) == 36,
-               "the MPT entry's head and tail");
-_Static_assert(offsetof(hca_mpt_entry_t, flags) == 0 && offsetof(hca_mpt_entry_t, key) == 4 &&
-                   offsetof(hca_mpt_entry_t, pd) == 8 && offsetof(hca_mpt_entry_t, mtt_base) == 12,
-               "the MPT entry's head words, one entry each");
-static const uint32_t mpt_tail_one[MPT_TAIL_WORDS] __attribute__((aligned(8))) = {1, 0}; /* mtt_count, reserved */
+/* The one-page commit is fwp FAST_REG: the translation unit writes the MPT
+ * entry (the event's mpt_flags, key, iova, length; the MR's own pd and
+ * mtt_base; mtt_count 1) and the MTT word (the page | present) from what its
+ * registration bank kept of the event at its POP — rd_prog's POP of slot b
+ * names bank slot b — at one edge: the slow path's entry and word for n = 1.
+ * With its WAIT and DONE the commit is 3 port accesses, the slow path's
+ * one-page program 17. The firmware decides first; FAST_REG only carries
+ * out what it decided. */
+enum { FR_CMD, FR_WAIT, FR_DONE, FR_OPS };
 typedef struct __attribute__((aligned(8))) fr_tmpl {
     hca_fseq_entry_t e[FR_OPS];
-    uint64_t mtt;
-    uint32_t mtt_base;
     uint32_t go;
 } fr_tmpl_t;
 /* A run: the invalidations a batch holds one after another that all pass
@@ -639,28 +623,21 @@ _Static_assert(offsetof(fr_tmpl_t, e) == 0 && offsetof(run_prog_t, e) == 0 && si
                    sizeof(run_prog_t) % 8 == 0,
                "every template's entries 8-aligned");
 _Static_assert(RUN_OPS <= HCA_FSEQ_MAX_OPS, "a run is one program");
-static const commit_t FR1_COMMIT = {FR_WHY, FR_MPT, FR_OPS - 1};
+static const commit_t FR1_COMMIT = {HCA_WC_STATUS_MW_BIND_ERR, 1, "the translation unit refused FAST_REG",
+                                     "the translation unit refused FAST_REG", FR_DONE, FR_DONE};
 
-/* The templates: the slow paths' programs for one page and for an
- * invalidation, their per-event values patched at FR_* / INV_*. */
-_Static_assert(FR_MPT == MTT_OPS && FR_OPS == MTT_OPS + MPT_OPS + 5, "the template's layout");
+/* The templates: FAST_REG of the slot for one page (its DONE patched per
+ * event), the runs of invalidations. */
+_Static_assert(EVT_BATCH == 1u << HCA_EVT_POP_SLOT_WIDTH, "rd_evt slot b is fwp's registration bank slot b");
 static void templates_init(void)
 {
     for (unsigned b = 0; b < EVT_BATCH; b++) {
-        /* ops_mtt, ops_mpt_done with its MPT_DATA entry in six, all but
-         * mtt_base and the tail from the slot's event */
-        hca_fseq_entry_t *e = ops_mtt(fr_t[b].e, &fr_t[b].mtt, 0);
-        const hca_fw_event_t *ev = &rd_evt[b];
-        const uint32_t *head[MPT_HEAD_WORDS] = {&ev->mpt_flags, &ev->key, &ev->pd, &fr_t[b].mtt_base};
-        for (unsigned w = 0; w < MPT_HEAD_WORDS; w++)
-            e[w] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA + 4 * w), HCA_FSEQ_KIND_WRITE_RAM, 1),
-                                      fw_local_addr((void *)head[w])};
-        e[4] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_MPT_DATA + 4 * MPT_HEAD_WORDS), HCA_FSEQ_KIND_WRITE_RAM, MPT_IOVA_WORDS),
-                                  fw_local_addr(&rd_evt[b].iova)};
-        e[5] = (hca_fseq_entry_t){
-            CTL(FWP(HCA_FWP_MPT_DATA + 4 * (MPT_HEAD_WORDS + MPT_IOVA_WORDS)), HCA_FSEQ_KIND_WRITE_RAM, MPT_TAIL_WORDS),
-            fw_local_addr((void *)mpt_tail_one)};
-        ops_mpt_cmd_done(e + 6, 0, 0);
+        /* FAST_REG of bank slot b (the slot's event), its WAIT, DONE */
+        hca_fseq_entry_t *e = fr_t[b].e;
+        e[FR_CMD] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_CMD), HCA_FSEQ_KIND_WRITE, 0),
+                                       HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_FAST_REG) | HCA_FWP_CMD_INDEX_PUT(b)};
+        e[FR_WAIT] = (hca_fseq_entry_t){CTL(FWP(HCA_FWP_STATUS), HCA_FSEQ_KIND_WAIT, ACCEPT_OK), 0};
+        e[FR_DONE] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DONE), HCA_FSEQ_KIND_WRITE, 0), 0};
         fr_t[b].go = fseq_go(fr_t[b].e, FR_OPS);
     }
     /* the runs: ops_inv_done's entries, each event's INVALIDATE and WAIT
@@ -742,28 +719,49 @@ static inline mkey_t *fast_mr(uint32_t key)
  * FREE, the PD (mtt_count >= 1 = n: every fast_reg MR has one at least,
  * mkey_create refuses max_page_list_len 0). wqe_ok clear: the slow path,
  * which checks every rule itself. */
+static int fast_reg_refuse(const hca_fw_event_t *ev);
 static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
 {
-    const uint32_t key = ev->key;
-    if (!(ev->hdr & 1u << HCA_FW_EVENT_WQE_OK_LSB))
+    const uint32_t hdr = ev->hdr, key = ev->key;
+    if (!(hdr & 1u << HCA_FW_EVENT_WQE_OK_LSB))
         return 0;
     mkey_t *m = fast_mr(key);
-    if (!m)
-        return 0;
+    if (UNLIKELY(!m))
+        return fast_reg_refuse(ev);
     const uint32_t shadow = shadow_word(m);
-    if ((shadow & ~SHADOW_KEY_BYTE) != SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, HCA_MKEY_STATE_FREE) || m->pd != ev->pd)
-        return 0;
+    if (UNLIKELY((shadow & ~SHADOW_KEY_BYTE) != SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, HCA_MKEY_STATE_FREE) ||
+                 m->pd != ev->pd))
+        return fast_reg_refuse(ev);
     _Static_assert(HCA_ACCESS_ALL == (1u << HCA_SQ_WQE_FR_ACCESS_WIDTH) - 1, "every fr_access value is a flag set");
-    /* Decided: the slow path's program for n = 1, from the template; the
-     * MPT words are mpt_of's (the flags the engine's mpt_flags). */
-    t->mtt = ev->list | 1u << HCA_MTT_ENTRY_PRESENT_LSB;
-    t->mtt_base = m->mtt_base;
-    hca_fseq_entry_t *e = t->e;
-    e[FR_MTT_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MTT) | HCA_FWP_CMD_INDEX_PUT(m->mtt_base);
-    e[FR_MPT_CMD].val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_WRITE_MPT) | HCA_FWP_CMD_INDEX_PUT(key >> HCA_KEY_INDEX_SHIFT);
-    e[FR_DONE].val = done_word(ev, HCA_WC_STATUS_SUCCESS);
-    shadow_set(m, SHADOW(1, HCA_MKEY_KIND_FAST_REG, key & HCA_KEY_BYTE_MASK, HCA_MKEY_STATE_VALID));
+    /* Decided: FAST_REG of this slot writes the slow path's MPT entry and
+     * MTT word for n = 1 (the flags the engine's mpt_flags); DONE SUCCESS
+     * is hdr's tag (done_word), the shadow's key byte and state change */
+    _Static_assert(HCA_WC_STATUS_SUCCESS == 0, "DONE SUCCESS is the tag alone");
+    t->e[FR_DONE].val = hdr & ((1u << HCA_FW_EVENT_TAG_WIDTH) - 1u) << HCA_FW_EVENT_TAG_LSB;
+    m->key_byte = (uint8_t)(key & HCA_KEY_BYTE_MASK);
+    m->state = HCA_MKEY_STATE_VALID;
     pend_start(t->go, ev, m, shadow, &FR1_COMMIT);
+    return 1;
+}
+
+/* A FAST_REG_MR with wqe_ok that fast_reg_quick does not take. READ_EVT
+ * read its hdr, pd and key only (hca_evt_reads_short: the rest of its rd_evt
+ * slot is an earlier event's; fwp's bank has the registration), so the slow
+ * path cannot decide it; none is needed: wqe_ok covers every rule on the
+ * WQE's own fields, index(mr_key) = index(key) among them, so what fails is
+ * one of find_mr's rules on the MR's state, the same ones fast_reg_quick
+ * tests. find_mr decides them on hdr, pd and key with mr_key 0 (the key's
+ * MR, of the same index) and prints the refusal; then DONE. */
+static int __attribute__((noinline)) fast_reg_refuse(const hca_fw_event_t *ev)
+{
+    hca_fw_event_t e = {0};
+    e.hdr = ev->hdr;
+    e.pd = ev->pd;
+    e.key = ev->key;
+    unsigned st;
+    if (find_mr(&e, HCA_WC_STATUS_MW_BIND_ERR, 0, &st)) /* the fast path's rules and find_mr's disagree */
+        st = refuse(&e, HCA_WC_STATUS_GENERAL_ERR, "internal: the MR's state passes find_mr, not the fast path");
+    reg_write(EVT(HCA_EVT_DONE), done_word(ev, st));
     return 1;
 }
 
@@ -929,7 +927,7 @@ void mm_init(void)
         hca_fseq_entry_t *r = &rd_prog[b * EVT_READ_OPS];
         r[0] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_DATA), HCA_FSEQ_KIND_READ_EVT, EVT_READ_WORDS),
                                   fw_local_addr(&rd_evt[b])};
-        r[1] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_POP), HCA_FSEQ_KIND_WRITE, 0), 0};
+        r[1] = (hca_fseq_entry_t){CTL(EVT(HCA_EVT_POP), HCA_FSEQ_KIND_WRITE, 0), HCA_EVT_POP_SLOT_PUT(b)}; /* bank slot b */
     }
 }
 

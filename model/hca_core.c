@@ -439,6 +439,9 @@ static void cm_cycle(void *eng, core_pins_t *p, uint64_t now)
     xlate_unit_edge(m->xu, &w->xu, now);
     hca_xarb_edge(&m->xarb, &w->xarb, now);
     hca_ctx_edge(&m->ctx, &w->ctx, now);
+    if (p->fw_valid && p->fw_write && cm_hit_evt(p->fw_addr) && p->fw_addr - CM_EVT_OFF == HCA_EVT_POP &&
+        m_fifo_valid(&m->evt.fifo)) /* the RTL's evt_pop: fwp's registration bank keeps the head */
+        xlate_unit_evt_pop(m->xu, HCA_EVT_POP_SLOT_GET(p->fw_wdata), (const hca_fw_event_t *)m_fifo_head(&m->evt.fifo));
     hca_evt_edge(&m->evt, &w->evt, now);
     hca_pbuf_edge(&m->pb, &w->pb, now);
     hca_requester_edge(&m->rq, &w->rq, now);

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "hca_abi.h"
 #include "xu_engine.h"
 
 typedef struct xu_model xu_model_t;
@@ -19,7 +20,11 @@ void xlate_unit_comb(const xu_model_t *m, xu_pins_t *p, uint64_t now);
 void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now);
 uint64_t xlate_unit_quiet_until(const xu_model_t *m, uint64_t now);
 /** The RTL's fence_wait_o (xu_fw_port in ST_FENCE): a fence waits for in-flight
- *  requests; not in the cycle after an INVALIDATE's write (its ST_INV_WB). */
+ *  requests; not in the cycle after an INVALIDATE's write (its ST_INV_WB)
+ *  nor in FAST_REG's second cycle (ST_FR_WB). */
 int xlate_unit_fence_wait(const xu_model_t *m);
+/** evt POP dropped ev at the edge ending this cycle: the registration bank
+ *  keeps it at slot (POP.slot) for fwp FAST_REG (the RTL's evt_pop_i). */
+void xlate_unit_evt_pop(xu_model_t *m, uint32_t slot, const hca_fw_event_t *ev);
 
 #endif /* XLATE_UNIT_H */

@@ -174,6 +174,14 @@ struct xu_model {
     uint32_t inv_idx;      /**< its entry, written back FREE at the next edge (a request accepted then saw it VALID) */
     uint8_t result;        /**< STATUS.result of the last completed command */
     uint64_t fence_target; /**< busy until finished >= this */
+    uint8_t fr_wb;         /**< a FAST_REG was written at the last edge: the RTL's ST_FR_WB, its writes at the next */
+    uint32_t fr_slot;      /**< its registration bank slot */
+    /* the registration bank (xu_fw_port bank_q, bank_ok_q): what each slot's popped event registers */
+    struct {
+        uint32_t flags, key;
+        uint64_t iova, length, page;
+    } bank[HCA_EVT_QUEUE_DEPTH];
+    uint8_t bank_ok[HCA_EVT_QUEUE_DEPTH]; /**< the slot's event is a FAST_REG_MR with wqe_ok (reset) */
 #ifdef XM_MUTANT_TRUST_REMOTE
     uint8_t mut_trust;     /**< mutant: mut_key passed once, trusted after */
     uint32_t mut_key;
@@ -438,6 +446,19 @@ static void xm_cmd(xu_model_t *m, uint32_t v)
         m->busy = 1;
         m->fence_target = m->accepted;
         break;
+    case HCA_FWP_OP_FAST_REG: /* the MPT entry read now, both tables written at the next edge (xm_fr_wb) */
+        if (idx >= HCA_EVT_QUEUE_DEPTH)
+            res = HCA_FWP_RESULT_BAD_INDEX;
+        else if (!m->bank_ok[idx])
+            res = HCA_FWP_RESULT_BAD_OP;
+        else if (m->bank[idx].key >> HCA_KEY_INDEX_SHIFT >= m->mpt_entries)
+            res = HCA_FWP_RESULT_BAD_INDEX;
+        else {
+            m->busy = 1;
+            m->fr_wb = 1;
+            m->fr_slot = idx;
+        }
+        break;
     default:
         res = HCA_FWP_RESULT_BAD_OP;
         break;
@@ -484,6 +505,46 @@ static void xm_fw_write(xu_model_t *m, uint16_t a, uint32_t v)
     /* read-only and unmapped offsets ignore writes */
 }
 
+/* FAST_REG's second cycle (the RTL's ST_FR_WB): the registration over the
+ * MR's own pd and mtt_base (no port-A write happens between the two: the
+ * entry is as the command read it), MPT and MTT at one edge. */
+static void xm_fr_wb(xu_model_t *m, int dropped)
+{
+    const uint32_t idx = m->bank[m->fr_slot].key >> HCA_KEY_INDEX_SHIFT;
+    hca_mpt_entry_t *e = &m->mpt[idx];
+    m->busy = 0;
+    m->fr_wb = 0;
+    if (e->mtt_base >= m->mtt_entries) {
+        if (!dropped)
+            m->result = HCA_FWP_RESULT_BAD_INDEX;
+        return;
+    }
+    const uint32_t base = e->mtt_base;
+    *e = (hca_mpt_entry_t){.flags = m->bank[m->fr_slot].flags, .key = m->bank[m->fr_slot].key, .pd = e->pd,
+                           .mtt_base = base, .iova = m->bank[m->fr_slot].iova,
+                           .length = m->bank[m->fr_slot].length, .mtt_count = 1, .reserved = 0};
+    xm_set_bit(m->alloc, idx, (int)(e->flags & 1u));
+    m->mtt[base] = m->bank[m->fr_slot].page | 1u;
+    xm_set_bit(m->present, base, 1);
+    if (!dropped) /* a CMD dropped in this cycle: BUSY is the later event (the RTL's order) */
+        m->result = HCA_FWP_RESULT_OK;
+}
+
+void xlate_unit_evt_pop(xu_model_t *m, uint32_t slot, const hca_fw_event_t *ev)
+{
+#ifdef HCA_MUTANT_FR_BANK_SLOT /* mutant (vectors/mutation.mk): kept one slot on */
+    slot++;
+#endif
+    slot &= HCA_EVT_QUEUE_DEPTH - 1;
+    m->bank[slot].flags = ev->mpt_flags;
+    m->bank[slot].key = ev->key;
+    m->bank[slot].iova = ev->iova;
+    m->bank[slot].length = ev->length;
+    m->bank[slot].page = ev->list;
+    m->bank_ok[slot] = (uint8_t)(hca_fw_event_get_kind(ev) == HCA_EVT_KIND_FAST_REG_MR &&
+                                 (ev->hdr >> HCA_FW_EVENT_WQE_OK_LSB & 1u));
+}
+
 /* ---------------------------------------------------------------- engine ops */
 
 static void xm_reset(void *eng)
@@ -505,6 +566,8 @@ static void xm_reset(void *eng)
     m->cmd = 0;
     m->busy = 0;
     m->inv_wb = 0;
+    m->fr_wb = 0;
+    memset(m->bank_ok, 0, sizeof m->bank_ok);
     m->result = HCA_FWP_RESULT_OK;
     m->fence_target = 0;
 #ifdef XM_MUTANT_TRUST_REMOTE
@@ -712,7 +775,7 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
      * request and no firmware access: the walker, S1 and the KLM walker are
      * idle and stay so; of the edge below only wk_abort's clear remains. */
     if (!m->s1_valid && !m->wk_busy && !m->q_count && !m->rvalid && !m->busy && m->k_state == XK_IDLE &&
-        m->s3_ev == XK_EV_NONE && !m->inv_wb && !p->req_valid && !p->fw_valid) {
+        m->s3_ev == XK_EV_NONE && !m->inv_wb && !m->fr_wb && !p->req_valid && !p->fw_valid) {
         m->wk_abort = 0;
         return;
     }
@@ -791,6 +854,7 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
     }
     m->rvalid = 0;
     m->rdata = 0;
+    const int fr_pending = m->fr_wb; /* written at an earlier edge */
     if (m->inv_wb) { /* the RTL's ST_INV_WB: this cycle's request read the entry VALID and is counted */
         m->mpt[m->inv_idx].flags &= ~XM_STATE_BIT;
 #ifndef HCA_MUTANT_NO_FENCE
@@ -807,9 +871,13 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
         else
             m->rdata = xm_fw_read(m, p->fw_addr);
     }
+    /* the RTL's ST_FR_WB: this cycle's request saw the entry as it was, this
+     * cycle's access saw the port busy with the old result */
+    if (fr_pending)
+        xm_fr_wb(m, p->fw_valid && p->fw_write && p->fw_addr == HCA_FWP_CMD);
     /* (an INVALIDATE written at this edge completes at the next one at the
      * earliest: the RTL spends a cycle in ST_INV_WB) */
-    if (m->busy && !m->inv_wb && m->finished >= m->fence_target) {
+    if (m->busy && !m->inv_wb && !m->fr_wb && m->finished >= m->fence_target) {
         m->busy = 0;
         m->result = HCA_FWP_RESULT_OK;
     }
@@ -817,7 +885,7 @@ void xlate_unit_edge(xu_model_t *m, const xu_pins_t *p, uint64_t now)
 
 int xlate_unit_fence_wait(const xu_model_t *m)
 {
-    return m->busy && !m->inv_wb;
+    return m->busy && !m->inv_wb && !m->fr_wb;
 }
 
 uint64_t xlate_unit_quiet_until(const xu_model_t *m, uint64_t now)

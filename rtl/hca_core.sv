@@ -141,6 +141,11 @@ module hca_core #(
   assign hit_ctx    = fw_addr_i >= CTX_OFF && fw_addr_i < CTX_END;
   assign hit_evt    = fw_addr_i >= EVT_OFF && fw_addr_i < EVT_END;
   assign evt_addr   = fw_addr_i - EVT_OFF;
+  // A POP that drops an event (one is at the head: irq) hands it to fwp's
+  // registration bank at the slot POP's value names (fwp FAST_REG).
+  logic                       evt_pop;
+  logic [`HCA_FW_EVENT_W-1:0] evt_head;
+  assign evt_pop    = fw_valid_i && fw_write_i && hit_evt && evt_addr == 16'(`HCA_EVT_POP) && fw_irq_o;
   assign fw_ready_o = 1'b1;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -204,6 +209,9 @@ module hca_core #(
     .fw_rvalid_o  (fwp_rvalid),
     .fw_rdata_o   (fwp_rdata),
     .fence_wait_o (fence_wait_o),
+    .evt_pop_i    (evt_pop),
+    .evt_pop_slot_i (fw_wdata_i[`HCA_EVT_POP_SLOT_LSB +: `HCA_EVT_POP_SLOT_W]),
+    .evt_pop_evt_i  (evt_head),
     .quiet_o      (xu_quiet)
   );
 
@@ -518,6 +526,7 @@ module hca_core #(
     .done_tag_o    (evt_done_tag),
     .done_status_o (evt_done_status),
     .irq_o         (fw_irq_o),
+    .head_o        (evt_head),
     .quiet_o       (evt_quiet)
   );
 

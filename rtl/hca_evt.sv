@@ -43,6 +43,8 @@ module hca_evt #(
   output logic [7:0]                     done_status_o,
 
   output logic                           irq_o,
+  // the head event (what DATA reads), for fwp's registration bank at POP
+  output logic [`HCA_FW_EVENT_W-1:0]     head_o,
   output logic                          quiet_o          // nothing changes while the inputs stay idle (hca_core quiet_o)
 );
 
@@ -131,6 +133,7 @@ module hca_evt #(
   end
 
   assign irq_o = head_valid;
+  assign head_o = head;
 
   logic unused;
   assign unused = ^{unused_id, fw_wdata_i};

@@ -98,6 +98,10 @@ module xlate_unit #(
   output logic                           fw_rvalid_o,
   output logic [31:0]                    fw_rdata_o,
   output logic                           fence_wait_o,  // a fence waits for in-flight requests (xu_fw_port)
+  // evt POP: the popped event for fwp FAST_REG's registration bank (xu_fw_port)
+  input  logic                           evt_pop_i,
+  input  logic [`HCA_EVT_POP_SLOT_W-1:0] evt_pop_slot_i,
+  input  logic [`HCA_FW_EVENT_W-1:0]     evt_pop_evt_i,
   output logic                           quiet_o        // nothing changes while the inputs stay idle (hca_core)
 );
 
@@ -590,6 +594,9 @@ module xlate_unit #(
     .fw_rvalid_o  (fw_rvalid_o),
     .fw_rdata_o   (fw_rdata_o),
     .fence_wait_o (fence_wait_o),
+    .evt_pop_i    (evt_pop_i),
+    .evt_pop_slot_i (evt_pop_slot_i),
+    .evt_pop_evt_i  (evt_pop_evt_i),
     .req_accept_i (req_fire),
     .req_done_i   (rsp_valid_o && rsp_ready_i && rsp_last_o),
     .max_ind_o    (max_ind),

@@ -22,6 +22,18 @@
 //                              including w+1 (those read the old entry) and
 //                              not yet finished; busy until they finish.
 //   FENCE                      the same count at the edge ending w.
+//   FAST_REG                   the one-shot commit of a one-page FAST_REG_MR
+//                              the firmware decided (index = registration
+//                              bank slot): read MPT[index(key)] in w; at the
+//                              edge ending w+1 write it with the event's
+//                              flags, key, iova, length, mtt_count 1 and its
+//                              own pd and mtt_base, and MTT[mtt_base] with
+//                              the page (busy for one cycle). A request
+//                              accepted up to w+1 saw the old (FREE) entry.
+// The registration bank: at each evt POP (evt_pop_i, hca_core) the popped
+// event's registration fields are kept at the slot POP's value names, so
+// FAST_REG takes the MPT and MTT words from the device instead of 12 staging
+// writes; the firmware still decides, and commits only what it decided.
 // Requests finish in order, so counting down last beats handed over is an
 // exact fence. Only external requests count: the pieces of a KLM walk
 // (xu_klm) belong to their outer request, which is done with its last beat.
@@ -54,6 +66,11 @@ module xu_fw_port #(
   // 1 while a fence (INVALIDATE's or FENCE's) waits for in-flight requests:
   // what the harness counts as fence waits (docs/scenarios.md)
   output logic                           fence_wait_o,
+
+  // evt POP (hca_core): the popped event, kept at slot for FAST_REG
+  input  logic                           evt_pop_i,
+  input  logic [`HCA_EVT_POP_SLOT_W-1:0] evt_pop_slot_i,
+  input  logic [`HCA_FW_EVENT_W-1:0]     evt_pop_evt_i,
 
   // request accounting
   input  logic                           req_accept_i,  // request handshake this cycle
@@ -96,6 +113,16 @@ module xu_fw_port #(
   localparam int INFL_W    = 8;
   localparam logic [IDX_W:0] MPT_LIMIT = MPT_ENTRIES[IDX_W:0];
   localparam logic [IDX_W:0] MTT_LIMIT = MTT_ENTRIES[IDX_W:0];
+  localparam int SLOT_W    = `HCA_EVT_POP_SLOT_W;
+  localparam int SLOTS     = 1 << SLOT_W;
+
+  generate if (SLOTS != `HCA_EVT_QUEUE_DEPTH) begin : g_bad_slots
+`ifdef __ICARUS__
+    initial $fatal(1, "xu_fw_port: evt POP.slot must name EVT_QUEUE_DEPTH slots");
+`else
+    $error("xu_fw_port: evt POP.slot must name EVT_QUEUE_DEPTH slots");
+`endif
+  end endgenerate
 
   // The staging registers are the entries' bytes in address order.
   generate if (32 * MPT_WORDS != `HCA_MPT_ENTRY_W || 32 * MTT_WORDS != `HCA_MTT_ENTRY_W)
@@ -112,7 +139,8 @@ module xu_fw_port #(
     ST_READ_MPT,  // port B read data arrives: load the MPT staging
     ST_READ_MTT,  // ... the MTT staging
     ST_INV_WB,    // write the entry back as FREE, start the fence
-    ST_FENCE      // wait for fence_q more requests to finish
+    ST_FENCE,     // wait for fence_q more requests to finish
+    ST_FR_WB      // FAST_REG: write the MPT entry and the MTT word
   } state_e;
 
   state_e                         state_q, state_d;
@@ -125,6 +153,24 @@ module xu_fw_port #(
   logic [`HCA_MTT_ENTRY_W-1:0]    mtt_stage_q;
   logic                           rvalid_q;
   logic [31:0]                    rdata_q, rdata_d;
+
+  // ---------------------------------------------------------------- registration bank
+  // Per slot: what FAST_REG writes that the MR's own entry does not hold.
+  // A memory written by index at POP and read by index; ok (reset) says the
+  // slot's event is a FAST_REG_MR with wqe_ok.
+  // Slot word: {page, length, iova, key, flags} (BK_* below).
+  localparam int BK_FLAGS = 0, BK_KEY = 32, BK_IOVA = 64, BK_LEN = 128, BK_PAGE = 192, BK_W = 256;
+  logic [BK_W-1:0]                bank_q [SLOTS];
+  logic [SLOTS-1:0]               bank_ok_q;
+  logic [BK_W-1:0]                pop_slot, wb_slot;
+  logic [BK_W-1:0]                cmd_slot;
+  logic [31:0]                    cmd_key;
+  logic                           pop_ok;
+  assign pop_slot = {`HCA_FW_EVENT_LIST(evt_pop_evt_i), `HCA_FW_EVENT_LENGTH(evt_pop_evt_i),
+                     `HCA_FW_EVENT_IOVA(evt_pop_evt_i), `HCA_FW_EVENT_KEY(evt_pop_evt_i),
+                     `HCA_FW_EVENT_MPT_FLAGS(evt_pop_evt_i)};
+  assign pop_ok   = `HCA_FW_EVENT_KIND(evt_pop_evt_i) == `HCA_EVT_KIND_FAST_REG_MR &&
+                    `HCA_FW_EVENT_WQE_OK(evt_pop_evt_i) == 1'b1;
 
   // ---------------------------------------------------------------- decode
   logic                   aligned, hit_mpt, hit_mtt, hit_cmd, hit_status, hit_inflight, hit_sizes;
@@ -139,6 +185,11 @@ module xu_fw_port #(
   logic                   cmd_mpt_ok, cmd_mtt_ok;
   logic [MPT_AW-1:0]      cmd_mpt_addr, idx_mpt_addr;
   logic [MTT_AW-1:0]      cmd_mtt_addr;
+  logic                   cmd_slot_ok, cmd_fr_ok, wb_mtt_ok;
+  logic [IDX_W-1:0]       cmd_fr_idx, wb_fr_idx, wb_mtt_base;
+  logic [MPT_AW-1:0]      cmd_fr_addr, wb_fr_addr;
+  logic [MTT_AW-1:0]      wb_mtt_addr;
+  logic [`HCA_MPT_ENTRY_W-1:0] fr_mpt;
 
   assign aligned      = fw_addr_i[1:0] == 2'b00;
   assign mpt_off      = fw_addr_i - 16'(`HCA_FWP_MPT_DATA);
@@ -166,12 +217,29 @@ module xu_fw_port #(
   assign cmd_mpt_addr = cmd_idx[MPT_AW-1:0];
   assign cmd_mtt_addr = cmd_idx[MTT_AW-1:0];
   assign idx_mpt_addr = idx_q[MPT_AW-1:0];
+
+  // FAST_REG: the slot named in w (cmd_slot) and, in ST_FR_WB, the slot
+  // idx_q kept (wb_slot: no POP can write it in w, the port's access then
+  // being the CMD).
+  assign cmd_slot_ok  = {1'b0, cmd_idx} < (IDX_W + 1)'(SLOTS);
+  assign cmd_slot     = bank_q[cmd_idx[SLOT_W-1:0]];
+  assign cmd_key      = cmd_slot[BK_KEY +: 32];
+  assign cmd_fr_ok    = bank_ok_q[cmd_idx[SLOT_W-1:0]];
+  assign cmd_fr_idx   = IDX_W'(cmd_key >> `HCA_KEY_INDEX_SHIFT);
+  assign cmd_fr_addr  = cmd_fr_idx[MPT_AW-1:0];
+  assign wb_slot      = bank_q[idx_q[SLOT_W-1:0]];
+  assign wb_fr_idx    = IDX_W'(wb_slot[BK_KEY +: 32] >> `HCA_KEY_INDEX_SHIFT);
+  assign wb_fr_addr   = wb_fr_idx[MPT_AW-1:0];
+  assign wb_mtt_base  = IDX_W'(`HCA_MPT_ENTRY_MTT_BASE(mpt_rdata_i));
+  assign wb_mtt_ok    = `HCA_MPT_ENTRY_MTT_BASE(mpt_rdata_i) < 32'(MTT_ENTRIES);
+  assign wb_mtt_addr  = wb_mtt_base[MTT_AW-1:0];
   assign busy         = state_q != ST_IDLE;
   assign fence_wait_o = state_q == ST_FENCE;
 
   // CMD bits above op are reserved; idx_q keeps the full index for waves.
   logic unused_fw;
-  assign unused_fw = ^{fw_wdata_i[31:`HCA_FWP_CMD_OP_LSB + `HCA_FWP_CMD_OP_W], idx_q};
+  assign unused_fw = ^{fw_wdata_i[31:`HCA_FWP_CMD_OP_LSB + `HCA_FWP_CMD_OP_W], idx_q, wb_fr_idx, wb_mtt_base,
+                       cmd_key[`HCA_KEY_INDEX_SHIFT-1:0], cmd_slot, evt_pop_evt_i};
 
   generate if (`HCA_FWP_CONFIG_MAX_INDIRECTION_W != 3 || `HCA_MAX_INDIRECTION > 7) begin : g_bad_config
 `ifdef __ICARUS__
@@ -205,6 +273,29 @@ module xu_fw_port #(
   // INVALIDATE: only the state changes, to FREE; alloc (the vector) stays.
   assign mpt_freed  = (mpt_rdata_i & ~MPT_STATE_MASK) |
                       (`HCA_MPT_ENTRY_W'(`HCA_MKEY_STATE_FREE) << `HCA_MPT_ENTRY_STATE_LSB);
+  // FAST_REG: the registration over the MR's own pd and mtt_base (the slow
+  // path's mpt_of for one page), fields in the entry's order (checked below).
+  assign fr_mpt = {32'd0, 32'd1, wb_slot[BK_LEN +: 64], wb_slot[BK_IOVA +: 64],
+                   `HCA_MPT_ENTRY_MTT_BASE(mpt_rdata_i), `HCA_MPT_ENTRY_PD(mpt_rdata_i),
+                   wb_slot[BK_KEY +: 32], wb_slot[BK_FLAGS +: 32]};
+  generate if (`HCA_MPT_ENTRY_W != 320 || `HCA_MPT_ENTRY_KEY_LSB != 32 || `HCA_MPT_ENTRY_PD_LSB != 64 ||
+               `HCA_MPT_ENTRY_MTT_BASE_LSB != 96 || `HCA_MPT_ENTRY_IOVA_LSB != 128 ||
+               `HCA_MPT_ENTRY_LENGTH_LSB != 192 || `HCA_MPT_ENTRY_MTT_COUNT_LSB != 256 ||
+               `HCA_MPT_ENTRY_RESERVED_LSB != 288) begin : g_bad_fr_mpt
+`ifdef __ICARUS__
+    initial $fatal(1, "xu_fw_port: FAST_REG's MPT entry is not in mpt_entry's layout");
+`else
+    $error("xu_fw_port: FAST_REG's MPT entry is not in mpt_entry's layout");
+`endif
+  end endgenerate
+  // Bits of the staging and the bank the commands drive (outside the
+  // always_comb: Icarus takes no constant select inside one).
+  logic stage_mpt_alloc, stage_mtt_present, wb_alloc;
+  logic [`HCA_MTT_ENTRY_W-1:0] wb_mtt_word;
+  assign stage_mpt_alloc   = mpt_stage_q[`HCA_MPT_ENTRY_ALLOC_LSB];
+  assign stage_mtt_present = mtt_stage_q[`HCA_MTT_ENTRY_PRESENT_LSB];
+  assign wb_alloc          = wb_slot[BK_FLAGS + `HCA_MPT_ENTRY_ALLOC_LSB];
+  assign wb_mtt_word       = wb_slot[BK_PAGE +: 64] | `HCA_MTT_ENTRY_W'(1);
 
   // Staging loads: a READ_* brings the entry back in the cycle after its
   // command.
@@ -229,10 +320,13 @@ module xu_fw_port #(
     mpt_vwe_o    = 1'b0;
     mpt_addr_o   = cmd_mpt_addr;
     mpt_wdata_o  = mpt_stage_q;
+    mpt_wvalid_o = stage_mpt_alloc;
     mtt_re_o     = 1'b0;
     mtt_we_o     = 1'b0;
     mtt_vwe_o    = 1'b0;
     mtt_addr_o   = cmd_mtt_addr;
+    mtt_wdata_o  = mtt_stage_q;
+    mtt_wvalid_o = stage_mtt_present;
 
     case (state_q)
       ST_IDLE: begin
@@ -284,6 +378,19 @@ module xu_fw_port #(
                 result_d = `HCA_FWP_RESULT_BAD_INDEX;
               end
             end
+            `HCA_FWP_OP_FAST_REG: begin
+              if (!cmd_slot_ok) begin
+                result_d = `HCA_FWP_RESULT_BAD_INDEX;
+              end else if (!cmd_fr_ok) begin
+                result_d = `HCA_FWP_RESULT_BAD_OP;
+              end else if ({1'b0, cmd_fr_idx} < MPT_LIMIT) begin
+                mpt_re_o   = 1'b1;
+                mpt_addr_o = cmd_fr_addr;
+                state_d    = ST_FR_WB;
+              end else begin
+                result_d   = `HCA_FWP_RESULT_BAD_INDEX;
+              end
+            end
             `HCA_FWP_OP_FENCE: begin
               if (inflight_d == '0) begin
                 result_d = `HCA_FWP_RESULT_OK;
@@ -330,6 +437,26 @@ module xu_fw_port #(
         end
       end
 
+      ST_FR_WB: begin
+        // MPT and MTT at one edge; an mtt_base out of range writes neither
+        if (wb_mtt_ok) begin
+          mpt_we_o     = 1'b1;
+          mpt_vwe_o    = 1'b1;
+          mpt_addr_o   = wb_fr_addr;
+          mpt_wdata_o  = fr_mpt;
+          mpt_wvalid_o = wb_alloc;
+          mtt_we_o     = 1'b1;
+          mtt_vwe_o    = 1'b1;
+          mtt_addr_o   = wb_mtt_addr;
+          mtt_wdata_o  = wb_mtt_word;
+          mtt_wvalid_o = 1'b1;
+          result_d     = `HCA_FWP_RESULT_OK;
+        end else begin
+          result_d     = `HCA_FWP_RESULT_BAD_INDEX;
+        end
+        state_d = ST_IDLE;
+      end
+
       ST_FENCE: begin
         if (req_done_i) begin
           fence_d = fence_q - INFL_W'(1);
@@ -350,9 +477,6 @@ module xu_fw_port #(
     end
   end
 
-  assign mpt_wvalid_o = mpt_stage_q[`HCA_MPT_ENTRY_ALLOC_LSB];
-  assign mtt_wdata_o  = mtt_stage_q;
-  assign mtt_wvalid_o = mtt_stage_q[`HCA_MTT_ENTRY_PRESENT_LSB];
 
   // ---------------------------------------------------------------- read data
   logic [31:0] status_word, inflight_word;
@@ -414,6 +538,26 @@ module xu_fw_port #(
           mtt_stage_q[32 * w +: 32] <= fw_wdata_i;
         end
       end
+    end
+  end
+
+  // The registration bank: data by index (not reset), ok by index (reset).
+  logic [SLOT_W-1:0] pop_at;
+`ifndef HCA_MUTANT_FR_BANK_SLOT
+  assign pop_at = evt_pop_slot_i;
+`else  // mutant (vectors/mutation.mk): the popped event kept one slot on, so FAST_REG commits another's
+  assign pop_at = evt_pop_slot_i + SLOT_W'(1);
+`endif
+  always_ff @(posedge clk_i) begin
+    if (evt_pop_i) begin
+      bank_q[pop_at] <= pop_slot;
+    end
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      bank_ok_q <= '0;
+    end else if (evt_pop_i) begin
+      bank_ok_q[pop_at] <= pop_ok;
     end
   end
 

@@ -573,7 +573,10 @@ struct CoreRtlBench {
     std::vector<Dma> dma;
     std::vector<Pkt> pkts;
 
-    explicit CoreRtlBench(uint32_t link_latency = 100, uint32_t link_bpc = 16, const bus_timing_t *host = nullptr)
+    // lockstep: the model runs as the RTL's shadow on its inputs, every output pin compared each cycle (a
+    // difference is an engine bug the checker counts: protcheck_count).
+    explicit CoreRtlBench(uint32_t link_latency = 100, uint32_t link_bpc = 16, const bus_timing_t *host = nullptr,
+                          bool lockstep = false)
     {
         EXPECT_EQ(0, hostmem_create(&mem));
         EXPECT_EQ(0, protcheck_create(&pc));
@@ -587,7 +590,10 @@ struct CoreRtlBench {
             t = *host;
         }
         const dev_engine_env_t env = {hostmem_bus(mem), &log};
-        EXPECT_EQ(0, core_create(&core, &core_rtl_ops, &cfg, &env));
+        if (lockstep)
+            EXPECT_EQ(0, core_create_lockstep(&core, &core_rtl_ops, &core_model_ops, &cfg, &env));
+        else
+            EXPECT_EQ(0, core_create(&core, &core_rtl_ops, &cfg, &env));
         EXPECT_EQ(0, evlog_subscribe(&log, Watch, this));
     }
     // What the harness reports on the log: DMA and packets, in order.
@@ -1652,6 +1658,117 @@ TEST(CoreRtlEvt, TheEngineChecksAOnePageFastRegMrsOwnRules)
         EXPECT_CQE(cq[0], HCA_WC_OPCODE_FAST_REG_MR, HCA_WC_STATUS_SUCCESS, 0x70);
     }
     EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
+}
+
+// fwp FAST_REG (abi/hca.toml): the one-shot commit of a one-page
+// FAST_REG_MR from what the registration bank kept of its event at POP
+// (POP.slot), over the MR's own pd and mtt_base. On the RTL with the model
+// in lockstep (every pin compared each cycle, the staging reads included):
+// every word of the MPT entry and the MTT word read back; a slot out of
+// range, a slot holding an event without wqe_ok, a key beyond the MPT and
+// an MR whose mtt_base is beyond the MTT are refused with nothing written.
+TEST(CoreRtlEvt, FastRegWritesTheDecidedRegistrationFromThePoppedEvent)
+{
+    CoreRtlBench b(100, 16, nullptr, true);
+    ASSERT_CORE_OK(b);
+    Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb);
+    const unsigned LW = HCA_ACCESS_LOCAL_WRITE, RR = HCA_ACCESS_REMOTE_READ;
+    // MRs 0xa (mtt_base 77) and 0xb (mtt_base past the MTT), FREE, as CREATE_MKEY leaves a fast_reg MR.
+    auto create = [&](uint32_t index, uint32_t mtt_base) {
+        hca_mpt_entry_t m = {};
+        hca_mpt_entry_set_alloc(&m, 1);
+        hca_mpt_entry_set_kind(&m, HCA_MKEY_KIND_FAST_REG);
+        hca_mpt_entry_set_page_shift(&m, HCA_PAGE_SHIFT_MIN);
+        m.key = index << 8 | 0x01;
+        m.pd = kPd;
+        m.mtt_base = mtt_base;
+        m.mtt_count = 4;
+        b.Stage(kFwp + HCA_FWP_MPT_DATA, &m, sizeof m);
+        EXPECT_EQ((unsigned)HCA_FWP_RESULT_OK, b.FwpCmd(HCA_FWP_OP_WRITE_MPT, index));
+        return m;
+    };
+    const hca_mpt_entry_t mr_a = create(0xa, 77);
+    const uint32_t mtt_entries = 1u << HCA_FWP_SIZES_MTT_LOG2_GET(b.Rd(kFwp + HCA_FWP_SIZES));
+    const hca_mpt_entry_t mr_b = create(0xb, mtt_entries);
+    auto read_mpt = [&](uint32_t index) {
+        hca_mpt_entry_t m;
+        EXPECT_EQ((unsigned)HCA_FWP_RESULT_OK, b.FwpCmd(HCA_FWP_OP_READ_MPT, index));
+        b.Unstage(kFwp + HCA_FWP_MPT_DATA, &m, sizeof m);
+        return m;
+    };
+    auto read_mtt = [&](uint32_t index) {
+        uint32_t w[2];
+        EXPECT_EQ((unsigned)HCA_FWP_RESULT_OK, b.FwpCmd(HCA_FWP_OP_READ_MTT, index));
+        b.Unstage(kFwp + HCA_FWP_MTT_DATA, w, sizeof w);
+        return (uint64_t)w[1] << 32 | w[0];
+    };
+    const uint64_t mtt_before = read_mtt(77);
+    // A one-page inline FAST_REG_MR on key 0x000a42 (wqe_ok), popped into slot 5.
+    auto reg = [&](uint32_t key, uint64_t wr_id, unsigned pages, unsigned slot) {
+        hca_sq_wqe_t w = RegWqe(HCA_WR_OPCODE_FAST_REG_MR, wr_id, true, key, (key & ~0xffu) | 0x01);
+        w.fr_iova = 0x123456789100ull;
+        w.fr_length = 0x1000 - 0x100;
+        w.fr_list = 0xabcd000ull;
+        hca_sq_wqe_set_fr_inline(&w, pages == 1);
+        hca_sq_wqe_set_fr_list_len(&w, pages);
+        hca_sq_wqe_set_fr_access(&w, LW | RR);
+        b.PostSend(qa, w);
+        EXPECT_NE(UINT64_MAX, b.WaitEvent()) << "no event";
+        const hca_fw_event_t e = b.ReadEvent();
+        b.Wr(kEvt + HCA_EVT_POP, HCA_EVT_POP_SLOT_PUT(slot));
+        return e;
+    };
+    const hca_fw_event_t e = reg(0x000a42, 0x81, 1, 5);
+    ASSERT_EQ(1u, hca_fw_event_get_wqe_ok(&e)) << "the engine's verdict: the WQE's own rules pass";
+    EXPECT_EQ((unsigned)HCA_FWP_RESULT_BAD_INDEX, b.FwpCmd(HCA_FWP_OP_FAST_REG, HCA_EVT_QUEUE_DEPTH)) << "no such slot";
+    const hca_mpt_entry_t still = read_mpt(0xa);
+    EXPECT_EQ(0, memcmp(&mr_a, &still, sizeof mr_a)) << "a refused FAST_REG writes nothing";
+    ASSERT_EQ((unsigned)HCA_FWP_RESULT_OK, b.FwpCmd(HCA_FWP_OP_FAST_REG, 5));
+    hca_mpt_entry_t want = {};
+    want.flags = e.mpt_flags;
+    want.key = 0x000a42;
+    want.pd = kPd;
+    want.mtt_base = 77;
+    want.iova = 0x123456789100ull;
+    want.length = 0x1000 - 0x100;
+    want.mtt_count = 1;
+    const hca_mpt_entry_t got = read_mpt(0xa);
+    EXPECT_EQ(want.flags, got.flags) << "flags: the event's mpt_flags";
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, hca_mpt_entry_get_state(&got));
+    EXPECT_EQ(want.key, got.key);
+    EXPECT_EQ(want.pd, got.pd) << "the MR's own";
+    EXPECT_EQ(want.mtt_base, got.mtt_base) << "the MR's own";
+    EXPECT_EQ(want.iova, got.iova);
+    EXPECT_EQ(want.length, got.length);
+    EXPECT_EQ(1u, got.mtt_count);
+    EXPECT_EQ(0u, got.reserved);
+    EXPECT_EQ(0xabcd000ull | 1u, read_mtt(77)) << "the page, present, at the MR's mtt_base (was 0x" << std::hex
+                                                << mtt_before << ")";
+    EXPECT_EQ(0u, read_mtt(78) & 1u) << "one word only";
+    b.Done(1, HCA_WC_STATUS_SUCCESS);
+
+    // Refused, nothing written: a slot whose event failed the WQE's rules
+    // (two pages: no wqe_ok); a key beyond the MPT; an MR whose mtt_base is past the MTT.
+    const hca_fw_event_t e2 = reg(0x000a43, 0x82, 2, 3);
+    EXPECT_EQ(0u, hca_fw_event_get_wqe_ok(&e2));
+    EXPECT_EQ((unsigned)HCA_FWP_RESULT_BAD_OP, b.FwpCmd(HCA_FWP_OP_FAST_REG, 3)) << "no wqe_ok in the slot";
+    b.Done(1, HCA_WC_STATUS_SUCCESS);
+    const uint32_t mpt_entries = 1u << HCA_FWP_SIZES_MPT_LOG2_GET(b.Rd(kFwp + HCA_FWP_SIZES));
+    reg(mpt_entries << 8 | 0x42, 0x83, 1, 2);
+    EXPECT_EQ((unsigned)HCA_FWP_RESULT_BAD_INDEX, b.FwpCmd(HCA_FWP_OP_FAST_REG, 2)) << "key beyond the MPT";
+    b.Done(1, HCA_WC_STATUS_SUCCESS);
+    reg(0x000b42, 0x84, 1, 2);
+    EXPECT_EQ((unsigned)HCA_FWP_RESULT_BAD_INDEX, b.FwpCmd(HCA_FWP_OP_FAST_REG, 2)) << "mtt_base past the MTT";
+    b.Done(1, HCA_WC_STATUS_SUCCESS);
+    const hca_mpt_entry_t b_now = read_mpt(0xb), a_now = read_mpt(0xa);
+    EXPECT_EQ(0, memcmp(&mr_b, &b_now, sizeof mr_b)) << "MR 0xb as created";
+    EXPECT_EQ(0, memcmp(&got, &a_now, sizeof got)) << "MR 0xa as registered";
+    std::vector<hca_cqe_t> cq = b.Cqes(4);
+    ASSERT_EQ(4u, cq.size());
+    for (unsigned i = 0; i < 4; i++)
+        EXPECT_CQE(cq[i], HCA_WC_OPCODE_FAST_REG_MR, HCA_WC_STATUS_SUCCESS, 0x81 + i);
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << "the model differs from the RTL, or a breach: " << b.Violations();
 }
 
 TEST(CoreRtlEvt, AnUnsignaledRegistrationCompletesSilentlyAndTheNextWrFollows)

@@ -53,6 +53,8 @@ struct Mock {
     std::map<uint32_t, uint64_t> mtt;
     int fail_fwp_op = -1; // the next command of this op answers BAD_INDEX
     int fail_fwp_skip = 0; // ... after this many of them passed
+    // the registration bank FAST_REG commits from (xu_fw_port): the event each POP dropped, at POP.slot
+    hca_fw_event_t bank[HCA_EVT_QUEUE_DEPTH] = {};
     // ctx
     Drain drain = Drain::OK;
     unsigned ctx_result = 0;
@@ -93,10 +95,12 @@ uint32_t evt_access(uint32_t off, bool write, uint32_t val)
         Rec r;
         if (off == HCA_EVT_POP) {
             r.kind = EVT_POP;
-            if (M->events.empty())
+            if (M->events.empty()) {
                 ADD_FAILURE() << "POP with no event";
-            else
+            } else {
+                memcpy(&M->bank[HCA_EVT_POP_SLOT_GET(val)], M->events.front().data(), sizeof(hca_fw_event_t));
                 M->events.pop_front();
+            }
         } else if (off == HCA_EVT_DONE) {
             r.kind = EVT_DONE;
             r.index = val;
@@ -134,6 +138,19 @@ void fwp_cmd(uint32_t v)
     case HCA_FWP_OP_WRITE_MPT: memcpy(&M->mpt[r.index], M->mpt_stage, sizeof(hca_mpt_entry_t)); break;
     case HCA_FWP_OP_WRITE_MTT: M->mtt[r.index] = r.mtt; break;
     case HCA_FWP_OP_INVALIDATE: hca_mpt_entry_set_state(&M->mpt[r.index], HCA_MKEY_STATE_FREE); break;
+    case HCA_FWP_OP_FAST_REG: { // abi/hca.toml fwp_op FAST_REG, over the bank slot's event
+        const hca_fw_event_t &e = M->bank[r.index % HCA_EVT_QUEUE_DEPTH];
+        if (r.index >= HCA_EVT_QUEUE_DEPTH || hca_fw_event_get_kind(&e) != HCA_EVT_KIND_FAST_REG_MR ||
+            !hca_fw_event_get_wqe_ok(&e)) {
+            ADD_FAILURE() << "FAST_REG of slot " << r.index << ": not a FAST_REG_MR with wqe_ok";
+            M->fwp_result = HCA_FWP_RESULT_BAD_OP;
+            break;
+        }
+        hca_mpt_entry_t &m = M->mpt[e.key >> 8];
+        m = hca_mpt_entry_t{e.mpt_flags, e.key, m.pd, m.mtt_base, e.iova, e.length, 1, 0};
+        M->mtt[m.mtt_base] = e.list | 1u;
+        break;
+    }
     default: break;
     }
 }
@@ -315,13 +332,13 @@ void fseq_run(uint32_t count)
                     reg_write(addr + 4 * i, w[i]);
                 else
                     w[i] = reg_read(addr + 4 * i), M->evt_words_read++;
-                // READ_EVT: an empty queue stops the program; an invalidation's words end with key
+                // READ_EVT: an empty queue stops the program; an invalidation's words and a wqe_ok FAST_REG_MR's end with key
                 if (hca_fseq_entry_get_kind(&x) == HCA_FSEQ_KIND_READ_EVT && i == 0 && w[0] == 0) {
                     stopped = 1;
                     break;
                 }
                 if (hca_fseq_entry_get_kind(&x) == HCA_FSEQ_KIND_READ_EVT && i == 0 &&
-                    hca_evt_kind_invalidates(w[0] >> HCA_FW_EVENT_KIND_LSB & ((1u << HCA_FW_EVENT_KIND_WIDTH) - 1)))
+                    hca_evt_reads_short(w[0]))
                     words = std::min(words, (uint32_t)HCA_EVT_INV_WORDS);
             }
             break;
@@ -443,7 +460,7 @@ protected:
     }
     size_t table_writes() const
     {
-        return count(HCA_FWP_OP_WRITE_MPT) + count(HCA_FWP_OP_WRITE_MTT);
+        return count(HCA_FWP_OP_WRITE_MPT) + count(HCA_FWP_OP_WRITE_MTT) + count(HCA_FWP_OP_FAST_REG);
     }
     uint64_t put_pages(const std::vector<uint64_t> &pages, size_t off = 0x1000)
     {
@@ -1072,12 +1089,9 @@ TEST_F(FwMm, AnInlinePageIsRegisteredWithoutReadingAList)
     e.list = 0x7654000; // the page itself
     ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(engine_ok(e))) << mock.console;
     EXPECT_EQ(0u, count(0, FDMA_READ)) << "no list is read";
-    ASSERT_EQ(1u, count(HCA_FWP_OP_WRITE_MTT));
-    for (const Rec &r : mock.log)
-        if (r.kind == FWP_CMD && r.op == HCA_FWP_OP_WRITE_MTT) {
-            EXPECT_EQ(before.mtt_base, r.index);
-            EXPECT_EQ(0x7654000u | 1u, r.mtt) << "the inline page, present";
-        }
+    ASSERT_EQ(1u, count(HCA_FWP_OP_FAST_REG)) << "the fast path's one-shot commit";
+    EXPECT_EQ(0u, count(HCA_FWP_OP_WRITE_MTT));
+    EXPECT_EQ(0x7654000u | 1u, mock.mtt[before.mtt_base]) << "the inline page, present, at the MR's mtt_base";
     EXPECT_EQ(1u, mock.mpt[k >> 8].mtt_count);
     EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(k).state);
 }
@@ -1185,8 +1199,8 @@ TEST_F(FwMm, FastRegInlineEachRuleFailingAloneLeavesTheMrUntouched)
         const uint32_t base = shadow(key).mtt_base;
         mock.console.clear();
         ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(engine_ok(*a))) << mock.console;
-        EXPECT_EQ(1u, count(HCA_FWP_OP_WRITE_MTT));
-        EXPECT_EQ(1u, count(HCA_FWP_OP_WRITE_MPT));
+        EXPECT_EQ(1u, count(HCA_FWP_OP_FAST_REG)) << "the fast path's one-shot commit";
+        EXPECT_EQ(0u, count(HCA_FWP_OP_WRITE_MTT) + count(HCA_FWP_OP_WRITE_MPT));
         const hca_mpt_entry_t fast = mpt_of(key);
         const uint64_t fast_mtt = mock.mtt[base];
         EXPECT_EQ(a->list | 1u, fast_mtt);
@@ -1242,17 +1256,21 @@ TEST_F(FwMm, ABatchIsReadByOneProgramAndEachCommitIsOneProgram)
     mm_service();
     EXPECT_TRUE(mock.events.empty());
     EXPECT_EQ(5, mock.fseq_runs) << "one read of the batch, one program per operation, a read finding none";
-    EXPECT_EQ(2 * HCA_EVT_DATA_COUNT + HCA_EVT_INV_WORDS + 2, mock.evt_words_read)
-        << "READ_EVT: a registration's words, an invalidation's up to key; each read stopped at the empty "
-           "queue's first word";
+    EXPECT_EQ(3 * HCA_EVT_INV_WORDS + 2, mock.evt_words_read)
+        << "READ_EVT: a wqe_ok registration's and an invalidation's words up to key (fwp's bank keeps the "
+           "registration); each read stopped at the empty queue's first word";
     std::vector<Kind> kinds;
     for (const Rec &r : mock.log)
         kinds.push_back(r.kind);
-    ASSERT_EQ(12u, kinds.size());
-    EXPECT_EQ((std::vector<Kind>{EVT_POP, EVT_POP, EVT_POP, FWP_CMD, FWP_CMD, EVT_DONE, FWP_CMD, FWP_CMD, EVT_DONE,
-                                 FWP_CMD, CTX_CMD, EVT_DONE}),
+    ASSERT_EQ(10u, kinds.size());
+    EXPECT_EQ((std::vector<Kind>{EVT_POP, EVT_POP, EVT_POP, FWP_CMD, EVT_DONE, FWP_CMD, EVT_DONE, FWP_CMD, CTX_CMD,
+                                 EVT_DONE}),
               kinds)
         << "the batch popped first; each operation's commands before its DONE";
+    EXPECT_EQ(2u, count(HCA_FWP_OP_FAST_REG)) << "each registration one FAST_REG";
+    EXPECT_EQ((unsigned)HCA_FWP_OP_FAST_REG, mock.log[3].op);
+    EXPECT_EQ(0u, mock.log[3].index) << "the first event's bank slot";
+    EXPECT_EQ(1u, mock.log[5].index) << "the second event's bank slot";
     EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(a).state) << "registered, then invalidated";
     EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(b).state);
 }
@@ -1376,7 +1394,7 @@ TEST_F(FwMm, ARunWhoseDrainIsStuckFailsEveryEventWithItsKindsStatus)
 
 TEST_F(FwMm, AStoppedCommitIsSettledBeforeTheNextEventOnItsMrIsDecided)
 {
-    // The registration's WRITE_MPT is refused while the program runs; the
+    // The registration's FAST_REG is refused while the program runs; the
     // LOCAL_INV behind it in the same batch names the key that registration
     // would have given: the MR kept its old key, so it is refused.
     uint32_t k = mr(HCA_MKEY_KIND_FAST_REG, 2);
@@ -1385,7 +1403,7 @@ TEST_F(FwMm, AStoppedCommitIsSettledBeforeTheNextEventOnItsMrIsDecided)
     reg.params = params(12, LW, 1) | 1u << HCA_SQ_WQE_FR_INLINE_LSB;
     reg.length = 10;
     reg.list = 0x9000;
-    mock.fail_fwp_op = HCA_FWP_OP_WRITE_MPT;
+    mock.fail_fwp_op = HCA_FWP_OP_FAST_REG;
     queue(engine_ok(reg));
     queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, k1, 5));
     mm_service();
@@ -1396,7 +1414,7 @@ TEST_F(FwMm, AStoppedCommitIsSettledBeforeTheNextEventOnItsMrIsDecided)
     ASSERT_EQ(2u, done.size());
     EXPECT_EQ(4u << 8 | HCA_WC_STATUS_MW_BIND_ERR, done[0]) << "the registration, answered by settle()";
     EXPECT_EQ(5u << 8 | HCA_WC_STATUS_MW_BIND_ERR, done[1]) << "decided on the MR as the refusal left it";
-    EXPECT_NE(std::string::npos, mock.console.find("refused WRITE_MPT")) << mock.console;
+    EXPECT_NE(std::string::npos, mock.console.find("refused FAST_REG")) << mock.console;
     EXPECT_NE(std::string::npos, mock.console.find("not the MR's current key")) << mock.console;
     EXPECT_EQ(0u, count(HCA_FWP_OP_INVALIDATE));
     mkey_t m = shadow(k);

@@ -31,10 +31,13 @@ MUT_DIR := $(BUILD)/mutants
 #                    its QP's RESET to the CQ writer after it
 #   fr_wqe_ok_always  the send engine sets fw_event.wqe_ok for every FAST_REG_MR
 #                    (the firmware's fast path then trusts rules nobody checked)
+#   fr_bank_slot     fwp's registration bank keeps a popped event one slot on from
+#                    POP.slot (fwp FAST_REG then commits another event's registration)
 RTL_MUTANTS := no_fence:HCA_MUTANT_NO_FENCE resp_no_recheck:HCA_MUTANT_RESP_NO_RECHECK \
                req_no_recheck:HCA_MUTANT_REQ_NO_RECHECK klm_no_entry_check:HCA_MUTANT_KLM_NO_ENTRY_CHECK \
                drain_no_wqe_read:HCA_MUTANT_DRAIN_NO_WQE_READ drain_no_cqe_write:HCA_MUTANT_DRAIN_NO_CQE_WRITE \
-               resp_cpl_after_reset:HCA_MUTANT_RESP_CPL_AFTER_RESET fr_wqe_ok_always:HCA_MUTANT_FR_WQE_OK_ALWAYS
+               resp_cpl_after_reset:HCA_MUTANT_RESP_CPL_AFTER_RESET fr_wqe_ok_always:HCA_MUTANT_FR_WQE_OK_ALWAYS \
+               fr_bank_slot:HCA_MUTANT_FR_BANK_SLOT
 # The model sources a mutant's define may reach: every RTL mutant compiles
 # each with its define (one that does not use it compiles as it is).
 MUT_MODEL := xu_model hca_req_send hca_responder hca_cq_writer

@@ -56,6 +56,7 @@ MUTANTS = {
     "drain_no_cqe_write": ("rtl", "ctx DRAIN does not wait for the CQ writer's CQE write"),
     "resp_cpl_after_reset": ("rtl", "the responder hands a completion made before its QP's RESET to the CQ writer after it"),
     "fr_wqe_ok_always": ("rtl", "the send engine sets fw_event.wqe_ok for every FAST_REG_MR (its WQE-local rules unchecked)"),
+    "fr_bank_slot":     ("rtl", "fwp's registration bank keeps a popped event one slot on (FAST_REG commits another event's registration)"),
 }
 
 # Which mutants each file family targets: (glob over vectors/directed/*.jsonl
@@ -84,7 +85,7 @@ FAMILIES = [
     # DESTROY_QP / DESTROY_CQ while a CQE write of the QP is out (host writes of 6000 cycles)
     ("qp_lifecycle_destroy_cqe_write", ["drain_no_cqe_write", "resp_cpl_after_reset", "qp_no_drain"]),
     # one-page inline FAST_REG_MRs breaking the rules the engine checks for the firmware (fw_event.wqe_ok)
-    ("mm_frmr_err_inline_wqe_rules", ["fr_wqe_ok_always"]),
+    ("mm_frmr_err_inline_wqe_rules", ["fr_wqe_ok_always", "fr_bank_slot"]),
 ]
 
 # The RTL slice `make test` runs: for each RTL mutant, the file that must kill
@@ -99,6 +100,7 @@ SLICE = {
     "drain_no_cqe_write": "qp_lifecycle_destroy_cqe_write",
     "resp_cpl_after_reset": "qp_lifecycle_destroy_cqe_write",
     "fr_wqe_ok_always": "mm_frmr_err_inline_wqe_rules",
+    "fr_bank_slot": "mm_frmr_err_inline_wqe_rules",
 }
 
 

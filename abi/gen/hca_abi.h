@@ -111,7 +111,7 @@ extern "C" {
 #define HCA_EVT_QUEUE_DEPTH 8u
 /* fw_event.hdr.tag of an event: requester events carry the QP number, responder events (REMOTE_INV) EVT_TAG_RESPONDER | QP number, so DONE finds its waiter */
 #define HCA_EVT_TAG_RESPONDER 2048u
-/* words of an invalidation's fw_event that carry something (hdr, pd, key): what fseq READ_EVT reads of one */
+/* words of an invalidation's fw_event that carry something (hdr, pd, key): what fseq READ_EVT reads of one, and of a FAST_REG_MR with wqe_ok (fwp's registration bank keeps the rest for fwp FAST_REG) */
 #define HCA_EVT_INV_WORDS 3u
 /* the requester's send engine: its mover's checks, then its two posted-DMA slots */
 #define HCA_DRAIN_SRC_SEND_LSB 0u
@@ -287,9 +287,10 @@ enum hca_fwp_op {
     HCA_FWP_OP_READ_MPT = 4, /* MPT_DATA <- MPT[index] (debug read) */
     HCA_FWP_OP_READ_MTT = 5, /* MTT_DATA <- MTT[index] */
     HCA_FWP_OP_FENCE = 6, /* complete once every request accepted so far has produced its last segment */
+    HCA_FWP_OP_FAST_REG = 7, /* one-shot commit of a one-page FAST_REG_MR the firmware decided: index = the registration bank slot its event was popped into (evt POP.slot); the event must be a FAST_REG_MR with wqe_ok (else BAD_OP, nothing written). MPT[index(key)] <- {mpt_flags, key, the entry's own pd and mtt_base, iova, length, mtt_count 1, reserved 0} and MTT[mtt_base] <- list | present, at one edge, the cycle after the command (busy one cycle, as READ_MPT); BAD_INDEX (nothing written) for a slot, key index or mtt_base out of range */
 };
 #define HCA_FWP_OP_WIDTH 4u
-#define HCA_FWP_OP_MAX 6u
+#define HCA_FWP_OP_MAX 7u
 /** Name of a fwp_op value, or NULL when it has none. */
 static inline const char *hca_fwp_op_name(unsigned v)
 {
@@ -301,6 +302,7 @@ static inline const char *hca_fwp_op_name(unsigned v)
     case 4: return "READ_MPT";
     case 5: return "READ_MTT";
     case 6: return "FENCE";
+    case 7: return "FAST_REG";
     default: return NULL;
     }
 }
@@ -407,7 +409,7 @@ enum hca_fseq_kind {
     HCA_FSEQ_KIND_WAIT = 2, /* read the status register at off (busy bit 0, fwp_result at bits 4-7, as fwp and ctx STATUS) until busy clears; val = the last value; stop the program unless arg has bit result */
     HCA_FSEQ_KIND_WRITE_RAM = 3, /* write arg words from firmware RAM at address val to the port registers off, off + 4, ... (a staged entry in one entry) */
     HCA_FSEQ_KIND_READ_RAM = 4, /* read arg words of the port registers off, off + 4, ... into firmware RAM at address val (an event in one entry) */
-    HCA_FSEQ_KIND_READ_EVT = 5, /* READ_RAM of one event (regs evt DATA): arg words, or EVT_INV_WORDS when the first word read is an invalidation's hdr (kind LOCAL_INV, REMOTE_INV or READ_INV), which carries nothing after key; a first word of 0 (DATA of an empty queue: no event has kind 0) stops the program there */
+    HCA_FSEQ_KIND_READ_EVT = 5, /* READ_RAM of one event (regs evt DATA): arg words, or EVT_INV_WORDS when the first word read is an invalidation's hdr (kind LOCAL_INV, REMOTE_INV or READ_INV), which carries nothing after key, or a FAST_REG_MR's with wqe_ok (fwp's registration bank keeps the rest at POP); a first word of 0 (DATA of an empty queue: no event has kind 0) stops the program there */
 };
 #define HCA_FSEQ_KIND_WIDTH 4u
 #define HCA_FSEQ_KIND_MAX 5u
@@ -1720,7 +1722,11 @@ HCA_STATIC_ASSERT(offsetof(hca_klm_entry_t, lkey) == 12, "klm_entry.lkey offset"
 #define HCA_EVT_STATUS_COUNT_WIDTH 8u
 #define HCA_EVT_STATUS_COUNT_GET(r) (((uint32_t)(r) >> 8) & 255u)
 #define HCA_EVT_STATUS_COUNT_PUT(v) (((uint32_t)(v) & 255u) << 8)
-#define HCA_EVT_POP 0x34u /* write: drop the head event (read it first) */
+#define HCA_EVT_POP 0x34u /* write: drop the head event (read it first); its registration fields (key, iova, length, list, mpt_flags, and whether it is a FAST_REG_MR with wqe_ok) are kept in fwp's registration bank at slot, for fwp FAST_REG */
+#define HCA_EVT_POP_SLOT_LSB 0u
+#define HCA_EVT_POP_SLOT_WIDTH 3u
+#define HCA_EVT_POP_SLOT_GET(r) (((uint32_t)(r) >> 0) & 7u)
+#define HCA_EVT_POP_SLOT_PUT(v) (((uint32_t)(v) & 7u) << 0)
 #define HCA_EVT_DONE 0x38u /* write: the operation of event tag finished with status */
 #define HCA_EVT_DONE_STATUS_LSB 0u
 #define HCA_EVT_DONE_STATUS_WIDTH 8u

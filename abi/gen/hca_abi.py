@@ -54,7 +54,7 @@ HOST_IRQ_OFFSET = 0x2000  # host BAR0 offset of the interrupt block (regs host_i
 FW_EVT_BASE = 0x40000800  # the engine's event queue as the firmware core sees it (regs evt)
 EVT_QUEUE_DEPTH = 0x8  # events the queue holds; the engine waits when it is full
 EVT_TAG_RESPONDER = 0x800  # fw_event.hdr.tag of an event: requester events carry the QP number, responder events (REMOTE_INV) EVT_TAG_RESPONDER | QP number, so DONE finds its waiter
-EVT_INV_WORDS = 0x3  # words of an invalidation's fw_event that carry something (hdr, pd, key): what fseq READ_EVT reads of one
+EVT_INV_WORDS = 0x3  # words of an invalidation's fw_event that carry something (hdr, pd, key): what fseq READ_EVT reads of one, and of a FAST_REG_MR with wqe_ok (fwp's registration bank keeps the rest for fwp FAST_REG)
 DRAIN_SRC_SEND_LSB = 0x0  # the requester's send engine: its mover's checks, then its two posted-DMA slots
 DRAIN_SRC_SEND_WIDTH = 0x3
 DRAIN_SRC_RESPONSE_LSB = 0x3  # the requester's response engine: its mover's checks, then its two posted-DMA slots
@@ -177,6 +177,7 @@ FWP_OP = {
     "READ_MPT": 4,
     "READ_MTT": 5,
     "FENCE": 6,
+    "FAST_REG": 7,
 }
 FWP_OP_NOP = 0
 FWP_OP_WRITE_MPT = 1
@@ -185,6 +186,7 @@ FWP_OP_INVALIDATE = 3
 FWP_OP_READ_MPT = 4
 FWP_OP_READ_MTT = 5
 FWP_OP_FENCE = 6
+FWP_OP_FAST_REG = 7
 
 # fwp_result: firmware port command result (regs fwp, STATUS.result)
 FWP_RESULT = {
@@ -828,6 +830,7 @@ EVT_STATUS = 0x30
 EVT_STATUS_PENDING = (0, 1)  # (lsb, width)
 EVT_STATUS_COUNT = (8, 8)  # (lsb, width)
 EVT_POP = 0x34
+EVT_POP_SLOT = (0, 3)  # (lsb, width)
 EVT_DONE = 0x38
 EVT_DONE_STATUS = (0, 8)  # (lsb, width)
 EVT_DONE_TAG = (8, 12)  # (lsb, width)

@@ -102,7 +102,7 @@
 `define HCA_EVT_QUEUE_DEPTH 8
 // fw_event.hdr.tag of an event: requester events carry the QP number, responder events (REMOTE_INV) EVT_TAG_RESPONDER | QP number, so DONE finds its waiter
 `define HCA_EVT_TAG_RESPONDER 2048
-// words of an invalidation's fw_event that carry something (hdr, pd, key): what fseq READ_EVT reads of one
+// words of an invalidation's fw_event that carry something (hdr, pd, key): what fseq READ_EVT reads of one, and of a FAST_REG_MR with wqe_ok (fwp's registration bank keeps the rest for fwp FAST_REG)
 `define HCA_EVT_INV_WORDS 3
 // the requester's send engine: its mover's checks, then its two posted-DMA slots
 `define HCA_DRAIN_SRC_SEND_LSB 0
@@ -188,6 +188,7 @@
 `define HCA_FWP_OP_READ_MPT 4'd4
 `define HCA_FWP_OP_READ_MTT 4'd5
 `define HCA_FWP_OP_FENCE 4'd6
+`define HCA_FWP_OP_FAST_REG 4'd7
 
 // fwp_result: firmware port command result (regs fwp, STATUS.result)
 `define HCA_FWP_RESULT_W 4
@@ -1069,6 +1070,8 @@
 `define HCA_EVT_STATUS_COUNT_LSB 8
 `define HCA_EVT_STATUS_COUNT_W 8
 `define HCA_EVT_POP 52
+`define HCA_EVT_POP_SLOT_LSB 0
+`define HCA_EVT_POP_SLOT_W 3
 `define HCA_EVT_DONE 56
 `define HCA_EVT_DONE_STATUS_LSB 0
 `define HCA_EVT_DONE_STATUS_W 8

@@ -68,7 +68,10 @@ module xlate_unit_props #(
     .req_key_i(u_key), .req_pd_i(u_pd), .req_len_i(u_len), .req_va_i(u_va),
     .rsp_valid_o, .rsp_ready_i, .rsp_tag_o, .rsp_status_o, .rsp_last_o, .rsp_len_o, .rsp_pa_o,
     .fw_valid_i, .fw_ready_o, .fw_write_i, .fw_addr_i, .fw_wdata_i(u_wdata), .fw_rvalid_o, .fw_rdata_o,
-    .fence_wait_o
+    .fence_wait_o,
+    // no evt POP: fwp FAST_REG's bank stays empty, so FAST_REG is refused
+    // whole (BAD_OP, BAD_INDEX) and every table write below is WRITE_*'s
+    .evt_pop_i(1'b0), .evt_pop_slot_i(`HCA_EVT_POP_SLOT_W'(0)), .evt_pop_evt_i(`HCA_FW_EVENT_W'(0))
   );
 
   // Narrowing (DW > 0): the unit is unchanged, but what reaches it is cut

@@ -67,7 +67,10 @@ module xlate_unit_tb;
     .fw_wdata_i   (fw_wdata),
     .fw_rvalid_o  (fw_rvalid),
     .fw_rdata_o   (fw_rdata),
-    .fence_wait_o ()
+    .fence_wait_o (),
+    .evt_pop_i    (1'b0),  // no event queue here: fwp FAST_REG's bank stays empty
+    .evt_pop_slot_i (`HCA_EVT_POP_SLOT_W'(0)),
+    .evt_pop_evt_i  (`HCA_FW_EVENT_W'(0))
   );
 
   // ---------------------------------------------------------------- options

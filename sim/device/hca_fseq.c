@@ -48,12 +48,12 @@ static int fseq_ram_kind(uint32_t kind)
     return kind == HCA_FSEQ_KIND_WRITE_RAM || kind == HCA_FSEQ_KIND_READ_RAM || kind == HCA_FSEQ_KIND_READ_EVT;
 }
 
-/* READ_EVT: the words of the event whose hdr is w (at most arg): an
- * invalidation carries nothing after key. */
+/* READ_EVT: the words of the event whose hdr is w (at most arg): nothing
+ * after key of an invalidation, nor of a FAST_REG_MR with wqe_ok (fwp's
+ * bank keeps the rest). */
 static uint32_t fseq_evt_words(uint32_t w, uint32_t arg)
 {
-    const uint32_t kind = (w >> HCA_FW_EVENT_KIND_LSB) & ((1u << HCA_FW_EVENT_KIND_WIDTH) - 1u);
-    return hca_evt_kind_invalidates(kind) && arg > HCA_EVT_INV_WORDS ? HCA_EVT_INV_WORDS : arg;
+    return hca_evt_reads_short(w) && arg > HCA_EVT_INV_WORDS ? HCA_EVT_INV_WORDS : arg;
 }
 
 /* One device cycle of the sequencer, after the engine's: take the answer of

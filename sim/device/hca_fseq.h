@@ -13,7 +13,7 @@ typedef struct hca_fseq {
     uint32_t prog, count, pc; /* entry pc of count at firmware address prog */
     uint32_t polls;           /* status reads of the WAIT at pc */
     uint32_t word;            /* the word of the *_RAM entry at pc */
-    uint32_t words;           /* its words: arg, or EVT_INV_WORDS once a READ_EVT read an invalidation's hdr */
+    uint32_t words;           /* its words: arg, or EVT_INV_WORDS once a READ_EVT read a short event's hdr (hca_evt_reads_short) */
     int busy, error, stopped;
     int posted; /* the access of entry pc is in flight */
 } hca_fseq_t;
@@ -23,6 +23,16 @@ typedef struct hca_fseq {
 static inline int hca_evt_kind_invalidates(unsigned kind)
 {
     return kind == HCA_EVT_KIND_LOCAL_INV || kind == HCA_EVT_KIND_REMOTE_INV || kind == HCA_EVT_KIND_READ_INV;
+}
+
+/** 1 when READ_EVT reads EVT_INV_WORDS (hdr, pd, key) of the event whose hdr
+ *  is hdr: an invalidation's, and a FAST_REG_MR's with wqe_ok, whose
+ *  registration fwp's bank keeps at its POP (fwp FAST_REG). */
+static inline int hca_evt_reads_short(uint32_t hdr)
+{
+    const unsigned kind = (hdr >> HCA_FW_EVENT_KIND_LSB) & ((1u << HCA_FW_EVENT_KIND_WIDTH) - 1u);
+    return hca_evt_kind_invalidates(kind) ||
+           (kind == HCA_EVT_KIND_FAST_REG_MR && (hdr >> HCA_FW_EVENT_WQE_OK_LSB & 1u));
 }
 
 /** What the sequencer drives: the engine's firmware port and the firmware RAM. */
