@@ -442,7 +442,7 @@ static void cm_cycle(void *eng, core_pins_t *p, uint64_t now)
     hca_ctx_edge(&m->ctx, &w->ctx, now);
     hca_evt_edge(&m->evt, &w->evt, now);
     hca_pbuf_edge(&m->pb, &w->pb, now);
-    hca_requester_edge(&m->rq, &w->rq, now);
+    hca_requester_edge_settled(&m->rq, &w->rq, now); /* w->rq's inputs as its last comb (in cm_comb_pass) saw them */
     hca_responder_edge(&m->rs, &w->rs, now);
     hca_cq_writer_edge(&m->cw, &w->cw, now);
     m_arb_edge(&m->tx_arb, &w->tx_arb, p->tx_ready);

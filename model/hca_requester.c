@@ -350,11 +350,10 @@ void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64
 /* qst_q[q] <= st */
 static inline void rq_set_qst(hca_requester_t *m, unsigned q, uint8_t st) { m->qst[q] = st; }
 
-void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64_t now)
+static void rq_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64_t now, int hit)
 {
     hca_requester_nets_t local;
     const hca_requester_nets_t *n = &io->cache.n;
-    const int hit = rq_cache_hit(m, io, now);
     /* The same state (an idle edge keeps it), inputs and nets as at the last
      * edge, which was idle and wrote nothing: this one would repeat it. A hit
      * across cycles means the nets do not depend on the cycle (now_dep). */
@@ -530,6 +529,16 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
         m->base = now;
         m->base_set = 1;
     }
+}
+
+void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64_t now)
+{
+    rq_edge(m, io, now, rq_cache_hit(m, io, now));
+}
+
+void hca_requester_edge_settled(hca_requester_t *m, const hca_requester_io_t *io, uint64_t now)
+{
+    rq_edge(m, io, now, 1);
 }
 
 /* The first cycle >= t0 in which RNR-waiting QP q has expired. */
