@@ -110,6 +110,17 @@ static inline int cm_hit_fwp(uint16_t a) { return a < CM_FWP_END; }
 static inline int cm_hit_ctx(uint16_t a) { return a >= CM_CTX_OFF && a < CM_CTX_END; }
 static inline int cm_hit_evt(uint16_t a) { return a >= CM_EVT_OFF && a < CM_EVT_END; }
 
+/* A block's dma_rsp input: the header (its rtag and err steer readies and
+ * error paths whatever the valid) every cycle, the 128 data bytes only with
+ * the block's valid, the one cycle they are read in (a WQE taken). */
+static inline void cm_dma_rsp_in(hca_dma_rsp_t *to, const hca_dma_rsp_t *pin, int valid)
+{
+    if (valid)
+        *to = *pin;
+    else
+        to->hdr = pin->hdr;
+}
+
 static void cm_comb_once(cm_t *m, const core_pins_t *p, uint64_t now)
 {
     cm_wires_t *w = &m->w;
@@ -166,7 +177,7 @@ static void cm_comb_once(cm_t *m, const core_pins_t *p, uint64_t now)
     rs->xs_len = w->xu.rsp_len;
     rs->xs_pa = w->xu.rsp_pa;
     rs->dma_rsp_valid = (uint8_t)(p->dma_rsp_valid && w->rsp_client == DC_RESP);
-    rs->dma_rsp = p->dma_rsp;
+    cm_dma_rsp_in(&rs->dma_rsp, &p->dma_rsp, rs->dma_rsp_valid);
     rs->pb_alloc_valid = w->pb.rsp_alloc_valid;
     rs->pb_alloc_id = (uint8_t)w->pb.rsp_alloc_id;
     rs->pb_free_ready = w->pb.rsp_free_ready;
@@ -198,7 +209,7 @@ static void cm_comb_once(cm_t *m, const core_pins_t *p, uint64_t now)
     rq->xs_len = w->xu.rsp_len;
     rq->xs_pa = w->xu.rsp_pa;
     rq->dma_rsp_valid = (uint8_t)(p->dma_rsp_valid && w->rsp_client == DC_REQ);
-    rq->dma_rsp = p->dma_rsp;
+    cm_dma_rsp_in(&rq->dma_rsp, &p->dma_rsp, rq->dma_rsp_valid);
     rq->pb_alloc_valid = w->pb.req_alloc_valid;
     rq->pb_alloc_id = w->pb.req_alloc_id;
     rq->pb_free_ready = w->pb.req_free_ready;

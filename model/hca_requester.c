@@ -208,8 +208,15 @@ static void rq_settle(const hca_requester_t *m, const hca_requester_io_t *io, ui
     w->rsp_to_r = (uint8_t)(io->dma_rsp.hdr >> (HCA_DMA_RSP_RTAG_LSB + RQ_RSP_TO_R_BIT) & 1u);
     s->dma_rsp_valid = io->dma_rsp_valid && !w->rsp_to_r;
     r->dma_rsp_valid = io->dma_rsp_valid && w->rsp_to_r;
-    s->dma_rsp = io->dma_rsp;
-    r->dma_rsp = io->dma_rsp;
+    /* the data bytes only to the engine answered (read only with its valid), the header to both */
+    if (s->dma_rsp_valid)
+        s->dma_rsp = io->dma_rsp;
+    else
+        s->dma_rsp.hdr = io->dma_rsp.hdr;
+    if (r->dma_rsp_valid)
+        r->dma_rsp = io->dma_rsp;
+    else
+        r->dma_rsp.hdr = io->dma_rsp.hdr;
     s->xs_status = r->xs_status = io->xs_status;
     s->xs_last = r->xs_last = io->xs_last;
     s->xs_len = r->xs_len = io->xs_len;
