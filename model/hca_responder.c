@@ -342,6 +342,16 @@ void hca_responder_comb(const hca_responder_t *m, hca_responder_io_t *io, uint64
     memcpy((char *)io + RS_OUT_FIRST, (const char *)&m->o + RS_OUT_FIRST, RS_OUT_END - RS_OUT_FIRST);
 }
 
+/* The state half of the edge's wait (hca_responder_edge's first test). */
+static int rs_waits(const hca_responder_t *m)
+{
+    const int tx_waits = m->tx_pend && rs_tx_wait(m);
+    return !m->pio.busy && !m->pio.dma_req_valid && !m->cpl_pend && !m->free_pend && !m->inc_pend && !m->err_pend &&
+           !m->err_wait && !rs_pf_rdy(m) &&
+           ((m->state == S_IDLE && !m->scan_pref && !hca_qfifo_valid(&m->fq) && (!m->tx_pend || tx_waits)) ||
+            ((m->state == S_RESULT || m->state == S_FINISH) && tx_waits));
+}
+
 void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64_t now)
 {
     /* Waiting with no input that wakes it (a packet, a DMA answer, a
@@ -352,12 +362,7 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
      * READ_RESP. The edge below would keep every register but fsel (0 while
      * no posted free is ready), so the outputs rs_outputs derived at the
      * last edge stand. Most stepped cycles of a busy requester. */
-    const int tx_waits = m->tx_pend && rs_tx_wait(m);
-    if (!io->rx_valid && !io->dma_rsp_valid && !io->fl_qpc_set && !io->fl_req_err && !io->fl_rq_db &&
-        !m->pio.busy && !m->pio.dma_req_valid && !m->cpl_pend && !m->free_pend && !m->inc_pend && !m->err_pend &&
-        !m->err_wait && !rs_pf_rdy(m) &&
-        ((m->state == S_IDLE && !m->scan_pref && !hca_qfifo_valid(&m->fq) && (!m->tx_pend || tx_waits)) ||
-         ((m->state == S_RESULT || m->state == S_FINISH) && tx_waits))) {
+    if (!io->rx_valid && !io->dma_rsp_valid && !io->fl_qpc_set && !io->fl_req_err && !io->fl_rq_db && rs_waits(m)) {
         m->fsel = 0;
         return;
     }
@@ -951,5 +956,12 @@ uint64_t hca_responder_quiet_until(const hca_responder_t *m, uint64_t now)
     const int idle = m->state == S_IDLE && !m->scan_pref && !hca_qfifo_valid(&m->fq) && !m->tx_pend &&
                      !m->cpl_pend && !m->free_pend && !m->inc_pend && !m->rcnt0 && !m->rcnt1 && !m->pf &&
                      !m->err_pend && !m->err_wait && hca_resp_place_quiet_until(&m->place, 0) == UINT64_MAX;
-    return idle ? UINT64_MAX : now + 1;
+    /* Also quiet (the model only; rtl/hca_responder.sv's quiet_o is the
+     * narrower test above): the edge's wait for posted gathers' answers
+     * (rs_waits), once its one change (fsel to 0) is made, with no request
+     * to the translation port: every input valid low, that edge keeps every
+     * register, and the outputs derived at the last edge stand. The answers
+     * come from the harness's DMA block, whose next completion ends the skip. */
+    const int waits = !m->fsel && !m->o.xq_valid && rs_waits(m);
+    return idle || waits ? UINT64_MAX : now + 1;
 }
