@@ -425,11 +425,15 @@ uint64_t hca_req_resp_quiet_until(const hca_req_resp_t *m, uint64_t now)
     switch (m->state) {
     case R_IDLE: /* waits for rx_valid / done_valid (the mover is idle) once
                   * R_IDLE's defaults are in: status shows in fin; posted
-                  * answers come as dma_rsp_valid, the posted free needs a cycle */
-        return m->claimed || m->err || m->moved || m->pf || m->status != HCA_WC_STATUS_SUCCESS ? now + 1 : UINT64_MAX;
+                  * answers come as dma_rsp_valid, the posted free goes once
+                  * its slot's are in (rr_pf_rdy) */
+        return m->claimed || m->err || m->moved || rr_pf_rdy(m) || m->status != HCA_WC_STATUS_SUCCESS ? now + 1
+                                                                                                       : UINT64_MAX;
     case R_MOVE:
-        if (!rr_cnt_idle(m) || m->pf)
-            return now + 1; /* posted answers, the posted free */
+        /* posted scatters' answers come as dma_rsp_valid, as in R_IDLE; the
+         * posted free goes once its slot's answers are in (rr_pf_rdy) */
+        if (rr_pf_rdy(m))
+            return now + 1;
         return hca_sge_mover_quiet_until(&m->mv, now);
     default:
         return now + 1;

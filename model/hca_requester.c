@@ -420,7 +420,7 @@ static void rq_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64_t n
      * the response engine's posted scatters answered and its posted free
      * gone, nothing offered, taken or held, no request in the translation
      * port, the queues still) keeps gen, so io's cache serves the next cycle
-     * too. The arbiters' hold_id still move: they matter only with hold. */
+     * too. */
     const int idle_edge = m->base_set && m->send.state == 0 /* S_IDLE */ && !s->sched_valid && !m->send.pf_req &&
                           !io->qpc_set &&
                           m->resp.state == HCA_REQ_RESP_R_IDLE && !r->rx_valid && !r->done_valid && !m->resp.claimed &&
