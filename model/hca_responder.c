@@ -346,24 +346,32 @@ void hca_responder_comb(const hca_responder_t *m, hca_responder_io_t *io, uint64
 static int rs_waits(const hca_responder_t *m)
 {
     const int tx_waits = m->tx_pend && rs_tx_wait(m);
-    return !m->pio.busy && !m->pio.dma_req_valid && !m->cpl_pend && !m->free_pend && !m->inc_pend && !m->err_pend &&
-           !m->err_wait && !rs_pf_rdy(m) &&
-           ((m->state == S_IDLE && !m->scan_pref && !hca_qfifo_valid(&m->fq) && (!m->tx_pend || tx_waits)) ||
-            ((m->state == S_FETCH_RSP || m->state == S_FL_RSP) && (!m->tx_pend || tx_waits)) ||
-            ((m->state == S_RESULT || m->state == S_FINISH) && tx_waits));
+    if (m->pio.dma_req_valid || m->cpl_pend || m->free_pend || m->inc_pend || m->err_pend || m->err_wait ||
+        rs_pf_rdy(m))
+        return 0;
+    switch (m->state) {
+    case S_IDLE: return !m->pio.busy && !m->scan_pref && !hca_qfifo_valid(&m->fq) && (!m->tx_pend || tx_waits);
+    case S_FETCH_RSP:
+    case S_FL_RSP: return !m->pio.busy && (!m->tx_pend || tx_waits);
+    case S_PLACE: return hca_resp_place_waits(&m->place, &m->pio) && (!m->tx_pend || tx_waits);
+    case S_RESULT:
+    case S_FINISH: return !m->pio.busy && tx_waits;
+    default: return 0;
+    }
 }
 
 void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64_t now)
 {
     /* Waiting with no input that wakes it (a packet, a DMA answer, a
-     * flush-queue push), the placement engine neither busy nor asking for
-     * DMA, nothing pending but posted gathers still counting (a posted free
-     * not yet ready, a READ_RESP whose gathers are not all answered): in
-     * S_IDLE with no flush step, in S_FETCH_RSP / S_FL_RSP for the RQ WQE's
-     * answer, or in S_RESULT / S_FINISH behind that READ_RESP. The edge
-     * below would keep every register but fsel (0 while no posted free is
-     * ready), so the outputs rs_outputs derived at the last edge stand. Most
-     * stepped cycles of a busy requester. */
+     * flush-queue push), nothing asking for DMA, nothing pending but posted
+     * gathers still counting (a posted free not yet ready, a READ_RESP whose
+     * gathers are not all answered), the placement engine idle or only
+     * waiting for its writes' answers (rs_waits): in S_IDLE with no flush
+     * step, in S_FETCH_RSP / S_FL_RSP for the RQ WQE, in S_PLACE (the
+     * engine's wait, hca_resp_place_waits), or in S_RESULT / S_FINISH behind
+     * that READ_RESP. The edge below would keep every register but fsel (0
+     * while no posted free is ready), so the outputs rs_outputs derived at
+     * the last edge stand. Most stepped cycles of a busy requester. */
     if (!io->rx_valid && !io->dma_rsp_valid && !io->fl_qpc_set && !io->fl_req_err && !io->fl_rq_db && rs_waits(m)) {
         m->fsel = 0;
         return;
