@@ -435,6 +435,15 @@ uint64_t hca_req_resp_quiet_until(const hca_req_resp_t *m, uint64_t now)
         if (rr_pf_rdy(m))
             return now + 1;
         return hca_sge_mover_quiet_until(&m->mv, now);
+    case R_FINISH:
+    case R_EVT:
+        /* fin / the event is offered once the posted answers are in
+         * (rr_quiet): until then only dma_rsp_valid moves it, or the posted
+         * free once its slot's are in; a RESET of the QP comes by a
+         * firmware write, whose answer steps the next cycle */
+        if (rr_quiet(m) || rr_pf_rdy(m))
+            return now + 1;
+        return hca_sge_mover_quiet_until(&m->mv, now);
     default:
         return now + 1;
     }
