@@ -84,6 +84,7 @@ typedef struct cm {
     m_fifo_t rxq; /* u_rs_rxq */
     hca_pkt_t rxq_mem[CM_RXQ_DEPTH];
     uint8_t other_rvalid; /* other_rvalid_q: an access that hit no block */
+    uint8_t tx_ready_pin; /* the last cycle's tx_ready (held while the harness skips) */
     uint8_t loop_reported;
     cm_wires_t w;
     /* cm_quiet_until's last answer: the device asks it more than once a
@@ -469,6 +470,7 @@ static void cm_cycle(void *eng, core_pins_t *p, uint64_t now)
     m_fifo_edge(&m->rxq, (uint8_t)(p->rx_valid && w->rx_to_rs && w->rxq_room), &p->rx, w->rs.rx_ready);
     m->other_rvalid = (uint8_t)(p->fw_valid && !cm_hit_fwp(p->fw_addr) && !cm_hit_ctx(p->fw_addr) &&
                                 !cm_hit_evt(p->fw_addr));
+    m->tx_ready_pin = p->tx_ready;
     if (m->skip_mode == CM_SKIP_CHECK)
         m->last = *p;
 }
@@ -501,7 +503,7 @@ static uint64_t cm_quiet_until_now(const cm_t *m, uint64_t next)
             return next;                                                                                               \
         q = min_u64(q, t_);                                                                                            \
     } while (0)
-    CM_QUIET(hca_responder_quiet_until(&m->rs, last));
+    CM_QUIET(hca_responder_quiet_until(&m->rs, m->tx_ready_pin, last));
     CM_QUIET(hca_requester_quiet_until_in(&m->rq, (const m_qv_t *)m->ctx.sq_pending, (const m_qv_t *)m->ctx.qp_error,
                                           last));
     CM_QUIET(xlate_unit_quiet_until(m->xu, last));
