@@ -484,7 +484,10 @@ static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
  * blocks' own work and timers count. */
 static uint64_t cm_quiet_until_now(const cm_t *m, uint64_t next)
 {
-    if (m->other_rvalid || m_fifo_valid(&m->rxq) || m->tx_arb.hold || m->dma_arb.hold || m->cpl_arb.hold)
+    /* a packet in the responder's receive queue waits (nothing moves) until
+     * the responder shows rx_ready, which its own quiet_until then covers */
+    if (m->other_rvalid || (m_fifo_valid(&m->rxq) && hca_responder_rx_ready(&m->rs)) || m->tx_arb.hold ||
+        m->dma_arb.hold || m->cpl_arb.hold)
         return next;
     /* An event queued at the last edge raises fw_irq only in the next cycle's
      * outputs: the device, which judges the firmware's sleep by that pin,

@@ -435,6 +435,12 @@ uint64_t hca_req_resp_quiet_until(const hca_req_resp_t *m, uint64_t now)
         if (rr_pf_rdy(m))
             return now + 1;
         return hca_sge_mover_quiet_until(&m->mv, now);
+    case R_FREE:
+        /* a moved chunk's buffer waits for the posted free before (its
+         * answers: dma_rsp_valid) to take its place */
+        if (m->moved && m->len != 0 && m->pf && !rr_pf_rdy(m))
+            return hca_sge_mover_quiet_until(&m->mv, now);
+        return now + 1;
     case R_FINISH:
     case R_EVT:
         /* fin / the event is offered once the posted answers are in

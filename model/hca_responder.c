@@ -366,7 +366,7 @@ static int rs_waits(const hca_responder_t *m, int tx_ready)
 
 void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64_t now)
 {
-    /* Waiting with no input that wakes it (a packet, a DMA answer, a
+    /* Waiting with no input that wakes it (a packet it takes, a DMA answer, a
      * flush-queue push), nothing asking for DMA, nothing pending but posted
      * gathers still counting (a posted free not yet ready, a READ_RESP whose
      * gathers are not all answered), the placement engine idle or only
@@ -377,7 +377,8 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
      * one's free. The edge below would keep every register but fsel (0
      * while no posted free is ready), so the outputs rs_outputs derived at
      * the last edge stand. Most stepped cycles of a busy requester. */
-    if (!io->rx_valid && !io->dma_rsp_valid && !io->fl_qpc_set && !io->fl_req_err && !io->fl_rq_db && rs_waits(m, io->tx_ready)) {
+    if (!(io->rx_valid && m->o.rx_ready) && !io->dma_rsp_valid && !io->fl_qpc_set && !io->fl_req_err && !io->fl_rq_db &&
+        rs_waits(m, io->tx_ready)) {
         m->fsel = 0;
         return;
     }

@@ -153,5 +153,8 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
  *  answers (an RQ WQE, the placement engine's writes, the gathers of a
  *  READ_RESP) or for the link (only an input wakes it); else now + 1. */
 uint64_t hca_responder_quiet_until(const hca_responder_t *m, int tx_ready, uint64_t now);
+/** rx_ready as the responder shows it this cycle (from its registers): a
+ *  packet waiting in hca_core's receive queue is taken only then. */
+static inline int hca_responder_rx_ready(const hca_responder_t *m) { return m->o.rx_ready; }
 
 #endif /* HCA_RESPONDER_H */
