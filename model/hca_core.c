@@ -50,6 +50,7 @@
 #define CM_RXQ_NEED (HCA_PKT_BUFS - CM_PBUF_RESP_RSV + HCA_MAX_QP)
 #define CM_RXQ_DEPTH (1u << (32 - __builtin_clz(CM_RXQ_NEED - 1u)))
 #define CM_MAX_PASSES 16
+enum { CM_SKIP_ON, CM_SKIP_OFF, CM_SKIP_CHECK };
 
 /* Clients of the shared arbiters (hca_core.sv's concatenation order: input 0 is the rightmost). */
 enum { XC_REQ = 0, XC_RESP = 1, XC_EXT = 2, XC_N };
@@ -83,6 +84,7 @@ typedef struct cm {
     m_fifo_t rxq; /* u_rs_rxq */
     hca_pkt_t rxq_mem[CM_RXQ_DEPTH];
     uint8_t other_rvalid; /* other_rvalid_q: an access that hit no block */
+    uint8_t tx_ready_pin; /* the last cycle's tx_ready (held while the harness skips) */
     uint8_t loop_reported;
     cm_wires_t w;
     /* cm_quiet_until's last answer: the device asks it more than once a
@@ -90,6 +92,12 @@ typedef struct cm {
      * only cm_cycle and cm_reset change what it reads (epoch counts them). */
     uint64_t epoch, q_epoch, q_next, q_val;
     FILE *statelog; /* HCASIM_MODEL_STATELOG, or NULL */
+    /* HCASIM_MODEL_SKIP (read at create): CM_SKIP_ON (default), CM_SKIP_OFF
+     * ("0": never quiet, every cycle stepped), CM_SKIP_CHECK ("check"): the
+     * skipped cycles stepped with idle inputs, each required to change
+     * nothing (cm_skip). last: the pins of the last cycle (check only). */
+    uint8_t skip_mode;
+    core_pins_t last;
     int32_t logged[6]; /* the last logged S, R, C, Q, E, I (-1: none yet) */
 } cm_t;
 
@@ -109,6 +117,17 @@ typedef struct cm {
 static inline int cm_hit_fwp(uint16_t a) { return a < CM_FWP_END; }
 static inline int cm_hit_ctx(uint16_t a) { return a >= CM_CTX_OFF && a < CM_CTX_END; }
 static inline int cm_hit_evt(uint16_t a) { return a >= CM_EVT_OFF && a < CM_EVT_END; }
+
+/* A block's dma_rsp input: the header (its rtag and err steer readies and
+ * error paths whatever the valid) every cycle, the 128 data bytes only with
+ * the block's valid, the one cycle they are read in (a WQE taken). */
+static inline void cm_dma_rsp_in(hca_dma_rsp_t *to, const hca_dma_rsp_t *pin, int valid)
+{
+    if (valid)
+        *to = *pin;
+    else
+        to->hdr = pin->hdr;
+}
 
 static void cm_comb_once(cm_t *m, const core_pins_t *p, uint64_t now)
 {
@@ -166,7 +185,7 @@ static void cm_comb_once(cm_t *m, const core_pins_t *p, uint64_t now)
     rs->xs_len = w->xu.rsp_len;
     rs->xs_pa = w->xu.rsp_pa;
     rs->dma_rsp_valid = (uint8_t)(p->dma_rsp_valid && w->rsp_client == DC_RESP);
-    rs->dma_rsp = p->dma_rsp;
+    cm_dma_rsp_in(&rs->dma_rsp, &p->dma_rsp, rs->dma_rsp_valid);
     rs->pb_alloc_valid = w->pb.rsp_alloc_valid;
     rs->pb_alloc_id = (uint8_t)w->pb.rsp_alloc_id;
     rs->pb_free_ready = w->pb.rsp_free_ready;
@@ -198,7 +217,7 @@ static void cm_comb_once(cm_t *m, const core_pins_t *p, uint64_t now)
     rq->xs_len = w->xu.rsp_len;
     rq->xs_pa = w->xu.rsp_pa;
     rq->dma_rsp_valid = (uint8_t)(p->dma_rsp_valid && w->rsp_client == DC_REQ);
-    rq->dma_rsp = p->dma_rsp;
+    cm_dma_rsp_in(&rq->dma_rsp, &p->dma_rsp, rq->dma_rsp_valid);
     rq->pb_alloc_valid = w->pb.req_alloc_valid;
     rq->pb_alloc_id = w->pb.req_alloc_id;
     rq->pb_free_ready = w->pb.req_free_ready;
@@ -444,7 +463,7 @@ static void cm_cycle(void *eng, core_pins_t *p, uint64_t now)
         xlate_unit_evt_pop(m->xu, HCA_EVT_POP_SLOT_GET(p->fw_wdata), (const hca_fw_event_t *)m_fifo_head(&m->evt.fifo));
     hca_evt_edge(&m->evt, &w->evt, now);
     hca_pbuf_edge(&m->pb, &w->pb, now);
-    hca_requester_edge(&m->rq, &w->rq, now);
+    hca_requester_edge_settled(&m->rq, &w->rq, now); /* w->rq's inputs as its last comb (in cm_comb_pass) saw them */
     hca_responder_edge(&m->rs, &w->rs, now);
     hca_cq_writer_edge(&m->cw, &w->cw, now);
     m_arb_edge(&m->tx_arb, &w->tx_arb, p->tx_ready);
@@ -453,6 +472,9 @@ static void cm_cycle(void *eng, core_pins_t *p, uint64_t now)
     m_fifo_edge(&m->rxq, (uint8_t)(p->rx_valid && w->rx_to_rs && w->rxq_room), &p->rx, w->rs.rx_ready);
     m->other_rvalid = (uint8_t)(p->fw_valid && !cm_hit_fwp(p->fw_addr) && !cm_hit_ctx(p->fw_addr) &&
                                 !cm_hit_evt(p->fw_addr));
+    m->tx_ready_pin = p->tx_ready;
+    if (m->skip_mode == CM_SKIP_CHECK)
+        m->last = *p;
 }
 
 /* ---------------------------------------------------------------- time */
@@ -464,7 +486,10 @@ static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
  * blocks' own work and timers count. */
 static uint64_t cm_quiet_until_now(const cm_t *m, uint64_t next)
 {
-    if (m->other_rvalid || m_fifo_valid(&m->rxq) || m->tx_arb.hold || m->dma_arb.hold || m->cpl_arb.hold)
+    /* a packet in the responder's receive queue waits (nothing moves) until
+     * the responder shows rx_ready, which its own quiet_until then covers */
+    if (m->other_rvalid || (m_fifo_valid(&m->rxq) && hca_responder_rx_ready(&m->rs)) || m->tx_arb.hold ||
+        m->dma_arb.hold || m->cpl_arb.hold)
         return next;
     /* An event queued at the last edge raises fw_irq only in the next cycle's
      * outputs: the device, which judges the firmware's sleep by that pin,
@@ -483,7 +508,7 @@ static uint64_t cm_quiet_until_now(const cm_t *m, uint64_t next)
             return next;                                                                                               \
         q = min_u64(q, t_);                                                                                            \
     } while (0)
-    CM_QUIET(hca_responder_quiet_until(&m->rs, last));
+    CM_QUIET(hca_responder_quiet_until(&m->rs, m->tx_ready_pin, last));
     CM_QUIET(hca_requester_quiet_until_in(&m->rq, (const m_qv_t *)m->ctx.sq_pending, (const m_qv_t *)m->ctx.qp_error,
                                           last));
     CM_QUIET(xlate_unit_quiet_until(m->xu, last));
@@ -499,12 +524,101 @@ static uint64_t cm_quiet_until_now(const cm_t *m, uint64_t next)
 static uint64_t cm_quiet_until(const void *eng, uint64_t next)
 {
     cm_t *m = (cm_t *)eng; /* the answer's cache only (the engine is allocated writable) */
+    if (m->skip_mode == CM_SKIP_OFF)
+        return next;
     if (m->q_epoch != m->epoch || m->q_next != next) {
         m->q_val = cm_quiet_until_now(m, next);
         m->q_epoch = m->epoch;
         m->q_next = next;
     }
     return m->q_val;
+}
+
+/* HCASIM_MODEL_SKIP=check: the state a skipped cycle must leave as it is —
+ * every block's registers, the wiring and caches aside (the wires, the
+ * requester's cache key gen and its idle-edge memo, quiet_until's memo) and
+ * the contexts' read-port index registers of the requester and CQ writer,
+ * which a skip leaves as they were (docs/model.md, "Known inexactness
+ * without effect"); the translation unit is checked through its pins. */
+typedef struct cm_state {
+    hca_xarb_t xarb;
+    hca_ctx_t ctx;
+    hca_evt_t evt;
+    hca_pbuf_t pb;
+    hca_requester_t rq;
+    hca_responder_t rs;
+    hca_cq_writer_t cw;
+    m_arb_t tx_arb, dma_arb, cpl_arb;
+    m_fifo_t rxq;
+    hca_pkt_t rxq_mem[CM_RXQ_DEPTH];
+    uint8_t other_rvalid;
+} cm_state_t;
+
+static void cm_state(const cm_t *m, cm_state_t *s)
+{
+    memset(s, 0, sizeof *s); /* padding compares equal */
+    s->xarb = m->xarb;
+    s->ctx = m->ctx;
+    s->ctx.ra_idx = s->ctx.rb_idx = s->ctx.cq_idx = 0;
+    s->ctx.cq_inrange = 0;
+    s->evt = m->evt;
+    s->pb = m->pb;
+    s->rq = m->rq;
+    s->rq.gen = 0;
+    s->rq.idle_again = 0;
+    s->rq.idle_serial = 0;
+    s->rs = m->rs;
+    s->cw = m->cw;
+    s->tx_arb = m->tx_arb;
+    s->dma_arb = m->dma_arb;
+    s->cpl_arb = m->cpl_arb;
+    s->rxq = m->rxq;
+    memcpy(s->rxq_mem, m->rxq_mem, sizeof s->rxq_mem);
+    s->other_rvalid = m->other_rvalid;
+}
+
+static void cm_skip_failed(uint64_t from, uint64_t now, const char *what)
+{
+    fprintf(stderr, "HCASIM_MODEL_SKIP=check: the model declared cycles %llu.. quiet, but %s changed in cycle %llu\n",
+            (unsigned long long)from, what, (unsigned long long)now);
+    abort();
+}
+
+/* The harness skipped [from, to) (every cycle quiet by cm_quiet_until, the
+ * harness's inputs idle). Check mode: step them, with the last cycle's pins
+ * and every input valid low (what the harness drives while it has nothing to
+ * offer); none may complete a handshake or answer the firmware, change
+ * fw_irq (the device judges the firmware's sleep by it) or raise fence_wait
+ * or drain_wait from the last cycle's (the harness counts their rises; they
+ * may fall: they show registers the last edge may have cleared), or change
+ * an output from the first of them, and the state must be as before.
+ * Otherwise nothing runs on its own in quiet cycles. */
+static void cm_skip(void *eng, uint64_t from, uint64_t to)
+{
+    cm_t *m = eng;
+    if (m->skip_mode != CM_SKIP_CHECK || from >= to)
+        return;
+    static cm_state_t before, after; /* large: not on the stack; check mode only */
+    cm_state(m, &before);
+    core_pins_t idle = m->last, first;
+    idle.db_valid = idle.fw_valid = idle.dma_rsp_valid = idle.rx_valid = idle.xq_valid = 0;
+    for (uint64_t c = from; c < to; c++) {
+        core_pins_t q = idle;
+        cm_cycle(m, &q, c);
+        const core_pins_t *l = &idle;
+        if ((q.dma_req_valid && q.dma_req_ready) || (q.tx_valid && q.tx_ready) || (q.xs_valid && q.xs_ready) ||
+            q.fw_rvalid)
+            cm_skip_failed(from, c, "a handshake or firmware answer (none happens in a skipped cycle)");
+        if (q.fw_irq != l->fw_irq || (q.fence_wait && !l->fence_wait) || (q.drain_wait && !l->drain_wait))
+            cm_skip_failed(from, c, "fw_irq, or a rise of fence_wait or drain_wait (the harness counts rises)");
+        if (c == from)
+            first = q;
+        else if (memcmp(&q, &first, sizeof q))
+            cm_skip_failed(from, c, "an output");
+    }
+    cm_state(m, &after);
+    if (memcmp(&before, &after, sizeof before))
+        cm_skip_failed(from, to - 1, "the state");
 }
 
 /* ---------------------------------------------------------------- life cycle */
@@ -579,6 +693,8 @@ static int cm_create(void **eng, const xu_params_t *params)
         cm_destroy(m);
         return -EIO;
     }
+    const char *skip = getenv("HCASIM_MODEL_SKIP");
+    m->skip_mode = !skip ? CM_SKIP_ON : !strcmp(skip, "0") ? CM_SKIP_OFF : !strcmp(skip, "check") ? CM_SKIP_CHECK : CM_SKIP_ON;
     for (int i = 0; i < 6; i++)
         m->logged[i] = -1;
     cm_reset(m);
@@ -603,5 +719,5 @@ const core_engine_ops_t core_model_ops = {
     .trace_open = cm_trace_open,
     .trace_close = cm_trace_close,
     .quiet_until = cm_quiet_until,
-    .skip = NULL, /* nothing runs on its own in quiet cycles */
+    .skip = cm_skip, /* nothing runs on its own in quiet cycles (HCASIM_MODEL_SKIP=check steps them) */
 };

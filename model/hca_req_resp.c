@@ -425,11 +425,30 @@ uint64_t hca_req_resp_quiet_until(const hca_req_resp_t *m, uint64_t now)
     switch (m->state) {
     case R_IDLE: /* waits for rx_valid / done_valid (the mover is idle) once
                   * R_IDLE's defaults are in: status shows in fin; posted
-                  * answers come as dma_rsp_valid, the posted free needs a cycle */
-        return m->claimed || m->err || m->moved || m->pf || m->status != HCA_WC_STATUS_SUCCESS ? now + 1 : UINT64_MAX;
+                  * answers come as dma_rsp_valid, the posted free goes once
+                  * its slot's are in (rr_pf_rdy) */
+        return m->claimed || m->err || m->moved || rr_pf_rdy(m) || m->status != HCA_WC_STATUS_SUCCESS ? now + 1
+                                                                                                       : UINT64_MAX;
     case R_MOVE:
-        if (!rr_cnt_idle(m) || m->pf)
-            return now + 1; /* posted answers, the posted free */
+        /* posted scatters' answers come as dma_rsp_valid, as in R_IDLE; the
+         * posted free goes once its slot's answers are in (rr_pf_rdy) */
+        if (rr_pf_rdy(m))
+            return now + 1;
+        return hca_sge_mover_quiet_until(&m->mv, now);
+    case R_FREE:
+        /* a moved chunk's buffer waits for the posted free before (its
+         * answers: dma_rsp_valid) to take its place */
+        if (m->moved && m->len != 0 && m->pf && !rr_pf_rdy(m))
+            return hca_sge_mover_quiet_until(&m->mv, now);
+        return now + 1;
+    case R_FINISH:
+    case R_EVT:
+        /* fin / the event is offered once the posted answers are in
+         * (rr_quiet): until then only dma_rsp_valid moves it, or the posted
+         * free once its slot's are in; a RESET of the QP comes by a
+         * firmware write, whose answer steps the next cycle */
+        if (rr_quiet(m) || rr_pf_rdy(m))
+            return now + 1;
         return hca_sge_mover_quiet_until(&m->mv, now);
     default:
         return now + 1;

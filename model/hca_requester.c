@@ -208,8 +208,15 @@ static void rq_settle(const hca_requester_t *m, const hca_requester_io_t *io, ui
     w->rsp_to_r = (uint8_t)(io->dma_rsp.hdr >> (HCA_DMA_RSP_RTAG_LSB + RQ_RSP_TO_R_BIT) & 1u);
     s->dma_rsp_valid = io->dma_rsp_valid && !w->rsp_to_r;
     r->dma_rsp_valid = io->dma_rsp_valid && w->rsp_to_r;
-    s->dma_rsp = io->dma_rsp;
-    r->dma_rsp = io->dma_rsp;
+    /* the data bytes only to the engine answered (read only with its valid), the header to both */
+    if (s->dma_rsp_valid)
+        s->dma_rsp = io->dma_rsp;
+    else
+        s->dma_rsp.hdr = io->dma_rsp.hdr;
+    if (r->dma_rsp_valid)
+        r->dma_rsp = io->dma_rsp;
+    else
+        r->dma_rsp.hdr = io->dma_rsp.hdr;
     s->xs_status = r->xs_status = io->xs_status;
     s->xs_last = r->xs_last = io->xs_last;
     s->xs_len = r->xs_len = io->xs_len;
@@ -352,11 +359,10 @@ void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64
 /* qst_q[q] <= st */
 static inline void rq_set_qst(hca_requester_t *m, unsigned q, uint8_t st) { m->qst[q] = st; }
 
-void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64_t now)
+static void rq_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64_t now, int hit)
 {
     hca_requester_nets_t local;
     const hca_requester_nets_t *n = &io->cache.n;
-    const int hit = rq_cache_hit(m, io, now);
     /* The same state (an idle edge keeps it), inputs and nets as at the last
      * edge, which was idle and wrote nothing: this one would repeat it. A hit
      * across cycles means the nets do not depend on the cycle (now_dep). */
@@ -416,7 +422,7 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
      * the response engine's posted scatters answered and its posted free
      * gone, nothing offered, taken or held, no request in the translation
      * port, the queues still) keeps gen, so io's cache serves the next cycle
-     * too. The arbiters' hold_id still move: they matter only with hold. */
+     * too. */
     const int idle_edge = m->base_set && m->send.state == 0 /* S_IDLE */ && !s->sched_valid && !m->send.pf_req &&
                           !io->qpc_set &&
                           m->resp.state == HCA_REQ_RESP_R_IDLE && !r->rx_valid && !r->done_valid && !m->resp.claimed &&
@@ -532,6 +538,16 @@ void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64
         m->base = now;
         m->base_set = 1;
     }
+}
+
+void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64_t now)
+{
+    rq_edge(m, io, now, rq_cache_hit(m, io, now));
+}
+
+void hca_requester_edge_settled(hca_requester_t *m, const hca_requester_io_t *io, uint64_t now)
+{
+    rq_edge(m, io, now, 1);
 }
 
 /* The first cycle >= t0 in which RNR-waiting QP q has expired. */

@@ -187,6 +187,11 @@ int hca_requester_init(hca_requester_t *m, unsigned max_qp); /* 0 / -EINVAL */
 void hca_requester_reset(hca_requester_t *m);
 void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64_t now);
 void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64_t now);
+/** As hca_requester_edge, for an io whose inputs are those the last
+ *  hca_requester_comb of this cycle (same state, same now) settled: its
+ *  cache is then known to hold this cycle's nets, and the inputs are not
+ *  compared again (hca_core.c writes no input between them). */
+void hca_requester_edge_settled(hca_requester_t *m, const hca_requester_io_t *io, uint64_t now);
 /** The QP whose {sq_pending, qp_error} the scheduler asks hca_ctx for (pe_qpn_o). */
 static inline unsigned hca_requester_pe_qpn(const hca_requester_t *m) { return hca_qfifo_head(&m->sq); }
 /** As m_prim.h, with every QP's sq_pending = qp_error = 0. */

@@ -247,3 +247,10 @@ uint64_t hca_resp_place_quiet_until(const hca_resp_place_t *m, uint64_t now)
 {
     return m->state == P_IDLE ? UINT64_MAX : now + 1;
 }
+
+int hca_resp_place_waits(const hca_resp_place_t *m, const hca_resp_place_io_t *io)
+{
+    /* P_DMA's dma_done = every DMA issued and (posted, or every answer in);
+     * dma_valid = one to issue: neither, so only dma_rsp_valid moves it */
+    return m->state == P_DMA && m->dma == m->nseg && !io->post && m->ans != m->nseg;
+}

@@ -98,5 +98,8 @@ void hca_resp_place_reset(hca_resp_place_t *m);
 void hca_resp_place_comb(const hca_resp_place_t *m, hca_resp_place_io_t *io, uint64_t now);
 void hca_resp_place_edge(hca_resp_place_t *m, const hca_resp_place_io_t *io, uint64_t now);
 uint64_t hca_resp_place_quiet_until(const hca_resp_place_t *m, uint64_t now);
+/** In P_DMA, every DMA issued, waiting only for their answers (a job not
+ *  posted): an edge without dma_rsp_valid changes nothing. io: the job. */
+int hca_resp_place_waits(const hca_resp_place_t *m, const hca_resp_place_io_t *io);
 
 #endif /* HCA_RESP_PLACE_H */

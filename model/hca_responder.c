@@ -342,22 +342,43 @@ void hca_responder_comb(const hca_responder_t *m, hca_responder_io_t *io, uint64
     memcpy((char *)io + RS_OUT_FIRST, (const char *)&m->o + RS_OUT_FIRST, RS_OUT_END - RS_OUT_FIRST);
 }
 
+/* The state half of the edge's wait (hca_responder_edge's first test);
+ * tx_ready: this cycle's. A READ_RESP pending waits for its gathers'
+ * answers (tx_waits) or, offered, for the link (tx_ready low). */
+static int rs_waits(const hca_responder_t *m, int tx_ready)
+{
+    const int tx_waits = m->tx_pend && (rs_tx_wait(m) || (m->o.tx_valid && !tx_ready));
+    if (m->pio.dma_req_valid || m->cpl_pend || m->free_pend || m->inc_pend || m->err_pend || m->err_wait ||
+        rs_pf_rdy(m))
+        return 0;
+    switch (m->state) {
+    case S_IDLE: return !m->pio.busy && !m->scan_pref && !hca_qfifo_valid(&m->fq) && (!m->tx_pend || tx_waits);
+    case S_FETCH_RSP:
+    case S_FL_RSP: return !m->pio.busy && (!m->tx_pend || tx_waits);
+    case S_PLACE: return hca_resp_place_waits(&m->place, &m->pio) && (!m->tx_pend || tx_waits);
+    case S_RESULT: /* also a WRITE packet behind the posted one's free (its DMAs first) */
+        return !m->pio.busy &&
+               (tx_waits || (!m->tx_pend && !rs_p_send(m) && m->p_op == HCA_PKT_OP_WRITE && m->pf));
+    case S_FINISH: return !m->pio.busy && tx_waits;
+    default: return 0;
+    }
+}
+
 void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64_t now)
 {
-    /* Waiting with no input that wakes it (a packet, a DMA answer, a
-     * flush-queue push), the placement engine neither busy nor asking for
-     * DMA, nothing pending but posted gathers still counting (a posted free
-     * not yet ready, a READ_RESP whose gathers are not all answered): in
-     * S_IDLE with no flush step, or in S_RESULT / S_FINISH behind that
-     * READ_RESP. The edge below would keep every register but fsel (0 while
-     * no posted free is ready), so the outputs rs_outputs derived at the
-     * last edge stand. Most stepped cycles of a busy requester. */
-    const int tx_waits = m->tx_pend && rs_tx_wait(m);
-    if (!io->rx_valid && !io->dma_rsp_valid && !io->fl_qpc_set && !io->fl_req_err && !io->fl_rq_db &&
-        !m->pio.busy && !m->pio.dma_req_valid && !m->cpl_pend && !m->free_pend && !m->inc_pend && !m->err_pend &&
-        !m->err_wait && !rs_pf_rdy(m) &&
-        ((m->state == S_IDLE && !m->scan_pref && !hca_qfifo_valid(&m->fq) && (!m->tx_pend || tx_waits)) ||
-         ((m->state == S_RESULT || m->state == S_FINISH) && tx_waits))) {
+    /* Waiting with no input that wakes it (a packet it takes, a DMA answer, a
+     * flush-queue push), nothing asking for DMA, nothing pending but posted
+     * gathers still counting (a posted free not yet ready, a READ_RESP whose
+     * gathers are not all answered), the placement engine idle or only
+     * waiting for its writes' answers (rs_waits): in S_IDLE with no flush
+     * step, in S_FETCH_RSP / S_FL_RSP for the RQ WQE, in S_PLACE (the
+     * engine's wait, hca_resp_place_waits), in S_RESULT / S_FINISH behind
+     * that READ_RESP, or in S_RESULT with a WRITE packet behind the posted
+     * one's free. The edge below would keep every register but fsel (0
+     * while no posted free is ready), so the outputs rs_outputs derived at
+     * the last edge stand. Most stepped cycles of a busy requester. */
+    if (!(io->rx_valid && m->o.rx_ready) && !io->dma_rsp_valid && !io->fl_qpc_set && !io->fl_req_err && !io->fl_rq_db &&
+        rs_waits(m, io->tx_ready)) {
         m->fsel = 0;
         return;
     }
@@ -946,10 +967,18 @@ void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64
  * With every input idle, edge() in S_IDLE with scan_pref 0, the flush queue
  * empty and nothing pending changes nothing: only an input (a packet, a
  * push) wakes the responder. */
-uint64_t hca_responder_quiet_until(const hca_responder_t *m, uint64_t now)
+uint64_t hca_responder_quiet_until(const hca_responder_t *m, int tx_ready, uint64_t now)
 {
     const int idle = m->state == S_IDLE && !m->scan_pref && !hca_qfifo_valid(&m->fq) && !m->tx_pend &&
                      !m->cpl_pend && !m->free_pend && !m->inc_pend && !m->rcnt0 && !m->rcnt1 && !m->pf &&
                      !m->err_pend && !m->err_wait && hca_resp_place_quiet_until(&m->place, 0) == UINT64_MAX;
-    return idle ? UINT64_MAX : now + 1;
+    /* Also quiet (the model only; rtl/hca_responder.sv's quiet_o is the
+     * narrower test above): the edge's wait for DMA answers or the link
+     * (rs_waits), once its one change (fsel to 0) is made, with no request
+     * to the translation port: every input valid low, that edge keeps every
+     * register, and the outputs derived at the last edge stand. The answers
+     * come from the harness's DMA block and the link's room from its next
+     * arrival, which end the skip. */
+    const int waits = !m->fsel && !m->o.xq_valid && rs_waits(m, tx_ready);
+    return idle || waits ? UINT64_MAX : now + 1;
 }

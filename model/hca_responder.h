@@ -146,9 +146,15 @@ void hca_responder_reset(hca_responder_t *m);
 void hca_responder_comb(const hca_responder_t *m, hca_responder_io_t *io, uint64_t now);
 void hca_responder_edge(hca_responder_t *m, const hca_responder_io_t *io, uint64_t now);
 /** The first cycle > now in which the responder acts on its own with every
- *  input idle: now + 1 unless it sits in IDLE with nothing queued for the
- *  RQ flush (u_flush_q), nothing pending to hand over and the placement
- *  engine idle; then UINT64_MAX (only a packet or a push wakes it). */
-uint64_t hca_responder_quiet_until(const hca_responder_t *m, uint64_t now);
+ *  input idle and tx_ready as given (the TX pin, held while the harness
+ *  skips: 0 while the link is full): UINT64_MAX when it sits in IDLE with
+ *  nothing queued for the RQ flush (u_flush_q), nothing pending to hand
+ *  over and the placement engine idle, or when it waits only for DMA
+ *  answers (an RQ WQE, the placement engine's writes, the gathers of a
+ *  READ_RESP) or for the link (only an input wakes it); else now + 1. */
+uint64_t hca_responder_quiet_until(const hca_responder_t *m, int tx_ready, uint64_t now);
+/** rx_ready as the responder shows it this cycle (from its registers): a
+ *  packet waiting in hca_core's receive queue is taken only then. */
+static inline int hca_responder_rx_ready(const hca_responder_t *m) { return m->o.rx_ready; }
 
 #endif /* HCA_RESPONDER_H */

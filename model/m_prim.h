@@ -122,7 +122,8 @@ static inline void m_arb_edge(m_arb_t *a, const m_arb_out_t *o, uint8_t out_read
     if (o->valid && out_ready)
         a->last = o->id;
     a->hold = (uint8_t)(o->valid && !out_ready);
-    a->hold_id = o->id;
+    if (a->hold) /* read only while held: kept still otherwise, as hca_arb.sv's */
+        a->hold_id = o->id;
 }
 
 /* ---------------------------------------------------------------- xu_fifo

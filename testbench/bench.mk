@@ -14,6 +14,12 @@ $(BIN)/bench_verbs: $(OBJ)/testbench/bench_verbs.o $(HCASIM_LIBS)
 # older profile only makes it a little slower, never different).
 VL_PGO_NEEDS := $(OBJ)/testbench/bench_verbs.o $(LIBHCASIM) $(VL_MODEL_A) $(VL_RT_A) $(FW_IMAGE)
 $(CORE_MODEL_A): | $(VL_PGO_NEEDS) $(OBJ)/sim/verilated/core_rtl.o
+# The trainer of the profile-guided model (model/model.mk MODEL_PGO): the
+# same traffic on the model, linked with libhcasim's other objects but the RTL's.
+ifdef MODEL_TRAINER
+$(MODEL_TRAINER): $(OBJ)/testbench/bench_verbs.o \
+    $(patsubst %,$(OBJ)/%.o,$(basename $(filter-out model/% sim/verilated/%,$(HCASIM_SRCS))))
+endif
 $(BIN)/bench_mm: $(OBJ)/testbench/bench_mm.o $(HCASIM_LIBS)
 	$(call link_bin,)
 $(BIN)/bench_peer: $(OBJ)/testbench/bench_peer.o $(HCASIM_LIBS)

@@ -193,17 +193,20 @@ static int measure(dev_engine_kind_t engine, const char *trace, figures_t *f)
 }
 
 /* argv[1]: where the RTL run with waves writes them (default: build/bench/),
- * or --rtl-cps [WAVES]. */
+ * or --rtl-cps [WAVES], or --model-cps. */
 int main(int argc, char **argv)
 {
     /* --rtl-cps: only the RTL engine's simulated cycles per CPU second over
      * this traffic, as one number (bench_tables.py compares table sizes);
      * with WAVES, of the run writing them (rtl/rtl.mk trains the Verilated
      * core's profile-guided build on both). */
-    if (argc > 1 && strcmp(argv[1], "--rtl-cps") == 0) {
+    /* --model-cps: the same for the model engine alone (what a profiler of
+     * the model runs, docs/model.md "Speed"). */
+    int model = argc > 1 && strcmp(argv[1], "--model-cps") == 0;
+    if (argc > 1 && (model || strcmp(argv[1], "--rtl-cps") == 0)) {
         figures_t rc;
         memset(&rc, 0, sizeof rc);
-        if (measure(DEV_ENGINE_RTL, argc > 2 ? argv[2] : NULL, &rc))
+        if (measure(model ? DEV_ENGINE_MODEL : DEV_ENGINE_RTL, model ? NULL : argc > 2 ? argv[2] : NULL, &rc))
             return 1;
         printf("%.0f\n", rc.cpu_cps);
         return 0;
