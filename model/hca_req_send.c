@@ -808,6 +808,12 @@ uint64_t hca_req_send_quiet_until(const hca_req_send_t *m, uint64_t now)
         return UINT64_MAX;
     case S_PWAIT: /* waits for the entry's answer, unless it is there or dropped */
         return ((m->pf_pend & ~m->pf_dead) >> (m->qpn & (RS_PFN - 1u)) & 1u) ? UINT64_MAX : now + 1;
+    case S_HOLD:
+    case S_TXWAIT: /* the pending packet waits for its answers: only dma_rsp_valid moves it (an
+                    * answer's err, berr, and the requester's nak input, rs_stop, would) */
+        if (m->pv && (m->pslot ? m->cnt1 : m->cnt0) != 0 && !m->berr0 && !m->berr1)
+            return hca_sge_mover_quiet_until(&m->mv, now);
+        return now + 1;
     case S_CHECK:
     case S_GATHER: /* the mover works; it reports its own waits */
         if (m->pv || m->cnt0 || m->cnt1)

@@ -566,6 +566,8 @@ uint64_t hca_requester_quiet_until_in(const hca_requester_t *m, const m_qv_t *sq
     if (!m->base_set || hca_qfifo_valid(&m->dnq) || m->dma_arb.hold || m->free_arb.hold || m->evt_arb.hold ||
         m->fin_arb.hold)
         return next;
+    if (m->send.state != 0 /* S_IDLE */ && m->nak[m->s_qpn])
+        return next; /* the send engine's nak input: rs_stop */
     uint64_t t = hca_req_send_quiet_until(&m->send, now);
     const uint64_t tr = hca_req_resp_quiet_until(&m->resp, now);
     const uint64_t tx = hca_xarb_quiet_until(&m->xarb, now);
