@@ -68,7 +68,10 @@ endif
 # by a small wrapper makefile. SHIM (hca_core only: its core_rtl.o) and
 # VL_PGO=1: the archive is built profile-guided (VL_PGO_GEN, the trainer
 # linked with SHIM and run, VL_PGO_USE; what the trainer needs besides is
-# order-only, testbench/bench.mk). One rule for every Verilated build.
+# order-only, testbench/bench.mk); its objects are removed first, so the
+# instrumented compile is a real one even when only the archive was deleted
+# (else the old objects were archived, the training wrote no counts and the
+# archive came out unprofiled). One rule for every Verilated build.
 # The flags live in DIR/flags.txt, rewritten only when they change, so
 # editing this makefile rebuilds a model only if it changed how.
 # --no-skip-identical: when make asks, Verilator rewrites its output (so the
@@ -87,7 +90,7 @@ $(2)/V$(1)__ALL.a $(if $(4),$(2)/libverilated.a) &: $(2)/V$(1).mk
 	@printf 'include %s.mk\nlibverilated.a: $$$$(VK_GLOBAL_OBJS)\n\trm -f $$$$@ && $$$$(AR) rcs $$$$@ $$$$^\n' \
 	    V$(1) > $(2)/hcasim.mk
 	$$(call say,VLMAKE,$(2)/V$(1)__ALL.a$(if $(4), $(2)/libverilated.a)$(call vl_pgo,$(6), (profile: generate)))
-	+$$(Q)$$(call vl_make,-C $(2) -f hcasim.mk $$(VL_OPT) $(call vl_pgo,$(6),$$(VL_PGO_GEN)) V$(1)__ALL.a $(if $(4),libverilated.a))
+	+$$(Q)$(call vl_pgo,$(6),rm -f $(2)/*.o && )$$(call vl_make,-C $(2) -f hcasim.mk $$(VL_OPT) $(call vl_pgo,$(6),$$(VL_PGO_GEN)) V$(1)__ALL.a $(if $(4),libverilated.a))
 ifneq ($(call vl_pgo,$(6),y),)
 	$$(call say,TRAIN,$(2)/V$(1)__ALL.a (bench_verbs --rtl-cps))
 	$$(Q)mkdir -p $$(VL_BUILD)/pgo && rm -f $(2)/*.gcda

@@ -61,7 +61,7 @@
 `define HCA_MAX_REG_PAGES 16384
 // longest single firmware DMA transfer in bytes
 `define HCA_FDMA_MAX_LEN 4096
-// waves (FST): time ticks per device cycle; the clock rises at C * ticks, falls half a cycle later
+// waves (FST): time ticks per device cycle; cycle C is low at C * ticks, its clock rises half a cycle later (C * ticks + ticks / 2) and falls at the next cycle's
 `define HCA_TRACE_TICKS_PER_CYCLE 10
 // the port sequencer (regs fseq)
 `define HCA_FW_FSEQ_BASE 1073758208
