@@ -680,8 +680,10 @@ module hca_core #(
 
   // ---------------------------------------------------------------- quiet
   logic xu_quiet, xarb_quiet, ctx_quiet, cqw_quiet, evt_quiet, rq_quiet, rs_quiet, tx_hold, dma_hold, cpl_hold;
+  // (a packet in the responder's RX queue waits, nothing moving, until the
+  // responder shows rx_ready: its quiet_o covers that wait)
   assign quiet_o = xu_quiet && xarb_quiet && ctx_quiet && cqw_quiet && evt_quiet && rq_quiet && rs_quiet &&
-                   !tx_hold && !dma_hold && !cpl_hold && !rs_rxq_valid && !other_rvalid_q;
+                   !tx_hold && !dma_hold && !cpl_hold && !(rs_rxq_valid && rs_rx_ready) && !other_rvalid_q;
 
   // The translation unit's firmware port is always ready (xu_fw_port).
   logic unused;

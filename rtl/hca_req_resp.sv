@@ -544,9 +544,16 @@ module hca_req_resp #(
   assign mv_busy_o = {cnt1_q != 4'd0, cnt0_q != 4'd0, mv_busy};
 
   // The twin of hca_req_resp_quiet_until: IDLE with nothing left of the last
-  // packet waits for the link; MOVE with every DMA answered waits on its mover.
-  assign quiet_o = (state_q == R_IDLE && !claimed_q && !err_q && !moved_q && !pf_q &&
-                    status_q == `HCA_WC_STATUS_SUCCESS) ||
-                   (state_q == R_MOVE && quiet && mv_quiet);
+  // packet waits for the link; MOVE waits on its mover. Posted answers come
+  // as dma_rsp_valid, so only a posted free whose answers are in (pf_rdy)
+  // acts on its own; FREE waits for it (a moved chunk's buffer), FINISH and
+  // EVT for the answers (!quiet) unless the QP is reset (the model has it
+  // by a firmware write, whose answer steps the next cycle).
+  assign quiet_o = !pf_rdy &&
+                   ((state_q == R_IDLE && !claimed_q && !err_q && !moved_q &&
+                     status_q == `HCA_WC_STATUS_SUCCESS) ||
+                    (state_q == R_MOVE && mv_quiet) ||
+                    (state_q == R_FREE && moved_q && len_q != 32'd0 && pf_q && mv_quiet) ||
+                    ((state_q == R_FINISH || state_q == R_EVT) && !quiet && !ctx_reset && mv_quiet));
 
 endmodule

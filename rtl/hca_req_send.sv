@@ -1003,11 +1003,15 @@ module hca_req_send #(
 
   // The twin of hca_req_send_quiet_until: never with a prefetch to offer; IDLE
   // waits for the scheduler, FWAIT for the WQE, PWAIT for its entry's live read;
-  // CHECK and GATHER wait on their mover once no packet is pending.
+  // CHECK and GATHER wait on their mover once no packet is pending; HOLD and
+  // TXWAIT while the pending packet's answers are out (only dma_rsp_valid
+  // moves them: no stop, whose nak_i the model tests in its requester).
   assign quiet_o = !pf_req_q &&
                    (state_q == S_IDLE || state_q == S_FWAIT ||
                     (state_q == S_PWAIT && pf_pend_q[pe] && !pf_dead_q[pe] &&
                      !(sched_valid_i && fresh_q && !err_state_q)) ||
-                    ((state_q == S_CHECK || state_q == S_GATHER) && !pv_q && cnt_idle && mv_quiet));
+                    ((state_q == S_CHECK || state_q == S_GATHER) && !pv_q && cnt_idle && mv_quiet) ||
+                    ((state_q == S_HOLD || state_q == S_TXWAIT) && pv_q && (pslot_q ? cnt1_q : cnt0_q) != 4'd0 &&
+                     !stop && mv_quiet));
 
 endmodule

@@ -90,7 +90,8 @@ module hca_resp_place #(
   output logic [`HCA_DMA_REQ_W-1:0]           dma_req_o,
   input  wire logic                           dma_rsp_valid_i,
   input  wire logic                           dma_rsp_err_i,
-  output logic                                posted_o   // the DMA request offered is a posted one
+  output logic                                posted_o,  // the DMA request offered is a posted one
+  output logic                                waits_o    // (the owner's quiet_o) see below
 );
 
   localparam int PI_W  = $clog2(PIECES + 1);     // piece index 0..PIECES
@@ -230,6 +231,9 @@ module hca_resp_place #(
 `endif
   assign dma_done    = state_q == P_DMA && dma_q == nseg_q && (post_i || ans_q == nseg_q);
   assign posted_o    = post_i && state_q == P_DMA;
+  // The twin of hca_resp_place_waits: every DMA issued, a job not posted
+  // waiting for their answers (only dma_rsp_valid_i moves it).
+  assign waits_o     = state_q == P_DMA && dma_q == nseg_q && !post_i && ans_q != nseg_q;
   assign stream_done = stream && iss_q == PI_W'(PIECES) && lasts_q == npieces && !hold_q && dma_q == ans_q;
 
   // The check ends the job when it failed or there is nothing to move.

@@ -426,7 +426,7 @@ module hca_responder #(
   assign rd_end   = rd_chunk == rd_rem;
 
   // ---------------------------------------------------------------- placement engine
-  logic                       eng_start, eng_busy, eng_done, eng_key_fail, eng_bus_err;
+  logic                       eng_start, eng_busy, eng_done, eng_key_fail, eng_bus_err, eng_waits;
   logic                       job_check_only, job_remote;
   logic [`HCA_DMA_OP_W-1:0]   job_op;
   logic [7:0]                 job_buf;
@@ -530,7 +530,8 @@ module hca_responder #(
     .dma_req_o       (eng_dma_req),
     .dma_rsp_valid_i (eng_rsp_valid),
     .dma_rsp_err_i   (`HCA_DMA_RSP_ERR(dma_rsp_i)),
-    .posted_o        (eng_posted)
+    .posted_o        (eng_posted),
+    .waits_o         (eng_waits)
   );
 
   // ---------------------------------------------------------------- DMA port
@@ -1269,9 +1270,31 @@ module hca_responder #(
 
   // The twin of hca_responder_quiet_until: IDLE with no flush step due or
   // queued, nothing pending and the placement engine idle; only an input (a
-  // packet, a push) wakes it.
-  assign quiet_o = state_q == S_IDLE && !scan_pref_q && !fq_valid && !tx_pend_q && !cpl_pend_q && !free_pend_q &&
-                   !inc_pend_q && rcnt0_q == 4'd0 && rcnt1_q == 4'd0 && !pf_q && !err_pend_q && !err_wait_q &&
-                   !eng_busy;
+  // packet, a push) wakes it. Or (rs_waits) waiting only for DMA answers (the
+  // RQ WQE, the engine's writes: eng_waits, a READ_RESP's gathers) or for
+  // the link, nothing else pending, no posted free offered (fsel_q) or ready
+  // and no translation request out.
+  logic idle, waits, tx_waits;
+  assign idle     = state_q == S_IDLE && !scan_pref_q && !fq_valid && !tx_pend_q && !cpl_pend_q && !free_pend_q &&
+                    !inc_pend_q && rcnt0_q == 4'd0 && rcnt1_q == 4'd0 && !pf_q && !err_pend_q && !err_wait_q &&
+                    !eng_busy;
+  assign tx_waits = tx_pend_q && (tx_wait || (tx_valid_o && !tx_ready_i));
+  always_comb begin
+    waits = 1'b0;
+    if (!fsel_q && !xq_valid_o && !eng_dma_valid && !cpl_pend_q && !free_pend_q && !inc_pend_q && !err_pend_q &&
+        !err_wait_q && !pf_rdy) begin
+      case (state_q)
+        S_IDLE:                waits = !eng_busy && !scan_pref_q && !fq_valid && (!tx_pend_q || tx_waits);
+        S_FETCH_RSP, S_FL_RSP: waits = !eng_busy && (!tx_pend_q || tx_waits);
+        S_PLACE:               waits = eng_waits && (!tx_pend_q || tx_waits);
+        // also a WRITE packet behind the posted one's free (its DMAs first)
+        S_RESULT:              waits = !eng_busy && (tx_waits || (!tx_pend_q && !p_send &&
+                                                                  p_op_q == `HCA_PKT_OP_WRITE && pf_q));
+        S_FINISH:              waits = !eng_busy && tx_waits;
+        default:               waits = 1'b0;
+      endcase
+    end
+  end
+  assign quiet_o = idle || waits;
 
 endmodule
