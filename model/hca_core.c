@@ -71,19 +71,17 @@ typedef struct cm_wires {
     uint8_t rx_to_rs, rxq_room, rsp_client;
 } cm_wires_t;
 
+/* The blocks' state, in cm_t and in the check mode's cm_state_t (one list):
+ * rxq is u_rs_rxq, other_rvalid other_rvalid_q (an access that hit no block). */
+#define CM_BLOCK_STATE(X)                                                                                              \
+    X(hca_xarb_t, xarb, ) X(hca_ctx_t, ctx, ) X(hca_evt_t, evt, ) X(hca_pbuf_t, pb, ) X(hca_requester_t, rq, )          \
+    X(hca_responder_t, rs, ) X(hca_cq_writer_t, cw, ) X(m_arb_t, tx_arb, ) X(m_arb_t, dma_arb, )                        \
+    X(m_arb_t, cpl_arb, ) X(m_fifo_t, rxq, ) X(hca_pkt_t, rxq_mem, [CM_RXQ_DEPTH]) X(uint8_t, other_rvalid, )
+#define CM_BLOCK_DECL(type, name, dims) type name dims;
+
 typedef struct cm {
     xu_model_t *xu;
-    hca_xarb_t xarb;
-    hca_ctx_t ctx;
-    hca_evt_t evt;
-    hca_pbuf_t pb;
-    hca_requester_t rq;
-    hca_responder_t rs;
-    hca_cq_writer_t cw;
-    m_arb_t tx_arb, dma_arb, cpl_arb;
-    m_fifo_t rxq; /* u_rs_rxq */
-    hca_pkt_t rxq_mem[CM_RXQ_DEPTH];
-    uint8_t other_rvalid; /* other_rvalid_q: an access that hit no block */
+    CM_BLOCK_STATE(CM_BLOCK_DECL)
     uint8_t tx_ready_pin; /* the last cycle's tx_ready (held while the harness skips) */
     uint8_t loop_reported;
     cm_wires_t w;
@@ -541,40 +539,20 @@ static uint64_t cm_quiet_until(const void *eng, uint64_t next)
  * which a skip leaves as they were (docs/model.md, "Known inexactness
  * without effect"); the translation unit is checked through its pins. */
 typedef struct cm_state {
-    hca_xarb_t xarb;
-    hca_ctx_t ctx;
-    hca_evt_t evt;
-    hca_pbuf_t pb;
-    hca_requester_t rq;
-    hca_responder_t rs;
-    hca_cq_writer_t cw;
-    m_arb_t tx_arb, dma_arb, cpl_arb;
-    m_fifo_t rxq;
-    hca_pkt_t rxq_mem[CM_RXQ_DEPTH];
-    uint8_t other_rvalid;
+    CM_BLOCK_STATE(CM_BLOCK_DECL)
 } cm_state_t;
 
 static void cm_state(const cm_t *m, cm_state_t *s)
 {
     memset(s, 0, sizeof *s); /* padding compares equal */
-    s->xarb = m->xarb;
-    s->ctx = m->ctx;
+#define CM_BLOCK_COPY(type, name, dims) memcpy(&s->name, &m->name, sizeof s->name);
+    CM_BLOCK_STATE(CM_BLOCK_COPY)
+#undef CM_BLOCK_COPY
     s->ctx.ra_idx = s->ctx.rb_idx = s->ctx.cq_idx = 0;
     s->ctx.cq_inrange = 0;
-    s->evt = m->evt;
-    s->pb = m->pb;
-    s->rq = m->rq;
     s->rq.gen = 0;
     s->rq.idle_again = 0;
     s->rq.idle_serial = 0;
-    s->rs = m->rs;
-    s->cw = m->cw;
-    s->tx_arb = m->tx_arb;
-    s->dma_arb = m->dma_arb;
-    s->cpl_arb = m->cpl_arb;
-    s->rxq = m->rxq;
-    memcpy(s->rxq_mem, m->rxq_mem, sizeof s->rxq_mem);
-    s->other_rvalid = m->other_rvalid;
 }
 
 static void cm_skip_failed(uint64_t from, uint64_t now, const char *what)
