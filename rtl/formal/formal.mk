@@ -94,6 +94,10 @@
 #                          DONE, events read in order (2-induction)
 #   formal-ctx-ports       hca_ctx: command port answers, staging read-back,
 #                          result, doorbells always ready (2-induction, ABC)
+#   formal-fwp-fast-reg    xu_fw_port: fwp FAST_REG writes the MPT entry and
+#                          MTT word of the event last popped into its slot,
+#                          or nothing when that is not a wqe_ok FAST_REG_MR;
+#                          STATUS then says which (2-induction)
 # The mutant jobs of the inductive ones run the same assertions and
 # invariants (formal_ind_job's EXPECT): the base case must fail on the
 # property the mutant breaks.
@@ -366,6 +370,11 @@ $(eval $(call formal_job,arb-mutant-no-hold,hca_arb_props,$(ARB_PROPS),HCA_MUTAN
 PBUF_PROPS := rtl/hca_pbuf.sv rtl/formal/hca_pbuf_props.sv
 $(eval $(call formal_job,pbuf-offers,hca_pbuf_props,$(PBUF_PROPS),,2,PASS,induct,,t_free=dut.free_q))
 $(eval $(call formal_job,pbuf-mutant-no-reserve,hca_pbuf_props,$(PBUF_PROPS),HCA_MUTANT_PBUF_NO_RESERVE,6,offers_apart,bmc,offers_apart,t_free=dut.free_q))
+FWP_PROPS := rtl/xu_fw_port.sv rtl/formal/xu_fw_port_props.sv
+FWP_TAPS  := t_state=dut.state_q t_result=dut.result_q t_idx=dut.idx_q t_ok=dut.bank_ok_q \
+             $(foreach i,0 1 2 3 4 5 6 7,t_b$(i)=\dut.bank_q[$(i)])
+$(eval $(call formal_job,fwp-fast-reg,xu_fw_port_props,$(FWP_PROPS),,2,PASS,induct,,$(FWP_TAPS)))
+$(eval $(call formal_job,fwp-mutant-fr-bank-slot,xu_fw_port_props,$(FWP_PROPS),HCA_MUTANT_FR_BANK_SLOT,4,fr_write,bmc,fr_write,$(FWP_TAPS)))
 EVT_PROPS := rtl/hca_arb.sv rtl/xu_fifo.sv rtl/hca_evt.sv rtl/formal/hca_evt_props.sv
 EVT_TAPS  := t_level=dut.level t_rptr=dut.u_fifo.rptr_q t_wptr=dut.u_fifo.wptr_q t_m0=\dut.u_fifo.mem_q[0] t_m1=\dut.u_fifo.mem_q[1]
 $(eval $(call formal_job,evt-queue,hca_evt_props,$(EVT_PROPS),,2,PASS,induct,,$(EVT_TAPS)))
@@ -471,7 +480,7 @@ FORMAL_QUICK := formal-arb-handshake formal-arb-mutant-no-hold formal-pbuf-offer
     formal-send-ports formal-send-ind-mutant-sge-unheld formal-rspeng-ports formal-place-ports \
     formal-place-mutant-no-check-wait formal-rspeng-mutant-qpn-moves formal-klm-handshake formal-klm-mutant-no-ready \
     formal-klm-mutant-no-end formal-ctx-drain formal-ctx-mutant-no-drain \
-    formal-requester-park formal-requester-mutant-wr-taken
+    formal-requester-park formal-requester-mutant-wr-taken formal-fwp-fast-reg formal-fwp-mutant-fr-bank-slot
 
 .PHONY: formal formal-quick
 formal: $(FORMAL_JOBS)
