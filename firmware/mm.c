@@ -773,24 +773,35 @@ static int __attribute__((noinline)) fast_reg_refuse(const hca_fw_event_t *ev)
 static inline int invalidate_quick(const hca_fw_event_t *ev, uint32_t last, hca_fseq_entry_t *inv,
                                    hca_fseq_entry_t *done, uint32_t *saved)
 {
-    if (MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev))) /* the mutants' programs are the slow path's */
-        return 0;
-    const uint32_t key = ev->key, idx = key >> HCA_KEY_INDEX_SHIFT;
-    if (UNLIKELY(idx - 1 >= last)) /* never an MR (last: mkey_slots - 1; index 0 wraps) */
-        return 0;
+    const uint32_t hdr = ev->hdr, key = ev->key, idx = key >> HCA_KEY_INDEX_SHIFT;
     mkey_t *m = &mkeys[idx];
-    if (UNLIKELY(pend.m == m))
-        settle(); /* decide on the tables that program leaves (never a run's: pend.m is none of its MRs) */
-    const uint32_t shadow = shadow_word(m);
-    /* in use, kind FAST_REG or INDIRECT (one apart), the key's key byte: with
-     * the state byte shifted out, the shadow word is want or want + the kind's
-     * one step, nothing else */
-    _Static_assert(HCA_MKEY_KIND_INDIRECT == HCA_MKEY_KIND_FAST_REG + 1, "the two kinds an invalidation takes");
-    const uint32_t want = key << 24 | SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, 0) << 8;
-    if (UNLIKELY((((shadow << 8) - want) & ~SHADOW(0, 1, 0, 0) << 8) != 0 || m->pd != ev->pd))
-        return 0;
+    uint32_t shadow;
+    if ((hdr & 1u << HCA_FW_EVENT_INV_OK_LSB) && !MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev))) {
+        /* hdr.inv_ok: the device found every rule below true of the MPT as
+         * the batch read found it, and this is the batch's first event on
+         * the MR (the sequencer clears it otherwise), so no program is
+         * under way on it and the shadow is the MPT's (every program is
+         * settled before a batch read) */
+        shadow = shadow_word(m);
+    } else {
+        if (MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev))) /* the mutants' programs are the slow path's */
+            return 0;
+        if (UNLIKELY(idx - 1 >= last)) /* never an MR (last: mkey_slots - 1; index 0 wraps) */
+            return 0;
+        if (UNLIKELY(pend.m == m))
+            settle(); /* decide on the tables that program leaves (never a run's: pend.m is none of its MRs) */
+        shadow = shadow_word(m);
+        /* in use, kind FAST_REG or INDIRECT (one apart), the key's key byte: with
+         * the state byte shifted out, the shadow word is want or want + the kind's
+         * one step, nothing else */
+        _Static_assert(HCA_MKEY_KIND_INDIRECT == HCA_MKEY_KIND_FAST_REG + 1, "the two kinds an invalidation takes");
+        const uint32_t want = key << 24 | SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, 0) << 8;
+        if (UNLIKELY((((shadow << 8) - want) & ~SHADOW(0, 1, 0, 0) << 8) != 0 || m->pd != ev->pd))
+            return 0;
+    }
     inv->val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(idx);
-    done->val = done_word(ev, HCA_WC_STATUS_SUCCESS);
+    _Static_assert(HCA_WC_STATUS_SUCCESS == 0, "DONE SUCCESS is the tag alone");
+    done->val = hdr & ((1u << HCA_FW_EVENT_TAG_WIDTH) - 1u) << HCA_FW_EVENT_TAG_LSB;
     *saved = shadow;
     m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
     return 1;

@@ -1484,6 +1484,14 @@ static inline void hca_fw_event_set_wqe_ok(hca_fw_event_t *s, uint32_t v)
 {
     s->hdr = (s->hdr & ~((uint32_t)1u << 4)) | ((v & 1u) << 4);
 }
+/* fw_event.inv_ok: bits 5..5 of hdr. invalidations only (LOCAL_INV, REMOTE_INV, READ_INV; 0 for other kinds), set by the event queue as DATA word 0 is read, from the MPT as it is then (xlate_unit reads MPT[index(key)] for the head event): the index is in 1..MPT_ENTRIES-1, the entry allocated, of kind FAST_REG or INDIRECT, its key = the event's key (so the key byte is the MR's current one) and its pd = the event's pd — every MR-state rule of an invalidation. The port sequencer clears it in the RAM copy of a READ_EVT whose key index an earlier READ_EVT of the same program read (an earlier event of the batch may change that MR before this one is decided). The firmware's fast path trusts it for those rules; with it clear the slow path decides */
+#define HCA_FW_EVENT_INV_OK_LSB 5u
+#define HCA_FW_EVENT_INV_OK_WIDTH 1u
+static inline uint32_t hca_fw_event_get_inv_ok(const hca_fw_event_t *s) { return (s->hdr >> 5) & 1u; }
+static inline void hca_fw_event_set_inv_ok(hca_fw_event_t *s, uint32_t v)
+{
+    s->hdr = (s->hdr & ~((uint32_t)1u << 5)) | ((v & 1u) << 5);
+}
 /* fw_event.tag: bits 8..19 of hdr. echo it in DONE (at the same bits: DONE's tag is hdr & its mask) */
 #define HCA_FW_EVENT_TAG_LSB 8u
 #define HCA_FW_EVENT_TAG_WIDTH 12u

@@ -16,6 +16,11 @@ typedef struct hca_fseq {
     uint32_t words;           /* its words: arg, or EVT_INV_WORDS once a READ_EVT read a short event's hdr (hca_evt_reads_short) */
     int busy, error, stopped;
     int posted; /* the access of entry pc is in flight */
+    /* The key indexes of the program's READ_EVTs so far: a later one's
+     * hdr.inv_ok is cleared when its index is among them (an earlier event
+     * of the batch may change that MR before this one is decided). */
+    uint32_t evt_idx[HCA_FSEQ_MAX_OPS];
+    uint32_t evts;
 } hca_fseq_t;
 
 /** 1 for the event kinds that invalidate a key (LOCAL_INV, REMOTE_INV,
