@@ -765,46 +765,26 @@ static int __attribute__((noinline)) fast_reg_refuse(const hca_fw_event_t *ev)
     return 1;
 }
 
-/* LOCAL_INV, REMOTE_INV, READ_INV: invalidate's rules; the event joins
- * the run being built (run_commit starts it). Its own MR is settled only
- * for a single program under way: a run under way changes nothing these
- * rules read (the state byte only), and run_stopped redoes the run built
- * meanwhile on the shadow it leaves. */
-static inline int invalidate_quick(const hca_fw_event_t *ev, uint32_t last, hca_fseq_entry_t *inv,
-                                   hca_fseq_entry_t *done, uint32_t *saved)
+/* LOCAL_INV, REMOTE_INV, READ_INV without hdr.inv_ok (or a mutant's):
+ * invalidate's rules on the shadow of m, the MR of index idx. Its own MR is
+ * settled only for a single program under way: a run under way changes
+ * nothing these rules read (the state byte only), and run_stopped redoes
+ * the run built meanwhile on the shadow it leaves. 0: the slow path's. */
+static inline int invalidate_rules(const hca_fw_event_t *ev, uint32_t key, uint32_t idx, const mkey_t *m)
 {
-    const uint32_t hdr = ev->hdr, key = ev->key, idx = key >> HCA_KEY_INDEX_SHIFT;
-    mkey_t *m = &mkeys[idx];
-    uint32_t shadow;
-    if ((hdr & 1u << HCA_FW_EVENT_INV_OK_LSB) && !MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev))) {
-        /* hdr.inv_ok: the device found every rule below true of the MPT as
-         * the batch read found it, and this is the batch's first event on
-         * the MR (the sequencer clears it otherwise), so no program is
-         * under way on it and the shadow is the MPT's (every program is
-         * settled before a batch read) */
-        shadow = shadow_word(m);
-    } else {
-        if (MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev))) /* the mutants' programs are the slow path's */
-            return 0;
-        if (UNLIKELY(idx - 1 >= last)) /* never an MR (last: mkey_slots - 1; index 0 wraps) */
-            return 0;
-        if (UNLIKELY(pend.m == m))
-            settle(); /* decide on the tables that program leaves (never a run's: pend.m is none of its MRs) */
-        shadow = shadow_word(m);
-        /* in use, kind FAST_REG or INDIRECT (one apart), the key's key byte: with
-         * the state byte shifted out, the shadow word is want or want + the kind's
-         * one step, nothing else */
-        _Static_assert(HCA_MKEY_KIND_INDIRECT == HCA_MKEY_KIND_FAST_REG + 1, "the two kinds an invalidation takes");
-        const uint32_t want = key << 24 | SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, 0) << 8;
-        if (UNLIKELY((((shadow << 8) - want) & ~SHADOW(0, 1, 0, 0) << 8) != 0 || m->pd != ev->pd))
-            return 0;
-    }
-    inv->val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(idx);
-    _Static_assert(HCA_WC_STATUS_SUCCESS == 0, "DONE SUCCESS is the tag alone");
-    done->val = hdr & ((1u << HCA_FW_EVENT_TAG_WIDTH) - 1u) << HCA_FW_EVENT_TAG_LSB;
-    *saved = shadow;
-    m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
-    return 1;
+    if (MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev))) /* the mutants' programs are the slow path's */
+        return 0;
+    if (UNLIKELY(idx - 1 >= mkey_slots - 1)) /* never an MR (index 0 wraps) */
+        return 0;
+    if (UNLIKELY(pend.m == m))
+        settle(); /* decide on the tables that program leaves (never a run's: pend.m is none of its MRs) */
+    const uint32_t shadow = shadow_word(m);
+    /* in use, kind FAST_REG or INDIRECT (one apart), the key's key byte: with
+     * the state byte shifted out, the shadow word is want or want + the kind's
+     * one step, nothing else */
+    _Static_assert(HCA_MKEY_KIND_INDIRECT == HCA_MKEY_KIND_FAST_REG + 1, "the two kinds an invalidation takes");
+    const uint32_t want = key << 24 | SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, 0) << 8;
+    return !UNLIKELY((((shadow << 8) - want) & ~SHADOW(0, 1, 0, 0) << 8) != 0 || m->pd != ev->pd);
 }
 
 static inline int is_inv(unsigned kind)
@@ -832,20 +812,37 @@ static inline void run_start(run_prog_t *r, unsigned k, const hca_fw_event_t *en
 
 /* The run that starts at ev (an invalidation) and takes every invalidation
  * after it, up to end, that passes its rules: built in r and started;
- * returns how many it took (0: ev is the slow path's). */
+ * returns how many it took (0: ev is the slow path's). An event with
+ * hdr.inv_ok passed them as the device checked them on the MPT (every
+ * program is settled before a batch read, so the MPT was the shadow then)
+ * and is the batch's first on its MR (the port sequencer clears the bit of
+ * a later one): no program is under way on it, its rules need no shadow.
+ * inv_ok is set on invalidations only, so it is also the kind test. */
 static inline unsigned run_take(run_prog_t *r, const hca_fw_event_t *ev, const hca_fw_event_t *end)
 {
     hca_fseq_entry_t *inv = &r->e[RUN_TAIL - 2], *done = &r->e[RUN_TAIL + 2];
     uint32_t *saved = r->shadow;
-    const uint32_t last = mkey_slots - 1; /* (no command runs during the service) */
     const hca_fw_event_t *e = ev;
-    do {
-        if (!invalidate_quick(e, last, inv, done, saved))
+    uint32_t hdr = e->hdr;
+    for (;;) {
+        const uint32_t key = e->key, idx = key >> HCA_KEY_INDEX_SHIFT;
+        mkey_t *m = &mkeys[idx];
+        if (__builtin_expect(!(hdr & 1u << HCA_FW_EVENT_INV_OK_LSB) ||
+                                 MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(e)), 0) &&
+            !(is_inv(hca_fw_event_get_kind(e)) && invalidate_rules(e, key, idx, m)))
             break;
+        inv->val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(idx);
+        _Static_assert(HCA_WC_STATUS_SUCCESS == 0, "DONE SUCCESS is the tag alone");
+        done->val = hdr & ((1u << HCA_FW_EVENT_TAG_WIDTH) - 1u) << HCA_FW_EVENT_TAG_LSB; /* done_word */
+        *saved = shadow_word(m);
+        m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
         inv -= 2;
         done++;
         saved++;
-    } while (++e < end && is_inv(hca_fw_event_get_kind(e)));
+        if (++e >= end)
+            break;
+        hdr = e->hdr;
+    }
     const unsigned k = (unsigned)(saved - r->shadow); /* = e - ev, without a division */
     if (k)
         run_start(r, k, e);
@@ -970,7 +967,7 @@ void mm_service(void)
             continue;
 #endif
             const unsigned kind = hca_fw_event_get_kind(ev);
-            if (kind == HCA_EVT_KIND_FAST_REG_MR) {
+            if (__builtin_expect(kind == HCA_EVT_KIND_FAST_REG_MR, 1)) {
                 if (fast_reg_quick(ev, t))
                     continue;
             } else if (is_inv(kind)) {
