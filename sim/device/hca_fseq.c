@@ -3,8 +3,6 @@
 
 #include "hca_abi.h"
 
-/* fw_event.key's word (the third: an invalidation's last read) */
-#define HCA_EVT_KEY_WORD 2u
 _Static_assert(HCA_EVT_KEY_WORD + 1 == HCA_EVT_INV_WORDS, "key is the short read's last word");
 
 static hca_fseq_entry_t *fseq_entry(const hca_fseq_t *s, const hca_fseq_port_t *p, uint32_t i)
@@ -61,21 +59,6 @@ static uint32_t fseq_evt_words(uint32_t w, uint32_t arg)
     return hca_evt_reads_short(w) && arg > HCA_EVT_INV_WORDS ? HCA_EVT_INV_WORDS : arg;
 }
 
-/* A READ_EVT has read its event's key (ram: the event's words): hdr.inv_ok
- * stands only for the first event of the program on that key's index, the
- * MPT the verdict read being the one before any of the batch's decisions. */
-static void fseq_evt_key(hca_fseq_t *s, uint32_t *ram)
-{
-    const uint32_t idx = ram[HCA_EVT_KEY_WORD] >> HCA_KEY_INDEX_SHIFT;
-    for (uint32_t i = 0; i < s->evts; i++)
-        if (s->evt_idx[i] == idx) {
-            ram[0] &= ~(1u << HCA_FW_EVENT_INV_OK_LSB);
-            break;
-        }
-    if (s->evts < HCA_FSEQ_MAX_OPS)
-        s->evt_idx[s->evts++] = idx;
-}
-
 /* One device cycle of the sequencer, after the engine's: take the answer of
  * the access in flight, then post the next one (the port free of the
  * core's). Each access thus takes two cycles, as the core's port accesses
@@ -118,7 +101,7 @@ unsigned hca_fseq_tick(hca_fseq_t *s, const hca_fseq_port_t *p, int core_posted)
                 }
                 s->words = fseq_evt_words(v, arg);
             } else if (kind == HCA_FSEQ_KIND_READ_EVT && s->word == HCA_EVT_KEY_WORD) {
-                fseq_evt_key(s, ram);
+                hca_fseq_evt_key(s->evt_idx, &s->evts, HCA_FSEQ_MAX_OPS, ram);
             }
         }
         if (ram && ++s->word < s->words)
