@@ -614,7 +614,8 @@ typedef struct __attribute__((aligned(8))) run_prog {
     hca_fseq_entry_t e[RUN_OPS];
     unsigned k;  /* its events, the k before end in rd_evt, once committed */
     const hca_fw_event_t *end;
-    uint32_t shadow[RUN_MAX]; /* each event's MR's shadow word before it */
+    uint32_t shadow[RUN_MAX]; /* each event's MR's shadow word before it (not kept for one with
+                                 hdr.inv_ok, run_trusted: its MR's state is the MPT's) */
     uint32_t go[RUN_MAX];     /* the GO word of a run of k + 1 */
 } run_prog_t;
 static fr_tmpl_t fr_t[EVT_BATCH];
@@ -792,6 +793,15 @@ static inline int is_inv(unsigned kind)
     return kind - HCA_EVT_KIND_LOCAL_INV <= HCA_EVT_KIND_READ_INV - HCA_EVT_KIND_LOCAL_INV;
 }
 
+/* ev (hdr its first word) is an invalidation the fast path takes on the
+ * device's verdict, hdr.inv_ok (a mutant's kind never: its programs are the
+ * slow path's). */
+static inline int run_trusted(const hca_fw_event_t *ev, uint32_t hdr)
+{
+    (void)ev; /* (the mutants' kind) */
+    return (hdr & 1u << HCA_FW_EVENT_INV_OK_LSB) && !MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev));
+}
+
 /* Start the run of k events before end in r, once the program before it is settled. */
 static inline void run_start(run_prog_t *r, unsigned k, const hca_fw_event_t *end)
 {
@@ -821,29 +831,28 @@ static inline void run_start(run_prog_t *r, unsigned k, const hca_fw_event_t *en
 static inline unsigned run_take(run_prog_t *r, const hca_fw_event_t *ev, const hca_fw_event_t *end)
 {
     hca_fseq_entry_t *inv = &r->e[RUN_TAIL - 2], *done = &r->e[RUN_TAIL + 2];
-    uint32_t *saved = r->shadow;
+    hca_fseq_entry_t *const done0 = done;
     const hca_fw_event_t *e = ev;
     uint32_t hdr = e->hdr;
     for (;;) {
         const uint32_t key = e->key, idx = key >> HCA_KEY_INDEX_SHIFT;
         mkey_t *m = &mkeys[idx];
-        if (__builtin_expect(!(hdr & 1u << HCA_FW_EVENT_INV_OK_LSB) ||
-                                 MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(e)), 0) &&
-            !(is_inv(hca_fw_event_get_kind(e)) && invalidate_rules(e, key, idx, m)))
-            break;
+        if (__builtin_expect(!run_trusted(e, hdr), 0)) {
+            if (!(is_inv(hca_fw_event_get_kind(e)) && invalidate_rules(e, key, idx, m)))
+                break;
+            r->shadow[done - done0] = shadow_word(m); /* run_stopped's (a trusted one's is the MPT's) */
+        }
         inv->val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(idx);
         _Static_assert(HCA_WC_STATUS_SUCCESS == 0, "DONE SUCCESS is the tag alone");
         done->val = hdr & ((1u << HCA_FW_EVENT_TAG_WIDTH) - 1u) << HCA_FW_EVENT_TAG_LSB; /* done_word */
-        *saved = shadow_word(m);
         m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
         inv -= 2;
         done++;
-        saved++;
         if (++e >= end)
             break;
         hdr = e->hdr;
     }
-    const unsigned k = (unsigned)(saved - r->shadow); /* = e - ev, without a division */
+    const unsigned k = (unsigned)(done - done0); /* = e - ev, without a division */
     if (k)
         run_start(r, k, e);
     return k;
@@ -860,16 +869,38 @@ static inline mkey_t *run_mr(const run_prog_t *r, unsigned j)
  * (its kind's status, the MR as it was). The run about to start on top
  * (building) is undone first and redone last, on the shadow this
  * leaves. */
+/* Event j of r (not committed) restored on its MR's shadow: the word saved
+ * before it, or for one taken on the device's verdict (run_trusted: the
+ * first of its batch on the MR, so its entry is as the batch read found it,
+ * the shadow's image) the state of the MPT entry its INVALIDATE never
+ * reached. Its only change was the state byte. */
+static void run_restore(const run_prog_t *r, unsigned j)
+{
+    const hca_fw_event_t *ev = run_ev(r, j);
+    mkey_t *m = run_mr(r, j);
+    if (!run_trusted(ev, ev->hdr)) {
+        shadow_set(m, r->shadow[j]);
+        return;
+    }
+    hca_mpt_entry_t e;
+    if (fwp_run(HCA_FWP_OP_READ_MPT, ev->key >> HCA_KEY_INDEX_SHIFT) != HCA_FWP_RESULT_OK) {
+        m->state = HCA_MKEY_STATE_VALID; /* (an index the device checked): VALID refuses a registration */
+        return;
+    }
+    fwp_fetch_mpt(&e);
+    m->state = (uint8_t)hca_mpt_entry_get_state(&e);
+}
+
 static void run_stopped(uint32_t st, run_prog_t *b)
 {
     run_prog_t *r = pend.run;
     const unsigned k = r->k, at = HCA_FSEQ_STATUS_DONE_GET(st), bk = b ? b->k : 0;
     for (unsigned j = bk; j-- > 0;)
-        shadow_set(run_mr(b, j), b->shadow[j]);
+        run_restore(b, j);
     /* s: the first event (in event order) committed; the ones before it were not */
     const unsigned s = at >= 2 * k ? 0 : k - at / 2;
     for (unsigned j = s; j-- > 0;)
-        shadow_set(run_mr(r, j), r->shadow[j]);
+        run_restore(r, j);
     for (unsigned j = s; j < k; j++)
         run_mr(r, j)->state = HCA_MKEY_STATE_FREE;
     unsigned drained = 1; /* the run's DRAIN ran, or none is needed */

@@ -164,6 +164,7 @@ void fwp_cmd(uint32_t v)
     switch (r.op) {
     case HCA_FWP_OP_WRITE_MPT: memcpy(&M->mpt[r.index], M->mpt_stage, sizeof(hca_mpt_entry_t)); break;
     case HCA_FWP_OP_WRITE_MTT: M->mtt[r.index] = r.mtt; break;
+    case HCA_FWP_OP_READ_MPT: memcpy(M->mpt_stage, &M->mpt[r.index], sizeof(hca_mpt_entry_t)); break;
     case HCA_FWP_OP_INVALIDATE: hca_mpt_entry_set_state(&M->mpt[r.index], HCA_MKEY_STATE_FREE); break;
     case HCA_FWP_OP_FAST_REG: { // abi/hca.toml fwp_op FAST_REG, over the bank slot's event
         const hca_fw_event_t &e = M->bank[r.index % HCA_EVT_QUEUE_DEPTH];
@@ -223,6 +224,8 @@ uint32_t reg_read(uint32_t addr)
         return HCA_FWP_STATUS_RESULT_PUT(M->fwp_result);
     if (addr == HCA_FWP_BASE + HCA_FWP_SIZES)
         return HCA_FWP_SIZES_MPT_LOG2_PUT(12) | HCA_FWP_SIZES_MTT_LOG2_PUT(16);
+    if (addr >= HCA_FWP_BASE + HCA_FWP_MPT_DATA && addr < HCA_FWP_BASE + HCA_FWP_MPT_DATA + 4 * HCA_FWP_MPT_DATA_COUNT)
+        return M->mpt_stage[(addr - HCA_FWP_BASE - HCA_FWP_MPT_DATA) / 4]; // READ_MPT's entry
     if (addr == HCA_FW_CTX_BASE + HCA_CTX_STATUS)
         return HCA_CTX_STATUS_BUSY_PUT(M->ctx_busy) | HCA_CTX_STATUS_RESULT_PUT(M->ctx_result);
     if (addr == HCA_FDMA_BASE + HCA_FDMA_STATUS)
@@ -1467,51 +1470,57 @@ TEST_F(FwMm, ARuleFailingInARunEndsItAndTheRestIsANewRun)
 
 TEST_F(FwMm, ARunStoppedAtAnInvalidateFailsExactlyTheEventsNotCommitted)
 {
-    // Three MRs registered (VALID), then invalidated in one run: the
-    // INVALIDATEs run c, b, a; b's is refused, so c's is committed (DRAINed,
-    // then SUCCESS), b fails as its own program would (REMOTE_INV:
-    // REM_INV_REQ_ERR), a never ran (MW_BIND_ERR); a and b keep VALID.
-    uint32_t k[3];
-    for (unsigned i = 0; i < 3; i++) {
-        uint32_t m = mr(HCA_MKEY_KIND_FAST_REG, 2);
-        k[i] = (m & ~0xffu) | (0x50 + i);
-        hca_fw_event_t reg = ev(HCA_EVT_KIND_FAST_REG_MR, pd, k[i], 9);
-        reg.params = params(12, LW, 1) | 1u << HCA_SQ_WQE_FR_INLINE_LSB;
-        reg.length = 10;
-        reg.list = 0x9000;
-        ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(engine_ok(reg))) << mock.console;
+    // Taken on the device's verdicts (an uncommitted one's state read back from
+    // its MPT entry) and on the rules alone (its saved shadow word): alike.
+    for (bool verdicts : {true, false}) {
+        SCOPED_TRACE(verdicts ? "hdr.inv_ok set" : "the rules alone");
+        mock.verdicts = verdicts;
+        // Three MRs registered (VALID), then invalidated in one run: the
+        // INVALIDATEs run c, b, a; b's is refused, so c's is committed (DRAINed,
+        // then SUCCESS), b fails as its own program would (REMOTE_INV:
+        // REM_INV_REQ_ERR), a never ran (MW_BIND_ERR); a and b keep VALID.
+        uint32_t k[3];
+        for (unsigned i = 0; i < 3; i++) {
+            uint32_t m = mr(HCA_MKEY_KIND_FAST_REG, 2);
+            k[i] = (m & ~0xffu) | (0x50 + i);
+            hca_fw_event_t reg = ev(HCA_EVT_KIND_FAST_REG_MR, pd, k[i], 9);
+            reg.params = params(12, LW, 1) | 1u << HCA_SQ_WQE_FR_INLINE_LSB;
+            reg.length = 10;
+            reg.list = 0x9000;
+            ASSERT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(engine_ok(reg))) << mock.console;
+        }
+        mock.log.clear();
+        mock.console.clear();
+        mock.fail_fwp_op = HCA_FWP_OP_INVALIDATE;
+        mock.fail_fwp_skip = 1;
+        queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, k[0], 1));
+        queue(ev(HCA_EVT_KIND_REMOTE_INV, pd, k[1], 2));
+        queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, k[2], 3));
+        mm_service();
+        EXPECT_EQ((std::vector<uint32_t>{1u << 8 | HCA_WC_STATUS_MW_BIND_ERR, 2u << 8 | HCA_WC_STATUS_REM_INV_REQ_ERR,
+                                         3u << 8 | HCA_WC_STATUS_SUCCESS}),
+                  dones(mock));
+        EXPECT_EQ(2u, count(HCA_FWP_OP_INVALIDATE)) << "c's, then b's refused; a's never";
+        ASSERT_EQ(1u, count(HCA_CTX_OP_DRAIN, CTX_CMD)) << "the committed one's DRAIN, before its DONE";
+        size_t drain_at = 0, c_done_at = 0;
+        for (size_t i = 0; i < mock.log.size(); i++) {
+            if (mock.log[i].kind == CTX_CMD)
+                drain_at = i;
+            if (mock.log[i].kind == EVT_DONE && mock.log[i].index >> 8 == 3)
+                c_done_at = i;
+        }
+        EXPECT_LT(drain_at, c_done_at);
+        EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(k[0]).state);
+        EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(k[1]).state);
+        EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(k[2]).state);
+        EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, hca_mpt_entry_get_state(&mock.mpt[k[1] >> 8]));
+        EXPECT_NE(std::string::npos, mock.console.find("refused INVALIDATE")) << mock.console;
+        EXPECT_NE(std::string::npos, mock.console.find("stopped before its INVALIDATE")) << mock.console;
+        EXPECT_EQ(2, std::count(mock.console.begin(), mock.console.end(), '\n')) << "one line per refusal: " << mock.console;
+        // Every MR answers as its state says: a and b invalidate again, c too (FREE).
+        for (unsigned i = 0; i < 3; i++)
+            EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(ev(HCA_EVT_KIND_LOCAL_INV, pd, k[i])));
     }
-    mock.log.clear();
-    mock.console.clear();
-    mock.fail_fwp_op = HCA_FWP_OP_INVALIDATE;
-    mock.fail_fwp_skip = 1;
-    queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, k[0], 1));
-    queue(ev(HCA_EVT_KIND_REMOTE_INV, pd, k[1], 2));
-    queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, k[2], 3));
-    mm_service();
-    EXPECT_EQ((std::vector<uint32_t>{1u << 8 | HCA_WC_STATUS_MW_BIND_ERR, 2u << 8 | HCA_WC_STATUS_REM_INV_REQ_ERR,
-                                     3u << 8 | HCA_WC_STATUS_SUCCESS}),
-              dones(mock));
-    EXPECT_EQ(2u, count(HCA_FWP_OP_INVALIDATE)) << "c's, then b's refused; a's never";
-    ASSERT_EQ(1u, count(HCA_CTX_OP_DRAIN, CTX_CMD)) << "the committed one's DRAIN, before its DONE";
-    size_t drain_at = 0, c_done_at = 0;
-    for (size_t i = 0; i < mock.log.size(); i++) {
-        if (mock.log[i].kind == CTX_CMD)
-            drain_at = i;
-        if (mock.log[i].kind == EVT_DONE && mock.log[i].index >> 8 == 3)
-            c_done_at = i;
-    }
-    EXPECT_LT(drain_at, c_done_at);
-    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(k[0]).state);
-    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(k[1]).state);
-    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(k[2]).state);
-    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, hca_mpt_entry_get_state(&mock.mpt[k[1] >> 8]));
-    EXPECT_NE(std::string::npos, mock.console.find("refused INVALIDATE")) << mock.console;
-    EXPECT_NE(std::string::npos, mock.console.find("stopped before its INVALIDATE")) << mock.console;
-    EXPECT_EQ(2, std::count(mock.console.begin(), mock.console.end(), '\n')) << "one line per refusal: " << mock.console;
-    // Every MR answers as its state says: a and b invalidate again, c too (FREE).
-    for (unsigned i = 0; i < 3; i++)
-        EXPECT_EQ((unsigned)HCA_WC_STATUS_SUCCESS, serve(ev(HCA_EVT_KIND_LOCAL_INV, pd, k[i])));
 }
 
 TEST_F(FwMm, ARunWhoseDrainIsStuckFailsEveryEventWithItsKindsStatus)
