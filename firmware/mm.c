@@ -843,8 +843,11 @@ static inline unsigned run_take(run_prog_t *r, const hca_fw_event_t *ev, const h
             r->shadow[done - done0] = shadow_word(m); /* run_stopped's (a trusted one's is the MPT's) */
         }
         inv->val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(idx);
-        _Static_assert(HCA_WC_STATUS_SUCCESS == 0, "DONE SUCCESS is the tag alone");
-        done->val = hdr & ((1u << HCA_FW_EVENT_TAG_WIDTH) - 1u) << HCA_FW_EVENT_TAG_LSB; /* done_word */
+        /* done_word(SUCCESS): hdr's low byte cleared (one andi), its qpn in DONE's ignored bits */
+        _Static_assert(HCA_WC_STATUS_SUCCESS == 0 && HCA_EVT_DONE_STATUS_LSB == 0 && HCA_EVT_DONE_STATUS_WIDTH == 8 &&
+                           HCA_FW_EVENT_TAG_LSB == 8 && HCA_EVT_DONE_TAG_LSB + HCA_EVT_DONE_TAG_WIDTH == HCA_FW_EVENT_QPN_LSB,
+                       "hdr & ~0xff is DONE {SUCCESS, tag} and bits DONE ignores");
+        done->val = hdr & ~0xffu;
         m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
         inv -= 2;
         done++;

@@ -124,7 +124,8 @@ uint32_t evt_access(uint32_t off, bool write, uint32_t val)
             }
         } else if (off == HCA_EVT_DONE) {
             r.kind = EVT_DONE;
-            r.index = val;
+            r.index = HCA_EVT_DONE_STATUS_PUT(HCA_EVT_DONE_STATUS_GET(val)) |
+                      HCA_EVT_DONE_TAG_PUT(HCA_EVT_DONE_TAG_GET(val)); // the fields the device reads (the rest ignored)
         } else {
             ADD_FAILURE() << "write to read-only evt offset " << off;
             return 0;

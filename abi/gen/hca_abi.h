@@ -1735,7 +1735,7 @@ HCA_STATIC_ASSERT(offsetof(hca_klm_entry_t, lkey) == 12, "klm_entry.lkey offset"
 #define HCA_EVT_POP_SLOT_WIDTH 3u
 #define HCA_EVT_POP_SLOT_GET(r) (((uint32_t)(r) >> 0) & 7u)
 #define HCA_EVT_POP_SLOT_PUT(v) (((uint32_t)(v) & 7u) << 0)
-#define HCA_EVT_DONE 0x38u /* write: the operation of event tag finished with status */
+#define HCA_EVT_DONE 0x38u /* write: the operation of event tag finished with status; bits 20-31 are ignored (fw_event.hdr with its low byte cleared is DONE SUCCESS of that event: the firmware's invalidation runs write it so) */
 #define HCA_EVT_DONE_STATUS_LSB 0u
 #define HCA_EVT_DONE_STATUS_WIDTH 8u
 #define HCA_EVT_DONE_STATUS_GET(r) (((uint32_t)(r) >> 0) & 255u)

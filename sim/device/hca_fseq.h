@@ -14,6 +14,8 @@ typedef struct hca_fseq {
     uint32_t polls;           /* status reads of the WAIT at pc */
     uint32_t word;            /* the word of the *_RAM entry at pc */
     uint32_t words;           /* its words: arg, or EVT_INV_WORDS once a READ_EVT read a short event's hdr (hca_evt_reads_short) */
+    int trusted;              /* READ_EVT of an invalidation with hdr.inv_ok: words 0, 2 (key), and 1 (pd)
+                                 only if the guard cleared the bit (hca_fseq_evt_key) */
     int busy, error, stopped;
     int posted; /* the access of entry pc is in flight */
     /* The key indexes of the program's READ_EVTs so far: a later one's
