@@ -834,6 +834,10 @@ static inline unsigned run_take(run_prog_t *r, const hca_fw_event_t *ev, const h
     hca_fseq_entry_t *const done0 = done;
     const hca_fw_event_t *e = ev;
     uint32_t hdr = e->hdr;
+    /* INVALIDATE's command word but the index: in a register for the loop
+     * (GCC would rebuild it every event, the loop being the service's) */
+    uint32_t inv_op = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE);
+    __asm__("" : "+r"(inv_op));
     for (;;) {
         const uint32_t key = e->key, idx = key >> HCA_KEY_INDEX_SHIFT;
         mkey_t *m = &mkeys[idx];
@@ -842,7 +846,8 @@ static inline unsigned run_take(run_prog_t *r, const hca_fw_event_t *ev, const h
                 break;
             r->shadow[done - done0] = shadow_word(m); /* run_stopped's (a trusted one's is the MPT's) */
         }
-        inv->val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(idx);
+        _Static_assert(HCA_FWP_CMD_INDEX_LSB == 0, "the index is the low bits");
+        inv->val = inv_op | idx;
         /* done_word(SUCCESS): hdr's low byte cleared (one andi), its qpn in DONE's ignored bits */
         _Static_assert(HCA_WC_STATUS_SUCCESS == 0 && HCA_EVT_DONE_STATUS_LSB == 0 && HCA_EVT_DONE_STATUS_WIDTH == 8 &&
                            HCA_FW_EVENT_TAG_LSB == 8 && HCA_EVT_DONE_TAG_LSB + HCA_EVT_DONE_TAG_WIDTH == HCA_FW_EVENT_QPN_LSB,
