@@ -738,7 +738,7 @@ static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
      * MTT word for n = 1 (the flags the engine's mpt_flags); DONE SUCCESS
      * is hdr's tag (done_word), the shadow's key byte and state change */
     _Static_assert(HCA_WC_STATUS_SUCCESS == 0, "DONE SUCCESS is the tag alone");
-    t->e[FR_DONE].val = hdr & ((1u << HCA_FW_EVENT_TAG_WIDTH) - 1u) << HCA_FW_EVENT_TAG_LSB;
+    t->e[FR_DONE].val = hdr & ~0xffu; /* DONE ignores bits 20-31 (hdr's qpn): as run_take's */
     m->key_byte = (uint8_t)(key & HCA_KEY_BYTE_MASK);
     m->state = HCA_MKEY_STATE_VALID;
     pend_start(t->go, ev, m, shadow, &FR1_COMMIT);
