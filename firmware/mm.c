@@ -799,6 +799,13 @@ static inline int is_inv(unsigned kind)
 static inline int run_trusted(const hca_fw_event_t *ev, uint32_t hdr)
 {
     (void)ev; /* (the mutants' kind) */
+#if defined(HCAFW_MUTANT_INV_TRUST_ALL)
+    /* the mutant image (firmware/firmware.mk, docs/mutation.md) that proves
+     * the verdict is needed: every invalidation taken as if the device had
+     * found its rules true (a device setting inv_ok always) */
+    (void)hdr;
+    return is_inv(hca_fw_event_get_kind(ev));
+#endif
     return (hdr & 1u << HCA_FW_EVENT_INV_OK_LSB) && !MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev));
 }
 

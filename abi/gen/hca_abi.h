@@ -409,7 +409,7 @@ enum hca_fseq_kind {
     HCA_FSEQ_KIND_WAIT = 2, /* read the status register at off (busy bit 0, fwp_result at bits 4-7, as fwp and ctx STATUS) until busy clears; val = the last value; stop the program unless arg has bit result */
     HCA_FSEQ_KIND_WRITE_RAM = 3, /* write arg words from firmware RAM at address val to the port registers off, off + 4, ... (a staged entry in one entry) */
     HCA_FSEQ_KIND_READ_RAM = 4, /* read arg words of the port registers off, off + 4, ... into firmware RAM at address val (an event in one entry) */
-    HCA_FSEQ_KIND_READ_EVT = 5, /* READ_RAM of one event (regs evt DATA): arg words, or EVT_INV_WORDS when the first word read is an invalidation's hdr (kind LOCAL_INV, REMOTE_INV or READ_INV), which carries nothing after key, or a FAST_REG_MR's with wqe_ok (fwp's registration bank keeps the rest at POP); a first word of 0 (DATA of an empty queue: no event has kind 0) stops the program there */
+    HCA_FSEQ_KIND_READ_EVT = 5, /* READ_RAM of one event (regs evt DATA): arg words, or EVT_INV_WORDS when the first word read is an invalidation's hdr (kind LOCAL_INV, REMOTE_INV or READ_INV), which carries nothing after key, or a FAST_REG_MR's with wqe_ok (fwp's registration bank keeps the rest at POP); of an invalidation with hdr.inv_ok, hdr then key, and its pd (word 1) only when the key's index is one an earlier READ_EVT of the program read, which also clears inv_ok in the copy written (the verdict may be stale); a first word of 0 (DATA of an empty queue: no event has kind 0) stops the program there */
 };
 #define HCA_FSEQ_KIND_WIDTH 4u
 #define HCA_FSEQ_KIND_MAX 5u
