@@ -878,12 +878,6 @@ static inline mkey_t *run_mr(const run_prog_t *r, unsigned j)
     return &mkeys[run_ev(r, j)->key >> HCA_KEY_INDEX_SHIFT];
 }
 
-/* Out of line: the run under way stopped at its entry STATUS.done. The
- * events whose INVALIDATE ran are committed: after a DRAIN they succeed;
- * each of the others fails as its own program stopped there would have
- * (its kind's status, the MR as it was). The run about to start on top
- * (building) is undone first and redone last, on the shadow this
- * leaves. */
 /* Event j of r (not committed) restored on its MR's shadow: the word saved
  * before it, or for one taken on the device's verdict (run_trusted: the
  * first of its batch on the MR, so its entry is as the batch read found it,
@@ -906,6 +900,12 @@ static void run_restore(const run_prog_t *r, unsigned j)
     m->state = (uint8_t)hca_mpt_entry_get_state(&e);
 }
 
+/* Out of line: the run under way stopped at its entry STATUS.done. The
+ * events whose INVALIDATE ran are committed: after a DRAIN they succeed;
+ * each of the others fails as its own program stopped there would have
+ * (its kind's status, the MR as it was). The run about to start on top
+ * (building) is undone first and redone last, on the shadow this
+ * leaves. */
 static void run_stopped(uint32_t st, run_prog_t *b)
 {
     run_prog_t *r = pend.run;
