@@ -112,6 +112,10 @@ $(eval $(call fw_mutant,no_drain_readinv,firmware/mm.c,HCAFW_MUTANT_NO_DRAIN_REA
 # A run of invalidations (two or more in one batch) DRAINs before the
 # INVALIDATE it runs last (the run's first event's).
 $(eval $(call fw_mutant,run_drain_early,firmware/mm.c,HCAFW_MUTANT_RUN_DRAIN_EARLY))
+# The fast path takes every invalidation as if its hdr carried the device's
+# MPT verdict (inv_ok): a device that sets it always; its MR-state rules
+# (key byte, kind, PD, allocated) go unchecked.
+$(eval $(call fw_mutant,inv_trust_all,firmware/mm.c,HCAFW_MUTANT_INV_TRUST_ALL))
 # DESTROY_MKEY frees the slot without the ctx DRAIN.
 $(eval $(call fw_mutant,no_drain_destroy,firmware/mkey.c,HCAFW_MUTANT_NO_DRAIN_DESTROY))
 # A peer client's invalidate callback (INVALIDATE_MKEY) answers before the DRAIN.

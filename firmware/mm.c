@@ -614,7 +614,8 @@ typedef struct __attribute__((aligned(8))) run_prog {
     hca_fseq_entry_t e[RUN_OPS];
     unsigned k;  /* its events, the k before end in rd_evt, once committed */
     const hca_fw_event_t *end;
-    uint32_t shadow[RUN_MAX]; /* each event's MR's shadow word before it */
+    uint32_t shadow[RUN_MAX]; /* each event's MR's shadow word before it (not kept for one with
+                                 hdr.inv_ok, run_trusted: its MR's state is the MPT's) */
     uint32_t go[RUN_MAX];     /* the GO word of a run of k + 1 */
 } run_prog_t;
 static fr_tmpl_t fr_t[EVT_BATCH];
@@ -737,7 +738,7 @@ static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
      * MTT word for n = 1 (the flags the engine's mpt_flags); DONE SUCCESS
      * is hdr's tag (done_word), the shadow's key byte and state change */
     _Static_assert(HCA_WC_STATUS_SUCCESS == 0, "DONE SUCCESS is the tag alone");
-    t->e[FR_DONE].val = hdr & ((1u << HCA_FW_EVENT_TAG_WIDTH) - 1u) << HCA_FW_EVENT_TAG_LSB;
+    t->e[FR_DONE].val = hdr & ~0xffu; /* DONE ignores bits 20-31 (hdr's qpn): as run_take's */
     m->key_byte = (uint8_t)(key & HCA_KEY_BYTE_MASK);
     m->state = HCA_MKEY_STATE_VALID;
     pend_start(t->go, ev, m, shadow, &FR1_COMMIT);
@@ -765,20 +766,17 @@ static int __attribute__((noinline)) fast_reg_refuse(const hca_fw_event_t *ev)
     return 1;
 }
 
-/* LOCAL_INV, REMOTE_INV, READ_INV: invalidate's rules; the event joins
- * the run being built (run_commit starts it). Its own MR is settled only
- * for a single program under way: a run under way changes nothing these
- * rules read (the state byte only), and run_stopped redoes the run built
- * meanwhile on the shadow it leaves. */
-static inline int invalidate_quick(const hca_fw_event_t *ev, uint32_t last, hca_fseq_entry_t *inv,
-                                   hca_fseq_entry_t *done, uint32_t *saved)
+/* LOCAL_INV, REMOTE_INV, READ_INV without hdr.inv_ok (or a mutant's):
+ * invalidate's rules on the shadow of m, the MR of index idx. Its own MR is
+ * settled only for a single program under way: a run under way changes
+ * nothing these rules read (the state byte only), and run_stopped redoes
+ * the run built meanwhile on the shadow it leaves. 0: the slow path's. */
+static inline int invalidate_rules(const hca_fw_event_t *ev, uint32_t key, uint32_t idx, const mkey_t *m)
 {
     if (MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev))) /* the mutants' programs are the slow path's */
         return 0;
-    const uint32_t key = ev->key, idx = key >> HCA_KEY_INDEX_SHIFT;
-    if (UNLIKELY(idx - 1 >= last)) /* never an MR (last: mkey_slots - 1; index 0 wraps) */
+    if (UNLIKELY(idx - 1 >= mkey_slots - 1)) /* never an MR (index 0 wraps) */
         return 0;
-    mkey_t *m = &mkeys[idx];
     if (UNLIKELY(pend.m == m))
         settle(); /* decide on the tables that program leaves (never a run's: pend.m is none of its MRs) */
     const uint32_t shadow = shadow_word(m);
@@ -787,18 +785,28 @@ static inline int invalidate_quick(const hca_fw_event_t *ev, uint32_t last, hca_
      * one step, nothing else */
     _Static_assert(HCA_MKEY_KIND_INDIRECT == HCA_MKEY_KIND_FAST_REG + 1, "the two kinds an invalidation takes");
     const uint32_t want = key << 24 | SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, 0) << 8;
-    if (UNLIKELY((((shadow << 8) - want) & ~SHADOW(0, 1, 0, 0) << 8) != 0 || m->pd != ev->pd))
-        return 0;
-    inv->val = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE) | HCA_FWP_CMD_INDEX_PUT(idx);
-    done->val = done_word(ev, HCA_WC_STATUS_SUCCESS);
-    *saved = shadow;
-    m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
-    return 1;
+    return !UNLIKELY((((shadow << 8) - want) & ~SHADOW(0, 1, 0, 0) << 8) != 0 || m->pd != ev->pd);
 }
 
 static inline int is_inv(unsigned kind)
 {
     return kind - HCA_EVT_KIND_LOCAL_INV <= HCA_EVT_KIND_READ_INV - HCA_EVT_KIND_LOCAL_INV;
+}
+
+/* ev (hdr its first word) is an invalidation the fast path takes on the
+ * device's verdict, hdr.inv_ok (a mutant's kind never: its programs are the
+ * slow path's). */
+static inline int run_trusted(const hca_fw_event_t *ev, uint32_t hdr)
+{
+    (void)ev; /* (the mutants' kind) */
+#if defined(HCAFW_MUTANT_INV_TRUST_ALL)
+    /* the mutant image (firmware/firmware.mk, docs/mutation.md) that proves
+     * the verdict is needed: every invalidation taken as if the device had
+     * found its rules true (a device setting inv_ok always) */
+    (void)hdr;
+    return is_inv(hca_fw_event_get_kind(ev));
+#endif
+    return (hdr & 1u << HCA_FW_EVENT_INV_OK_LSB) && !MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev));
 }
 
 /* Start the run of k events before end in r, once the program before it is settled. */
@@ -821,21 +829,45 @@ static inline void run_start(run_prog_t *r, unsigned k, const hca_fw_event_t *en
 
 /* The run that starts at ev (an invalidation) and takes every invalidation
  * after it, up to end, that passes its rules: built in r and started;
- * returns how many it took (0: ev is the slow path's). */
+ * returns how many it took (0: ev is the slow path's). An event with
+ * hdr.inv_ok passed them as the device checked them on the MPT (every
+ * program is settled before a batch read, so the MPT was the shadow then)
+ * and is the batch's first on its MR (the port sequencer clears the bit of
+ * a later one): no program is under way on it, its rules need no shadow.
+ * inv_ok is set on invalidations only, so it is also the kind test. */
 static inline unsigned run_take(run_prog_t *r, const hca_fw_event_t *ev, const hca_fw_event_t *end)
 {
     hca_fseq_entry_t *inv = &r->e[RUN_TAIL - 2], *done = &r->e[RUN_TAIL + 2];
-    uint32_t *saved = r->shadow;
-    const uint32_t last = mkey_slots - 1; /* (no command runs during the service) */
+    hca_fseq_entry_t *const done0 = done;
     const hca_fw_event_t *e = ev;
-    do {
-        if (!invalidate_quick(e, last, inv, done, saved))
-            break;
+    uint32_t hdr = e->hdr;
+    /* INVALIDATE's command word but the index: in a register for the loop
+     * (GCC would rebuild it every event, the loop being the service's) */
+    uint32_t inv_op = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE);
+    __asm__("" : "+r"(inv_op));
+    for (;;) {
+        const uint32_t key = e->key, idx = key >> HCA_KEY_INDEX_SHIFT;
+        mkey_t *m = &mkeys[idx];
+        if (__builtin_expect(!run_trusted(e, hdr), 0)) {
+            if (!(is_inv(hca_fw_event_get_kind(e)) && invalidate_rules(e, key, idx, m)))
+                break;
+            r->shadow[done - done0] = shadow_word(m); /* run_stopped's (a trusted one's is the MPT's) */
+        }
+        _Static_assert(HCA_FWP_CMD_INDEX_LSB == 0, "the index is the low bits");
+        inv->val = inv_op | idx;
+        /* done_word(SUCCESS): hdr's low byte cleared (one andi), its qpn in DONE's ignored bits */
+        _Static_assert(HCA_WC_STATUS_SUCCESS == 0 && HCA_EVT_DONE_STATUS_LSB == 0 && HCA_EVT_DONE_STATUS_WIDTH == 8 &&
+                           HCA_FW_EVENT_TAG_LSB == 8 && HCA_EVT_DONE_TAG_LSB + HCA_EVT_DONE_TAG_WIDTH == HCA_FW_EVENT_QPN_LSB,
+                       "hdr & ~0xff is DONE {SUCCESS, tag} and bits DONE ignores");
+        done->val = hdr & ~0xffu;
+        m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
         inv -= 2;
         done++;
-        saved++;
-    } while (++e < end && is_inv(hca_fw_event_get_kind(e)));
-    const unsigned k = (unsigned)(saved - r->shadow); /* = e - ev, without a division */
+        if (++e >= end)
+            break;
+        hdr = e->hdr;
+    }
+    const unsigned k = (unsigned)(done - done0); /* = e - ev, without a division */
     if (k)
         run_start(r, k, e);
     return k;
@@ -844,6 +876,28 @@ static inline unsigned run_take(run_prog_t *r, const hca_fw_event_t *ev, const h
 static inline mkey_t *run_mr(const run_prog_t *r, unsigned j)
 {
     return &mkeys[run_ev(r, j)->key >> HCA_KEY_INDEX_SHIFT];
+}
+
+/* Event j of r (not committed) restored on its MR's shadow: the word saved
+ * before it, or for one taken on the device's verdict (run_trusted: the
+ * first of its batch on the MR, so its entry is as the batch read found it,
+ * the shadow's image) the state of the MPT entry its INVALIDATE never
+ * reached. Its only change was the state byte. */
+static void run_restore(const run_prog_t *r, unsigned j)
+{
+    const hca_fw_event_t *ev = run_ev(r, j);
+    mkey_t *m = run_mr(r, j);
+    if (!run_trusted(ev, ev->hdr)) {
+        shadow_set(m, r->shadow[j]);
+        return;
+    }
+    hca_mpt_entry_t e;
+    if (fwp_run(HCA_FWP_OP_READ_MPT, ev->key >> HCA_KEY_INDEX_SHIFT) != HCA_FWP_RESULT_OK) {
+        m->state = HCA_MKEY_STATE_VALID; /* (an index the device checked): VALID refuses a registration */
+        return;
+    }
+    fwp_fetch_mpt(&e);
+    m->state = (uint8_t)hca_mpt_entry_get_state(&e);
 }
 
 /* Out of line: the run under way stopped at its entry STATUS.done. The
@@ -857,11 +911,11 @@ static void run_stopped(uint32_t st, run_prog_t *b)
     run_prog_t *r = pend.run;
     const unsigned k = r->k, at = HCA_FSEQ_STATUS_DONE_GET(st), bk = b ? b->k : 0;
     for (unsigned j = bk; j-- > 0;)
-        shadow_set(run_mr(b, j), b->shadow[j]);
+        run_restore(b, j);
     /* s: the first event (in event order) committed; the ones before it were not */
     const unsigned s = at >= 2 * k ? 0 : k - at / 2;
     for (unsigned j = s; j-- > 0;)
-        shadow_set(run_mr(r, j), r->shadow[j]);
+        run_restore(r, j);
     for (unsigned j = s; j < k; j++)
         run_mr(r, j)->state = HCA_MKEY_STATE_FREE;
     unsigned drained = 1; /* the run's DRAIN ran, or none is needed */
@@ -959,7 +1013,7 @@ void mm_service(void)
             continue;
 #endif
             const unsigned kind = hca_fw_event_get_kind(ev);
-            if (kind == HCA_EVT_KIND_FAST_REG_MR) {
+            if (__builtin_expect(kind == HCA_EVT_KIND_FAST_REG_MR, 1)) {
                 if (fast_reg_quick(ev, t))
                     continue;
             } else if (is_inv(kind)) {

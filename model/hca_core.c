@@ -158,6 +158,10 @@ static void cm_comb_once(cm_t *m, const core_pins_t *p, uint64_t now)
     w->evt.fw_write = p->fw_write;
     w->evt.fw_addr = (uint32_t)(a - CM_EVT_OFF) & 0x3fu;
     w->evt.fw_wdata = p->fw_wdata;
+    /* xlate_unit's verdict on the head, for a read of its word 0 (the only one that shows it) */
+    w->evt.inv_ok = (uint8_t)(w->evt.fw_valid && !p->fw_write && w->evt.fw_addr == HCA_EVT_DATA &&
+                              m_fifo_valid(&m->evt.fifo) &&
+                              xlate_unit_inv_ok(m->xu, (const hca_fw_event_t *)m_fifo_head(&m->evt.fifo)));
     hca_evt_comb(&m->evt, &w->evt, now);
 
     /* the link in: requests through the responder's queue, answers to the requester */

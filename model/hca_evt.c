@@ -2,7 +2,8 @@
  * responder) post whole fw_events through a round-robin hca_arb (m_arb) into
  * a DEPTH-deep xu_fifo (m_fifo); a full queue takes one in the cycle the
  * firmware POPs. The firmware block answers every access one cycle later:
- * DATA words show the head (0 when empty), STATUS {pending, count}; a write
+ * DATA words show the head (0 when empty; an invalidation's word 0 with
+ * hdr.inv_ok = io->inv_ok, the translation unit's verdict), STATUS {pending, count}; a write
  * of DONE is broadcast for one cycle from the next. irq = head valid.
  * No known difference from the RTL. */
 #include <errno.h>
@@ -71,8 +72,15 @@ void hca_evt_comb(const hca_evt_t *m, hca_evt_io_t *io, uint64_t now)
     io->irq = (uint8_t)m_fifo_valid(&m->fifo);
 }
 
-/* The read data of an access at addr (rdata of the RTL). */
-static uint32_t evt_rdata(const hca_evt_t *m, unsigned addr)
+/* LOCAL_INV, REMOTE_INV, READ_INV: the kinds whose word 0 carries inv_ok (the RTL's inv_rd) */
+static inline int evt_kind_inv(unsigned k)
+{
+    return k == HCA_EVT_KIND_LOCAL_INV || k == HCA_EVT_KIND_REMOTE_INV || k == HCA_EVT_KIND_READ_INV;
+}
+
+/* The read data of an access at addr (rdata of the RTL, with inv_ok_i as
+ * it shows in the answer's cycle: inv_ok). */
+static uint32_t evt_rdata(const hca_evt_t *m, unsigned addr, int inv_ok)
 {
     const int head_valid = m_fifo_valid(&m->fifo);
     if (addr < HCA_EVT_DATA + 4 * HCA_EVT_DATA_COUNT) {
@@ -80,6 +88,8 @@ static uint32_t evt_rdata(const hca_evt_t *m, unsigned addr)
             return 0;
         uint32_t w;
         memcpy(&w, (const uint8_t *)m_fifo_head(&m->fifo) + 4 * (addr >> 2), 4);
+        if (addr == HCA_EVT_DATA && inv_ok && evt_kind_inv(hca_fw_event_get_kind(m_fifo_head(&m->fifo))))
+            w |= 1u << HCA_FW_EVENT_INV_OK_LSB;
         return w;
     }
     if (addr == HCA_EVT_STATUS)
@@ -97,7 +107,7 @@ void hca_evt_edge(hca_evt_t *m, const hca_evt_io_t *io, uint64_t now)
     const int pop = evt_pop(m, io);
 
     /* registers first: they read the head and level before this edge */
-    m->rdata = rd ? evt_rdata(m, addr) : 0;
+    m->rdata = rd ? evt_rdata(m, addr, io->inv_ok) : 0;
     m->rvalid = io->fw_valid;
     m->done_valid = (uint8_t)(wr && addr == HCA_EVT_DONE);
     if (m->done_valid) {

@@ -28,6 +28,9 @@ typedef struct hca_evt_io {
     uint32_t done_tag;         /**< out [EVT_DONE_TAG_WIDTH-1:0] */
     uint32_t done_status;      /**< out [7:0] */
     uint8_t irq;               /**< out: an event is pending */
+    uint8_t inv_ok;            /**< in: the translation unit's MPT verdict on this cycle's head, as a word-0
+                                    read of an invalidation is answered with it (the RTL's inv_ok_i, which
+                                    xlate_unit registers: it arrives with the answer) */
 } hca_evt_io_t;
 
 typedef struct hca_evt {

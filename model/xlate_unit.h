@@ -26,5 +26,9 @@ int xlate_unit_fence_wait(const xu_model_t *m);
 /** evt POP dropped ev at the edge ending this cycle: the registration bank
  *  keeps it at slot (POP.slot) for fwp FAST_REG (the RTL's evt_pop_i). */
 void xlate_unit_evt_pop(xu_model_t *m, uint32_t slot, const hca_fw_event_t *ev);
+/** hdr.inv_ok for the event ev at the queue's head (the RTL's inv_ok_o, a
+ *  cycle later: port D's read of MPT[index(key)]): the MR-state rules of an
+ *  invalidation against the MPT as it is before this cycle's edge. */
+int xlate_unit_inv_ok(const xu_model_t *m, const hca_fw_event_t *ev);
 
 #endif /* XLATE_UNIT_H */

@@ -545,6 +545,16 @@ void xlate_unit_evt_pop(xu_model_t *m, uint32_t slot, const hca_fw_event_t *ev)
                                  (ev->hdr >> HCA_FW_EVENT_WQE_OK_LSB & 1u));
 }
 
+int xlate_unit_inv_ok(const xu_model_t *m, const hca_fw_event_t *ev)
+{
+    const uint32_t idx = ev->key >> HCA_KEY_INDEX_SHIFT;
+    if (idx == 0 || idx >= m->mpt_entries || !xm_bit(m->alloc, idx))
+        return 0;
+    const hca_mpt_entry_t *e = &m->mpt[idx];
+    const unsigned kind = hca_mpt_entry_get_kind(e);
+    return (kind == HCA_MKEY_KIND_FAST_REG || kind == HCA_MKEY_KIND_INDIRECT) && e->key == ev->key && e->pd == ev->pd;
+}
+
 /* ---------------------------------------------------------------- engine ops */
 
 static void xm_reset(void *eng)

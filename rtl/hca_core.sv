@@ -145,6 +145,7 @@ module hca_core #(
   // registration bank at the slot POP's value names (fwp FAST_REG).
   logic                       evt_pop;
   logic [`HCA_FW_EVENT_W-1:0] evt_head;
+  logic                       evt_inv_ok;  // xlate_unit's MPT verdict on the head (hdr.inv_ok)
   assign evt_pop    = fw_valid_i && fw_write_i && hit_evt && evt_addr == 16'(`HCA_EVT_POP) && fw_irq_o;
   assign fw_ready_o = 1'b1;
 
@@ -212,6 +213,7 @@ module hca_core #(
     .evt_pop_i    (evt_pop),
     .evt_pop_slot_i (fw_wdata_i[`HCA_EVT_POP_SLOT_LSB +: `HCA_EVT_POP_SLOT_W]),
     .evt_pop_evt_i  (evt_head),
+    .inv_ok_o     (evt_inv_ok),
     .quiet_o      (xu_quiet)
   );
 
@@ -527,6 +529,7 @@ module hca_core #(
     .done_status_o (evt_done_status),
     .irq_o         (fw_irq_o),
     .head_o        (evt_head),
+    .inv_ok_i      (evt_inv_ok),
     .quiet_o       (evt_quiet)
   );
 

@@ -16,7 +16,9 @@
 // Firmware port (fw_addr_i = offset inside the block, always ready): every
 // access is answered one cycle later; DATA reads 0 while the queue is empty;
 // reads of POP/DONE and beyond the block read 0; writes elsewhere are
-// ignored. irq_o: an event is pending (the device ORs it into the firmware
+// ignored. An invalidation's word 0 is answered with hdr.inv_ok = inv_ok_i,
+// the translation unit's verdict on the head of the access's cycle (its MPT
+// entry read then, so it arrives with the answer). irq_o: an event is pending (the device ORs it into the firmware
 // core's interrupt line).
 module hca_evt #(
   parameter int DEPTH = `HCA_EVT_QUEUE_DEPTH
@@ -45,6 +47,8 @@ module hca_evt #(
   output logic                           irq_o,
   // the head event (what DATA reads), for fwp's registration bank at POP
   output logic [`HCA_FW_EVENT_W-1:0]     head_o,
+  // xlate_unit's verdict on the head of the cycle before (hdr.inv_ok)
+  input  logic                           inv_ok_i,
   output logic                          quiet_o          // nothing changes while the inputs stay idle (hca_core quiet_o)
 );
 
@@ -114,16 +118,27 @@ module hca_evt #(
     end
   end
 
+  // A read of an invalidation's word 0: its answer carries inv_ok_i.
+  logic [3:0] head_kind;
+  logic       inv_rd, inv_rd_q;
+  logic [31:0] rdata_q;
+  assign head_kind = head[`HCA_FW_EVENT_KIND_LSB +: `HCA_FW_EVENT_KIND_W];
+  assign inv_rd = rd && fw_addr_i == 6'(`HCA_EVT_DATA) && head_valid
+               && (head_kind == 4'(`HCA_EVT_KIND_LOCAL_INV) || head_kind == 4'(`HCA_EVT_KIND_REMOTE_INV)
+                   || head_kind == 4'(`HCA_EVT_KIND_READ_INV));
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       fw_rvalid_o   <= 1'b0;
-      fw_rdata_o    <= '0;
+      rdata_q       <= '0;
+      inv_rd_q      <= 1'b0;
       done_valid_o  <= 1'b0;
       done_tag_o    <= '0;
       done_status_o <= '0;
     end else begin
       fw_rvalid_o  <= fw_valid_i;
-      fw_rdata_o   <= rd ? rdata : 32'd0;
+      rdata_q      <= rd ? rdata : 32'd0;
+      inv_rd_q     <= inv_rd;
       done_valid_o <= wr && fw_addr_i == 6'(`HCA_EVT_DONE);
       if (wr && fw_addr_i == 6'(`HCA_EVT_DONE)) begin
         done_tag_o    <= fw_wdata_i[`HCA_EVT_DONE_TAG_LSB +: `HCA_EVT_DONE_TAG_W];
@@ -132,6 +147,7 @@ module hca_evt #(
     end
   end
 
+  assign fw_rdata_o = rdata_q | (32'(inv_rd_q && inv_ok_i) << `HCA_FW_EVENT_INV_OK_LSB);
   assign irq_o = head_valid;
   assign head_o = head;
 

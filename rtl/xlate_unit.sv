@@ -101,7 +101,9 @@ module xlate_unit #(
   // evt POP: the popped event for fwp FAST_REG's registration bank (xu_fw_port)
   input  logic                           evt_pop_i,
   input  logic [`HCA_EVT_POP_SLOT_W-1:0] evt_pop_slot_i,
-  input  logic [`HCA_FW_EVENT_W-1:0]     evt_pop_evt_i,
+  input  logic [`HCA_FW_EVENT_W-1:0]     evt_pop_evt_i,  // the queue's head, POP or not
+  // the head's invalidation verdict (hca_evt hdr.inv_ok), for the head of the cycle before
+  output logic                           inv_ok_o,
   output logic                           quiet_o        // nothing changes while the inputs stay idle (hca_core)
 );
 
@@ -186,9 +188,14 @@ module xlate_unit #(
   // The MPT has no list port (port C).
   logic [2*`HCA_MPT_ENTRY_W-1:0] mpt_c_rdata;
 
+  // Port D: the event queue's head's entry, read every cycle (the verdict below).
+  logic [`HCA_MPT_ENTRY_W-1:0] mpt_d_rdata;
+  logic                        mpt_d_alloc;
+
   xu_table #(
-    .DEPTH (MPT_ENTRIES),
-    .WIDTH (`HCA_MPT_ENTRY_W)
+    .DEPTH  (MPT_ENTRIES),
+    .WIDTH  (`HCA_MPT_ENTRY_W),
+    .D_PORT (1'b1)
   ) u_mpt (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
@@ -206,11 +213,36 @@ module xlate_unit #(
     .b_rvalid_o (fwp_mpt_rvalid),
     .c_re_i     (1'b0),
     .c_addr_i   (MPT_AW'(0)),
-    .c_rdata_o  (mpt_c_rdata)
+    .c_rdata_o  (mpt_c_rdata),
+    .d_re_i     (1'b1),
+    .d_addr_i   (evt_pop_evt_i[`HCA_FW_EVENT_KEY_LSB + `HCA_KEY_INDEX_SHIFT +: MPT_AW]),
+    .d_rdata_o  (mpt_d_rdata),
+    .d_rvalid_o (mpt_d_alloc)
   );
 
+  // hdr.inv_ok (abi fw_event): the MR-state rules of an invalidation of the
+  // head's key against the entry port D read with it, a cycle later — the
+  // cycle hca_evt answers a DATA read of that head. The key and pd are
+  // registered with the read; the entry is as it was before any table write
+  // of that edge (read-old), as the firmware's decision would see it.
+  logic [31:0] inv_key_q, inv_pd_q;
+  always_ff @(posedge clk_i) begin
+    inv_key_q <= evt_pop_evt_i[`HCA_FW_EVENT_KEY_LSB +: 32];
+    inv_pd_q  <= evt_pop_evt_i[`HCA_FW_EVENT_PD_LSB +: 32];
+  end
+  logic [1:0] inv_kind;
+  assign inv_kind = mpt_d_rdata[`HCA_MPT_ENTRY_KIND_LSB +: 2];
+  assign inv_ok_o = mpt_d_alloc
+                 && 32'(inv_key_q >> `HCA_KEY_INDEX_SHIFT) != 32'd0
+                 && 32'(inv_key_q >> `HCA_KEY_INDEX_SHIFT) < 32'(MPT_ENTRIES)
+                 && (inv_kind == 2'(`HCA_MKEY_KIND_FAST_REG) || inv_kind == 2'(`HCA_MKEY_KIND_INDIRECT))
+                 && mpt_d_rdata[`HCA_MPT_ENTRY_KEY_LSB +: 32] == inv_key_q
+                 && mpt_d_rdata[`HCA_MPT_ENTRY_PD_LSB +: 32] == inv_pd_q;
+
   logic unused_mpt_c;
-  assign unused_mpt_c = ^mpt_c_rdata;
+  assign unused_mpt_c = ^{mpt_c_rdata, mpt_d_rdata[`HCA_MPT_ENTRY_W-1:`HCA_MPT_ENTRY_PD_LSB+32],
+                          mpt_d_rdata[`HCA_MPT_ENTRY_KEY_LSB-1:`HCA_MPT_ENTRY_KIND_LSB+2],
+                          mpt_d_rdata[`HCA_MPT_ENTRY_KIND_LSB-1:0]};
 
   // ---------------------------------------------------------------- c+1: S1, key check
   logic [TAG_W-1:0]          s1_tag_q;
@@ -457,6 +489,8 @@ module xlate_unit #(
   logic [MTT_AW-1:0]           fwp_mtt_addr;
   logic [`HCA_MTT_ENTRY_W-1:0] fwp_mtt_wdata, fwp_mtt_rdata;
 
+  logic [`HCA_MTT_ENTRY_W-1:0] mtt_d_rdata;
+  logic                        mtt_d_rvalid;
   xu_table #(
     .DEPTH     (MTT_ENTRIES),
     .WIDTH     (`HCA_MTT_ENTRY_W),
@@ -478,8 +512,14 @@ module xlate_unit #(
     .b_rvalid_o (fwp_mtt_rvalid),
     .c_re_i     (klm_lst_re),
     .c_addr_i   (klm_lst_addr),
-    .c_rdata_o  (mtt_c_rdata)
+    .c_rdata_o  (mtt_c_rdata),
+    .d_re_i     (1'b0),          // the MTT has no port D (D_PORT 0: zeros)
+    .d_addr_i   (MTT_AW'(0)),
+    .d_rdata_o  (mtt_d_rdata),
+    .d_rvalid_o (mtt_d_rvalid)
   );
+  logic unused_mtt_d;
+  assign unused_mtt_d = ^{mtt_d_rdata, mtt_d_rvalid};
 
   // ---------------------------------------------------------------- c+3: S3, beat
   logic             s3_valid_q;

@@ -21,10 +21,14 @@
 // odd banks, each read once per cycle on this port (any a reads one row of
 // each), a read port more per bank, as a replicated copy written alongside
 // port B would give. Like port A it holds its data while c_re_i is low.
+//
+// D_PORT = 1 adds port D, one more read-only port like port A (the MPT's
+// verdict port: the event queue's head's entry, hca_evt hdr.inv_ok).
 module xu_table #(
   parameter int DEPTH = 16,
   parameter int WIDTH = 64,
-  parameter bit PAIR_PORT = 1'b0
+  parameter bit PAIR_PORT = 1'b0,
+  parameter bit D_PORT = 1'b0
 ) (
   input  logic                     clk_i,
   input  logic                     rst_ni,
@@ -48,7 +52,13 @@ module xu_table #(
   // port C (PAIR_PORT only): read two adjacent entries
   input  logic                     c_re_i,
   input  logic [$clog2(DEPTH > 1 ? DEPTH : 2)-1:0] c_addr_i,
-  output logic [2*WIDTH-1:0]       c_rdata_o     // {entry c_addr_i + 1, entry c_addr_i}
+  output logic [2*WIDTH-1:0]       c_rdata_o,    // {entry c_addr_i + 1, entry c_addr_i}
+
+  // port D (D_PORT only): read
+  input  logic                     d_re_i,
+  input  logic [$clog2(DEPTH > 1 ? DEPTH : 2)-1:0] d_addr_i,
+  output logic [WIDTH-1:0]         d_rdata_o,
+  output logic                     d_rvalid_o
 );
 
   // The reset value of the valid vector is built from chunks of at most 4096
@@ -105,6 +115,24 @@ module xu_table #(
     logic unused_c;
     assign unused_c  = ^{c_re_i, c_addr_i};
     assign c_rdata_o = '0;
+  end endgenerate
+
+  generate if (D_PORT) begin : g_d
+    logic [WIDTH-1:0] d_rdata_q;
+    logic             d_rvalid_q;
+    always_ff @(posedge clk_i) begin
+      if (d_re_i) begin
+        d_rdata_q  <= mem_q[d_addr_i];
+        d_rvalid_q <= valid_q[d_addr_i];
+      end
+    end
+    assign d_rdata_o  = d_rdata_q;
+    assign d_rvalid_o = d_rvalid_q;
+  end else begin : g_no_d
+    logic unused_d;
+    assign unused_d   = ^{d_re_i, d_addr_i};
+    assign d_rdata_o  = '0;
+    assign d_rvalid_o = 1'b0;
   end endgenerate
 
   assign a_rdata_o  = a_rdata_q;

@@ -264,7 +264,7 @@ static int throughput(bench_t *B, unsigned pages, unsigned rounds, tput_t *t)
  * PREFIX.inv ("address cycles" lines, device cycles the core spent at each
  * instruction, stalls included; annotate with addr2line). For where the
  * steady state's cycles go (docs/engine.md); the measured figures above are
- * taken without it. */
+ * taken without it. With --floor, after the model's bursts, with its QP count. */
 static int pc_profile(bench_t *B, const char *prefix)
 {
     int rc = hca_dev_fw_profile_start(B->dev);
@@ -563,6 +563,10 @@ static int floor_bursts(dev_engine_kind_t engine, const char *firmware, unsigned
             s->seq_programs += f1.seq_programs - f0.seq_programs;
             s->seq_accesses += f1.seq_accesses - f0.seq_accesses;
         }
+    /* the per-PC profile with --floor's QP count: on the model's run (the RTL's is the same) */
+    const char *prof = getenv("BENCH_MM_PCPROF");
+    if (!rc && prof && *prof && engine == DEV_ENGINE_MODEL)
+        rc = pc_profile(&B, prof);
     char why[256] = "";
     if (!rc && hca_dev_fw_health(B.dev, why, sizeof why)) {
         fprintf(stderr, "bench_mm: firmware: %s\n", why);

@@ -1771,6 +1771,86 @@ TEST(CoreRtlEvt, FastRegWritesTheDecidedRegistrationFromThePoppedEvent)
     EXPECT_EQ(0u, protcheck_count(b.pc)) << "the model differs from the RTL, or a breach: " << b.Violations();
 }
 
+// hdr.inv_ok (abi fw_event): an invalidation's word 0 carries the
+// translation unit's verdict on MPT[index(key)] as the table is when word 0
+// is read — index in 1..MPT_ENTRIES-1, allocated, kind FAST_REG or INDIRECT,
+// the entry's key = the event's, its pd = the event's — and nothing else of
+// the event changes. Lockstep: the model's verdict is the RTL's pin for pin.
+TEST(CoreRtlEvt, AnInvalidationsHdrCarriesTheMptVerdictOnItsKey)
+{
+    CoreRtlBench b(100, 16, nullptr, true);
+    ASSERT_CORE_OK(b);
+    Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb);
+    const uint32_t mpt_entries = 1u << HCA_FWP_SIZES_MPT_LOG2_GET(b.Rd(kFwp + HCA_FWP_SIZES));
+    const auto mpt = [&](uint32_t idx, unsigned kind, uint32_t pd, bool alloc) {
+        hca_mpt_entry_t e;
+        memset(&e, 0, sizeof e);
+        hca_mpt_entry_set_alloc(&e, alloc);
+        hca_mpt_entry_set_kind(&e, kind);
+        e.key = idx << 8 | 0x44;
+        e.pd = pd;
+        b.Stage(kFwp + HCA_FWP_MPT_DATA, &e, sizeof e);
+        EXPECT_EQ((unsigned)HCA_FWP_RESULT_OK, b.FwpCmd(HCA_FWP_OP_WRITE_MPT, idx));
+    };
+    mpt(3, HCA_MKEY_KIND_FAST_REG, kPd, true);
+    mpt(4, HCA_MKEY_KIND_INDIRECT, kPd, true);
+    mpt(5, HCA_MKEY_KIND_REGULAR, kPd, true);
+    mpt(6, HCA_MKEY_KIND_FAST_REG, kPd + 1, true);
+    mpt(7, HCA_MKEY_KIND_FAST_REG, kPd, false); // a destroyed MR's entry
+    mpt(8, HCA_MKEY_KIND_DMA, kPd, true);
+    const struct {
+        uint32_t key;
+        unsigned ok;
+        const char *what;
+    } cases[] = {
+        {3u << 8 | 0x44, 1, "fast_reg, its key, its pd"},
+        {4u << 8 | 0x44, 1, "indirect"},
+        {3u << 8 | 0x45, 0, "another key byte"},
+        {5u << 8 | 0x44, 0, "a regular MR"},
+        {8u << 8 | 0x44, 0, "a DMA MR"},
+        {6u << 8 | 0x44, 0, "another PD"},
+        {7u << 8 | 0x44, 0, "not allocated"},
+        {9u << 8 | 0x44, 0, "never written"},
+        {mpt_entries << 8 | 0x44, 0, "past the table"},
+    };
+    uint64_t wr = 0x100;
+    for (const auto &c : cases) {
+        b.PostSend(qa, InvWqe(HCA_WR_OPCODE_LOCAL_INV, ++wr, true, c.key));
+        ASSERT_NE(UINT64_MAX, b.WaitEvent()) << c.what;
+        const uint32_t hdr = b.Rd(kEvt + HCA_EVT_DATA);
+        const hca_fw_event_t e = b.Take();
+        EXPECT_EQ((unsigned)HCA_EVT_KIND_LOCAL_INV, hca_fw_event_get_kind(&e)) << c.what;
+        EXPECT_EQ(c.ok, hdr >> HCA_FW_EVENT_INV_OK_LSB & 1u) << c.what << ": hdr 0x" << std::hex << hdr;
+        EXPECT_EQ(hdr, e.hdr) << c.what << ": read again, the same";
+        EXPECT_EQ(c.key, e.key) << c.what;
+        EXPECT_EQ(kPd, e.pd) << c.what;
+        b.Done(1, HCA_WC_STATUS_SUCCESS);
+        const std::vector<hca_cqe_t> q = b.Cqes(1);
+        ASSERT_EQ(1u, q.size()) << c.what;
+        EXPECT_CQE(q[0], HCA_WC_OPCODE_LOCAL_INV, HCA_WC_STATUS_SUCCESS, wr);
+    }
+    // The state is no rule (an MR already FREE is invalidated again); a table
+    // write between two reads of the head shows in the second.
+    EXPECT_EQ((unsigned)HCA_FWP_RESULT_OK, b.FwpCmd(HCA_FWP_OP_INVALIDATE, 3));
+    b.PostSend(qa, InvWqe(HCA_WR_OPCODE_LOCAL_INV, ++wr, true, 3u << 8 | 0x44));
+    ASSERT_NE(UINT64_MAX, b.WaitEvent());
+    EXPECT_EQ(1u, b.Rd(kEvt + HCA_EVT_DATA) >> HCA_FW_EVENT_INV_OK_LSB & 1u) << "FREE: still every rule";
+    mpt(3, HCA_MKEY_KIND_FAST_REG, kPd, false);
+    EXPECT_EQ(0u, b.Rd(kEvt + HCA_EVT_DATA) >> HCA_FW_EVENT_INV_OK_LSB & 1u) << "freed meanwhile";
+    b.Take();
+    b.Done(1, HCA_WC_STATUS_SUCCESS);
+    ASSERT_EQ(1u, b.Cqes(1).size());
+    // A registration's hdr never carries it, on an MR that passes every invalidation rule.
+    b.PostSend(qa, RegWqe(HCA_WR_OPCODE_FAST_REG_MR, ++wr, true, 4u << 8 | 0x44));
+    ASSERT_NE(UINT64_MAX, b.WaitEvent());
+    EXPECT_EQ(0u, b.Rd(kEvt + HCA_EVT_DATA) >> HCA_FW_EVENT_INV_OK_LSB & 1u) << "a FAST_REG_MR";
+    b.Take();
+    b.Done(1, HCA_WC_STATUS_SUCCESS);
+    ASSERT_EQ(1u, b.Cqes(1).size());
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << "the model differed from the RTL (lockstep) or a breach";
+}
+
 TEST(CoreRtlEvt, AnUnsignaledRegistrationCompletesSilentlyAndTheNextWrFollows)
 {
     CoreRtlBench b;

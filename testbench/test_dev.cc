@@ -787,6 +787,42 @@ TEST_P(Sequencer, ReadEvtReadsAnInvalidationsWordsUpToKeyAndAnyOtherEventWhole)
     EXPECT_EQ(MARK, run_seq(GetParam(), SeqImage(z, 3, 8 * 3 + 4, data))) << "nothing read after the first word";
 }
 
+// hdr.inv_ok stands for the program's first READ_EVT of its key's index
+// only: an earlier event of the batch may change that MR before the
+// firmware decides a later one, so the sequencer clears a repeated index's
+// bit in the copy it writes (the MPT staging stands for the queue's head).
+TEST_P(Sequencer, ReadEvtClearsTheVerdictOfAnIndexTheProgramReadBefore)
+{
+    const uint32_t MPT = HCA_FWP_BASE + HCA_FWP_MPT_DATA;
+    const uint32_t ok = 1u << HCA_FW_EVENT_INV_OK_LSB;
+    const uint32_t hdr = HCA_EVT_KIND_LOCAL_INV << HCA_FW_EVENT_KIND_LSB | 0x123u << HCA_FW_EVENT_TAG_LSB | ok;
+    const uint32_t PD = 0x777u, MARK = 0x5a5a5a5au;
+    const size_t n = 8;
+    std::vector<hca_fseq_entry_t> e = {seq(MPT + 4, HCA_FSEQ_KIND_WRITE, 0, PD),
+                                       seq(MPT, HCA_FSEQ_KIND_WRITE, 0, hdr),
+                                       seq(MPT + 8, HCA_FSEQ_KIND_WRITE, 0, 5u << 8 | 0x44),
+                                       seq(MPT, HCA_FSEQ_KIND_READ_EVT, HCA_EVT_DATA_COUNT, SeqImage::data_addr(n, 0)),
+                                       seq(MPT + 8, HCA_FSEQ_KIND_WRITE, 0, 5u << 8 | 0x45),
+                                       seq(MPT, HCA_FSEQ_KIND_READ_EVT, HCA_EVT_DATA_COUNT, SeqImage::data_addr(n, 4)),
+                                       seq(MPT + 8, HCA_FSEQ_KIND_WRITE, 0, 6u << 8 | 0x44),
+                                       seq(MPT, HCA_FSEQ_KIND_READ_EVT, HCA_EVT_DATA_COUNT, SeqImage::data_addr(n, 8))};
+    const std::vector<uint32_t> data(8 + HCA_EVT_DATA_COUNT, MARK); // each READ_EVT's range is whole in RAM
+    const auto word = [&](size_t i) { return (int32_t)(8 * n + 4 * i); };
+    EXPECT_EQ(fseq_status(0, 0, 8), run_seq(GetParam(), SeqImage(e, 8, -8, data)));
+    EXPECT_EQ(hdr, run_seq(GetParam(), SeqImage(e, 8, word(0), data))) << "the first of index 5: kept";
+    EXPECT_EQ(MARK, run_seq(GetParam(), SeqImage(e, 8, word(1), data))) << "kept: its pd is not read";
+    EXPECT_EQ(5u << 8 | 0x44, run_seq(GetParam(), SeqImage(e, 8, word(2), data)));
+    EXPECT_EQ(hdr & ~ok, run_seq(GetParam(), SeqImage(e, 8, word(4), data))) << "index 5 again (another key byte): cleared";
+    EXPECT_EQ(PD, run_seq(GetParam(), SeqImage(e, 8, word(5), data))) << "cleared: its pd read after all";
+    EXPECT_EQ(5u << 8 | 0x45, run_seq(GetParam(), SeqImage(e, 8, word(6), data))) << "its key as read";
+    EXPECT_EQ(MARK, run_seq(GetParam(), SeqImage(e, 8, word(7), data))) << "nothing past key";
+    EXPECT_EQ(hdr, run_seq(GetParam(), SeqImage(e, 8, word(8), data))) << "index 6: kept";
+    // A program of its own starts afresh: index 5 read alone keeps it.
+    std::vector<hca_fseq_entry_t> f = {e[0], e[1], e[4],
+                                       seq(MPT, HCA_FSEQ_KIND_READ_EVT, HCA_EVT_DATA_COUNT, SeqImage::data_addr(4, 0))};
+    EXPECT_EQ(hdr, run_seq(GetParam(), SeqImage(f, 4, (int32_t)(8 * 4), data))) << "a new program";
+}
+
 TEST_P(Sequencer, GoIsProgAndRunInOneStore)
 {
     std::vector<hca_fseq_entry_t> e = {seq(MTT_LO, HCA_FSEQ_KIND_WRITE, 0, 0x12345001u),

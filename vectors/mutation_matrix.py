@@ -48,6 +48,7 @@ MUTANTS = {
     "no_drain_destroy": ("fw", "DESTROY_MKEY frees the slot without the ctx DRAIN"),
     "peer_no_drain":    ("fw", "a peer client's invalidate callback answers before the DRAIN"),
     "qp_no_drain":      ("fw", "DESTROY_QP and MODIFY_QP RESET answer without the ctx DRAIN"),
+    "inv_trust_all":    ("fw", "every invalidation taken on the device's MPT verdict as if it were set (hdr.inv_ok: its MR-state rules unchecked)"),
     "no_fence":         ("rtl", "the translation unit answers INVALIDATE before its in-flight requests finish"),
     "resp_no_recheck":  ("rtl", "a remote key that passed once is trusted after (responder: no per-packet re-check)"),
     "req_no_recheck":   ("rtl", "a local key that passed once is trusted after (requester: no per-chunk re-check)"),
@@ -86,6 +87,11 @@ FAMILIES = [
     ("qp_lifecycle_destroy_cqe_write", ["drain_no_cqe_write", "resp_cpl_after_reset", "qp_no_drain"]),
     # one-page inline FAST_REG_MRs breaking the rules the engine checks for the firmware (fw_event.wqe_ok)
     ("mm_frmr_err_inline_wqe_rules", ["fr_wqe_ok_always", "fr_bank_slot"]),
+    # invalidations breaking one MR-state rule each (the device's verdict, fw_event.hdr.inv_ok, clear)
+    ("mm_linv_err_*",        ["inv_trust_all"]),
+    ("mm_send_inv_err_*",    ["inv_trust_all"]),
+    ("mm_read_inv_err_bad_key", ["inv_trust_all"]),
+    ("mm_linv_batch_one_fails", ["inv_trust_all"]),
 ]
 
 # The RTL slice `make test` runs: for each RTL mutant, the file that must kill

@@ -409,7 +409,7 @@ enum hca_fseq_kind {
     HCA_FSEQ_KIND_WAIT = 2, /* read the status register at off (busy bit 0, fwp_result at bits 4-7, as fwp and ctx STATUS) until busy clears; val = the last value; stop the program unless arg has bit result */
     HCA_FSEQ_KIND_WRITE_RAM = 3, /* write arg words from firmware RAM at address val to the port registers off, off + 4, ... (a staged entry in one entry) */
     HCA_FSEQ_KIND_READ_RAM = 4, /* read arg words of the port registers off, off + 4, ... into firmware RAM at address val (an event in one entry) */
-    HCA_FSEQ_KIND_READ_EVT = 5, /* READ_RAM of one event (regs evt DATA): arg words, or EVT_INV_WORDS when the first word read is an invalidation's hdr (kind LOCAL_INV, REMOTE_INV or READ_INV), which carries nothing after key, or a FAST_REG_MR's with wqe_ok (fwp's registration bank keeps the rest at POP); a first word of 0 (DATA of an empty queue: no event has kind 0) stops the program there */
+    HCA_FSEQ_KIND_READ_EVT = 5, /* READ_RAM of one event (regs evt DATA): arg words, or EVT_INV_WORDS when the first word read is an invalidation's hdr (kind LOCAL_INV, REMOTE_INV or READ_INV), which carries nothing after key, or a FAST_REG_MR's with wqe_ok (fwp's registration bank keeps the rest at POP); of an invalidation with hdr.inv_ok, hdr then key, and its pd (word 1) only when the key's index is one an earlier READ_EVT of the program read, which also clears inv_ok in the copy written (the verdict may be stale); a first word of 0 (DATA of an empty queue: no event has kind 0) stops the program there */
 };
 #define HCA_FSEQ_KIND_WIDTH 4u
 #define HCA_FSEQ_KIND_MAX 5u
@@ -1484,6 +1484,14 @@ static inline void hca_fw_event_set_wqe_ok(hca_fw_event_t *s, uint32_t v)
 {
     s->hdr = (s->hdr & ~((uint32_t)1u << 4)) | ((v & 1u) << 4);
 }
+/* fw_event.inv_ok: bits 5..5 of hdr. invalidations only (LOCAL_INV, REMOTE_INV, READ_INV; 0 for other kinds), set by the event queue as DATA word 0 is read, from the MPT as it is then (xlate_unit reads MPT[index(key)] for the head event): the index is in 1..MPT_ENTRIES-1, the entry allocated, of kind FAST_REG or INDIRECT, its key = the event's key (so the key byte is the MR's current one) and its pd = the event's pd — every MR-state rule of an invalidation. The port sequencer clears it in the RAM copy of a READ_EVT whose key index an earlier READ_EVT of the same program read (an earlier event of the batch may change that MR before this one is decided). The firmware's fast path trusts it for those rules; with it clear the slow path decides */
+#define HCA_FW_EVENT_INV_OK_LSB 5u
+#define HCA_FW_EVENT_INV_OK_WIDTH 1u
+static inline uint32_t hca_fw_event_get_inv_ok(const hca_fw_event_t *s) { return (s->hdr >> 5) & 1u; }
+static inline void hca_fw_event_set_inv_ok(hca_fw_event_t *s, uint32_t v)
+{
+    s->hdr = (s->hdr & ~((uint32_t)1u << 5)) | ((v & 1u) << 5);
+}
 /* fw_event.tag: bits 8..19 of hdr. echo it in DONE (at the same bits: DONE's tag is hdr & its mask) */
 #define HCA_FW_EVENT_TAG_LSB 8u
 #define HCA_FW_EVENT_TAG_WIDTH 12u
@@ -1727,7 +1735,7 @@ HCA_STATIC_ASSERT(offsetof(hca_klm_entry_t, lkey) == 12, "klm_entry.lkey offset"
 #define HCA_EVT_POP_SLOT_WIDTH 3u
 #define HCA_EVT_POP_SLOT_GET(r) (((uint32_t)(r) >> 0) & 7u)
 #define HCA_EVT_POP_SLOT_PUT(v) (((uint32_t)(v) & 7u) << 0)
-#define HCA_EVT_DONE 0x38u /* write: the operation of event tag finished with status */
+#define HCA_EVT_DONE 0x38u /* write: the operation of event tag finished with status; bits 20-31 are ignored (fw_event.hdr with its low byte cleared is DONE SUCCESS of that event: the firmware's invalidation runs write it so) */
 #define HCA_EVT_DONE_STATUS_LSB 0u
 #define HCA_EVT_DONE_STATUS_WIDTH 8u
 #define HCA_EVT_DONE_STATUS_GET(r) (((uint32_t)(r) >> 0) & 255u)

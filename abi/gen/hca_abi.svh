@@ -890,6 +890,9 @@
 `define HCA_FW_EVENT_WQE_OK_LSB 4
 `define HCA_FW_EVENT_WQE_OK_W 1
 `define HCA_FW_EVENT_WQE_OK(v) v[4 +: 1]
+`define HCA_FW_EVENT_INV_OK_LSB 5
+`define HCA_FW_EVENT_INV_OK_W 1
+`define HCA_FW_EVENT_INV_OK(v) v[5 +: 1]
 `define HCA_FW_EVENT_TAG_LSB 8
 `define HCA_FW_EVENT_TAG_W 12
 `define HCA_FW_EVENT_TAG(v) v[8 +: 12]

@@ -35,7 +35,8 @@ module hca_evt_props #(
   input  logic                         fw_valid_i,
   input  logic                         fw_write_i,
   input  logic [5:0]                   fw_addr_i,
-  input  logic [31:0]                  fw_wdata_i
+  input  logic [31:0]                  fw_wdata_i,
+  input  logic                         inv_ok_i     // any verdict: it shows in an invalidation's word 0 only
 );
 
   localparam int EW = `HCA_FW_EVENT_W;
@@ -52,7 +53,8 @@ module hca_evt_props #(
     .clk_i, .rst_ni, .evt_valid_i, .evt_ready_o(evt_ready), .evt_i,
     .fw_valid_i, .fw_write_i, .fw_addr_i, .fw_wdata_i,
     .fw_rvalid_o(fw_rvalid), .fw_rdata_o(fw_rdata),
-    .done_valid_o(done_valid), .done_tag_o(done_tag), .done_status_o(done_status), .irq_o(irq)
+    .done_valid_o(done_valid), .done_tag_o(done_tag), .done_status_o(done_status), .irq_o(irq),
+    .inv_ok_i
   );
 
   // taps (formal.mk connects them): the queue's level, pointers and
@@ -128,8 +130,15 @@ module hca_evt_props #(
       end
     end
   end
+  // an invalidation's word 0: answered with hdr.inv_ok = inv_ok_i of the answer's cycle
+  logic [3:0] sh_kind;
+  logic       inv_rd_q;
+  assign sh_kind = sh_q[sh_rd][`HCA_FW_EVENT_KIND_LSB +: `HCA_FW_EVENT_KIND_W];
   logic data_rd_q, empty_rd_q;
   always_ff @(posedge clk_i) begin
+    inv_rd_q   <= fw_valid_i && !fw_write_i && fw_addr_i == 6'(`HCA_EVT_DATA) && n_q != '0 &&
+                  (sh_kind == 4'(`HCA_EVT_KIND_LOCAL_INV) || sh_kind == 4'(`HCA_EVT_KIND_REMOTE_INV) ||
+                   sh_kind == 4'(`HCA_EVT_KIND_READ_INV));
     acc_q      <= rst_ni && fw_valid_i;
     done_wr_q  <= rst_ni && fw_valid_i && fw_write_i && fw_addr_i == 6'(`HCA_EVT_DONE);
     wdata_q    <= fw_wdata_i;
@@ -138,16 +147,18 @@ module hca_evt_props #(
     empty_rd_q <= n_q == '0;
   end
 
+  logic [31:0] want_q_inv;
+  assign want_q_inv = want_q | 32'(inv_rd_q && inv_ok_i) << `HCA_FW_EVENT_INV_OK_LSB;
   always_comb begin
     if (!init_q) begin
       no_loss:       assert (t_level == LW'(n_q) && n_q <= (LW+1)'(DEPTH));
       irq_pending:   assert (irq == (n_q != '0));
       fw_answer:     assert (fw_rvalid == acc_q &&
-                             (!acc_q || (data_rd_q && !empty_rd_q) || fw_rdata == want_q));
+                             (!acc_q || (data_rd_q && !empty_rd_q) || fw_rdata == want_q_inv));
       done_once:     assert (done_valid == done_wr_q &&
                              (!done_wr_q || (done_tag == wdata_q[`HCA_EVT_DONE_TAG_LSB +: `HCA_EVT_DONE_TAG_W] &&
                                              done_status == wdata_q[`HCA_EVT_DONE_STATUS_LSB +: `HCA_EVT_DONE_STATUS_W])));
-      data_in_order: assert (!acc_q || fw_rdata == want_q);
+      data_in_order: assert (!acc_q || fw_rdata == want_q_inv);
       // what data_in_order's induction rests on: the queued words are the
       // shadow queue's, oldest at the read pointer
       words_ptrs:    assert (sh_wr == PW'(sh_rd + n_q[PW-1:0]));

@@ -63,6 +63,7 @@ module xlate_unit_props #(
   logic [63:0]                 u_va;
   logic [31:0]                 u_wdata;
 
+  logic unused_inv_ok;  // no event queue here: no verdict read
   xlate_unit #(.MPT_ENTRIES(MPT_ENTRIES), .MTT_ENTRIES(MTT_ENTRIES)) dut (
     .clk_i, .rst_ni, .req_valid_i, .req_ready_o, .req_tag_i, .req_rights_i, .req_remote_i,
     .req_key_i(u_key), .req_pd_i(u_pd), .req_len_i(u_len), .req_va_i(u_va),
@@ -71,7 +72,7 @@ module xlate_unit_props #(
     .fence_wait_o,
     // no evt POP: fwp FAST_REG's bank stays empty, so FAST_REG is refused
     // whole (BAD_OP, BAD_INDEX) and every table write below is WRITE_*'s
-    .evt_pop_i(1'b0), .evt_pop_slot_i(`HCA_EVT_POP_SLOT_W'(0)), .evt_pop_evt_i(`HCA_FW_EVENT_W'(0))
+    .evt_pop_i(1'b0), .evt_pop_slot_i(`HCA_EVT_POP_SLOT_W'(0)), .evt_pop_evt_i(`HCA_FW_EVENT_W'(0)), .inv_ok_o(unused_inv_ok)
   );
 
   // Narrowing (DW > 0): the unit is unchanged, but what reaches it is cut

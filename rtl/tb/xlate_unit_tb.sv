@@ -21,6 +21,7 @@ module xlate_unit_tb;
   // ---------------------------------------------------------------- DUT
   logic        clk = 1'b0;
   logic        rst_n = 1'b0;
+  logic        unused_inv_ok;  // no event queue here: no verdict read
   logic        req_valid = 1'b0, req_ready;
   logic [7:0]  req_tag = '0;
   logic [3:0]  req_rights = '0;
@@ -70,7 +71,8 @@ module xlate_unit_tb;
     .fence_wait_o (),
     .evt_pop_i    (1'b0),  // no event queue here: fwp FAST_REG's bank stays empty
     .evt_pop_slot_i (`HCA_EVT_POP_SLOT_W'(0)),
-    .evt_pop_evt_i  (`HCA_FW_EVENT_W'(0))
+    .evt_pop_evt_i  (`HCA_FW_EVENT_W'(0)),
+    .inv_ok_o       (unused_inv_ok)
   );
 
   // ---------------------------------------------------------------- options

@@ -3,6 +3,8 @@
 
 #include "hca_abi.h"
 
+_Static_assert(HCA_EVT_KEY_WORD + 1 == HCA_EVT_INV_WORDS, "key is the short read's last word");
+
 static hca_fseq_entry_t *fseq_entry(const hca_fseq_t *s, const hca_fseq_port_t *p, uint32_t i)
 {
     return (hca_fseq_entry_t *)(p->ram + (s->prog - HCA_FW_RAM_BASE) + 8u * i);
@@ -22,6 +24,8 @@ int hca_fseq_run(hca_fseq_t *s, uint32_t count)
         return 0;
     s->count = count;
     s->pc = s->polls = s->word = 0;
+    s->evts = 0;
+    s->trusted = 0;
     const uint64_t end = (uint64_t)s->prog + 8ull * count;
     if (count == 0 || count > HCA_FSEQ_MAX_OPS || (s->prog & 7u) || s->prog < HCA_FW_RAM_BASE ||
         end > (uint64_t)HCA_FW_RAM_BASE + HCA_FW_RAM_SIZE) {
@@ -54,6 +58,28 @@ static int fseq_ram_kind(uint32_t kind)
 static uint32_t fseq_evt_words(uint32_t w, uint32_t arg)
 {
     return hca_evt_reads_short(w) && arg > HCA_EVT_INV_WORDS ? HCA_EVT_INV_WORDS : arg;
+}
+
+/* The entry's next word to access (s->word), or 0 when it has none left.
+ * A READ_EVT of an invalidation whose hdr has inv_ok reads its key next and
+ * its pd only if the key's index makes the verdict stale (the bit cleared):
+ * the firmware decides a trusted one without its pd. */
+static int fseq_next_word(hca_fseq_t *s, const uint32_t *ram)
+{
+    if (s->trusted) {
+        _Static_assert(HCA_EVT_INV_WORDS == 3 && HCA_EVT_KEY_WORD == 2, "hdr, pd, key");
+        if (s->word == 0) {
+            s->word = HCA_EVT_KEY_WORD;
+            return 1;
+        }
+        if (s->word == HCA_EVT_KEY_WORD && !(ram[0] >> HCA_FW_EVENT_INV_OK_LSB & 1u)) {
+            s->word = 1; /* the pd after all */
+            return 1;
+        }
+        s->trusted = 0; /* the key, or the pd after it: the last */
+        return 0;
+    }
+    return ++s->word < s->words;
 }
 
 /* One device cycle of the sequencer, after the engine's: take the answer of
@@ -97,9 +123,13 @@ unsigned hca_fseq_tick(hca_fseq_t *s, const hca_fseq_port_t *p, int core_posted)
                     return answered;
                 }
                 s->words = fseq_evt_words(v, arg);
+                s->trusted = s->words == HCA_EVT_INV_WORDS && (v >> HCA_FW_EVENT_INV_OK_LSB & 1u) &&
+                             hca_evt_kind_invalidates(v >> HCA_FW_EVENT_KIND_LSB & ((1u << HCA_FW_EVENT_KIND_WIDTH) - 1u));
+            } else if (kind == HCA_FSEQ_KIND_READ_EVT && s->word == HCA_EVT_KEY_WORD) {
+                hca_fseq_evt_key(s->evt_idx, &s->evts, HCA_FSEQ_MAX_OPS, ram);
             }
         }
-        if (ram && ++s->word < s->words)
+        if (ram && fseq_next_word(s, ram))
             goto post; /* the entry's next word */
         s->polls = s->word = 0;
         if (++s->pc == s->count) {
