@@ -103,6 +103,7 @@ typedef struct rs_pf {
     int rtag_pf, ans, live, mine, hit, drop, take, fetch_ans, wqe_take, wqe_err, alloc, offer, go;
     int byp, miss, yield, new_rd; /* the entry's answer taken in S_PWAIT; the miss read; the yield */
     int hasnx;                    /* the other entry holds sq_ci + 1 (read or on its way) */
+    int next;                     /* the claim's read of sq_ci + 1 */
     uint16_t nidx;                /* the index the new read fetches */
 } rs_pf_t;
 
@@ -158,9 +159,12 @@ static void rs_prefetch(const hca_req_send_t *m, const hca_req_send_io_t *io, rs
     p->alloc = held && !reset && pf_free && rd_free &&
                (p->hasnx ? (!pend || p->byp) && posted >= 3 : !pendn && posted >= 2);
     p->miss = ctx && !reset && !p->hit && !m->pf_req && !pend && rd_free; /* not by go: the yield */
-    p->new_rd = p->alloc || p->miss;
-    p->nent = (p->miss || p->hasnx) ? p->pe : p->pn;
-    p->nidx = p->miss ? io->sq_ci : (uint16_t)(m->sq_ci + (p->hasnx ? 2u : 1u));
+    /* the claim's read of sq_ci + 1 */
+    p->next = ctx && !reset && p->hit && !io->sched_valid && !m->pf_req && !pendn && rd_free && (uint16_t)(io->sq_pi - io->sq_ci) >= 2 &&
+              !((m->pf_val >> p->pn & 1u) && m->pf_qpn[p->pn] == m->qpn && m->pf_idx[p->pn] == (uint16_t)(io->sq_ci + 1u));
+    p->new_rd = p->alloc || p->miss || p->next;
+    p->nent = (p->miss || (!p->next && p->hasnx)) ? p->pe : p->pn;
+    p->nidx = ctx ? (uint16_t)(io->sq_ci + (p->next ? 1u : 0u)) : (uint16_t)(m->sq_ci + (p->hasnx ? 2u : 1u));
     /* the yield: waiting on the entry's read, or at the claim with no read to start */
     p->yield = ((m->state == S_PWAIT && !(m->pf_val >> p->pe & 1u) && !p->byp && pend &&
                  !(m->pf_dead >> p->pe & 1u) && !m->err_state) ||

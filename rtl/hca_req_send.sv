@@ -429,7 +429,7 @@ module hca_req_send #(
   logic [RDW-1:0] ps, fs;
   logic           pf_mine, pf_hit, pf_live, pf_drop, pf_take, pf_ans, rtag_pf, rd_free;
   logic           pf_offer, pf_go, pf_alloc, wqe_take, wqe_err, fetch_ans;
-  logic           pf_byp, pf_miss, pf_yield, pf_new, pf_hasnx, pf_free;
+  logic           pf_byp, pf_miss, pf_yield, pf_new, pf_hasnx, pf_free, pf_next;
   logic           ci0;
   logic [15:0]    pf_nidx;
   logic [63:0]    pf_naddr;
@@ -489,11 +489,17 @@ module hca_req_send #(
   // context's fields straight from the read port: latched only now); not
   // by pf_go: the yield it decides is a release, fed back the same cycle
   assign pf_miss  = state_q == S_CTX && !ctx_reset && !pf_hit && !pf_req_q && !pf_pend_q[pe] && rd_free;
-  assign pf_new   = pf_alloc || pf_miss;
-  assign pf_nent  = (pf_miss || pf_hasnx) ? pe : pn;
-  assign pf_nidx  = pf_miss ? sq_ci_i : 16'(sq_ci_q + (pf_hasnx ? 16'd2 : 16'd1));
-  assign pf_naddr = pf_miss ? wqe_addr(`HCA_QP_CTX_SQ_BASE(qpc_i), `HCA_QP_CTX_SQ_LOG(qpc_i), sq_ci_i)
-                            : wqe_addr(sq_base_q, sq_log_q, pf_nidx);
+  // the claim's read of sq_ci + 1: a hit, sq_ci + 1 posted, not in the other
+  // entry (read or on its way), no read of that entry out
+  assign pf_next  = state_q == S_CTX && !ctx_reset && pf_hit && !sched_valid_i && !pf_req_q && !pf_pend_q[pn] && rd_free &&
+                    16'(sq_pi_i - sq_ci_i) >= 16'd2 &&
+                    !(pf_val_q[pn] && pf_qpn_m[pn] == qpn_q && pf_idx_m[pn] == 16'(sq_ci_i + 16'd1));
+  assign pf_new   = pf_alloc || pf_miss || pf_next;
+  assign pf_nent  = (pf_miss || (!pf_next && pf_hasnx)) ? pe : pn;
+  assign pf_nidx  = (state_q == S_CTX) ? 16'(sq_ci_i + (pf_next ? 16'd1 : 16'd0))
+                                       : 16'(sq_ci_q + (pf_hasnx ? 16'd2 : 16'd1));
+  assign pf_naddr = (state_q == S_CTX) ? wqe_addr(`HCA_QP_CTX_SQ_BASE(qpc_i), `HCA_QP_CTX_SQ_LOG(qpc_i), pf_nidx)
+                                       : wqe_addr(sq_base_q, sq_log_q, pf_nidx);
   // the yield, another QP offered: waiting on the entry's read; or at the
   // claim, no hit and no miss read to start (every read slot out: the QP is
   // queued again rather than holding the engine for a blocking fetch)
