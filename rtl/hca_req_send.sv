@@ -10,7 +10,8 @@
 //
 //   S_IDLE    claim the scheduled QP; its context is read
 //   S_CTX     latch the context fields used below; no WQE of the QP in
-//             the prefetch buffer: start its read there (the miss read)
+//             the prefetch buffer: start its read there (the miss read),
+//             or with no read slot free and another QP offered, yield
 //   S_FETCH   READ_DATA 128 bytes at sq_base + (sq_ci mod 2^sq_log) * 128
 //   S_FWAIT   the WQE (or a bus error: LOC_ACCESS_ERR, wr_id 0)
 //   S_PWAIT   the WQE at sq_ci was prefetched (below): take it from the
@@ -83,9 +84,12 @@
 // (an RNR retry), by any WRITE_QPC of a QP of its entries (RESET,
 // reconnect: a pending read's answer is then discarded), and never
 // allocated for a QP already reset.
-// A claim that finds no WQE in the buffer reads its WQE at sq_ci the same
-// way (the miss read, allocated at S_CTX, when the entry and a read slot
-// are free; else the blocking fetch, S_FETCH). Waiting in S_PWAIT for a
+// A claim that hits its entry reads sq_ci + 1 ahead too when no other QP
+// waits for the engine (with others waiting the slot is left to their miss
+// reads). A claim that finds no WQE in the buffer reads its WQE at sq_ci
+// the same way (the miss read, allocated at S_CTX, when the entry and a
+// read slot are free; else it yields as below, another QP offered, or
+// with none the blocking fetch, S_FETCH). Waiting in S_PWAIT for a
 // read still out, the engine yields to another QP the scheduler offers: it
 // releases this one idle (it is queued again behind the others, its read
 // going on) — only a QP claimed from idle (sched_fresh_i: no message of it
