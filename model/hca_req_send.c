@@ -154,7 +154,7 @@ static void rs_prefetch(const hca_req_send_t *m, const hca_req_send_io_t *io, rs
     const int pf_free = !m->pf_req || p->go, rd_free = m->rd_out != 0xffu;
     p->hasnx = m->pf_qpn[p->pn] == m->qpn && m->pf_idx[p->pn] == (uint16_t)(m->sq_ci + 1u) &&
                ((m->pf_val >> p->pn & 1u) || (pendn && !(m->pf_dead >> p->pn & 1u)));
-    const uint16_t posted = (uint16_t)(m->sq_pi - m->sq_ci);
+    const uint16_t posted = (uint16_t)(io->sq_pi - m->sq_ci); /* the read port's now, not the claim's */
     const int held = (p->wqe_take && !p->wqe_err) || m->state == S_DECODE || m->state == S_EVT;
     p->alloc = held && !reset && pf_free && rd_free &&
                (p->hasnx ? (!pend || p->byp) && posted >= 3 : !pendn && posted >= 2);
@@ -732,7 +732,6 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
         m->rqpn = (uint16_t)q->remote_qpn;
         m->cqn = (uint16_t)hca_qp_ctx_get_send_cqn(q);
         m->sq_ci = io->sq_ci;
-        m->sq_pi = io->sq_pi;
         m->err_state = hca_qp_ctx_get_state(q) == HCA_QP_STATE_ERROR;
     }
     /* prefetch entries: answer, drop at a claim, take, allocation, kill */

@@ -151,7 +151,7 @@ typedef struct hca_req_send {
     uint64_t sq_base;
     uint8_t sq_log, mtu_log;
     uint32_t pd;
-    uint16_t rqpn, cqn, sq_ci, sq_pi;
+    uint16_t rqpn, cqn, sq_ci;
     uint8_t err_state;
     uint8_t fresh;       /**< fresh_q: claimed with sched_fresh */
     uint8_t gone;        /**< gone_q: the QP was in RESET at some cycle since its claim */

@@ -218,7 +218,7 @@ module hca_req_send #(
   logic [63:0]   sq_base_q;
   logic [3:0]    sq_log_q, mtu_log_q;
   logic [23:0]   pd_q;
-  logic [15:0]   rqpn_q, cqn_q, sq_ci_q, sq_pi_q;
+  logic [15:0]   rqpn_q, cqn_q, sq_ci_q;
   logic          err_state_q;
   logic          fresh_q;             // claimed with sched_fresh_i
 
@@ -479,16 +479,17 @@ module hca_req_send #(
   // The read-ahead keeps two WQEs per QP. From the take of index i (the
   // take's cycle, S_DECODE, S_EVT: the QP held, one read allocated a cycle):
   // i+1 into the other entry unless it holds i+1 (read or on its way), then
-  // i+2 into the entry just taken; each only if posted (sq_pi latched at the
-  // claim), its entry's read not out, a read slot free and no prefetch
+  // i+2 into the entry just taken; each only if posted (sq_pi as the read
+  // port has it now: a doorbell rung since the claim counts), its entry's
+  // read not out, a read slot free and no prefetch
   // waiting to issue (or it issues now); not for a QP reset since its claim.
   assign pf_free  = !pf_req_q || pf_go;
   assign pf_hasnx = pf_qpn_m[pn] == qpn_q && pf_idx_m[pn] == 16'(sq_ci_q + 16'd1) &&
                     (pf_val_q[pn] || (pf_pend_q[pn] && !pf_dead_q[pn]));
   assign pf_alloc = ((wqe_take && !wqe_err) || state_q == S_DECODE || state_q == S_EVT) &&
                     !ctx_reset && pf_free && rd_free &&
-                    (pf_hasnx ? (!pf_pend_q[pe] || pf_byp) && 16'(sq_pi_q - sq_ci_q) >= 16'd3
-                              : !pf_pend_q[pn] && 16'(sq_pi_q - sq_ci_q) >= 16'd2);
+                    (pf_hasnx ? (!pf_pend_q[pe] || pf_byp) && 16'(sq_pi_i - sq_ci_q) >= 16'd3
+                              : !pf_pend_q[pn] && 16'(sq_pi_i - sq_ci_q) >= 16'd2);
   // the miss read: at the claim, no live entry of this QP at sq_ci (the
   // context's fields straight from the read port: latched only now); not
   // by pf_go: the yield it decides is a release, fed back the same cycle
@@ -994,7 +995,6 @@ module hca_req_send #(
       rqpn_q      <= qpc_i[`HCA_QP_CTX_REMOTE_QPN_LSB +: 16];
       cqn_q       <= `HCA_QP_CTX_SEND_CQN(qpc_i);
       sq_ci_q     <= sq_ci_i;
-      sq_pi_q     <= sq_pi_i;
       err_state_q <= `HCA_QP_CTX_STATE(qpc_i) == `HCA_QP_STATE_ERROR;
     end
     if (pf_new) begin
