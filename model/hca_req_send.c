@@ -160,8 +160,10 @@ static void rs_prefetch(const hca_req_send_t *m, const hca_req_send_io_t *io, rs
                (p->hasnx ? (!pend || p->byp) && posted >= 3 : !pendn && posted >= 2);
     p->miss = ctx && !reset && !p->hit && !m->pf_req && !pend && rd_free; /* not by go: the yield */
     /* the claim's read of sq_ci + 1 */
-    p->next = ctx && !reset && p->hit && !io->sched_valid && !m->pf_req && !pendn && rd_free && (uint16_t)(io->sq_pi - io->sq_ci) >= 2 &&
-              !((m->pf_val >> p->pn & 1u) && m->pf_qpn[p->pn] == m->qpn && m->pf_idx[p->pn] == (uint16_t)(io->sq_ci + 1u));
+    p->next = ctx && !reset && p->hit && !io->sched_valid && !m->pf_req && !pendn && rd_free &&
+              (uint16_t)(io->sq_pi - io->sq_ci) >= 2 &&
+              !((m->pf_val >> p->pn & 1u) && m->pf_qpn[p->pn] == m->qpn &&
+                m->pf_idx[p->pn] == (uint16_t)(io->sq_ci + 1u));
     p->new_rd = p->alloc || p->miss || p->next;
     p->nent = (p->miss || (!p->next && p->hasnx)) ? p->pe : p->pn;
     p->nidx = ctx ? (uint16_t)(io->sq_ci + (p->next ? 1u : 0u)) : (uint16_t)(m->sq_ci + (p->hasnx ? 2u : 1u));

@@ -494,10 +494,11 @@ module hca_req_send #(
   // context's fields straight from the read port: latched only now); not
   // by pf_go: the yield it decides is a release, fed back the same cycle
   assign pf_miss  = state_q == S_CTX && !ctx_reset && !pf_hit && !pf_req_q && !pf_pend_q[pe] && rd_free;
-  // the claim's read of sq_ci + 1: a hit, sq_ci + 1 posted, not in the other
-  // entry (read or on its way), no read of that entry out
-  assign pf_next  = state_q == S_CTX && !ctx_reset && pf_hit && !sched_valid_i && !pf_req_q && !pf_pend_q[pn] && rd_free &&
-                    16'(sq_pi_i - sq_ci_i) >= 16'd2 &&
+  // the claim's read of sq_ci + 1: a hit, no other QP offered (a read slot
+  // taken now could be the one its miss read needs), sq_ci + 1 posted and
+  // not in the other entry (read or on its way), no read of that entry out
+  assign pf_next  = state_q == S_CTX && !ctx_reset && pf_hit && !sched_valid_i && !pf_req_q && !pf_pend_q[pn] &&
+                    rd_free && 16'(sq_pi_i - sq_ci_i) >= 16'd2 &&
                     !(pf_val_q[pn] && pf_qpn_m[pn] == qpn_q && pf_idx_m[pn] == 16'(sq_ci_i + 16'd1));
   assign pf_new   = pf_alloc || pf_miss || pf_next;
   assign pf_nent  = (pf_miss || (!pf_next && pf_hasnx)) ? pe : pn;
