@@ -99,10 +99,19 @@ static void rs_decode(const hca_req_send_t *m, rs_dec_t *d)
 
 /* The WQE prefetch's wires (rtl/hca_req_send.sv "prefetch"). */
 typedef struct rs_pf {
-    unsigned pe, pa, pk, ps, fs;
+    unsigned pe, pn, pa, pk, ps, fs, nent; /* pk: the kill's even entry (pk | 1 the odd) */
     int rtag_pf, ans, live, mine, hit, drop, take, fetch_ans, wqe_take, wqe_err, alloc, offer, go;
     int byp, miss, yield, new_rd; /* the entry's answer taken in S_PWAIT; the miss read; the yield */
+    int hasnx;                    /* the other entry holds sq_ci + 1 (read or on its way) */
+    int next;                     /* the claim's read of sq_ci + 1 */
+    uint16_t nidx;                /* the index the new read fetches */
 } rs_pf_t;
+
+/* A QP's entry for SQ index idx: {qpn, idx bit 0} mod PFN (the RTL's pe, pn). */
+static inline unsigned rs_pf_ent(unsigned qpn, unsigned idx)
+{
+    return (qpn << 1 | (idx & 1u)) & (RS_PFN - 1u);
+}
 
 static inline int rs_ctx_reset(const hca_req_send_t *m, const hca_req_send_io_t *io);
 
@@ -117,8 +126,11 @@ static void rs_prefetch(const hca_req_send_t *m, const hca_req_send_io_t *io, rs
 {
     const unsigned rtag = hca_dma_rsp_get_rtag(&io->dma_rsp);
     const int reset = rs_ctx_reset(m, io);
-    p->pe = m->qpn & (RS_PFN - 1u);
-    p->pk = io->pf_kill_qpn & (RS_PFN - 1u);
+    const int ctx = m->state == S_CTX;
+    const uint16_t ci = ctx ? io->sq_ci : m->sq_ci; /* the read port's at the claim, then latched */
+    p->pe = rs_pf_ent(m->qpn, ci);
+    p->pn = p->pe ^ 1u;
+    p->pk = rs_pf_ent(io->pf_kill_qpn, 0);
     p->ps = rtag & 7u;
     p->pa = m->rd_ent[p->ps];
     p->fs = m->rd_out == 0xffu ? 7u : (unsigned)__builtin_ctz(~(unsigned)m->rd_out); /* the lowest free slot */
@@ -134,14 +146,32 @@ static void rs_prefetch(const hca_req_send_t *m, const hca_req_send_io_t *io, rs
     p->wqe_take = p->fetch_ans || p->take || p->byp;
     p->wqe_err = p->take ? (int)(m->pf_err >> p->pe & 1u) : (int)hca_dma_rsp_get_err(&io->dma_rsp);
     const int pend = (int)(m->pf_pend >> p->pe & 1u);
-    p->alloc = p->wqe_take && !p->wqe_err && !reset && !m->pf_req && (!pend || p->byp) &&
-               m->rd_out != 0xffu && (uint16_t)(m->sq_pi - m->sq_ci) >= 2;
-    p->miss = m->state == S_CTX && !reset && !p->hit && !m->pf_req && !pend && m->rd_out != 0xffu;
-    p->new_rd = p->alloc || p->miss;
-    p->yield = m->state == S_PWAIT && !(m->pf_val >> p->pe & 1u) && !p->byp && pend &&
-               !(m->pf_dead >> p->pe & 1u) && io->sched_valid && m->fresh && !m->err_state && !reset;
+    const int pendn = (int)(m->pf_pend >> p->pn & 1u);
     p->offer = rs_pf_offer(m);
     p->go = p->offer && io->dma_req_ready;
+    /* two WQEs ahead per QP (rtl "The read-ahead keeps two WQEs per QP"):
+     * from the take (its cycle, S_DECODE, S_EVT) i+1, then i+2 */
+    const int pf_free = !m->pf_req || p->go, rd_free = m->rd_out != 0xffu;
+    p->hasnx = m->pf_qpn[p->pn] == m->qpn && m->pf_idx[p->pn] == (uint16_t)(m->sq_ci + 1u) &&
+               ((m->pf_val >> p->pn & 1u) || (pendn && !(m->pf_dead >> p->pn & 1u)));
+    const uint16_t posted = (uint16_t)(io->sq_pi - m->sq_ci); /* the read port's now, not the claim's */
+    const int held = (p->wqe_take && !p->wqe_err) || m->state == S_DECODE || m->state == S_EVT;
+    p->alloc = held && !reset && pf_free && rd_free &&
+               (p->hasnx ? (!pend || p->byp) && posted >= 3 : !pendn && posted >= 2);
+    p->miss = ctx && !reset && !p->hit && !m->pf_req && !pend && rd_free; /* not by go: the yield */
+    /* the claim's read of sq_ci + 1 */
+    p->next = ctx && !reset && p->hit && !io->sched_valid && !m->pf_req && !pendn && rd_free &&
+              (uint16_t)(io->sq_pi - io->sq_ci) >= 2 &&
+              !((m->pf_val >> p->pn & 1u) && m->pf_qpn[p->pn] == m->qpn &&
+                m->pf_idx[p->pn] == (uint16_t)(io->sq_ci + 1u));
+    p->new_rd = p->alloc || p->miss || p->next;
+    p->nent = (p->miss || (!p->next && p->hasnx)) ? p->pe : p->pn;
+    p->nidx = ctx ? (uint16_t)(io->sq_ci + (p->next ? 1u : 0u)) : (uint16_t)(m->sq_ci + (p->hasnx ? 2u : 1u));
+    /* the yield: waiting on the entry's read, or at the claim with no read to start */
+    p->yield = ((m->state == S_PWAIT && !(m->pf_val >> p->pe & 1u) && !p->byp && pend &&
+                 !(m->pf_dead >> p->pe & 1u) && !m->err_state) ||
+                (ctx && !p->hit && !p->miss && hca_qp_ctx_get_state(&io->qpc) != HCA_QP_STATE_ERROR)) &&
+               io->sched_valid && m->fresh && !reset;
 }
 
 /* A tag is free for the gathering chunk's next post. */
@@ -255,7 +285,7 @@ static void rs_step(const hca_req_send_t *m, const hca_req_send_io_t *io, const 
         break;
     case S_CTX:
         /* RESET: nothing to serve (a WRITE_QPC raced the scheduler). */
-        n->state = reset ? S_IDLE : (p->hit || p->miss) ? S_PWAIT : S_FETCH;
+        n->state = reset ? S_IDLE : (p->hit || p->miss) ? S_PWAIT : p->yield ? S_IDLE : S_FETCH;
         break;
     case S_FETCH:
         if (reset)
@@ -582,7 +612,7 @@ void hca_req_send_comb(const hca_req_send_t *m, hca_req_send_io_t *io, uint64_t 
     io->rel_rnr = (uint8_t)rs_rel_rnr(m, reset);
     io->rnr_timer = io->qpc.rnr_timer;
     io->rel_valid = io->rel_inflight || io->rel_rnr || (state == S_FINISH && (io->fin_ready || reset)) || (state == S_CTX && reset);
-    if (state == S_PWAIT && io->sched_valid) { /* the yield */
+    if ((state == S_PWAIT || state == S_CTX) && io->sched_valid) { /* the yield */
         rs_pf_t p;
         rs_prefetch(m, io, &p);
         io->rel_valid = io->rel_valid || p.yield;
@@ -655,7 +685,7 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
     rs_pf_t p;
     rs_prefetch(m, io, &p);
     if (m->state == S_IDLE && !io->sched_valid && !m->pf_req && !p.ans &&
-        !(io->pf_kill && ((m->pf_val | m->pf_pend) >> p.pk & 1u)))
+        !(io->pf_kill && ((m->pf_val | m->pf_pend) >> p.pk & 3u)))
         return; /* idle: nothing latches, the mover is idle too */
 
     rs_next_t n;
@@ -704,12 +734,11 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
         m->rqpn = (uint16_t)q->remote_qpn;
         m->cqn = (uint16_t)hca_qp_ctx_get_send_cqn(q);
         m->sq_ci = io->sq_ci;
-        m->sq_pi = io->sq_pi;
         m->err_state = hca_qp_ctx_get_state(q) == HCA_QP_STATE_ERROR;
     }
     /* prefetch entries: answer, drop at a claim, take, allocation, kill */
     {
-        const unsigned pe = p.pe, pa = p.pa, pk = p.pk;
+        const unsigned pe = p.pe, pa = p.pa, pk = p.pk, ne = p.nent;
         uint32_t val = m->pf_val, pend = m->pf_pend, dead = m->pf_dead;
         unsigned rd = m->rd_out;
         if (p.ans) {
@@ -726,27 +755,27 @@ void hca_req_send_edge(hca_req_send_t *m, const hca_req_send_io_t *io, uint64_t 
             val &= ~(1u << pe);
         if (p.new_rd) {
             rd |= 1u << p.fs;
-            pend |= 1u << pe;
-            dead &= ~(1u << pe);
-            val &= ~(1u << pe);
+            pend |= 1u << ne;
+            dead &= ~(1u << ne);
+            val &= ~(1u << ne);
         }
-        if (io->pf_kill) {
-            val &= ~(1u << pk);
-            dead = (dead & ~(1u << pk)) | (pend & 1u << pk);
+        if (io->pf_kill) { /* both entries of the number */
+            val &= ~(3u << pk);
+            dead = (dead & ~(3u << pk)) | (pend & 3u << pk);
         }
         m->pf_held = (uint8_t)(p.offer && !io->dma_req_ready);
         m->pf_req = (uint8_t)(p.new_rd || (m->pf_req && !p.go));
         if (p.new_rd) {
-            /* the miss read: sq_ci and the context straight from the read port */
-            const uint16_t nx = p.miss ? io->sq_ci : (uint16_t)(m->sq_ci + 1u);
-            const uint64_t base = p.miss ? io->qpc.sq_base : m->sq_base;
-            const unsigned lg = p.miss ? hca_qp_ctx_get_sq_log(&io->qpc) : m->sq_log;
-            m->pf_ent = (uint8_t)pe;
+            /* at the claim: the context straight from the read port */
+            const int ctx = m->state == S_CTX;
+            const uint64_t base = ctx ? io->qpc.sq_base : m->sq_base;
+            const unsigned lg = ctx ? hca_qp_ctx_get_sq_log(&io->qpc) : m->sq_log;
+            m->pf_ent = (uint8_t)ne;
             m->pf_slot = (uint8_t)p.fs;
-            m->rd_ent[p.fs] = (uint8_t)pe;
-            m->pf_addr = rs_wqe_addr(base, lg, nx);
-            m->pf_qpn[pe] = m->qpn;
-            m->pf_idx[pe] = nx;
+            m->rd_ent[p.fs] = (uint8_t)ne;
+            m->pf_addr = rs_wqe_addr(base, lg, p.nidx);
+            m->pf_qpn[ne] = m->qpn;
+            m->pf_idx[ne] = p.nidx;
         }
         m->pf_val = val;
         m->pf_pend = pend;
@@ -807,7 +836,7 @@ uint64_t hca_req_send_quiet_until(const hca_req_send_t *m, uint64_t now)
     case S_FWAIT: /* waits for dma_rsp_valid */
         return UINT64_MAX;
     case S_PWAIT: /* waits for the entry's answer, unless it is there or dropped */
-        return ((m->pf_pend & ~m->pf_dead) >> (m->qpn & (RS_PFN - 1u)) & 1u) ? UINT64_MAX : now + 1;
+        return ((m->pf_pend & ~m->pf_dead) >> rs_pf_ent(m->qpn, m->sq_ci) & 1u) ? UINT64_MAX : now + 1;
     case S_HOLD:
     case S_TXWAIT: /* the pending packet waits for its answers: only dma_rsp_valid moves it (an
                     * answer's err, berr, and the requester's nak input, rs_stop, would) */

@@ -1,6 +1,6 @@
 /* hca_req_send.h — C model of rtl/hca_req_send.sv, the requester's send
  * engine: claim a scheduled QP, fetch (or take the prefetched) + decode its
- * WQE at sq_ci, read the next posted WQE ahead, pre-check
+ * WQE at sq_ci, read the next two posted WQEs ahead, pre-check
  * its SGEs, gather and send the message, then park it (in flight) or
  * complete it here. Instantiates hca_sge_mover (member mv).
  *
@@ -11,7 +11,7 @@
  *   rel_inflight     <- tx_ready, nak (S_TX); evt_ready (S_EVT)
  *   rel_valid        <- tx_ready, nak (S_TX); evt_ready (S_EVT);
  *                       fin_ready (S_FINISH); qpc.state (S_CTX, S_FREE);
- *                       sched_valid, dma_rsp, qpc.state (S_PWAIT: the yield)
+ *                       sched_valid, dma_rsp, qpc.state (S_PWAIT, S_CTX: the yield)
  *   rel_rnr          <- qpc.state (S_FREE)
  *   rnr_timer        <- qpc.rnr_timer
  *   alloc_ready      <- nak (S_ALLOC)
@@ -151,7 +151,7 @@ typedef struct hca_req_send {
     uint64_t sq_base;
     uint8_t sq_log, mtu_log;
     uint32_t pd;
-    uint16_t rqpn, cqn, sq_ci, sq_pi;
+    uint16_t rqpn, cqn, sq_ci;
     uint8_t err_state;
     uint8_t fresh;       /**< fresh_q: claimed with sched_fresh */
     uint8_t gone;        /**< gone_q: the QP was in RESET at some cycle since its claim */

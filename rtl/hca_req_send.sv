@@ -10,7 +10,8 @@
 //
 //   S_IDLE    claim the scheduled QP; its context is read
 //   S_CTX     latch the context fields used below; no WQE of the QP in
-//             the prefetch buffer: start its read there (the miss read)
+//             the prefetch buffer: start its read there (the miss read),
+//             or with no read slot free and another QP offered, yield
 //   S_FETCH   READ_DATA 128 bytes at sq_base + (sq_ci mod 2^sq_log) * 128
 //   S_FWAIT   the WQE (or a bus error: LOC_ACCESS_ERR, wr_id 0)
 //   S_PWAIT   the WQE at sq_ci was prefetched (below): take it from the
@@ -65,21 +66,30 @@
 // decode, nothing sent (silently skipping the invalidation the consumer
 // asked for would be worse).
 //
-// WQE prefetch: taking the WQE at sq_ci while sq_pi says the one at
-// sq_ci + 1 is posted too, the engine reads that one ahead into a small
-// direct-mapped buffer (PFN entries, entry = qpn mod PFN; tag qpn, index),
-// one READ_DATA through one of RDN read slots (tag {0000_1, slot}: the
-// DMA tags and the DRAIN's sources are few, the entries many), offered
-// when the port is free (it then has the port until taken); none while
+// WQE prefetch: the engine reads each QP's posted WQEs up to two ahead into
+// a small direct-mapped buffer (PFN entries, entry = {qpn, index bit 0} mod
+// PFN: two per QP, PFN/2 QPs; tag qpn, index). Having taken the WQE at i
+// (and for two cycles more, while it holds the QP) it reads i+1 into the
+// other entry unless that holds it (read or on its way), then i+2 into the
+// entry just taken. Two reads ahead per QP keep a QP's WR period near half
+// a read round trip.
+// Each is one READ_DATA through one of RDN read slots (tag {0000_1, slot}:
+// the DMA tags and the DRAIN's sources are few, the entries many), offered
+// when the port is free (it then has the port until taken); one allocated
+// a cycle (the cycle the one before issues, at the earliest), none while
 // every slot's read is out. The QP's next claim at that index
 // takes the WQE from the entry instead of a host read round trip. A posted
 // WQE is not rewritten before its completion, so the copy is exact; an
-// entry is dropped when its QP is claimed at another index (an RNR retry),
-// by any WRITE_QPC of a QP of its entry (RESET, reconnect: a pending read's
-// answer is then discarded), and never allocated for a QP already reset.
-// A claim that finds no WQE in the buffer reads its WQE at sq_ci the same
-// way (the miss read, allocated at S_CTX, when the entry and a read slot
-// are free; else the blocking fetch, S_FETCH). Waiting in S_PWAIT for a
+// entry is dropped when its QP is claimed at another index of its parity
+// (an RNR retry), by any WRITE_QPC of a QP of its entries (RESET,
+// reconnect: a pending read's answer is then discarded), and never
+// allocated for a QP already reset.
+// A claim that hits its entry reads sq_ci + 1 ahead too when no other QP
+// waits for the engine (with others waiting the slot is left to their miss
+// reads). A claim that finds no WQE in the buffer reads its WQE at sq_ci
+// the same way (the miss read, allocated at S_CTX, when the entry and a
+// read slot are free; else it yields as below, another QP offered, or
+// with none the blocking fetch, S_FETCH). Waiting in S_PWAIT for a
 // read still out, the engine yields to another QP the scheduler offers: it
 // releases this one idle (it is queued again behind the others, its read
 // going on) — only a QP claimed from idle (sched_fresh_i: no message of it
@@ -208,7 +218,7 @@ module hca_req_send #(
   logic [63:0]   sq_base_q;
   logic [3:0]    sq_log_q, mtu_log_q;
   logic [23:0]   pd_q;
-  logic [15:0]   rqpn_q, cqn_q, sq_ci_q, sq_pi_q;
+  logic [15:0]   rqpn_q, cqn_q, sq_ci_q;
   logic          err_state_q;
   logic          fresh_q;             // claimed with sched_fresh_i
 
@@ -419,16 +429,22 @@ module hca_req_send #(
   // pe: the claimed QP's entry. A hit at the claim (S_CTX): the entry is the
   // QP's, for sq_ci, valid or pending and live. An answer with tag
   // {0000_01, entry} fills its entry (tag bit 4 clear: not a posted gather).
-  logic [PFW-1:0] pe, pa, pk;
+  logic [PFW-1:0] pe, pn, pa, pk0, pk1, pf_nent;
   logic [RDW-1:0] ps, fs;
   logic           pf_mine, pf_hit, pf_live, pf_drop, pf_take, pf_ans, rtag_pf, rd_free;
   logic           pf_offer, pf_go, pf_alloc, wqe_take, wqe_err, fetch_ans;
-  logic           pf_byp, pf_miss, pf_yield, pf_new;
+  logic           pf_byp, pf_miss, pf_yield, pf_new, pf_hasnx, pf_free, pf_next;
+  logic           ci0;
   logic [15:0]    pf_nidx;
   logic [63:0]    pf_naddr;
   logic [WQE_W-1:0] wqe_in;
-  assign pe       = PFW'(qpn_q);
-  assign pk       = PFW'(pf_kill_qpn_i);
+  // a QP's two entries: {qpn, index bit 0} mod PFN (pe the WQE at sq_ci,
+  // pn the one after it); sq_ci is the read port's at the claim, then latched
+  assign ci0      = (state_q == S_CTX) ? sq_ci_i[0] : sq_ci_q[0];
+  assign pe       = PFW'({qpn_q, ci0});
+  assign pn       = PFW'({qpn_q, !ci0});
+  assign pk0      = PFW'({pf_kill_qpn_i, 1'b0});
+  assign pk1      = PFW'({pf_kill_qpn_i, 1'b1});
   assign rtag_pf  = !dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 4] && dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB + 3];
   assign ps       = dma_rsp_i[`HCA_DMA_RSP_RTAG_LSB +: RDW];
   assign pa       = rd_ent_m[ps];
@@ -453,26 +469,51 @@ module hca_req_send #(
   assign pf_drop  = state_q == S_CTX && !ctx_reset && pf_mine && !pf_hit;
   assign pf_take  = state_q == S_PWAIT && pf_val_q[pe];
   // the entry's answer in S_PWAIT: taken as it comes (the entry is this
-  // QP's while the engine waits on it: only a take allocates, a kill kills)
+  // QP's while the engine waits on it: only a take and what follows it, or
+  // a claim, allocates, a kill kills)
   assign pf_byp   = state_q == S_PWAIT && pf_ans && pa == pe && !pf_dead_q[pe];
   assign fetch_ans = state_q == S_FWAIT && dma_rsp_valid_i && !rtag_pf;
   assign wqe_take = fetch_ans || pf_take || pf_byp;
   assign wqe_err  = pf_take ? pf_err_q[pe] : rsp_err;
   assign wqe_in   = pf_take ? pf_wqe_m[pe] : dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB +: WQE_W];
-  // the WQE after this one is posted (sq_pi latched at the claim), the entry
-  // free and no prefetch waiting to issue; not for a QP reset since its claim
-  assign pf_alloc = wqe_take && !wqe_err && !ctx_reset && !pf_req_q && (!pf_pend_q[pe] || pf_byp) && rd_free &&
-                    16'(sq_pi_q - sq_ci_q) >= 16'd2;
+  // The read-ahead keeps two WQEs per QP. From the take of index i (the
+  // take's cycle, S_DECODE, S_EVT: the QP held, one read allocated a cycle):
+  // i+1 into the other entry unless it holds i+1 (read or on its way), then
+  // i+2 into the entry just taken; each only if posted (sq_pi as the read
+  // port has it now: a doorbell rung since the claim counts), its entry's
+  // read not out, a read slot free and no prefetch
+  // waiting to issue (or it issues now); not for a QP reset since its claim.
+  assign pf_free  = !pf_req_q || pf_go;
+  assign pf_hasnx = pf_qpn_m[pn] == qpn_q && pf_idx_m[pn] == 16'(sq_ci_q + 16'd1) &&
+                    (pf_val_q[pn] || (pf_pend_q[pn] && !pf_dead_q[pn]));
+  assign pf_alloc = ((wqe_take && !wqe_err) || state_q == S_DECODE || state_q == S_EVT) &&
+                    !ctx_reset && pf_free && rd_free &&
+                    (pf_hasnx ? (!pf_pend_q[pe] || pf_byp) && 16'(sq_pi_i - sq_ci_q) >= 16'd3
+                              : !pf_pend_q[pn] && 16'(sq_pi_i - sq_ci_q) >= 16'd2);
   // the miss read: at the claim, no live entry of this QP at sq_ci (the
-  // context's fields straight from the read port: latched only now)
+  // context's fields straight from the read port: latched only now); not
+  // by pf_go: the yield it decides is a release, fed back the same cycle
   assign pf_miss  = state_q == S_CTX && !ctx_reset && !pf_hit && !pf_req_q && !pf_pend_q[pe] && rd_free;
-  assign pf_new   = pf_alloc || pf_miss;
-  assign pf_nidx  = pf_miss ? sq_ci_i : 16'(sq_ci_q + 16'd1);
-  assign pf_naddr = pf_miss ? wqe_addr(`HCA_QP_CTX_SQ_BASE(qpc_i), `HCA_QP_CTX_SQ_LOG(qpc_i), sq_ci_i)
-                            : wqe_addr(sq_base_q, sq_log_q, pf_nidx);
-  // the yield: waiting on the entry's read, another QP offered
-  assign pf_yield = state_q == S_PWAIT && !pf_val_q[pe] && !pf_byp && pf_pend_q[pe] && !pf_dead_q[pe] &&
-                    sched_valid_i && fresh_q && !err_state_q && !ctx_reset;
+  // the claim's read of sq_ci + 1: a hit, no other QP offered (a read slot
+  // taken now could be the one its miss read needs), sq_ci + 1 posted and
+  // not in the other entry (read or on its way), no read of that entry out
+  assign pf_next  = state_q == S_CTX && !ctx_reset && pf_hit && !sched_valid_i && !pf_req_q && !pf_pend_q[pn] &&
+                    rd_free && 16'(sq_pi_i - sq_ci_i) >= 16'd2 &&
+                    !(pf_val_q[pn] && pf_qpn_m[pn] == qpn_q && pf_idx_m[pn] == 16'(sq_ci_i + 16'd1));
+  assign pf_new   = pf_alloc || pf_miss || pf_next;
+  assign pf_nent  = (pf_miss || (!pf_next && pf_hasnx)) ? pe : pn;
+  assign pf_nidx  = (state_q == S_CTX) ? 16'(sq_ci_i + (pf_next ? 16'd1 : 16'd0))
+                                       : 16'(sq_ci_q + (pf_hasnx ? 16'd2 : 16'd1));
+  assign pf_naddr = (state_q == S_CTX) ? wqe_addr(`HCA_QP_CTX_SQ_BASE(qpc_i), `HCA_QP_CTX_SQ_LOG(qpc_i), pf_nidx)
+                                       : wqe_addr(sq_base_q, sq_log_q, pf_nidx);
+  // the yield, another QP offered: waiting on the entry's read; or at the
+  // claim, no hit and no miss read to start (every read slot out: the QP is
+  // queued again rather than holding the engine for a blocking fetch)
+  assign pf_yield = ((state_q == S_PWAIT && !pf_val_q[pe] && !pf_byp && pf_pend_q[pe] && !pf_dead_q[pe] &&
+                      !err_state_q) ||
+                     (state_q == S_CTX && !pf_hit && !pf_miss &&
+                      `HCA_QP_CTX_STATE(qpc_i) != `HCA_QP_STATE_ERROR)) &&
+                    sched_valid_i && fresh_q && !ctx_reset;
   // Offered only when neither the fetch nor the mover offers; once offered
   // it keeps the port until taken (they wait). (HCA_MUTANT_SEND_PF_UNHELD,
   // a formal mutant: the fetch takes the port from it, hca_req_send_props.sv)
@@ -489,7 +530,7 @@ module hca_req_send #(
     `HCA_DMA_REQ_QPN(pf_req)  = 32'(pf_qpn_m[pf_ent_q]);
   end
   // Entry flags: answer, drop at a claim, take, allocation, then a kill (of
-  // the entry of the WRITE_QPC's number, whichever QP holds it) last.
+  // the two entries of the WRITE_QPC's number, whichever QP holds them) last.
   always_comb begin
     pf_val_d  = pf_val_q;
     pf_pend_d = pf_pend_q;
@@ -509,14 +550,16 @@ module hca_req_send #(
       pf_val_d[pe] = 1'b0;
     end
     if (pf_new) begin
-      rd_out_d[fs]  = 1'b1;
-      pf_pend_d[pe] = 1'b1;
-      pf_dead_d[pe] = 1'b0;
-      pf_val_d[pe]  = 1'b0;
+      rd_out_d[fs]       = 1'b1;
+      pf_pend_d[pf_nent] = 1'b1;
+      pf_dead_d[pf_nent] = 1'b0;
+      pf_val_d[pf_nent]  = 1'b0;
     end
     if (pf_kill_i) begin
-      pf_val_d[pk]  = 1'b0;
-      pf_dead_d[pk] = pf_pend_d[pk];
+      pf_val_d[pk0]  = 1'b0;
+      pf_dead_d[pk0] = pf_pend_d[pk0];
+      pf_val_d[pk1]  = 1'b0;
+      pf_dead_d[pk1] = pf_pend_d[pk1];
     end
   end
 
@@ -568,6 +611,8 @@ module hca_req_send #(
           state_d = S_IDLE;
         end else if (pf_hit || pf_miss) begin
           state_d = S_PWAIT;
+        end else if (pf_yield) begin
+          state_d = S_IDLE;                       // released idle, queued again
         end else begin
           state_d = S_FETCH;
         end
@@ -951,16 +996,15 @@ module hca_req_send #(
       rqpn_q      <= qpc_i[`HCA_QP_CTX_REMOTE_QPN_LSB +: 16];
       cqn_q       <= `HCA_QP_CTX_SEND_CQN(qpc_i);
       sq_ci_q     <= sq_ci_i;
-      sq_pi_q     <= sq_pi_i;
       err_state_q <= `HCA_QP_CTX_STATE(qpc_i) == `HCA_QP_STATE_ERROR;
     end
     if (pf_new) begin
-      pf_ent_q       <= pe;
-      pf_slot_q      <= fs;
-      rd_ent_m[fs]   <= pe;
-      pf_addr_q      <= pf_naddr;
-      pf_qpn_m[pe]   <= qpn_q;
-      pf_idx_m[pe]   <= pf_nidx;
+      pf_ent_q          <= pf_nent;
+      pf_slot_q         <= fs;
+      rd_ent_m[fs]      <= pf_nent;
+      pf_addr_q         <= pf_naddr;
+      pf_qpn_m[pf_nent] <= qpn_q;
+      pf_idx_m[pf_nent] <= pf_nidx;
     end
     if (pf_ans) begin
       pf_wqe_m[pa]   <= dma_rsp_i[`HCA_DMA_RSP_RDATA_LSB +: WQE_W];

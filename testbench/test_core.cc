@@ -1957,6 +1957,53 @@ TEST(CoreRtlEvt, ALocalInvPostedAfterALongWriteWaitsForIt)
     EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
 }
 
+// The send engine reads a QP's WQEs two ahead (rtl/hca_req_send.sv "WQE
+// prefetch", docs/engine.md "Requester" step 2): while the first of four
+// posted LOCAL_INVs waits for its DONE, the WQEs at indexes 1 and 2 were
+// read ahead (tag {0000_1, slot}), the one at 3 not yet (two deep, not
+// more); every WQE is read once and the WRs complete in order. In
+// lockstep: the model twin is compared on every pin each cycle.
+TEST(CoreRtlEvt, TheSendEngineReadsTwoWqesAheadOfTheOneWaitingForItsDone)
+{
+    CoreRtlBench b(100, 16, nullptr, true);
+    ASSERT_CORE_OK(b);
+    Qp qa{1, 0, 0}, qb{2, 0, 0};
+    b.Setup(qa, qb);
+    for (unsigned i = 0; i < 4; i++)
+        b.PostSend(qa, InvWqe(HCA_WR_OPCODE_LOCAL_INV, 0xa0 + i, true, 0x000100 + i));
+    ASSERT_NE(UINT64_MAX, b.WaitEvent());
+    core_step(b.core, 20); // the take's reads leave within a few cycles of the event
+    auto reads_of = [&](unsigned idx) {
+        unsigned n = 0;
+        for (const auto &d : b.DmaOf(HCA_DMA_OP_READ_DATA, 1))
+            if (d.req.addr == qa.sq + idx * 128) {
+                n++;
+                EXPECT_EQ(0x08u, hca_dma_req_get_tag(&d.req) & 0xf8u)
+                    << "WQE " << idx << " read at cycle " << d.cycle << " not through the read-ahead";
+            }
+        return n;
+    };
+    EXPECT_EQ(1u, reads_of(1)) << "WQE 1 not read ahead while WQE 0 waits for its DONE";
+    EXPECT_EQ(1u, reads_of(2)) << "WQE 2 not read ahead while WQE 0 waits for its DONE (one deep only?)";
+    EXPECT_EQ(0u, reads_of(3)) << "WQE 3 read before WQE 1 was taken (more than two ahead)";
+    for (unsigned i = 0; i < 4; i++) {
+        if (i) {
+            ASSERT_NE(UINT64_MAX, b.WaitEvent()) << "no event for WR " << i;
+        }
+        const hca_fw_event_t e = b.Take();
+        EXPECT_EQ((unsigned)HCA_EVT_KIND_LOCAL_INV, hca_fw_event_get_kind(&e));
+        EXPECT_EQ(0x000100u + i, e.key) << "event " << i;
+        b.Done(1, HCA_WC_STATUS_SUCCESS);
+    }
+    std::vector<hca_cqe_t> c = b.Cqes(4);
+    ASSERT_EQ(4u, c.size());
+    for (unsigned i = 0; i < 4; i++) {
+        EXPECT_CQE(c[i], HCA_WC_OPCODE_LOCAL_INV, HCA_WC_STATUS_SUCCESS, 0xa0 + i);
+        EXPECT_EQ(1u, reads_of(i)) << "WQE " << i << " read more than once";
+    }
+    EXPECT_EQ(0u, protcheck_count(b.pc)) << b.Violations();
+}
+
 // RDMA_READ_WITH_INV: READ_INV for sge[0]'s lkey (inv_key 0) only after
 // every placement of the last byte was answered; completion RDMA_READ with
 // DONE's status.

@@ -84,8 +84,8 @@ extern "C" {
 #define HCA_MAX_QP 1024u
 /* CQ contexts; CQ numbers 1..MAX_CQ-1 */
 #define HCA_MAX_CQ 1024u
-/* the send engine's WQE read-ahead buffer: entries (entry = QP number mod SQ_PREFETCH_ENTRIES, one WQE each); a power of two, at most 256 */
-#define HCA_SQ_PREFETCH_ENTRIES 16u
+/* the send engine's WQE read-ahead buffer: entries, one WQE each (entry = (QP number x 2 + the WQE's SQ index mod 2) mod SQ_PREFETCH_ENTRIES: two WQEs ahead for each of SQ_PREFETCH_ENTRIES / 2 QPs); a power of two, at most 32 (the model's entry flags are 32-bit words) */
+#define HCA_SQ_PREFETCH_ENTRIES 32u
 /* read-ahead reads the send engine keeps on the bus at once (each one DMA tag and one DRAIN source: DRAIN_SOURCES counts them) */
 #define HCA_SQ_PREFETCH_READS 8u
 /* the ctx DRAIN command's index that waits for every DRAIN source (DESTROY_QP, MODIFY_QP RESET, DESTROY_CQ) */

@@ -39,7 +39,7 @@ FSEQ_MAX_WORDS = 0x40  # words one WRITE_RAM / READ_RAM entry moves at most
 FSEQ_WAIT_LIMIT = 0x10000  # status reads one WAIT entry makes at most before it stops the program
 MAX_QP = 0x400  # QP contexts; QP numbers 1..MAX_QP-1 (0 is never a QP); a power of two, at most EVT_TAG_RESPONDER (an event tag holds a QP number)
 MAX_CQ = 0x400  # CQ contexts; CQ numbers 1..MAX_CQ-1
-SQ_PREFETCH_ENTRIES = 0x10  # the send engine's WQE read-ahead buffer: entries (entry = QP number mod SQ_PREFETCH_ENTRIES, one WQE each); a power of two, at most 256
+SQ_PREFETCH_ENTRIES = 0x20  # the send engine's WQE read-ahead buffer: entries, one WQE each (entry = (QP number x 2 + the WQE's SQ index mod 2) mod SQ_PREFETCH_ENTRIES: two WQEs ahead for each of SQ_PREFETCH_ENTRIES / 2 QPs); a power of two, at most 32 (the model's entry flags are 32-bit words)
 SQ_PREFETCH_READS = 0x8  # read-ahead reads the send engine keeps on the bus at once (each one DMA tag and one DRAIN source: DRAIN_SOURCES counts them)
 DRAIN_ALL = 0x1  # the ctx DRAIN command's index that waits for every DRAIN source (DESTROY_QP, MODIFY_QP RESET, DESTROY_CQ)
 MAX_SEND_SGE = 0x4
