@@ -73,13 +73,17 @@ endif
 # (else the old objects were archived, the training wrote no counts and the
 # archive came out unprofiled). One rule for every Verilated build.
 # The flags live in DIR/flags.txt, rewritten only when they change, so
-# editing this makefile rebuilds a model only if it changed how.
+# editing this makefile rebuilds a model only if it changed how; written
+# aside and renamed, so a make parsing beside it (make test's checks run in
+# parallel) never reads half a file, takes it for changed flags and
+# rebuilds a mutant another check is using.
 # --no-skip-identical: when make asks, Verilator rewrites its output (so the
 # timestamps move and the archives follow) even if it thinks nothing changed.
 define vl_rules
 ifneq ($$(file < $(2)/flags.txt),$(call vl_flags,$(1)) $(addprefix -D,$(3))$(if $(5), $(5)) $(VL_OPT)$(call vl_pgo,$(6), pgo))
 $$(shell mkdir -p $(2))
-$$(file > $(2)/flags.txt,$(call vl_flags,$(1)) $(addprefix -D,$(3))$(if $(5), $(5)) $(VL_OPT)$(call vl_pgo,$(6), pgo))
+$$(shell printf '%s\n' '$(call vl_flags,$(1)) $(addprefix -D,$(3))$(if $(5), $(5)) $(VL_OPT)$(call vl_pgo,$(6), pgo)' \
+    >$(2)/flags.txt.$$$$$$$$ && mv -f $(2)/flags.txt.$$$$$$$$ $(2)/flags.txt)
 endif
 $(2)/V$(1).mk $(2)/V$(1).h &: $$(RTL_SRCS) $(VL_SIM_SRCS_$(1)) $$(RTL_INC) $(2)/flags.txt
 	@mkdir -p $(2)
