@@ -767,16 +767,17 @@ static int __attribute__((noinline)) fast_reg_refuse(const hca_fw_event_t *ev)
 }
 
 /* LOCAL_INV, REMOTE_INV, READ_INV without hdr.inv_ok (or a mutant's):
- * invalidate's rules on the shadow of m, the MR of index idx. Its own MR is
+ * invalidate's rules on the shadow of the MR of index idx (checked first). Its own MR is
  * settled only for a single program under way: a run under way changes
  * nothing these rules read (the state byte only), and run_stopped redoes
  * the run built meanwhile on the shadow it leaves. 0: the slow path's. */
-static inline int invalidate_rules(const hca_fw_event_t *ev, uint32_t key, uint32_t idx, const mkey_t *m)
+static inline int invalidate_rules(const hca_fw_event_t *ev, uint32_t key, uint32_t idx)
 {
     if (MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev))) /* the mutants' programs are the slow path's */
         return 0;
     if (UNLIKELY(idx - 1 >= mkey_slots - 1)) /* never an MR (index 0 wraps) */
         return 0;
+    const mkey_t *m = &mkeys[idx];
     if (UNLIKELY(pend.m == m))
         settle(); /* decide on the tables that program leaves (never a run's: pend.m is none of its MRs) */
     const uint32_t shadow = shadow_word(m);
@@ -847,12 +848,12 @@ static inline unsigned run_take(run_prog_t *r, const hca_fw_event_t *ev, const h
     __asm__("" : "+r"(inv_op));
     for (;;) {
         const uint32_t key = e->key, idx = key >> HCA_KEY_INDEX_SHIFT;
-        mkey_t *m = &mkeys[idx];
         if (__builtin_expect(!run_trusted(e, hdr), 0)) {
-            if (!(is_inv(hca_fw_event_get_kind(e)) && invalidate_rules(e, key, idx, m)))
-                break;
-            r->shadow[done - done0] = shadow_word(m); /* run_stopped's (a trusted one's is the MPT's) */
+            if (!(is_inv(hca_fw_event_get_kind(e)) && invalidate_rules(e, key, idx)))
+                break; /* (its index checked there before any MR of it is named) */
+            r->shadow[done - done0] = shadow_word(&mkeys[idx]); /* run_stopped's (a trusted one's is the MPT's) */
         }
+        mkey_t *m = &mkeys[idx]; /* trusted: the device found its entry allocated, so an MR's index */
         _Static_assert(HCA_FWP_CMD_INDEX_LSB == 0, "the index is the low bits");
         inv->val = inv_op | idx;
         /* done_word(SUCCESS): hdr's low byte cleared (one andi), its qpn in DONE's ignored bits */
