@@ -82,7 +82,7 @@ module xu_fw_port_props #(
   // taps (formal.mk connects them): the port's command state and result,
   // its slot register, the bank's words and ok bits
   logic                           t_busy, t_fr_wb;
-  logic [2:0]                     t_state;  // xu_fw_port's state_e: ST_IDLE 0, ST_FR_WB 5
+  logic [2:0]                     t_state;  // xu_fw_port's state_e: ST_IDLE 0, ST_FR_WB 5 (renumbered: inv_wb fails)
   logic [`HCA_FWP_RESULT_W-1:0]   t_result;
   logic [IDX_W-1:0]               t_idx;
   logic [255:0]                   t_b0, t_b1, t_b2, t_b3, t_b4, t_b5, t_b6, t_b7;
@@ -130,7 +130,7 @@ module xu_fw_port_props #(
   // A FAST_REG command the port takes (written while it is idle).
   logic [IDX_W-1:0] cmd_idx;
   logic [31:0]      sh_idx;
-  logic             fr_cmd, cmd_write, on_watch, passes;
+  logic             fr_cmd, cmd_write, on_watch, passes, off_bank, fr_pass, fr_refused;
   assign cmd_write = rst_ni && fw_valid_i && fw_write_i && fw_addr_i == 16'(`HCA_FWP_CMD);
   assign cmd_idx   = fw_wdata_i[`HCA_FWP_CMD_INDEX_LSB +: IDX_W];
   assign fr_cmd    = cmd_write && !t_busy &&
@@ -138,31 +138,35 @@ module xu_fw_port_props #(
   assign on_watch  = {1'b0, cmd_idx} == (IDX_W + 1)'(watch_i);
   assign sh_idx    = sh_key_q >> `HCA_KEY_INDEX_SHIFT;
   assign passes    = sh_ok_q && sh_idx < 32'(MPT_ENTRIES);
+  assign off_bank  = {1'b0, cmd_idx} >= (IDX_W + 1)'(1 << SW);
+  assign fr_pass   = fr_cmd && on_watch && passes;
+  assign fr_refused = fr_cmd && (off_bank || (on_watch && !passes));
 
   // Last cycle's FAST_REG: passing (on the watched slot), or refused.
   logic fr_pass_q, fr_refused_q;
   logic [`HCA_FWP_RESULT_W-1:0] want_result_q;
   logic                         want_result_valid_q;
   always_ff @(posedge clk_i) begin
-    fr_pass_q    <= fr_cmd && on_watch && passes;
-    fr_refused_q <= fr_cmd && ({1'b0, cmd_idx} >= (IDX_W + 1)'(1 << SW) || (on_watch && !passes));
+    fr_pass_q    <= fr_pass;
+    fr_refused_q <= fr_refused;
   end
 
-  // What the command's result must be once it is over: set the cycle the
-  // command ends (refused: at once; passing: the write-back cycle), checked
-  // the cycle after unless another command was written meanwhile.
+  // What the command's result must be once it is over, set the cycle it
+  // ends (refused: at once; passing: the write-back cycle, unless a CMD
+  // written then makes it BUSY), and what STATUS must read from the cycle
+  // after until the next command is written.
   logic [`HCA_FWP_RESULT_W-1:0] want_result;
   logic                         want_now;
   always_comb begin
     want_now    = 1'b0;
     want_result = `HCA_FWP_RESULT_OK;
-    if (fr_cmd && {1'b0, cmd_idx} >= (IDX_W + 1)'(1 << SW)) begin
+    if (fr_cmd && off_bank) begin
       want_now    = 1'b1;
       want_result = `HCA_FWP_RESULT_BAD_INDEX;
     end else if (fr_cmd && on_watch && !sh_ok_q) begin
       want_now    = 1'b1;
       want_result = `HCA_FWP_RESULT_BAD_OP;
-    end else if (fr_cmd && on_watch && !passes) begin
+    end else if (fr_refused) begin  // (on the watched slot, its index past the MPT)
       want_now    = 1'b1;
       want_result = `HCA_FWP_RESULT_BAD_INDEX;
     end else if (fr_pass_q && !cmd_write) begin  // a CMD written meanwhile: BUSY is the later event
@@ -171,8 +175,6 @@ module xu_fw_port_props #(
                                                                              : `HCA_FWP_RESULT_BAD_INDEX;
     end
   end
-  // The result the firmware must read in STATUS from the cycle after the
-  // command ended until the next command is written; a STATUS read's answer.
   logic stat_rd, stat_rd_q;
   logic [`HCA_FWP_RESULT_W-1:0] stat_want_q;
   assign stat_rd = rst_ni && fw_valid_i && !fw_write_i && fw_addr_i == 16'(`HCA_FWP_STATUS);
@@ -189,6 +191,9 @@ module xu_fw_port_props #(
     stat_want_q <= want_result_q;
   end
 
+  generate if (SW != 3) begin : g_bad_slots
+    $error("xu_fw_port_props: the bank taps t_b0..t_b7 name 8 slots");
+  end endgenerate
   logic [255:0] t_bank;
   always_comb begin
     case (watch_i)
@@ -208,8 +213,7 @@ module xu_fw_port_props #(
 
   always_comb begin
     if (!init_q && rst_ni) begin
-      if (fr_cmd && !(on_watch && passes) &&
-          ({1'b0, cmd_idx} >= (IDX_W + 1)'(1 << SW) || on_watch)) begin
+      if (fr_refused) begin
         fr_refuse: assert (!mpt_we && !mtt_we);
       end
       if (fr_refused_q) begin
