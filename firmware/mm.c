@@ -541,6 +541,7 @@ static unsigned reg_indir(const hca_fw_event_t *ev)
 #define MUTANT_SKIPS_DRAIN(kind) ((kind) == HCA_EVT_KIND_READ_INV)
 #else
 #define MUTANT_SKIPS_DRAIN(kind) 0
+#define MUTANT_DRAINS_EVERY_KIND /* run_trusted is hdr.inv_ok alone (but for inv_trust_all) */
 #endif
 
 /* LOCAL_INV, READ_INV, REMOTE_INV: the LOCAL_INV rules. */
@@ -810,12 +811,38 @@ static inline int run_trusted(const hca_fw_event_t *ev, uint32_t hdr)
     return (hdr & 1u << HCA_FW_EVENT_INV_OK_LSB) && !MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev));
 }
 
+/* Both of two events are run_trusted (hdrs h0, h1): in the service's
+ * image one test of both inv_ok bits. */
+static inline int run_trusted2(const hca_fw_event_t *e, uint32_t h0, uint32_t h1)
+{
+#if defined(MUTANT_DRAINS_EVERY_KIND) && !defined(HCAFW_MUTANT_INV_TRUST_ALL)
+    (void)e;
+    return (h0 & h1) >> HCA_FW_EVENT_INV_OK_LSB & 1u;
+#else
+    return run_trusted(&e[0], h0) && run_trusted(&e[1], h1);
+#endif
+}
+
+/* Out of line (its constants stay off the run's loop): event j of the run r
+ * has no hdr.inv_ok (a later one on an MR in the batch, a mutant's): taken
+ * if it is an invalidation passing its rules, with the shadow word
+ * run_stopped restores (a trusted one's is the MPT's). Its index is checked
+ * there before any MR of it is named. */
+static int __attribute__((noinline)) run_take_untrusted(run_prog_t *r, unsigned j, const hca_fw_event_t *e)
+{
+    const uint32_t key = e->key, idx = key >> HCA_KEY_INDEX_SHIFT;
+    if (!(is_inv(hca_fw_event_get_kind(e)) && invalidate_rules(e, key, idx)))
+        return 0;
+    r->shadow[j] = shadow_word(&mkeys[idx]);
+    return 1;
+}
+
 /* Start the run of k events before end in r, once the program before it is settled. */
 static inline void run_start(run_prog_t *r, unsigned k, const hca_fw_event_t *end)
 {
-    r->k = k;
-    r->end = end;
-    if (pend.m) { /* settle(), r the run built meanwhile: run_stopped may redo its shadow words */
+    if (UNLIKELY(pend.m != 0)) { /* settle(), r the run built meanwhile: run_stopped may redo its shadow words */
+        r->k = k;
+        r->end = end;
         uint32_t st = fseq_wait();
         if (HCA_FSEQ_STATUS_ERROR_GET(st) || HCA_FSEQ_STATUS_STOPPED_GET(st))
             settle_stopped(st, r);
@@ -823,9 +850,12 @@ static inline void run_start(run_prog_t *r, unsigned k, const hca_fw_event_t *en
 #if defined(HCAFW_MUTANT_RUN_DRAIN_EARLY)
     mutant_drain_early(r, k);
 #endif
+    /* GO first: the bookkeeping is the core's alone, the run the device's critical path */
+    reg_write(HCA_FW_FSEQ_BASE + HCA_FSEQ_GO, r->go[k - 1]);
+    r->k = k;
+    r->end = end;
     pend.m = PEND_RUN;
     pend.run = r;
-    reg_write(HCA_FW_FSEQ_BASE + HCA_FSEQ_GO, r->go[k - 1]);
 }
 
 /* The run that starts at ev (an invalidation) and takes every invalidation
@@ -841,32 +871,44 @@ static inline unsigned run_take(run_prog_t *r, const hca_fw_event_t *ev, const h
     hca_fseq_entry_t *inv = &r->e[RUN_TAIL - 2], *done = &r->e[RUN_TAIL + 2];
     hca_fseq_entry_t *const done0 = done;
     const hca_fw_event_t *e = ev;
-    uint32_t hdr = e->hdr;
     /* INVALIDATE's command word but the index: in a register for the loop
      * (GCC would rebuild it every event, the loop being the service's) */
     uint32_t inv_op = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_INVALIDATE);
     __asm__("" : "+r"(inv_op));
+    _Static_assert(HCA_FWP_CMD_INDEX_LSB == 0, "the index is the low bits");
+    /* done_word(SUCCESS): hdr's low byte cleared (one andi), its qpn in DONE's ignored bits */
+    _Static_assert(HCA_WC_STATUS_SUCCESS == 0 && HCA_EVT_DONE_STATUS_LSB == 0 && HCA_EVT_DONE_STATUS_WIDTH == 8 &&
+                       HCA_FW_EVENT_TAG_LSB == 8 && HCA_EVT_DONE_TAG_LSB + HCA_EVT_DONE_TAG_WIDTH == HCA_FW_EVENT_QPN_LSB,
+                   "hdr & ~0xff is DONE {SUCCESS, tag} and bits DONE ignores");
     for (;;) {
-        const uint32_t key = e->key, idx = key >> HCA_KEY_INDEX_SHIFT;
-        if (__builtin_expect(!run_trusted(e, hdr), 0)) {
-            if (!(is_inv(hca_fw_event_get_kind(e)) && invalidate_rules(e, key, idx)))
-                break; /* (its index checked there before any MR of it is named) */
-            r->shadow[done - done0] = shadow_word(&mkeys[idx]); /* run_stopped's (a trusted one's is the MPT's) */
+        /* Trusted ones two at a time: one loop branch, one step of each pointer per pair
+         * (the device found their entries allocated, so their indices are MRs') */
+        while (e + 1 < end) {
+            const uint32_t h0 = e[0].hdr, h1 = e[1].hdr;
+            if (!run_trusted2(e, h0, h1))
+                break;
+            const uint32_t i0 = e[0].key >> HCA_KEY_INDEX_SHIFT, i1 = e[1].key >> HCA_KEY_INDEX_SHIFT;
+            inv[0].val = inv_op | i0;
+            inv[-2].val = inv_op | i1;
+            done[0].val = h0 & ~0xffu;
+            done[1].val = h1 & ~0xffu;
+            mkeys[i0].state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
+            mkeys[i1].state = HCA_MKEY_STATE_FREE;
+            inv -= 4;
+            done += 2;
+            e += 2;
         }
-        mkey_t *m = &mkeys[idx]; /* trusted: the device found its entry allocated, so an MR's index */
-        _Static_assert(HCA_FWP_CMD_INDEX_LSB == 0, "the index is the low bits");
+        if (e >= end)
+            break;
+        const uint32_t hdr = e->hdr, idx = e->key >> HCA_KEY_INDEX_SHIFT;
+        if (UNLIKELY(!run_trusted(e, hdr)) && !run_take_untrusted(r, (unsigned)(done - done0), e))
+            break;
         inv->val = inv_op | idx;
-        /* done_word(SUCCESS): hdr's low byte cleared (one andi), its qpn in DONE's ignored bits */
-        _Static_assert(HCA_WC_STATUS_SUCCESS == 0 && HCA_EVT_DONE_STATUS_LSB == 0 && HCA_EVT_DONE_STATUS_WIDTH == 8 &&
-                           HCA_FW_EVENT_TAG_LSB == 8 && HCA_EVT_DONE_TAG_LSB + HCA_EVT_DONE_TAG_WIDTH == HCA_FW_EVENT_QPN_LSB,
-                       "hdr & ~0xff is DONE {SUCCESS, tag} and bits DONE ignores");
         done->val = hdr & ~0xffu;
-        m->state = HCA_MKEY_STATE_FREE; /* the device's entry is FREE once INVALIDATE ran */
+        mkeys[idx].state = HCA_MKEY_STATE_FREE;
         inv -= 2;
         done++;
-        if (++e >= end)
-            break;
-        hdr = e->hdr;
+        e++;
     }
     const unsigned k = (unsigned)(done - done0); /* = e - ev, without a division */
     if (k)
@@ -990,6 +1032,7 @@ void mm_service(void)
 {
     if (evt_block != EVT_PRESENT && !mm_events_served())
         return;
+    run_prog_t *r = &runp[0]; /* the next run's buffer (the other may be under way) */
     for (;;) {
         /* A batch read and popped by one program, then served in order: the
          * program stops at the first READ_EVT that finds the queue empty, so
@@ -1005,7 +1048,6 @@ void mm_service(void)
         }
         if (n == 0)
             break;
-        run_prog_t *r = &runp[0]; /* the next run's buffer (nothing runs: either is free) */
         fr_tmpl_t *t = fr_t; /* ev's slot's */
         for (const hca_fw_event_t *ev = rd_evt, *end = &rd_evt[n]; ev < end; ev++, t++) {
 #if defined(HCAFW_MUTANT_DONE_AT_ONCE)
@@ -1017,7 +1059,8 @@ void mm_service(void)
             if (__builtin_expect(kind == HCA_EVT_KIND_FAST_REG_MR, 1)) {
                 if (fast_reg_quick(ev, t))
                     continue;
-            } else if (is_inv(kind)) {
+            } else { /* the run of invalidations from ev: none (0) for another kind, which has no
+                      * inv_ok and fails run_take_untrusted's kind test */
                 const unsigned k = run_take(r, ev, end);
                 if (k) {
                     r = r == &runp[0] ? &runp[1] : &runp[0];
