@@ -780,9 +780,9 @@ int main(int argc, char **argv)
            "  the rest is the engine: doorbell, WQE fetch, event queue, CQE write):\n", fr[0].cycles);
     printf("    firmware busy %.0f: %.0f instructions, %.0f cycles stalled (IDLE reads held; %.0f direct engine accesses),\n"
            "      %.0f fdma transfer(s) of %.0f cycles (the page list; the core polls meanwhile),\n"
-           "      %.0f sequencer programs making %.0f port accesses (%.0f cycles of port time, 2 each)\n",
+           "      %.0f sequencer programs making %.0f port accesses (2 cycles each, a posted write 1)\n",
            fr[0].fw_busy, fr[0].instrs, fr[0].port_stalls, fr[0].port_accesses, fr[0].fdma_transfers,
-           fr[0].fdma_cycles, fr[0].seq_programs, fr[0].seq_accesses, 2 * fr[0].seq_accesses);
+           fr[0].fdma_cycles, fr[0].seq_programs, fr[0].seq_accesses);
     printf("    engine and wake-up %.0f\n", fr[0].cycles - fr[0].fw_busy);
     printf("  LOCAL_INV %.0f cycles: firmware busy %.0f (%.0f instructions, %.0f stalled, %.0f direct accesses,\n"
            "    %.0f sequencer programs making %.0f port accesses, the ctx DRAIN included), engine and wake-up %.0f\n",

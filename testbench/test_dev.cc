@@ -634,7 +634,7 @@ struct SeqImage {
     static constexpr uint32_t kEntries = 72; // byte offset of entry 0 in the image (8-aligned)
     std::vector<uint32_t> words;
     SeqImage(const std::vector<hca_fseq_entry_t> &e, uint32_t count, int32_t exit_at,
-             const std::vector<uint32_t> &data = {}, bool go = false, bool idle = false)
+             const std::vector<uint32_t> &data = {}, bool go = false, bool idle = false, bool timed = false)
     {
         const uint32_t T0 = 5, T1 = 6, T2 = 7, T3 = 28, T4 = 29, T5 = 30, A0 = 10;
         words = {
@@ -665,6 +665,24 @@ struct SeqImage {
             words[6] = rv_lw(T3, T0, HCA_FSEQ_IDLE);
             words[7] = rv_addi(0, 0, 0);
             words[8] = rv_addi(0, 0, 0);
+        }
+        if (timed) { // GO, one held IDLE read, exit with the core cycles from the GO store to the read's answer
+            const uint32_t w = HCA_FSEQ_GO_ENTRY_PUT(kEntries / 8) | HCA_FSEQ_GO_COUNT_PUT(count);
+            const uint32_t MCYCLE = 0xb00u;
+            words = {
+                rv_lui(T0, HCA_FW_FSEQ_BASE >> 12),                  // 0
+                rv_lui(T2, (w + 0x800u) >> 12),                      // 1
+                rv_addi(T2, T2, (int32_t)(w << 20) >> 20),           // 2
+                rv_csrrs(T1, MCYCLE, 0),                             // 3
+                rv_sw(T2, T0, HCA_FSEQ_GO),                          // 4
+                rv_lw(T3, T0, HCA_FSEQ_IDLE),                        // 5: held until the program ends
+                rv_csrrs(T4, MCYCLE, 0),                             // 6
+                rv_sub(A0, T4, T1),                                  // 7
+                rv_lui(T5, HCA_CONSOLE_BASE >> 12),                  // 8
+                rv_sw(A0, T5, HCA_CONSOLE_EXIT),                     // 9
+                rv_wfi(),                                            // 10
+                rv_jal(0, -4),                                       // 11
+            };
         }
         words.resize(kEntries / 4, 0);
         for (const hca_fseq_entry_t &x : e) {
@@ -750,6 +768,26 @@ TEST_P(Sequencer, WritesReadsAndRamBlocksGoThroughThePortInOrder)
     const int32_t d2 = (int32_t)(8 * n + 8), d3 = d2 + 4;
     EXPECT_EQ(0xabcde001u, run_seq(GetParam(), SeqImage(r, 2, d2, data)));
     EXPECT_EQ(0x5u, run_seq(GetParam(), SeqImage(r, 2, d3, data)));
+}
+
+TEST_P(Sequencer, AWriteIsPostedOneCycleAReadTakesTwo)
+{
+    // 8 WRITEs against 8 READs of the same register: the next access goes out
+    // in the cycle a write's answer comes back (docs/device.md "Port sequencer").
+    const std::vector<hca_fseq_entry_t> w(8, seq(MTT_LO, HCA_FSEQ_KIND_WRITE, 0, 0x12345001u));
+    const std::vector<hca_fseq_entry_t> r(8, seq(MTT_LO, HCA_FSEQ_KIND_READ, 0, 0));
+    const uint32_t tw = run_seq(GetParam(), SeqImage(w, 8, 0, {}, true, true, true));
+    const uint32_t tr = run_seq(GetParam(), SeqImage(r, 8, 0, {}, true, true, true));
+    EXPECT_EQ(tr - 8, tw) << "8 reads took " << tr << " cycles from GO to the IDLE read's answer, 8 writes " << tw;
+    // A write a WAIT follows is not posted: the WAIT's one status read finds the NOP done.
+    const uint32_t CMD = HCA_FWP_BASE + HCA_FWP_CMD, ST = HCA_FWP_BASE + HCA_FWP_STATUS;
+    std::vector<hca_fseq_entry_t> nw;
+    for (int i = 0; i < 4; i++) {
+        nw.push_back(seq(CMD, HCA_FSEQ_KIND_WRITE, 0, HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_NOP)));
+        nw.push_back(seq(ST, HCA_FSEQ_KIND_WAIT, 1u << HCA_FWP_RESULT_OK, 0));
+    }
+    EXPECT_EQ(tr, run_seq(GetParam(), SeqImage(nw, 8, 0, {}, true, true, true)))
+        << "4 x (NOP, WAIT) as long as 8 reads: each WAIT read once, its NOP waited for";
 }
 
 TEST_P(Sequencer, ReadEvtReadsAnInvalidationsWordsUpToKeyAndAnyOtherEventWhole)

@@ -1,6 +1,7 @@
 /* hca_fseq.c — see hca_fseq.h. */
 #include "hca_fseq.h"
 
+#include "dev_engine.h"
 #include "hca_abi.h"
 
 _Static_assert(HCA_EVT_KEY_WORD + 1 == HCA_EVT_INV_WORDS, "key is the short read's last word");
@@ -82,10 +83,23 @@ static int fseq_next_word(hca_fseq_t *s, const uint32_t *ram)
     return ++s->word < s->words;
 }
 
+/* The write of entry pc (kind, arg words) may be posted (DEV_FW_WRITE_POSTED:
+ * the next access taken in the cycle its answer comes, the port answering in
+ * order): unless it is the entry's last word and a WAIT follows, which polls
+ * what the write started — a status read a cycle sooner would read BUSY and
+ * be read again. */
+static int fseq_may_post(const hca_fseq_t *s, const hca_fseq_port_t *p, uint32_t kind, uint32_t arg)
+{
+    if (kind == HCA_FSEQ_KIND_WRITE_RAM && s->word + 1 < arg)
+        return 1;
+    return s->pc + 1 == s->count || hca_fseq_entry_get_kind(fseq_entry(s, p, s->pc + 1)) != HCA_FSEQ_KIND_WAIT;
+}
+
 /* One device cycle of the sequencer, after the engine's: take the answer of
  * the access in flight, then post the next one (the port free of the
  * core's). Each access thus takes two cycles, as the core's port accesses
- * do at best; a *_RAM entry makes one access per word. */
+ * do at best, a posted write one (fseq_may_post); a *_RAM entry makes one
+ * access per word. */
 unsigned hca_fseq_tick(hca_fseq_t *s, const hca_fseq_port_t *p, int core_posted)
 {
     unsigned answered = 0;
@@ -150,7 +164,8 @@ post:
             return answered;
         }
         const int write = kind == HCA_FSEQ_KIND_WRITE || kind == HCA_FSEQ_KIND_WRITE_RAM;
-        if (p->post(p->ctx, write, hca_fseq_entry_get_off(e) + 4u * s->word, ram ? ram[s->word] : e->val)) {
+        if (p->post(p->ctx, write && fseq_may_post(s, p, kind, arg) ? DEV_FW_WRITE_POSTED : write,
+                    hca_fseq_entry_get_off(e) + 4u * s->word, ram ? ram[s->word] : e->val)) {
             fseq_end(s, 1, 0); /* no register there */
             return answered;
         }

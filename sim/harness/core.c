@@ -220,7 +220,7 @@ uint64_t core_quiet_until(const core_t *c)
     if (!c)
         return 0;
     const core_pins_t *p = &c->pins;
-    const int fw_busy = c->fw.state == FW_PORT_REQ || c->fw.state == FW_PORT_WAIT;
+    const int fw_busy = c->fw.state == FW_PORT_REQ || c->fw.state == FW_PORT_WAIT || c->fw.drop;
     if (!c->ops->quiet_until || c->db_count || p->db_valid || fw_busy || p->xq_valid || c->probe.rq_count ||
         trace_window_pending(&c->trace))
         return c->now;

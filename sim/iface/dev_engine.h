@@ -94,6 +94,13 @@ typedef struct dev_engine_stats {
                                    drain_wait rose: STATUS.busy after the command) */
 } dev_engine_stats_t;
 
+/** fw_post's write argument for a posted write: answered (fw_poll 1, *rdata
+ *  0) once the engine has taken it. Every block of the port answers an
+ *  access exactly one cycle after taking it, in order, so the next access
+ *  may be taken in the cycle the write's answer (which carries nothing)
+ *  comes; the port drops that answer. */
+#define DEV_FW_WRITE_POSTED 2
+
 typedef struct dev_engine_ops {
     const char *name; /**< "rtl", "model", "lockstep" */
     /** 0; -EINVAL (bad sizes), -ENOTSUP (sizes this engine was not built
@@ -116,7 +123,8 @@ typedef struct dev_engine_ops {
     /** The firmware port: off = firmware address - HCA_DEVREG_BASE. post
      *  starts one access (-EINVAL: an offset the engine has no register at,
      *  the firmware sees a bus fault; -EBUSY: one is in flight); poll returns
-     *  1 with *rdata once answered, 0 while in flight, -ENOENT when none. */
+     *  1 with *rdata once answered, 0 while in flight, -ENOENT when none.
+     *  write: 0 a read, 1 a write, DEV_FW_WRITE_POSTED a posted write. */
     int (*fw_post)(void *eng, int write, uint32_t off, uint32_t wdata);
     int (*fw_poll)(void *eng, uint32_t *rdata);
     /** The engine's fw_irq output (1 while a memory-management event waits
