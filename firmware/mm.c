@@ -858,9 +858,10 @@ static inline void run_start(run_prog_t *r, unsigned k, const hca_fw_event_t *en
     pend.run = r;
 }
 
-/* The run that starts at ev (an invalidation) and takes every invalidation
- * after it, up to end, that passes its rules: built in r and started;
- * returns how many it took (0: ev is the slow path's). An event with
+/* The run that starts at ev and takes every invalidation from it, up to
+ * end, that passes its rules: built in r and started; returns how many it
+ * took (0: ev is the slow path's — any event but an invalidation passing
+ * its rules, run_take_untrusted testing the kind). An event with
  * hdr.inv_ok passed them as the device checked them on the MPT (every
  * program is settled before a batch read, so the MPT was the shadow then)
  * and is the batch's first on its MR (the port sequencer clears the bit of
