@@ -113,6 +113,36 @@ static void teardown(bench_t *B)
     bench_close_device(B->mem, B->dev, B->drv);
 }
 
+/* B (cleared first) with nqp QPs on a device of the engine, with firmware (NULL: the built image). */
+static int bench_setup(bench_t *B, unsigned nqp, dev_engine_kind_t engine, const char *firmware)
+{
+    memset(B, 0, sizeof *B);
+    B->nqp = nqp;
+    hca_dev_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.engine = engine;
+    cfg.firmware = firmware;
+    return setup(B, &cfg);
+}
+
+/* Close B's device; rc, or -EIO when its firmware faulted or the protection
+ * checker saw a breach (said on stderr). */
+static int bench_finish(bench_t *B, int rc)
+{
+    char why[256] = "";
+    if (!rc && hca_dev_fw_health(B->dev, why, sizeof why)) {
+        fprintf(stderr, "bench_mm: firmware (%u QPs): %s\n", B->nqp, why);
+        rc = -EIO;
+    }
+    const uint64_t breaches = B->dev ? protcheck_count(hca_dev_protcheck(B->dev)) : 0;
+    if (!rc && breaches) {
+        fprintf(stderr, "bench_mm: the protection checker reported %" PRIu64 " breaches (%u QPs)\n", breaches, B->nqp);
+        rc = -EIO;
+    }
+    teardown(B);
+    return rc;
+}
+
 /* Post a FAST_REG_MR of `pages` pages for MR (q, m), with the next key byte. */
 static int post_fast_reg(bench_t *B, unsigned q, unsigned m, unsigned pages, uint64_t wr_id)
 {
@@ -534,14 +564,8 @@ typedef struct floor_run {
 static int floor_bursts(dev_engine_kind_t engine, const char *firmware, unsigned nqp, floor_run_t *r, floor_win_t *win)
 {
     static bench_t B;
-    memset(&B, 0, sizeof B);
-    B.nqp = nqp;
-    hca_dev_config_t cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.engine = engine;
-    cfg.firmware = firmware;
     memset(r, 0, sizeof *r);
-    int rc = setup(&B, &cfg);
+    int rc = bench_setup(&B, nqp, engine, firmware);
     for (unsigned round = 0; !rc && round < FLOOR_WARM + FLOOR_ROUNDS; round++)
         for (int inv = 0; !rc && inv < 2; inv++) {
             const int measured = round >= FLOOR_WARM;
@@ -568,13 +592,7 @@ static int floor_bursts(dev_engine_kind_t engine, const char *firmware, unsigned
     const char *prof = getenv("BENCH_MM_PCPROF");
     if (!rc && prof && *prof && engine == DEV_ENGINE_MODEL)
         rc = pc_profile(&B, prof);
-    char why[256] = "";
-    if (!rc && hca_dev_fw_health(B.dev, why, sizeof why)) {
-        fprintf(stderr, "bench_mm: firmware: %s\n", why);
-        rc = -EIO;
-    }
-    teardown(&B);
-    return rc;
+    return bench_finish(&B, rc);
 }
 
 static int floor_main(const char *firmware, const char *statelog, unsigned nqp)
@@ -700,25 +718,10 @@ static void versus(const char *then, double fr_steady, double fr_lat, double inv
 static int steady_wide(unsigned nqp, tput_t *t)
 {
     static bench_t W;
-    memset(&W, 0, sizeof W);
-    W.nqp = nqp;
-    hca_dev_config_t cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.engine = DEV_ENGINE_RTL;
-    int rc = setup(&W, &cfg);
+    int rc = bench_setup(&W, nqp, DEV_ENGINE_RTL, NULL);
     if (!rc)
         rc = throughput(&W, 1, 4, t);
-    char why[256] = "";
-    if (!rc && hca_dev_fw_health(W.dev, why, sizeof why)) {
-        fprintf(stderr, "bench_mm: firmware (%u QPs): %s\n", nqp, why);
-        rc = -EIO;
-    }
-    if (!rc && protcheck_count(hca_dev_protcheck(W.dev))) {
-        fprintf(stderr, "bench_mm: the protection checker reported breaches (%u QPs)\n", nqp);
-        rc = -EIO;
-    }
-    teardown(&W);
-    return rc;
+    return bench_finish(&W, rc);
 }
 
 int main(int argc, char **argv)
@@ -729,11 +732,7 @@ int main(int argc, char **argv)
     if (argc != 1)
         return fprintf(stderr, "usage: bench_mm [--floor FIRMWARE STATELOG [QPS 1..%u]]\n", QPS_MAX), 2;
     static bench_t B;
-    B.nqp = QPS;
-    hca_dev_config_t cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.engine = DEV_ENGINE_RTL;
-    if (setup(&B, &cfg)) {
+    if (bench_setup(&B, QPS, DEV_ENGINE_RTL, NULL)) {
         teardown(&B);
         return 1;
     }
@@ -752,18 +751,9 @@ int main(int argc, char **argv)
     const char *prof = getenv("BENCH_MM_PCPROF");
     if (!rc && prof && *prof)
         rc = pc_profile(&B, prof);
-    char why[256] = "";
-    if (!rc && hca_dev_fw_health(B.dev, why, sizeof why)) {
-        fprintf(stderr, "bench_mm: firmware: %s\n", why);
-        rc = -EIO;
-    }
-    uint64_t breaches = protcheck_count(hca_dev_protcheck(B.dev));
-    teardown(&B);
     tput_t wide;
-    if (rc || steady_wide(QPS_WIDE, &wide))
+    if (bench_finish(&B, rc) || steady_wide(QPS_WIDE, &wide))
         return 1;
-    if (breaches)
-        return fprintf(stderr, "bench_mm: the protection checker reported %" PRIu64 " breaches\n", breaches), 1;
     printf("memory-management WRs, end-to-end device (rtl) with firmware:\n");
     printf("  %-6s | %-30s | %-28s | %s\n", "", "latency, one at a time", "steady, pipelined",
            "LOCAL_INV");
