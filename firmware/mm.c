@@ -37,7 +37,9 @@
  * docs/device.md "Port sequencer"): one program reads a batch of events
  * whole and POPs each; a registration or invalidation that passed every
  * check is one program — its table commands, each WAITed and checked, then
- * DONE — started while the next event is looked at. The shadow says at once
+ * DONE — started while the next event is looked at, and the one-page
+ * registrations or the invalidations a batch holds one after another are
+ * one program together (a run: run_take, fr_run_take). The shadow says at once
  * what the program will leave; settle() waits for it and, should a command
  * be refused, puts the shadow back as a synchronous refusal would have left
  * it and answers DONE with the failure itself. An event on the MR of the
@@ -600,7 +602,11 @@ typedef struct __attribute__((aligned(8))) fr_tmpl {
 /* A run: the invalidations a batch holds one after another that all pass
  * their rules (each decided against the shadow as the earlier ones leave
  * it), committed as one program: every INVALIDATE and its WAIT, one DRAIN
- * and its WAIT, every DONE in event order. Each completion still follows
+ * and its WAIT, every DONE in event order. The FAST_REG_MRs a batch holds
+ * one after another that fast_reg_quick would take make a run too, each
+ * event's pair its FAST_REG and WAIT, the DRAIN a ctx NOP (a registration
+ * fences nothing; fr_run_take); the two kinds never share a run (a
+ * registration and an invalidation of one MR must run in event order). Each completion still follows
  * its key's INVALIDATE and a DRAIN begun after it (the fence), and the
  * run pays one program start, one settle and one DRAIN instead of one
  * each per event. The template holds the longest run (a batch): event j's
@@ -610,13 +616,13 @@ typedef struct __attribute__((aligned(8))) fr_tmpl {
  * of them come before the DRAIN, their order is no part of the fence).
  * Two buffers: one is built while the other may run. */
 #define RUN_MAX EVT_BATCH
-enum { RUN_TAIL = 2 * RUN_MAX, RUN_OPS = RUN_TAIL + 2 + RUN_MAX };
+enum { RUN_TAIL = 2 * RUN_MAX, RUN_DRAIN = RUN_TAIL, RUN_OPS = RUN_TAIL + 2 + RUN_MAX };
 typedef struct __attribute__((aligned(8))) run_prog {
     hca_fseq_entry_t e[RUN_OPS];
     unsigned k;  /* its events, the k before end in rd_evt, once committed */
     const hca_fw_event_t *end;
-    uint32_t shadow[RUN_MAX]; /* each event's MR's shadow word before it (not kept for one with
-                                 hdr.inv_ok, run_trusted: its MR's state is the MPT's) */
+    uint32_t shadow[RUN_MAX]; /* each event's MR's shadow word before it (not kept for an invalidation
+                                 with hdr.inv_ok, run_trusted: its MR's state is the MPT's) */
     uint32_t go[RUN_MAX];     /* the GO word of a run of k + 1 */
 } run_prog_t;
 static fr_tmpl_t fr_t[EVT_BATCH];
@@ -722,6 +728,14 @@ static inline mkey_t *fast_mr(uint32_t key)
  * mkey_create refuses max_page_list_len 0). wqe_ok clear: the slow path,
  * which checks every rule itself. */
 static int fast_reg_refuse(const hca_fw_event_t *ev);
+/* fast_reg_quick's rules on m's shadow word fail: not in use, fast_reg,
+ * FREE, or not the event's PD. not_key_byte: ~SHADOW_KEY_BYTE (a loop keeps
+ * it in a register). */
+static inline int fast_reg_refused(const hca_fw_event_t *ev, const mkey_t *m, uint32_t shadow, uint32_t not_key_byte)
+{
+    return UNLIKELY((shadow & not_key_byte) != SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, HCA_MKEY_STATE_FREE)) ||
+           UNLIKELY(m->pd != ev->pd);
+}
 static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
 {
     const uint32_t hdr = ev->hdr, key = ev->key;
@@ -731,8 +745,7 @@ static inline int fast_reg_quick(const hca_fw_event_t *ev, fr_tmpl_t *t)
     if (UNLIKELY(!m))
         return fast_reg_refuse(ev);
     const uint32_t shadow = shadow_word(m);
-    if (UNLIKELY((shadow & ~SHADOW_KEY_BYTE) != SHADOW(1, HCA_MKEY_KIND_FAST_REG, 0, HCA_MKEY_STATE_FREE) ||
-                 m->pd != ev->pd))
+    if (fast_reg_refused(ev, m, shadow, ~SHADOW_KEY_BYTE))
         return fast_reg_refuse(ev);
     _Static_assert(HCA_ACCESS_ALL == (1u << HCA_SQ_WQE_FR_ACCESS_WIDTH) - 1, "every fr_access value is a flag set");
     /* Decided: FAST_REG of this slot writes the slow path's MPT entry and
@@ -768,10 +781,11 @@ static int __attribute__((noinline)) fast_reg_refuse(const hca_fw_event_t *ev)
 }
 
 /* LOCAL_INV, REMOTE_INV, READ_INV without hdr.inv_ok (or a mutant's):
- * invalidate's rules on the shadow of the MR of index idx (checked first). Its own MR is
- * settled only for a single program under way: a run under way changes
- * nothing these rules read (the state byte only), and run_stopped redoes
- * the run built meanwhile on the shadow it leaves. 0: the slow path's. */
+ * invalidate's rules on the shadow of the MR of index idx (checked first),
+ * the program under way on it settled first (a registration's changes the
+ * key byte these rules read; a run of invalidations only the state byte,
+ * and run_stopped redoes the run built meanwhile on the shadow it leaves,
+ * but a run is asked as a whole). 0: the slow path's. */
 static inline int invalidate_rules(const hca_fw_event_t *ev, uint32_t key, uint32_t idx)
 {
     if (MUTANT_SKIPS_DRAIN(hca_fw_event_get_kind(ev))) /* the mutants' programs are the slow path's */
@@ -779,8 +793,8 @@ static inline int invalidate_rules(const hca_fw_event_t *ev, uint32_t key, uint3
     if (UNLIKELY(idx - 1 >= mkey_slots - 1)) /* never an MR (index 0 wraps) */
         return 0;
     const mkey_t *m = &mkeys[idx];
-    if (UNLIKELY(pend.m == m))
-        settle(); /* decide on the tables that program leaves (never a run's: pend.m is none of its MRs) */
+    if (UNLIKELY(pend_on(m, idx)))
+        settle(); /* decide on the tables that program leaves */
     const uint32_t shadow = shadow_word(m);
     /* in use, kind FAST_REG or INDIRECT (one apart), the key's key byte: with
      * the state byte shifted out, the shadow word is want or want + the kind's
@@ -848,7 +862,8 @@ static inline void run_start(run_prog_t *r, unsigned k, const hca_fw_event_t *en
             settle_stopped(st, r);
     }
 #if defined(HCAFW_MUTANT_RUN_DRAIN_EARLY)
-    mutant_drain_early(r, k);
+    if (hca_fw_event_get_kind(end - k) != HCA_EVT_KIND_FAST_REG_MR)
+        mutant_drain_early(r, k);
 #endif
     /* GO first: the bookkeeping is the core's alone, the run the device's critical path */
     reg_write(HCA_FW_FSEQ_BASE + HCA_FSEQ_GO, r->go[k - 1]);
@@ -912,8 +927,57 @@ static inline unsigned run_take(run_prog_t *r, const hca_fw_event_t *ev, const h
         e++;
     }
     const unsigned k = (unsigned)(done - done0); /* = e - ev, without a division */
-    if (k)
+    if (k) {
+        r->e[RUN_DRAIN].val = HCA_CTX_CMD_OP_PUT(HCA_CTX_OP_DRAIN); /* (an FAST_REG_MR run's NOP before) */
         run_start(r, k, e);
+    }
+    return k;
+}
+
+/* The run of FAST_REG_MRs from ev (rd_evt slot b) up to end that
+ * fast_reg_quick would take, each decided on the shadow as the earlier ones
+ * leave it: built in r and started; returns how many it took (0: ev is
+ * fast_reg_quick's). One the rules refuse, or on an MR a program under way
+ * is on, ends it: fast_reg_quick settles and decides it alone. */
+static inline unsigned fr_run_take(run_prog_t *r, const hca_fw_event_t *ev, const hca_fw_event_t *end, unsigned b)
+{
+    hca_fseq_entry_t *cmd = &r->e[RUN_TAIL - 2], *done = &r->e[RUN_TAIL + 2];
+    hca_fseq_entry_t *const done0 = done;
+    uint32_t *saved = r->shadow;
+    const hca_fw_event_t *e = ev;
+    /* In registers for the loop (GCC would rebuild them every event, the loop
+     * being the service's): FAST_REG's command word of bank slot b (the next
+     * event's one more), the kind and wqe_ok bits of a FAST_REG_MR the engine
+     * checked, the shadow word of a usable MR but its key byte, the MR count. */
+    _Static_assert(HCA_FWP_CMD_INDEX_LSB == 0 && HCA_FW_EVENT_KIND_LSB == 0, "the slot, the kind: the low bits");
+    uint32_t op = HCA_FWP_CMD_OP_PUT(HCA_FWP_OP_FAST_REG) | b;
+    uint32_t kind_mask = ((1u << HCA_FW_EVENT_KIND_WIDTH) - 1) | 1u << HCA_FW_EVENT_WQE_OK_LSB;
+    uint32_t key_mask = ~SHADOW_KEY_BYTE;
+    const uint32_t slots = mkey_slots - 1;
+    __asm__("" : "+r"(kind_mask), "+r"(key_mask));
+    for (; e < end; e++) {
+        const uint32_t hdr = e->hdr, key = e->key, idx = key >> HCA_KEY_INDEX_SHIFT;
+        if (UNLIKELY((hdr & kind_mask) != (HCA_EVT_KIND_FAST_REG_MR | 1u << HCA_FW_EVENT_WQE_OK_LSB)) ||
+            UNLIKELY(idx - 1 >= slots)) /* (index 0 wraps) */
+            break;
+        mkey_t *m = &mkeys[idx];
+        const uint32_t shadow = shadow_word(m);
+        if (fast_reg_refused(e, m, shadow, key_mask) || UNLIKELY(pend.m != 0 && pend_on(m, idx)))
+            break; /* fast_reg_quick's rules, or a program under way on it */
+        /* decided, as fast_reg_quick: FAST_REG of the slot, DONE SUCCESS, the shadow's key byte and state */
+        *saved++ = shadow;
+        cmd->val = op++;
+        done->val = hdr & ~0xffu;
+        m->key_byte = (uint8_t)(key & HCA_KEY_BYTE_MASK);
+        m->state = HCA_MKEY_STATE_VALID;
+        cmd -= 2;
+        done++;
+    }
+    const unsigned k = (unsigned)(done - done0);
+    if (k) {
+        r->e[RUN_DRAIN].val = HCA_CTX_CMD_OP_PUT(HCA_CTX_OP_NOP);
+        run_start(r, k, e);
+    }
     return k;
 }
 
@@ -950,10 +1014,25 @@ static void run_restore(const run_prog_t *r, unsigned j)
  * (its kind's status, the MR as it was). The run about to start on top
  * (building) is undone first and redone last, on the shadow this
  * leaves. */
+/* Event j of r on its MR's shadow: an invalidation's entry FREE, a
+ * registration's VALID with its key byte. */
+static void run_apply(const run_prog_t *r, unsigned j)
+{
+    const hca_fw_event_t *ev = run_ev(r, j);
+    mkey_t *m = run_mr(r, j);
+    if (hca_fw_event_get_kind(ev) == HCA_EVT_KIND_FAST_REG_MR) {
+        m->key_byte = (uint8_t)(ev->key & HCA_KEY_BYTE_MASK);
+        m->state = HCA_MKEY_STATE_VALID;
+    } else {
+        m->state = HCA_MKEY_STATE_FREE;
+    }
+}
+
 static void run_stopped(uint32_t st, run_prog_t *b)
 {
     run_prog_t *r = pend.run;
     const unsigned k = r->k, at = HCA_FSEQ_STATUS_DONE_GET(st), bk = b ? b->k : 0;
+    const int regs = hca_fw_event_get_kind(run_ev(r, 0)) == HCA_EVT_KIND_FAST_REG_MR; /* a FAST_REG_MR run */
     for (unsigned j = bk; j-- > 0;)
         run_restore(b, j);
     /* s: the first event (in event order) committed; the ones before it were not */
@@ -961,18 +1040,20 @@ static void run_stopped(uint32_t st, run_prog_t *b)
     for (unsigned j = s; j-- > 0;)
         run_restore(r, j);
     for (unsigned j = s; j < k; j++)
-        run_mr(r, j)->state = HCA_MKEY_STATE_FREE;
+        run_apply(r, j);
     unsigned drained = 1; /* the run's DRAIN ran, or none is needed */
-    if (at < 2 * k + 2) { /* the DRAIN did not run, or did not complete */
+    if (at < 2 * k + 2 && !regs) { /* the DRAIN did not run, or did not complete */
         unsigned dr = at < 2 * k && s < k ? ctx_run(HCA_CTX_OP_DRAIN, 0) : HCA_FWP_RESULT_BUSY;
         drained = dr == HCA_FWP_RESULT_OK || dr == HCA_FWP_RESULT_BAD_OP;
     }
     for (unsigned j = at >= 2 * k + 2 ? at - 2 * k - 2 : 0; j < k; j++) {
         const hca_fw_event_t *ev = run_ev(r, j);
-        const commit_t *c = hca_fw_event_get_kind(ev) == HCA_EVT_KIND_REMOTE_INV ? &RINV_COMMIT : &INV_COMMIT;
+        const unsigned kind = hca_fw_event_get_kind(ev);
+        const commit_t *c = regs ? &FR1_COMMIT : kind == HCA_EVT_KIND_REMOTE_INV ? &RINV_COMMIT : &INV_COMMIT;
         unsigned status = HCA_WC_STATUS_SUCCESS;
         if (j + 1 < s)
-            status = refuse(ev, c->fail, "its run stopped before its INVALIDATE (an earlier one's was refused)");
+            status = refuse(ev, c->fail, regs ? "its run stopped before its FAST_REG (an earlier one's was refused)"
+                                              : "its run stopped before its INVALIDATE (an earlier one's was refused)");
         else if (j + 1 == s)
             status = refuse(ev, c->fail, c->why_a);
         else if (!drained)
@@ -980,9 +1061,8 @@ static void run_stopped(uint32_t st, run_prog_t *b)
         reg_write(EVT(HCA_EVT_DONE), done_word(ev, status));
     }
     for (unsigned j = 0; j < bk; j++) {
-        mkey_t *m = run_mr(b, j);
-        b->shadow[j] = shadow_word(m);
-        m->state = HCA_MKEY_STATE_FREE;
+        b->shadow[j] = shadow_word(run_mr(b, j));
+        run_apply(b, j);
     }
 }
 
@@ -1058,6 +1138,16 @@ void mm_service(void)
 #endif
             const unsigned kind = hca_fw_event_get_kind(ev);
             if (__builtin_expect(kind == HCA_EVT_KIND_FAST_REG_MR, 1)) {
+                /* a run when another registration follows (one alone: its own program, shorter) */
+                const unsigned k = ev + 1 < end && hca_fw_event_get_kind(ev + 1) == HCA_EVT_KIND_FAST_REG_MR
+                                       ? fr_run_take(r, ev, end, (unsigned)(t - fr_t))
+                                       : 0;
+                if (k) {
+                    r = r == &runp[0] ? &runp[1] : &runp[0];
+                    ev += k - 1;
+                    t += k - 1;
+                    continue;
+                }
                 if (fast_reg_quick(ev, t))
                     continue;
             } else { /* the run of invalidations from ev: none (0) for another kind, which has no

@@ -1275,7 +1275,17 @@ TEST_F(FwMm, AnInlineListOfOtherThanOnePageOrAnInlineKlmListIsRefused)
     EXPECT_EQ(0u, table_writes());
 }
 
-TEST_F(FwMm, ABatchIsReadByOneProgramAndEachCommitIsOneProgram)
+// The DONEs mm_service wrote, in order (tag << 8 | status).
+static std::vector<uint32_t> dones(const Mock &m)
+{
+    std::vector<uint32_t> d;
+    for (const Rec &r : m.log)
+        if (r.kind == EVT_DONE)
+            d.push_back(r.index);
+    return d;
+}
+
+TEST_F(FwMm, ABatchIsReadByOneProgramAndItsRegistrationsAndItsInvalidationsAreARunEach)
 {
     uint32_t a = mr(HCA_MKEY_KIND_FAST_REG, 2), b = mr(HCA_MKEY_KIND_FAST_REG, 2);
     hca_fw_event_t ra = ev(HCA_EVT_KIND_FAST_REG_MR, pd, a, 1), rb = ev(HCA_EVT_KIND_FAST_REG_MR, pd, b, 2);
@@ -1289,35 +1299,77 @@ TEST_F(FwMm, ABatchIsReadByOneProgramAndEachCommitIsOneProgram)
     queue(ev(HCA_EVT_KIND_LOCAL_INV, pd, a, 3));
     mm_service();
     EXPECT_TRUE(mock.events.empty());
-    EXPECT_EQ(5, mock.fseq_runs) << "one read of the batch, one program per operation, a read finding none";
+    EXPECT_EQ(4, mock.fseq_runs)
+        << "one read of the batch, the registrations' run, the invalidation's run, a read finding none";
     EXPECT_EQ(3 * HCA_EVT_INV_WORDS + 2, mock.evt_words_read)
         << "READ_EVT: a wqe_ok registration's and an invalidation's words up to key (fwp's bank keeps the "
            "registration); each read stopped at the empty queue's first word";
     std::vector<Kind> kinds;
     for (const Rec &r : mock.log)
         kinds.push_back(r.kind);
-    ASSERT_EQ(10u, kinds.size());
-    EXPECT_EQ((std::vector<Kind>{EVT_POP, EVT_POP, EVT_POP, FWP_CMD, EVT_DONE, FWP_CMD, EVT_DONE, FWP_CMD, CTX_CMD,
-                                 EVT_DONE}),
+    ASSERT_EQ(11u, kinds.size());
+    EXPECT_EQ((std::vector<Kind>{EVT_POP, EVT_POP, EVT_POP, FWP_CMD, FWP_CMD, CTX_CMD, EVT_DONE, EVT_DONE, FWP_CMD,
+                                 CTX_CMD, EVT_DONE}),
               kinds)
-        << "the batch popped first; each operation's commands before its DONE";
+        << "the batch popped first; each run's commands before its DONEs";
     EXPECT_EQ(2u, count(HCA_FWP_OP_FAST_REG)) << "each registration one FAST_REG";
     EXPECT_EQ((unsigned)HCA_FWP_OP_FAST_REG, mock.log[3].op);
-    EXPECT_EQ(0u, mock.log[3].index) << "the first event's bank slot";
-    EXPECT_EQ(1u, mock.log[5].index) << "the second event's bank slot";
+    EXPECT_EQ(1u, mock.log[3].index) << "the second event's bank slot (a run runs its last event's command first)";
+    EXPECT_EQ(0u, mock.log[4].index) << "the first event's bank slot";
+    EXPECT_EQ((unsigned)HCA_CTX_OP_NOP, mock.log[5].op) << "a registrations' run drains nothing";
+    EXPECT_EQ((std::vector<uint32_t>{1u << 8 | HCA_WC_STATUS_SUCCESS, 2u << 8 | HCA_WC_STATUS_SUCCESS,
+                                     3u << 8 | HCA_WC_STATUS_SUCCESS}),
+              dones(mock))
+        << "every DONE in event order";
+    EXPECT_EQ((unsigned)HCA_CTX_OP_DRAIN, mock.log[9].op) << "the invalidation's DRAIN";
     EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(a).state) << "registered, then invalidated";
     EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(b).state);
 }
 
-// The DONEs mm_service wrote, in order (tag << 8 | status).
-static std::vector<uint32_t> dones(const Mock &m)
+TEST_F(FwMm, ARunStoppedAtAFastRegFailsExactlyTheRegistrationsNotCommitted)
 {
-    std::vector<uint32_t> d;
-    for (const Rec &r : m.log)
-        if (r.kind == EVT_DONE)
-            d.push_back(r.index);
-    return d;
+    // Three registrations in one run: the FAST_REGs run c, b, a; b's is
+    // refused, so c is committed (SUCCESS, VALID with its key), b fails as its
+    // own program would (MW_BIND_ERR), a never ran (MW_BIND_ERR); a and b stay
+    // FREE with their old keys and register again.
+    uint32_t m[3], k[3];
+    std::vector<hca_fw_event_t> regs;
+    for (unsigned i = 0; i < 3; i++) {
+        m[i] = mr(HCA_MKEY_KIND_FAST_REG, 2);
+        k[i] = (m[i] & ~0xffu) | (0x60 + i);
+        hca_fw_event_t r = ev(HCA_EVT_KIND_FAST_REG_MR, pd, k[i], 1 + i);
+        r.params = params(12, LW, 1) | 1u << HCA_SQ_WQE_FR_INLINE_LSB;
+        r.length = 10;
+        r.list = 0x9000;
+        regs.push_back(engine_ok(r));
+    }
+    mock.fail_fwp_op = HCA_FWP_OP_FAST_REG;
+    mock.fail_fwp_skip = 1;
+    for (const hca_fw_event_t &r : regs)
+        queue(r);
+    mm_service();
+    EXPECT_EQ((std::vector<uint32_t>{1u << 8 | HCA_WC_STATUS_MW_BIND_ERR, 2u << 8 | HCA_WC_STATUS_MW_BIND_ERR,
+                                     3u << 8 | HCA_WC_STATUS_SUCCESS}),
+              dones(mock));
+    EXPECT_EQ(2u, count(HCA_FWP_OP_FAST_REG)) << "c's, then b's refused; a's never";
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(k[0]).state);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_FREE, shadow(k[1]).state);
+    EXPECT_EQ((unsigned)HCA_MKEY_STATE_VALID, shadow(k[2]).state);
+    EXPECT_EQ(k[2] & 0xffu, shadow(k[2]).key_byte) << "the committed one's key";
+    EXPECT_EQ(m[1] & 0xffu, shadow(k[1]).key_byte) << "the refused one's key as it was";
+    EXPECT_NE(std::string::npos, mock.console.find("refused FAST_REG")) << mock.console;
+    EXPECT_NE(std::string::npos, mock.console.find("stopped before its FAST_REG")) << mock.console;
+    EXPECT_EQ(2, std::count(mock.console.begin(), mock.console.end(), '\n')) << "one line per refusal: " << mock.console;
+    // a and b register again; c, VALID, is refused (invalidate first).
+    mock.log.clear();
+    for (const hca_fw_event_t &r : regs)
+        queue(r);
+    mm_service();
+    EXPECT_EQ((std::vector<uint32_t>{1u << 8 | HCA_WC_STATUS_SUCCESS, 2u << 8 | HCA_WC_STATUS_SUCCESS,
+                                     3u << 8 | HCA_WC_STATUS_MW_BIND_ERR}),
+              dones(mock));
 }
+
 
 TEST_F(FwMm, ARunOfInvalidationsIsOneProgramWithOneDrainAndItsDonesInEventOrder)
 {
