@@ -1,7 +1,8 @@
 # testbench/bench — `make bench` figures, each measured in one run.
 BENCH_BINS := $(BIN)/bench_xu $(BIN)/bench_dev $(BIN)/bench_verbs $(BIN)/bench_mm $(BIN)/bench_peer $(BIN)/bench_klm
 ALL_TARGETS += $(BENCH_BINS)
-BENCHES += bench-xu bench-dev bench-verbs bench-tables bench-mm bench-mm-floor bench-peer bench-klm bench-engines
+BENCHES += bench-xu bench-dev bench-verbs bench-tables bench-mm bench-mm-floor bench-peer bench-klm bench-engines \
+    bench-sensitivity
 
 $(BIN)/bench_xu: $(OBJ)/testbench/bench_xu.o $(HCASIM_LIBS)
 	$(call link_bin,)
@@ -27,7 +28,8 @@ $(BIN)/bench_peer: $(OBJ)/testbench/bench_peer.o $(HCASIM_LIBS)
 $(BIN)/bench_klm: $(OBJ)/testbench/bench_klm.o $(HCASIM_LIBS)
 	$(call link_bin,)
 
-.PHONY: bench-xu bench-dev bench-verbs bench-tables bench-mm bench-mm-floor bench-peer bench-klm bench-engines
+.PHONY: bench-xu bench-dev bench-verbs bench-tables bench-mm bench-mm-floor bench-peer bench-klm bench-engines \
+    bench-sensitivity timing-sensitivity timing-sensitivity-selftest
 bench-xu: $(BIN)/bench_xu
 	@mkdir -p $(BUILD)/bench
 	$(BIN)/bench_xu 400000 $(BUILD)/bench/xu_trace.fst
@@ -55,6 +57,19 @@ bench-klm: $(BIN)/bench_klm
 # latency-error distribution (testbench/bench_engines.py).
 bench-engines: $(HCASIM_BIN)
 	$(PYTHON) testbench/bench_engines.py $(HCASIM_BIN)
+# How much of the corpus' outcome hangs on the timing: each file with the host
+# read latency, the link latency and the host write cost 1 % longer, what
+# moved (testbench/timing_sensitivity.py; docs/model.md "How exact the model
+# must be"). Any scenario: make timing-sensitivity SCENARIOS="my.jsonl ...".
+bench-sensitivity: $(HCASIM_BIN)
+	$(PYTHON) testbench/timing_sensitivity.py $(HCASIM_BIN) --jobs $(NPROC) --quiet vectors/demo.jsonl \
+	    $(sort $(wildcard vectors/directed/*.jsonl))
+SCENARIOS ?=
+timing-sensitivity: $(HCASIM_BIN)
+	$(PYTHON) testbench/timing_sensitivity.py $(HCASIM_BIN) --jobs $(NPROC) $(SCENARIOS)
+timing-sensitivity-selftest: $(HCASIM_BIN)
+	$(Q)HCASIM_BIN=$(HCASIM_BIN) $(PYTHON) testbench/test_timing_sensitivity.py
+CHECKS += timing-sensitivity-selftest
 
 # The RTL's speed at the default table size and at 64 QPs / 64 CQs in one
 # run (testbench/bench_tables.py): bench_verbs linked once more against a

@@ -235,6 +235,8 @@ static int write_json(const char *path, const pair_t *p)
         fputs("null", f);
     fputs(",\"checker\":", f);
     scn_json_checker(f, a->rep.checker);
+    fputs(",\"timing\":", f); /* one device configuration for both */
+    scn_json_timing(f, &a->rep);
     fputs(",\"breaches\":", f); /* the reference's, else the other's (each side's are under "both") */
     scn_json_breaches(f, a->rep.pc && protcheck_count(a->rep.pc) ? a->rep.pc : b->rep.pc);
     fputs(",\"coverage\":", f); /* the reference's: the engines are twins */

@@ -451,6 +451,10 @@ typedef struct scn_report {
     size_t npeers;
     const protcheck_t *pc; /**< the checker, for its breaches; NULL: no device ran */
     const scn_cover_t *cov; /**< the functional coverage points the run hit; NULL: none */
+    /** The device's timing as it ran, defaults applied (the `device` op's
+     *  fields of the same names); valid when a device ran (checker set). */
+    bus_timing_t host;
+    uint32_t link_latency, link_bytes_per_cycle;
 } scn_report_t;
 
 /** The reason (to err), the firmware diagnosis, the checker and summary lines (to out). */
@@ -461,6 +465,9 @@ void scn_print_fw(FILE *out, const scn_fw_state_t *fw, const char *whose);
 void scn_print_checker(FILE *out, const char *prefix, const scn_checker_t *ck);
 /** The "checker" object of the JSON result (null when ck is NULL). */
 void scn_json_checker(FILE *f, const scn_checker_t *ck);
+/** The "timing" object of the JSON result: r's host and link timing under
+ *  the `device` op's field names (null when no device ran). */
+void scn_json_timing(FILE *f, const scn_report_t *r);
 /** The "failure" object of the JSON result (null when result is SCN_PASS). */
 void scn_json_failure(FILE *f, int result, unsigned line, const char *op, const char *msg);
 /** The "breaches" list of the JSON result: the checker's first ones, each

@@ -125,6 +125,18 @@ void scn_json_breaches(FILE *f, const protcheck_t *pc)
     fputc(']', f);
 }
 
+void scn_json_timing(FILE *f, const scn_report_t *r)
+{
+    if (!r->checker) {
+        fputs("null", f);
+        return;
+    }
+    fprintf(f,
+            "{\"host_read_latency\":%u,\"host_write_cost\":%u,\"host_bytes_per_cycle\":%u,\"link_latency\":%u,"
+            "\"link_bytes_per_cycle\":%u}",
+            r->host.read_latency, r->host.write_cost, r->host.bytes_per_cycle, r->link_latency, r->link_bytes_per_cycle);
+}
+
 void scn_json_wrs(FILE *f, const scn_report_t *r)
 {
     fputc('[', f);
@@ -162,6 +174,8 @@ int scn_write_json(const char *path, const scn_report_t *r)
         fputs("null", f);
     fputs(",\"checker\":", f);
     scn_json_checker(f, r->checker);
+    fputs(",\"timing\":", f);
+    scn_json_timing(f, r);
     fputs(",\"breaches\":", f);
     scn_json_breaches(f, r->pc);
     fputs(",\"coverage\":", f);
@@ -195,7 +209,7 @@ int scn_write_load_error_json(const char *json_out, const char *file, const char
     size_t fl = strlen(file);
     if (!strncmp(msg, file, fl) && msg[fl] == ':')
         line = (unsigned)strtoul(msg + fl + 1, NULL, 10);
-    scn_report_t r = {NULL, file, engine, 0, 0, SCN_ERROR, line, NULL, msg, NULL, NULL, NULL, NULL, 0, 0, NULL, 0, NULL, NULL};
+    scn_report_t r = {NULL, file, engine, 0, 0, SCN_ERROR, line, NULL, msg, NULL, NULL, NULL, NULL, 0, 0, NULL, 0, NULL, NULL, {0, 0, 0}, 0, 0};
     return scn_write_json(json_out, &r);
 }
 

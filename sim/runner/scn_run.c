@@ -521,7 +521,7 @@ int scn_run_end(run_t *r, int rc, scn_report_t *rep, scn_checker_t *ck, scn_fw_s
         rc = start_device(c);
     }
     *rep = (scn_report_t){r->s, r->s->file, r->engine, r->seed, 0, rc, r->fline, r->fop, c->msg, NULL, NULL, NULL,
-                          r->wrs, r->nwrs, 0, NULL, 0, NULL, NULL};
+                          r->wrs, r->nwrs, 0, NULL, 0, NULL, NULL, {0, 0, 0}, 0, 0};
     size_t np = 0;
     for (size_t i = 0; i < r->nobj; i++)
         np += r->obj[i].win != NULL;
@@ -549,6 +549,10 @@ int scn_run_end(run_t *r, int rc, scn_report_t *rep, scn_checker_t *ck, scn_fw_s
         rep->firmware = hca_dev_firmware(r->dev);
         rep->cycles = hca_dev_cycle(r->dev);
         rep->checker = checker_of(r->dev, ck);
+        rep->host = r->host_set ? r->cfg.host : bus_default_timing();
+        rep->link_latency = r->cfg.link_latency ? r->cfg.link_latency : DEV_ENGINE_LINK_LATENCY_DEFAULT;
+        rep->link_bytes_per_cycle =
+            r->cfg.link_bytes_per_cycle ? r->cfg.link_bytes_per_cycle : DEV_ENGINE_LINK_BYTES_PER_CYCLE_DEFAULT;
         rep->pc = hca_dev_protcheck(r->dev);
         scn_cover_end(r->cov, r->dev);
         rep->cov = r->cov;
