@@ -66,11 +66,17 @@ LIBHCASIM := $(LIB)/libhcasim.a
 # rtl/ has defined HCASIM_LINK).
 HCASIM_LIBS = $(LIBHCASIM) $(filter %.a,$(HCASIM_LINK))
 
+# hcasim links statically (a sanitizer build cannot): no dynamic loading, a
+# quarter of a small scenario's run, and make test starts it hundreds of times.
+EXE_STATIC := $(if $(SAN_FLAGS),,-static)
+
 # link_bin: link $@ from its objects, libhcasim and the Verilated RTL; $(1) = extra libs.
+# Linked aside and renamed: a check running the old binary meanwhile never
+# finds it half written.
 define link_bin
 	@mkdir -p $(@D)
 	$(call say,LD,$@)
-	$(Q)$(CXX) $(SAN_FLAGS) -o $@ $(filter %.o,$^) $(LIBHCASIM) $(HCASIM_LINK) $(LDLIBS) $(1)
+	$(Q)$(CXX) $(SAN_FLAGS) -o $@.tmp $(filter %.o,$^) $(LIBHCASIM) $(HCASIM_LINK) $(LDLIBS) $(1) && mv -f $@.tmp $@
 endef
 
 # Fragments, one or more per directory, in dependency order (rtl/ first: it

@@ -40,7 +40,6 @@ int hca_ctx_init(hca_ctx_t *m, unsigned max_qp, unsigned max_cq, unsigned n_drai
         max_cq > HCA_CTX_MAX_CQ_LIMIT || (max_cq & (max_cq - 1)) != 0 || n_drain < 1 ||
         n_drain > HCA_CTX_MAX_DRAIN)
         return -EINVAL;
-    memset(m, 0, sizeof(*m));
     m->cqc = calloc(max_cq, sizeof(*m->cqc));
     m->cq = calloc(max_cq, sizeof(*m->cq));
     if (!m->cqc || !m->cq) {

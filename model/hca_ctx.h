@@ -111,8 +111,8 @@ typedef struct hca_ctx {
     uint8_t cq_inrange;
 } hca_ctx_t;
 
-/* max_qp: power of two in [2, 64]; max_cq: power of two in [2, 65536];
- * n_drain in [1, 32]. 0, -EINVAL or -ENOMEM. */
+/* m: zeroed memory (calloc). max_qp: power of two in [2, 64]; max_cq: power
+ * of two in [2, 65536]; n_drain in [1, 32]. 0, -EINVAL or -ENOMEM. */
 int hca_ctx_init(hca_ctx_t *m, unsigned max_qp, unsigned max_cq, unsigned n_drain);
 void hca_ctx_free(hca_ctx_t *m);
 void hca_ctx_reset(hca_ctx_t *m);

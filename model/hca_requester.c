@@ -256,7 +256,6 @@ int hca_requester_init(hca_requester_t *m, unsigned max_qp)
 {
     if (max_qp < 2 || max_qp > HCA_REQUESTER_MAX_QP_LIMIT || (max_qp & (max_qp - 1u)) != 0)
         return -EINVAL;
-    memset(m, 0, sizeof(*m));
     m->max_qp = (uint16_t)max_qp;
     m->qw = (uint8_t)rq_ctz(max_qp);
     int rc = hca_req_send_init(&m->send, m->qw);

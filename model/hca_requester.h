@@ -183,7 +183,8 @@ typedef struct hca_requester {
     m_arb_t dma_arb, free_arb, evt_arb, fin_arb; /**< N = 2: 0 send, 1 response */
 } hca_requester_t;
 
-int hca_requester_init(hca_requester_t *m, unsigned max_qp); /* 0 / -EINVAL */
+/* m: zeroed memory (calloc: the pages its tables never touch stay unmapped). 0 / -EINVAL */
+int hca_requester_init(hca_requester_t *m, unsigned max_qp);
 void hca_requester_reset(hca_requester_t *m);
 void hca_requester_comb(const hca_requester_t *m, hca_requester_io_t *io, uint64_t now);
 void hca_requester_edge(hca_requester_t *m, const hca_requester_io_t *io, uint64_t now);

@@ -72,7 +72,9 @@ endif
 # instrumented compile is a real one even when only the archive was deleted
 # (else the old objects were archived, the training wrote no counts and the
 # archive came out unprofiled). One rule for every Verilated build.
-# The flags live in DIR/flags.txt, rewritten only when they change, so
+# The flags live in DIR/flags.txt, rewritten only when they change (both
+# sides stripped: unstripped, the coverage build's compared unequal in every
+# parse and was rebuilt by every make), so
 # editing this makefile rebuilds a model only if it changed how; written
 # aside and renamed, so a make parsing beside it (make test's checks run in
 # parallel) never reads half a file, takes it for changed flags and
@@ -80,7 +82,7 @@ endif
 # --no-skip-identical: when make asks, Verilator rewrites its output (so the
 # timestamps move and the archives follow) even if it thinks nothing changed.
 define vl_rules
-ifneq ($$(file < $(2)/flags.txt),$(call vl_flags,$(1)) $(addprefix -D,$(3))$(if $(5), $(5)) $(VL_OPT)$(call vl_pgo,$(6), pgo))
+ifneq ($$(strip $$(file < $(2)/flags.txt)),$$(strip $(call vl_flags,$(1)) $(addprefix -D,$(3))$(if $(5), $(5)) $(VL_OPT)$(call vl_pgo,$(6), pgo)))
 $$(shell mkdir -p $(2))
 $$(shell printf '%s\n' '$(call vl_flags,$(1)) $(addprefix -D,$(3))$(if $(5), $(5)) $(VL_OPT)$(call vl_pgo,$(6), pgo)' \
     >$(2)/flags.txt.$$$$$$$$ && mv -f $(2)/flags.txt.$$$$$$$$ $(2)/flags.txt)

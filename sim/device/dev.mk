@@ -11,7 +11,7 @@ $(OBJ)/sim/device/hca_dev.o: ALL_CFLAGS += -DHCASIM_FIRMWARE_DEFAULT='"$(abspath
 HCASIM_BIN := $(BIN)/hcasim
 ALL_TARGETS += $(HCASIM_BIN)
 $(HCASIM_BIN): $(OBJ)/sim/runner/hcasim.o $(HCASIM_LIBS)
-	$(call link_bin,)
+	$(call link_bin,$(EXE_STATIC))
 
 # make run: the demo scenario, end to end on the RTL engine with firmware.
 DEMO_SCENARIO := vectors/demo.jsonl

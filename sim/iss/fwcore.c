@@ -19,6 +19,7 @@ struct fwcore {
     unsigned n_mmio;
     uint32_t entry;
     int loaded;
+    int ram_zero;       /* RAM still as calloc left it: nothing loaded, no pointer to it handed out */
     char *con;          /* console_max + 1 bytes, NUL-terminated */
     size_t con_len, con_max;
     uint64_t con_dropped;
@@ -97,6 +98,7 @@ int fwcore_create(fwcore_t **out, const fwcore_config_t *cfg)
     fc->con_max = cfg->console_max ? cfg->console_max : CONSOLE_MAX_DEFAULT;
     fc->echo = cfg->console_echo;
     fc->ram = calloc(1, HCA_FW_RAM_SIZE);
+    fc->ram_zero = 1;
     fc->con = calloc(1, fc->con_max + 1);
     if (!fc->ram || !fc->con) {
         fwcore_destroy(fc);
@@ -152,7 +154,11 @@ static int load_common(fwcore_t *fc, const char *path, const void *buf, size_t l
 {
     if (!fc)
         return -EINVAL;
-    uint8_t *scratch = calloc(1, HCA_FW_RAM_SIZE); /* RAM stays as it was on a refusal */
+    /* RAM stays as it was on a refusal, and holds only the image after a
+     * load: the loader writes nothing before every check passed, so RAM
+     * still all zero takes the image in place (its pages untouched but the
+     * image's); otherwise it goes through a zeroed copy. */
+    uint8_t *scratch = fc->ram_zero ? fc->ram : calloc(1, HCA_FW_RAM_SIZE);
     if (!scratch)
         return -ENOMEM;
     elf_ram_t ram = { HCA_FW_RAM_BASE, HCA_FW_RAM_SIZE, scratch, "firmware RAM" };
@@ -168,12 +174,15 @@ static int load_common(fwcore_t *fc, const char *path, const void *buf, size_t l
     int rc = path ? elf_load_file(path, &map, &info, err, errlen)
                   : elf_load_mem(buf, len, name, &map, &info, err, errlen);
     if (rc == 0) {
-        memcpy(fc->ram, scratch, HCA_FW_RAM_SIZE);
+        if (scratch != fc->ram)
+            memcpy(fc->ram, scratch, HCA_FW_RAM_SIZE);
+        fc->ram_zero = 0;
         fc->entry = info.entry;
         fc->loaded = 1;
         fwcore_reset(fc);
     }
-    free(scratch);
+    if (scratch != fc->ram)
+        free(scratch);
     return rc;
 }
 
@@ -287,12 +296,18 @@ void fwcore_describe(const fwcore_t *fc, rv32_stop_t stop, char *buf, size_t len
 
 rv32_t *fwcore_cpu(fwcore_t *fc)
 {
-    return fc ? fc->cpu : NULL;
+    if (!fc)
+        return NULL;
+    fc->ram_zero = 0; /* the caller may store to RAM through it */
+    return fc->cpu;
 }
 
 uint8_t *fwcore_ram(fwcore_t *fc)
 {
-    return fc ? fc->ram : NULL;
+    if (!fc)
+        return NULL;
+    fc->ram_zero = 0;
+    return fc->ram;
 }
 
 uint32_t fwcore_entry(const fwcore_t *fc)

@@ -10,11 +10,25 @@ typedef struct page_slot {
     uint8_t *data; /* NULL with pfn != 0: a tombstone left by unmap */
 } page_slot_t;
 
+/* Page data comes from blocks of HOSTMEM_BLOCK_PAGES pages, calloc'd (large:
+ * fresh zero pages the kernel maps only when first written, so a mapped
+ * page nobody writes costs no page fault); an unmapped page's data is kept
+ * on a free list and zeroed when mapped again. */
+#define HOSTMEM_BLOCK_PAGES 64u
+
+typedef struct page_block {
+    struct page_block *next;
+    uint8_t *data; /* HOSTMEM_BLOCK_PAGES pages */
+} page_block_t;
+
 struct hostmem {
     page_slot_t *slots;
     size_t cap;  /* power of two */
     size_t used; /* live pages + tombstones */
     uint64_t next_alloc;
+    page_block_t *blocks; /* every block, for destroy */
+    unsigned block_used;  /* pages of blocks' head handed out */
+    void **free_pages;    /* unmapped pages' data (a list through their first word) */
 };
 
 static size_t hash_pfn(uint64_t pfn, size_t cap)
@@ -79,10 +93,44 @@ void hostmem_destroy(hostmem_t *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->cap; i++)
-        free(m->slots[i].data);
+    for (page_block_t *b = m->blocks, *next; b; b = next) {
+        next = b->next;
+        free(b->data);
+        free(b);
+    }
     free(m->slots);
     free(m);
+}
+
+/* A zeroed page's data. */
+static uint8_t *page_new(hostmem_t *m)
+{
+    if (m->free_pages) {
+        void **p = m->free_pages;
+        m->free_pages = *p;
+        memset(p, 0, HOSTMEM_PAGE_SIZE);
+        return (uint8_t *)p;
+    }
+    if (!m->blocks || m->block_used == HOSTMEM_BLOCK_PAGES) {
+        page_block_t *b = malloc(sizeof *b);
+        uint8_t *data = calloc(HOSTMEM_BLOCK_PAGES, HOSTMEM_PAGE_SIZE);
+        if (!b || !data) {
+            free(b);
+            free(data);
+            return NULL;
+        }
+        *b = (page_block_t){m->blocks, data};
+        m->blocks = b;
+        m->block_used = 0;
+    }
+    return m->blocks->data + (size_t)m->block_used++ * HOSTMEM_PAGE_SIZE;
+}
+
+static void page_free(hostmem_t *m, uint8_t *data)
+{
+    void **p = (void **)(void *)data;
+    *p = m->free_pages;
+    m->free_pages = p;
 }
 
 static int map_page(hostmem_t *m, uint64_t pfn)
@@ -94,7 +142,7 @@ static int map_page(hostmem_t *m, uint64_t pfn)
         if (rc)
             return rc;
     }
-    uint8_t *data = calloc(1, HOSTMEM_PAGE_SIZE);
+    uint8_t *data = page_new(m);
     if (!data)
         return -ENOMEM;
     size_t i = hash_pfn(pfn, m->cap);
@@ -129,7 +177,7 @@ int hostmem_unmap(hostmem_t *m, uint64_t addr, uint64_t len)
     for (uint64_t pfn = addr >> HOSTMEM_PAGE_SHIFT; pfn <= (addr + len - 1) >> HOSTMEM_PAGE_SHIFT; pfn++) {
         page_slot_t *s = find(m, pfn);
         if (s) {
-            free(s->data);
+            page_free(m, s->data);
             s->data = NULL; /* tombstone keeps probe chains intact */
         }
     }

@@ -146,7 +146,7 @@ int scn_load(const char *path, scn_t **out, char *err, size_t errlen)
     char *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
-        if (len + 65536 > cap) {
+        if (len == cap) { /* full: grow (a file under 64 KiB is read into one buffer, never copied) */
             cap = cap ? 2 * cap : 65536;
             char *nb = realloc(buf, cap);
             if (!nb) {
