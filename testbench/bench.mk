@@ -66,6 +66,7 @@ bench-sensitivity: $(HCASIM_BIN)
 	    $(sort $(wildcard vectors/directed/*.jsonl))
 SCENARIOS ?=
 timing-sensitivity: $(HCASIM_BIN)
+	@[ -n "$(SCENARIOS)" ] || { echo 'timing-sensitivity: name the files: SCENARIOS="a.jsonl b.jsonl"'; exit 2; }
 	$(PYTHON) testbench/timing_sensitivity.py $(HCASIM_BIN) --jobs $(NPROC) $(SCENARIOS)
 timing-sensitivity-selftest: $(HCASIM_BIN)
 	$(Q)HCASIM_BIN=$(HCASIM_BIN) $(PYTHON) testbench/test_timing_sensitivity.py
