@@ -211,6 +211,10 @@ int main(int argc, char **argv)
         printf("%.0f\n", rc.cpu_cps);
         return 0;
     }
+    if (argc > 2 || (argc > 1 && argv[1][0] == '-')) { /* an option it does not know is not a file name */
+        fprintf(stderr, "usage: bench_verbs [WAVES.fst] | --rtl-cps [WAVES.fst] | --model-cps\n");
+        return 2;
+    }
     const char *waves = argc > 1 ? argv[1] : "build/bench/verbs_rtl.fst";
     figures_t f[DEV_ENGINE_MODEL + 1], traced;
     memset(f, 0, sizeof f);
